@@ -1,0 +1,96 @@
+# swgpu - exact Smith-Waterman on CPUs and NVIDIA GPUs.
+#
+#   make            library (static + shared) and the swgpu tool
+#   make check      build and run every test (GPU tests skip without a device)
+#   make demo       search the bundled example data
+#   make install PREFIX=/usr/local
+#
+# CUDA sources (src/cuda/*.cu) are built when nvcc is found (NVCC=... to
+# choose one, NVCC= to force a CPU-only build).  CUDA_ARCH picks the targets.
+
+PREFIX    ?= /usr/local
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+WARN      := -Wall -Wextra
+STD       := -std=c11 -D_GNU_SOURCE
+CPPFLAGS  += -Iinclude -Isrc
+LDLIBS    := -lz -lpthread -lm
+NVCC      ?= $(shell command -v nvcc 2>/dev/null)
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 \
+             -gencode arch=compute_80,code=compute_80
+NVCCFLAGS ?= -O3 -lineinfo
+B         := build
+
+LIB_C     := $(wildcard src/*.c src/ref/*.c)
+SIMD_C    := $(wildcard src/simd/*.c)
+CUDA_CU   := $(if $(NVCC),$(wildcard src/cuda/*.cu))
+
+# per-file instruction-set flags, chosen by file-name suffix
+simd_flags = $(if $(findstring _avx512,$1),-mavx512f -mavx512bw -mavx512vl -mavx2 -mbmi2,$(if $(findstring _avx2,$1),-mavx2 -mbmi2,$(if $(findstring _sse41,$1),-msse4.1,)))
+
+LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(SIMD_C:%.c=$(B)/%.o) $(CUDA_CU:%.cu=$(B)/%.cu.o)
+
+ifneq ($(CUDA_CU),)
+  CUDA_HOME   ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
+  CPPFLAGS    += -DSWGPU_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+  CUDA_LIBS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+
+TOOL      := $(B)/swgpu
+TESTS_C   := $(wildcard tests/test_*.c)
+TESTS     := $(TESTS_C:tests/%.c=$(B)/tests/%)
+BENCH_C   := $(wildcard bench/*.c)
+BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
+
+.PHONY: all check demo install clean bench
+all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(B)/swgpu.pc
+
+$(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC $(call simd_flags,$<) -c $< -o $@
+
+$(B)/%.cu.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Xcompiler -fPIC,-Wall -c $< -o $@
+
+$(B)/libswgpu.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libswgpu.so: $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+
+$(TOOL): tools/swgpu.c $(B)/libswgpu.a
+	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+
+$(B)/tests/%: tests/%.c tests/tap.h $(B)/libswgpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(CPPFLAGS) -Itests $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+
+$(B)/bench/%: bench/%.c $(B)/libswgpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+
+$(B)/swgpu.pc: Makefile
+	@mkdir -p $(B)
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: swgpu\nDescription: exact Smith-Waterman alignment on CPUs and GPUs\nVersion: 0.1.0\nLibs: -L$${libdir} -lswgpu\nLibs.private: %s -lz -lpthread -lm\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' '$(CUDA_LIBS)' > $@
+
+bench: $(BENCHES)
+
+check: $(TOOL) $(TESTS)
+	@sh tests/run.sh $(B)
+
+demo: $(TOOL)
+	$(TOOL) search -q examples/queries.fasta -d examples/db.fasta -n 3 --outfmt 7
+	$(TOOL) search -q examples/queries.fasta -d examples/db.fasta -n 1 --outfmt pair
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu
+	install -m 644 $(B)/libswgpu.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libswgpu.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/swgpu.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(B)/swgpu.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,329 @@
+/*
+ * swgpu.h - the one public header of libswgpu: exact Smith-Waterman local
+ * alignment and database search on CPUs and NVIDIA GPUs.
+ *
+ * Conventions
+ *  - Every exported symbol is prefixed swgpu_ / SWGPU_.
+ *  - Functions return 0 (SWGPU_OK) or a negative swgpu_status_t.  On failure
+ *    swgpu_last_error() gives a one-line message naming the file, record and
+ *    problem (thread-local; valid until the next failing call in the thread).
+ *  - The library never prints and never exits; diagnostics go to the logger
+ *    installed with swgpu_set_logger() (none by default).
+ *  - Objects are created by *_create / *_read / *_open and released by the
+ *    matching *_destroy, which accepts NULL.
+ *  - Gap convention: a gap of length k costs  open + k * extend  (BLAST,
+ *    SWIPE, ssearch36).  Both values are given as non-negative penalties.
+ *  - Coordinates in structs are 0-based, half-open: [beg, end).
+ *  - Thread safety: read-only objects (matrix, seqset, db, profile) may be
+ *    shared between threads; a result struct belongs to one thread at a time.
+ */
+#ifndef SWGPU_H
+#define SWGPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWGPU_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum {
+    SWGPU_OK = 0,
+    SWGPU_ENOMEM = -1,    /* out of memory */
+    SWGPU_EIO = -2,       /* a file cannot be opened, read or written */
+    SWGPU_EFORMAT = -3,   /* malformed input: not FASTA/FASTQ, truncated gzip, bad record */
+    SWGPU_EEMPTY = -4,    /* the input holds no (non-empty) sequence */
+    SWGPU_EINVAL = -5,    /* invalid argument or option value */
+    SWGPU_EMATRIX = -6,   /* invalid or unknown scoring matrix */
+    SWGPU_EALPHABET = -7, /* alphabets of the inputs do not agree */
+    SWGPU_ENODEV = -8,    /* the requested backend or device is not available */
+    SWGPU_EDEVICE = -9,   /* a GPU runtime call failed */
+    SWGPU_EDB = -10,      /* a database file is invalid, truncated or foreign */
+    SWGPU_EBUDGET = -11,  /* the memory budget cannot hold the minimum needed */
+    SWGPU_ERANGE = -12,   /* a value exceeds what can be represented */
+    SWGPU_ENOTFOUND = -13 /* a looked-up item does not exist */
+} swgpu_status_t;
+
+/** Short description of a status code (static string, never NULL). */
+const char *swgpu_strerror(int status);
+
+/** Detailed message of the last failure in the calling thread ("" if none). */
+const char *swgpu_last_error(void);
+
+/* --------------------------------------------------------------- logging */
+
+typedef enum {
+    SWGPU_LOG_ERROR = 1,
+    SWGPU_LOG_WARN = 2,
+    SWGPU_LOG_INFO = 3,
+    SWGPU_LOG_DEBUG = 4
+} swgpu_log_level_t;
+
+typedef void (*swgpu_log_fn)(swgpu_log_level_t level, const char *msg, void *user);
+
+/** Install a logger; messages above max_level are dropped.  fn NULL: silence.
+ *  Not thread-safe with respect to concurrent library calls: set it first. */
+void swgpu_set_logger(swgpu_log_fn fn, void *user, swgpu_log_level_t max_level);
+
+/* -------------------------------------------------------------- alphabet */
+
+typedef enum {
+    SWGPU_AUTO = 0,    /* detect from the data */
+    SWGPU_PROTEIN = 1, /* codes in NCBI matrix order: ARNDCQEGHILKMFPSTWYVBZX* then J U O */
+    SWGPU_DNA = 2      /* codes: A C G T N, then IUPAC R Y K M S W B D H V */
+} swgpu_alphabet_t;
+
+/** Number of residue codes any alphabet may use (codes are < this). */
+#define SWGPU_NCODES 32
+#define SWGPU_PROT_X 22 /* protein code of X, the unknown residue */
+#define SWGPU_DNA_N 4   /* DNA code of N */
+
+/** Encode one letter (either case); -1 if the letter is not in the alphabet. */
+int swgpu_encode(swgpu_alphabet_t alphabet, int letter);
+/** Upper-case letter of a code ('?' if out of range). */
+char swgpu_decode(swgpu_alphabet_t alphabet, uint8_t code);
+/** Number of codes used by the alphabet (27 protein, 15 DNA). */
+int swgpu_alphabet_size(swgpu_alphabet_t alphabet);
+/** "protein" / "dna" / "auto". */
+const char *swgpu_alphabet_name(swgpu_alphabet_t alphabet);
+
+/* ------------------------------------------------------------- sequences */
+
+typedef struct swgpu_seqset swgpu_seqset_t;
+
+/** A view of one sequence; pointers stay valid while the owner lives. */
+typedef struct {
+    const char *id;     /* first word of the header line */
+    const char *desc;   /* rest of the header line ("" if none) */
+    const uint8_t *res; /* encoded residues */
+    size_t len;
+} swgpu_seq_t;
+
+/** What reading a file found. */
+typedef struct {
+    uint64_t n_records;  /* records kept */
+    uint64_t n_empty;    /* records skipped because their sequence is empty */
+    uint64_t n_unknown;  /* letters outside the alphabet, mapped to X (protein) or N (DNA) */
+    uint64_t n_residues; /* residues kept */
+    uint64_t max_len;    /* longest sequence kept */
+} swgpu_read_info_t;
+
+/**
+ * Read a FASTA or FASTQ file, plain or gzip-compressed (detected from the
+ * content).  Multi-line records, lower case, CRLF and a trailing '*' are
+ * accepted.  alphabet SWGPU_AUTO detects DNA vs protein from the residues.
+ * Empty records are skipped (counted, logged as a warning).
+ * info may be NULL.  On success *out is owned by the caller.
+ */
+int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
+                      swgpu_seqset_t **out, swgpu_read_info_t *info);
+
+/** An empty set to fill with swgpu_seqset_add(). */
+int swgpu_seqset_create(swgpu_alphabet_t alphabet, swgpu_seqset_t **out);
+/** Append a sequence given as letters; unknown letters become X / N. */
+int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
+                     const char *letters, size_t len);
+size_t swgpu_seqset_size(const swgpu_seqset_t *set);
+uint64_t swgpu_seqset_residues(const swgpu_seqset_t *set);
+swgpu_alphabet_t swgpu_seqset_alphabet(const swgpu_seqset_t *set);
+/** Fill *out with a view of sequence i; SWGPU_EINVAL if i is out of range. */
+int swgpu_seqset_get(const swgpu_seqset_t *set, size_t i, swgpu_seq_t *out);
+void swgpu_seqset_destroy(swgpu_seqset_t *set);
+
+/* ---------------------------------------------------------------- matrix */
+
+typedef struct swgpu_matrix swgpu_matrix_t;
+
+/** Built-in matrices: BLOSUM45 BLOSUM50 BLOSUM62 BLOSUM80 BLOSUM90 PAM30
+ *  PAM70 PAM250 (case-insensitive).  SWGPU_EMATRIX if unknown. */
+int swgpu_matrix_builtin(const char *name, swgpu_matrix_t **out);
+/** Load an NCBI-format matrix file (protein letters). */
+int swgpu_matrix_load(const char *path, swgpu_matrix_t **out);
+/** DNA scoring: match > 0 for identical A/C/G/T, mismatch < 0 otherwise
+ *  (N and IUPAC codes always score mismatch). */
+int swgpu_matrix_dna(int match, int mismatch, swgpu_matrix_t **out);
+/** Either a built-in name or, failing that, a matrix file path. */
+int swgpu_matrix_get(const char *name_or_path, swgpu_matrix_t **out);
+const char *swgpu_matrix_name(const swgpu_matrix_t *m);
+swgpu_alphabet_t swgpu_matrix_alphabet(const swgpu_matrix_t *m);
+int swgpu_matrix_score(const swgpu_matrix_t *m, uint8_t a, uint8_t b);
+int swgpu_matrix_min(const swgpu_matrix_t *m);
+int swgpu_matrix_max(const swgpu_matrix_t *m);
+void swgpu_matrix_destroy(swgpu_matrix_t *m);
+
+/* --------------------------------------------------------------- options */
+
+typedef enum {
+    SWGPU_BACKEND_AUTO = 0, /* cuda if a device is present, else cpu */
+    SWGPU_BACKEND_REF = 1,  /* scalar reference (the oracle) */
+    SWGPU_BACKEND_CPU = 2,  /* SIMD + threads */
+    SWGPU_BACKEND_CUDA = 3  /* NVIDIA GPUs */
+} swgpu_backend_t;
+
+typedef struct {
+    int gap_open;            /* gap of length k costs gap_open + k*gap_extend */
+    int gap_extend;
+    int top_n;               /* hits kept per query (>= 1) */
+    double evalue;           /* report hits with E-value <= this */
+    int threads;             /* CPU threads; 0 = all cores */
+    swgpu_backend_t backend;
+    const char *kernel;      /* GPU kernel name, NULL = default */
+    int gpus;                /* GPUs to use; 0 = all visible */
+    int no_align;            /* 1: scores, coordinates-less hits only */
+} swgpu_opts_t;
+
+/** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,
+ *  evalue 10, threads 0, backend auto. */
+void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet);
+/** SWGPU_EINVAL with a message for negative/absurd gaps, top_n < 1, ... */
+int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m);
+
+/* ------------------------------------------------------------- alignment */
+
+enum { SWGPU_CIGAR_M = 0, SWGPU_CIGAR_I = 1, SWGPU_CIGAR_D = 2 };
+/* CIGAR element: (length << 4) | op.  I consumes the query only, D the
+ * target only.  M is a match or mismatch column. */
+#define SWGPU_CIGAR_OP(c) ((c) & 0xfu)
+#define SWGPU_CIGAR_LEN(c) ((c) >> 4)
+
+/** A local alignment.  The caller owns it; zero-initialise before first use,
+ *  reuse across calls (the cigar buffer grows as needed), free with
+ *  swgpu_aln_free(). */
+typedef struct {
+    int32_t score;
+    int64_t qbeg, qend;  /* query interval  [qbeg, qend)  */
+    int64_t tbeg, tend;  /* target interval [tbeg, tend) */
+    uint32_t *cigar;
+    size_t n_cigar, m_cigar; /* used and allocated elements */
+    int64_t length;      /* alignment columns */
+    int64_t n_ident;     /* identical columns */
+    int64_t n_mismatch;  /* aligned non-identical columns */
+    int64_t n_gapopen;   /* gap openings */
+    int64_t n_gaps;      /* gap columns */
+} swgpu_aln_t;
+
+void swgpu_aln_free(swgpu_aln_t *a);
+
+/** Score a CIGAR against the two sequences from (qbeg, tbeg); used to verify
+ *  alignments.  Returns SWGPU_EINVAL if the CIGAR runs off a sequence. */
+int swgpu_cigar_score(const swgpu_aln_t *a, const uint8_t *q, size_t qlen,
+                      const uint8_t *t, size_t tlen, const swgpu_matrix_t *m,
+                      int gap_open, int gap_extend, int64_t *score);
+
+/** Write the CIGAR as text ("12M2I30M") into buf (size bytes, NUL-terminated);
+ *  returns the length it needs without the NUL. */
+size_t swgpu_cigar_string(const swgpu_aln_t *a, char *buf, size_t size);
+
+/**
+ * Optimal local alignment of q and t with the scalar reference engine in
+ * linear memory.  With score_only the CIGAR is not computed (cheaper), but
+ * score and end coordinates are.  Ties: among cells of maximal score, the
+ * end is the one with the smallest target end, then the smallest query end;
+ * the start is the one with the largest begin positions (shortest alignment).
+ */
+int swgpu_align(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                int score_only, swgpu_aln_t *out);
+
+/* ------------------------------------------------------------- database */
+
+typedef struct swgpu_db swgpu_db_t;
+
+/** Build an in-memory database from a sequence set (copied). */
+int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out);
+/** Open a makedb database (memory-mapped, validated) or, when path is a
+ *  FASTA/FASTQ file, build one in memory.  info may be NULL. */
+int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet,
+                  swgpu_db_t **out, swgpu_read_info_t *info);
+/** Write db as a makedb file (written to a temporary name, then renamed). */
+int swgpu_db_write(const swgpu_db_t *db, const char *path);
+size_t swgpu_db_size(const swgpu_db_t *db);
+uint64_t swgpu_db_residues(const swgpu_db_t *db);
+uint64_t swgpu_db_max_len(const swgpu_db_t *db);
+swgpu_alphabet_t swgpu_db_alphabet(const swgpu_db_t *db);
+/** Sequence i in database (file) order. */
+int swgpu_db_get(const swgpu_db_t *db, size_t i, swgpu_seq_t *out);
+void swgpu_db_destroy(swgpu_db_t *db);
+
+/* ------------------------------------------------------------ statistics */
+
+typedef struct {
+    double lambda, K, H; /* gapped Karlin-Altschul parameters */
+    double alpha, beta;  /* BLAST length-correction parameters */
+    int estimated;       /* 0: published table; 1: fitted to the search's scores */
+} swgpu_karlin_t;
+
+/** Published gapped parameters for matrix + gaps; SWGPU_ENOTFOUND if none. */
+int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                        swgpu_karlin_t *out);
+/** Fit lambda and K to raw scores of unrelated pairs (maximum likelihood,
+ *  Gumbel with location ln(K m n)/lambda); tlen[i] is the target length of
+ *  scores[i].  SWGPU_EINVAL if there are too few scores. */
+int swgpu_karlin_fit(const int32_t *scores, const uint64_t *tlen, size_t n,
+                     uint64_t qlen, swgpu_karlin_t *out);
+double swgpu_bitscore(const swgpu_karlin_t *k, int32_t score);
+/** E-value of a raw score for a query of qlen residues against a database
+ *  of db_residues residues in db_nseq sequences (BLAST length correction). */
+double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
+                    uint64_t db_residues, uint64_t db_nseq);
+
+/* ---------------------------------------------------------------- search */
+
+typedef struct {
+    size_t target;    /* index in database order */
+    int32_t score;
+    double bits;
+    double evalue;
+    swgpu_aln_t aln;  /* empty (n_cigar 0) when opts.no_align */
+} swgpu_hit_t;
+
+typedef struct {
+    size_t query;       /* index in the query set */
+    size_t n_hits;      /* best first; ties by database order */
+    swgpu_hit_t *hits;
+    swgpu_karlin_t karlin; /* parameters used for this query */
+} swgpu_query_result_t;
+
+typedef struct {
+    size_t n_queries;
+    swgpu_query_result_t *q;
+    const char *backend;   /* name of the engine that scanned (static) */
+    uint64_t cells;        /* sum over queries of qlen * db residues */
+    uint64_t overflows;    /* targets rescored at a wider precision */
+    double scan_seconds;   /* time in the database scan */
+    double align_seconds;  /* time computing alignments of the hits */
+} swgpu_search_result_t;
+
+/**
+ * Search every query against every database sequence.  Every database
+ * sequence is scored exactly; per query the top opts->top_n hits with
+ * E-value <= opts->evalue and score > 0 are kept, with alignments.
+ */
+int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                 const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                 swgpu_search_result_t **out);
+void swgpu_search_result_destroy(swgpu_search_result_t *r);
+
+/* ---------------------------------------------------------------- output */
+
+typedef struct swgpu_outfmt swgpu_outfmt_t;
+
+/** Parse "6", "7", "pair", or a BLAST column list such as
+ *  "6 qseqid sseqid score evalue qlen slen".  SWGPU_EINVAL names a bad column. */
+int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out);
+/** Write all results in the format to fp (the caller's stream). */
+int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
+                       const swgpu_search_result_t *r,
+                       const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                       const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SWGPU_H */

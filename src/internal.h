@@ -1,0 +1,110 @@
+/*
+ * internal.h - definitions shared inside libswgpu (never installed).
+ */
+#ifndef SWGPU_INTERNAL_H
+#define SWGPU_INTERNAL_H
+
+#include "swgpu.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- errors */
+
+/** Record a detailed message for swgpu_last_error() and return status. */
+int swgpu__fail(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/** Log through the installed logger (no-op when none). */
+void swgpu__log(swgpu_log_level_t level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/** Monotonic wall-clock seconds. */
+double swgpu__now(void);
+/** Number of online CPU cores (>= 1). */
+int swgpu__ncores(void);
+
+/* ------------------------------------------------------------- sequences */
+
+struct swgpu_seqset {
+    swgpu_alphabet_t alphabet;
+    size_t n, cap;          /* sequences, allocated slots */
+    uint64_t *off;          /* n+1 offsets into res (off[0] = 0) */
+    uint8_t *res;           /* encoded residues, concatenated */
+    uint64_t res_cap;
+    size_t *name_off;       /* offsets into names: id NUL desc NUL per record */
+    char *names;
+    size_t names_len, names_cap;
+    uint64_t max_len;
+};
+
+/* ---------------------------------------------------------------- matrix */
+
+struct swgpu_matrix {
+    char name[64];
+    swgpu_alphabet_t alphabet;
+    int32_t s[SWGPU_NCODES][SWGPU_NCODES]; /* s[a][b], codes beyond the alphabet score min */
+    int min, max;
+    int match, mismatch;                   /* DNA matrices only */
+    int builtin;                           /* 1 if a built-in table */
+};
+
+/* -------------------------------------------------------------- database */
+
+/*
+ * A database: sequences sorted by ascending length (ties: database order),
+ * which is the order every engine scans.  "Database order" is the order of
+ * the input file; orig[k] maps sorted index k to it, rank[i] back.
+ */
+struct swgpu_db {
+    swgpu_alphabet_t alphabet;
+    uint64_t n;             /* sequences */
+    uint64_t total_res;     /* residues */
+    uint64_t max_len;
+    const uint8_t *res;     /* residues in sorted order, concatenated */
+    const uint64_t *off;    /* n+1 offsets into res, sorted order */
+    const uint32_t *orig;   /* sorted index -> database index */
+    const uint32_t *rank;   /* database index -> sorted index */
+    const char *names;      /* "id\0desc\0" per sequence, database order */
+    const uint64_t *name_off; /* n offsets into names, database order */
+    /* ownership */
+    void *map;              /* mmap base when opened from a file */
+    size_t map_len;
+    void *owned[6];         /* malloc'ed arrays to free */
+};
+
+/* --------------------------------------------------------------- engines */
+
+/** Counters an engine fills during a scan (added to, not reset). */
+typedef struct {
+    uint64_t cells;      /* qlen * residues scanned */
+    uint64_t overflows;  /* targets recomputed at a wider precision */
+} swgpu_scan_stats_t;
+
+/**
+ * A database-scan engine.  create() prepares per-database state (for a GPU:
+ * the uploaded database); scan() scores one query against every database
+ * sequence and writes exact 32-bit scores indexed by SORTED position.
+ */
+typedef struct swgpu_engine_ops {
+    const char *name;
+    int (*create)(const swgpu_db_t *db, const swgpu_matrix_t *m,
+                  const swgpu_opts_t *o, void **state);
+    int (*scan)(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
+                swgpu_scan_stats_t *st);
+    void (*destroy)(void *state);
+} swgpu_engine_ops_t;
+
+/** The one dispatch point (backend.c): the engine for o->backend. */
+int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops);
+
+/* engines (each defined where it is implemented) */
+extern const swgpu_engine_ops_t swgpu__engine_ref;
+
+#endif /* SWGPU_INTERNAL_H */

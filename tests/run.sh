@@ -1,0 +1,40 @@
+#!/bin/sh
+# Run every test binary in BUILD/tests and every CLI test script, then print
+# the totals as one closing line "N passed, N failed".
+B=${1:-build}
+passed=0 failed=0 skipped=0 broken=""
+log=$(mktemp)
+for t in "$B"/tests/test_* tests/cli/*.sh; do
+    [ -f "$t" ] || continue
+    case $t in
+    *.sh) SWGPU="$B/swgpu" sh "$t" >"$log" 2>&1 ;;
+    *) [ -x "$t" ] || continue; "$t" >"$log" 2>&1 ;;
+    esac
+    rc=$?
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        cat "$log"
+        echo "$t: no result line (exit $rc)"
+        failed=$((failed + 1)); broken="$broken $t"
+        continue
+    fi
+    p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+    s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+    grep -E '^(FAIL|SKIP)' "$log" | head -n 40
+    if [ "$f" -ne 0 ] || [ "$rc" -ne 0 ]; then
+        grep -v -E '^(FAIL|SKIP)' "$log" | tail -n 20
+        [ "$f" -eq 0 ] && f=1
+        broken="$broken $t"
+    fi
+    echo "$(basename "$t"): $line"
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+done
+rm -f "$log"
+[ -n "$broken" ] && echo "failing:$broken"
+if [ "$skipped" -ne 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

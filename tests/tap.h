@@ -1,0 +1,65 @@
+/*
+ * tap.h - the tiny test harness every test binary uses.  Each test binary
+ * ends by printing one line "N passed, N failed" (and ", N skipped" when
+ * some checks were skipped) and exits non-zero if anything failed.
+ */
+#ifndef SWGPU_TAP_H
+#define SWGPU_TAP_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static long tap_passed, tap_failed, tap_skipped;
+
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        if (cond) {                                                         \
+            tap_passed++;                                                   \
+        } else {                                                            \
+            tap_failed++;                                                   \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+        }                                                                   \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                    \
+    do {                                                                      \
+        long long tap_a_ = (long long)(a), tap_b_ = (long long)(b);           \
+        CHECK(tap_a_ == tap_b_, "%s = %lld, expected %lld", #a, tap_a_, tap_b_); \
+    } while (0)
+
+#define CHECK_EQ_STR(a, b)                                                      \
+    do {                                                                        \
+        const char *tap_a_ = (a), *tap_b_ = (b);                                \
+        CHECK(tap_a_ && tap_b_ && strcmp(tap_a_, tap_b_) == 0,                  \
+              "%s = \"%s\", expected \"%s\"", #a, tap_a_ ? tap_a_ : "(null)",   \
+              tap_b_ ? tap_b_ : "(null)");                                      \
+    } while (0)
+
+#define SKIP(n, why)                                              \
+    do {                                                          \
+        tap_skipped += (n);                                       \
+        printf("SKIP %s (%ld checks)\n", (why), (long)(n));       \
+    } while (0)
+
+static inline int tap_done(void)
+{
+    if (tap_skipped)
+        printf("%ld passed, %ld failed, %ld skipped\n", tap_passed, tap_failed, tap_skipped);
+    else
+        printf("%ld passed, %ld failed\n", tap_passed, tap_failed);
+    return tap_failed ? 1 : 0;
+}
+
+/* Deterministic PRNG (splitmix64) so seeded tests repeat exactly. */
+static inline uint64_t tap_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+#endif
