@@ -37,6 +37,7 @@ ifneq ($(CUDA_CU),)
 endif
 
 TOOL      := $(B)/swgpu
+TOOL_C    := $(wildcard tools/*.c)
 TESTS_C   := $(wildcard tests/test_*.c)
 TESTS     := $(TESTS_C:tests/%.c=$(B)/tests/%)
 BENCH_C   := $(wildcard bench/*.c)
@@ -59,8 +60,8 @@ $(B)/libswgpu.a: $(LIB_OBJ)
 $(B)/libswgpu.so: $(LIB_OBJ)
 	$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
-$(TOOL): tools/swgpu.c $(B)/libswgpu.a
-	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+$(TOOL): $(TOOL_C) tools/cli.h $(B)/libswgpu.a
+	$(CC) $(STD) $(CPPFLAGS) -Itools $(CFLAGS) $(WARN) -o $@ $(TOOL_C) $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
 $(B)/tests/%: tests/%.c tests/tap.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
