@@ -28,9 +28,23 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
         *ops = &swgpu__engine_ref;
         return SWGPU_OK;
     case SWGPU_BACKEND_CUDA:
+#if SWGPU_HAVE_CUDA
+        if (swgpu__cuda_device_count() <= 0)
+            return swgpu__fail(SWGPU_ENODEV, "backend cuda: no CUDA device available");
+        *ops = &swgpu__engine_cuda;
+        return SWGPU_OK;
+#else
         return swgpu__fail(SWGPU_ENODEV, "backend cuda: this build has no CUDA support");
-    case SWGPU_BACKEND_CPU:
+#endif
     case SWGPU_BACKEND_AUTO:
+#if SWGPU_HAVE_CUDA
+        if (swgpu__cuda_device_count() > 0) {
+            *ops = &swgpu__engine_cuda;
+            return SWGPU_OK;
+        }
+#endif
+        /* fall through */
+    case SWGPU_BACKEND_CPU:
     default:
         *ops = &swgpu__engine_ref;
         return SWGPU_OK;

@@ -1,0 +1,230 @@
+/*
+ * cells.cuh - the per-thread cell code shared by the group kernels
+ * (group.cu) and their host model (swgpu__cu_emulate).  Device code,
+ * included only by .cu files; everything is __host__ __device__ so the CPU
+ * can run exactly what the GPU runs.
+ *
+ * Recurrence (Gotoh, gap of length k costs open + k*ext, oe = open + ext),
+ * query along columns c, subject along rows j:
+ *   F(j,c) = max(F(j-1,c) - ext, H(j-1,c) - oe)          vertical gap
+ *   E(j,c) = max(E(j,c-1) - ext, H(j,c-1) - oe)          horizontal gap
+ *   H(j,c) = max(0, H(j-1,c-1) + S(q[c], t[j]), E(j,c), F(j,c))
+ * The kernels keep, per cell,
+ *   y  = max(H(j-1,c-1) + S, F(j,c))
+ *   H  = max(Ê - oe, y, 0)            with Ê = E(j,c) + oe
+ *   Ê' = max(Ê - ext, y)               (= E(j,c+1) + oe)
+ *   F' = max(F - ext, H - oe)
+ * Ê' drops the terms E - oe (never above E - ext) and -oe (only matters
+ * when E' < 0, and a negative E never reaches H, which is clamped at 0), so
+ * every H equals the reference's.  Each line is one Hopper DPX instruction
+ * (VIADDMNMX: add then max, optionally clamped at 0).
+ *
+ * Lane types: LP16 holds two subjects in the two signed 16-bit halves of a
+ * register (subject "a" low, "b" high); LS32 one subject in 32 bits.  For
+ * LP16 no intermediate value wraps while every H < sat = 32767 - smax (the
+ * values are bounded below by -(2*oe + ext)), so a lane whose maximum
+ * reaches sat is reported as such and recomputed in 32 bits.
+ */
+#ifndef SWGPU_CUDA_CELLS_CUH
+#define SWGPU_CUDA_CELLS_CUH
+
+#include <stdint.h>
+#include <cuda_runtime.h>
+#include "kernels.cuh"
+
+#define SW_HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define SW_UNROLL _Pragma("unroll")
+#else
+#define SW_UNROLL
+#endif
+
+/* ------------------------------------------------------------ lane types */
+
+struct LP16 {
+    typedef uint32_t V;
+    static SW_HD V splat(int x) { return (uint32_t)(x & 0xffff) * 0x10001u; }
+    /* max(a + b, c) per half */
+    static SW_HD V addmax(V a, V b, V c) { return __viaddmax_s16x2(a, b, c); }
+    /* max(a + b, c, 0) per half */
+    static SW_HD V addmax0(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
+    static SW_HD V add(V a, V b) { return __viaddmax_s16x2(a, b, 0x80008000u); }
+    static SW_HD V max3(V a, V b, V c) { return __vimax3_s16x2(a, b, c); }
+    /* the two subjects' maxima to their scores (b only when two) */
+    static SW_HD void put(int32_t *sc, uint32_t ka, uint32_t kb, int two, V m)
+    {
+        sc[ka] = (int32_t)(int16_t)(m & 0xffffu);
+        if (two)
+            sc[kb] = (int32_t)(int16_t)(m >> 16);
+    }
+};
+
+struct LS32 {
+    typedef int32_t V;
+    static SW_HD V splat(int x) { return x; }
+    static SW_HD V addmax(V a, V b, V c) { return __viaddmax_s32(a, b, c); }
+    static SW_HD V addmax0(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
+    static SW_HD V add(V a, V b) { return a + b; }
+    static SW_HD V max3(V a, V b, V c) { return __vimax3_s32(a, b, c); }
+    static SW_HD void put(int32_t *sc, uint32_t ka, uint32_t kb, int two, V m)
+    {
+        (void)kb;
+        (void)two;
+        sc[ka] = m;
+    }
+};
+
+/* halves: lo of x and lo of y / hi of x and hi of y */
+static SW_HD uint32_t sw_pair_lo(uint32_t x, uint32_t y)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, y, 0x5410);
+#else
+    return (x & 0xffffu) | (y << 16);
+#endif
+}
+static SW_HD uint32_t sw_pair_hi(uint32_t x, uint32_t y)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, y, 0x7632);
+#else
+    return (x >> 16) | (y & 0xffff0000u);
+#endif
+}
+static SW_HD int32_t sw_lo16(uint32_t x) { return (int32_t)(int16_t)(x & 0xffffu); }
+static SW_HD int32_t sw_hi16(uint32_t x) { return (int32_t)(int16_t)(x >> 16); }
+
+/* residue j of a subject (SWGPU_CU_PAD past its end) */
+static SW_HD int sw_res(const uint32_t *res, uint32_t woff, uint32_t len, int j)
+{
+    return (uint32_t)j < len ? (int)((res[woff + ((uint32_t)j >> 2)] >> ((j & 3) * 8)) & 0xffu)
+                             : SWGPU_CU_PAD;
+}
+
+/* --------------------------------------------------------- query profile */
+/*
+ * Tile profile: for a tile of W = G*R query columns, 32 rows (one per
+ * residue code) of W int16 scores.  Thread t of a group owns the columns
+ * t*R .. t*R+R-1 of the tile; its k-th chunk of CH columns is stored at
+ * position (k*G + t)*CH, so the G threads of a group read consecutive
+ * 16-byte (CH 8) or 8-byte (CH 4) words: no shared-memory bank conflicts.
+ */
+template <int R>
+struct SwChunk {
+    enum { CH = (R % 8 == 0) ? 8 : 4 };
+};
+
+/* tile-local column of profile position pos */
+static SW_HD int sw_prof_col(int pos, int G, int R, int CH)
+{
+    int c = pos / CH, i = pos - c * CH;
+    int t = c % G, k = c / G;
+    return t * R + k * CH + i;
+}
+
+/* ------------------------------------------------------- score fetching */
+
+/* LP16: scores of residues a (low half) and b (high half) for R columns */
+template <int R>
+static SW_HD void sw_fetch(LP16, const int16_t *pa, const int16_t *pb, int t, int G, uint32_t s[R])
+{
+    if (SwChunk<R>::CH == 8) {
+SW_UNROLL
+        for (int k = 0; k < R / 8; k++) {
+            uint4 x = ((const uint4 *)pa)[k * G + t];
+            uint4 y = ((const uint4 *)pb)[k * G + t];
+            s[8 * k + 0] = sw_pair_lo(x.x, y.x); s[8 * k + 1] = sw_pair_hi(x.x, y.x);
+            s[8 * k + 2] = sw_pair_lo(x.y, y.y); s[8 * k + 3] = sw_pair_hi(x.y, y.y);
+            s[8 * k + 4] = sw_pair_lo(x.z, y.z); s[8 * k + 5] = sw_pair_hi(x.z, y.z);
+            s[8 * k + 6] = sw_pair_lo(x.w, y.w); s[8 * k + 7] = sw_pair_hi(x.w, y.w);
+        }
+    } else {
+SW_UNROLL
+        for (int k = 0; k < R / 4; k++) {
+            uint2 x = ((const uint2 *)pa)[k * G + t];
+            uint2 y = ((const uint2 *)pb)[k * G + t];
+            s[4 * k + 0] = sw_pair_lo(x.x, y.x); s[4 * k + 1] = sw_pair_hi(x.x, y.x);
+            s[4 * k + 2] = sw_pair_lo(x.y, y.y); s[4 * k + 3] = sw_pair_hi(x.y, y.y);
+        }
+    }
+}
+
+/* LS32: scores of residue a for R columns (pb unused) */
+template <int R>
+static SW_HD void sw_fetch(LS32, const int16_t *pa, const int16_t *pb, int t, int G, int32_t s[R])
+{
+    (void)pb;
+    if (SwChunk<R>::CH == 8) {
+SW_UNROLL
+        for (int k = 0; k < R / 8; k++) {
+            uint4 x = ((const uint4 *)pa)[k * G + t];
+            s[8 * k + 0] = sw_lo16(x.x); s[8 * k + 1] = sw_hi16(x.x);
+            s[8 * k + 2] = sw_lo16(x.y); s[8 * k + 3] = sw_hi16(x.y);
+            s[8 * k + 4] = sw_lo16(x.z); s[8 * k + 5] = sw_hi16(x.z);
+            s[8 * k + 6] = sw_lo16(x.w); s[8 * k + 7] = sw_hi16(x.w);
+        }
+    } else {
+SW_UNROLL
+        for (int k = 0; k < R / 4; k++) {
+            uint2 x = ((const uint2 *)pa)[k * G + t];
+            s[4 * k + 0] = sw_lo16(x.x); s[4 * k + 1] = sw_hi16(x.x);
+            s[4 * k + 2] = sw_lo16(x.y); s[4 * k + 3] = sw_hi16(x.y);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- the lane */
+/*
+ * One thread's state in a wavefront: it owns R consecutive query columns
+ * of the current tile and processes one subject row per step.
+ *   H[r]  H(j-1, c0+r) before the row, H(j, c0+r) after
+ *   F[r]  F(j, c0+r) before the row, F(j+1, c0+r) after
+ *   M     running maximum of every H this thread computed
+ *   diag  H(j-1, c0-1): the left input of the previous row
+ *   h, e  the left input of the row: H(j, c0-1) and Ê(j, c0); after the
+ *         row, the output for the next thread: H(j, c0+R-1), Ê(j, c0+R)
+ */
+template <class L, int R>
+struct SwLane {
+    typedef typename L::V V;
+    V H[R], F[R];
+    V M, diag, h, e;
+
+    SW_HD void start(int oe)
+    {
+SW_UNROLL
+        for (int r = 0; r < R; r++) {
+            H[r] = 0;
+            F[r] = L::splat(-oe);
+        }
+        diag = 0;
+        h = 0;
+        e = 0;
+    }
+
+    /* one row: h, e hold the left input on entry and the output on exit */
+    SW_HD void row(const V s[R], V noe, V next)
+    {
+        V hd = diag;
+        diag = h;
+        V ee = e;
+SW_UNROLL
+        for (int r = 0; r < R; r++) {
+            V y = L::addmax(hd, s[r], F[r]);  /* max(Hdiag + S, F) */
+            V hn = L::addmax0(ee, noe, y);    /* max(E, y, 0) */
+            ee = L::addmax(ee, next, y);      /* Ê for column r+1 */
+            hd = H[r];
+            H[r] = hn;
+            F[r] = L::addmax(F[r], next, L::add(hn, noe));
+        }
+SW_UNROLL
+        for (int r = 0; r + 1 < R; r += 2)
+            M = L::max3(M, H[r], H[r + 1]);
+        if (R & 1)
+            M = L::max3(M, H[R - 1], H[R - 1]);
+        h = H[R - 1];
+        e = ee;
+    }
+};
+
+#endif

@@ -1,0 +1,973 @@
+/*
+ * engine.cu - the CUDA scan engine: database upload (resident, or streamed
+ * in chunks when it does not fit the memory budget), per-query profiles,
+ * kernel dispatch per family, overflow recompute, several GPUs.
+ *
+ * Database layout on the device (made once on the host at create):
+ * residues in sorted order, packed 4 per 32-bit word, every subject padded
+ * to a word with SWGPU_CU_PAD; per subject a word offset (relative to its
+ * chunk) and a length.
+ *
+ * Chunks: contiguous ranges of the sorted database.  When everything fits
+ * (SWGPU_GPU_MEMORY, if set, caps the bytes used per GPU), each GPU holds
+ * one chunk for good, sized by its share of the multiprocessors.  Otherwise
+ * chunks sized to half of what is left after fixed buffers are streamed:
+ * the packed database sits in pinned host memory, a copy stream fills one
+ * device buffer while the kernels work on the other, and the GPUs take the
+ * next chunk from a shared counter (dynamic load balancing).
+ *
+ * Kernel families (opts->kernel):
+ *   NULL, "default", "dpx"  16-bit pairs with DPX (group.cu); subjects above
+ *                           a length threshold with one warp per pair;
+ *                           saturated subjects recomputed by the intra kernel
+ *   "intra"                 the intra-task kernel for every subject
+ *   "simt", "vector", "scan" their kernel for subjects up to the threshold,
+ *                           the intra kernel above it
+ *
+ * Environment overrides for experiments: SWGPU_CUDA_CFG="G,R" (DPX
+ * configuration), SWGPU_CUDA_LONG (length threshold), SWGPU_GPU_MEMORY.
+ */
+#include "common.cuh"
+
+#include <pthread.h>
+
+enum { FAM_DPX, FAM_INTRA, FAM_SIMT, FAM_VECTOR, FAM_SCAN };
+static const char *fam_names[] = {"default", "intra", "simt", "vector", "scan"};
+
+#define NBUF 2 /* streaming buffers per GPU */
+#define NCTR 8 /* work counters per GPU */
+
+typedef struct {
+    uint32_t k0, n;     /* sorted subjects k0 .. k0+n-1 */
+    uint64_t w0, nw;    /* their words in the packed database */
+    uint32_t maxlen;    /* longest subject */
+    uint32_t nshort;    /* subjects up to the long threshold (a prefix) */
+} chunk_t;
+
+typedef struct {
+    uint32_t *res, *woff, *len;
+    int32_t *scores;
+    uint64_t cap_w;
+    uint32_t cap_n;
+    int32_t *h_scores;  /* pinned */
+    int chunk;          /* chunk held (resident or last streamed), -1 none */
+} dbuf_t;
+
+struct cuda_state;
+
+typedef struct {
+    struct cuda_state *S;
+    int id, sms;
+    cudaStream_t st, stl, cst;  /* compute, long-subject compute, copies */
+    cudaEvent_t ev_copied[NBUF], ev_long[NBUF], ev_scored[NBUF], ev_free[NBUF];
+    dbuf_t buf[NBUF];
+    int nbuf_used;
+    /* per-query device data */
+    uint8_t *d_q;
+    int16_t *d_tp_main, *d_tp_long, *d_tp_intra;
+    int32_t *d_prof;       /* simt or vector profile */
+    size_t cap_q, cap_main, cap_long, cap_intra, cap_prof;
+    uint32_t *d_idx;       /* overflow list */
+    uint32_t *h_idx;
+    uint32_t cap_idx;
+    int *d_ctr;
+    void *scr_main, *scr_long, *scr_intra;
+    size_t cap_scr_main, cap_scr_long, cap_scr_intra;
+    int blocks_main, blocks_long, blocks_intra, warps_vec;
+    /* resident: the chunk this GPU owns (-1 none) */
+    int own;
+    /* results of the current scan */
+    int rc;
+    uint64_t overflows;
+    pthread_t th;
+} gpu_t;
+
+typedef struct cuda_state {
+    const swgpu_db_t *db;
+    int fam;
+    int scan_fam;           /* family used for the current query */
+    int oe, ext, smax, sat;
+    int use16;              /* scores fit the 16-bit kernels */
+    int16_t mat[32 * 32];   /* mat[32*qcode + rcode] */
+    int32_t mat32[32][32];
+    uint32_t long_len;      /* subjects longer go to the long path */
+    swgpu_cu_cfg_t cfg_env; /* SWGPU_CUDA_CFG, G = 0 if unset */
+    /* packed database (host) */
+    uint32_t *h_res;        /* pinned when streaming */
+    int h_res_pinned;
+    uint32_t *h_woff;       /* relative to the chunk */
+    uint32_t *h_len;
+    chunk_t *chunks;
+    int nchunks;
+    int streaming;
+    size_t budget;
+    /* devices */
+    int ndev;
+    gpu_t *dev;
+    /* current scan */
+    const uint8_t *q;
+    int qlen;
+    swgpu_cu_cfg_t cfg_main, cfg_long;
+    int use_long;
+    int16_t *h_tp_main, *h_tp_long, *h_tp_intra;
+    int32_t *h_prof;
+    size_t cap_h_main, cap_h_long, cap_h_intra, cap_h_prof;
+    int32_t *out;
+    int next_chunk;         /* streaming work queue */
+    pthread_mutex_t lock;
+} cuda_state_t;
+
+/* ------------------------------------------------------------- helpers */
+
+static size_t parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v <= 0)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024.0; break;
+    case 'm': case 'M': v *= 1024.0 * 1024.0; break;
+    case 'g': case 'G': v *= 1024.0 * 1024.0 * 1024.0; break;
+    default: break;
+    }
+    return (size_t)v;
+}
+
+/* grow a device allocation to at least n bytes */
+static int dgrow(void **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return SWGPU_OK;
+    if (*p)
+        CU_CHECK(cudaFree(*p));
+    *p = NULL;
+    *cap = 0;
+    size_t want = n + n / 4;
+    CU_CHECK(cudaMalloc(p, want));
+    *cap = want;
+    return SWGPU_OK;
+}
+
+/* grow a pinned host allocation */
+static int hgrow(void **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return SWGPU_OK;
+    if (*p)
+        CU_CHECK(cudaFreeHost(*p));
+    *p = NULL;
+    *cap = 0;
+    size_t want = n + n / 4;
+    CU_CHECK(cudaMallocHost(p, want));
+    *cap = want;
+    return SWGPU_OK;
+}
+
+/* words of the simt / vector / scan profile */
+static size_t prof_words(int fam, int qlen)
+{
+    switch (fam) {
+    case FAM_SIMT: return swgpu__cu_simt_prof_words(qlen);
+    case FAM_VECTOR: return swgpu__cu_vector_prof_words(qlen);
+    case FAM_SCAN: return (size_t)SWGPU_CU_NRES * swgpu__cu_scan_qpad(qlen);
+    default: return 0;
+    }
+}
+
+/* ---------------------------------------------------- DPX configuration */
+
+/*
+ * Pick (G, R) for a query: fewest estimated instructions.  A tile pass over
+ * a subject of L rows costs (L + G - 1) steps of R cell pairs plus a fixed
+ * per-step overhead (worth about 4 cell pairs); columns past the query are
+ * wasted work.
+ */
+static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen)
+{
+    int n;
+    const swgpu_cu_cfg_t *c = swgpu__cu_dpx_configs(&n);
+    swgpu_cu_cfg_t best = c[0];
+    double bestc = 1e300;
+    for (int i = 0; i < n; i++) {
+        if (c[i].G == 32)
+            continue; /* the long-subject configuration */
+        int W = c[i].G * c[i].R, nt = (qlen + W - 1) / W;
+        double cost = (double)nt * c[i].G * (avglen + c[i].G - 1) * (c[i].R + 4.0);
+        if (cost < bestc * 0.999) {
+            bestc = cost;
+            best = c[i];
+        }
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------- create */
+
+static void cuda_destroy(void *state);
+
+static int dev_alloc_buf(gpu_t *d, dbuf_t *b, uint64_t words, uint32_t n)
+{
+    CU_CHECK(cudaSetDevice(d->id));
+    CU_CHECK(cudaMalloc((void **)&b->res, (words ? words : 1) * sizeof(uint32_t)));
+    CU_CHECK(cudaMalloc((void **)&b->woff, (n ? n : 1) * sizeof(uint32_t)));
+    CU_CHECK(cudaMalloc((void **)&b->len, (n ? n : 1) * sizeof(uint32_t)));
+    CU_CHECK(cudaMalloc((void **)&b->scores, (n ? n : 1) * sizeof(int32_t)));
+    CU_CHECK(cudaMallocHost((void **)&b->h_scores, (n ? n : 1) * sizeof(int32_t)));
+    b->cap_w = words;
+    b->cap_n = n;
+    b->chunk = -1;
+    return SWGPU_OK;
+}
+
+/* enqueue the upload of chunk c into buffer b on stream s */
+static int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s)
+{
+    const chunk_t *ch = &S->chunks[c];
+    CU_CHECK(cudaMemcpyAsync(b->res, S->h_res + ch->w0, ch->nw * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, s));
+    CU_CHECK(cudaMemcpyAsync(b->woff, S->h_woff + ch->k0, ch->n * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, s));
+    CU_CHECK(cudaMemcpyAsync(b->len, S->h_len + ch->k0, ch->n * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, s));
+    b->chunk = c;
+    return SWGPU_OK;
+}
+
+/* split sorted subjects [k0, k1) into chunks of at most maxw words */
+static int make_chunks(cuda_state_t *S, const uint64_t *wstart, uint32_t k0, uint32_t k1,
+                       uint64_t maxw, int *cap)
+{
+    uint32_t k = k0;
+    while (k < k1) {
+        uint32_t e = k;
+        while (e < k1 && (e == k || wstart[e + 1] - wstart[k] <= maxw))
+            e++;
+        if (S->nchunks == *cap) {
+            int nc = *cap ? 2 * *cap : 16;
+            chunk_t *p = (chunk_t *)realloc(S->chunks, nc * sizeof *p);
+            if (!p)
+                return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for chunk list");
+            S->chunks = p;
+            *cap = nc;
+        }
+        chunk_t *ch = &S->chunks[S->nchunks++];
+        ch->k0 = k;
+        ch->n = e - k;
+        ch->w0 = wstart[k];
+        ch->nw = wstart[e] - wstart[k];
+        ch->maxlen = 0;
+        ch->nshort = 0;
+        for (uint32_t i = k; i < e; i++) {
+            uint32_t l = (uint32_t)(S->db->off[i + 1] - S->db->off[i]);
+            if (l > ch->maxlen)
+                ch->maxlen = l;
+            if (l <= S->long_len)
+                ch->nshort = i - k + 1;
+            S->h_woff[i] = (uint32_t)(wstart[i] - ch->w0);
+        }
+        k = e;
+    }
+    return SWGPU_OK;
+}
+
+static int dev_setup(cuda_state_t *S, gpu_t *d)
+{
+    cudaDeviceProp p;
+    CU_CHECK(cudaSetDevice(d->id));
+    CU_CHECK(cudaGetDeviceProperties(&p, d->id));
+    d->sms = p.multiProcessorCount;
+    CU_CHECK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
+    CU_CHECK(cudaStreamCreateWithFlags(&d->stl, cudaStreamNonBlocking));
+    CU_CHECK(cudaStreamCreateWithFlags(&d->cst, cudaStreamNonBlocking));
+    for (int b = 0; b < NBUF; b++) {
+        CU_CHECK(cudaEventCreateWithFlags(&d->ev_copied[b], cudaEventDisableTiming));
+        CU_CHECK(cudaEventCreateWithFlags(&d->ev_long[b], cudaEventDisableTiming));
+        CU_CHECK(cudaEventCreateWithFlags(&d->ev_scored[b], cudaEventDisableTiming));
+        CU_CHECK(cudaEventCreateWithFlags(&d->ev_free[b], cudaEventDisableTiming));
+        d->buf[b].chunk = -1;
+    }
+    CU_CHECK(cudaMalloc((void **)&d->d_ctr, NCTR * NBUF * sizeof(int)));
+    int per = 0;
+    int rc = swgpu__cu_intra_occupancy(&per);
+    if (rc)
+        return rc;
+    d->blocks_intra = (per > 0 ? per : 1) * d->sms;
+    (void)S;
+    return SWGPU_OK;
+}
+
+static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                       void **state)
+{
+    int rc = SWGPU_OK, count = 0, cap = 0;
+    uint64_t *wstart = NULL;
+    cuda_state_t *S = NULL;
+    const char *env;
+    cudaError_t e;
+
+    *state = NULL;
+    e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count <= 0) {
+        cudaGetLastError();
+        return swgpu__fail(SWGPU_ENODEV, "backend cuda: no CUDA device available (%s)",
+                           e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    }
+    S = (cuda_state_t *)calloc(1, sizeof *S);
+    if (!S)
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory");
+    pthread_mutex_init(&S->lock, NULL);
+    S->db = db;
+
+    /* kernel family */
+    if (!o->kernel || !strcmp(o->kernel, "default") || !strcmp(o->kernel, "dpx"))
+        S->fam = FAM_DPX;
+    else if (!strcmp(o->kernel, "intra"))
+        S->fam = FAM_INTRA;
+    else if (!strcmp(o->kernel, "simt"))
+        S->fam = FAM_SIMT;
+    else if (!strcmp(o->kernel, "vector"))
+        S->fam = FAM_VECTOR;
+    else if (!strcmp(o->kernel, "scan"))
+        S->fam = FAM_SCAN;
+    else {
+        rc = swgpu__fail(SWGPU_EINVAL, "--kernel %s: unknown GPU kernel (expected default, "
+                                       "simt, intra, vector or scan)", o->kernel);
+        goto fail;
+    }
+
+    /* scoring */
+    S->oe = o->gap_open + o->gap_extend;
+    S->ext = o->gap_extend;
+    {
+        int smin = 0, smax = 0;
+        for (int a = 0; a < 32; a++)
+            for (int r = 0; r < 32; r++) {
+                int v = m->s[a][r];
+                if (v < smin) smin = v;
+                if (v > smax) smax = v;
+            }
+        if (smin < -16384 || smax > 16383) {
+            rc = swgpu__fail(SWGPU_ERANGE, "backend cuda: matrix %s scores outside "
+                                           "[-16384, 16383]", m->name);
+            goto fail;
+        }
+        if (o->gap_open < 0 || o->gap_extend < 0 || S->oe > (1 << 28)) {
+            rc = swgpu__fail(SWGPU_ERANGE, "backend cuda: gap penalties %d/%d out of range",
+                             o->gap_open, o->gap_extend);
+            goto fail;
+        }
+        S->smax = smax;
+        S->sat = 32767 - (smax > 0 ? smax : 0);
+        /* 16-bit lanes: values stay above -(2*oe+ext) and below sat + smax */
+        S->use16 = 2 * S->oe + S->ext < 16000 && smin > -8000;
+        for (int a = 0; a < 32; a++)
+            for (int r = 0; r < 32; r++) {
+                S->mat[32 * a + r] = (int16_t)m->s[a][r];
+                S->mat32[a][r] = m->s[a][r];
+            }
+    }
+    if (S->fam == FAM_DPX && !S->use16)
+        S->fam = FAM_INTRA; /* 32-bit throughout */
+    if (S->fam == FAM_SIMT) {
+        for (int a = 0; a < 32; a++)
+            for (int r = 0; r < 32; r++)
+                if (m->s[a][r] < -127 || m->s[a][r] > 127) {
+                    rc = swgpu__fail(SWGPU_ERANGE, "--kernel simt: matrix %s scores outside "
+                                                   "[-127, 127] (8-bit profile)", m->name);
+                    goto fail;
+                }
+    }
+    S->long_len = S->fam == FAM_INTRA ? 0 : 2048;
+    if ((env = getenv("SWGPU_CUDA_LONG")) && *env)
+        S->long_len = (uint32_t)strtoul(env, NULL, 10);
+    if ((env = getenv("SWGPU_CUDA_CFG")) && *env) {
+        if (sscanf(env, "%d,%d", &S->cfg_env.G, &S->cfg_env.R) != 2) {
+            rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_CFG=%s: expected G,R", env);
+            goto fail;
+        }
+    }
+
+    /* devices */
+    S->ndev = o->gpus > 0 && o->gpus < count ? o->gpus : count;
+    S->dev = (gpu_t *)calloc(S->ndev, sizeof *S->dev);
+    if (!S->dev) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < S->ndev; i++) {
+        S->dev[i].S = S;
+        S->dev[i].id = i;
+        S->dev[i].own = -1;
+        if ((rc = dev_setup(S, &S->dev[i])))
+            goto fail;
+    }
+
+    /* host layout: word starts of the sorted subjects */
+    {
+        uint64_t n = db->n, w = 0;
+        wstart = (uint64_t *)malloc((n + 1) * sizeof *wstart);
+        S->h_woff = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+        S->h_len = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+        if (!wstart || !S->h_woff || !S->h_len) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu subjects",
+                             (unsigned long long)n);
+            goto fail;
+        }
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t l = db->off[k + 1] - db->off[k];
+            if (l > 0xffffffffull) {
+                rc = swgpu__fail(SWGPU_ERANGE, "backend cuda: subject of %llu residues",
+                                 (unsigned long long)l);
+                goto fail;
+            }
+            wstart[k] = w;
+            S->h_len[k] = (uint32_t)l;
+            w += (l + 3) / 4;
+        }
+        wstart[n] = w;
+
+        /* memory: what one GPU may use */
+        size_t freeb = 0, totalb = 0;
+        CU_GO(cudaSetDevice(0));
+        CU_GO(cudaMemGetInfo(&freeb, &totalb));
+        S->budget = freeb - freeb / 8;
+        if ((env = getenv("SWGPU_GPU_MEMORY")) && *env) {
+            size_t b = parse_bytes(env);
+            if (!b) {
+                rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_GPU_MEMORY=%s: expected bytes, e.g. 512M",
+                                 env);
+                goto fail;
+            }
+            if (b < S->budget)
+                S->budget = b;
+        }
+        /* fixed per-GPU costs: scratch for the longest subjects, profiles */
+        size_t fixed = (size_t)64 << 20;
+        size_t per_word = 4 + (S->fam == FAM_SIMT ? 32 : 0);
+        size_t per_seq = 16;
+        size_t need = (size_t)w * per_word + (size_t)n * per_seq;
+        if (fixed + need / S->ndev + need / 64 <= S->budget) {
+            /* resident: one chunk per GPU, sized by multiprocessors */
+            int totsm = 0;
+            for (int i = 0; i < S->ndev; i++)
+                totsm += S->dev[i].sms;
+            uint32_t k = 0;
+            for (int i = 0; i < S->ndev; i++) {
+                uint64_t target = (uint64_t)((double)w * S->dev[i].sms / totsm) + 1;
+                uint32_t e2 = k;
+                if (i == S->ndev - 1)
+                    e2 = (uint32_t)n;
+                else
+                    while (e2 < n && wstart[e2] - wstart[k] < target)
+                        e2++;
+                int before = S->nchunks;
+                if ((rc = make_chunks(S, wstart, k, e2, ~0ull, &cap)))
+                    goto fail;
+                if (S->nchunks > before)
+                    S->dev[i].own = before;
+                k = e2;
+            }
+            S->streaming = 0;
+        } else {
+            if (S->budget < fixed + 2 * ((size_t)1 << 20)) {
+                rc = swgpu__fail(SWGPU_EBUDGET, "backend cuda: GPU memory budget of %zu bytes "
+                                                "is below the %zu bytes needed",
+                                 S->budget, fixed + 2 * ((size_t)1 << 20));
+                goto fail;
+            }
+            uint64_t maxw = (S->budget - fixed) / 2 / (per_word + per_seq);
+            if (maxw < 1024)
+                maxw = 1024;
+            uint64_t longest = 0;
+            for (uint64_t k = 0; k < n; k++)
+                if (wstart[k + 1] - wstart[k] > longest)
+                    longest = wstart[k + 1] - wstart[k];
+            if (longest > maxw) {
+                rc = swgpu__fail(SWGPU_EBUDGET, "backend cuda: GPU memory budget too small for "
+                                                "a subject of %llu residues",
+                                 (unsigned long long)longest * 4);
+                goto fail;
+            }
+            if ((rc = make_chunks(S, wstart, 0, (uint32_t)n, maxw, &cap)))
+                goto fail;
+            S->streaming = 1;
+        }
+        /* the packed residues */
+        size_t bytes = (size_t)(w ? w : 1) * sizeof(uint32_t);
+        if (S->streaming && cudaMallocHost((void **)&S->h_res, bytes) == cudaSuccess) {
+            S->h_res_pinned = 1;
+        } else {
+            cudaGetLastError();
+            S->h_res = (uint32_t *)malloc(bytes);
+            if (!S->h_res) {
+                rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu bytes", bytes);
+                goto fail;
+            }
+        }
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t l = db->off[k + 1] - db->off[k], nw = (l + 3) / 4;
+            const uint8_t *r = db->res + db->off[k];
+            uint32_t *dst = S->h_res + wstart[k];
+            for (uint64_t i = 0; i < nw; i++) {
+                uint32_t word = 0;
+                for (int b = 0; b < 4; b++) {
+                    uint64_t j = 4 * i + b;
+                    uint32_t c = j < l ? (r[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
+                    word |= c << (8 * b);
+                }
+                dst[i] = word;
+            }
+        }
+    }
+
+    /* device buffers */
+    for (int i = 0; i < S->ndev; i++) {
+        gpu_t *d = &S->dev[i];
+        if (!S->streaming) {
+            if (d->own < 0)
+                continue;
+            const chunk_t *ch = &S->chunks[d->own];
+            if ((rc = dev_alloc_buf(d, &d->buf[0], ch->nw, ch->n)))
+                goto fail;
+            d->nbuf_used = 1;
+            if ((rc = upload_chunk(S, &d->buf[0], d->own, d->cst)))
+                goto fail;
+            CU_GO(cudaStreamSynchronize(d->cst));
+        } else {
+            uint64_t mw = 0;
+            uint32_t mn = 0;
+            for (int c = 0; c < S->nchunks; c++) {
+                if (S->chunks[c].nw > mw) mw = S->chunks[c].nw;
+                if (S->chunks[c].n > mn) mn = S->chunks[c].n;
+            }
+            for (int b = 0; b < NBUF; b++)
+                if ((rc = dev_alloc_buf(d, &d->buf[b], mw, mn)))
+                    goto fail;
+            d->nbuf_used = NBUF;
+        }
+    }
+    swgpu__log(SWGPU_LOG_INFO, "cuda: %d GPU(s), kernel %s, %s, %d chunk(s)", S->ndev,
+               fam_names[S->fam], S->streaming ? "streaming" : "resident", S->nchunks);
+    free(wstart);
+    *state = S;
+    return SWGPU_OK;
+fail:
+    free(wstart);
+    cuda_destroy(S);
+    return rc;
+}
+
+/* --------------------------------------------------------------- scan */
+
+/* per-query device data and kernel sizes on one GPU */
+static int dev_query(cuda_state_t *S, gpu_t *d)
+{
+    int rc, qlen = S->qlen;
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = dgrow((void **)&d->d_q, &d->cap_q, qlen)))
+        return rc;
+    CU_CHECK(cudaMemcpyAsync(d->d_q, S->q, qlen, cudaMemcpyHostToDevice, d->st));
+    size_t n;
+    n = swgpu__cu_tile_prof_len(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, qlen) * 2;
+    if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra, n)))
+        return rc;
+    CU_CHECK(cudaMemcpyAsync(d->d_tp_intra, S->h_tp_intra, n, cudaMemcpyHostToDevice, d->st));
+    uint32_t maxshort = 0, maxall = 0;
+    for (int c = 0; c < S->nchunks; c++) {
+        const chunk_t *ch = &S->chunks[c];
+        if (ch->maxlen > maxall)
+            maxall = ch->maxlen;
+        if (ch->nshort) {
+            uint32_t l = S->h_len[ch->k0 + ch->nshort - 1];
+            if (l > maxshort)
+                maxshort = l;
+        }
+    }
+    if (S->scan_fam == FAM_DPX) {
+        n = swgpu__cu_tile_prof_len(S->cfg_main.G, S->cfg_main.R, qlen) * 2;
+        if ((rc = dgrow((void **)&d->d_tp_main, &d->cap_main, n)))
+            return rc;
+        CU_CHECK(cudaMemcpyAsync(d->d_tp_main, S->h_tp_main, n, cudaMemcpyHostToDevice, d->st));
+        int per = 0;
+        if ((rc = swgpu__cu_dpx_occupancy(S->cfg_main, &per)))
+            return rc;
+        d->blocks_main = (per > 0 ? per : 1) * d->sms;
+        size_t sb = swgpu__cu_dpx_scratch(S->cfg_main, qlen, maxshort, d->blocks_main);
+        if ((rc = dgrow(&d->scr_main, &d->cap_scr_main, sb)))
+            return rc;
+        if (S->use_long) {
+            n = swgpu__cu_tile_prof_len(S->cfg_long.G, S->cfg_long.R, qlen) * 2;
+            if ((rc = dgrow((void **)&d->d_tp_long, &d->cap_long, n)))
+                return rc;
+            CU_CHECK(cudaMemcpyAsync(d->d_tp_long, S->h_tp_long, n, cudaMemcpyHostToDevice,
+                                     d->st));
+            if ((rc = swgpu__cu_dpx_occupancy(S->cfg_long, &per)))
+                return rc;
+            d->blocks_long = (per > 0 ? per : 1) * d->sms;
+            sb = swgpu__cu_dpx_scratch(S->cfg_long, qlen, maxall, d->blocks_long);
+            if ((rc = dgrow(&d->scr_long, &d->cap_scr_long, sb)))
+                return rc;
+        }
+    } else if (S->scan_fam != FAM_INTRA) {
+        n = prof_words(S->scan_fam, qlen) * 4;
+        if ((rc = dgrow((void **)&d->d_prof, &d->cap_prof, n)))
+            return rc;
+        CU_CHECK(cudaMemcpyAsync(d->d_prof, S->h_prof, n, cudaMemcpyHostToDevice, d->st));
+        if (S->fam == FAM_SIMT) {
+            uint64_t mw = 0;
+            for (int c = 0; c < S->nchunks; c++)
+                if (S->chunks[c].nw > mw)
+                    mw = S->chunks[c].nw;
+            if ((rc = dgrow(&d->scr_main, &d->cap_scr_main, swgpu__cu_simt_scratch(mw))))
+                return rc;
+        } else if (S->fam == FAM_VECTOR) {
+            int per = 0;
+            if ((rc = swgpu__cu_vector_warps_per_sm(&per)))
+                return rc;
+            d->warps_vec = (per > 0 ? per : 1) * d->sms;
+            if ((rc = dgrow(&d->scr_main, &d->cap_scr_main,
+                            swgpu__cu_vector_scratch(maxshort, d->warps_vec))))
+                return rc;
+        }
+    }
+    /* the intra kernel: long subjects (simt/vector/scan/intra) and overflows */
+    if ((rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
+                    swgpu__cu_intra_scratch(qlen, maxall, d->blocks_intra))))
+        return rc;
+    return SWGPU_OK;
+}
+
+/* enqueue the kernels of the chunk in buffer b */
+static int launch_chunk(cuda_state_t *S, gpu_t *d, int b)
+{
+    dbuf_t *B = &d->buf[b];
+    const chunk_t *ch = &S->chunks[B->chunk];
+    swgpu_cu_batch_t bt = {B->res, B->woff, B->len, ch->n};
+    swgpu_cu_query_t q = {d->d_q, S->qlen, S->oe, S->ext};
+    int *ctr = d->d_ctr + NCTR * b;
+    uint32_t nshort = ch->nshort, nlong = ch->n - ch->nshort;
+    int rc;
+
+    if (S->scan_fam == FAM_DPX && !S->use_long) {
+        nshort = ch->n;
+        nlong = 0;
+    }
+    if (S->scan_fam == FAM_INTRA) {
+        nshort = 0;
+        nlong = ch->n;
+    }
+    /* long subjects on their own stream, concurrently with the rest */
+    if (nlong) {
+        CU_CHECK(cudaEventRecord(d->ev_long[b], d->st));
+        CU_CHECK(cudaStreamWaitEvent(d->stl, d->ev_long[b], 0));
+        if (S->scan_fam == FAM_DPX) {
+            uint32_t units = ((nlong + 1) / 2 + SWGPU_CU_DPX_THREADS / S->cfg_long.G - 1) /
+                             (SWGPU_CU_DPX_THREADS / S->cfg_long.G);
+            int blocks = (int)(units < (uint32_t)d->blocks_long ? units : (uint32_t)d->blocks_long);
+            rc = swgpu__cu_dpx(&bt, nshort, nlong, &q, d->d_tp_long, S->cfg_long, blocks,
+                               d->scr_long, ch->maxlen, ctr + 1, B->scores, d->stl);
+        } else {
+            int blocks = (int)(nlong < (uint32_t)d->blocks_intra ? nlong : (uint32_t)d->blocks_intra);
+            rc = swgpu__cu_intra(&bt, NULL, nshort, nlong, &q, d->d_tp_intra, blocks,
+                                 d->scr_intra, ch->maxlen, ctr + 1, B->scores, d->stl);
+        }
+        if (rc)
+            return rc;
+        CU_CHECK(cudaEventRecord(d->ev_long[b], d->stl));
+    }
+    if (nshort) {
+        uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
+        switch (S->scan_fam) {
+        case FAM_DPX: {
+            uint32_t units = ((nshort + 1) / 2 + SWGPU_CU_DPX_THREADS / S->cfg_main.G - 1) /
+                             (SWGPU_CU_DPX_THREADS / S->cfg_main.G);
+            int blocks = (int)(units < (uint32_t)d->blocks_main ? units : (uint32_t)d->blocks_main);
+            rc = swgpu__cu_dpx(&bt, 0, nshort, &q, d->d_tp_main, S->cfg_main, blocks, d->scr_main,
+                               maxshort, ctr, B->scores, d->st);
+            break;
+        }
+        case FAM_SIMT:
+            rc = swgpu__cu_simt(&bt, 0, nshort, &q, d->d_prof, d->scr_main, B->scores, d->st);
+            break;
+        case FAM_VECTOR: {
+            int warps = (int)(nshort < (uint32_t)d->warps_vec ? nshort : (uint32_t)d->warps_vec);
+            rc = swgpu__cu_vector(&bt, 0, nshort, &q, d->d_prof, warps, d->scr_main, maxshort, ctr,
+                                  B->scores, d->st);
+            break;
+        }
+        case FAM_SCAN: {
+            int blocks = 4 * d->sms;
+            rc = swgpu__cu_scan(&bt, 0, nshort, &q, d->d_prof, blocks, ctr, B->scores, d->st);
+            break;
+        }
+        default:
+            rc = SWGPU_OK;
+        }
+        if (rc)
+            return rc;
+    }
+    if (nlong)
+        CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_long[b], 0));
+    CU_CHECK(cudaMemcpyAsync(B->h_scores, B->scores, ch->n * sizeof(int32_t),
+                             cudaMemcpyDeviceToHost, d->st));
+    CU_CHECK(cudaEventRecord(d->ev_scored[b], d->st));
+    return SWGPU_OK;
+}
+
+/* wait for the chunk in buffer b, recompute saturated subjects, copy out */
+static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
+{
+    dbuf_t *B = &d->buf[b];
+    const chunk_t *ch = &S->chunks[B->chunk];
+    int rc;
+    CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
+    if (S->scan_fam == FAM_DPX) {
+        uint32_t nov = 0;
+        for (uint32_t i = 0; i < ch->n; i++)
+            if (B->h_scores[i] >= S->sat)
+                nov++;
+        if (nov) {
+            if (nov > d->cap_idx) {
+                if (d->d_idx)
+                    CU_CHECK(cudaFree(d->d_idx));
+                if (d->h_idx)
+                    CU_CHECK(cudaFreeHost(d->h_idx));
+                d->d_idx = NULL;
+                d->h_idx = NULL;
+                d->cap_idx = 0;
+                CU_CHECK(cudaMalloc((void **)&d->d_idx, nov * sizeof(uint32_t)));
+                CU_CHECK(cudaMallocHost((void **)&d->h_idx, nov * sizeof(uint32_t)));
+                d->cap_idx = nov;
+            }
+            uint32_t j = 0;
+            for (uint32_t i = 0; i < ch->n; i++)
+                if (B->h_scores[i] >= S->sat)
+                    d->h_idx[j++] = i;
+            swgpu_cu_batch_t bt = {B->res, B->woff, B->len, ch->n};
+            swgpu_cu_query_t q = {d->d_q, S->qlen, S->oe, S->ext};
+            CU_CHECK(cudaMemcpyAsync(d->d_idx, d->h_idx, nov * sizeof(uint32_t),
+                                     cudaMemcpyHostToDevice, d->st));
+            int blocks = (int)(nov < (uint32_t)d->blocks_intra ? nov : (uint32_t)d->blocks_intra);
+            if ((rc = swgpu__cu_intra(&bt, d->d_idx, 0, nov, &q, d->d_tp_intra, blocks,
+                                      d->scr_intra, ch->maxlen, d->d_ctr + NCTR * b + 2,
+                                      B->scores, d->st)))
+                return rc;
+            CU_CHECK(cudaMemcpyAsync(B->h_scores, B->scores, ch->n * sizeof(int32_t),
+                                     cudaMemcpyDeviceToHost, d->st));
+            CU_CHECK(cudaStreamSynchronize(d->st));
+            d->overflows += nov;
+        }
+    }
+    memcpy(S->out + ch->k0, B->h_scores, ch->n * sizeof(int32_t));
+    return SWGPU_OK;
+}
+
+static int next_chunk(cuda_state_t *S)
+{
+    pthread_mutex_lock(&S->lock);
+    int c = S->next_chunk < S->nchunks ? S->next_chunk++ : -1;
+    pthread_mutex_unlock(&S->lock);
+    return c;
+}
+
+static int dev_scan(cuda_state_t *S, gpu_t *d)
+{
+    int rc;
+    d->overflows = 0;
+    if (!S->streaming && d->own < 0)
+        return SWGPU_OK;
+    if ((rc = dev_query(S, d)))
+        return rc;
+    if (!S->streaming) {
+        if ((rc = launch_chunk(S, d, 0)))
+            return rc;
+        return finish_chunk(S, d, 0);
+    }
+    /* streaming: copy chunk i+1 while chunk i computes */
+    int pending[NBUF] = {0, 0};
+    for (int i = 0;; i++) {
+        int b = i % NBUF;
+        if (pending[b]) {
+            if ((rc = finish_chunk(S, d, b)))
+                return rc;
+            pending[b] = 0;
+        }
+        int c = next_chunk(S);
+        if (c < 0)
+            break;
+        /* the buffer's last reader was the previous chunk in it (finished) */
+        if ((rc = upload_chunk(S, &d->buf[b], c, d->cst)))
+            return rc;
+        CU_CHECK(cudaEventRecord(d->ev_copied[b], d->cst));
+        CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_copied[b], 0));
+        if ((rc = launch_chunk(S, d, b)))
+            return rc;
+        pending[b] = 1;
+    }
+    for (int b = 0; b < NBUF; b++)
+        if (pending[b] && (rc = finish_chunk(S, d, b)))
+            return rc;
+    return SWGPU_OK;
+}
+
+static void *dev_thread(void *arg)
+{
+    gpu_t *d = (gpu_t *)arg;
+    d->rc = dev_scan(d->S, d);
+    return NULL;
+}
+
+static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
+                     swgpu_scan_stats_t *st)
+{
+    cuda_state_t *S = (cuda_state_t *)state;
+    int rc = SWGPU_OK;
+    if (qlen == 0 || S->db->n == 0) {
+        for (uint64_t k = 0; k < S->db->n; k++)
+            scores[k] = 0;
+        return SWGPU_OK;
+    }
+    if (qlen > (size_t)1 << 30)
+        return swgpu__fail(SWGPU_ERANGE, "backend cuda: query of %zu residues", qlen);
+    S->q = q;
+    S->qlen = (int)qlen;
+    /* the family for this query: scan has a query-length limit */
+    S->scan_fam = S->fam;
+    if (S->fam == FAM_SCAN &&
+        (S->qlen > swgpu__cu_scan_max_qlen() ||
+         (int64_t)swgpu__cu_scan_qpad(S->qlen) * S->ext > ((int64_t)1 << 29)))
+        S->scan_fam = FAM_INTRA;
+    S->out = scores;
+    S->next_chunk = 0;
+
+    /* profiles on the host */
+    size_t n = swgpu__cu_tile_prof_len(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, S->qlen) * 2;
+    if ((rc = hgrow((void **)&S->h_tp_intra, &S->cap_h_intra, n)))
+        return rc;
+    swgpu__cu_tile_prof(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, q, S->qlen, S->mat,
+                        S->h_tp_intra);
+    if (S->scan_fam == FAM_DPX) {
+        double avg = S->db->n ? (double)S->db->total_res / S->db->n : 1.0;
+        S->cfg_main = S->cfg_env.G ? S->cfg_env : pick_cfg(S->qlen, avg);
+        S->cfg_long.G = 32;
+        S->cfg_long.R = 32;
+        S->use_long = S->qlen > 1024;
+        n = swgpu__cu_tile_prof_len(S->cfg_main.G, S->cfg_main.R, S->qlen) * 2;
+        if ((rc = hgrow((void **)&S->h_tp_main, &S->cap_h_main, n)))
+            return rc;
+        swgpu__cu_tile_prof(S->cfg_main.G, S->cfg_main.R, q, S->qlen, S->mat, S->h_tp_main);
+        if (S->use_long) {
+            n = swgpu__cu_tile_prof_len(32, 32, S->qlen) * 2;
+            if ((rc = hgrow((void **)&S->h_tp_long, &S->cap_h_long, n)))
+                return rc;
+            swgpu__cu_tile_prof(32, 32, q, S->qlen, S->mat, S->h_tp_long);
+        }
+    } else if (S->scan_fam != FAM_INTRA) {
+        n = prof_words(S->scan_fam, S->qlen) * 4;
+        if ((rc = hgrow((void **)&S->h_prof, &S->cap_h_prof, n)))
+            return rc;
+        if (S->fam == FAM_SIMT)
+            swgpu__cu_simt_prof(q, S->qlen, S->mat32, S->h_prof);
+        else if (S->fam == FAM_VECTOR)
+            swgpu__cu_vector_prof(q, S->qlen, S->mat32, S->h_prof);
+        else
+            swgpu__cu_scan_prof(q, S->qlen, S->mat32, S->h_prof);
+    }
+
+    if (S->ndev == 1) {
+        rc = dev_scan(S, &S->dev[0]);
+        S->dev[0].rc = rc;
+    } else {
+        int started = 0;
+        for (int i = 0; i < S->ndev; i++) {
+            if (pthread_create(&S->dev[i].th, NULL, dev_thread, &S->dev[i])) {
+                rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: cannot start a thread for GPU %d", i);
+                break;
+            }
+            started++;
+        }
+        for (int i = 0; i < started; i++)
+            pthread_join(S->dev[i].th, NULL);
+        for (int i = 0; i < started && !rc; i++)
+            if (S->dev[i].rc)
+                rc = S->dev[i].rc;
+    }
+    if (rc)
+        return rc;
+    if (st) {
+        st->cells += (uint64_t)qlen * S->db->total_res;
+        for (int i = 0; i < S->ndev; i++)
+            st->overflows += S->dev[i].overflows;
+    }
+    return SWGPU_OK;
+}
+
+/* ------------------------------------------------------------ destroy */
+
+static void cuda_destroy(void *state)
+{
+    cuda_state_t *S = (cuda_state_t *)state;
+    if (!S)
+        return;
+    for (int i = 0; S->dev && i < S->ndev; i++) {
+        gpu_t *d = &S->dev[i];
+        if (cudaSetDevice(d->id) != cudaSuccess)
+            continue;
+        cudaDeviceSynchronize();
+        for (int b = 0; b < NBUF; b++) {
+            cudaFree(d->buf[b].res);
+            cudaFree(d->buf[b].woff);
+            cudaFree(d->buf[b].len);
+            cudaFree(d->buf[b].scores);
+            cudaFreeHost(d->buf[b].h_scores);
+            if (d->ev_copied[b]) cudaEventDestroy(d->ev_copied[b]);
+            if (d->ev_long[b]) cudaEventDestroy(d->ev_long[b]);
+            if (d->ev_scored[b]) cudaEventDestroy(d->ev_scored[b]);
+            if (d->ev_free[b]) cudaEventDestroy(d->ev_free[b]);
+        }
+        cudaFree(d->d_q);
+        cudaFree(d->d_tp_main);
+        cudaFree(d->d_tp_long);
+        cudaFree(d->d_tp_intra);
+        cudaFree(d->d_prof);
+        cudaFree(d->d_idx);
+        cudaFreeHost(d->h_idx);
+        cudaFree(d->d_ctr);
+        cudaFree(d->scr_main);
+        cudaFree(d->scr_long);
+        cudaFree(d->scr_intra);
+        if (d->st) cudaStreamDestroy(d->st);
+        if (d->stl) cudaStreamDestroy(d->stl);
+        if (d->cst) cudaStreamDestroy(d->cst);
+    }
+    cudaGetLastError();
+    free(S->dev);
+    if (S->h_res_pinned)
+        cudaFreeHost(S->h_res);
+    else
+        free(S->h_res);
+    free(S->h_woff);
+    free(S->h_len);
+    free(S->chunks);
+    cudaFreeHost(S->h_tp_main);
+    cudaFreeHost(S->h_tp_long);
+    cudaFreeHost(S->h_tp_intra);
+    cudaFreeHost(S->h_prof);
+    cudaGetLastError();
+    pthread_mutex_destroy(&S->lock);
+    free(S);
+}
+
+extern "C" const swgpu_engine_ops_t swgpu__engine_cuda = {"cuda", cuda_create, cuda_scan,
+                                                          cuda_destroy};
+
+extern "C" int swgpu__cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}

@@ -1,0 +1,447 @@
+/*
+ * group.cu - the wavefront group kernels.
+ *
+ * A group of threads shares one alignment job: the query is split over the
+ * threads (R consecutive columns each, held in registers), the subject
+ * streams through one row per step.  At step s thread t works on row s - t;
+ * its right-most H and Ê go to thread t+1, which uses them one step later.
+ *
+ *  - k_dpx (the default kernel): groups of G threads inside a warp, the
+ *    hand-over by __shfl_up_sync; two subjects per group, one per 16-bit
+ *    half of every register (DPX s16x2 instructions).
+ *  - k_intra (the intra-task kernel): one block of 128 threads per subject,
+ *    32-bit, the hand-over through shared memory with one barrier per step.
+ *
+ * Queries wider than one tile (G*R columns) are processed tile by tile; the
+ * last thread writes H and Ê of its right-most column for every row to a
+ * per-group boundary array in global memory, the first thread of the next
+ * tile reads them.  Blocks are persistent and take work units (a set of
+ * similar-length subjects) longest first from an atomic counter.
+ */
+#include "common.cuh"
+#include "cells.cuh"
+
+#include <vector>
+
+/* ------------------------------------------------------------ profiles */
+
+extern "C" size_t swgpu__cu_tile_prof_len(int G, int R, int qlen)
+{
+    size_t W = (size_t)G * R, ntiles = ((size_t)qlen + W - 1) / W;
+    return ntiles * SWGPU_CU_NRES * W;
+}
+
+extern "C" void swgpu__cu_tile_prof(int G, int R, const uint8_t *q, int qlen,
+                                    const int16_t *mat, int16_t *out)
+{
+    int W = G * R, ntiles = (qlen + W - 1) / W, CH = (R % 8 == 0) ? 8 : 4;
+    for (int tile = 0; tile < ntiles; tile++)
+        for (int r = 0; r < SWGPU_CU_NRES; r++) {
+            int16_t *row = out + ((size_t)tile * SWGPU_CU_NRES + r) * W;
+            for (int pos = 0; pos < W; pos++) {
+                int col = tile * W + sw_prof_col(pos, G, R, CH);
+                row[pos] = (r == SWGPU_CU_PAD || col >= qlen) ? (int16_t)SWGPU_CU_NEG
+                                                              : mat[32 * q[col] + r];
+            }
+        }
+}
+
+/* copy tile `tile` of the profile into shared memory (whole block) */
+static __device__ __forceinline__ void copy_tile(int16_t *dst, const int16_t *tprof, int W, int tile)
+{
+    const uint4 *src = (const uint4 *)(tprof + (size_t)tile * SWGPU_CU_NRES * W);
+    uint4 *d = (uint4 *)dst;
+    int n = SWGPU_CU_NRES * W / 8;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        d[i] = src[i];
+}
+
+/* ------------------------------------------------------ the DPX kernel */
+
+template <int G, int R>
+__global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS)
+k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restrict__ tprof,
+      int ntiles, int oe, int ext, uint2 *scratch, uint32_t maxlen, int *ctr, int32_t *scores)
+{
+    enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
+    extern __shared__ uint4 smem_u4[];
+    int16_t *prof = (int16_t *)smem_u4; /* 32 x W scores of the current tile */
+    __shared__ uint32_t unit_sh;
+    const int g = threadIdx.x / G, t = threadIdx.x % G;
+    const uint32_t end = first + count;
+    const uint32_t npairs = (count + 1) / 2, nunits = (npairs + NG - 1) / NG;
+    const uint32_t noe = LP16::splat(-oe), next = LP16::splat(-ext);
+    uint2 *bnd = scratch ? scratch + (size_t)(blockIdx.x * NG + g) * maxlen : NULL;
+
+    if (ntiles == 1) {
+        copy_tile(prof, tprof, W, 0);
+        __syncthreads();
+    }
+    for (;;) {
+        if (threadIdx.x == 0)
+            unit_sh = atomicAdd((unsigned *)ctr, 1u);
+        __syncthreads();
+        const uint32_t u = unit_sh;
+        __syncthreads();
+        if (u >= nunits)
+            break;
+        /* pairs of the unit, longest first: rank p -> pair npairs-1-p */
+        const uint32_t p = u * NG + g;
+        const bool live = p < npairs;
+        const uint32_t ka = first + 2 * (npairs - 1 - (live ? p : u * NG)), kb = ka + 1;
+        uint32_t la = 0, lb = 0, wa = 0, wb = 0;
+        if (live) {
+            la = b.len[ka];
+            wa = b.woff[ka];
+            if (kb < end) {
+                lb = b.len[kb];
+                wb = b.woff[kb];
+            }
+        }
+        const int L = (int)max(la, lb);
+        const uint32_t k0 = first + 2 * (npairs - 1 - u * NG);
+        const int Lmax = (int)(k0 + 1 < end ? max(b.len[k0], b.len[k0 + 1]) : b.len[k0]);
+
+        SwLane<LP16, R> ln;
+        ln.M = 0;
+        for (int tile = 0; tile < ntiles; tile++) {
+            if (ntiles > 1) {
+                __syncthreads();
+                copy_tile(prof, tprof, W, tile);
+                __syncthreads();
+            }
+            ln.start(oe);
+            const int nsteps = Lmax + G - 1;
+            for (int s = 0; s < nsteps; s++) {
+                uint32_t hr = __shfl_up_sync(FULL_MASK, ln.h, 1, G);
+                uint32_t er = __shfl_up_sync(FULL_MASK, ln.e, 1, G);
+                const int j = s - t;
+                if (j >= 0 && j < L) {
+                    if (t == 0) {
+                        if (tile == 0) {
+                            hr = 0;
+                            er = 0;
+                        } else {
+                            uint2 v = bnd[j];
+                            hr = v.x;
+                            er = v.y;
+                        }
+                    }
+                    ln.h = hr;
+                    ln.e = er;
+                    const int ra = sw_res(b.res, wa, la, j), rb = sw_res(b.res, wb, lb, j);
+                    uint32_t sc[R];
+                    sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
+                    ln.row(sc, noe, next);
+                    if (t == G - 1 && tile + 1 < ntiles)
+                        bnd[j] = make_uint2(ln.h, ln.e);
+                }
+            }
+        }
+        uint32_t m = ln.M;
+#pragma unroll
+        for (int off = G / 2; off > 0; off >>= 1)
+            m = __vmaxs2(m, __shfl_xor_sync(FULL_MASK, m, off, G));
+        if (live && t == 0) {
+            scores[ka] = sw_lo16(m);
+            if (kb < end)
+                scores[kb] = sw_hi16(m);
+        }
+    }
+}
+
+typedef void (*dpx_kern_t)(swgpu_cu_batch_t, uint32_t, uint32_t, const int16_t *, int, int, int,
+                           uint2 *, uint32_t, int *, int32_t *);
+
+static const struct {
+    swgpu_cu_cfg_t cfg;
+    dpx_kern_t kern;
+} dpx_table[] = {
+    {{8, 12}, k_dpx<8, 12>},  {{8, 16}, k_dpx<8, 16>},  {{8, 20}, k_dpx<8, 20>},
+    {{8, 24}, k_dpx<8, 24>},  {{8, 28}, k_dpx<8, 28>},  {{8, 32}, k_dpx<8, 32>},
+    {{16, 16}, k_dpx<16, 16>}, {{16, 24}, k_dpx<16, 24>}, {{16, 32}, k_dpx<16, 32>},
+    {{32, 32}, k_dpx<32, 32>},
+};
+enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
+
+static swgpu_cu_cfg_t dpx_cfgs[N_DPX];
+
+extern "C" const swgpu_cu_cfg_t *swgpu__cu_dpx_configs(int *n)
+{
+    for (int i = 0; i < N_DPX; i++)
+        dpx_cfgs[i] = dpx_table[i].cfg;
+    *n = N_DPX;
+    return dpx_cfgs;
+}
+
+static int dpx_find(swgpu_cu_cfg_t cfg)
+{
+    for (int i = 0; i < N_DPX; i++)
+        if (dpx_table[i].cfg.G == cfg.G && dpx_table[i].cfg.R == cfg.R)
+            return i;
+    return -1;
+}
+
+static size_t dpx_smem(swgpu_cu_cfg_t cfg)
+{
+    return (size_t)SWGPU_CU_NRES * cfg.G * cfg.R * sizeof(int16_t);
+}
+
+extern "C" int swgpu__cu_dpx_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm)
+{
+    int i = dpx_find(cfg);
+    if (i < 0)
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d", cfg.G, cfg.R);
+    size_t smem = dpx_smem(cfg);
+    CU_CHECK(cudaFuncSetAttribute(dpx_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem));
+    CU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, dpx_table[i].kern,
+                                                           SWGPU_CU_DPX_THREADS, smem));
+    return SWGPU_OK;
+}
+
+extern "C" size_t swgpu__cu_dpx_scratch(swgpu_cu_cfg_t cfg, int qlen, uint32_t maxlen, int blocks)
+{
+    if (qlen <= cfg.G * cfg.R)
+        return 0;
+    return (size_t)blocks * (SWGPU_CU_DPX_THREADS / cfg.G) * maxlen * sizeof(uint2);
+}
+
+extern "C" int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                             const swgpu_cu_query_t *q, const int16_t *tprof, swgpu_cu_cfg_t cfg,
+                             int blocks, void *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
+                             cudaStream_t st)
+{
+    int i = dpx_find(cfg);
+    if (i < 0)
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d", cfg.G, cfg.R);
+    if (count == 0)
+        return SWGPU_OK;
+    int W = cfg.G * cfg.R, ntiles = (q->qlen + W - 1) / W;
+    size_t smem = dpx_smem(cfg);
+    CU_CHECK(cudaFuncSetAttribute(dpx_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem));
+    CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
+    dpx_table[i].kern<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
+        *b, first, count, tprof, ntiles, q->oe, q->ext, ntiles > 1 ? (uint2 *)scratch : NULL,
+        maxlen, ctr, scores);
+    CU_LAUNCHED("k_dpx");
+    return SWGPU_OK;
+}
+
+/* ---------------------------------------------------- the intra kernel */
+
+enum { IB = SWGPU_CU_INTRA_THREADS, IR = SWGPU_CU_INTRA_R, IW = IB * IR };
+
+__global__ void __launch_bounds__(SWGPU_CU_INTRA_THREADS)
+k_intra(swgpu_cu_batch_t b, const uint32_t *__restrict__ idx, uint32_t first, uint32_t count,
+        const int16_t *__restrict__ tprof, int ntiles, int oe, int ext, int2 *scratch,
+        uint32_t maxlen, int *ctr, int32_t *scores)
+{
+    extern __shared__ uint4 smem_u4[];
+    int16_t *prof = (int16_t *)smem_u4; /* 32 x IW scores of the current tile */
+    __shared__ int2 xb[2][IB];          /* hand-over H, Ê: written at step s into xb[s&1] */
+    __shared__ int32_t red[IB / 32];
+    __shared__ uint32_t unit_sh;
+    const int t = threadIdx.x;
+    int2 *bnd = scratch ? scratch + (size_t)blockIdx.x * maxlen : NULL;
+
+    if (ntiles == 1) {
+        copy_tile(prof, tprof, IW, 0);
+        __syncthreads();
+    }
+    for (;;) {
+        if (t == 0)
+            unit_sh = atomicAdd((unsigned *)ctr, 1u);
+        __syncthreads();
+        const uint32_t u = unit_sh;
+        __syncthreads();
+        if (u >= count)
+            break;
+        const uint32_t k = idx ? idx[count - 1 - u] : first + count - 1 - u;
+        const int L = (int)b.len[k];
+        const uint32_t wk = b.woff[k];
+        SwLane<LS32, IR> ln;
+        ln.M = 0;
+        for (int tile = 0; tile < ntiles; tile++) {
+            if (ntiles > 1) {
+                __syncthreads();
+                copy_tile(prof, tprof, IW, tile);
+                __syncthreads();
+            }
+            ln.start(oe);
+            const int nsteps = L + IB - 1;
+            for (int s = 0; s < nsteps; s++) {
+                const int j = s - t;
+                if (j >= 0 && j < L) {
+                    int2 v;
+                    if (t > 0)
+                        v = xb[(s - 1) & 1][t - 1];
+                    else if (tile > 0)
+                        v = bnd[j];
+                    else
+                        v = make_int2(0, 0);
+                    ln.h = v.x;
+                    ln.e = v.y;
+                    int32_t sc[IR];
+                    sw_fetch<IR>(LS32(), prof + sw_res(b.res, wk, L, j) * IW, NULL, t, IB, sc);
+                    ln.row(sc, -oe, -ext);
+                    xb[s & 1][t] = make_int2(ln.h, ln.e);
+                    if (t == IB - 1 && tile + 1 < ntiles)
+                        bnd[j] = make_int2(ln.h, ln.e);
+                }
+                __syncthreads();
+            }
+        }
+        int32_t m = ln.M;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+            m = max(m, __shfl_xor_sync(FULL_MASK, m, off));
+        if ((t & 31) == 0)
+            red[t >> 5] = m;
+        __syncthreads();
+        if (t == 0) {
+            for (int w = 1; w < IB / 32; w++)
+                m = max(m, red[w]);
+            scores[k] = m;
+        }
+    }
+}
+
+static size_t intra_smem(void)
+{
+    return (size_t)SWGPU_CU_NRES * IW * sizeof(int16_t);
+}
+
+extern "C" size_t swgpu__cu_intra_scratch(int qlen, uint32_t maxlen, int blocks)
+{
+    if (qlen <= IW)
+        return 0;
+    return (size_t)blocks * maxlen * sizeof(int2);
+}
+
+extern "C" int swgpu__cu_intra_occupancy(int *blocks_per_sm)
+{
+    CU_CHECK(cudaFuncSetAttribute(k_intra, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)intra_smem()));
+    CU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k_intra,
+                                                           SWGPU_CU_INTRA_THREADS, intra_smem()));
+    return SWGPU_OK;
+}
+
+extern "C" int swgpu__cu_intra(const swgpu_cu_batch_t *b, const uint32_t *idx, uint32_t first,
+                               uint32_t count, const swgpu_cu_query_t *q, const int16_t *tprof,
+                               int blocks, void *scratch, uint32_t maxlen, int *ctr,
+                               int32_t *scores, cudaStream_t st)
+{
+    if (count == 0)
+        return SWGPU_OK;
+    int ntiles = (q->qlen + IW - 1) / IW;
+    CU_CHECK(cudaFuncSetAttribute(k_intra, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)intra_smem()));
+    CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
+    k_intra<<<blocks, IB, intra_smem(), st>>>(*b, idx, first, count, tprof, ntiles, q->oe, q->ext,
+                                             ntiles > 1 ? (int2 *)scratch : NULL, maxlen, ctr,
+                                             scores);
+    CU_LAUNCHED("k_intra");
+    return SWGPU_OK;
+}
+
+/* ------------------------------------------------------ the host model */
+
+/* one group job on the CPU: lanes in lock-step, the shuffle by copies */
+template <class L, int R>
+static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
+                    const uint32_t *woff, const uint32_t *len, uint32_t ka, uint32_t kb, int two,
+                    int oe, int ext, int32_t *scores)
+{
+    typedef typename L::V V;
+    const int W = G * R, ntiles = (qlen + W - 1) / W;
+    uint32_t la = len[ka], lb = two ? len[kb] : 0, wa = woff[ka], wb = two ? woff[kb] : 0;
+    const int Lr = (int)(la > lb ? la : lb);
+    std::vector<SwLane<L, R>> ln(G);
+    std::vector<V> oh(G), oe_(G);
+    std::vector<V> bh(Lr + 1), be(Lr + 1);
+    for (int t = 0; t < G; t++)
+        ln[t].M = 0;
+    for (int tile = 0; tile < ntiles; tile++) {
+        const int16_t *prof = tprof + (size_t)tile * SWGPU_CU_NRES * W;
+        for (int t = 0; t < G; t++)
+            ln[t].start(oe);
+        for (int s = 0; s < Lr + G - 1; s++) {
+            for (int t = 0; t < G; t++) {
+                oh[t] = ln[t].h;
+                oe_[t] = ln[t].e;
+            }
+            for (int t = 0; t < G; t++) {
+                int j = s - t;
+                if (j < 0 || j >= Lr)
+                    continue;
+                V hr, er;
+                if (t > 0) {
+                    hr = oh[t - 1];
+                    er = oe_[t - 1];
+                } else if (tile > 0) {
+                    hr = bh[j];
+                    er = be[j];
+                } else {
+                    hr = 0;
+                    er = 0;
+                }
+                ln[t].h = hr;
+                ln[t].e = er;
+                V sc[R];
+                sw_fetch<R>(L(), prof + sw_res(res, wa, la, j) * W,
+                            prof + sw_res(res, wb, lb, j) * W, t, G, sc);
+                ln[t].row(sc, L::splat(-oe), L::splat(-ext));
+                if (t == G - 1) {
+                    bh[j] = ln[t].h;
+                    be[j] = ln[t].e;
+                }
+            }
+        }
+    }
+    V m = 0;
+    for (int t = 0; t < G; t++)
+        m = L::max3(m, ln[t].M, ln[t].M);
+    L::put(scores, ka, kb, two, m);
+}
+
+template <int R>
+static void emu_dpx(int G, const int16_t *tprof, int qlen, const uint32_t *res,
+                    const uint32_t *woff, const uint32_t *len, uint32_t n, int oe, int ext,
+                    int32_t *scores)
+{
+    for (uint32_t k = 0; k < n; k += 2)
+        emu_job<LP16, R>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
+}
+
+extern "C" int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *res,
+                                 const uint32_t *woff, const uint32_t *len, uint32_t n,
+                                 const uint8_t *q, int qlen, const int16_t *mat, int oe, int ext,
+                                 int32_t *scores)
+{
+    if (kind == 1) {
+        cfg.G = IB;
+        cfg.R = IR;
+    } else if (dpx_find(cfg) < 0) {
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d", cfg.G, cfg.R);
+    }
+    std::vector<int16_t> tp(swgpu__cu_tile_prof_len(cfg.G, cfg.R, qlen));
+    swgpu__cu_tile_prof(cfg.G, cfg.R, q, qlen, mat, tp.data());
+    if (kind == 1) {
+        for (uint32_t k = 0; k < n; k++)
+            emu_job<LS32, IR>(IB, tp.data(), qlen, res, woff, len, k, k, 0, oe, ext, scores);
+        return SWGPU_OK;
+    }
+    switch (cfg.R) {
+    case 12: emu_dpx<12>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
+    case 16: emu_dpx<16>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
+    case 20: emu_dpx<20>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
+    case 24: emu_dpx<24>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
+    case 28: emu_dpx<28>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
+    case 32: emu_dpx<32>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
+    default: return swgpu__fail(SWGPU_EINVAL, "DPX model: R=%d", cfg.R);
+    }
+    return SWGPU_OK;
+}

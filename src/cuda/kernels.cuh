@@ -1,0 +1,171 @@
+/*
+ * kernels.cuh - host launchers of the CUDA scan kernels (C-compatible).
+ *
+ * Every launcher takes device pointers, sizes and a stream, enqueues its
+ * kernel(s) and returns 0 or SWGPU_EDEVICE (the launch error, file:line).
+ * Orchestration (upload, batching, streams, overflow recompute, several
+ * GPUs) lives in engine.cu; the kernels themselves in group.cu (default
+ * DPX kernel and intra-task kernel), simt.cu, vector.cu and scan.cu.
+ *
+ * Conventions shared by all kernels
+ *  - Subjects of one batch are a range of the database in sorted (ascending
+ *    length) order.  Residues are packed 4 per 32-bit word, first residue in
+ *    the low byte; each subject starts on a word and is padded with
+ *    SWGPU_CU_PAD to a multiple of 4.
+ *  - Scores: int32 per subject of the batch, exact (the DPX kernel writes a
+ *    value >= swgpu_cu_query_t.sat for a subject whose 16-bit lane may have
+ *    saturated; the engine recomputes those with the 32-bit intra kernel).
+ *  - The query profile used by the kernels holds S[q[c]][r] for subject
+ *    residue r and query column c; columns past the query and the pad
+ *    residue score SWGPU_CU_NEG, which can never raise a real cell.
+ */
+#ifndef SWGPU_CUDA_KERNELS_CUH
+#define SWGPU_CUDA_KERNELS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWGPU_CU_PAD 31      /* residue code of padding (unused by both alphabets) */
+#define SWGPU_CU_NEG (-32768) /* profile score of padding rows and columns */
+#define SWGPU_CU_NRES 32     /* residue codes covered by every profile */
+
+/** One batch of subjects resident on the device. */
+typedef struct {
+    const uint32_t *res;  /* packed residues */
+    const uint32_t *woff; /* word offset of each subject in res */
+    const uint32_t *len;  /* residues of each subject */
+    uint32_t n;           /* subjects in the batch */
+} swgpu_cu_batch_t;
+
+/** The query and scoring scheme, on the device. */
+typedef struct {
+    const uint8_t *q;     /* query codes (qlen bytes) */
+    int qlen;
+    int oe;               /* gap open + gap extend (cost of a gap of length 1) */
+    int ext;              /* gap extend */
+} swgpu_cu_query_t;
+
+/** Group kernel configuration: G threads per group, R query columns per thread. */
+typedef struct {
+    int G, R;
+} swgpu_cu_cfg_t;
+
+/** Block size of the DPX kernel and of the intra kernel; the intra tile. */
+#define SWGPU_CU_DPX_THREADS 256
+#define SWGPU_CU_INTRA_THREADS 128
+#define SWGPU_CU_INTRA_R 8
+
+/**
+ * Tile profile of a group kernel with G threads of R columns (W = G*R
+ * columns per tile): ntiles = ceil(qlen/W) tiles of 32 rows (residue codes)
+ * of W int16 scores, positions permuted as described in cells.cuh.
+ * mat[32*qcode + rcode] is the score.  swgpu__cu_tile_prof_len gives the
+ * number of int16 elements.
+ */
+size_t swgpu__cu_tile_prof_len(int G, int R, int qlen);
+void swgpu__cu_tile_prof(int G, int R, const uint8_t *q, int qlen, const int16_t *mat,
+                         int16_t *out);
+
+/** The configurations compiled into the default (DPX) kernel; *n set to their count. */
+const swgpu_cu_cfg_t *swgpu__cu_dpx_configs(int *n);
+
+/** Resident blocks per SM of the DPX kernel with cfg (occupancy query). */
+int swgpu__cu_dpx_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm);
+
+/**
+ * Scratch bytes of the DPX kernel with cfg: the boundary column of each
+ * group (8 bytes per row of subjects up to maxlen), for `blocks` persistent
+ * blocks; 0 when the query fits one tile.
+ */
+size_t swgpu__cu_dpx_scratch(swgpu_cu_cfg_t cfg, int qlen, uint32_t maxlen, int blocks);
+
+/**
+ * Default kernel: subjects [first, first+count) of the batch in pairs
+ * (first+2i, first+2i+1), two per 32-bit register (s16x2, Hopper DPX),
+ * groups of cfg.G threads with cfg.R columns each, longest pairs first.
+ * tprof: the tile profile for cfg; blocks: persistent blocks (>= 1);
+ * scratch: swgpu__cu_dpx_scratch() bytes (NULL when 0); ctr: one device
+ * int (zeroed here).  Scores go to scores[first .. first+count).
+ */
+int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                  const swgpu_cu_query_t *q, const int16_t *tprof, swgpu_cu_cfg_t cfg,
+                  int blocks, void *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
+                  cudaStream_t st);
+
+/**
+ * Intra-task kernel (32-bit): one thread block per subject, the query
+ * split over its SWGPU_CU_INTRA_THREADS threads (SWGPU_CU_INTRA_R columns
+ * each) in a wavefront, the boundary column of each query tile in global
+ * memory.  Scores subjects idx[0..count) of the batch (idx sorted
+ * ascending; NULL: subjects first..first+count-1) into scores[subject].
+ * tprof: tile profile for G = SWGPU_CU_INTRA_THREADS, R = SWGPU_CU_INTRA_R.
+ */
+size_t swgpu__cu_intra_scratch(int qlen, uint32_t maxlen, int blocks);
+int swgpu__cu_intra_occupancy(int *blocks_per_sm);
+int swgpu__cu_intra(const swgpu_cu_batch_t *b, const uint32_t *idx, uint32_t first,
+                    uint32_t count, const swgpu_cu_query_t *q, const int16_t *tprof,
+                    int blocks, void *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
+                    cudaStream_t st);
+
+/**
+ * SIMT inter-task kernel (32-bit): one thread per subject, the query in
+ * register blocks of 16 columns, the packed profile prof4 (4 int8 scores
+ * per word; swgpu__cu_simt_prof fills swgpu__cu_simt_prof_words(qlen)
+ * words).  scratch: swgpu__cu_simt_scratch(words of the batch) bytes.
+ */
+size_t swgpu__cu_simt_prof_words(int qlen);
+void swgpu__cu_simt_prof(const uint8_t *q, int qlen, const int32_t s[32][32], int32_t *out);
+size_t swgpu__cu_simt_scratch(uint64_t words);
+int swgpu__cu_simt(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                   const swgpu_cu_query_t *q, const int32_t *prof4, void *scratch,
+                   int32_t *scores, cudaStream_t st);
+
+/**
+ * Vectorized kernel (32-bit): a warp per subject as a 32-lane SIMD vector,
+ * striped query profile vprof per partition (swgpu__cu_vector_prof), lazy-F
+ * loop with warp votes, F-carry between partitions in scratch
+ * (swgpu__cu_vector_scratch bytes for `warps` persistent warps).
+ */
+size_t swgpu__cu_vector_prof_words(int qlen);
+void swgpu__cu_vector_prof(const uint8_t *q, int qlen, const int32_t s[32][32], int32_t *out);
+size_t swgpu__cu_vector_scratch(uint32_t maxlen, int warps);
+int swgpu__cu_vector_warps_per_sm(int *n);
+int swgpu__cu_vector(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                     const swgpu_cu_query_t *q, const int32_t *vprof, int warps,
+                     void *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
+                     cudaStream_t st);
+
+/**
+ * Row-parallel kernel (32-bit): one block per subject, each row computed in
+ * parallel, horizontal gaps by a block-wide prefix-max scan.  prof: plain
+ * profile [32][swgpu__cu_scan_qpad(qlen)] from swgpu__cu_scan_prof.  Queries
+ * longer than swgpu__cu_scan_max_qlen() are refused (the engine then uses
+ * the intra kernel).
+ */
+int swgpu__cu_scan_max_qlen(void);
+int swgpu__cu_scan_qpad(int qlen);
+void swgpu__cu_scan_prof(const uint8_t *q, int qlen, const int32_t s[32][32], int32_t *out);
+int swgpu__cu_scan(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                   const swgpu_cu_query_t *q, const int32_t *prof, int blocks, int *ctr,
+                   int32_t *scores, cudaStream_t st);
+
+/**
+ * Host model of the DPX and intra kernels: runs the same per-thread code
+ * (cells.cuh) lane by lane on the CPU, for tests on machines without a GPU.
+ * Host pointers; kind 0: DPX with cfg, 1: intra (32-bit).  Scores as the
+ * kernels write them.  Returns 0, or SWGPU_EINVAL for an unknown cfg.
+ */
+int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *res,
+                      const uint32_t *woff, const uint32_t *len, uint32_t n,
+                      const uint8_t *q, int qlen, const int16_t *mat, int oe,
+                      int ext, int32_t *scores);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
