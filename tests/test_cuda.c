@@ -1,0 +1,396 @@
+/*
+ * test_cuda.c - the CUDA backend against the scalar recurrence.
+ *
+ * Part 1 (every build with CUDA sources, no GPU needed): the host model of
+ * the group kernels (swgpu__cu_emulate runs the kernels' per-thread code on
+ * the CPU) for every DPX configuration and the intra kernel.
+ * Part 2 (a GPU present, else SKIP "no CUDA device"): the engine with every
+ * kernel family, several matrices and gap pairs, protein and DNA, edge-case
+ * lengths, overflow-forcing pairs, and a database streamed under a tiny
+ * memory budget.  Every score must equal the reference exactly.
+ *
+ * SWGPU_TEST_SMALL=1 shrinks part 2 (for compute-sanitizer runs).
+ */
+#include "internal.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if SWGPU_HAVE_CUDA
+#include "cuda/kernels.cuh"
+#endif
+
+/* ------------------------------------------------------------ reference */
+
+/* Gotoh local alignment score, gap of length k costs open + k*ext:
+ *   E(i,j) = max(E(i,j-1) - ext, H(i,j-1) - open - ext)
+ *   F(i,j) = max(F(i-1,j) - ext, H(i-1,j) - open - ext)
+ *   H(i,j) = max(0, H(i-1,j-1) + s(q[i], t[j]), E(i,j), F(i,j))   */
+static int32_t ref_score(const uint8_t *q, size_t m, const uint8_t *t, size_t n,
+                         const swgpu_matrix_t *mat, int open, int ext)
+{
+    int32_t *H = calloc(n + 1, sizeof *H), *F = malloc((n + 1) * sizeof *F), best = 0;
+    const int32_t NEG = -(1 << 29);
+    int oe = open + ext;
+    for (size_t j = 0; j <= n; j++)
+        F[j] = NEG;
+    for (size_t i = 1; i <= m; i++) {
+        int32_t diag = 0, e = NEG, hl = 0;
+        for (size_t j = 1; j <= n; j++) {
+            int32_t up = H[j];
+            e = (e - ext > hl - oe) ? e - ext : hl - oe;
+            F[j] = (F[j] - ext > up - oe) ? F[j] - ext : up - oe;
+            int32_t h = diag + mat->s[q[i - 1]][t[j - 1]];
+            if (e > h) h = e;
+            if (F[j] > h) h = F[j];
+            if (h < 0) h = 0;
+            diag = up;
+            H[j] = h;
+            hl = h;
+            if (h > best) best = h;
+        }
+    }
+    free(H);
+    free(F);
+    return best;
+}
+
+/* -------------------------------------------------------------- helpers */
+
+static uint64_t seed = 20251113;
+
+static void mat_random(swgpu_matrix_t *m, int lo, int hi, int diag_bonus)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "random%d_%d", lo, hi);
+    m->alphabet = SWGPU_PROTEIN;
+    m->min = lo;
+    m->max = hi;
+    for (int a = 0; a < 32; a++)
+        for (int b = 0; b <= a; b++) {
+            int v = lo + (int)(tap_rand(&seed) % (uint64_t)(hi - lo + 1));
+            if (a == b && v < hi - diag_bonus)
+                v = hi - (int)(tap_rand(&seed) % (uint64_t)(diag_bonus + 1));
+            m->s[a][b] = m->s[b][a] = v;
+        }
+}
+
+static void mat_dna(swgpu_matrix_t *m, int match, int mismatch)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "dna%d/%d", match, mismatch);
+    m->alphabet = SWGPU_DNA;
+    for (int a = 0; a < 32; a++)
+        for (int b = 0; b < 32; b++)
+            m->s[a][b] = (a == b && a < 4) ? match : mismatch;
+    m->min = mismatch;
+    m->max = match;
+    m->match = match;
+    m->mismatch = mismatch;
+}
+
+static uint8_t rand_res(int dna)
+{
+    uint64_t r = tap_rand(&seed);
+    if (dna)
+        return (uint8_t)(r % 50 == 0 ? 4 + r / 50 % 11 : r % 4);
+    return (uint8_t)(r % 40 == 0 ? 20 + r / 40 % 7 : r % 20);
+}
+
+/* a database of n sequences with lengths from lens (cycled) or random */
+typedef struct {
+    swgpu_db_t db;
+    uint8_t *res;
+    uint64_t *off;
+    uint32_t *orig, *rank;
+} testdb_t;
+
+static int cmp_len(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void db_make(testdb_t *T, const uint32_t *lens, size_t n, int dna, const uint8_t *copy_of,
+                    size_t copy_len)
+{
+    uint32_t *L = malloc(n * sizeof *L);
+    memcpy(L, lens, n * sizeof *L);
+    qsort(L, n, sizeof *L, cmp_len);
+    uint64_t tot = 0, mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        tot += L[i];
+        if (L[i] > mx) mx = L[i];
+    }
+    memset(T, 0, sizeof *T);
+    T->res = malloc(tot ? tot : 1);
+    T->off = malloc((n + 1) * sizeof *T->off);
+    T->orig = malloc(n * sizeof *T->orig);
+    T->rank = malloc(n * sizeof *T->rank);
+    uint64_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        T->off[i] = o;
+        for (uint32_t j = 0; j < L[i]; j++)
+            T->res[o + j] = (copy_of && j < copy_len && (i % 3 == 0)) ? copy_of[j] : rand_res(dna);
+        o += L[i];
+        T->orig[i] = T->rank[i] = (uint32_t)i;
+    }
+    T->off[n] = o;
+    T->db.alphabet = dna ? SWGPU_DNA : SWGPU_PROTEIN;
+    T->db.n = n;
+    T->db.total_res = tot;
+    T->db.max_len = mx;
+    T->db.res = T->res;
+    T->db.off = T->off;
+    T->db.orig = T->orig;
+    T->db.rank = T->rank;
+    free(L);
+}
+
+static void db_free(testdb_t *T)
+{
+    free(T->res);
+    free(T->off);
+    free(T->orig);
+    free(T->rank);
+}
+
+static void rand_seq(uint8_t *s, size_t n, int dna)
+{
+    for (size_t i = 0; i < n; i++)
+        s[i] = rand_res(dna);
+}
+
+#if SWGPU_HAVE_CUDA
+
+/* pack a db as the kernels want it (words, word offsets, lengths) */
+static void pack(const swgpu_db_t *db, uint32_t **res, uint32_t **woff, uint32_t **len)
+{
+    uint64_t w = 0;
+    *woff = malloc(db->n * sizeof **woff);
+    *len = malloc(db->n * sizeof **len);
+    for (uint64_t k = 0; k < db->n; k++) {
+        (*woff)[k] = (uint32_t)w;
+        (*len)[k] = (uint32_t)(db->off[k + 1] - db->off[k]);
+        w += ((*len)[k] + 3) / 4;
+    }
+    *res = calloc(w ? w : 1, sizeof **res);
+    for (uint64_t k = 0; k < db->n; k++)
+        for (uint32_t j = 0; j < (((*len)[k] + 3) / 4) * 4; j++) {
+            uint32_t c = j < (*len)[k] ? db->res[db->off[k] + j] : SWGPU_CU_PAD;
+            (*res)[(*woff)[k] + j / 4] |= c << (8 * (j % 4));
+        }
+}
+
+/* ------------------------------------------------- part 1: host model */
+
+static void model_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen,
+                       const swgpu_matrix_t *m, int open, int ext, const char *what)
+{
+    uint32_t *res, *woff, *len;
+    int16_t mat[32 * 32];
+    int32_t *want = malloc(db->n * sizeof *want), *got = malloc(db->n * sizeof *got);
+    int ncfg;
+    const swgpu_cu_cfg_t *cfg = swgpu__cu_dpx_configs(&ncfg);
+    pack(db, &res, &woff, &len);
+    for (int a = 0; a < 32; a++)
+        for (int r = 0; r < 32; r++)
+            mat[32 * a + r] = (int16_t)m->s[a][r];
+    for (uint64_t k = 0; k < db->n; k++)
+        want[k] = ref_score(q, qlen, db->res + db->off[k], db->off[k + 1] - db->off[k], m, open,
+                            ext);
+    int sat = 32767 - m->max;
+    for (int c = -1; c < ncfg; c++) {
+        swgpu_cu_cfg_t cf = c < 0 ? (swgpu_cu_cfg_t){0, 0} : cfg[c];
+        int rc = swgpu__cu_emulate(c < 0 ? 1 : 0, cf, res, woff, len, (uint32_t)db->n, q,
+                                   (int)qlen, mat, open + ext, ext, got);
+        CHECK_EQ_INT(rc, 0);
+        int bad = 0;
+        for (uint64_t k = 0; k < db->n && bad < 3; k++) {
+            int ok = c < 0 ? got[k] == want[k]
+                           : (want[k] < sat ? got[k] == want[k] : got[k] >= sat);
+            if (!ok) {
+                bad++;
+                CHECK(0, "model %s G=%d R=%d (%s, qlen %zu): subject %llu (len %u) "
+                         "scored %d, expected %d", c < 0 ? "intra" : "dpx", cf.G, cf.R, what,
+                      qlen, (unsigned long long)k, len[k], got[k], want[k]);
+            }
+        }
+        if (!bad)
+            tap_passed++;
+    }
+    free(res);
+    free(woff);
+    free(len);
+    free(want);
+    free(got);
+}
+
+static void part1(void)
+{
+    swgpu_matrix_t prot, dna, big;
+    mat_random(&prot, -4, 11, 6);
+    mat_dna(&dna, 2, -3);
+    mat_random(&big, -40, 120, 20);
+    uint8_t q[1200], q2[700];
+    rand_seq(q, sizeof q, 0);
+    rand_seq(q2, sizeof q2, 1);
+
+    /* random protein subjects, edge lengths */
+    uint32_t lens[] = {1, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127,
+                       128, 129, 200, 255, 256, 257, 300, 333, 400, 511, 512, 513};
+    testdb_t T;
+    db_make(&T, lens, sizeof lens / sizeof lens[0], 0, q, 300);
+    size_t qls[] = {1, 2, 7, 96, 97, 160, 255, 256, 257, 512, 513, 1025};
+    for (size_t i = 0; i < sizeof qls / sizeof qls[0]; i++)
+        model_case(&T.db, q, qls[i], &prot, 11, 1, "protein 11/1");
+    model_case(&T.db, q, 300, &prot, 10, 2, "protein 10/2");
+    model_case(&T.db, q, 300, &prot, 0, 1, "protein 0/1");
+    model_case(&T.db, q, 300, &prot, 3, 3, "protein 3/3");
+    db_free(&T);
+
+    /* overflow-forcing: large scores, copies of the query */
+    uint32_t lb[] = {600, 700, 900, 1000, 1100, 1150, 1200, 1200, 50, 10};
+    db_make(&T, lb, sizeof lb / sizeof lb[0], 0, q, 1200);
+    model_case(&T.db, q, 1200, &big, 11, 1, "large scores");
+    db_free(&T);
+
+    /* DNA */
+    uint32_t ld[] = {1, 4, 10, 50, 100, 250, 300, 650, 700, 701};
+    db_make(&T, ld, sizeof ld / sizeof ld[0], 1, q2, 700);
+    model_case(&T.db, q2, 700, &dna, 5, 2, "dna 5/2");
+    model_case(&T.db, q2, 129, &dna, 5, 2, "dna 5/2");
+    db_free(&T);
+}
+
+/* ------------------------------------------------------ part 2: GPU */
+
+static const char *kernels[] = {NULL, "intra", "simt", "vector", "scan"};
+enum { NKERN = sizeof kernels / sizeof kernels[0] };
+
+static void gpu_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m,
+                     int open, int ext, const char *kernel, const char *what,
+                     uint64_t *overflows)
+{
+    swgpu_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.gap_open = open;
+    o.gap_extend = ext;
+    o.kernel = kernel;
+    o.top_n = 10;
+    void *st = NULL;
+    int rc = swgpu__engine_cuda.create(db, m, &o, &st);
+    CHECK(rc == 0, "create %s (%s): %s", kernel ? kernel : "default", what, swgpu_last_error());
+    if (rc)
+        return;
+    int32_t *got = malloc(db->n * sizeof *got);
+    for (uint64_t k = 0; k < db->n; k++)
+        got[k] = -7;
+    swgpu_scan_stats_t ss = {0, 0};
+    rc = swgpu__engine_cuda.scan(st, q, qlen, got, &ss);
+    CHECK(rc == 0, "scan %s (%s): %s", kernel ? kernel : "default", what, swgpu_last_error());
+    int bad = 0;
+    for (uint64_t k = 0; k < db->n && !rc && bad < 3; k++) {
+        int32_t want = ref_score(q, qlen, db->res + db->off[k], db->off[k + 1] - db->off[k], m,
+                                 open, ext);
+        if (got[k] != want) {
+            bad++;
+            CHECK(0, "kernel %s (%s, qlen %zu, gaps %d/%d): subject %llu (len %llu) scored %d, "
+                     "expected %d", kernel ? kernel : "default", what, qlen, open, ext,
+                  (unsigned long long)k, (unsigned long long)(db->off[k + 1] - db->off[k]),
+                  got[k], want);
+        }
+    }
+    if (!rc && !bad)
+        tap_passed++;
+    CHECK_EQ_INT(ss.cells, (uint64_t)qlen * db->total_res);
+    if (overflows)
+        *overflows += ss.overflows;
+    free(got);
+    swgpu__engine_cuda.destroy(st);
+}
+
+static void part2(int small)
+{
+    swgpu_matrix_t prot, dna, big;
+    mat_random(&prot, -4, 11, 6);
+    mat_dna(&dna, 2, -3);
+    mat_random(&big, -40, 120, 20);
+    static uint8_t q[6000], qd[3000];
+    rand_seq(q, sizeof q, 0);
+    rand_seq(qd, sizeof qd, 1);
+    testdb_t T;
+
+    /* edge lengths and random lengths, every kernel, several query lengths */
+    size_t n = small ? 60 : 400;
+    uint32_t *lens = malloc((n + 16) * sizeof *lens);
+    uint32_t edge[] = {1, 2, 3, 4, 5, 8, 31, 32, 33, 2047, 2048, 2049, 2050, 3000, 4100, 1};
+    for (size_t i = 0; i < n; i++)
+        lens[i] = 1 + (uint32_t)(tap_rand(&seed) % (i % 7 == 0 ? 1500 : 400));
+    memcpy(lens + n, edge, sizeof edge);
+    db_make(&T, lens, n + (small ? 4 : 16), 0, q, 2500);
+    size_t qls_all[] = {1, 5, 144, 255, 256, 257, 464, 1024, 1025, 1500, 5478};
+    size_t nq = small ? 3 : sizeof qls_all / sizeof qls_all[0];
+    for (int kk = 0; kk < NKERN; kk++)
+        for (size_t i = 0; i < nq; i++)
+            gpu_case(&T.db, q, qls_all[i], &prot, 11, 1, kernels[kk], "protein", NULL);
+    int gaps[][2] = {{10, 2}, {5, 2}, {0, 1}, {3, 3}};
+    for (int kk = 0; kk < NKERN; kk++)
+        for (int g = 0; g < 4; g++)
+            gpu_case(&T.db, q, small ? 300 : 700, &prot, gaps[g][0], gaps[g][1], kernels[kk],
+                     "protein gaps", NULL);
+    db_free(&T);
+
+    /* overflow-forcing: copies of the query scored with large values */
+    uint32_t lo[] = {3000, 3000, 2900, 2500, 2100, 1500, 1000, 500, 100, 10, 1, 4000};
+    db_make(&T, lo, sizeof lo / sizeof lo[0], 0, q, 4000);
+    uint64_t ov = 0;
+    for (int kk = 0; kk < NKERN; kk++)
+        gpu_case(&T.db, q, 3000, &big, 11, 1, kernels[kk], "overflow", kk == 0 ? &ov : NULL);
+    CHECK(ov > 0, "no overflow recomputed with large scores (%llu)", (unsigned long long)ov);
+    db_free(&T);
+
+    /* DNA */
+    size_t nd = small ? 30 : 200;
+    for (size_t i = 0; i < nd; i++)
+        lens[i] = 1 + (uint32_t)(tap_rand(&seed) % 3000);
+    db_make(&T, lens, nd, 1, qd, 3000);
+    for (int kk = 0; kk < NKERN; kk++)
+        gpu_case(&T.db, qd, small ? 500 : 3000, &dna, 5, 2, kernels[kk], "dna", NULL);
+    db_free(&T);
+
+    /* streaming: a database several times the tiny budget */
+    if (!small) {
+        size_t ns = 3000;
+        uint32_t *ls = malloc(ns * sizeof *ls);
+        for (size_t i = 0; i < ns; i++)
+            ls[i] = 20 + (uint32_t)(tap_rand(&seed) % 700);
+        db_make(&T, ls, ns, 0, q, 700);
+        setenv("SWGPU_GPU_MEMORY", "65M", 1);
+        gpu_case(&T.db, q, 500, &prot, 11, 1, NULL, "streamed", NULL);
+        gpu_case(&T.db, q, 1600, &prot, 11, 1, NULL, "streamed", NULL);
+        gpu_case(&T.db, q, 500, &prot, 11, 1, "simt", "streamed", NULL);
+        unsetenv("SWGPU_GPU_MEMORY");
+        db_free(&T);
+        free(ls);
+    }
+    free(lens);
+}
+
+#endif /* SWGPU_HAVE_CUDA */
+
+int main(void)
+{
+#if SWGPU_HAVE_CUDA
+    part1();
+    if (swgpu__cuda_device_count() <= 0)
+        SKIP(1, "no CUDA device");
+    else
+        part2(getenv("SWGPU_TEST_SMALL") != NULL);
+#else
+    SKIP(1, "no CUDA device (built without CUDA)");
+#endif
+    return tap_done();
+}
