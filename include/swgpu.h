@@ -321,6 +321,9 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
                        const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** Database name shown by format 7 ("# Database: NAME") and the pairwise
+ *  view (copied; NULL restores the default "unnamed"). */
+int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);
 void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 
 #ifdef __cplusplus
