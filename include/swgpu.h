@@ -256,6 +256,8 @@ typedef struct {
     double lambda, K, H; /* gapped Karlin-Altschul parameters */
     double alpha, beta;  /* BLAST length-correction parameters */
     int estimated;       /* 0: published table; 1: fitted to the search's scores */
+    int round_down;      /* 1: the E-value of an odd score is that of the even
+                          * score below (BLAST, for DNA +2/-3, +3/-4, +2/-5, +2/-7) */
 } swgpu_karlin_t;
 
 /** Published gapped parameters for matrix + gaps; SWGPU_ENOTFOUND if none. */

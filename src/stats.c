@@ -28,6 +28,13 @@
  *
  * Fitted parameters (swgpu_karlin_fit) have no alpha/beta; for them no length
  * correction is applied (L = 0), see the comment at swgpu_karlin_fit.
+ *
+ * Checked against NCBI blastp/blastn 2.12.0+: the effective search space and
+ * the tabular E-values and bit scores agree digit for digit with BLAST's
+ * classic Karlin-Altschul statistics (environment OLD_FSC=1; by default
+ * BLAST+ now applies Spouge's finite-size correction to protein E-values,
+ * which swgpu does not).  Like BLAST, DNA tables marked round_down give an
+ * odd score the E-value of the even score below it (bit scores unchanged).
  */
 #include "internal.h"
 
@@ -178,17 +185,18 @@ static const karlin_row_t dna_5_4[] = {
 
 typedef struct {
     int match, mismatch; /* reward and penalty in lowest terms */
+    int round_down;      /* the parameters hold for even scores only */
     const karlin_row_t *rows;
     size_t n;
 } dna_table_t;
 
 static const dna_table_t dna_tables[] = {
-    {1, -5, dna_1_5, NROWS(dna_1_5)}, {1, -4, dna_1_4, NROWS(dna_1_4)},
-    {2, -7, dna_2_7, NROWS(dna_2_7)}, {1, -3, dna_1_3, NROWS(dna_1_3)},
-    {2, -5, dna_2_5, NROWS(dna_2_5)}, {1, -2, dna_1_2, NROWS(dna_1_2)},
-    {2, -3, dna_2_3, NROWS(dna_2_3)}, {3, -4, dna_3_4, NROWS(dna_3_4)},
-    {4, -5, dna_4_5, NROWS(dna_4_5)}, {1, -1, dna_1_1, NROWS(dna_1_1)},
-    {3, -2, dna_3_2, NROWS(dna_3_2)}, {5, -4, dna_5_4, NROWS(dna_5_4)},
+    {1, -5, 0, dna_1_5, NROWS(dna_1_5)}, {1, -4, 0, dna_1_4, NROWS(dna_1_4)},
+    {2, -7, 1, dna_2_7, NROWS(dna_2_7)}, {1, -3, 0, dna_1_3, NROWS(dna_1_3)},
+    {2, -5, 1, dna_2_5, NROWS(dna_2_5)}, {1, -2, 0, dna_1_2, NROWS(dna_1_2)},
+    {2, -3, 1, dna_2_3, NROWS(dna_2_3)}, {3, -4, 1, dna_3_4, NROWS(dna_3_4)},
+    {4, -5, 0, dna_4_5, NROWS(dna_4_5)}, {1, -1, 0, dna_1_1, NROWS(dna_1_1)},
+    {3, -2, 0, dna_3_2, NROWS(dna_3_2)}, {5, -4, 0, dna_5_4, NROWS(dna_5_4)},
 };
 
 static int gcd(int a, int b)
@@ -213,6 +221,7 @@ static void set_from_row(swgpu_karlin_t *out, const karlin_row_t *r, int scale)
     out->alpha = r->alpha / scale;
     out->beta = r->beta;
     out->estimated = 0;
+    out->round_down = 0;
 }
 
 /* The 20 standard amino acids are codes 0..19 (ARNDCQEGHILKMFPSTWYV). */
@@ -303,6 +312,7 @@ int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
             for (size_t r = 0; r < tb->n; r++) {
                 if (tb->rows[r].open * d == gap_open && tb->rows[r].extend * d == gap_extend) {
                     set_from_row(out, &tb->rows[r], d);
+                    out->round_down = tb->round_down;
                     return SWGPU_OK;
                 }
             }
@@ -391,6 +401,8 @@ static double length_adjustment(const swgpu_karlin_t *k, double m, double n, dou
 double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
                     uint64_t db_residues, uint64_t db_nseq)
 {
+    if (k->round_down)
+        score &= ~(int32_t)1; /* as BLAST: the lattice of these tables is even */
     double m = (double)qlen, n = (double)db_residues, N = (double)db_nseq;
     double L = 0;
     if (!k->estimated && k->alpha > 0 && qlen > 0 && db_residues > 0 && db_nseq > 0)
