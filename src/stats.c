@@ -28,6 +28,13 @@
  *
  * Fitted parameters (swgpu_karlin_fit) have no alpha/beta; for them no length
  * correction is applied (L = 0), see the comment at swgpu_karlin_fit.
+ *
+ * Checked against NCBI blastp/blastn 2.12.0+: the effective search space and
+ * the tabular E-values and bit scores agree digit for digit with BLAST's
+ * classic Karlin-Altschul statistics (environment OLD_FSC=1; by default
+ * BLAST+ now applies Spouge's finite-size correction to protein E-values,
+ * which swgpu does not).  Like BLAST, DNA tables marked round_down give an
+ * odd score the E-value of the even score below it (bit scores unchanged).
  */
 #include "internal.h"
 
@@ -178,17 +185,18 @@ static const karlin_row_t dna_5_4[] = {
 
 typedef struct {
     int match, mismatch; /* reward and penalty in lowest terms */
+    int round_down;      /* the parameters hold for even scores only */
     const karlin_row_t *rows;
     size_t n;
 } dna_table_t;
 
 static const dna_table_t dna_tables[] = {
-    {1, -5, dna_1_5, NROWS(dna_1_5)}, {1, -4, dna_1_4, NROWS(dna_1_4)},
-    {2, -7, dna_2_7, NROWS(dna_2_7)}, {1, -3, dna_1_3, NROWS(dna_1_3)},
-    {2, -5, dna_2_5, NROWS(dna_2_5)}, {1, -2, dna_1_2, NROWS(dna_1_2)},
-    {2, -3, dna_2_3, NROWS(dna_2_3)}, {3, -4, dna_3_4, NROWS(dna_3_4)},
-    {4, -5, dna_4_5, NROWS(dna_4_5)}, {1, -1, dna_1_1, NROWS(dna_1_1)},
-    {3, -2, dna_3_2, NROWS(dna_3_2)}, {5, -4, dna_5_4, NROWS(dna_5_4)},
+    {1, -5, 0, dna_1_5, NROWS(dna_1_5)}, {1, -4, 0, dna_1_4, NROWS(dna_1_4)},
+    {2, -7, 1, dna_2_7, NROWS(dna_2_7)}, {1, -3, 0, dna_1_3, NROWS(dna_1_3)},
+    {2, -5, 1, dna_2_5, NROWS(dna_2_5)}, {1, -2, 0, dna_1_2, NROWS(dna_1_2)},
+    {2, -3, 1, dna_2_3, NROWS(dna_2_3)}, {3, -4, 1, dna_3_4, NROWS(dna_3_4)},
+    {4, -5, 0, dna_4_5, NROWS(dna_4_5)}, {1, -1, 0, dna_1_1, NROWS(dna_1_1)},
+    {3, -2, 0, dna_3_2, NROWS(dna_3_2)}, {5, -4, 0, dna_5_4, NROWS(dna_5_4)},
 };
 
 static int gcd(int a, int b)
@@ -213,6 +221,7 @@ static void set_from_row(swgpu_karlin_t *out, const karlin_row_t *r, int scale)
     out->alpha = r->alpha / scale;
     out->beta = r->beta;
     out->estimated = 0;
+    out->round_down = 0;
 }
 
 /* The 20 standard amino acids are codes 0..19 (ARNDCQEGHILKMFPSTWYV). */
@@ -303,6 +312,7 @@ int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
             for (size_t r = 0; r < tb->n; r++) {
                 if (tb->rows[r].open * d == gap_open && tb->rows[r].extend * d == gap_extend) {
                     set_from_row(out, &tb->rows[r], d);
+                    out->round_down = tb->round_down;
                     return SWGPU_OK;
                 }
             }
@@ -391,6 +401,8 @@ static double length_adjustment(const swgpu_karlin_t *k, double m, double n, dou
 double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
                     uint64_t db_residues, uint64_t db_nseq)
 {
+    if (k->round_down)
+        score &= ~(int32_t)1; /* as BLAST: the lattice of these tables is even */
     double m = (double)qlen, n = (double)db_residues, N = (double)db_nseq;
     double L = 0;
     if (!k->estimated && k->alpha > 0 && qlen > 0 && db_residues > 0 && db_nseq > 0)
@@ -428,7 +440,9 @@ double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
  *     ln P(S_i = s | S_i <= c_i) = ln P(S_i = s) - ln(1 - G_i(c_i + 1)),
  * and scores above c_i are left out, however many homologs they are.
  *   pass 1: c_i = the 90th percentile of all scores, for every target (so
- *           that up to ~10% of homologs cannot spoil the first estimate);
+ *           that up to ~10% of homologs cannot spoil the first estimate;
+ *           with more than ~15% of the scores from homologs the fit is
+ *           biased or fails);
  *   pass 2: c_i is where a chance alignment with a target of this length
  *           reaches a 1% exceedance probability under the pass-1 fit
  *           (lambda (c_i + 1) ~ ln(K m n_i) + 4.6).  Its fit is the result.
@@ -436,7 +450,8 @@ double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
  * Maximisation.  For fixed lambda, kappa = ln K solves d ll / d kappa = 0
  * (safeguarded Newton steps inside a bracket).  The resulting profile
  * likelihood of lambda is scanned on a log grid over [0.01, 5] and refined
- * by golden-section search.  At most FIT_MAX scores are used (an evenly
+ * by Brent's method (the second pass first searches within a factor 1.5
+ * of the first pass's lambda).  At most FIT_MAX scores are used (an evenly
  * strided sample of larger inputs), which keeps the fit cheap beside the
  * database scan.
  *
@@ -550,13 +565,15 @@ static double fit_profile(fit_data_t *d, double lambda, double *kappa)
             step = 1;
         if (step < -1)
             step = -1;
+        if (fabs(step) < 1e-7) {
+            k += step; /* converged quadratically: no need to look again */
+            break;
+        }
+        /* step points away from the bracket end just set, so it can only
+         * overshoot the other end, and then both ends are finite */
         double next = k + step;
         if (!(next > lo && next < hi))
             next = 0.5 * (lo + hi);
-        if (fabs(next - k) < 1e-7) {
-            k = next; /* converged quadratically: no need to look again */
-            break;
-        }
         k = next;
     }
     d->kappa = k;
@@ -574,14 +591,19 @@ static void fit_kappa_start(fit_data_t *d, double lambda)
     d->kappa = sum > 0 && isfinite(sum) ? log((double)d->n / sum) : 0;
 }
 
-/* Maximise the profile likelihood over lambda in [lo, hi]; with a grid,
- * scan NGRID log-spaced points first and refine around the best. */
-static int fit_lambda(fit_data_t *d, double lo, double hi, int grid_scan,
+/*
+ * Maximise the profile likelihood over lambda in [lo, hi], starting from x0
+ * (0: scan NGRID log-spaced points first and start from the best).  The
+ * refinement is Brent's method: parabolic steps through the three best
+ * points, golden-section steps when a parabola is not trustworthy.
+ */
+static int fit_lambda(fit_data_t *d, double lo, double hi, double x0,
                       double *lambda_out, double *kappa_out)
 {
     enum { NGRID = 16 };
+    const double cgold = 0.381966011250105, rel = 1e-5;
     double kap, a = lo, b = hi;
-    if (grid_scan) {
+    if (x0 <= 0) {
         double grid[NGRID], val[NGRID];
         int best = 0;
         for (int i = 0; i < NGRID; i++) {
@@ -596,39 +618,72 @@ static int fit_lambda(fit_data_t *d, double lo, double hi, int grid_scan,
                                "karlin fit: the likelihood is zero for every lambda");
         a = grid[best > 0 ? best - 1 : 0];
         b = grid[best < NGRID - 1 ? best + 1 : NGRID - 1];
-        fit_kappa_start(d, grid[best]);
-        fit_profile(d, grid[best], &kap);
-    } else {
-        fit_kappa_start(d, sqrt(a * b));
+        x0 = grid[best];
     }
-    const double g = 0.5 * (sqrt(5.0) - 1);
-    double x1 = b - g * (b - a), x2 = a + g * (b - a);
-    double f1 = fit_profile(d, x1, &kap), f2 = fit_profile(d, x2, &kap);
-    while (b - a > 1e-4 * b) {
-        if (f1 >= f2) {
-            b = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = b - g * (b - a);
-            f1 = fit_profile(d, x1, &kap);
+    fit_kappa_start(d, x0);
+    /* x: best so far, w: second best, v: previous w; f* = -log-likelihood */
+    double x = x0, w = x0, v = x0, fx = -fit_profile(d, x0, &kap), fw = fx, fv = fx;
+    double step = 0, prev = 0; /* last step and the one before */
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (a + b), tol = rel * x + 1e-12;
+        if (fabs(x - mid) <= 2 * tol - 0.5 * (b - a))
+            break;
+        int golden = 1;
+        if (fabs(prev) > tol) {
+            /* vertex of the parabola through (v, fv), (w, fw), (x, fx) */
+            double r = (x - w) * (fx - fv), q = (x - v) * (fx - fw);
+            double p = (x - v) * q - (x - w) * r;
+            q = 2 * (q - r);
+            if (q > 0)
+                p = -p;
+            q = fabs(q);
+            if (fabs(p) < fabs(0.5 * q * prev) && p > q * (a - x) && p < q * (b - x)) {
+                prev = step;
+                step = p / q;
+                double u = x + step;
+                if (u - a < 2 * tol || b - u < 2 * tol)
+                    step = x < mid ? tol : -tol;
+                golden = 0;
+            }
+        }
+        if (golden) {
+            prev = (x < mid ? b : a) - x;
+            step = cgold * prev;
+        }
+        double u = x + (fabs(step) >= tol ? step : (step > 0 ? tol : -tol));
+        double fu = -fit_profile(d, u, &kap);
+        if (!(fu < INFINITY))
+            fu = INFINITY;
+        if (fu <= fx) {
+            if (u < x)
+                b = x;
+            else
+                a = x;
+            v = w, fv = fw;
+            w = x, fw = fx;
+            x = u, fx = fu;
         } else {
-            a = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = a + g * (b - a);
-            f2 = fit_profile(d, x2, &kap);
+            if (u < x)
+                a = u;
+            else
+                b = u;
+            if (fu <= fw || w == x) {
+                v = w, fv = fw;
+                w = u, fw = fu;
+            } else if (fu <= fv || v == x || v == w) {
+                v = u, fv = fu;
+            }
         }
     }
-    double lam = 0.5 * (a + b);
-    if (lam <= LAMBDA_LO * 1.01 || lam >= LAMBDA_HI * 0.99)
+    if (x <= LAMBDA_LO * 1.01 || x >= LAMBDA_HI * 0.99)
         return swgpu__fail(SWGPU_ERANGE,
                            "karlin fit: lambda %.4g at the bound of [%g, %g]; "
                            "the scores do not follow an extreme-value distribution",
-                           lam, LAMBDA_LO, LAMBDA_HI);
-    if (!(fit_profile(d, lam, &kap) > -INFINITY))
+                           x, LAMBDA_LO, LAMBDA_HI);
+    if (!(fit_profile(d, x, &kap) > -INFINITY))
         return swgpu__fail(SWGPU_ERANGE, "karlin fit: the likelihood is zero at lambda %.4g",
-                           lam);
-    *lambda_out = lam;
+                           x);
+    *lambda_out = x;
     *kappa_out = kap;
     return SWGPU_OK;
 }
@@ -706,7 +761,7 @@ int swgpu_karlin_fit(const int32_t *scores, const uint64_t *tlen, size_t n,
         goto fail;
     }
     double lambda, kappa;
-    rc = fit_lambda(&d, LAMBDA_LO, LAMBDA_HI, 1, &lambda, &kappa);
+    rc = fit_lambda(&d, LAMBDA_LO, LAMBDA_HI, 0, &lambda, &kappa);
     if (rc < 0)
         goto fail;
 
@@ -721,7 +776,13 @@ int swgpu_karlin_fit(const int32_t *scores, const uint64_t *tlen, size_t n,
                          "needed", positive, FIT_KEEP_MIN);
         goto fail;
     }
-    rc = fit_lambda(&d, LAMBDA_LO, LAMBDA_HI, 1, &lambda, &kappa);
+    /* the first fit already ignores the top 10%, so lambda usually moves
+     * little: search near it, and the whole range if it ends at an edge */
+    double lo = fmax(lambda / 1.5, LAMBDA_LO), hi = fmin(lambda * 1.5, LAMBDA_HI);
+    double lambda1 = lambda;
+    rc = fit_lambda(&d, lo, hi, lambda1, &lambda, &kappa);
+    if (rc < 0 || lambda < lo * 1.01 || lambda > hi * 0.99)
+        rc = fit_lambda(&d, LAMBDA_LO, LAMBDA_HI, 0, &lambda, &kappa);
     if (rc < 0)
         goto fail;
 

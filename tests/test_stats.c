@@ -36,7 +36,7 @@ static void check_row(const swgpu_matrix_t *m, const row_t *r)
     if (rc)
         return;
     CHECK(k.lambda == r->lambda && k.K == r->K && k.H == r->H && k.alpha == r->alpha &&
-              k.beta == r->beta && k.estimated == 0,
+              k.beta == r->beta && k.estimated == 0 && k.round_down == 0,
           "%s %d/%d: got %g %g %g %g %g est %d", r->matrix, r->open, r->extend, k.lambda, k.K,
           k.H, k.alpha, k.beta, k.estimated);
 }
@@ -120,28 +120,29 @@ out:
 typedef struct {
     int match, mismatch, open, extend;
     double lambda, K, H, alpha, beta;
+    int round_down;
 } dna_row_t;
 
 static void test_dna_table(void)
 {
     static const dna_row_t rows[] = {
-        {2, -3, 5, 2, 0.625, 0.41, 0.78, 0.8, -2},
-        {2, -3, 4, 4, 0.63, 0.42, 0.84, 0.75, -2},
-        {1, -2, 2, 2, 1.33, 0.62, 1.1, 1.2, 0},
-        {1, -3, 2, 2, 1.37, 0.70, 1.2, 1.1, 0},
-        {1, -1, 4, 1, 1.08, 0.28, 0.54, 2.0, -2},
-        {2, -5, 4, 2, 0.67, 0.61, 1.0, 0.65, -2},
-        {2, -7, 2, 4, 0.68, 0.67, 1.2, 0.55, 0},
-        {4, -5, 6, 5, 0.28, 0.21, 0.47, 0.6, -7},
-        {1, -4, 1, 1, 1.22, 0.35, 0.72, 1.7, -3},
-        {1, -5, 3, 3, 1.39, 0.747, 1.38, 1.00, 0},
-        {3, -4, 5, 2, 0.330, 0.092, 0.28, 1.2, -13},
-        {3, -2, 5, 5, 0.208, 0.030, 0.072, 2.9, -47},
-        {5, -4, 10, 6, 0.163, 0.068, 0.16, 1.0, -19},
+        {2, -3, 5, 2, 0.625, 0.41, 0.78, 0.8, -2, 1},
+        {2, -3, 4, 4, 0.63, 0.42, 0.84, 0.75, -2, 1},
+        {1, -2, 2, 2, 1.33, 0.62, 1.1, 1.2, 0, 0},
+        {1, -3, 2, 2, 1.37, 0.70, 1.2, 1.1, 0, 0},
+        {1, -1, 4, 1, 1.08, 0.28, 0.54, 2.0, -2, 0},
+        {2, -5, 4, 2, 0.67, 0.61, 1.0, 0.65, -2, 1},
+        {2, -7, 2, 4, 0.68, 0.67, 1.2, 0.55, 0, 1},
+        {4, -5, 6, 5, 0.28, 0.21, 0.47, 0.6, -7, 0},
+        {1, -4, 1, 1, 1.22, 0.35, 0.72, 1.7, -3, 0},
+        {1, -5, 3, 3, 1.39, 0.747, 1.38, 1.00, 0, 0},
+        {3, -4, 5, 2, 0.330, 0.092, 0.28, 1.2, -13, 1},
+        {3, -2, 5, 5, 0.208, 0.030, 0.072, 2.9, -47, 0},
+        {5, -4, 10, 6, 0.163, 0.068, 0.16, 1.0, -19, 0},
         /* not in lowest terms: the reduced table, gaps scaled, lambda and
          * alpha divided by the common factor */
-        {4, -6, 10, 4, 0.3125, 0.41, 0.78, 0.4, -2},
-        {2, -4, 4, 4, 0.665, 0.62, 1.1, 0.6, 0},
+        {4, -6, 10, 4, 0.3125, 0.41, 0.78, 0.4, -2, 1},
+        {2, -4, 4, 4, 0.665, 0.62, 1.1, 0.6, 0, 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const dna_row_t *r = &rows[i];
@@ -156,7 +157,8 @@ static void test_dna_table(void)
               swgpu_last_error());
         if (rc == 0)
             CHECK(near(k.lambda, r->lambda, 1e-12) && k.K == r->K && k.H == r->H &&
-                      near(k.alpha, r->alpha, 1e-12) && k.beta == r->beta && k.estimated == 0,
+                      near(k.alpha, r->alpha, 1e-12) && k.beta == r->beta && k.estimated == 0 &&
+                      k.round_down == r->round_down,
                   "dna %d/%d %d/%d: got %g %g %g %g %g", r->match, r->mismatch, r->open,
                   r->extend, k.lambda, k.K, k.H, k.alpha, k.beta);
         swgpu_matrix_destroy(m);
@@ -183,7 +185,7 @@ static void test_dna_table(void)
  */
 static void test_bitscore_evalue(void)
 {
-    swgpu_karlin_t b62 = {0.267, 0.041, 0.14, 1.9, -30, 0};
+    swgpu_karlin_t b62 = {.lambda = 0.267, .K = 0.041, .H = 0.14, .alpha = 1.9, .beta = -30};
     CHECK_NEAR(swgpu_bitscore(&b62, 100), 43.12818987177933, 1e-12);
     CHECK_NEAR(swgpu_bitscore(&b62, 50), 23.868211075911667, 1e-12);
 
@@ -195,16 +197,17 @@ static void test_bitscore_evalue(void)
     /* search space too small for any adjustment: L = 0 */
     CHECK_NEAR(swgpu_evalue(&b62, 30, 20, 1000, 10), 0.2723422695668316, 1e-9);
 
-    swgpu_karlin_t b62_10 = {0.243, 0.024, 0.10, 2.5, -44, 0}; /* L = 175 */
+    swgpu_karlin_t b62_10 = {.lambda = 0.243, .K = 0.024, .H = 0.10, .alpha = 2.5, .beta = -44};
+    /* L = 175 */
     CHECK_NEAR(swgpu_evalue(&b62_10, 60, 1000, 200000000, 600000), 875.7401261387986, 1e-9);
     CHECK_NEAR(swgpu_bitscore(&b62_10, 60), 26.41531548010202, 1e-12);
 
-    swgpu_karlin_t dna = {0.625, 0.41, 0.78, 0.8, -2, 0};
+    swgpu_karlin_t dna = {.lambda = 0.625, .K = 0.41, .H = 0.78, .alpha = 0.8, .beta = -2};
     CHECK_NEAR(swgpu_evalue(&dna, 40, 500, 1000000, 100), 0.0027157713683306065, 1e-9); /* L = 22 */
     CHECK_NEAR(swgpu_bitscore(&dna, 40), 37.35368020738073, 1e-12);
 
     /* fitted parameters: no length adjustment, E = K m n e^{-lambda S} */
-    swgpu_karlin_t est = {0.267, 0.041, 0, 0, 0, 1};
+    swgpu_karlin_t est = {.lambda = 0.267, .K = 0.041, .estimated = 1};
     CHECK_NEAR(swgpu_evalue(&est, 100, 300, 10000000, 30000),
                0.041 * 300 * 1e7 * exp(-26.7), 1e-12);
 
@@ -213,6 +216,76 @@ static void test_bitscore_evalue(void)
     double e1 = swgpu_evalue(&b62, 101, 300, 10000000, 30000);
     CHECK_NEAR(e1 / swgpu_evalue(&b62, 100, 300, 10000000, 30000), exp(-0.267), 1e-9);
     CHECK(swgpu_evalue(&b62, 100, 300, 20000000, 60000) > e1, "bigger database");
+}
+
+/*
+ * Against NCBI BLAST itself: blastp 2.12.0+ (BLOSUM62 11/1, -comp_based_stats
+ * 0, with OLD_FSC=1 for the classic Karlin-Altschul E-values rather than
+ * Spouge's finite-size correction) searching the first 4000 sequences of
+ * uniprot20k (1,842,118 residues) printed these raw scores, query lengths,
+ * E-values and bit scores.  Ours, printed by BLAST's tabular rules, agree.
+ */
+static void blast_tabular(char *e, char *b, size_t size, double ev, double bits)
+{
+    if (ev < 1.0e-180) snprintf(e, size, "0.0");
+    else if (ev < 0.0009) snprintf(e, size, "%.2e", ev);
+    else if (ev < 0.1) snprintf(e, size, "%.3f", ev);
+    else if (ev < 1.0) snprintf(e, size, "%.2f", ev);
+    else if (ev < 10.0) snprintf(e, size, "%.1f", ev);
+    else snprintf(e, size, "%.0f", ev);
+    if (bits > 99999) snprintf(b, size, "%5.3e", bits);
+    else if (bits > 99.9) snprintf(b, size, "%3ld", (long)bits);
+    else snprintf(b, size, "%4.1f", bits);
+}
+
+static void test_against_blast(void)
+{
+    static const struct {
+        int32_t score;
+        uint64_t qlen;
+        const char *evalue, *bits;
+    } rows[] = {
+        {39, 57, "57", "19.6"},         {50, 57, "3.0", "23.9"},
+        {56, 635, "10", "26.2"},        {64, 1489, "3.1", "29.3"},
+        {75, 635, "0.066", "33.5"},     {91, 686, "0.001", "39.7"},
+        {121, 1489, "7.68e-07", "51.2"}, {241, 1489, "9.34e-21", "97.4"},
+        {395, 152, "7.19e-40", "156"},  {482, 237, "1.21e-49", "190"},
+        {1067, 361, "3.14e-117", "415"}, {3539, 921, "0.0", "1367"},
+        {7702, 1489, "0.0", "2971"},
+    };
+    swgpu_karlin_t k = {.lambda = 0.267, .K = 0.041, .H = 0.14, .alpha = 1.9, .beta = -30};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char e[64], b[64];
+        blast_tabular(e, b, sizeof e, swgpu_evalue(&k, rows[i].score, rows[i].qlen, 1842118, 4000),
+                      swgpu_bitscore(&k, rows[i].score));
+        CHECK(!strcmp(e, rows[i].evalue) && !strcmp(b, rows[i].bits),
+              "score %d qlen %llu: E %s bits %s, BLAST %s %s", (int)rows[i].score,
+              (unsigned long long)rows[i].qlen, e, b, rows[i].evalue, rows[i].bits);
+    }
+
+    /* blastn -task blastn -reward 2 -penalty -3 -gapopen 5 -gapextend 2
+     * (OLD_FSC=1), a 734 bp query against 300 sequences of 997 bp: an odd
+     * score gets the E-value of the even score below, not its bit score */
+    static const struct {
+        int32_t score;
+        const char *evalue, *bits;
+    } dna[] = {
+        {22, "91", "21.1"}, {25, "26", "23.8"},   {27, "7.5", "25.6"},  {29, "2.1", "27.4"},
+        {30, "0.62", "28.3"}, {31, "0.62", "29.2"}, {33, "0.18", "31.0"},
+    };
+    swgpu_matrix_t *m = NULL;
+    swgpu_karlin_t kd;
+    CHECK_EQ_INT(swgpu_matrix_dna(2, -3, &m), 0);
+    CHECK_EQ_INT(m ? swgpu_karlin_lookup(m, 5, 2, &kd) : -1, 0);
+    swgpu_matrix_destroy(m);
+    for (size_t i = 0; i < sizeof dna / sizeof dna[0]; i++) {
+        char e[64], b[64];
+        blast_tabular(e, b, sizeof e, swgpu_evalue(&kd, dna[i].score, 734, 299100, 300),
+                      swgpu_bitscore(&kd, dna[i].score));
+        CHECK(!strcmp(e, dna[i].evalue) && !strcmp(b, dna[i].bits),
+              "DNA score %d: E %s bits %s, BLAST %s %s", (int)dna[i].score, e, b,
+              dna[i].evalue, dna[i].bits);
+    }
 }
 
 /* ------------------------------------------------------------- the fit */
@@ -300,6 +373,7 @@ int main(void)
     test_identify_by_table();
     test_dna_table();
     test_bitscore_evalue();
+    test_against_blast();
     test_fit();
     return tap_done();
 }
