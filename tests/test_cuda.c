@@ -270,46 +270,50 @@ static void part1(void)
 static const char *kernels[] = {NULL, "intra", "simt", "vector", "scan"};
 enum { NKERN = sizeof kernels / sizeof kernels[0] };
 
-static void gpu_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m,
-                     int open, int ext, const char *kernel, const char *what,
-                     uint64_t *overflows)
+/* every kernel family on one case; the reference is computed once */
+static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m,
+                      int open, int ext, const char *what, uint64_t *overflows)
 {
-    swgpu_opts_t o;
-    memset(&o, 0, sizeof o);
-    o.gap_open = open;
-    o.gap_extend = ext;
-    o.kernel = kernel;
-    o.top_n = 10;
-    void *st = NULL;
-    int rc = swgpu__engine_cuda.create(db, m, &o, &st);
-    CHECK(rc == 0, "create %s (%s): %s", kernel ? kernel : "default", what, swgpu_last_error());
-    if (rc)
-        return;
-    int32_t *got = malloc(db->n * sizeof *got);
+    int32_t *want = malloc(db->n * sizeof *want), *got = malloc(db->n * sizeof *got);
     for (uint64_t k = 0; k < db->n; k++)
-        got[k] = -7;
-    swgpu_scan_stats_t ss = {0, 0};
-    rc = swgpu__engine_cuda.scan(st, q, qlen, got, &ss);
-    CHECK(rc == 0, "scan %s (%s): %s", kernel ? kernel : "default", what, swgpu_last_error());
-    int bad = 0;
-    for (uint64_t k = 0; k < db->n && !rc && bad < 3; k++) {
-        int32_t want = ref_score(q, qlen, db->res + db->off[k], db->off[k + 1] - db->off[k], m,
-                                 open, ext);
-        if (got[k] != want) {
-            bad++;
-            CHECK(0, "kernel %s (%s, qlen %zu, gaps %d/%d): subject %llu (len %llu) scored %d, "
-                     "expected %d", kernel ? kernel : "default", what, qlen, open, ext,
-                  (unsigned long long)k, (unsigned long long)(db->off[k + 1] - db->off[k]),
-                  got[k], want);
+        want[k] = ref_score(q, qlen, db->res + db->off[k], db->off[k + 1] - db->off[k], m, open,
+                            ext);
+    for (int kk = 0; kk < NKERN; kk++) {
+        const char *kernel = kernels[kk], *kname = kernel ? kernel : "default";
+        swgpu_opts_t o;
+        memset(&o, 0, sizeof o);
+        o.gap_open = open;
+        o.gap_extend = ext;
+        o.kernel = kernel;
+        o.top_n = 10;
+        void *st = NULL;
+        int rc = swgpu__engine_cuda.create(db, m, &o, &st);
+        CHECK(rc == 0, "create %s (%s): %s", kname, what, swgpu_last_error());
+        if (rc)
+            continue;
+        for (uint64_t k = 0; k < db->n; k++)
+            got[k] = -7;
+        swgpu_scan_stats_t ss = {0, 0};
+        rc = swgpu__engine_cuda.scan(st, q, qlen, got, &ss);
+        CHECK(rc == 0, "scan %s (%s): %s", kname, what, swgpu_last_error());
+        int bad = 0;
+        for (uint64_t k = 0; k < db->n && !rc && bad < 3; k++) {
+            if (got[k] != want[k]) {
+                bad++;
+                CHECK(0, "kernel %s (%s, qlen %zu, gaps %d/%d): subject %llu (len %llu) scored "
+                         "%d, expected %d", kname, what, qlen, open, ext, (unsigned long long)k,
+                      (unsigned long long)(db->off[k + 1] - db->off[k]), got[k], want[k]);
+            }
         }
+        if (!rc && !bad)
+            tap_passed++;
+        CHECK_EQ_INT(ss.cells, (uint64_t)qlen * db->total_res);
+        if (overflows && kk == 0)
+            *overflows += ss.overflows;
+        swgpu__engine_cuda.destroy(st);
     }
-    if (!rc && !bad)
-        tap_passed++;
-    CHECK_EQ_INT(ss.cells, (uint64_t)qlen * db->total_res);
-    if (overflows)
-        *overflows += ss.overflows;
+    free(want);
     free(got);
-    swgpu__engine_cuda.destroy(st);
 }
 
 static void part2(int small)
@@ -333,22 +337,32 @@ static void part2(int small)
     db_make(&T, lens, n + (small ? 4 : 16), 0, q, 2500);
     size_t qls_all[] = {1, 5, 144, 255, 256, 257, 464, 1024, 1025, 1500, 5478};
     size_t nq = small ? 3 : sizeof qls_all / sizeof qls_all[0];
-    for (int kk = 0; kk < NKERN; kk++)
-        for (size_t i = 0; i < nq; i++)
-            gpu_case(&T.db, q, qls_all[i], &prot, 11, 1, kernels[kk], "protein", NULL);
+    for (size_t i = 0; i < nq; i++)
+        gpu_cases(&T.db, q, qls_all[i], &prot, 11, 1, "protein", NULL);
     int gaps[][2] = {{10, 2}, {5, 2}, {0, 1}, {3, 3}};
-    for (int kk = 0; kk < NKERN; kk++)
-        for (int g = 0; g < 4; g++)
-            gpu_case(&T.db, q, small ? 300 : 700, &prot, gaps[g][0], gaps[g][1], kernels[kk],
-                     "protein gaps", NULL);
+    for (int g = 0; g < 4; g++)
+        gpu_cases(&T.db, q, small ? 300 : 700, &prot, gaps[g][0], gaps[g][1], "protein gaps",
+                  NULL);
+    /* every built-in matrix */
+    const char *names[] = {"BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80", "BLOSUM90",
+                           "PAM30", "PAM70", "PAM250"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        swgpu_matrix_t *bm = NULL;
+        int rc = swgpu_matrix_builtin(names[i], &bm);
+        CHECK(rc == 0, "matrix %s: %s", names[i], swgpu_last_error());
+        if (rc)
+            continue;
+        if (!small || i == 2)
+            gpu_cases(&T.db, q, 400, bm, 11, 1, names[i], NULL);
+        swgpu_matrix_destroy(bm);
+    }
     db_free(&T);
 
     /* overflow-forcing: copies of the query scored with large values */
     uint32_t lo[] = {3000, 3000, 2900, 2500, 2100, 1500, 1000, 500, 100, 10, 1, 4000};
     db_make(&T, lo, sizeof lo / sizeof lo[0], 0, q, 4000);
     uint64_t ov = 0;
-    for (int kk = 0; kk < NKERN; kk++)
-        gpu_case(&T.db, q, 3000, &big, 11, 1, kernels[kk], "overflow", kk == 0 ? &ov : NULL);
+    gpu_cases(&T.db, q, 3000, &big, 11, 1, "overflow", &ov);
     CHECK(ov > 0, "no overflow recomputed with large scores (%llu)", (unsigned long long)ov);
     db_free(&T);
 
@@ -357,8 +371,7 @@ static void part2(int small)
     for (size_t i = 0; i < nd; i++)
         lens[i] = 1 + (uint32_t)(tap_rand(&seed) % 3000);
     db_make(&T, lens, nd, 1, qd, 3000);
-    for (int kk = 0; kk < NKERN; kk++)
-        gpu_case(&T.db, qd, small ? 500 : 3000, &dna, 5, 2, kernels[kk], "dna", NULL);
+    gpu_cases(&T.db, qd, small ? 500 : 3000, &dna, 5, 2, "dna", NULL);
     db_free(&T);
 
     /* streaming: a database several times the tiny budget */
@@ -369,9 +382,8 @@ static void part2(int small)
             ls[i] = 20 + (uint32_t)(tap_rand(&seed) % 700);
         db_make(&T, ls, ns, 0, q, 700);
         setenv("SWGPU_GPU_MEMORY", "65M", 1);
-        gpu_case(&T.db, q, 500, &prot, 11, 1, NULL, "streamed", NULL);
-        gpu_case(&T.db, q, 1600, &prot, 11, 1, NULL, "streamed", NULL);
-        gpu_case(&T.db, q, 500, &prot, 11, 1, "simt", "streamed", NULL);
+        gpu_cases(&T.db, q, 500, &prot, 11, 1, "streamed", NULL);
+        gpu_cases(&T.db, q, 1600, &prot, 11, 1, "streamed", NULL);
         unsetenv("SWGPU_GPU_MEMORY");
         db_free(&T);
         free(ls);
