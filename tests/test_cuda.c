@@ -203,7 +203,7 @@ static void model_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen,
                             ext);
     int sat = 32767 - m->max;
     for (int c = -1; c < ncfg; c++) {
-        swgpu_cu_cfg_t cf = c < 0 ? (swgpu_cu_cfg_t){0, 0} : cfg[c];
+        swgpu_cu_cfg_t cf = c < 0 ? (swgpu_cu_cfg_t){0, 0, 0} : cfg[c];
         int rc = swgpu__cu_emulate(c < 0 ? 1 : 0, cf, res, woff, len, (uint32_t)db->n, q,
                                    (int)qlen, mat, open + ext, ext, got);
         CHECK_EQ_INT(rc, 0);
@@ -343,6 +343,21 @@ static void part2(int small)
     for (int g = 0; g < 4; g++)
         gpu_cases(&T.db, q, small ? 300 : 700, &prot, gaps[g][0], gaps[g][1], "protein gaps",
                   NULL);
+    /* every compiled DPX configuration, forced (short and multi-tile queries) */
+    {
+        int ncfg;
+        const swgpu_cu_cfg_t *cf = swgpu__cu_dpx_configs(&ncfg);
+        for (int c = 0; c < ncfg && !small; c++) {
+            char v[32], what[64];
+            snprintf(v, sizeof v, "%d,%d,%d", cf[c].G, cf[c].R, cf[c].P);
+            snprintf(what, sizeof what, "SWGPU_CUDA_CFG=%s", v);
+            setenv("SWGPU_CUDA_CFG", v, 1);
+            gpu_cases(&T.db, q, 200, &prot, 11, 1, what, NULL);
+            gpu_cases(&T.db, q, 1100, &prot, 11, 1, what, NULL);
+            unsetenv("SWGPU_CUDA_CFG");
+        }
+    }
+
     /* every built-in matrix */
     const char *names[] = {"BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80", "BLOSUM90",
                            "PAM30", "PAM70", "PAM250"};
@@ -381,7 +396,7 @@ static void part2(int small)
         for (size_t i = 0; i < ns; i++)
             ls[i] = 20 + (uint32_t)(tap_rand(&seed) % 700);
         db_make(&T, ls, ns, 0, q, 700);
-        setenv("SWGPU_GPU_MEMORY", "65M", 1);
+        setenv("SWGPU_GPU_MEMORY", "67M", 1);
         gpu_cases(&T.db, q, 500, &prot, 11, 1, "streamed", NULL);
         gpu_cases(&T.db, q, 1600, &prot, 11, 1, "streamed", NULL);
         unsetenv("SWGPU_GPU_MEMORY");

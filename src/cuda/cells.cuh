@@ -202,20 +202,22 @@ SW_UNROLL
         e = 0;
     }
 
-    /* one row: h, e hold the left input on entry and the output on exit */
-    SW_HD void row(const V s[R], V noe, V next)
+    /* one row: h, e hold the left input on entry and the output on exit;
+     * s[] holds the scores and is overwritten with the y values (first all
+     * y from the old H, then H in place: no register moves) */
+    SW_HD void row(V s[R], V noe, V next)
     {
-        V hd = diag;
-        diag = h;
         V ee = e;
+        s[0] = L::addmax(diag, s[0], F[0]);         /* y = max(Hdiag + S, F) */
+SW_UNROLL
+        for (int r = 1; r < R; r++)
+            s[r] = L::addmax(H[r - 1], s[r], F[r]);
+        diag = h;
 SW_UNROLL
         for (int r = 0; r < R; r++) {
-            V y = L::addmax(hd, s[r], F[r]);  /* max(Hdiag + S, F) */
-            V hn = L::addmax0(ee, noe, y);    /* max(E, y, 0) */
-            ee = L::addmax(ee, next, y);      /* Ê for column r+1 */
-            hd = H[r];
-            H[r] = hn;
-            F[r] = L::addmax(F[r], next, L::add(hn, noe));
+            H[r] = L::addmax0(ee, noe, s[r]);       /* max(E, y, 0) */
+            ee = L::addmax(ee, next, s[r]);         /* Ê for column r+1 */
+            F[r] = L::addmax(F[r], next, L::add(H[r], noe));
         }
 SW_UNROLL
         for (int r = 0; r + 1 < R; r += 2)

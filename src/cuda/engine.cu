@@ -190,8 +190,8 @@ static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen)
     swgpu_cu_cfg_t best = c[0];
     double bestc = 1e300;
     for (int i = 0; i < n; i++) {
-        if (c[i].G == 32)
-            continue; /* the long-subject configuration */
+        if (c[i].G == 32 || c[i].P)
+            continue; /* the long-subject configuration; variants */
         int W = c[i].G * c[i].R, nt = (qlen + W - 1) / W;
         double cost = (double)nt * c[i].G * (avglen + c[i].G - 1) * (c[i].R + 4.0);
         if (cost < bestc * 0.999) {
@@ -382,8 +382,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
     if ((env = getenv("SWGPU_CUDA_LONG")) && *env)
         S->long_len = (uint32_t)strtoul(env, NULL, 10);
     if ((env = getenv("SWGPU_CUDA_CFG")) && *env) {
-        if (sscanf(env, "%d,%d", &S->cfg_env.G, &S->cfg_env.R) != 2) {
-            rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_CFG=%s: expected G,R", env);
+        if (sscanf(env, "%d,%d,%d", &S->cfg_env.G, &S->cfg_env.R, &S->cfg_env.P) < 2) {
+            rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_CFG=%s: expected G,R[,P]", env);
             goto fail;
         }
     }
@@ -593,7 +593,8 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
         if ((rc = swgpu__cu_dpx_occupancy(S->cfg_main, &per)))
             return rc;
         d->blocks_main = (per > 0 ? per : 1) * d->sms;
-        size_t sb = swgpu__cu_dpx_scratch(S->cfg_main, qlen, maxshort, d->blocks_main);
+        size_t sb = swgpu__cu_dpx_scratch(S->cfg_main, qlen, S->use_long ? maxshort : maxall,
+                                          d->blocks_main);
         if ((rc = dgrow(&d->scr_main, &d->cap_scr_main, sb)))
             return rc;
         if (S->use_long) {
@@ -852,6 +853,7 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
         S->cfg_main = S->cfg_env.G ? S->cfg_env : pick_cfg(S->qlen, avg);
         S->cfg_long.G = 32;
         S->cfg_long.R = 32;
+        S->cfg_long.P = 0;
         S->use_long = S->qlen > 1024;
         n = swgpu__cu_tile_prof_len(S->cfg_main.G, S->cfg_main.R, S->qlen) * 2;
         if ((rc = hgrow((void **)&S->h_tp_main, &S->cap_h_main, n)))

@@ -56,16 +56,45 @@ static __device__ __forceinline__ void copy_tile(int16_t *dst, const int16_t *tp
         d[i] = src[i];
 }
 
+/* P=1: the tile as two tables of 32-bit words, lo[a][pos] = score in the
+ * low half, hi[a][pos] = score in the high half, chunks of 4 columns */
+template <int G, int R>
+static __device__ __forceinline__ void copy_tile_lohi(uint32_t *lo, uint32_t *hi,
+                                                      const int16_t *tprof, int tile)
+{
+    enum { W = G * R };
+    const int16_t *src = tprof + (size_t)tile * SWGPU_CU_NRES * W;
+    for (int i = threadIdx.x; i < SWGPU_CU_NRES * W; i += blockDim.x) {
+        int a = i / W, pos = i - a * W;
+        int col = sw_prof_col(pos, G, R, SwChunk<R>::CH);
+        int t = col / R, r = col - t * R;
+        int d = a * W + ((r / 4) * G + t) * 4 + (r & 3);
+        int v = src[i];
+        lo[d] = (uint32_t)v & 0xffffu;
+        hi[d] = (uint32_t)v << 16;
+    }
+}
+
+/* lo + hi by an integer multiply-add (FMA pipe); one = 1 at run time */
+static __device__ __forceinline__ uint32_t pair_mad(uint32_t hi, uint32_t one, uint32_t lo)
+{
+    uint32_t d;
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(hi), "r"(one), "r"(lo));
+    return d;
+}
+
 /* ------------------------------------------------------ the DPX kernel */
 
-template <int G, int R>
+template <int G, int R, int P>
 __global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS)
 k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restrict__ tprof,
-      int ntiles, int oe, int ext, uint2 *scratch, uint32_t maxlen, int *ctr, int32_t *scores)
+      int ntiles, int oe, int ext, uint2 *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
+      uint32_t one)
 {
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
     extern __shared__ uint4 smem_u4[];
-    int16_t *prof = (int16_t *)smem_u4; /* 32 x W scores of the current tile */
+    int16_t *prof = (int16_t *)smem_u4; /* P=0: 32 x W scores of the current tile */
+    uint32_t *plo = (uint32_t *)smem_u4, *phi = plo + SWGPU_CU_NRES * W; /* P=1 */
     __shared__ uint32_t unit_sh;
     const int g = threadIdx.x / G, t = threadIdx.x % G;
     const uint32_t end = first + count;
@@ -74,7 +103,10 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
     uint2 *bnd = scratch ? scratch + (size_t)(blockIdx.x * NG + g) * maxlen : NULL;
 
     if (ntiles == 1) {
-        copy_tile(prof, tprof, W, 0);
+        if (P)
+            copy_tile_lohi<G, R>(plo, phi, tprof, 0);
+        else
+            copy_tile(prof, tprof, W, 0);
         __syncthreads();
     }
     for (;;) {
@@ -107,7 +139,10 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         for (int tile = 0; tile < ntiles; tile++) {
             if (ntiles > 1) {
                 __syncthreads();
-                copy_tile(prof, tprof, W, tile);
+                if (P)
+                    copy_tile_lohi<G, R>(plo, phi, tprof, tile);
+                else
+                    copy_tile(prof, tprof, W, tile);
                 __syncthreads();
             }
             ln.start(oe);
@@ -131,7 +166,20 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                     ln.e = er;
                     const int ra = sw_res(b.res, wa, la, j), rb = sw_res(b.res, wb, lb, j);
                     uint32_t sc[R];
-                    sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
+                    if (P) {
+                        const uint4 *xa = (const uint4 *)(plo + ra * W);
+                        const uint4 *xb = (const uint4 *)(phi + rb * W);
+#pragma unroll
+                        for (int k = 0; k < R / 4; k++) {
+                            uint4 x = xa[k * G + t], y = xb[k * G + t];
+                            sc[4 * k + 0] = pair_mad(y.x, one, x.x);
+                            sc[4 * k + 1] = pair_mad(y.y, one, x.y);
+                            sc[4 * k + 2] = pair_mad(y.z, one, x.z);
+                            sc[4 * k + 3] = pair_mad(y.w, one, x.w);
+                        }
+                    } else {
+                        sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
+                    }
                     ln.row(sc, noe, next);
                     if (t == G - 1 && tile + 1 < ntiles)
                         bnd[j] = make_uint2(ln.h, ln.e);
@@ -151,16 +199,19 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
 }
 
 typedef void (*dpx_kern_t)(swgpu_cu_batch_t, uint32_t, uint32_t, const int16_t *, int, int, int,
-                           uint2 *, uint32_t, int *, int32_t *);
+                           uint2 *, uint32_t, int *, int32_t *, uint32_t);
 
 static const struct {
     swgpu_cu_cfg_t cfg;
     dpx_kern_t kern;
 } dpx_table[] = {
-    {{8, 12}, k_dpx<8, 12>},  {{8, 16}, k_dpx<8, 16>},  {{8, 20}, k_dpx<8, 20>},
-    {{8, 24}, k_dpx<8, 24>},  {{8, 28}, k_dpx<8, 28>},  {{8, 32}, k_dpx<8, 32>},
-    {{16, 16}, k_dpx<16, 16>}, {{16, 24}, k_dpx<16, 24>}, {{16, 32}, k_dpx<16, 32>},
-    {{32, 32}, k_dpx<32, 32>},
+    {{8, 12, 0}, k_dpx<8, 12, 0>},   {{8, 16, 0}, k_dpx<8, 16, 0>},
+    {{8, 20, 0}, k_dpx<8, 20, 0>},   {{8, 24, 0}, k_dpx<8, 24, 0>},
+    {{8, 28, 0}, k_dpx<8, 28, 0>},   {{8, 32, 0}, k_dpx<8, 32, 0>},
+    {{16, 16, 0}, k_dpx<16, 16, 0>}, {{16, 24, 0}, k_dpx<16, 24, 0>},
+    {{16, 32, 0}, k_dpx<16, 32, 0>}, {{32, 32, 0}, k_dpx<32, 32, 0>},
+    {{8, 16, 1}, k_dpx<8, 16, 1>},   {{8, 24, 1}, k_dpx<8, 24, 1>},
+    {{8, 32, 1}, k_dpx<8, 32, 1>},
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
@@ -177,21 +228,22 @@ extern "C" const swgpu_cu_cfg_t *swgpu__cu_dpx_configs(int *n)
 static int dpx_find(swgpu_cu_cfg_t cfg)
 {
     for (int i = 0; i < N_DPX; i++)
-        if (dpx_table[i].cfg.G == cfg.G && dpx_table[i].cfg.R == cfg.R)
+        if (dpx_table[i].cfg.G == cfg.G && dpx_table[i].cfg.R == cfg.R &&
+            dpx_table[i].cfg.P == cfg.P)
             return i;
     return -1;
 }
 
 static size_t dpx_smem(swgpu_cu_cfg_t cfg)
 {
-    return (size_t)SWGPU_CU_NRES * cfg.G * cfg.R * sizeof(int16_t);
+    return (size_t)SWGPU_CU_NRES * cfg.G * cfg.R * (cfg.P ? 2 * sizeof(uint32_t) : sizeof(int16_t));
 }
 
 extern "C" int swgpu__cu_dpx_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm)
 {
     int i = dpx_find(cfg);
     if (i < 0)
-        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d", cfg.G, cfg.R);
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d P=%d", cfg.G, cfg.R, cfg.P);
     size_t smem = dpx_smem(cfg);
     CU_CHECK(cudaFuncSetAttribute(dpx_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)smem));
@@ -214,7 +266,7 @@ extern "C" int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t
 {
     int i = dpx_find(cfg);
     if (i < 0)
-        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d", cfg.G, cfg.R);
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d P=%d", cfg.G, cfg.R, cfg.P);
     if (count == 0)
         return SWGPU_OK;
     int W = cfg.G * cfg.R, ntiles = (q->qlen + W - 1) / W;
@@ -224,7 +276,7 @@ extern "C" int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t
     CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
     dpx_table[i].kern<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
         *b, first, count, tprof, ntiles, q->oe, q->ext, ntiles > 1 ? (uint2 *)scratch : NULL,
-        maxlen, ctr, scores);
+        maxlen, ctr, scores, 1u);
     CU_LAUNCHED("k_dpx");
     return SWGPU_OK;
 }
@@ -425,7 +477,7 @@ extern "C" int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *r
         cfg.G = IB;
         cfg.R = IR;
     } else if (dpx_find(cfg) < 0) {
-        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d", cfg.G, cfg.R);
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d P=%d", cfg.G, cfg.R, cfg.P);
     }
     std::vector<int16_t> tp(swgpu__cu_tile_prof_len(cfg.G, cfg.R, qlen));
     swgpu__cu_tile_prof(cfg.G, cfg.R, q, qlen, mat, tp.data());

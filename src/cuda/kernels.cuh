@@ -50,9 +50,14 @@ typedef struct {
     int ext;              /* gap extend */
 } swgpu_cu_query_t;
 
-/** Group kernel configuration: G threads per group, R query columns per thread. */
+/**
+ * Group kernel configuration: G threads per group, R query columns per
+ * thread; P (DPX kernel only) 0: the score pairs are assembled from the
+ * 16-bit profile with byte permutes, 1: from two 32-bit tables (low and
+ * high half) with an integer multiply-add, off the ALU pipe.
+ */
 typedef struct {
-    int G, R;
+    int G, R, P;
 } swgpu_cu_cfg_t;
 
 /** Block size of the DPX kernel and of the intra kernel; the intra tile. */
