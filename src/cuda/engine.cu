@@ -25,6 +25,7 @@
  *                           the intra kernel above it
  *
  * Environment overrides for experiments: SWGPU_CUDA_CFG="G,R" (DPX
+ * configuration G,R[,P]), SWGPU_CUDA_PAIR (0/1: pair assembly of the automatic
  * configuration), SWGPU_CUDA_LONG (length threshold), SWGPU_GPU_MEMORY.
  */
 #include "common.cuh"
@@ -35,6 +36,7 @@ enum { FAM_DPX, FAM_INTRA, FAM_SIMT, FAM_VECTOR, FAM_SCAN };
 static const char *fam_names[] = {"default", "intra", "simt", "vector", "scan"};
 
 #define NBUF 2 /* streaming buffers per GPU */
+#define DPX_PAIR_DEFAULT 0 /* see bench/NOTES-gpu.md */
 #define NCTR 8 /* work counters per GPU */
 
 typedef struct {
@@ -92,6 +94,7 @@ typedef struct cuda_state {
     int32_t mat32[32][32];
     uint32_t long_len;      /* subjects longer go to the long path */
     swgpu_cu_cfg_t cfg_env; /* SWGPU_CUDA_CFG, G = 0 if unset */
+    int pair;               /* DPX pair assembly: 0 byte permute, 1 multiply-add */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */
     int h_res_pinned;
@@ -183,15 +186,15 @@ static size_t prof_words(int fam, int qlen)
  * per-step overhead (worth about 4 cell pairs); columns past the query are
  * wasted work.
  */
-static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen)
+static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
 {
     int n;
     const swgpu_cu_cfg_t *c = swgpu__cu_dpx_configs(&n);
     swgpu_cu_cfg_t best = c[0];
     double bestc = 1e300;
     for (int i = 0; i < n; i++) {
-        if (c[i].G == 32 || c[i].P)
-            continue; /* the long-subject configuration; variants */
+        if (c[i].G == 32 || c[i].P != pair)
+            continue; /* the long-subject configuration; the other pair assembly */
         int W = c[i].G * c[i].R, nt = (qlen + W - 1) / W;
         double cost = (double)nt * c[i].G * (avglen + c[i].G - 1) * (c[i].R + 4.0);
         if (cost < bestc * 0.999) {
@@ -381,6 +384,9 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
     S->long_len = S->fam == FAM_INTRA ? 0 : 2048;
     if ((env = getenv("SWGPU_CUDA_LONG")) && *env)
         S->long_len = (uint32_t)strtoul(env, NULL, 10);
+    S->pair = DPX_PAIR_DEFAULT;
+    if ((env = getenv("SWGPU_CUDA_PAIR")) && *env)
+        S->pair = atoi(env) ? 1 : 0;
     if ((env = getenv("SWGPU_CUDA_CFG")) && *env) {
         if (sscanf(env, "%d,%d,%d", &S->cfg_env.G, &S->cfg_env.R, &S->cfg_env.P) < 2) {
             rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_CFG=%s: expected G,R[,P]", env);
@@ -850,7 +856,7 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
                         S->h_tp_intra);
     if (S->scan_fam == FAM_DPX) {
         double avg = S->db->n ? (double)S->db->total_res / S->db->n : 1.0;
-        S->cfg_main = S->cfg_env.G ? S->cfg_env : pick_cfg(S->qlen, avg);
+        S->cfg_main = S->cfg_env.G ? S->cfg_env : pick_cfg(S->qlen, avg, S->pair);
         S->cfg_long.G = 32;
         S->cfg_long.R = 32;
         S->cfg_long.P = 0;

@@ -86,7 +86,7 @@ static __device__ __forceinline__ uint32_t pair_mad(uint32_t hi, uint32_t one, u
 /* ------------------------------------------------------ the DPX kernel */
 
 template <int G, int R, int P>
-__global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS)
+__global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS, P ? 2 : 1)
 k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restrict__ tprof,
       int ntiles, int oe, int ext, uint2 *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
       uint32_t one)
@@ -171,11 +171,19 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                         const uint4 *xb = (const uint4 *)(phi + rb * W);
 #pragma unroll
                         for (int k = 0; k < R / 4; k++) {
-                            uint4 x = xa[k * G + t], y = xb[k * G + t];
-                            sc[4 * k + 0] = pair_mad(y.x, one, x.x);
-                            sc[4 * k + 1] = pair_mad(y.y, one, x.y);
-                            sc[4 * k + 2] = pair_mad(y.z, one, x.z);
-                            sc[4 * k + 3] = pair_mad(y.w, one, x.w);
+                            uint4 x = xa[k * G + t];
+                            sc[4 * k + 0] = x.x;
+                            sc[4 * k + 1] = x.y;
+                            sc[4 * k + 2] = x.z;
+                            sc[4 * k + 3] = x.w;
+                        }
+#pragma unroll
+                        for (int k = 0; k < R / 4; k++) {
+                            uint4 y = xb[k * G + t];
+                            sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
+                            sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
+                            sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
+                            sc[4 * k + 3] = pair_mad(y.w, one, sc[4 * k + 3]);
                         }
                     } else {
                         sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
@@ -210,8 +218,9 @@ static const struct {
     {{8, 28, 0}, k_dpx<8, 28, 0>},   {{8, 32, 0}, k_dpx<8, 32, 0>},
     {{16, 16, 0}, k_dpx<16, 16, 0>}, {{16, 24, 0}, k_dpx<16, 24, 0>},
     {{16, 32, 0}, k_dpx<16, 32, 0>}, {{32, 32, 0}, k_dpx<32, 32, 0>},
-    {{8, 16, 1}, k_dpx<8, 16, 1>},   {{8, 24, 1}, k_dpx<8, 24, 1>},
-    {{8, 32, 1}, k_dpx<8, 32, 1>},
+    {{8, 12, 1}, k_dpx<8, 12, 1>},   {{8, 16, 1}, k_dpx<8, 16, 1>},
+    {{8, 20, 1}, k_dpx<8, 20, 1>},   {{8, 24, 1}, k_dpx<8, 24, 1>},
+    {{8, 28, 1}, k_dpx<8, 28, 1>},   {{8, 32, 1}, k_dpx<8, 32, 1>},
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
