@@ -107,7 +107,8 @@ int main(int argc, char **argv)
     t_start = now();
     cli_install_logger(1);
     if (argc < 2) {
-        usage(stderr);
+        cli_error("no command given (commands: search, makedb, version, help; "
+                  "swgpu --help for usage)");
         return 1;
     }
     const char *cmd = argv[1];
