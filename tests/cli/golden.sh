@@ -36,8 +36,14 @@ golden search_pair.out search -q $Q -d $DB --outfmt pair --quiet
 golden search_cols.out search -q $Q -d $DB --quiet \
     --outfmt '6 qseqid sseqid score evalue bitscore qlen slen nident gaps cigar'
 golden search_top1.out search -q $Q -d $DB -n 1 --outfmt '6 qseqid sseqid score' --quiet
-golden search_pam30.out search -q $Q -d $DB --matrix PAM30 --gap-open 9 --gap-extend 1 \
+golden search_pam250.out search -q $Q -d $DB --matrix PAM250 --gap-open 14 --gap-extend 2 \
     --outfmt '6 qseqid sseqid score evalue qstart qend sstart send cigar' --quiet
+# a matrix file without published statistics: E-values are approximate
+# (warned about), raw scores exact
+golden search_matfile.out search -q $Q -d $DB --matrix $D/cli_ident.mat --gap-open 9 \
+    --gap-extend 2 --evalue 1e9 --outfmt '6 qseqid sseqid score qstart qend sstart send'
+grep -q 'warning: .*cli_ident' "$T/search_matfile.out.err" && pass ||
+    fail "matrix file: no statistics warning: $(cat "$T/search_matfile.out.err")"
 golden search_dna.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --quiet \
     --outfmt '6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar'
 golden search_dna_7.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --outfmt 7 --quiet
