@@ -49,7 +49,8 @@ int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
  * full-matrix blocks H prefers M, then I, then D, and a gap state prefers
  * opening over extending.  Other engines may pick another optimal path:
  * compare CIGARs by rescoring (swgpu_cigar_score), not as text.
- * Memory: O(qend - qbeg) plus at most a 64 K-cell block; no full matrix.
+ * Memory: O(M + N) for an M x N rectangle (rows, reversed copies) plus
+ * small traceback blocks (at most 64 K cells, or two rows); never M x N.
  */
 int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
