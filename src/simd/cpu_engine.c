@@ -25,8 +25,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#define CEIL8 255    /* a saturated 8-bit lane reports this score */
-#define CEIL16 65535 /* a saturated 16-bit lane reports this score */
+/* a saturated lane reports this score (see sw_template.h) */
+#define CEIL8 (INT8_MAX - INT8_MIN)
+#define CEIL16 (INT16_MAX - INT16_MIN)
 
 typedef struct {
     const swgpu_db_t *db;       /* borrowed: must outlive the engine */

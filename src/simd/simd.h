@@ -64,8 +64,9 @@ typedef struct {
  *  work   scratch of at least swgpu__sw_work_size(qlen, bytes) bytes,
  *         64-byte aligned, owned by the calling thread
  *  best   lanes outputs: the lane's best score, exact when below the width's
- *         ceiling (255 for 8-bit, 65535 for 16-bit); equal to the ceiling
- *         when the lane saturated (the caller rescores it wider).
+ *         ceiling (255 for 8 bits, 65535 for 16 bits); equal to the ceiling
+ *         when the lane saturated (the caller rescores it wider).  Needs
+ *         gap_oe <= 127 (8 bits) or 32767 (16 bits).
  */
 typedef void (*swgpu__sw_batch_fn)(const swgpu__sw_query_t *qp, const uint8_t *cols,
                                    size_t ncols, void *work, int32_t *best);

@@ -7,7 +7,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-_Static_assert(SWGPU__COLS == 4, "sw_template.h walks 4 columns");
 
 /* Look up 16 or 32 codes (< 32) in a 32-byte table: two in-lane shuffles
  * (entries 0-15, 16-31) blended on bit 4 of the code (moved to bit 7). */

@@ -8,7 +8,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-_Static_assert(SWGPU__COLS == 4, "sw_template.h walks 4 columns");
 
 /* 8-bit profile of one column: a 32-entry byte table looked up with two
  * in-lane shuffles (entries 0-15 and 16-31) and a blend on bit 4 of the
