@@ -1,47 +1,28 @@
 /*
  * test_simd.c - the CPU engine (every instruction set this CPU has, forced
- * one at a time, plus the scalar path) against an oracle, on seeded random
- * protein and DNA databases, several matrices and gap pairs, queries of
- * length 1, sequences around every lane/column boundary, saturation-forcing
- * pairs (8-bit and 16-bit), thread counts 1 and 2.
+ * one at a time, plus the scalar path) against the scalar reference
+ * swgpu__ref_score, on seeded random protein and DNA databases, every
+ * built-in matrix, several gap pairs, queries of length 1, sequences around
+ * every lane/column boundary, saturation-forcing pairs (8-bit and 16-bit),
+ * thread counts 1 and 2.
  */
+#include "ref/ref.h"
 #include "simd/simd.h"
 #include "tap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ----------------------------------------------------------- the oracle */
-
-/* Smith-Waterman with affine gaps written as in the textbook, full rows:
- *   E(i,j) = max(E(i,j-1), H(i,j-1) - o) - e
- *   F(i,j) = max(F(i-1,j), H(i-1,j) - o) - e
- *   H(i,j) = max(0, H(i-1,j-1) + s(q_i, t_j), E(i,j), F(i,j))          */
+/* The oracle: the scalar reference engine. */
 static int64_t oracle(const uint8_t *q, size_t m, const uint8_t *t, size_t n,
                       const swgpu_matrix_t *mx, int o, int e)
 {
-    int64_t *h = calloc(n + 1, sizeof *h), *f = malloc((n + 1) * sizeof *f), best = 0;
-    const int64_t neg = -((int64_t)1 << 40);
-    for (size_t j = 0; j <= n; j++) f[j] = neg;
-    for (size_t i = 1; i <= m; i++) {
-        int64_t diag = 0, ee = neg, left = 0; /* H(i, 0) = 0 */
-        for (size_t j = 1; j <= n; j++) {
-            int64_t up = h[j];
-            ee = (ee > left - o ? ee : left - o) - e;
-            f[j] = (f[j] > up - o ? f[j] : up - o) - e;
-            int64_t v = diag + mx->s[q[i - 1]][t[j - 1]];
-            if (v < ee) v = ee;
-            if (v < f[j]) v = f[j];
-            if (v < 0) v = 0;
-            if (v > best) best = v;
-            diag = up;
-            h[j] = v;
-            left = v;
-        }
+    int32_t score = -1;
+    if (swgpu__ref_score(q, m, t, n, mx, o, e, &score, NULL, NULL)) {
+        fprintf(stderr, "reference failed: %s\n", swgpu_last_error());
+        return -1;
     }
-    free(h);
-    free(f);
-    return best;
+    return score;
 }
 
 /* ------------------------------------------------------------- fixtures */
@@ -62,19 +43,6 @@ static void matrix_random(swgpu_matrix_t *m, swgpu_alphabet_t alpha, int lo, int
         }
     m->min = lo;
     m->max = hi;
-}
-
-static void matrix_dna(swgpu_matrix_t *m, int match, int mismatch)
-{
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "dna%d_%d", match, mismatch);
-    m->alphabet = SWGPU_DNA;
-    for (int a = 0; a < SWGPU_NCODES; a++)
-        for (int b = 0; b < SWGPU_NCODES; b++) m->s[a][b] = a == b && a < 4 ? match : mismatch;
-    m->min = mismatch;
-    m->max = match;
-    m->match = match;
-    m->mismatch = mismatch;
 }
 
 /* A database built by hand: sequences given in database order, sorted here
@@ -349,17 +317,31 @@ int main(void)
 {
     uint64_t rng = 12345;
     static const int gaps[][2] = {{11, 1}, {10, 2}, {5, 2}, {0, 1}, {3, 3}};
-    swgpu_matrix_t prot[3], dna[2];
+    static const char *names[] = {"BLOSUM62", "BLOSUM45", "BLOSUM50", "BLOSUM80",
+                                  "BLOSUM90", "PAM30", "PAM70", "PAM250"};
+    swgpu_matrix_t prot[9], dna[2], *mp;
+    int i;
 
-    matrix_random(&prot[0], SWGPU_PROTEIN, -4, 11, &rng);  /* BLOSUM62-like range */
-    matrix_random(&prot[1], SWGPU_PROTEIN, -8, 17, &rng);  /* PAM30-like range */
-    matrix_random(&prot[2], SWGPU_PROTEIN, -300, 400, &rng); /* beyond 8 bits */
-    matrix_dna(&dna[0], 2, -3);
-    matrix_dna(&dna[1], 5, -4);
+    for (i = 0; i < 8; i++) {
+        mp = NULL;
+        CHECK(swgpu_matrix_builtin(names[i], &mp) == 0, "matrix %s: %s", names[i], swgpu_last_error());
+        if (!mp) return tap_done();
+        prot[i] = *mp;
+        swgpu_matrix_destroy(mp);
+    }
+    matrix_random(&prot[8], SWGPU_PROTEIN, -300, 400, &rng); /* beyond 8 bits: 16-bit path first */
+    CHECK(swgpu_matrix_dna(2, -3, &mp) == 0, "dna matrix: %s", swgpu_last_error());
+    dna[0] = *mp;
+    swgpu_matrix_destroy(mp);
+    CHECK(swgpu_matrix_dna(5, -4, &mp) == 0, "dna matrix: %s", swgpu_last_error());
+    dna[1] = *mp;
+    swgpu_matrix_destroy(mp);
 
     test_edges();
+    /* BLOSUM62 with every gap pair; each other matrix with one pair */
     test_random(SWGPU_PROTEIN, prot, 1, gaps, 5, 300, 1);
-    test_random(SWGPU_PROTEIN, prot + 1, 2, gaps, 1, 200, 2);
+    for (i = 1; i < 9; i++)
+        test_random(SWGPU_PROTEIN, prot + i, 1, gaps + i % 5, 1, 120, 10 + (uint64_t)i);
     test_random(SWGPU_DNA, dna, 2, gaps + 2, 2, 250, 3);
     test_saturation();
     return tap_done();

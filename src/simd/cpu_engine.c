@@ -463,6 +463,12 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
     size_t i, work_bytes;
 
     if (db->n == 0) return SWGPU_OK;
+    /* the best score is at most max(s) * the shorter length: it must fit */
+    if ((uint64_t)(s->m.max > 0 ? s->m.max : 0) * (qlen < db->max_len ? qlen : db->max_len) >
+        (uint64_t)INT32_MAX / 2)
+        return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
+                           "to %llu with matrix maximum %d may exceed the 32-bit score range",
+                           qlen, (unsigned long long)db->max_len, s->m.max);
     if (qlen == 0) {
         memset(scores, 0, (size_t)db->n * sizeof *scores);
         return SWGPU_OK;
