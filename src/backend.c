@@ -46,7 +46,7 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
         /* fall through */
     case SWGPU_BACKEND_CPU:
     default:
-        *ops = &swgpu__engine_ref;
+        *ops = &swgpu__engine_cpu;
         return SWGPU_OK;
     }
 }

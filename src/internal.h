@@ -106,6 +106,7 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops);
 
 /* engines (each defined where it is implemented) */
 extern const swgpu_engine_ops_t swgpu__engine_ref;
+extern const swgpu_engine_ops_t swgpu__engine_cpu; /* src/simd/cpu_engine.c */
 #if SWGPU_HAVE_CUDA
 extern const swgpu_engine_ops_t swgpu__engine_cuda; /* src/cuda/engine.cu */
 /** Number of visible CUDA devices (0 when none or no driver). */

@@ -12,6 +12,22 @@
  *     WHOLE file) and the stored letters are encoded in place.
  * Letters outside the alphabet become X (protein) or N (DNA); they are
  * counted and reported in one warning per file.
+ *
+ * Details of the accepted text:
+ *  - a record starts with '>' (FASTA) or '@' (FASTQ) at the start of a line;
+ *    a '>' elsewhere in a header is part of the header;
+ *  - header: id = first word (space or tab delimited), desc = the rest,
+ *    trimmed; control characters in a header are an error (binary data);
+ *  - sequence lines: letters in either case, '*' (a stop); whitespace and
+ *    digits are ignored; other printable characters ('-', '.', ...) count
+ *    as unknown letters; control characters and bytes >= 0x80 are an error;
+ *    trailing '*'s of a record are stripped, a '*' inside is kept (protein
+ *    code 23; in DNA it is an unknown letter);
+ *  - FASTQ: sequence lines up to a line starting with '+', then quality
+ *    lines until they hold as many characters as the sequence; a mismatch
+ *    is an error;
+ *  - blank lines between records and a UTF-8 byte-order mark are ignored;
+ *    records whose sequence is empty are skipped (one warning per file).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -559,6 +575,9 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
     }
     raw_table(p.raw);
 
+    /* a UTF-8 byte-order mark before the first record is ignored */
+    if ((rc = rd_fill(&p.r)) < 0) goto fail;
+    if (p.r.end >= 3 && !memcmp(p.r.buf, "\xef\xbb\xbf", 3)) p.r.beg = 3;
     if ((rc = parse(&p)) < 0) goto fail;
     if (p.rec == 0) {
         rc = swgpu__fail(SWGPU_EEMPTY, "file %s: empty file", path);

@@ -207,6 +207,14 @@ static void test_crlf_fastq(void)
         swgpu_seqset_destroy(s);
     }
 
+    rc = swgpu_seqset_read(data("bom.fa"), SWGPU_AUTO, &s, NULL);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_STR(id_of(s, 0), "bom1");
+        CHECK_EQ_STR(letters(s, 0), "MKV");
+        swgpu_seqset_destroy(s);
+    }
+
     rc = swgpu_seqset_read(data("nonl.fa"), SWGPU_DNA, &s, NULL);
     CHECK_EQ_INT(rc, 0);
     if (!rc) {
