@@ -12,7 +12,9 @@
  * timed on the host around the engine's synchronous scan() call, so it
  * includes the profile upload and the score download.  Totals: scan GCUPS
  * (sum of cells / sum of median times) and the end-to-end wall time
- * (database load + engine creation + one scan per query; no alignments).
+ * (database load + engine creation + one scan per query); with --e2e also
+ * swgpu_search over all queries (scan, top hits, alignments, E-values) with
+ * the CUDA backend and that kernel, plus the database load.
  * --cfgs: repeat the default kernel with each DPX configuration G,R.
  * --dna FRAGLEN: the database file is a genome cut into FRAGLEN pieces and
  * the queries are the first --nq pieces of --qlen of the query file, scored
@@ -91,7 +93,31 @@ typedef struct {
     size_t len;
 } bq_t;
 
-static int run_kernel(const char *kernel, const char *label, const bdb_t *B, const bq_t *Q,
+/* the whole search (scan, top hits, alignments, E-values) through swgpu_search */
+static double end_to_end(const char *kernel, const swgpu_seqset_t *qs, const swgpu_db_t *db,
+                         const swgpu_matrix_t *m, int open, int ext, double *align_s)
+{
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, swgpu_db_alphabet(db));
+    o.gap_open = open;
+    o.gap_extend = ext;
+    o.backend = SWGPU_BACKEND_CUDA;
+    o.kernel = kernel;
+    swgpu_search_result_t *r = NULL;
+    double t0 = swgpu__now();
+    if (swgpu_search(qs, db, m, &o, &r)) {
+        fprintf(stderr, "gpu_bench: search: %s\n", swgpu_last_error());
+        return -1;
+    }
+    double t = swgpu__now() - t0;
+    *align_s = r->align_seconds;
+    swgpu_search_result_destroy(r);
+    return t;
+}
+
+static const swgpu_seqset_t *e2e_queries; /* NULL: no end-to-end run */
+
+static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *db, const bq_t *Q,
                       size_t nq, const swgpu_matrix_t *m, int open, int ext, int repeats,
                       double load_s)
 {
@@ -103,20 +129,20 @@ static int run_kernel(const char *kernel, const char *label, const bdb_t *B, con
     o.top_n = 10;
     void *st = NULL;
     double t0 = swgpu__now();
-    int rc = swgpu__engine_cuda.create(&B->db, m, &o, &st);
+    int rc = swgpu__engine_cuda.create(db, m, &o, &st);
     if (rc) {
         fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
         return 1;
     }
     double create_s = swgpu__now() - t0;
-    int32_t *scores = malloc(B->db.n * sizeof *scores);
+    int32_t *scores = malloc(db->n * sizeof *scores);
     swgpu_scan_stats_t ss = {0, 0};
     if ((rc = swgpu__engine_cuda.scan(st, Q[0].res, Q[0].len, scores, &ss))) { /* warm-up */
         fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
         return 1;
     }
     printf("\n## kernel %s: %zu subjects, %llu residues, upload %.3f s\n", label,
-           (size_t)B->db.n, (unsigned long long)B->db.total_res, create_s);
+           (size_t)db->n, (unsigned long long)db->total_res, create_s);
     printf("%-6s %8s %10s %9s %9s\n", "query", "length", "scan_s", "GCUPS", "overflow");
     double sum_s = 0, cells = 0, once_s = 0;
     uint64_t sum_ov = 0;
@@ -135,7 +161,7 @@ static int run_kernel(const char *kernel, const char *label, const bdb_t *B, con
         }
         once_s += ts[0];
         qsort(ts, repeats, sizeof *ts, cmp_dbl);
-        double med = ts[repeats / 2], c = (double)Q[i].len * (double)B->db.total_res;
+        double med = ts[repeats / 2], c = (double)Q[i].len * (double)db->total_res;
         sum_s += med;
         cells += c;
         sum_ov += ov;
@@ -146,17 +172,24 @@ static int run_kernel(const char *kernel, const char *label, const bdb_t *B, con
            "(load %.2f + upload %.2f + scans %.2f)\n",
            label, sum_s, cells / sum_s * 1e-9, (unsigned long long)sum_ov,
            load_s + create_s + once_s, load_s, create_s, once_s);
-    fflush(stdout);
     free(ts);
     free(scores);
     swgpu__engine_cuda.destroy(st);
+    if (e2e_queries) {
+        double al = 0, t = end_to_end(kernel, e2e_queries, db, m, open, ext, &al);
+        if (t < 0)
+            return 1;
+        printf("E2E   %-9s swgpu_search %.2f s (alignments %.2f s) + load %.2f s = %.2f s\n",
+               label, t, al, load_s, t + load_s);
+    }
+    fflush(stdout);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     const char *qpath = NULL, *dpath = NULL, *kernels = "default", *mname = NULL, *cfgs = NULL;
-    int repeats = 3, open = -1, ext = -1, frag = 0, nqmax = 1 << 30, qcut = 0;
+    int repeats = 3, open = -1, ext = -1, frag = 0, nqmax = 1 << 30, qcut = 0, e2e = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-q") && v) qpath = v, i++;
@@ -170,10 +203,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--dna") && v) frag = atoi(v), i++;
         else if (!strcmp(a, "--nq") && v) nqmax = atoi(v), i++;
         else if (!strcmp(a, "--qlen") && v) qcut = atoi(v), i++;
+        else if (!strcmp(a, "--e2e")) e2e = 1;
         else {
             fprintf(stderr, "usage: gpu_bench -q QUERIES -d DB [-k K1,K2] [-r N] [-m MATRIX] "
                             "[-g OPEN] [-e EXT] [--cfgs \"G,R ...\"] [--dna FRAGLEN] [--nq N] "
-                            "[--qlen L]\n");
+                            "[--qlen L] [--e2e]\n");
             return 1;
         }
     }
@@ -238,8 +272,12 @@ int main(int argc, char **argv)
         }
         nq = k2;
     } else {
-        if (bdb_make(&B, ds->res, ds->off, ds->n, al))
+        swgpu_db_t *pdb = NULL;
+        if (swgpu_db_from_seqset(ds, &pdb)) {
+            fprintf(stderr, "gpu_bench: %s\n", swgpu_last_error());
             return 1;
+        }
+        B.db = *pdb; /* shallow view; pdb stays alive until exit */
         if ((size_t)nqmax < nq)
             nq = nqmax;
         for (size_t i = 0; i < nq; i++) {
@@ -250,6 +288,8 @@ int main(int argc, char **argv)
         }
     }
     double load_s = swgpu__now() - t0;
+    if (e2e && !frag)
+        e2e_queries = qs;
     if (nq == 0) {
         fprintf(stderr, "gpu_bench: no queries\n");
         return 1;
@@ -264,7 +304,7 @@ int main(int argc, char **argv)
     char kbuf[256];
     snprintf(kbuf, sizeof kbuf, "%s", kernels);
     for (char *k = strtok(kbuf, ","); k; k = strtok(NULL, ","))
-        fails += run_kernel(strcmp(k, "default") ? k : NULL, k, &B, Q, nq, m, open, ext, repeats,
+        fails += run_kernel(strcmp(k, "default") ? k : NULL, k, &B.db, Q, nq, m, open, ext, repeats,
                             load_s);
     if (cfgs) {
         char cbuf[512];
@@ -273,7 +313,7 @@ int main(int argc, char **argv)
             char label[64];
             snprintf(label, sizeof label, "default[%s]", c);
             setenv("SWGPU_CUDA_CFG", c, 1);
-            fails += run_kernel(NULL, label, &B, Q, nq, m, open, ext, repeats, load_s);
+            fails += run_kernel(NULL, label, &B.db, Q, nq, m, open, ext, repeats, load_s);
         }
         unsetenv("SWGPU_CUDA_CFG");
     }

@@ -12,6 +12,7 @@
  * SWGPU_TEST_SMALL=1 shrinks part 2 (for compute-sanitizer runs).
  */
 #include "internal.h"
+#include "ref/ref.h"
 #include "tap.h"
 
 #include <stdio.h>
@@ -24,37 +25,15 @@
 
 /* ------------------------------------------------------------ reference */
 
-/* Gotoh local alignment score, gap of length k costs open + k*ext:
- *   E(i,j) = max(E(i,j-1) - ext, H(i,j-1) - open - ext)
- *   F(i,j) = max(F(i-1,j) - ext, H(i-1,j) - open - ext)
- *   H(i,j) = max(0, H(i-1,j-1) + s(q[i], t[j]), E(i,j), F(i,j))   */
+/* the scalar reference (src/ref), the oracle of every backend */
 static int32_t ref_score(const uint8_t *q, size_t m, const uint8_t *t, size_t n,
                          const swgpu_matrix_t *mat, int open, int ext)
 {
-    int32_t *H = calloc(n + 1, sizeof *H), *F = malloc((n + 1) * sizeof *F), best = 0;
-    const int32_t NEG = -(1 << 29);
-    int oe = open + ext;
-    for (size_t j = 0; j <= n; j++)
-        F[j] = NEG;
-    for (size_t i = 1; i <= m; i++) {
-        int32_t diag = 0, e = NEG, hl = 0;
-        for (size_t j = 1; j <= n; j++) {
-            int32_t up = H[j];
-            e = (e - ext > hl - oe) ? e - ext : hl - oe;
-            F[j] = (F[j] - ext > up - oe) ? F[j] - ext : up - oe;
-            int32_t h = diag + mat->s[q[i - 1]][t[j - 1]];
-            if (e > h) h = e;
-            if (F[j] > h) h = F[j];
-            if (h < 0) h = 0;
-            diag = up;
-            H[j] = h;
-            hl = h;
-            if (h > best) best = h;
-        }
-    }
-    free(H);
-    free(F);
-    return best;
+    int32_t sc = -1;
+    int rc = swgpu__ref_score(q, m, t, n, mat, open, ext, &sc, NULL, NULL);
+    if (rc)
+        fprintf(stderr, "swgpu__ref_score: %s\n", swgpu_last_error());
+    return sc;
 }
 
 /* -------------------------------------------------------------- helpers */
