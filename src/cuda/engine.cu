@@ -43,11 +43,15 @@ typedef struct {
     uint32_t k0, n;     /* sorted subjects k0 .. k0+n-1 */
     uint64_t w0, nw;    /* their words in the packed database */
     uint32_t maxlen;    /* longest subject */
-    uint32_t nshort;    /* subjects up to the long threshold (a prefix) */
+    uint32_t nshort;    /* subjects up to the long threshold (an even prefix) */
+    uint64_t pr0, npr;  /* DPX pair layout: its rows in h_pres */
+    uint32_t pp0, np;   /* its pairs in h_poff */
 } chunk_t;
 
 typedef struct {
     uint32_t *res, *woff, *len;
+    uint16_t *pres;     /* DPX pair layout (NULL for other kernels) */
+    uint32_t *poff;
     int32_t *scores;
     uint64_t cap_w;
     uint32_t cap_n;
@@ -100,6 +104,9 @@ typedef struct cuda_state {
     int h_res_pinned;
     uint32_t *h_woff;       /* relative to the chunk */
     uint32_t *h_len;
+    uint16_t *h_pres;       /* DPX pair layout of every chunk (pinned when streaming) */
+    int h_pres_pinned;
+    uint32_t *h_poff;       /* pair offsets, relative to the chunk's rows */
     chunk_t *chunks;
     int nchunks;
     int streaming;
@@ -209,9 +216,14 @@ static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
 
 static void cuda_destroy(void *state);
 
-static int dev_alloc_buf(gpu_t *d, dbuf_t *b, uint64_t words, uint32_t n)
+static int dev_alloc_buf(gpu_t *d, dbuf_t *b, uint64_t words, uint32_t n, uint64_t npr,
+                         uint32_t np)
 {
     CU_CHECK(cudaSetDevice(d->id));
+    if (npr) {
+        CU_CHECK(cudaMalloc((void **)&b->pres, npr * sizeof(uint16_t)));
+        CU_CHECK(cudaMalloc((void **)&b->poff, (np ? np : 1) * sizeof(uint32_t)));
+    }
     CU_CHECK(cudaMalloc((void **)&b->res, (words ? words : 1) * sizeof(uint32_t)));
     CU_CHECK(cudaMalloc((void **)&b->woff, (n ? n : 1) * sizeof(uint32_t)));
     CU_CHECK(cudaMalloc((void **)&b->len, (n ? n : 1) * sizeof(uint32_t)));
@@ -233,6 +245,12 @@ static int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s)
                              cudaMemcpyHostToDevice, s));
     CU_CHECK(cudaMemcpyAsync(b->len, S->h_len + ch->k0, ch->n * sizeof(uint32_t),
                              cudaMemcpyHostToDevice, s));
+    if (S->h_pres) {
+        CU_CHECK(cudaMemcpyAsync(b->pres, S->h_pres + ch->pr0, ch->npr * sizeof(uint16_t),
+                                 cudaMemcpyHostToDevice, s));
+        CU_CHECK(cudaMemcpyAsync(b->poff, S->h_poff + ch->pp0, ch->np * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, s));
+    }
     b->chunk = c;
     return SWGPU_OK;
 }
@@ -269,7 +287,60 @@ static int make_chunks(cuda_state_t *S, const uint64_t *wstart, uint32_t k0, uin
                 ch->nshort = i - k + 1;
             S->h_woff[i] = (uint32_t)(wstart[i] - ch->w0);
         }
+        ch->nshort &= ~1u; /* pairs of the long path start on an even subject */
         k = e;
+    }
+    return SWGPU_OK;
+}
+
+/* the DPX pair layout of every chunk: rows of (code 2p | code 2p+1 << 8) */
+static int make_pairs(cuda_state_t *S, int pinned)
+{
+    uint64_t rows = 0, pairs = 0;
+    for (int c = 0; c < S->nchunks; c++) {
+        chunk_t *ch = &S->chunks[c];
+        ch->pr0 = rows;
+        ch->pp0 = (uint32_t)pairs;
+        ch->np = (ch->n + 1) / 2;
+        ch->npr = 0;
+        for (uint32_t p = 0; p < ch->np; p++) {
+            uint32_t a = ch->k0 + 2 * p, la = S->h_len[a];
+            uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0;
+            ch->npr += la > lb ? la : lb;
+        }
+        if (ch->npr > 0xffffffffull)
+            return swgpu__fail(SWGPU_ERANGE, "cuda engine: chunk of %llu pair rows",
+                               (unsigned long long)ch->npr);
+        rows += ch->npr;
+        pairs += ch->np;
+    }
+    size_t bytes = (size_t)(rows ? rows : 1) * sizeof(uint16_t);
+    if (pinned && cudaMallocHost((void **)&S->h_pres, bytes) == cudaSuccess) {
+        S->h_pres_pinned = 1;
+    } else {
+        cudaGetLastError();
+        S->h_pres = (uint16_t *)malloc(bytes);
+    }
+    S->h_poff = (uint32_t *)malloc((pairs ? pairs : 1) * sizeof(uint32_t));
+    if (!S->h_pres || !S->h_poff)
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu bytes", bytes);
+    for (int c = 0; c < S->nchunks; c++) {
+        const chunk_t *ch = &S->chunks[c];
+        uint16_t *dst = S->h_pres + ch->pr0;
+        uint64_t o = 0;
+        for (uint32_t p = 0; p < ch->np; p++) {
+            uint32_t a = ch->k0 + 2 * p, la = S->h_len[a];
+            uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0, L = la > lb ? la : lb;
+            const uint8_t *ra = S->db->res + S->db->off[a];
+            const uint8_t *rb = lb ? S->db->res + S->db->off[a + 1] : NULL;
+            S->h_poff[ch->pp0 + p] = (uint32_t)o;
+            for (uint32_t j = 0; j < L; j++) {
+                uint32_t x = j < la ? (ra[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
+                uint32_t y = j < lb ? (rb[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
+                dst[o + j] = (uint16_t)(x | y << 8);
+            }
+            o += L;
+        }
     }
     return SWGPU_OK;
 }
@@ -450,8 +521,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
         }
         /* fixed per-GPU costs: scratch for the longest subjects, profiles */
         size_t fixed = (size_t)64 << 20;
-        size_t per_word = 4 + (S->fam == FAM_SIMT ? 32 : 0);
-        size_t per_seq = 16;
+        size_t per_word = 4 + (S->fam == FAM_SIMT ? 32 : 0) + (S->fam == FAM_DPX ? 4 : 0);
+        size_t per_seq = 16 + (S->fam == FAM_DPX ? 2 : 0);
         size_t need = (size_t)w * per_word + (size_t)n * per_seq;
         if (fixed + need / S->ndev + need / 64 <= S->budget) {
             /* resident: one chunk per GPU, sized by multiprocessors */
@@ -527,6 +598,9 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
         }
     }
 
+    if (S->fam == FAM_DPX && (rc = make_pairs(S, S->streaming)))
+        goto fail;
+
     /* device buffers */
     for (int i = 0; i < S->ndev; i++) {
         gpu_t *d = &S->dev[i];
@@ -534,21 +608,24 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             if (d->own < 0)
                 continue;
             const chunk_t *ch = &S->chunks[d->own];
-            if ((rc = dev_alloc_buf(d, &d->buf[0], ch->nw, ch->n)))
+            if ((rc = dev_alloc_buf(d, &d->buf[0], ch->nw, ch->n, S->h_pres ? ch->npr + 1 : 0,
+                                    ch->np)))
                 goto fail;
             d->nbuf_used = 1;
             if ((rc = upload_chunk(S, &d->buf[0], d->own, d->cst)))
                 goto fail;
             CU_GO(cudaStreamSynchronize(d->cst));
         } else {
-            uint64_t mw = 0;
-            uint32_t mn = 0;
+            uint64_t mw = 0, mr = 0;
+            uint32_t mn = 0, mp = 0;
             for (int c = 0; c < S->nchunks; c++) {
                 if (S->chunks[c].nw > mw) mw = S->chunks[c].nw;
                 if (S->chunks[c].n > mn) mn = S->chunks[c].n;
+                if (S->chunks[c].npr > mr) mr = S->chunks[c].npr;
+                if (S->chunks[c].np > mp) mp = S->chunks[c].np;
             }
             for (int b = 0; b < NBUF; b++)
-                if ((rc = dev_alloc_buf(d, &d->buf[b], mw, mn)))
+                if ((rc = dev_alloc_buf(d, &d->buf[b], mw, mn, S->h_pres ? mr + 1 : 0, mp)))
                     goto fail;
             d->nbuf_used = NBUF;
         }
@@ -650,7 +727,7 @@ static int launch_chunk(cuda_state_t *S, gpu_t *d, int b)
 {
     dbuf_t *B = &d->buf[b];
     const chunk_t *ch = &S->chunks[B->chunk];
-    swgpu_cu_batch_t bt = {B->res, B->woff, B->len, ch->n};
+    swgpu_cu_batch_t bt = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
     swgpu_cu_query_t q = {d->d_q, S->qlen, S->oe, S->ext};
     int *ctr = d->d_ctr + NCTR * b;
     uint32_t nshort = ch->nshort, nlong = ch->n - ch->nshort;
@@ -751,7 +828,7 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
             for (uint32_t i = 0; i < ch->n; i++)
                 if (B->h_scores[i] >= S->sat)
                     d->h_idx[j++] = i;
-            swgpu_cu_batch_t bt = {B->res, B->woff, B->len, ch->n};
+            swgpu_cu_batch_t bt = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
             swgpu_cu_query_t q = {d->d_q, S->qlen, S->oe, S->ext};
             CU_CHECK(cudaMemcpyAsync(d->d_idx, d->h_idx, nov * sizeof(uint32_t),
                                      cudaMemcpyHostToDevice, d->st));
@@ -927,6 +1004,8 @@ static void cuda_destroy(void *state)
             cudaFree(d->buf[b].res);
             cudaFree(d->buf[b].woff);
             cudaFree(d->buf[b].len);
+            cudaFree(d->buf[b].pres);
+            cudaFree(d->buf[b].poff);
             cudaFree(d->buf[b].scores);
             cudaFreeHost(d->buf[b].h_scores);
             if (d->ev_copied[b]) cudaEventDestroy(d->ev_copied[b]);
@@ -957,6 +1036,11 @@ static void cuda_destroy(void *state)
         free(S->h_res);
     free(S->h_woff);
     free(S->h_len);
+    if (S->h_pres_pinned)
+        cudaFreeHost(S->h_pres);
+    else
+        free(S->h_pres);
+    free(S->h_poff);
     free(S->chunks);
     cudaFreeHost(S->h_tp_main);
     cudaFreeHost(S->h_tp_long);

@@ -120,15 +120,14 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         /* pairs of the unit, longest first: rank p -> pair npairs-1-p */
         const uint32_t p = u * NG + g;
         const bool live = p < npairs;
-        const uint32_t ka = first + 2 * (npairs - 1 - (live ? p : u * NG)), kb = ka + 1;
-        uint32_t la = 0, lb = 0, wa = 0, wb = 0;
+        const uint32_t pi = npairs - 1 - (live ? p : u * NG);
+        const uint32_t ka = first + 2 * pi, kb = ka + 1;
+        uint32_t la = 0, lb = 0;
+        const uint16_t *rows = b.pres + b.poff[(first >> 1) + pi]; /* residue pair per row */
         if (live) {
             la = b.len[ka];
-            wa = b.woff[ka];
-            if (kb < end) {
+            if (kb < end)
                 lb = b.len[kb];
-                wb = b.woff[kb];
-            }
         }
         const int L = (int)max(la, lb);
         const uint32_t k0 = first + 2 * (npairs - 1 - u * NG);
@@ -164,7 +163,9 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                     }
                     ln.h = hr;
                     ln.e = er;
-                    const int ra = sw_res(b.res, wa, la, j), rb = sw_res(b.res, wb, lb, j);
+                    /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
+                    const uint32_t x = rows[j];
+                    const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
                     uint32_t sc[R];
                     if (P) {
                         const uint4 *xa = (const uint4 *)(plo + ra * W);
@@ -278,6 +279,8 @@ extern "C" int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t
         return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no configuration G=%d R=%d P=%d", cfg.G, cfg.R, cfg.P);
     if (count == 0)
         return SWGPU_OK;
+    if ((first & 1) || !b->pres || !b->poff)
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: needs the pair layout from an even subject");
     int W = cfg.G * cfg.R, ntiles = (q->qlen + W - 1) / W;
     size_t smem = dpx_smem(cfg);
     CU_CHECK(cudaFuncSetAttribute(dpx_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,

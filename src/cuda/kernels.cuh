@@ -40,6 +40,11 @@ typedef struct {
     const uint32_t *woff; /* word offset of each subject in res */
     const uint32_t *len;  /* residues of each subject */
     uint32_t n;           /* subjects in the batch */
+    /* DPX kernel: subjects 2p and 2p+1 interleaved, one uint16 per row
+     * (code of 2p | code of 2p+1 << 8, SWGPU_CU_PAD past a subject's end),
+     * max(len[2p], len[2p+1]) rows from pres + poff[p] */
+    const uint16_t *pres;
+    const uint32_t *poff;
 } swgpu_cu_batch_t;
 
 /** The query and scoring scheme, on the device. */
@@ -91,7 +96,8 @@ size_t swgpu__cu_dpx_scratch(swgpu_cu_cfg_t cfg, int qlen, uint32_t maxlen, int 
 
 /**
  * Default kernel: subjects [first, first+count) of the batch in pairs
- * (first+2i, first+2i+1), two per 32-bit register (s16x2, Hopper DPX),
+ * (first+2i, first+2i+1) (first even; residues from b->pres), two per
+ * 32-bit register (s16x2, Hopper DPX),
  * groups of cfg.G threads with cfg.R columns each, longest pairs first.
  * tprof: the tile profile for cfg; blocks: persistent blocks (>= 1);
  * scratch: swgpu__cu_dpx_scratch() bytes (NULL when 0); ctr: one device
