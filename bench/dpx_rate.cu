@@ -31,6 +31,16 @@ __global__ void k(unsigned *out, unsigned a0, unsigned one)
                 if (i & 1) asm volatile("mad.lo.u32 %0, %1, %2, %0;" : "+r"(x[i]) : "r"(x[(i + 1) & 7]), "r"(one));
                 else x[i] = __viaddmax_s16x2(x[i], c, x[(i + 1) & 7]);
             }
+            if (OP == 8) asm volatile("max.f16x2 %0, %0, %1;" : "+r"(x[i]) : "r"(x[(i + 1) & 7]));
+            if (OP == 9) { /* 1 DPX : 1 f16x2 max */
+                if (i & 1) asm volatile("max.f16x2 %0, %0, %1;" : "+r"(x[i]) : "r"(x[(i + 1) & 7]));
+                else x[i] = __viaddmax_s16x2(x[i], c, x[(i + 1) & 7]);
+            }
+            if (OP == 10) { /* 2 DPX : 1 f16x2 max : 1 IMAD */
+                if ((i & 3) == 1) asm volatile("max.f16x2 %0, %0, %1;" : "+r"(x[i]) : "r"(x[(i + 1) & 7]));
+                else if ((i & 3) == 3) asm volatile("mad.lo.u32 %0, %1, %2, %0;" : "+r"(x[i]) : "r"(x[(i + 1) & 7]), "r"(one));
+                else x[i] = __viaddmax_s16x2(x[i], c, x[(i + 1) & 7]);
+            }
             if (OP == 7) { /* 1 DPX : 1 PRMT */
                 if (i & 1) x[i] = __byte_perm(x[i], x[(i + 1) & 7], 0x5410);
                 else x[i] = __viaddmax_s16x2(x[i], c, x[(i + 1) & 7]);
@@ -79,6 +89,9 @@ int main()
     run<5>("7 DPX + 1 PRMT", p.multiProcessorCount, d);
     run<6>("DPX + IMAD 1:1", p.multiProcessorCount, d);
     run<7>("DPX + PRMT 1:1", p.multiProcessorCount, d);
+    run<8>("HMNMX2 (max.f16x2)", p.multiProcessorCount, d);
+    run<9>("DPX + HMNMX2 1:1", p.multiProcessorCount, d);
+    run<10>("DPX:HMNMX2:IMAD 2:1:1", p.multiProcessorCount, d);
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
         printf("dpx_rate: %s\n", cudaGetErrorString(e));

@@ -94,6 +94,24 @@ static SW_HD uint32_t sw_pair_hi(uint32_t x, uint32_t y)
 static SW_HD int32_t sw_lo16(uint32_t x) { return (int32_t)(int16_t)(x & 0xffffu); }
 static SW_HD int32_t sw_hi16(uint32_t x) { return (int32_t)(int16_t)(x >> 16); }
 
+/*
+ * Maximum of two s16x2 registers holding values >= 0 on the half-precision
+ * pipe: read as fp16, 0..0x7c00 order like the integers, 0x7c01..0x7fff are
+ * NaNs that max.f16x2 ignores.  An H above 0x7c00 is always preceded on its
+ * path by one in (0x7c00 - smax, 0x7c00], so with the saturation threshold
+ * 0x7c01 - smax the maximum still reports every saturating subject.
+ */
+static SW_HD uint32_t sw_hmax2(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t d;
+    asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+#else
+    return __vimax3_s16x2(a, b, b);
+#endif
+}
+
 /* residue j of a subject (SWGPU_CU_PAD past its end) */
 static SW_HD int sw_res(const uint32_t *res, uint32_t woff, uint32_t len, int j)
 {
@@ -205,6 +223,7 @@ SW_UNROLL
     /* one row: h, e hold the left input on entry and the output on exit;
      * s[] holds the scores and is overwritten with the y values (first all
      * y from the old H, then H in place: no register moves) */
+    template <bool HMAX>
     SW_HD void row(V s[R], V noe, V next)
     {
         V ee = e;
@@ -219,11 +238,17 @@ SW_UNROLL
             ee = L::addmax(ee, next, s[r]);         /* Ê for column r+1 */
             F[r] = L::addmax(F[r], next, L::add(H[r], noe));
         }
+        if (HMAX) {
 SW_UNROLL
-        for (int r = 0; r + 1 < R; r += 2)
-            M = L::max3(M, H[r], H[r + 1]);
-        if (R & 1)
-            M = L::max3(M, H[R - 1], H[R - 1]);
+            for (int r = 0; r < R; r++)
+                M = sw_hmax2(M, H[r]);
+        } else {
+SW_UNROLL
+            for (int r = 0; r + 1 < R; r += 2)
+                M = L::max3(M, H[r], H[r + 1]);
+            if (R & 1)
+                M = L::max3(M, H[R - 1], H[R - 1]);
+        }
         h = H[R - 1];
         e = ee;
     }

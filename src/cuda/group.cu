@@ -103,7 +103,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
     uint2 *bnd = scratch ? scratch + (size_t)(blockIdx.x * NG + g) * maxlen : NULL;
 
     if (ntiles == 1) {
-        if (P)
+        if (P >= 1)
             copy_tile_lohi<G, R>(plo, phi, tprof, 0);
         else
             copy_tile(prof, tprof, W, 0);
@@ -138,7 +138,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         for (int tile = 0; tile < ntiles; tile++) {
             if (ntiles > 1) {
                 __syncthreads();
-                if (P)
+                if (P >= 1)
                     copy_tile_lohi<G, R>(plo, phi, tprof, tile);
                 else
                     copy_tile(prof, tprof, W, tile);
@@ -167,7 +167,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                     const uint32_t x = rows[j];
                     const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
                     uint32_t sc[R];
-                    if (P) {
+                    if (P >= 1) {
                         const uint4 *xa = (const uint4 *)(plo + ra * W);
                         const uint4 *xb = (const uint4 *)(phi + rb * W);
 #pragma unroll
@@ -189,7 +189,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                     } else {
                         sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
                     }
-                    ln.row(sc, noe, next);
+                    ln.template row<P == 2>(sc, noe, next);
                     if (t == G - 1 && tile + 1 < ntiles)
                         bnd[j] = make_uint2(ln.h, ln.e);
                 }
@@ -222,6 +222,8 @@ static const struct {
     {{8, 12, 1}, k_dpx<8, 12, 1>},   {{8, 16, 1}, k_dpx<8, 16, 1>},
     {{8, 20, 1}, k_dpx<8, 20, 1>},   {{8, 24, 1}, k_dpx<8, 24, 1>},
     {{8, 28, 1}, k_dpx<8, 28, 1>},   {{8, 32, 1}, k_dpx<8, 32, 1>},
+    {{8, 20, 2}, k_dpx<8, 20, 2>},   {{8, 24, 2}, k_dpx<8, 24, 2>},
+    {{8, 28, 2}, k_dpx<8, 28, 2>},
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
@@ -349,7 +351,7 @@ k_intra(swgpu_cu_batch_t b, const uint32_t *__restrict__ idx, uint32_t first, ui
                     ln.e = v.y;
                     int32_t sc[IR];
                     sw_fetch<IR>(LS32(), prof + sw_res(b.res, wk, L, j) * IW, NULL, t, IB, sc);
-                    ln.row(sc, -oe, -ext);
+                    ln.template row<false>(sc, -oe, -ext);
                     xb[s & 1][t] = make_int2(ln.h, ln.e);
                     if (t == IB - 1 && tile + 1 < ntiles)
                         bnd[j] = make_int2(ln.h, ln.e);
@@ -457,7 +459,7 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                 V sc[R];
                 sw_fetch<R>(L(), prof + sw_res(res, wa, la, j) * W,
                             prof + sw_res(res, wb, lb, j) * W, t, G, sc);
-                ln[t].row(sc, L::splat(-oe), L::splat(-ext));
+                ln[t].template row<false>(sc, L::splat(-oe), L::splat(-ext));
                 if (t == G - 1) {
                     bh[j] = ln[t].h;
                     be[j] = ln[t].e;

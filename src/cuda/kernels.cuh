@@ -13,7 +13,7 @@
  *    the low byte; each subject starts on a word and is padded with
  *    SWGPU_CU_PAD to a multiple of 4.
  *  - Scores: int32 per subject of the batch, exact (the DPX kernel writes a
- *    value >= swgpu_cu_query_t.sat for a subject whose 16-bit lane may have
+ *    value >= SWGPU_CU_SAT16 - smax for a subject whose 16-bit lane may have
  *    saturated; the engine recomputes those with the 32-bit intra kernel).
  *  - The query profile used by the kernels holds S[q[c]][r] for subject
  *    residue r and query column c; columns past the query and the pad
@@ -33,6 +33,7 @@ extern "C" {
 #define SWGPU_CU_PAD 31      /* residue code of padding (unused by both alphabets) */
 #define SWGPU_CU_NEG (-32768) /* profile score of padding rows and columns */
 #define SWGPU_CU_NRES 32     /* residue codes covered by every profile */
+#define SWGPU_CU_SAT16 0x7c01 /* DPX kernel: scores >= this - smax are recomputed */
 
 /** One batch of subjects resident on the device. */
 typedef struct {
@@ -59,7 +60,8 @@ typedef struct {
  * Group kernel configuration: G threads per group, R query columns per
  * thread; P (DPX kernel only) 0: the score pairs are assembled from the
  * 16-bit profile with byte permutes, 1: from two 32-bit tables (low and
- * high half) with an integer multiply-add, off the ALU pipe.
+ * high half) with an integer multiply-add, off the ALU pipe; 2: as 1, and
+ * the running maximum on the half-precision pipe (max.f16x2).
  */
 typedef struct {
     int G, R, P;
