@@ -80,6 +80,7 @@ typedef struct {
     void *scr_main, *scr_long, *scr_intra;
     size_t cap_scr_main, cap_scr_long, cap_scr_intra;
     int blocks_main, blocks_long, blocks_intra, warps_vec;
+    int intra_up;           /* d_tp_intra holds the current query's profile */
     /* resident: the chunk this GPU owns (-1 none) */
     int own;
     /* results of the current scan */
@@ -114,6 +115,7 @@ typedef struct cuda_state {
     /* devices */
     int ndev;
     gpu_t *dev;
+    int intra_built;        /* h_tp_intra holds the current query's profile */
     /* current scan */
     const uint8_t *q;
     int qlen;
@@ -643,6 +645,33 @@ fail:
 
 /* --------------------------------------------------------------- scan */
 
+/* the intra kernel's profile for the current query, built on first use */
+static int intra_upload(cuda_state_t *S, gpu_t *d)
+{
+    int rc;
+    size_t n = swgpu__cu_tile_prof_len(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, S->qlen) * 2;
+    if (d->intra_up)
+        return SWGPU_OK;
+    pthread_mutex_lock(&S->lock);
+    if (!S->intra_built) {
+        rc = hgrow((void **)&S->h_tp_intra, &S->cap_h_intra, n);
+        if (!rc)
+            swgpu__cu_tile_prof(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, S->q, S->qlen, S->mat,
+                                S->h_tp_intra);
+        S->intra_built = !rc;
+    } else {
+        rc = SWGPU_OK;
+    }
+    pthread_mutex_unlock(&S->lock);
+    if (rc)
+        return rc;
+    if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra, n)))
+        return rc;
+    CU_CHECK(cudaMemcpyAsync(d->d_tp_intra, S->h_tp_intra, n, cudaMemcpyHostToDevice, d->st));
+    d->intra_up = 1;
+    return SWGPU_OK;
+}
+
 /* per-query device data and kernel sizes on one GPU */
 static int dev_query(cuda_state_t *S, gpu_t *d)
 {
@@ -652,10 +681,9 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
         return rc;
     CU_CHECK(cudaMemcpyAsync(d->d_q, S->q, qlen, cudaMemcpyHostToDevice, d->st));
     size_t n;
-    n = swgpu__cu_tile_prof_len(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, qlen) * 2;
-    if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra, n)))
+    d->intra_up = 0;
+    if (S->scan_fam != FAM_DPX && (rc = intra_upload(S, d)))
         return rc;
-    CU_CHECK(cudaMemcpyAsync(d->d_tp_intra, S->h_tp_intra, n, cudaMemcpyHostToDevice, d->st));
     uint32_t maxshort = 0, maxall = 0;
     for (int c = 0; c < S->nchunks; c++) {
         const chunk_t *ch = &S->chunks[c];
@@ -806,12 +834,19 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
     const chunk_t *ch = &S->chunks[B->chunk];
     int rc;
     CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
-    if (S->scan_fam == FAM_DPX) {
-        uint32_t nov = 0;
-        for (uint32_t i = 0; i < ch->n; i++)
-            if (B->h_scores[i] >= S->sat)
-                nov++;
+    /* one pass: copy out, count saturated subjects */
+    int32_t *out = S->out + ch->k0;
+    const int32_t sat = S->scan_fam == FAM_DPX ? S->sat : INT32_MAX;
+    uint32_t nov = 0;
+    for (uint32_t i = 0; i < ch->n; i++) {
+        int32_t v = B->h_scores[i];
+        out[i] = v;
+        nov += v >= sat;
+    }
+    {
         if (nov) {
+            if ((rc = intra_upload(S, d)))
+                return rc;
             if (nov > d->cap_idx) {
                 if (d->d_idx)
                     CU_CHECK(cudaFree(d->d_idx));
@@ -841,9 +876,9 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
                                      cudaMemcpyDeviceToHost, d->st));
             CU_CHECK(cudaStreamSynchronize(d->st));
             d->overflows += nov;
+            memcpy(out, B->h_scores, ch->n * sizeof(int32_t));
         }
     }
-    memcpy(S->out + ch->k0, B->h_scores, ch->n * sizeof(int32_t));
     return SWGPU_OK;
 }
 
@@ -925,12 +960,9 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
     S->out = scores;
     S->next_chunk = 0;
 
-    /* profiles on the host */
-    size_t n = swgpu__cu_tile_prof_len(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, S->qlen) * 2;
-    if ((rc = hgrow((void **)&S->h_tp_intra, &S->cap_h_intra, n)))
-        return rc;
-    swgpu__cu_tile_prof(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, q, S->qlen, S->mat,
-                        S->h_tp_intra);
+    /* profiles on the host (the intra kernel's when first needed) */
+    size_t n;
+    S->intra_built = 0;
     if (S->scan_fam == FAM_DPX) {
         double avg = S->db->n ? (double)S->db->total_res / S->db->n : 1.0;
         S->cfg_main = S->cfg_env.G ? S->cfg_env : pick_cfg(S->qlen, avg, S->pair);

@@ -146,25 +146,29 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
             }
             ln.start(oe);
             const int nsteps = Lmax + G - 1;
+            /* next row's residue pair and left boundary, loaded one step ahead */
+            uint32_t xn = L > 0 ? rows[0] : 0;
+            uint2 bn = make_uint2(0, 0);
+            if (t == 0 && tile > 0 && L > 0)
+                bn = bnd[0];
             for (int s = 0; s < nsteps; s++) {
                 uint32_t hr = __shfl_up_sync(FULL_MASK, ln.h, 1, G);
                 uint32_t er = __shfl_up_sync(FULL_MASK, ln.e, 1, G);
                 const int j = s - t;
                 if (j >= 0 && j < L) {
+                    const uint32_t x = xn;
+                    const bool more = j + 1 < L;
+                    if (more)
+                        xn = rows[j + 1];
                     if (t == 0) {
-                        if (tile == 0) {
-                            hr = 0;
-                            er = 0;
-                        } else {
-                            uint2 v = bnd[j];
-                            hr = v.x;
-                            er = v.y;
-                        }
+                        hr = bn.x;
+                        er = bn.y;
+                        if (tile > 0 && more)
+                            bn = bnd[j + 1];
                     }
                     ln.h = hr;
                     ln.e = er;
                     /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
-                    const uint32_t x = rows[j];
                     const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
                     uint32_t sc[R];
                     if (P >= 1) {
