@@ -249,6 +249,17 @@ static void part1(void)
 static const char *kernels[] = {NULL, "intra", "simt", "vector", "scan"};
 enum { NKERN = sizeof kernels / sizeof kernels[0] };
 
+/* log lines of the engine (to see that a database was streamed) */
+static char last_info[256];
+static void grab_log(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)level;
+    (void)user;
+    if (strstr(msg, "cuda:"))
+        snprintf(last_info, sizeof last_info, "%s", msg);
+}
+static int expect_streaming;
+
 /* every kernel family on one case; the reference is computed once */
 static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m,
                       int open, int ext, const char *what, uint64_t *overflows)
@@ -270,6 +281,9 @@ static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const
         CHECK(rc == 0, "create %s (%s): %s", kname, what, swgpu_last_error());
         if (rc)
             continue;
+        if (expect_streaming)
+            CHECK(strstr(last_info, "streaming") != NULL, "%s (%s): not streamed: %s", kname, what,
+                  last_info);
         for (uint64_t k = 0; k < db->n; k++)
             got[k] = -7;
         swgpu_scan_stats_t ss = {0, 0};
@@ -375,10 +389,14 @@ static void part2(int small)
         for (size_t i = 0; i < ns; i++)
             ls[i] = 20 + (uint32_t)(tap_rand(&seed) % 700);
         db_make(&T, ls, ns, 0, q, 700);
-        setenv("SWGPU_GPU_MEMORY", "67M", 1);
+        setenv("SWGPU_GPU_MEMORY", "64.5M", 1);
+        swgpu_set_logger(grab_log, NULL, SWGPU_LOG_INFO);
+        expect_streaming = 1;
         gpu_cases(&T.db, q, 500, &prot, 11, 1, "streamed", NULL);
         gpu_cases(&T.db, q, 1600, &prot, 11, 1, "streamed", NULL);
         unsetenv("SWGPU_GPU_MEMORY");
+        expect_streaming = 0;
+        swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
         db_free(&T);
         free(ls);
     }

@@ -549,10 +549,10 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             }
             S->streaming = 0;
         } else {
-            if (S->budget < fixed + 2 * ((size_t)1 << 20)) {
+            if (S->budget < fixed + ((size_t)256 << 10)) {
                 rc = swgpu__fail(SWGPU_EBUDGET, "backend cuda: GPU memory budget of %zu bytes "
                                                 "is below the %zu bytes needed",
-                                 S->budget, fixed + 2 * ((size_t)1 << 20));
+                                 S->budget, fixed + ((size_t)256 << 10));
                 goto fail;
             }
             uint64_t maxw = (S->budget - fixed) / 2 / (per_word + per_seq);
