@@ -26,6 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if SWGPU_HAVE_CUDA
+#define ENGINE (&swgpu__engine_cuda)
+#else
+#define ENGINE ((const swgpu_engine_ops_t *)NULL)
+#endif
+
 typedef struct {
     swgpu_db_t db;
     uint8_t *res;
@@ -129,7 +135,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
     o.top_n = 10;
     void *st = NULL;
     double t0 = swgpu__now();
-    int rc = swgpu__engine_cuda.create(db, m, &o, &st);
+    int rc = ENGINE->create(db, m, &o, &st);
     if (rc) {
         fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
         return 1;
@@ -137,7 +143,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
     double create_s = swgpu__now() - t0;
     int32_t *scores = malloc(db->n * sizeof *scores);
     swgpu_scan_stats_t ss = {0, 0};
-    if ((rc = swgpu__engine_cuda.scan(st, Q[0].res, Q[0].len, scores, &ss))) { /* warm-up */
+    if ((rc = ENGINE->scan(st, Q[0].res, Q[0].len, scores, &ss))) { /* warm-up */
         fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
         return 1;
     }
@@ -152,7 +158,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
         for (int r = 0; r < repeats; r++) {
             swgpu_scan_stats_t s1 = {0, 0};
             double a = swgpu__now();
-            if ((rc = swgpu__engine_cuda.scan(st, Q[i].res, Q[i].len, scores, &s1))) {
+            if ((rc = ENGINE->scan(st, Q[i].res, Q[i].len, scores, &s1))) {
                 fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
                 return 1;
             }
@@ -174,7 +180,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
            load_s + create_s + once_s, load_s, create_s, once_s);
     free(ts);
     free(scores);
-    swgpu__engine_cuda.destroy(st);
+    ENGINE->destroy(st);
     if (e2e_queries) {
         double al = 0, t = end_to_end(kernel, e2e_queries, db, m, open, ext, &al);
         if (t < 0)
@@ -210,6 +216,10 @@ int main(int argc, char **argv)
                             "[--qlen L] [--e2e]\n");
             return 1;
         }
+    }
+    if (!ENGINE) {
+        fprintf(stderr, "gpu_bench: built without CUDA\n");
+        return 1;
     }
     if (!qpath || !dpath || repeats < 1) {
         fprintf(stderr, "gpu_bench: -q and -d are required\n");

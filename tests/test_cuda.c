@@ -21,7 +21,6 @@
 
 #if SWGPU_HAVE_CUDA
 #include "cuda/kernels.cuh"
-#endif
 
 /* ------------------------------------------------------------ reference */
 
@@ -141,8 +140,6 @@ static void rand_seq(uint8_t *s, size_t n, int dna)
     for (size_t i = 0; i < n; i++)
         s[i] = rand_res(dna);
 }
-
-#if SWGPU_HAVE_CUDA
 
 /* pack a db as the kernels want it (words, word offsets, lengths) */
 static void pack(const swgpu_db_t *db, uint32_t **res, uint32_t **woff, uint32_t **len)
