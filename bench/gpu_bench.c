@@ -217,10 +217,10 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (!ENGINE) {
-        fprintf(stderr, "gpu_bench: built without CUDA\n");
-        return 1;
-    }
+#if !SWGPU_HAVE_CUDA
+    fprintf(stderr, "gpu_bench: built without CUDA\n");
+    return 1;
+#endif
     if (!qpath || !dpath || repeats < 1) {
         fprintf(stderr, "gpu_bench: -q and -d are required\n");
         return 1;
