@@ -256,6 +256,8 @@ typedef struct {
     double lambda, K, H; /* gapped Karlin-Altschul parameters */
     double alpha, beta;  /* BLAST length-correction parameters */
     int estimated;       /* 0: published table; 1: fitted to the search's scores */
+    int round_down;      /* 1: the E-value of an odd score is that of the even
+                          * score below (BLAST, for DNA +2/-3, +3/-4, +2/-5, +2/-7) */
 } swgpu_karlin_t;
 
 /** Published gapped parameters for matrix + gaps; SWGPU_ENOTFOUND if none. */
@@ -321,6 +323,9 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
                        const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** Database name shown by format 7 ("# Database: NAME") and the pairwise
+ *  view (copied; NULL restores the default "unnamed"). */
+int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);
 void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 
 

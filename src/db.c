@@ -1,0 +1,537 @@
+/*
+ * db.c - the sequence database: built in memory from a sequence set, or
+ * written once by makedb and memory-mapped on open.
+ *
+ * Sequences are sorted by ascending length, ties in database (input)
+ * order, which is the order every engine scans; see struct swgpu_db in
+ * internal.h.  At least DB_PAD zero bytes follow the last residue, in memory
+ * and in the file, so vector and GPU loaders may read a little past the end.
+ *
+ * File format, version 1 (all integers little-endian):
+ *
+ *   offset  size  field
+ *        0     8  magic "SWGPU_DB"
+ *        8     4  format version (1)
+ *       12     4  alphabet (1 protein, 2 dna)
+ *       16     8  n, number of sequences (1 .. 2^32-1)
+ *       24     8  total residues
+ *       32     8  longest sequence
+ *       40     8  file size in bytes
+ *       48    96  six sections, each {u64 offset, u64 size in bytes}:
+ *                 off (u64, n+1), name_off (u64, n), orig (u32, n),
+ *                 rank (u32, n), names ("id\0desc\0" per sequence),
+ *                 res (u8, total residues)
+ *      144     4  CRC-32 (zlib) of bytes [160, file size)
+ *      148     4  flags (0)
+ *      152     4  CRC-32 of bytes [0, 152)
+ *      156     4  reserved (0)
+ *      160        sections, each at a multiple of 64 bytes, zero padding
+ *                 between them; at least 64 zero bytes after res.
+ *
+ * The arrays in the file are exactly struct swgpu_db's arrays, so opening
+ * is a zero-copy read-only mmap plus validation (checksums, sizes, offsets,
+ * the sort order and the permutation).  Only little-endian hosts are
+ * supported.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define DB_MAGIC "SWGPU_DB"
+#define DB_VERSION 1u
+#define DB_HDR 160u
+#define DB_ALIGN 64u
+#define DB_PAD 64u
+
+enum { SEC_OFF, SEC_NAME_OFF, SEC_ORIG, SEC_RANK, SEC_NAMES, SEC_RES, NSEC };
+static const char *const sec_name[NSEC] = {"off", "name_off", "orig", "rank", "names", "res"};
+
+/* owned[] slots of an in-memory database */
+enum { OWN_RES, OWN_OFF, OWN_ORIG, OWN_RANK, OWN_NAMES, OWN_NAME_OFF };
+
+static int host_is_le(void)
+{
+    const uint16_t x = 1;
+    return *(const uint8_t *)&x == 1;
+}
+
+static uint64_t align_up(uint64_t x)
+{
+    return (x + DB_ALIGN - 1) & ~(uint64_t)(DB_ALIGN - 1);
+}
+
+/* ------------------------------------------------------------ building */
+
+typedef struct {
+    uint64_t len;
+    uint32_t idx;
+} len_idx_t;
+
+static int by_len_then_index(const void *a, const void *b)
+{
+    const len_idx_t *x = a, *y = b;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out)
+{
+    swgpu_db_t *db = NULL;
+    len_idx_t *order = NULL;
+    int rc;
+    *out = NULL;
+    if (!set) return swgpu__fail(SWGPU_EINVAL, "db_from_seqset: no sequence set");
+    uint64_t n = set->n, total = set->off[set->n];
+    if (n == 0) return swgpu__fail(SWGPU_EEMPTY, "database: no sequences");
+    if (n > UINT32_MAX)
+        return swgpu__fail(SWGPU_ERANGE, "database: %" PRIu64 " sequences, at most %" PRIu32 " supported", n, UINT32_MAX);
+
+    db = calloc(1, sizeof *db);
+    order = malloc(n * sizeof *order);
+    uint8_t *res = malloc(total + DB_PAD);
+    uint64_t *off = malloc((n + 1) * sizeof *off);
+    uint32_t *orig = malloc(n * sizeof *orig);
+    uint32_t *rank = malloc(n * sizeof *rank);
+    char *names = malloc(set->names_len + 1);
+    uint64_t *name_off = malloc(n * sizeof *name_off);
+    if (db) {
+        db->owned[OWN_RES] = res;
+        db->owned[OWN_OFF] = off;
+        db->owned[OWN_ORIG] = orig;
+        db->owned[OWN_RANK] = rank;
+        db->owned[OWN_NAMES] = names;
+        db->owned[OWN_NAME_OFF] = name_off;
+    }
+    if (!db || !order || !res || !off || !orig || !rank || !names || !name_off) {
+        if (!db) { /* nothing owns the arrays yet */
+            free(res);
+            free(off);
+            free(orig);
+            free(rank);
+            free(names);
+            free(name_off);
+        }
+        rc = swgpu__fail(SWGPU_ENOMEM, "database: out of memory (%" PRIu64 " sequences, %" PRIu64 " residues)", n, total);
+        goto fail;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        order[i].len = set->off[i + 1] - set->off[i];
+        order[i].idx = (uint32_t)i;
+    }
+    qsort(order, n, sizeof *order, by_len_then_index); /* (len, index) keys: a stable order */
+    off[0] = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t i = order[k].idx;
+        memcpy(res + off[k], set->res + set->off[i], order[k].len);
+        off[k + 1] = off[k] + order[k].len;
+        orig[k] = i;
+        rank[i] = (uint32_t)k;
+    }
+    memset(res + total, 0, DB_PAD);
+    memcpy(names, set->names, set->names_len);
+    names[set->names_len] = 0;
+    for (uint64_t i = 0; i < n; i++) name_off[i] = set->name_off[i];
+
+    db->alphabet = set->alphabet;
+    db->n = n;
+    db->total_res = total;
+    db->max_len = order[n - 1].len;
+    db->res = res;
+    db->off = off;
+    db->orig = orig;
+    db->rank = rank;
+    db->names = names;
+    db->name_off = name_off;
+    free(order);
+    *out = db;
+    return SWGPU_OK;
+
+fail:
+    free(order);
+    swgpu_db_destroy(db);
+    return rc;
+}
+
+/* ------------------------------------------------------------- writing */
+
+typedef struct {
+    uint64_t off, size;
+} section_t;
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static uint32_t crc_update(uint32_t crc, const void *data, uint64_t len)
+{
+    const unsigned char *p = data;
+    while (len) {
+        uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        crc = (uint32_t)crc32(crc, p, chunk);
+        p += chunk;
+        len -= chunk;
+    }
+    return crc;
+}
+
+/* section layout of db: offsets and sizes; returns the file size */
+static uint64_t layout(const swgpu_db_t *db, uint64_t names_size, section_t sec[NSEC])
+{
+    uint64_t size[NSEC];
+    size[SEC_OFF] = (db->n + 1) * 8;
+    size[SEC_NAME_OFF] = db->n * 8;
+    size[SEC_ORIG] = db->n * 4;
+    size[SEC_RANK] = db->n * 4;
+    size[SEC_NAMES] = names_size;
+    size[SEC_RES] = db->total_res;
+    uint64_t pos = DB_HDR;
+    for (int i = 0; i < NSEC; i++) {
+        pos = align_up(pos);
+        sec[i].off = pos;
+        sec[i].size = size[i];
+        pos += size[i];
+    }
+    return align_up(pos + DB_PAD);
+}
+
+static void header(unsigned char h[DB_HDR], const swgpu_db_t *db, const section_t sec[NSEC],
+                   uint64_t file_size, uint32_t payload_crc)
+{
+    memset(h, 0, DB_HDR);
+    memcpy(h, DB_MAGIC, 8);
+    put_u32(h + 8, DB_VERSION);
+    put_u32(h + 12, (uint32_t)db->alphabet);
+    put_u64(h + 16, db->n);
+    put_u64(h + 24, db->total_res);
+    put_u64(h + 32, db->max_len);
+    put_u64(h + 40, file_size);
+    for (int i = 0; i < NSEC; i++) {
+        put_u64(h + 48 + 16 * i, sec[i].off);
+        put_u64(h + 56 + 16 * i, sec[i].size);
+    }
+    put_u32(h + 144, payload_crc);
+    put_u32(h + 152, crc_update((uint32_t)crc32(0, Z_NULL, 0), h, 152));
+}
+
+/* bytes of the names section: through the end of the last pair */
+static uint64_t names_size(const swgpu_db_t *db)
+{
+    const char *p = db->names + db->name_off[db->n - 1];
+    p += strlen(p) + 1;
+    p += strlen(p) + 1;
+    return (uint64_t)(p - db->names);
+}
+
+int swgpu_db_write(const swgpu_db_t *db, const char *path)
+{
+    static const unsigned char zeros[DB_ALIGN + DB_PAD];
+    section_t sec[NSEC];
+    unsigned char h[DB_HDR];
+    char *tmp = NULL;
+    FILE *fp = NULL;
+    int rc = SWGPU_OK;
+
+    if (!db || !path) return swgpu__fail(SWGPU_EINVAL, "db_write: NULL argument");
+    if (!host_is_le()) return swgpu__fail(SWGPU_EINVAL, "database %s: big-endian hosts are not supported", path);
+    uint64_t nsize = names_size(db);
+    uint64_t fsize = layout(db, nsize, sec);
+    const void *data[NSEC] = {db->off, db->name_off, db->orig, db->rank, db->names, db->res};
+
+    /* payload checksum, zero padding included */
+    uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0);
+    uint64_t pos = DB_HDR;
+    for (int i = 0; i < NSEC; i++) {
+        crc = crc_update(crc, zeros, sec[i].off - pos);
+        crc = crc_update(crc, data[i], sec[i].size);
+        pos = sec[i].off + sec[i].size;
+    }
+    crc = crc_update(crc, zeros, fsize - pos);
+    header(h, db, sec, fsize, crc);
+
+    size_t tlen = strlen(path) + 32;
+    tmp = malloc(tlen);
+    if (!tmp) return swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
+    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    fp = fopen(tmp, "wb");
+    if (!fp) {
+        rc = swgpu__fail(SWGPU_EIO, "database %s: cannot create %s: %s", path, tmp, strerror(errno));
+        goto fail;
+    }
+    int ok = fwrite(h, 1, DB_HDR, fp) == DB_HDR;
+    pos = DB_HDR;
+    for (int i = 0; ok && i < NSEC; i++) {
+        size_t gap = (size_t)(sec[i].off - pos);
+        ok = fwrite(zeros, 1, gap, fp) == gap && fwrite(data[i], 1, (size_t)sec[i].size, fp) == sec[i].size;
+        pos = sec[i].off + sec[i].size;
+    }
+    if (ok) ok = fwrite(zeros, 1, (size_t)(fsize - pos), fp) == fsize - pos;
+    if (ok) ok = fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+    if (fclose(fp) != 0) ok = 0;
+    fp = NULL;
+    if (!ok) {
+        rc = swgpu__fail(SWGPU_EIO, "database %s: write failed: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if (rename(tmp, path) != 0) {
+        rc = swgpu__fail(SWGPU_EIO, "database %s: cannot rename %s: %s", path, tmp, strerror(errno));
+        goto fail;
+    }
+    free(tmp);
+    return SWGPU_OK;
+
+fail:
+    if (fp) fclose(fp);
+    unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* ------------------------------------------------------------- opening */
+
+#define BAD(...) do { rc = swgpu__fail(SWGPU_EDB, __VA_ARGS__); goto fail; } while (0)
+
+/* map and validate a makedb file; fd is consumed */
+static int db_map(int fd, const char *path, swgpu_db_t **out)
+{
+    struct stat st;
+    swgpu_db_t *db = NULL;
+    unsigned char *map = MAP_FAILED;
+    section_t sec[NSEC];
+    int rc = SWGPU_OK;
+
+    if (fstat(fd, &st) != 0) {
+        rc = swgpu__fail(SWGPU_EIO, "database %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < DB_HDR)
+        BAD("database %s: truncated (%" PRIu64 " bytes, the header alone has %u)", path, size, DB_HDR);
+    if (!host_is_le()) BAD("database %s: big-endian hosts are not supported", path);
+    map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+        rc = swgpu__fail(SWGPU_EIO, "database %s: mmap failed: %s", path, strerror(errno));
+        goto fail;
+    }
+    close(fd);
+    fd = -1;
+    if (memcmp(map, DB_MAGIC, 8)) BAD("database %s: not a swgpu database (bad magic)", path);
+    uint32_t version = get_u32(map + 8);
+    if (version != DB_VERSION)
+        BAD("database %s: unsupported format version %" PRIu32 " (this build reads version %u); rebuild it with swgpu makedb",
+            path, version, DB_VERSION);
+    if (get_u32(map + 152) != crc_update((uint32_t)crc32(0, Z_NULL, 0), map, 152))
+        BAD("database %s: header checksum mismatch (corrupt file)", path);
+    uint64_t fsize = get_u64(map + 40);
+    if (fsize != size)
+        BAD("database %s: %s (the header says %" PRIu64 " bytes, the file has %" PRIu64 ")", path,
+            size < fsize ? "truncated" : "unexpected data after the end", fsize, size);
+    uint32_t alphabet = get_u32(map + 12);
+    uint64_t n = get_u64(map + 16), total = get_u64(map + 24), max_len = get_u64(map + 32);
+    if (alphabet != SWGPU_PROTEIN && alphabet != SWGPU_DNA)
+        BAD("database %s: invalid alphabet %" PRIu32, path, alphabet);
+    if (n == 0 || n > UINT32_MAX || total > size)
+        BAD("database %s: invalid counts (%" PRIu64 " sequences, %" PRIu64 " residues)", path, n, total);
+    uint64_t want[NSEC] = {(n + 1) * 8, n * 8, n * 4, n * 4, 0, total};
+    for (int i = 0; i < NSEC; i++) {
+        sec[i].off = get_u64(map + 48 + 16 * i);
+        sec[i].size = get_u64(map + 56 + 16 * i);
+        if (sec[i].off % DB_ALIGN || sec[i].off < DB_HDR || sec[i].off > size || sec[i].size > size - sec[i].off)
+            BAD("database %s: inconsistent offsets (section %s at %" PRIu64 ", %" PRIu64 " bytes, file %" PRIu64 " bytes)",
+                path, sec_name[i], sec[i].off, sec[i].size, size);
+        if (i != SEC_NAMES && sec[i].size != want[i])
+            BAD("database %s: inconsistent offsets (section %s has %" PRIu64 " bytes, expected %" PRIu64 ")",
+                path, sec_name[i], sec[i].size, want[i]);
+        for (int j = 0; j < i; j++)
+            if (sec[i].off < sec[j].off + sec[j].size && sec[j].off < sec[i].off + sec[i].size)
+                BAD("database %s: inconsistent offsets (sections %s and %s overlap)", path, sec_name[j], sec_name[i]);
+    }
+    if (sec[SEC_RES].off + total + DB_PAD > size)
+        BAD("database %s: inconsistent offsets (no padding after the residues)", path);
+    if (sec[SEC_NAMES].size < 2 * n)
+        BAD("database %s: inconsistent offsets (names section too small)", path);
+    uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), map + DB_HDR, size - DB_HDR);
+    if (crc != get_u32(map + 144))
+        BAD("database %s: checksum mismatch (corrupt file)", path);
+
+    /* the content: offsets, sort order, permutation, names, residue codes */
+    const uint64_t *off = (const uint64_t *)(map + sec[SEC_OFF].off);
+    const uint64_t *name_off = (const uint64_t *)(map + sec[SEC_NAME_OFF].off);
+    const uint32_t *orig = (const uint32_t *)(map + sec[SEC_ORIG].off);
+    const uint32_t *rank = (const uint32_t *)(map + sec[SEC_RANK].off);
+    const char *names = (const char *)(map + sec[SEC_NAMES].off);
+    const uint8_t *res = map + sec[SEC_RES].off;
+    if (off[0] != 0 || off[n] != total)
+        BAD("database %s: inconsistent offsets (residue offsets end at %" PRIu64 ", expected %" PRIu64 ")", path, off[n], total);
+    for (uint64_t k = 0; k < n; k++) {
+        if (off[k + 1] < off[k] || (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
+            BAD("database %s: sequence %" PRIu64 " out of length order", path, k);
+        if (orig[k] >= n || rank[orig[k]] != k)
+            BAD("database %s: invalid order permutation at %" PRIu64, path, k);
+        if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && orig[k] < orig[k - 1])
+            BAD("database %s: sequences of equal length out of database order at %" PRIu64, path, k);
+    }
+    if (n && off[n] - off[n - 1] != max_len)
+        BAD("database %s: inconsistent longest sequence (%" PRIu64 ")", path, max_len);
+    uint64_t pos = 0, nsize = sec[SEC_NAMES].size;
+    for (uint64_t i = 0; i < n; i++) {
+        const char *p;
+        if (name_off[i] != pos) BAD("database %s: inconsistent offsets (name of sequence %" PRIu64 ")", path, i);
+        for (int part = 0; part < 2; part++) {
+            p = pos < nsize ? memchr(names + pos, 0, nsize - pos) : NULL;
+            if (!p) BAD("database %s: names section ends inside sequence %" PRIu64, path, i);
+            pos = (uint64_t)(p - names) + 1;
+        }
+    }
+    uint8_t bad = 0, lim = (uint8_t)swgpu_alphabet_size((swgpu_alphabet_t)alphabet);
+    for (uint64_t i = 0; i < total; i++) bad |= res[i] >= lim;
+    if (bad) BAD("database %s: residue code out of range for the %s alphabet", path, swgpu_alphabet_name((swgpu_alphabet_t)alphabet));
+
+    db = calloc(1, sizeof *db);
+    if (!db) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
+        goto fail;
+    }
+    db->alphabet = (swgpu_alphabet_t)alphabet;
+    db->n = n;
+    db->total_res = total;
+    db->max_len = max_len;
+    db->res = res;
+    db->off = off;
+    db->orig = orig;
+    db->rank = rank;
+    db->names = names;
+    db->name_off = name_off;
+    db->map = map;
+    db->map_len = (size_t)size;
+    *out = db;
+    return SWGPU_OK;
+
+fail:
+    if (map != MAP_FAILED) munmap(map, (size_t)size);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+/* does the start of a file look like binary data (not text, not gzip)? */
+static int looks_binary(const unsigned char *p, size_t n)
+{
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r' && p[i] != '\v' && p[i] != '\f') return 1;
+    return 0;
+}
+
+int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out, swgpu_read_info_t *info)
+{
+    unsigned char head[512];
+    swgpu_seqset_t *set = NULL;
+    *out = NULL;
+    if (info) memset(info, 0, sizeof *info);
+    if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open: no file name");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    ssize_t got = pread(fd, head, sizeof head, 0);
+    if (got < 0) {
+        int e = errno;
+        close(fd);
+        return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(e));
+    }
+    if (got >= 8 && !memcmp(head, DB_MAGIC, 8)) {
+        swgpu_db_t *db = NULL;
+        int rc = db_map(fd, path, &db);
+        if (rc) return rc;
+        if (alphabet != SWGPU_AUTO && alphabet != db->alphabet) {
+            rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, %s was asked for", path,
+                             swgpu_alphabet_name(db->alphabet), swgpu_alphabet_name(alphabet));
+            swgpu_db_destroy(db);
+            return rc;
+        }
+        if (info) {
+            info->n_records = db->n;
+            info->n_residues = db->total_res;
+            info->max_len = db->max_len;
+        }
+        *out = db;
+        return SWGPU_OK;
+    }
+    close(fd);
+    if (looks_binary(head, (size_t)got))
+        return swgpu__fail(SWGPU_EDB, "file %s: neither a swgpu database (bad magic) nor FASTA/FASTQ", path);
+    int rc = swgpu_seqset_read(path, alphabet, &set, info);
+    if (rc) return rc;
+    rc = swgpu_db_from_seqset(set, out);
+    swgpu_seqset_destroy(set);
+    return rc;
+}
+
+/* ------------------------------------------------------------ accessors */
+
+size_t swgpu_db_size(const swgpu_db_t *db)
+{
+    return db ? (size_t)db->n : 0;
+}
+
+uint64_t swgpu_db_residues(const swgpu_db_t *db)
+{
+    return db ? db->total_res : 0;
+}
+
+uint64_t swgpu_db_max_len(const swgpu_db_t *db)
+{
+    return db ? db->max_len : 0;
+}
+
+swgpu_alphabet_t swgpu_db_alphabet(const swgpu_db_t *db)
+{
+    return db ? db->alphabet : SWGPU_AUTO;
+}
+
+int swgpu_db_get(const swgpu_db_t *db, size_t i, swgpu_seq_t *out)
+{
+    if (!db || i >= db->n)
+        return swgpu__fail(SWGPU_EINVAL, "database: sequence %zu out of range (%" PRIu64 " sequences)", i,
+                           db ? db->n : 0);
+    uint32_t k = db->rank[i];
+    out->id = db->names + db->name_off[i];
+    out->desc = out->id + strlen(out->id) + 1;
+    out->res = db->res + db->off[k];
+    out->len = (size_t)(db->off[k + 1] - db->off[k]);
+    return SWGPU_OK;
+}
+
+void swgpu_db_destroy(swgpu_db_t *db)
+{
+    if (!db) return;
+    if (db->map) munmap(db->map, db->map_len);
+    for (size_t i = 0; i < sizeof db->owned / sizeof *db->owned; i++) free(db->owned[i]);
+    free(db);
+}

@@ -1,0 +1,56 @@
+/*
+ * ref.h - the scalar reference engine (src/ref/sw_ref.c): the oracle every
+ * other backend is tested against.  Internal to libswgpu.
+ *
+ * Scoring used everywhere here: aligning query code a with target code b
+ * scores m->s[a][b]; a gap of length k costs gap_open + k*gap_extend.
+ */
+#ifndef SWGPU_REF_H
+#define SWGPU_REF_H
+
+#include "internal.h"
+
+/*
+ * Smith-Waterman (Gotoh) local alignment score of q against t in O(qlen)
+ * memory, 32-bit.  *score gets the best local score (0 when either length
+ * is 0 or nothing scores above 0).  *qend / *tend get the EXCLUSIVE end of
+ * the best alignment (last aligned index + 1) chosen by the tie rule: among
+ * cells of maximal score, the smallest target end, then the smallest query
+ * end.  Score 0 gives ends 0.  qend/tend may be NULL.
+ * Returns SWGPU_EINVAL for negative or huge gaps, SWGPU_ERANGE when the
+ * score could exceed 32 bits.  Thread-safe (allocates its own rows).
+ */
+int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                     int32_t *score, int64_t *qend, int64_t *tend);
+
+/*
+ * Start of the best local alignment that ends at (qend, tend) (exclusive)
+ * with the given score > 0: the reverse pass.  Among all begin cells
+ * (qbeg, tbeg) from which an alignment of q[qbeg,qend) x t[tbeg,tend) that
+ * opens with a match/mismatch column reaches exactly `score`, it picks the
+ * largest tbeg, then the largest qbeg (the shortest alignment).
+ * SWGPU_EINVAL if no begin reaches the score (wrong inputs).
+ */
+int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                     int32_t score, int64_t qend, int64_t tend,
+                     int64_t *qbeg, int64_t *tbeg);
+
+/*
+ * Optimal GLOBAL affine alignment path of the rectangle
+ * q[a->qbeg, a->qend) x t[a->tbeg, a->tend) in linear memory (Myers-Miller),
+ * written into a->cigar (grown with realloc), with the statistics filled
+ * (length, n_ident, n_mismatch, n_gapopen, n_gaps).  The path's score must
+ * equal a->score (true when the rectangle comes from swgpu__ref_score +
+ * swgpu__ref_start); otherwise SWGPU_EINVAL ("internal error").
+ */
+int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                    const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                    swgpu_aln_t *a);
+
+/* Recompute length, n_ident, n_mismatch, n_gapopen, n_gaps of a from its
+ * cigar, qbeg and tbeg (the cigar is assumed to fit the sequences). */
+void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t);
+
+#endif /* SWGPU_REF_H */

@@ -1,0 +1,962 @@
+/*
+ * sw_ref.c - the scalar reference engine: Smith-Waterman local alignment
+ * with affine gaps (Gotoh), exact 32-bit scores, end and start by the tie
+ * rule, and the alignment path in linear memory (Myers-Miller).  This is
+ * the oracle every other backend is checked against: it stays plain C.
+ *
+ * Notation.  Query q (length M) runs along i, target t (length N) along j;
+ * s(a,b) = m->s[a][b] scores query code a against target code b; a gap of
+ * length k costs go + k*ge (go = gap_open, ge = gap_extend), and oe = go+ge
+ * is the cost of a gap's first column.  Cell (i,j) is the node after q[i-1]
+ * and t[j-1].  Three states per cell:
+ *
+ *   M(i,j) = H(i-1,j-1) + s(q[i-1], t[j-1])      last column aligns q[i-1], t[j-1]
+ *   E(i,j) = max(E(i,j-1) - ge, H(i,j-1) - oe)   last column is a D (target only)
+ *   F(i,j) = max(F(i-1,j) - ge, H(i-1,j) - oe)   last column is an I (query only)
+ *   H(i,j) = max(0, M(i,j), E(i,j), F(i,j))      (local: the 0 restarts)
+ *
+ * with H(i,0) = H(0,j) = 0 and E, F = -inf on the borders.  The best local
+ * score is max H; its end cell is the first one in target-major order
+ * (smallest j, then smallest i), reported as exclusive ends (i, j).
+ *
+ * The start comes from a reverse pass anchored at the end cell, the path
+ * from a global alignment of the rectangle [qbeg,qend) x [tbeg,tend) (see
+ * swgpu__ref_start and swgpu__ref_path below).
+ */
+#include "ref/ref.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Limits that keep every intermediate value well inside int32: real DP
+ * values stay within +-VAL_BOUND, NEG ("minus infinity") lies below them
+ * and can still lose a few gap costs without wrapping. */
+#define GAP_MAX (1 << 24)
+#define SCORE_MAX (1 << 24)
+#define VAL_BOUND (1 << 29)
+#define NEG (-(1 << 30))
+
+/* Query profiles above this size are replaced by a per-row score fill. */
+#define PROFILE_MAX_BYTES ((size_t)32 << 20)
+
+/* Myers-Miller sub-rectangles with at most this many nodes are solved with
+ * a full-matrix traceback (one byte per node). */
+#define BASE_CELLS ((size_t)1 << 16)
+
+/* CIGAR element lengths must fit in 28 bits. */
+#define CIGAR_LEN_MAX ((UINT64_C(1) << 28) - 1)
+
+static inline int32_t max32(int32_t a, int32_t b)
+{
+    return a > b ? a : b;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+/* Gap and matrix sanity shared by every entry point. */
+static int check_scoring(const swgpu_matrix_t *m, int go, int ge)
+{
+    if (!m)
+        return swgpu__fail(SWGPU_EINVAL, "reference alignment: no scoring matrix");
+    if (go < 0 || ge < 0 || go > GAP_MAX || ge > GAP_MAX)
+        return swgpu__fail(SWGPU_EINVAL,
+                           "reference alignment: gap open %d / extend %d: each must be in 0..%d",
+                           go, ge, GAP_MAX);
+    if (m->min < -SCORE_MAX || m->max > SCORE_MAX || m->min > m->max)
+        return swgpu__fail(SWGPU_EMATRIX,
+                           "reference alignment: matrix %s: scores %d..%d out of range", m->name,
+                           m->min, m->max);
+    return SWGPU_OK;
+}
+
+/* The best local score is at most max(s) * min(M, N): it must fit. */
+static int check_local_range(const swgpu_matrix_t *m, size_t qlen, size_t tlen)
+{
+    uint64_t shorter = qlen < tlen ? qlen : tlen;
+    int64_t best = (int64_t)(m->max > 0 ? m->max : 0) * (int64_t)shorter;
+    if (shorter > (uint64_t)VAL_BOUND || best > VAL_BOUND)
+        return swgpu__fail(SWGPU_ERANGE,
+                           "reference alignment: lengths %zu x %zu with matrix maximum %d may "
+                           "exceed the 32-bit score range", qlen, tlen, m->max);
+    return SWGPU_OK;
+}
+
+/* Global (anchored) passes can go as low as -(|min s| + ge) * (M + N) - go:
+ * that must fit too. */
+static int check_global_range(const swgpu_matrix_t *m, int go, int ge, size_t qlen, size_t tlen)
+{
+    int64_t low = (int64_t)(m->min < 0 ? -m->min : 0) + ge;
+    uint64_t sum = (uint64_t)qlen + tlen;
+    if (sum > (uint64_t)VAL_BOUND || low * (int64_t)sum + 2 * (int64_t)go > VAL_BOUND)
+        return swgpu__fail(SWGPU_ERANGE,
+                           "reference alignment: lengths %zu x %zu with these scores exceed the "
+                           "32-bit range of the traceback", qlen, tlen);
+    return check_local_range(m, qlen, tlen);
+}
+
+/* -------------------------------------------------------- query profile */
+
+/*
+ * Scores of every query position against one target code.  With a profile
+ * (prof[c*M + i] = s(q[i], c), built once per query) a row is a pointer;
+ * without one (queries too long for a 32-row profile) the row is filled
+ * into scratch on demand.
+ */
+typedef struct {
+    const uint8_t *q;
+    size_t qlen;
+    const swgpu_matrix_t *m;
+    int32_t *prof; /* SWGPU_NCODES rows of qlen, or NULL */
+} qprof_t;
+
+static int qprof_init(qprof_t *p, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m)
+{
+    p->q = q;
+    p->qlen = qlen;
+    p->m = m;
+    p->prof = NULL;
+    if (qlen == 0 || qlen > PROFILE_MAX_BYTES / (SWGPU_NCODES * sizeof(int32_t)))
+        return SWGPU_OK;
+    p->prof = malloc((size_t)SWGPU_NCODES * qlen * sizeof(int32_t));
+    if (!p->prof)
+        return SWGPU_OK; /* fall back to per-row fills */
+    for (int c = 0; c < SWGPU_NCODES; c++) {
+        int32_t *row = p->prof + (size_t)c * qlen;
+        for (size_t i = 0; i < qlen; i++)
+            row[i] = m->s[q[i] & (SWGPU_NCODES - 1)][c];
+    }
+    return SWGPU_OK;
+}
+
+static void qprof_free(qprof_t *p)
+{
+    free(p->prof);
+    p->prof = NULL;
+}
+
+/* Row of s(q[i], c) for all i; scratch holds qlen values. */
+static inline const int32_t *qprof_row(const qprof_t *p, uint8_t c, int32_t *scratch)
+{
+    c &= SWGPU_NCODES - 1;
+    if (p->prof)
+        return p->prof + (size_t)c * p->qlen;
+    for (size_t i = 0; i < p->qlen; i++)
+        scratch[i] = p->m->s[p->q[i] & (SWGPU_NCODES - 1)][c];
+    return scratch;
+}
+
+/* ------------------------------------------------------ forward scoring */
+
+/*
+ * The local score pass, one target residue (row j) at a time.  Arrays over
+ * the query: H[i] holds H(i+1, j-1) before and H(i+1, j) after the row,
+ * E[i] likewise E(i+1, .).  Scalars in the inner loop: diag = H(i, j-1),
+ * f = F(i+1, j), x = max(0, M, E) of the cell.  Since H = max(x, F) and
+ * oe >= ge,
+ *   F(i+1,j) = max(F(i,j) - ge, H(i,j) - oe) = max(F(i,j) - ge, x(i,j) - oe),
+ * which keeps the loop-carried chain through F down to one subtract and
+ * one max.  The row maximum is taken with max only;
+ * the (rare) rows that raise the best score are rescanned for the first
+ * cell, which gives the tie rule (smallest j, then smallest i).
+ * H, E, scratch: qlen int32 each.
+ */
+static void sw_fwd(const qprof_t *p, const uint8_t *t, size_t tlen, int32_t go, int32_t ge,
+                   int32_t *H, int32_t *E, int32_t *scratch, int32_t *score, int64_t *qend,
+                   int64_t *tend)
+{
+    const size_t qlen = p->qlen;
+    const int32_t oe = go + ge;
+    int32_t best = 0;
+    int64_t bi = 0, bj = 0;
+
+    for (size_t i = 0; i < qlen; i++) {
+        H[i] = 0;
+        E[i] = NEG;
+    }
+    for (size_t j = 0; j < tlen; j++) {
+        const int32_t *sc = qprof_row(p, t[j], scratch);
+        int32_t diag = 0, f = -oe, rowmax = 0; /* F(1,j) = H(0,j) - oe */
+        for (size_t i = 0; i < qlen; i++) {
+            int32_t e = max32(E[i] - ge, H[i] - oe);       /* E(i+1,j) */
+            int32_t x = max32(max32(diag + sc[i], e), 0); /* max(0, M, E) */
+            int32_t h = max32(x, f);                       /* H(i+1,j) */
+            f = max32(f - ge, x - oe);                     /* F(i+2,j) */
+            diag = H[i];
+            H[i] = h;
+            E[i] = e;
+            rowmax = max32(rowmax, h);
+        }
+        if (rowmax > best) {
+            size_t i = 0;
+            while (H[i] != rowmax)
+                i++;
+            best = rowmax;
+            bi = (int64_t)i + 1;
+            bj = (int64_t)j + 1;
+        }
+    }
+    *score = best;
+    if (qend)
+        *qend = best ? bi : 0;
+    if (tend)
+        *tend = best ? bj : 0;
+}
+
+int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                     int32_t *score, int64_t *qend, int64_t *tend)
+{
+    qprof_t p;
+    int32_t *buf = NULL;
+    int rc = check_scoring(m, gap_open, gap_extend);
+    if (rc)
+        return rc;
+    if (!score || (qlen && !q) || (tlen && !t))
+        return swgpu__fail(SWGPU_EINVAL, "reference score: NULL sequence or result pointer");
+    *score = 0;
+    if (qend)
+        *qend = 0;
+    if (tend)
+        *tend = 0;
+    if (qlen == 0 || tlen == 0)
+        return SWGPU_OK;
+    if ((rc = check_local_range(m, qlen, tlen)))
+        return rc;
+    qprof_init(&p, q, qlen, m);
+    buf = malloc(3 * qlen * sizeof *buf);
+    if (!buf) {
+        qprof_free(&p);
+        return swgpu__fail(SWGPU_ENOMEM, "reference score: no memory for %zu query rows", qlen);
+    }
+    sw_fwd(&p, t, tlen, gap_open, gap_extend, buf, buf + qlen, buf + 2 * qlen, score, qend, tend);
+    qprof_free(&p);
+    free(buf);
+    return SWGPU_OK;
+}
+
+/* --------------------------------------------------------- reverse pass */
+
+/*
+ * The start.  Given the end (qend, tend) and the best score S > 0, run the
+ * recurrences above on the REVERSED prefixes q[0,qend) and t[0,tend),
+ * ANCHORED at the end cell: no 0 restart, H'(0,0) = 0, the borders are
+ * pure gaps (H'(i,0) = -(go + i*ge), H'(0,j) = -(go + j*ge)).  In reversed
+ * coordinates cell (i,j) stands for the begin (qend-i, tend-j), and
+ *
+ *   M'(i,j) = H'(i-1,j-1) + s(q[qend-i], t[tend-j])
+ *
+ * is the best score of an alignment of q[qend-i,qend) x t[tend-j,tend)
+ * whose first column aligns q[qend-i] with t[tend-j].  No such value can
+ * exceed S (each is a local alignment).  The start is the first reversed
+ * cell in target-major order with M'(i,j) == S, i.e. the largest tbeg,
+ * then the largest qbeg: the shortest of the optimal alignments.  The pass
+ * stops at that row, so it costs qend x (tend - tbeg) cells.
+ */
+int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                     int32_t score, int64_t qend, int64_t tend,
+                     int64_t *qbeg, int64_t *tbeg)
+{
+    const int32_t go = gap_open, ge = gap_extend, oe = go + ge;
+    uint8_t *qr = NULL;
+    int32_t *buf = NULL, *H, *E, *Mrow, *scratch;
+    qprof_t p = {0};
+    size_t n, w;
+    int rc = check_scoring(m, gap_open, gap_extend);
+    if (rc)
+        return rc;
+    if (score <= 0 || qend <= 0 || tend <= 0 || (uint64_t)qend > qlen || (uint64_t)tend > tlen ||
+        !q || !t || !qbeg || !tbeg)
+        return swgpu__fail(SWGPU_EINVAL,
+                           "reference start: bad end cell (%lld, %lld) or score %d for lengths "
+                           "%zu x %zu", (long long)qend, (long long)tend, (int)score, qlen, tlen);
+    w = (size_t)qend;
+    n = (size_t)tend;
+    if ((rc = check_global_range(m, go, ge, w, n)))
+        return rc;
+
+    /* qr = q[0,qend) reversed, its profile; rows over w+1 columns */
+    qr = malloc(w);
+    buf = malloc((4 * w + 2) * sizeof *buf);
+    if (!qr || !buf) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "reference start: no memory for %zu columns", w);
+        goto fail;
+    }
+    for (size_t i = 0; i < w; i++)
+        qr[i] = q[w - 1 - i];
+    qprof_init(&p, qr, w, m);
+    H = buf;           /* H[i] = H'(i, j), i = 0..w */
+    E = buf + w + 1;   /* E[i] = E'(i, j) */
+    Mrow = E + w + 1;  /* Mrow[i-1] = M'(i, j) of the current row */
+    scratch = Mrow + w;
+
+    H[0] = 0;
+    E[0] = NEG;
+    for (size_t i = 1; i <= w; i++) {
+        H[i] = -(go + (int32_t)i * ge);
+        E[i] = NEG;
+    }
+    for (size_t j = 1; j <= n; j++) {
+        const int32_t *sc = qprof_row(&p, t[n - j], scratch); /* sc[i-1] = s(q[qend-i], t[tend-j]) */
+        int32_t diag = H[0], f, mmax = NEG;
+        E[0] = max32(E[0] - ge, H[0] - oe); /* column 0: a pure D gap */
+        H[0] = E[0];
+        f = H[0] - oe; /* F'(1,j); then F' as in sw_fwd, from x = max(M', E') */
+        for (size_t i = 1; i <= w; i++) {
+            int32_t e = max32(E[i] - ge, H[i] - oe);
+            int32_t mm = diag + sc[i - 1];
+            int32_t x = max32(mm, e);
+            int32_t h = max32(x, f);
+            f = max32(f - ge, x - oe);
+            Mrow[i - 1] = mm;
+            mmax = max32(mmax, mm);
+            diag = H[i];
+            H[i] = h;
+            E[i] = e;
+        }
+        if (mmax > score) {
+            rc = swgpu__fail(SWGPU_EINVAL,
+                             "reference start: an alignment ending at (%lld, %lld) scores %d > "
+                             "the given best %d", (long long)qend, (long long)tend, (int)mmax,
+                             (int)score);
+            goto fail;
+        }
+        if (mmax == score) {
+            size_t i = 0;
+            while (Mrow[i] != score)
+                i++;
+            *qbeg = qend - (int64_t)(i + 1);
+            *tbeg = tend - (int64_t)j;
+            rc = SWGPU_OK;
+            goto done;
+        }
+    }
+    rc = swgpu__fail(SWGPU_EINVAL,
+                     "reference start: no alignment ending at (%lld, %lld) reaches score %d",
+                     (long long)qend, (long long)tend, (int)score);
+fail:
+done:
+    qprof_free(&p);
+    free(qr);
+    free(buf);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the path */
+
+static int cigar_push(swgpu_aln_t *a, unsigned op, uint64_t len)
+{
+    if (len == 0)
+        return SWGPU_OK;
+    if (a->n_cigar && SWGPU_CIGAR_OP(a->cigar[a->n_cigar - 1]) == op) {
+        uint64_t sum = SWGPU_CIGAR_LEN(a->cigar[a->n_cigar - 1]) + len;
+        if (sum > CIGAR_LEN_MAX)
+            return swgpu__fail(SWGPU_ERANGE, "alignment: a CIGAR run of %llu columns is too long",
+                               (unsigned long long)sum);
+        a->cigar[a->n_cigar - 1] = (uint32_t)(sum << 4 | op);
+        return SWGPU_OK;
+    }
+    if (len > CIGAR_LEN_MAX)
+        return swgpu__fail(SWGPU_ERANGE, "alignment: a CIGAR run of %llu columns is too long",
+                           (unsigned long long)len);
+    if (a->n_cigar == a->m_cigar) {
+        size_t cap = a->m_cigar ? 2 * a->m_cigar : 16;
+        uint32_t *c = realloc(a->cigar, cap * sizeof *c);
+        if (!c)
+            return swgpu__fail(SWGPU_ENOMEM, "alignment: no memory for %zu CIGAR elements", cap);
+        a->cigar = c;
+        a->m_cigar = cap;
+    }
+    a->cigar[a->n_cigar++] = (uint32_t)(len << 4 | op);
+    return SWGPU_OK;
+}
+
+/*
+ * Myers-Miller: the optimal global path of a rectangle in linear space.
+ * Sub-problems are q[i0,i1) x t[j0,j1) (rectangle-relative) with two
+ * boundary prices: tb, what a D gap (target only) that starts the
+ * sub-path pays instead of go, and te, the same for a D gap that ends it
+ * (0 where the gap continues one already paid for across a split row).
+ * A sub-path that is one D gap from corner to corner pays min(tb, te).
+ *
+ * Split at the middle target row mid.  A forward pass gives, for every
+ * query column i, CC[i] = best score of q[i0,i) x t[j0,mid) and DD[i] =
+ * the best of those ending with a D column; a backward pass over the
+ * reversed sequences gives RR[i] / SS[i], the same for q[i,i1) x t[mid,j1)
+ * (SS: starting with a D column).  The path crosses row mid either
+ *   type 1: at node (i, mid):                value CC[i] + RR[i], or
+ *   type 2: inside a D gap that consumes t[mid-1] and t[mid] at column i:
+ *                                            value DD[i] + SS[i] + go
+ * (both halves paid the gap's opening; it is one gap).  The first best
+ * column, type 1 before type 2, wins: the path is deterministic.
+ * Small sub-problems are solved with a full matrix and a traceback.
+ */
+typedef struct {
+    const uint8_t *q, *t;   /* the rectangle: q[0,M) x t[0,N) */
+    uint8_t *qr, *tr;       /* the same, reversed */
+    size_t M, N;
+    int32_t go, ge, oe;
+    int32_t st[SWGPU_NCODES][SWGPU_NCODES]; /* st[target code][query code] */
+    int32_t *CC, *DD, *RR, *SS;             /* M+1 each */
+    uint8_t *dir;                           /* base case traceback, dir_cap bytes */
+    size_t dir_cap;
+    uint8_t *ops;                           /* base case ops (reversed), M+N bytes */
+    swgpu_aln_t *a;
+    int err;
+} mm_t;
+
+/* Global pass: x[0,w) along columns, rows y[0,h), h >= 1.  A D gap that
+ * opens at the start node pays open0 instead of go.  Out: CC[i] = best
+ * score of x[0,i) x y[0,h), DD[i] = best ending with a D column. */
+static void mm_pass(const mm_t *c, const uint8_t *x, size_t w, const uint8_t *y, size_t h,
+                    int32_t open0, int32_t *CC, int32_t *DD)
+{
+    const int32_t ge = c->ge, oe = c->oe;
+    CC[0] = 0;
+    DD[0] = -open0; /* so that DD(0,1) = -open0 - ge */
+    for (size_t i = 1; i <= w; i++) {
+        CC[i] = -(c->go + (int32_t)i * ge);
+        DD[i] = NEG;
+    }
+    for (size_t r = 0; r < h; r++) {
+        const int32_t *sr = c->st[y[r] & (SWGPU_NCODES - 1)];
+        int32_t diag = CC[0], f;
+        DD[0] = max32(DD[0] - ge, CC[0] - oe);
+        CC[0] = DD[0];
+        f = CC[0] - oe; /* the I state of column 1; then as in sw_fwd */
+        for (size_t i = 1; i <= w; i++) {
+            int32_t d = max32(DD[i] - ge, CC[i] - oe);
+            int32_t v = max32(diag + sr[x[i - 1] & (SWGPU_NCODES - 1)], d);
+            int32_t h = max32(v, f);
+            f = max32(f - ge, v - oe);
+            diag = CC[i];
+            CC[i] = h;
+            DD[i] = d;
+        }
+    }
+}
+
+/* traceback byte: bits 0-1 the state H came from, bit 2 F extended, bit 3
+ * E extended */
+enum { TB_M = 0, TB_I = 1, TB_D = 2, TB_IEXT = 4, TB_DEXT = 8 };
+
+/* Full-matrix Gotoh with traceback for a small sub-problem (w, h >= 1). */
+static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int32_t tb,
+                       int32_t te)
+{
+    const size_t w = i1 - i0, h = j1 - j0, W = w + 1;
+    const uint8_t *x = c->q + i0, *y = c->t + j0;
+    const int32_t go = c->go, ge = c->ge, oe = c->oe;
+    int32_t *Hr = c->CC, *Er = c->DD; /* row arrays, free to reuse here */
+    int32_t lastM = 0, lastI = 0, lastD = 0, val;
+    size_t need = W * (h + 1), nops = 0, i, j;
+    unsigned state;
+
+    if (need > c->dir_cap) {
+        uint8_t *d = realloc(c->dir, need);
+        if (!d) {
+            c->err = swgpu__fail(SWGPU_ENOMEM, "alignment: no memory for a %zu-cell traceback",
+                                 need);
+            return 0;
+        }
+        c->dir = d;
+        c->dir_cap = need;
+    }
+    /* row 0: only I columns from the start node */
+    Hr[0] = 0;
+    Er[0] = -tb;
+    c->dir[0] = TB_M;
+    for (i = 1; i <= w; i++) {
+        Hr[i] = -(go + (int32_t)i * ge);
+        Er[i] = NEG;
+        c->dir[i] = TB_I | (i >= 2 ? TB_IEXT : 0);
+    }
+    for (j = 1; j <= h; j++) {
+        const int32_t *sr = c->st[y[j - 1] & (SWGPU_NCODES - 1)];
+        uint8_t *dr = c->dir + j * W;
+        int32_t diag = Hr[0], f = NEG, hleft;
+        int32_t de = Er[0] - ge, dop = Hr[0] - oe;
+        /* column 0: only D columns (the seed Er[0] = -tb prices the first) */
+        Er[0] = dop >= de ? dop : de;
+        dr[0] = TB_D | (dop >= de ? 0 : TB_DEXT);
+        Hr[0] = Er[0];
+        hleft = Hr[0];
+        for (i = 1; i <= w; i++) {
+            uint8_t bits = 0;
+            int32_t e, mm, v;
+            de = Er[i] - ge;
+            dop = Hr[i] - oe;
+            if (dop >= de) {
+                e = dop;
+            } else {
+                e = de;
+                bits |= TB_DEXT;
+            }
+            if (hleft - oe >= f - ge) {
+                f = hleft - oe;
+            } else {
+                f = f - ge;
+                bits |= TB_IEXT;
+            }
+            mm = diag + sr[x[i - 1] & (SWGPU_NCODES - 1)];
+            /* H prefers M, then I, then D */
+            if (mm >= f && mm >= e) {
+                v = mm;
+                bits |= TB_M;
+            } else if (f >= e) {
+                v = f;
+                bits |= TB_I;
+            } else {
+                v = e;
+                bits |= TB_D;
+            }
+            dr[i] = bits;
+            diag = Hr[i];
+            Hr[i] = v;
+            Er[i] = e;
+            hleft = v;
+            lastM = mm;
+            lastI = f;
+            lastD = e;
+        }
+    }
+    /* the end node: a D gap ending here pays te instead of go */
+    lastD += go - te;
+    if (lastM >= lastI && lastM >= lastD) {
+        val = lastM;
+        state = TB_M;
+    } else if (lastI >= lastD) {
+        val = lastI;
+        state = TB_I;
+    } else {
+        val = lastD;
+        state = TB_D;
+    }
+    /* walk back from (w, h) to (0, 0), recording ops in reverse */
+    i = w;
+    j = h;
+    while (i > 0 || j > 0) {
+        uint8_t d = c->dir[j * W + i];
+        c->ops[nops++] = (uint8_t)state;
+        if (state == TB_M) {
+            i--;
+            j--;
+            state = c->dir[j * W + i] & 3;
+        } else if (state == TB_I) {
+            i--;
+            state = (d & TB_IEXT) ? TB_I : (c->dir[j * W + i] & 3u);
+        } else {
+            j--;
+            state = (d & TB_DEXT) ? TB_D : (c->dir[j * W + i] & 3u);
+        }
+    }
+    while (nops > 0 && !c->err) {
+        size_t k = nops;
+        uint8_t op = c->ops[k - 1];
+        while (k > 0 && c->ops[k - 1] == op)
+            k--;
+        c->err = cigar_push(c->a, op, nops - k);
+        nops = k;
+    }
+    return val;
+}
+
+/* Solve q[i0,i1) x t[j0,j1) with boundary prices tb, te; append its path
+ * to the CIGAR and return its score (errors go to c->err). */
+static int32_t mm_solve(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int32_t tb,
+                        int32_t te)
+{
+    const size_t w = i1 - i0, h = j1 - j0;
+    size_t mid, split = 0;
+    int32_t best = NEG, v, left, right;
+    int type2 = 0;
+
+    if (c->err)
+        return 0;
+    if (h == 0) { /* one I gap, or nothing */
+        c->err = cigar_push(c->a, SWGPU_CIGAR_I, w);
+        return w ? -(c->go + (int32_t)w * c->ge) : 0;
+    }
+    if (w == 0) { /* one D gap from corner to corner */
+        c->err = cigar_push(c->a, SWGPU_CIGAR_D, h);
+        return -((tb < te ? tb : te) + (int32_t)h * c->ge);
+    }
+    if (h < 2 || (w + 1) * (h + 1) <= BASE_CELLS)
+        return mm_base(c, i0, i1, j0, j1, tb, te);
+
+    mid = j0 + h / 2;
+    mm_pass(c, c->q + i0, w, c->t + j0, mid - j0, tb, c->CC, c->DD);
+    mm_pass(c, c->qr + (c->M - i1), w, c->tr + (c->N - j1), j1 - mid, te, c->RR, c->SS);
+    /* RR[w - i] / SS[w - i] belong to query column i (reversed indexing) */
+    for (size_t i = 0; i <= w; i++) {
+        int32_t v1 = c->CC[i] + c->RR[w - i];
+        int32_t v2 = c->DD[i] + c->SS[w - i] + c->go;
+        if (v1 > best) {
+            best = v1;
+            split = i;
+            type2 = 0;
+        }
+        if (v2 > best) {
+            best = v2;
+            split = i;
+            type2 = 1;
+        }
+    }
+    if (!type2) {
+        left = mm_solve(c, i0, i0 + split, j0, mid, tb, c->go);
+        right = mm_solve(c, i0 + split, i1, mid, j1, c->go, te);
+        v = left + right;
+    } else {
+        /* the crossing gap opens here, unless it goes on from a gap that
+         * a boundary price of 0 says is already open (then the half on
+         * that side is an empty-width D run continuing it) */
+        int32_t open = (split == 0 && tb == 0) || (split == w && te == 0) ? 0 : c->go;
+        left = mm_solve(c, i0, i0 + split, j0, mid - 1, tb, 0);
+        if (!c->err)
+            c->err = cigar_push(c->a, SWGPU_CIGAR_D, 2);
+        right = mm_solve(c, i0 + split, i1, mid + 1, j1, 0, te);
+        v = left - (open + 2 * c->ge) + right;
+    }
+    if (!c->err && v != best)
+        c->err = swgpu__fail(SWGPU_EINVAL,
+                             "alignment: internal error: split of rows %zu..%zu scores %d, "
+                             "halves %d", j0, j1, (int)best, (int)v);
+    return v;
+}
+
+void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t)
+{
+    int64_t qi = a->qbeg, ti = a->tbeg;
+    a->length = a->n_ident = a->n_mismatch = a->n_gapopen = a->n_gaps = 0;
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
+        int64_t len = SWGPU_CIGAR_LEN(a->cigar[k]);
+        a->length += len;
+        if (op == SWGPU_CIGAR_M) {
+            for (int64_t x = 0; x < len; x++)
+                a->n_ident += q[qi + x] == t[ti + x];
+            qi += len;
+            ti += len;
+        } else {
+            a->n_gapopen++;
+            a->n_gaps += len;
+            if (op == SWGPU_CIGAR_I)
+                qi += len;
+            else
+                ti += len;
+        }
+    }
+    a->n_mismatch = a->length - a->n_gaps - a->n_ident;
+}
+
+int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                    const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
+{
+    mm_t c;
+    int64_t rescored = 0;
+    int32_t v;
+    size_t w;
+    int rc = check_scoring(m, gap_open, gap_extend);
+    if (rc)
+        return rc;
+    if (!a || !q || !t || a->qbeg < 0 || a->tbeg < 0 || a->qbeg > a->qend ||
+        a->tbeg > a->tend || (uint64_t)a->qend > qlen || (uint64_t)a->tend > tlen)
+        return swgpu__fail(SWGPU_EINVAL, "alignment path: bad rectangle or NULL argument");
+    a->n_cigar = 0;
+    memset(&c, 0, sizeof c);
+    c.M = (size_t)(a->qend - a->qbeg);
+    c.N = (size_t)(a->tend - a->tbeg);
+    if ((rc = check_global_range(m, gap_open, gap_extend, c.M, c.N)))
+        return rc;
+    c.q = q + a->qbeg;
+    c.t = t + a->tbeg;
+    c.go = gap_open;
+    c.ge = gap_extend;
+    c.oe = gap_open + gap_extend;
+    c.a = a;
+    for (int x = 0; x < SWGPU_NCODES; x++)
+        for (int y = 0; y < SWGPU_NCODES; y++)
+            c.st[y][x] = m->s[x][y];
+    w = c.M + 1;
+    c.qr = malloc(c.M + c.N + 1);
+    c.ops = malloc(c.M + c.N + 1);
+    c.CC = malloc(4 * w * sizeof(int32_t));
+    if (!c.qr || !c.ops || !c.CC) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "alignment path: no memory for a %zu x %zu rectangle",
+                         c.M, c.N);
+        goto done;
+    }
+    c.tr = c.qr + c.M;
+    c.DD = c.CC + w;
+    c.RR = c.DD + w;
+    c.SS = c.RR + w;
+    for (size_t i = 0; i < c.M; i++)
+        c.qr[i] = c.q[c.M - 1 - i];
+    for (size_t j = 0; j < c.N; j++)
+        c.tr[j] = c.t[c.N - 1 - j];
+
+    v = mm_solve(&c, 0, c.M, 0, c.N, c.go, c.go);
+    if ((rc = c.err))
+        goto done;
+    swgpu__aln_stats(a, q, t);
+    if ((rc = swgpu_cigar_score(a, q, qlen, t, tlen, m, gap_open, gap_extend, &rescored)))
+        goto done;
+    if (v != a->score || rescored != a->score)
+        rc = swgpu__fail(SWGPU_EINVAL,
+                         "alignment path: internal error: path of [%lld,%lld) x [%lld,%lld) "
+                         "scores %d (rescored %lld), local score %d", (long long)a->qbeg,
+                         (long long)a->qend, (long long)a->tbeg, (long long)a->tend, (int)v,
+                         (long long)rescored, (int)a->score);
+done:
+    if (rc)
+        a->n_cigar = 0;
+    free(c.qr);
+    free(c.ops);
+    free(c.CC);
+    free(c.dir);
+    return rc;
+}
+
+/* ------------------------------------------------------- public helpers */
+
+static void aln_reset(swgpu_aln_t *a)
+{
+    a->score = 0;
+    a->qbeg = a->qend = a->tbeg = a->tend = 0;
+    a->n_cigar = 0;
+    a->length = a->n_ident = a->n_mismatch = a->n_gapopen = a->n_gaps = 0;
+}
+
+int swgpu_align(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                int score_only, swgpu_aln_t *out)
+{
+    int32_t score = 0;
+    int64_t qend = 0, tend = 0, qbeg = 0, tbeg = 0;
+    int rc;
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "align: NULL result");
+    aln_reset(out);
+    if ((rc = swgpu__ref_score(q, qlen, t, tlen, m, gap_open, gap_extend, &score, &qend, &tend)))
+        return rc;
+    if (score == 0)
+        return SWGPU_OK;
+    if ((rc = swgpu__ref_start(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend,
+                               &qbeg, &tbeg)))
+        return rc;
+    out->score = score;
+    out->qbeg = qbeg;
+    out->qend = qend;
+    out->tbeg = tbeg;
+    out->tend = tend;
+    if (score_only)
+        return SWGPU_OK;
+    if ((rc = swgpu__ref_path(q, qlen, t, tlen, m, gap_open, gap_extend, out))) {
+        aln_reset(out);
+        return rc;
+    }
+    return SWGPU_OK;
+}
+
+void swgpu_aln_free(swgpu_aln_t *a)
+{
+    if (!a)
+        return;
+    free(a->cigar);
+    memset(a, 0, sizeof *a);
+}
+
+int swgpu_cigar_score(const swgpu_aln_t *a, const uint8_t *q, size_t qlen,
+                      const uint8_t *t, size_t tlen, const swgpu_matrix_t *m,
+                      int gap_open, int gap_extend, int64_t *score)
+{
+    int64_t qi, ti, sum = 0;
+    if (!a || !m || !score || (a->n_cigar && !a->cigar))
+        return swgpu__fail(SWGPU_EINVAL, "cigar score: NULL argument");
+    qi = a->qbeg;
+    ti = a->tbeg;
+    if (qi < 0 || ti < 0 || (uint64_t)qi > qlen || (uint64_t)ti > tlen)
+        return swgpu__fail(SWGPU_EINVAL, "cigar score: begin (%lld, %lld) outside %zu x %zu",
+                           (long long)qi, (long long)ti, qlen, tlen);
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
+        int64_t len = SWGPU_CIGAR_LEN(a->cigar[k]);
+        int64_t dq = op == SWGPU_CIGAR_D ? 0 : len, dt = op == SWGPU_CIGAR_I ? 0 : len;
+        if (op > SWGPU_CIGAR_D || len == 0)
+            return swgpu__fail(SWGPU_EINVAL, "cigar score: element %zu (op %u, length %lld) "
+                               "is invalid", k, op, (long long)len);
+        if ((uint64_t)(qi + dq) > qlen || (uint64_t)(ti + dt) > tlen)
+            return swgpu__fail(SWGPU_EINVAL, "cigar score: element %zu runs off the %s (%zu "
+                               "residues)", k, (uint64_t)(qi + dq) > qlen ? "query" : "target",
+                               (uint64_t)(qi + dq) > qlen ? qlen : tlen);
+        if (op == SWGPU_CIGAR_M) {
+            if (q == NULL || t == NULL)
+                return swgpu__fail(SWGPU_EINVAL, "cigar score: NULL sequence");
+            for (int64_t x = 0; x < len; x++)
+                sum += m->s[q[qi + x] & (SWGPU_NCODES - 1)][t[ti + x] & (SWGPU_NCODES - 1)];
+        } else {
+            sum -= (int64_t)gap_open + len * (int64_t)gap_extend;
+        }
+        qi += dq;
+        ti += dt;
+    }
+    *score = sum;
+    return SWGPU_OK;
+}
+
+size_t swgpu_cigar_string(const swgpu_aln_t *a, char *buf, size_t size)
+{
+    static const char opc[] = "MID?";
+    size_t need = 0;
+    char tmp[32];
+    if (buf && size)
+        buf[0] = '\0';
+    if (!a)
+        return 0;
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
+        int n = snprintf(tmp, sizeof tmp, "%u%c", (unsigned)SWGPU_CIGAR_LEN(a->cigar[k]),
+                         opc[op < 3 ? op : 3]);
+        if (buf && need + (size_t)n < size)
+            memcpy(buf + need, tmp, (size_t)n + 1);
+        else if (buf && need < size)
+            buf[need] = '\0';
+        need += (size_t)n;
+    }
+    return need;
+}
+
+/* ------------------------------------------------------ the ref engine */
+
+typedef struct {
+    const swgpu_db_t *db;
+    const swgpu_matrix_t *m;
+    int go, ge;
+    int threads;
+} ref_engine_t;
+
+/* One worker's share of a scan: chunks tid, tid+nth, tid+2*nth, ... */
+typedef struct {
+    const ref_engine_t *e;
+    const qprof_t *p;
+    int32_t *scores;
+    int32_t *rows; /* 3 * qlen */
+    int tid, nth;
+} ref_worker_t;
+
+#define SCAN_CHUNK 64
+
+static void *ref_worker(void *arg)
+{
+    ref_worker_t *w = arg;
+    const swgpu_db_t *db = w->e->db;
+    const size_t qlen = w->p->qlen;
+    for (uint64_t c = (uint64_t)w->tid * SCAN_CHUNK; c < db->n; c += (uint64_t)w->nth * SCAN_CHUNK) {
+        uint64_t end = c + SCAN_CHUNK < db->n ? c + SCAN_CHUNK : db->n;
+        for (uint64_t k = c; k < end; k++)
+            sw_fwd(w->p, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]), w->e->go,
+                   w->e->ge, w->rows, w->rows + qlen, w->rows + 2 * qlen, &w->scores[k], NULL,
+                   NULL);
+    }
+    return NULL;
+}
+
+static int ref_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                      void **state)
+{
+    ref_engine_t *e;
+    int rc;
+    if (!db || !o || !state)
+        return swgpu__fail(SWGPU_EINVAL, "ref engine: NULL database, options or state");
+    if ((rc = check_scoring(m, o->gap_open, o->gap_extend)))
+        return rc;
+    e = calloc(1, sizeof *e);
+    if (!e)
+        return swgpu__fail(SWGPU_ENOMEM, "ref engine: no memory");
+    e->db = db;
+    e->m = m;
+    e->go = o->gap_open;
+    e->ge = o->gap_extend;
+    e->threads = o->threads > 0 ? o->threads : swgpu__ncores();
+    *state = e;
+    return SWGPU_OK;
+}
+
+static int ref_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
+                    swgpu_scan_stats_t *st)
+{
+    const ref_engine_t *e = state;
+    const swgpu_db_t *db = e->db;
+    qprof_t p;
+    ref_worker_t *w = NULL;
+    pthread_t *th = NULL;
+    char *started = NULL;
+    int32_t *rows = NULL;
+    uint64_t nchunks;
+    int nth, rc = SWGPU_OK;
+
+    if (!scores || (qlen && !q))
+        return swgpu__fail(SWGPU_EINVAL, "ref engine: NULL query or scores");
+    if (qlen == 0 || db->n == 0) {
+        for (uint64_t k = 0; k < db->n; k++)
+            scores[k] = 0;
+        return SWGPU_OK;
+    }
+    if ((rc = check_local_range(e->m, qlen, (size_t)db->max_len)))
+        return rc;
+    nchunks = (db->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
+    nth = e->threads;
+    if ((uint64_t)nth > nchunks)
+        nth = (int)nchunks;
+    qprof_init(&p, q, qlen, e->m);
+    w = calloc((size_t)nth, sizeof *w);
+    th = calloc((size_t)nth, sizeof *th);
+    started = calloc((size_t)nth, 1);
+    rows = malloc((size_t)nth * 3 * qlen * sizeof *rows);
+    if (!w || !th || !started || !rows) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "ref engine: no memory for %d threads x query %zu", nth,
+                         qlen);
+        goto done;
+    }
+    for (int k = 0; k < nth; k++) {
+        w[k].e = e;
+        w[k].p = &p;
+        w[k].scores = scores;
+        w[k].rows = rows + (size_t)k * 3 * qlen;
+        w[k].tid = k;
+        w[k].nth = nth;
+    }
+    /* worker 0 runs here; one that cannot be started runs here afterwards */
+    for (int k = 1; k < nth; k++)
+        started[k] = pthread_create(&th[k], NULL, ref_worker, &w[k]) == 0;
+    ref_worker(&w[0]);
+    for (int k = 1; k < nth; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            ref_worker(&w[k]);
+    }
+    if (st)
+        st->cells += (uint64_t)qlen * db->total_res;
+done:
+    qprof_free(&p);
+    free(w);
+    free(th);
+    free(started);
+    free(rows);
+    return rc;
+}
+
+static void ref_destroy(void *state)
+{
+    free(state);
+}
+
+const swgpu_engine_ops_t swgpu__engine_ref = {
+    .name = "ref",
+    .create = ref_create,
+    .scan = ref_scan,
+    .destroy = ref_destroy,
+};

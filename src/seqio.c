@@ -1,0 +1,609 @@
+/*
+ * seqio.c - residue alphabets and sequence sets: reading FASTA and FASTQ,
+ * plain or gzip-compressed, into encoded residues.
+ *
+ * Reading works in two passes over the residues:
+ *  1. the parser walks the file line by line (zlib gzread into one large
+ *     buffer; gzip is detected from the content, plain files pass through)
+ *     and stores each sequence line's letters, upper-cased and with
+ *     whitespace and digits dropped, through a 256-entry table;
+ *  2. when the file is done, the alphabet is decided (SWGPU_AUTO: DNA if at
+ *     least 90% of the letters other than N are A, C, G, T or U, over the
+ *     WHOLE file) and the stored letters are encoded in place.
+ * Letters outside the alphabet become X (protein) or N (DNA); they are
+ * counted and reported in one warning per file.
+ *
+ * Details of the accepted text:
+ *  - a record starts with '>' (FASTA) or '@' (FASTQ) at the start of a line;
+ *    a '>' elsewhere in a header is part of the header;
+ *  - header: id = first word (space or tab delimited), desc = the rest,
+ *    trimmed; control characters in a header are an error (binary data);
+ *  - sequence lines: letters in either case, '*' (a stop); whitespace and
+ *    digits are ignored; other printable characters ('-', '.', ...) count
+ *    as unknown letters; control characters and bytes >= 0x80 are an error;
+ *    trailing '*'s of a record are stripped, a '*' inside is kept (protein
+ *    code 23; in DNA it is an unknown letter);
+ *  - FASTQ: sequence lines up to a line starting with '+', then quality
+ *    lines until they hold as many characters as the sequence; a mismatch
+ *    is an error;
+ *  - blank lines between records and a UTF-8 byte-order mark are ignored;
+ *    records whose sequence is empty are skipped (one warning per file).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ------------------------------------------------------------- alphabet */
+
+static const char prot_letters[] = "ARNDCQEGHILKMFPSTWYVBZX*JUO"; /* codes 0..26 */
+static const char dna_letters[] = "ACGTNRYKMSWBDHV";               /* codes 0..14 */
+
+#define NOCODE 0xFF
+
+/* t[c] = code of byte c (either case) in alphabet a, NOCODE if none. */
+static void encode_table(swgpu_alphabet_t a, uint8_t t[256])
+{
+    const char *l = a == SWGPU_DNA ? dna_letters : prot_letters;
+    memset(t, NOCODE, 256);
+    for (int i = 0; l[i]; i++) {
+        t[(uint8_t)l[i]] = (uint8_t)i;
+        if (l[i] >= 'A' && l[i] <= 'Z')
+            t[(uint8_t)(l[i] - 'A' + 'a')] = (uint8_t)i;
+    }
+    if (a == SWGPU_DNA) { /* RNA: U reads as T */
+        t['U'] = 3;
+        t['u'] = 3;
+    }
+}
+
+int swgpu_encode(swgpu_alphabet_t alphabet, int letter)
+{
+    const char *l;
+    if (alphabet == SWGPU_PROTEIN) l = prot_letters;
+    else if (alphabet == SWGPU_DNA) l = dna_letters;
+    else return -1;
+    if (letter >= 'a' && letter <= 'z') letter -= 'a' - 'A';
+    if (alphabet == SWGPU_DNA && letter == 'U') letter = 'T';
+    if (letter <= 0 || letter > 127) return -1;
+    const char *p = strchr(l, letter);
+    return p ? (int)(p - l) : -1;
+}
+
+char swgpu_decode(swgpu_alphabet_t alphabet, uint8_t code)
+{
+    if (alphabet == SWGPU_PROTEIN && code < sizeof prot_letters - 1) return prot_letters[code];
+    if (alphabet == SWGPU_DNA && code < sizeof dna_letters - 1) return dna_letters[code];
+    return '?';
+}
+
+int swgpu_alphabet_size(swgpu_alphabet_t alphabet)
+{
+    if (alphabet == SWGPU_PROTEIN) return (int)sizeof prot_letters - 1;
+    if (alphabet == SWGPU_DNA) return (int)sizeof dna_letters - 1;
+    return 0;
+}
+
+const char *swgpu_alphabet_name(swgpu_alphabet_t alphabet)
+{
+    switch (alphabet) {
+    case SWGPU_PROTEIN: return "protein";
+    case SWGPU_DNA: return "dna";
+    case SWGPU_AUTO: return "auto";
+    default: return "unknown";
+    }
+}
+
+/* ------------------------------------------------------- seqset storage */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c += c / 2 + 16;
+    void *q = realloc(*p, c * elem);
+    if (!q) return swgpu__fail(SWGPU_ENOMEM, "out of memory (%zu bytes)", c * elem);
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* room for one more sequence slot (off has n+2 entries, name_off n+1) */
+static int reserve_slot(swgpu_seqset_t *s)
+{
+    if (s->n + 1 < s->cap) return 0;
+    size_t cap = s->cap, cap2 = s->cap;
+    int rc = grow((void **)&s->name_off, &cap, s->n + 2, sizeof *s->name_off);
+    if (!rc) rc = grow((void **)&s->off, &cap2, s->n + 2, sizeof *s->off);
+    if (rc) return rc;
+    s->cap = cap < cap2 ? cap : cap2;
+    return 0;
+}
+
+static int reserve_res(swgpu_seqset_t *s, uint64_t need)
+{
+    if (need <= s->res_cap) return 0;
+    if (need > SIZE_MAX / 2) return swgpu__fail(SWGPU_ERANGE, "sequence data too large");
+    size_t cap = (size_t)s->res_cap;
+    if (cap < (1u << 20)) cap = 1u << 20;
+    while (cap < need) cap *= 2;
+    uint8_t *p = realloc(s->res, cap);
+    if (!p) return swgpu__fail(SWGPU_ENOMEM, "out of memory (%zu bytes of residues)", cap);
+    s->res = p;
+    s->res_cap = cap;
+    return 0;
+}
+
+/* append id NUL desc NUL to the names buffer */
+static int add_names(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc, size_t dlen)
+{
+    int rc = grow((void **)&s->names, &s->names_cap, s->names_len + idlen + dlen + 2, 1);
+    if (rc) return rc;
+    char *p = s->names + s->names_len;
+    memcpy(p, id, idlen);
+    p[idlen] = 0;
+    memcpy(p + idlen + 1, desc, dlen);
+    p[idlen + 1 + dlen] = 0;
+    s->names_len += idlen + dlen + 2;
+    return 0;
+}
+
+static swgpu_seqset_t *seqset_new(swgpu_alphabet_t alphabet)
+{
+    swgpu_seqset_t *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->alphabet = alphabet;
+    if (reserve_slot(s)) {
+        swgpu_seqset_destroy(s);
+        return NULL;
+    }
+    s->off[0] = 0;
+    return s;
+}
+
+int swgpu_seqset_create(swgpu_alphabet_t alphabet, swgpu_seqset_t **out)
+{
+    *out = NULL;
+    if (alphabet != SWGPU_AUTO && alphabet != SWGPU_PROTEIN && alphabet != SWGPU_DNA)
+        return swgpu__fail(SWGPU_EINVAL, "seqset: invalid alphabet %d", (int)alphabet);
+    *out = seqset_new(alphabet);
+    return *out ? SWGPU_OK : swgpu__fail(SWGPU_ENOMEM, "seqset: out of memory");
+}
+
+/* DNA if >= 90% of the letters other than N (and '*') are A C G T U */
+static swgpu_alphabet_t decide_alphabet(const uint64_t hist[256])
+{
+    uint64_t nuc = 0, other = 0;
+    for (int c = 0; c < 256; c++) {
+        int u = c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+        if (u == 'N' || u == '*') continue;
+        if (u == 'A' || u == 'C' || u == 'G' || u == 'T' || u == 'U') nuc += hist[c];
+        else other += hist[c];
+    }
+    if (nuc + other == 0) return (hist['N'] | hist['n']) ? SWGPU_DNA : SWGPU_PROTEIN;
+    return nuc * 10 >= (nuc + other) * 9 ? SWGPU_DNA : SWGPU_PROTEIN;
+}
+
+/*
+ * Append one sequence.  With a set created as SWGPU_AUTO, the first
+ * sequence added decides the alphabet (same 90% rule as reading).  Every
+ * byte of letters is one residue; letters outside the alphabet become X / N.
+ */
+int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
+                     const char *letters, size_t len)
+{
+    uint8_t enc[256];
+    if (!set || (!letters && len))
+        return swgpu__fail(SWGPU_EINVAL, "seqset_add: NULL argument");
+    if (!id) id = "";
+    if (!desc) desc = "";
+    if (set->alphabet == SWGPU_AUTO) {
+        uint64_t hist[256] = {0};
+        for (size_t i = 0; i < len; i++) hist[(uint8_t)letters[i]]++;
+        set->alphabet = decide_alphabet(hist);
+    }
+    int rc = reserve_slot(set);
+    if (!rc) rc = reserve_res(set, set->off[set->n] + len);
+    if (!rc) rc = add_names(set, id, strlen(id), desc, strlen(desc));
+    if (rc) return rc;
+    encode_table(set->alphabet, enc);
+    uint8_t unk = set->alphabet == SWGPU_DNA ? SWGPU_DNA_N : SWGPU_PROT_X;
+    uint8_t *dst = set->res + set->off[set->n];
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = enc[(uint8_t)letters[i]];
+        dst[i] = c == NOCODE ? unk : c;
+    }
+    set->name_off[set->n] = set->names_len - strlen(id) - strlen(desc) - 2;
+    set->off[set->n + 1] = set->off[set->n] + len;
+    set->n++;
+    if (len > set->max_len) set->max_len = len;
+    return SWGPU_OK;
+}
+
+size_t swgpu_seqset_size(const swgpu_seqset_t *set)
+{
+    return set ? set->n : 0;
+}
+
+uint64_t swgpu_seqset_residues(const swgpu_seqset_t *set)
+{
+    return set ? set->off[set->n] : 0;
+}
+
+swgpu_alphabet_t swgpu_seqset_alphabet(const swgpu_seqset_t *set)
+{
+    return set ? set->alphabet : SWGPU_AUTO;
+}
+
+int swgpu_seqset_get(const swgpu_seqset_t *set, size_t i, swgpu_seq_t *out)
+{
+    if (!set || i >= set->n)
+        return swgpu__fail(SWGPU_EINVAL, "seqset: sequence %zu out of range (%zu sequences)", i,
+                           set ? set->n : (size_t)0);
+    out->id = set->names + set->name_off[i];
+    out->desc = out->id + strlen(out->id) + 1;
+    out->res = set->res + set->off[i];
+    out->len = (size_t)(set->off[i + 1] - set->off[i]);
+    return SWGPU_OK;
+}
+
+void swgpu_seqset_destroy(swgpu_seqset_t *set)
+{
+    if (!set) return;
+    free(set->off);
+    free(set->res);
+    free(set->name_off);
+    free(set->names);
+    free(set);
+}
+
+/* --------------------------------------------------------- line reader */
+
+typedef struct {
+    gzFile gz;
+    const char *path;
+    char *buf;
+    size_t cap, beg, end; /* unread bytes are buf[beg, end) */
+    int eof;
+    uint64_t lineno;      /* number of the line last returned (1-based) */
+    uint64_t nbytes;      /* bytes read so far (uncompressed) */
+} reader_t;
+
+/* read more bytes after buf[end]; sets eof at a clean end of input */
+static int rd_fill(reader_t *r)
+{
+    if (r->end == r->cap) {
+        size_t nc = r->cap * 2;
+        char *p = realloc(r->buf, nc);
+        if (!p) return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory (line %" PRIu64 " longer than %zu bytes)",
+                                   r->path, r->lineno + 1, r->cap);
+        r->buf = p;
+        r->cap = nc;
+    }
+    size_t want = r->cap - r->end;
+    if (want > (1u << 30)) want = 1u << 30;
+    int n = gzread(r->gz, r->buf + r->end, (unsigned)want);
+    if (n > 0) {
+        r->end += (size_t)n;
+        r->nbytes += (uint64_t)n;
+        return 0;
+    }
+    int err = Z_OK;
+    const char *msg = gzerror(r->gz, &err);
+    if (err == Z_OK && n == 0) {
+        r->eof = 1;
+        return 0;
+    }
+    if (err == Z_BUF_ERROR)
+        return swgpu__fail(SWGPU_EFORMAT, "file %s: truncated gzip data (unexpected end of file)", r->path);
+    if (err == Z_ERRNO)
+        return swgpu__fail(SWGPU_EIO, "file %s: %s", r->path, strerror(errno));
+    if (err == Z_MEM_ERROR)
+        return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory while decompressing", r->path);
+    return swgpu__fail(SWGPU_EFORMAT, "file %s: corrupt gzip data (%s)", r->path, msg ? msg : "zlib error");
+}
+
+/* Next line without its '\n' (and '\r'); 1: a line, 0: end of input. */
+static int rd_line(reader_t *r, char **line, size_t *len)
+{
+    size_t scan = r->beg;
+    for (;;) {
+        char *nl = memchr(r->buf + scan, '\n', r->end - scan);
+        if (nl || (r->eof && r->beg < r->end)) {
+            char *s = r->buf + r->beg;
+            char *e = nl ? nl : r->buf + r->end;
+            r->beg = (size_t)(e - r->buf) + (nl != NULL);
+            if (e > s && e[-1] == '\r') e--;
+            *line = s;
+            *len = (size_t)(e - s);
+            r->lineno++;
+            return 1;
+        }
+        if (r->eof) return 0;
+        /* move the partial line to the front, then read more */
+        if (r->beg) {
+            memmove(r->buf, r->buf + r->beg, r->end - r->beg);
+            r->end -= r->beg;
+            r->beg = 0;
+        }
+        scan = r->end;
+        int rc = rd_fill(r);
+        if (rc) return rc;
+    }
+}
+
+/* ------------------------------------------------------------- parsing */
+
+/* raw[c]: 0 skip (whitespace, digit), 0xFF binary data, else the byte to
+ * store (letters upper-cased; '*' and other punctuation kept as is and
+ * encoded later, punctuation as an unknown letter). */
+static void raw_table(uint8_t raw[256])
+{
+    for (int c = 0; c < 256; c++) {
+        if (c >= 'a' && c <= 'z') raw[c] = (uint8_t)(c - 'a' + 'A');
+        else if (c >= '0' && c <= '9') raw[c] = 0;
+        else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') raw[c] = 0;
+        else if (c > ' ' && c < 127) raw[c] = (uint8_t)c;
+        else raw[c] = 0xFF;
+    }
+}
+
+typedef struct {
+    reader_t r;
+    swgpu_seqset_t *set;
+    uint8_t raw[256];
+    uint64_t rec;          /* records started (1-based number of the current) */
+    uint64_t n_empty;
+    uint64_t first_empty;  /* record number of the first empty record */
+    char first_empty_id[64];
+} parser_t;
+
+static const char *cur_id(const parser_t *p)
+{
+    return p->set->names + p->set->name_off[p->set->n];
+}
+
+/* header line (without its '>' / '@'): id = first word, desc = the rest */
+static int parse_header(parser_t *p, const char *h, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)h[i];
+        if ((c < ' ' && c != '\t') || c == 127)
+            return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": binary data (byte 0x%02x) in header of record %" PRIu64,
+                               p->r.path, p->r.lineno, c, p->rec);
+    }
+    size_t i = 0;
+    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
+    size_t ib = i;
+    while (i < len && h[i] != ' ' && h[i] != '\t') i++;
+    size_t ie = i;
+    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
+    size_t de = len;
+    while (de > i && (h[de - 1] == ' ' || h[de - 1] == '\t')) de--;
+    int rc = reserve_slot(p->set);
+    if (rc) return rc;
+    p->set->name_off[p->set->n] = p->set->names_len;
+    return add_names(p->set, h + ib, ie - ib, h + i, de - i);
+}
+
+/* Hot loop: append the letters of line to the current record, whose
+ * residues so far are res[start, *used). */
+static int seq_line(parser_t *p, const char *line, size_t len, uint64_t *used)
+{
+    swgpu_seqset_t *s = p->set;
+    if (*used + len > s->res_cap) {
+        int rc = reserve_res(s, *used + len);
+        if (rc) return rc;
+    }
+    const uint8_t *src = (const uint8_t *)line;
+    const uint8_t *raw = p->raw;
+    uint8_t *dst = s->res + *used;
+    size_t k = 0;
+    int bad = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t v = raw[src[i]];
+        dst[k] = v;
+        k += v != 0;
+        bad |= v == 0xFF;
+    }
+    if (bad) {
+        size_t i = 0;
+        while (raw[src[i]] != 0xFF) i++;
+        return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ", record %" PRIu64 " (id %s): binary data (byte 0x%02x) in sequence",
+                           p->r.path, p->r.lineno, p->rec, cur_id(p), src[i]);
+    }
+    *used += k;
+    return 0;
+}
+
+/* close the current record: strip trailing '*'s, keep or skip it */
+static void end_record(parser_t *p, uint64_t used)
+{
+    swgpu_seqset_t *s = p->set;
+    uint64_t start = s->off[s->n];
+    while (used > start && s->res[used - 1] == '*') used--;
+    if (used == start) {
+        if (!p->n_empty++) {
+            p->first_empty = p->rec;
+            snprintf(p->first_empty_id, sizeof p->first_empty_id, "%s", cur_id(p));
+        }
+        s->names_len = s->name_off[s->n]; /* drop its names */
+        return;
+    }
+    uint64_t len = used - start;
+    s->off[s->n + 1] = used;
+    s->n++;
+    if (len > s->max_len) s->max_len = len;
+}
+
+static int is_blank(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (s[i] != ' ' && s[i] != '\t') return 0;
+    return 1;
+}
+
+static int parse(parser_t *p)
+{
+    char *line;
+    size_t len;
+    int rc = rd_line(&p->r, &line, &len);
+    while (rc == 1) {
+        if (is_blank(line, len)) { /* blank line between records */
+            rc = rd_line(&p->r, &line, &len);
+            continue;
+        }
+        uint64_t used = p->set->off[p->set->n];
+        if (line[0] == '>') {
+            p->rec++;
+            if ((rc = parse_header(p, line + 1, len - 1))) return rc;
+            while ((rc = rd_line(&p->r, &line, &len)) == 1 && !(len && line[0] == '>'))
+                if ((rc = seq_line(p, line, len, &used))) return rc;
+            if (rc < 0) return rc;
+            end_record(p, used);
+            continue; /* rc == 1: line is the next header; rc == 0: end */
+        }
+        if (line[0] == '@') {
+            p->rec++;
+            if ((rc = parse_header(p, line + 1, len - 1))) return rc;
+            uint64_t hdr_line = p->r.lineno;
+            while ((rc = rd_line(&p->r, &line, &len)) == 1 && !(len && line[0] == '+')) {
+                if (len && (line[0] == '@' || line[0] == '>'))
+                    return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ", record %" PRIu64 " (id %s): FASTQ record has no '+' line",
+                                       p->r.path, p->r.lineno, p->rec, cur_id(p));
+                if ((rc = seq_line(p, line, len, &used))) return rc;
+            }
+            if (rc < 0) return rc;
+            if (rc == 0)
+                return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ", record %" PRIu64 " (id %s): FASTQ record has no '+' line (end of file)",
+                                   p->r.path, hdr_line, p->rec, cur_id(p));
+            /* quality lines until they cover the sequence */
+            uint64_t slen = used - p->set->off[p->set->n], qlen = 0;
+            while (qlen < slen) {
+                if ((rc = rd_line(&p->r, &line, &len)) < 0) return rc;
+                if (rc == 0) break;
+                qlen += len;
+            }
+            if (qlen != slen)
+                return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ", record %" PRIu64 " (id %s): quality length %" PRIu64 " differs from sequence length %" PRIu64,
+                                   p->r.path, p->r.lineno, p->rec, cur_id(p), qlen, slen);
+            end_record(p, used);
+            rc = rd_line(&p->r, &line, &len);
+            continue;
+        }
+        if (p->rec == 0)
+            return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": expected '>' or '@' at start of record",
+                               p->r.path, p->r.lineno);
+        return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": expected '@' or '>' at start of record %" PRIu64,
+                           p->r.path, p->r.lineno, p->rec + 1);
+    }
+    return rc;
+}
+
+/* pass 2: decide the alphabet, encode in place, count unknown letters */
+static void encode_all(parser_t *p, swgpu_alphabet_t want, swgpu_read_info_t *info)
+{
+    swgpu_seqset_t *s = p->set;
+    uint64_t total = s->off[s->n];
+    if (want == SWGPU_AUTO) {
+        uint64_t hist[256] = {0};
+        for (uint64_t i = 0; i < total; i++) hist[s->res[i]]++;
+        want = decide_alphabet(hist);
+    }
+    s->alphabet = want;
+    uint8_t enc[256];
+    encode_table(want, enc);
+    uint8_t unk = want == SWGPU_DNA ? SWGPU_DNA_N : SWGPU_PROT_X;
+    uint64_t n_unknown = 0;
+    size_t first = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        uint8_t *r = s->res + s->off[k];
+        size_t len = (size_t)(s->off[k + 1] - s->off[k]);
+        size_t miss = 0;
+        for (size_t i = 0; i < len; i++) {
+            uint8_t c = enc[r[i]];
+            miss += c == NOCODE;
+            r[i] = c == NOCODE ? unk : c;
+        }
+        if (miss && !n_unknown) first = k;
+        n_unknown += miss;
+    }
+    if (n_unknown)
+        swgpu__log(SWGPU_LOG_WARN, "file %s: %" PRIu64 " letters outside the %s alphabet read as %c (first in sequence %zu, id %s)",
+                   p->r.path, n_unknown, swgpu_alphabet_name(want), want == SWGPU_DNA ? 'N' : 'X', first + 1,
+                   s->names + s->name_off[first]);
+    info->n_unknown = n_unknown;
+}
+
+int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
+                      swgpu_seqset_t **out, swgpu_read_info_t *info)
+{
+    parser_t p;
+    swgpu_read_info_t dummy;
+    int rc, fd = -1;
+    memset(&p, 0, sizeof p);
+    if (!info) info = &dummy;
+    memset(info, 0, sizeof *info);
+    *out = NULL;
+    if (!path)
+        return swgpu__fail(SWGPU_EINVAL, "seqset_read: no file name");
+    if (alphabet != SWGPU_AUTO && alphabet != SWGPU_PROTEIN && alphabet != SWGPU_DNA)
+        return swgpu__fail(SWGPU_EINVAL, "file %s: invalid alphabet %d", path, (int)alphabet);
+    p.r.path = path;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    p.r.gz = gzdopen(fd, "rb");
+    if (!p.r.gz) {
+        close(fd);
+        return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
+    }
+    gzbuffer(p.r.gz, 1u << 20);
+    p.r.cap = 4u << 20;
+    p.r.buf = malloc(p.r.cap);
+    p.set = seqset_new(alphabet);
+    if (!p.r.buf || !p.set) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
+        goto fail;
+    }
+    raw_table(p.raw);
+
+    /* a UTF-8 byte-order mark before the first record is ignored */
+    if ((rc = rd_fill(&p.r)) < 0) goto fail;
+    if (p.r.end >= 3 && !memcmp(p.r.buf, "\xef\xbb\xbf", 3)) p.r.beg = 3;
+    if ((rc = parse(&p)) < 0) goto fail;
+    if (p.rec == 0) {
+        rc = swgpu__fail(SWGPU_EEMPTY, "file %s: empty file", path);
+        goto fail;
+    }
+    if (p.n_empty)
+        swgpu__log(SWGPU_LOG_WARN, "file %s: %" PRIu64 " records with an empty sequence skipped (first: record %" PRIu64 ", id %s)",
+                   path, p.n_empty, p.first_empty, p.first_empty_id);
+    if (p.set->n == 0) {
+        rc = swgpu__fail(SWGPU_EEMPTY, "file %s: no non-empty sequence (%" PRIu64 " records, all empty)", path, p.n_empty);
+        goto fail;
+    }
+    encode_all(&p, alphabet, info);
+    info->n_records = p.set->n;
+    info->n_empty = p.n_empty;
+    info->n_residues = p.set->off[p.set->n];
+    info->max_len = p.set->max_len;
+    gzclose(p.r.gz);
+    free(p.r.buf);
+    *out = p.set;
+    return SWGPU_OK;
+
+fail:
+    gzclose(p.r.gz);
+    free(p.r.buf);
+    swgpu_seqset_destroy(p.set);
+    memset(info, 0, sizeof *info);
+    return rc;
+}

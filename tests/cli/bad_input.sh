@@ -1,0 +1,133 @@
+#!/bin/sh
+# bad_input.sh - the bad-input table: every row must exit with status 1 and
+# print one error line "swgpu: ..." on stderr that matches the row's pattern
+# (naming the file, record or option and the problem), print nothing on
+# stdout, and never leave an output file behind.
+. "$(dirname "$0")/lib.sh"
+
+Q=$D/cli_q.fasta
+DB=$D/cli_db.fasta
+
+# bad NAME PATTERN ARGS...: `swgpu ARGS` exits 1 and its last stderr line
+# starts with "swgpu: " and matches the extended regex PATTERN
+bad() {
+    name=$1 pat=$2; shift 2
+    "$SWGPU" "$@" > "$T/out" 2> "$T/err"
+    rc=$?
+    last=$(tail -n 1 "$T/err")
+    if [ "$rc" -ne 1 ]; then
+        fail "$name: exit $rc, expected 1 (stderr: $last)"
+    elif ! printf '%s\n' "$last" | grep -q '^swgpu: '; then
+        fail "$name: error line does not start with 'swgpu: ': $last"
+    elif ! printf '%s\n' "$last" | grep -Eq -- "$pat"; then
+        fail "$name: error line does not match /$pat/: $last"
+    elif [ "$(grep -c '^swgpu: ' "$T/err")" -ne 1 ]; then
+        fail "$name: more than one error line: $(cat "$T/err")"
+    elif [ -s "$T/out" ]; then
+        fail "$name: printed on stdout: $(head -n 3 "$T/out")"
+    else
+        pass
+    fi
+}
+
+# --- fixtures made here -------------------------------------------------
+: > "$T/empty.fa"
+printf 'This is a README, not a sequence file.\nIt has two lines.\n' > "$T/text.txt"
+gzip -c $DB > "$T/full.fa.gz"
+head -c 300 "$T/full.fa.gz" > "$T/trunc.fa.gz"
+printf '>only_header\n\n>another_empty\n' > "$T/allempty.fa"
+printf '>e1 no residues\n>q2 serum albumin signal peptide\nMKWVTFISLLFLFSSAYS\n' > "$T/withempty.fa"
+printf 'this is not a matrix\n1 2 3\n' > "$T/bad.mat"
+printf '>x\nACGT\n' > "$T/one.fa"
+mkdir "$T/adir"
+
+# --- files ---------------------------------------------------------------
+bad "missing query file" "nope\.fa.*(No such file|not exist|cannot open)" \
+    search -q "$T/nope.fa" -d $DB
+bad "missing database file" "nodb\.fa.*(No such file|not exist|cannot open)" \
+    search -q $Q -d "$T/nodb.fa"
+bad "directory as query file" "adir" search -q "$T/adir" -d $DB
+if [ "$(id -u)" -eq 0 ]; then
+    skip "unreadable file (chmod 000): running as root, which reads it anyway; the directory row covers an unopenable path"
+else
+    cp $Q "$T/noread.fa" && chmod 000 "$T/noread.fa"
+    bad "unreadable query file" "noread\.fa.*(Permission denied|cannot open)" \
+        search -q "$T/noread.fa" -d $DB
+fi
+bad "empty query file" "empty\.fa.*(empty|no sequence)" search -q "$T/empty.fa" -d $DB
+bad "empty database file" "empty\.fa.*(empty|no sequence)" search -q $Q -d "$T/empty.fa"
+bad "text that is not FASTA" "text\.txt.*(FASTA|FASTQ)" search -q "$T/text.txt" -d $DB
+bad "truncated gzip" "trunc\.fa\.gz.*(truncated|gzip|unexpected end)" search -q $Q -d "$T/trunc.fa.gz"
+bad "only empty records" "allempty\.fa.*(empty|no sequence)" search -q "$T/allempty.fa" -d $DB
+
+# a record with an empty sequence: skipped with a warning, counted, exit 0
+if "$SWGPU" search -q "$T/withempty.fa" -d $DB --outfmt '6 qseqid sseqid score' > "$T/out" 2> "$T/err"; then
+    grep -Eq '^\[swgpu [0-9.]+s\] warning: .*withempty\.fa.*(e1|record 1).*empty' "$T/err" && pass ||
+        fail "empty record: no warning naming file and record: $(cat "$T/err")"
+    grep -Eq '^\[swgpu [0-9.]+s\] 1 queries ' "$T/err" && pass ||
+        fail "empty record: summary does not count 1 query: $(tail -n 1 "$T/err")"
+    [ "$(head -n 1 "$T/out")" = "q2	t3	91" ] && pass ||
+        fail "empty record: unexpected output $(head -n 1 "$T/out")"
+else
+    fail "empty record: exit status $? ($(tail -n 1 "$T/err"))"
+fi
+
+# --- scoring and options ------------------------------------------------
+bad "invalid matrix file" "bad\.mat" search -q $Q -d $DB --matrix "$T/bad.mat"
+bad "unknown matrix name" "BLOSUM99" search -q $Q -d $DB --matrix BLOSUM99
+bad "negative gap open" "gap open -3 is negative" search -q $Q -d $DB --gap-open -3
+bad "negative gap extend" "gap extend -1 is negative" search -q $Q -d $DB --gap-extend -1
+bad "absurd gap open" "gap open 100000 is absurd" search -q $Q -d $DB --gap-open 100000
+bad "free gaps" "both 0" search -q $Q -d $DB --gap-open 0 --gap-extend 0
+bad "non-numeric gap" "--gap-open: 'x11' is not an integer" search -q $Q -d $DB --gap-open x11
+bad "-n 0" "-n must be >= 1" search -q $Q -d $DB -n 0
+bad "-n not a number" "-n: 'ten' is not an integer" search -q $Q -d $DB -n ten
+bad "evalue 0" "E-value threshold 0: must be > 0" search -q $Q -d $DB --evalue 0
+bad "negative threads" "threads -2" search -q $Q -d $DB --threads -2
+bad "unknown option" "unknown option '--frobnicate'" search -q $Q -d $DB --frobnicate
+bad "unknown short option" "unknown option '-Z'" search -q $Q -d $DB -Z
+bad "option without value" "option '(-n|--top)' needs a value" search -q $Q -d $DB -n
+bad "missing -q" "-q QUERIES is required" search -d $DB
+bad "missing -d" "-d DB is required" search -q $Q
+bad "missing -q and -d" "-q QUERIES and -d DB are required" search
+bad "stray argument" "unexpected argument 'extra'" search -q $Q -d $DB extra
+bad "unknown --type" "--type: 'rna' is not prot or dna" search -q $Q -d $DB --type rna
+bad "unknown backend" "--backend: 'gpu' is not auto, ref, cpu or cuda" search -q $Q -d $DB --backend gpu
+bad "DNA query vs protein db" "cli_dna_q\.fasta are dna .*cli_db\.fasta holds protein" \
+    search -q $D/cli_dna_q.fasta -d $DB
+bad "protein query vs DNA db" "cli_q\.fasta are protein .*cli_dna_db\.fasta holds dna" \
+    search -q $Q -d $D/cli_dna_db.fasta
+bad "--match on protein" "--match applies to DNA only" search -q $Q -d $DB --match 1
+bad "--matrix on DNA" "--matrix applies to protein only" \
+    search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --matrix BLOSUM62
+bad "unknown outfmt column" "bogus" search -q $Q -d $DB --outfmt '6 qseqid bogus'
+bad "unknown outfmt" "'?(9|format 9)" search -q $Q -d $DB --outfmt 9
+
+# --backend cuda where the build or machine has none: a clear error
+"$SWGPU" search -q $Q -d $DB --backend cuda > "$T/out" 2> "$T/err"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+    skip "--backend cuda: this build and machine have a usable GPU"
+else
+    bad "--backend cuda without CUDA" "(cuda|CUDA|GPU|device)" search -q $Q -d $DB --backend cuda
+fi
+
+# --- output file: never a truncated or partial file ---------------------
+printf 'previous content\n' > "$T/keep.tsv"
+bad "failing search with -o" "nope\.fa" search -q "$T/nope.fa" -d $DB -o "$T/keep.tsv"
+[ "$(cat "$T/keep.tsv")" = "previous content" ] && pass || fail "-o FILE was overwritten by a failed run"
+bad "error after -o opened" "cli_dna_q\.fasta are dna" search -q $D/cli_dna_q.fasta -d $DB -o "$T/new.tsv"
+[ -e "$T/new.tsv" ] && fail "a failed run created -o FILE" || pass
+ls "$T" | grep -q '\.tmp\.' && fail "a failed run left a temporary file: $(ls "$T")" || pass
+bad "-o into a missing directory" "nodir/out\.tsv.*(No such file|cannot create)" \
+    search -q $Q -d $DB -o "$T/nodir/out.tsv"
+
+# --- the tool itself ----------------------------------------------------
+bad "no command" "no command given"
+bad "unknown command" "unknown command 'serch'" serch -q $Q -d $DB
+bad "makedb missing input" "nope\.fa.*(No such file|not exist|cannot open)" makedb "$T/nope.fa" "$T/x.db"
+bad "makedb wrong arguments" "expected IN and OUT" makedb $DB
+bad "makedb not FASTA" "text\.txt.*(FASTA|FASTQ)" makedb "$T/text.txt" "$T/x.db"
+[ -e "$T/x.db" ] && fail "a failed makedb left its output" || pass
+
+finish

@@ -1,0 +1,103 @@
+#!/bin/sh
+# golden.sh - `swgpu search` / `makedb` outputs pinned to expected files.
+#
+#   SWGPU=build/swgpu sh tests/cli/golden.sh            check
+#   UPDATE=1 SWGPU=build/swgpu sh tests/cli/golden.sh   rewrite tests/cli/expected/
+#                                                       (then inspect by hand!)
+# The fixtures (tests/data/cli_*.fasta) are small on purpose; the expected
+# files were checked by hand against independent scores (see
+# tests/cli/expected/README).
+. "$(dirname "$0")/lib.sh"
+
+# golden NAME ARGS...: stdout of `swgpu ARGS` equals $E/NAME, exit 0
+golden() {
+    name=$1; shift
+    if ! "$SWGPU" "$@" > "$T/$name" 2> "$T/$name.err"; then
+        fail "$name: exit $? ($(tail -n 1 "$T/$name.err"))"
+        return
+    fi
+    if [ -n "${UPDATE:-}" ]; then
+        cp "$T/$name" "$E/$name"
+        pass
+    elif cmp -s "$T/$name" "$E/$name"; then
+        pass
+    else
+        fail "$name: output differs from $E/$name:"
+        diff "$E/$name" "$T/$name" | head -n 20
+    fi
+}
+
+Q=$D/cli_q.fasta
+DB=$D/cli_db.fasta
+
+golden search_6.out search -q $Q -d $DB --quiet
+golden search_7.out search -q $Q -d $DB --outfmt 7 --quiet
+golden search_pair.out search -q $Q -d $DB --outfmt pair --quiet
+golden search_cols.out search -q $Q -d $DB --quiet \
+    --outfmt '6 qseqid sseqid score evalue bitscore qlen slen nident gaps cigar'
+golden search_top1.out search -q $Q -d $DB -n 1 --outfmt '6 qseqid sseqid score' --quiet
+golden search_pam250.out search -q $Q -d $DB --matrix PAM250 --gap-open 14 --gap-extend 2 \
+    --outfmt '6 qseqid sseqid score evalue qstart qend sstart send cigar' --quiet
+# a matrix file without published statistics: E-values are approximate
+# (warned about), raw scores exact
+golden search_matfile.out search -q $Q -d $DB --matrix $D/cli_ident.mat --gap-open 9 \
+    --gap-extend 2 --evalue 1e9 --outfmt '6 qseqid sseqid score qstart qend sstart send'
+grep -q 'warning: .*cli_ident' "$T/search_matfile.out.err" && pass ||
+    fail "matrix file: no statistics warning: $(cat "$T/search_matfile.out.err")"
+golden search_dna.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --quiet \
+    --outfmt '6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar'
+golden search_dna_7.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --outfmt 7 --quiet
+
+# the same search through a makedb database gives the same output
+if "$SWGPU" makedb $DB "$T/cli.db" 2> "$T/makedb.err"; then
+    pass
+    grep -q 'makedb: wrote .*6 protein sequences' "$T/makedb.err" && pass ||
+        fail "makedb summary: $(cat "$T/makedb.err")"
+    "$SWGPU" search -q $Q -d "$T/cli.db" --quiet > "$T/viadb.out" 2>&1 &&
+        cmp -s "$T/viadb.out" "$E/search_6.out" && pass ||
+        fail "search against the makedb file differs from search_6.out"
+else
+    fail "makedb: $(tail -n 1 "$T/makedb.err")"
+fi
+
+# gzip-compressed inputs give the same output
+gzip -c $Q > "$T/q.fa.gz" && gzip -c $DB > "$T/db.fa.gz"
+"$SWGPU" search -q "$T/q.fa.gz" -d "$T/db.fa.gz" --quiet > "$T/gz.out" 2>&1 &&
+    cmp -s "$T/gz.out" "$E/search_6.out" && pass || fail "gzip inputs: output differs"
+
+# every backend this build and machine has gives the same output as ref
+for b in ref cpu; do
+    "$SWGPU" search -q $Q -d $DB --backend $b --quiet > "$T/b_$b.out" 2>&1 &&
+        cmp -s "$T/b_$b.out" "$E/search_6.out" && pass || fail "--backend $b: output differs"
+done
+# thread count does not change the result
+"$SWGPU" search -q $Q -d $DB --threads 1 --quiet > "$T/t1.out" 2>&1 &&
+    "$SWGPU" search -q $Q -d $DB --threads 3 --quiet > "$T/t3.out" 2>&1 &&
+    cmp -s "$T/t1.out" "$T/t3.out" && pass || fail "--threads 1 and 3 differ"
+
+# -o FILE: same bytes as stdout, no temporary left, summary line on stderr
+if "$SWGPU" search -q $Q -d $DB -o "$T/out.tsv" 2> "$T/o.err"; then
+    cmp -s "$T/out.tsv" "$E/search_6.out" && pass || fail "-o FILE content differs"
+    ls "$T" | grep -q 'out\.tsv\.tmp' && fail "-o left a temporary file" || pass
+    grep -Eq '^\[swgpu [0-9.]+s\] 3 queries .* vs 6 sequences .*backend [a-z0-9]+.*GCUPS.*peak RSS' \
+        "$T/o.err" && pass || fail "summary line: $(cat "$T/o.err")"
+else
+    fail "-o FILE: $(tail -n 1 "$T/o.err")"
+fi
+# --quiet: nothing on stderr
+"$SWGPU" search -q $Q -d $DB --quiet > /dev/null 2> "$T/q.err" && ! [ -s "$T/q.err" ] && pass ||
+    fail "--quiet printed: $(cat "$T/q.err")"
+
+# help and version
+"$SWGPU" --help > "$T/h.out" 2>&1 && grep -q '^usage: swgpu <command>' "$T/h.out" && pass ||
+    fail "swgpu --help"
+"$SWGPU" search --help > "$T/sh.out" 2> "$T/sh.err" && ! [ -s "$T/sh.err" ] &&
+    grep -q 'a gap of length k costs OPEN + k\*EXTEND' "$T/sh.out" &&
+    grep -q 'default BLOSUM62' "$T/sh.out" && grep -q 'default 10)' "$T/sh.out" && pass ||
+    fail "swgpu search --help"
+"$SWGPU" help makedb > "$T/mh.out" 2>&1 && grep -q '^usage: swgpu makedb' "$T/mh.out" && pass ||
+    fail "swgpu help makedb"
+"$SWGPU" version > "$T/v.out" 2>&1 && grep -Eq '^swgpu [0-9]+\.[0-9]+\.[0-9]+$' "$T/v.out" && pass ||
+    fail "swgpu version: $(cat "$T/v.out")"
+
+finish

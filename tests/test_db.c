@@ -1,0 +1,338 @@
+/*
+ * test_db.c - databases: the sort order (length, ties in database order),
+ * makedb write/open round trips, and every kind of damaged file refused
+ * with SWGPU_EDB.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "tap.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static const char *datadir;
+static char tmpdir[256];
+
+static const char *data(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", datadir, name);
+    return buf[k];
+}
+
+static const char *tmp(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    *n = (size_t)ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *p = malloc(*n + 1);
+    if (fread(p, 1, *n, fp) != *n) *n = 0;
+    fclose(fp);
+    return p;
+}
+
+static void spit(const char *path, const void *p, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    fwrite(p, 1, n, fp);
+    fclose(fp);
+}
+
+/* db holds exactly the sequences of set, in the same database order, and
+ * its sorted arrays are consistent */
+static int same_as_set(const swgpu_db_t *db, const swgpu_seqset_t *set)
+{
+    if (swgpu_db_size(db) != swgpu_seqset_size(set)) return 0;
+    if (swgpu_db_residues(db) != swgpu_seqset_residues(set)) return 0;
+    if (swgpu_db_alphabet(db) != swgpu_seqset_alphabet(set)) return 0;
+    uint64_t maxl = 0;
+    for (size_t i = 0; i < swgpu_seqset_size(set); i++) {
+        swgpu_seq_t a, b;
+        if (swgpu_seqset_get(set, i, &a) || swgpu_db_get(db, i, &b)) return 0;
+        if (a.len != b.len || memcmp(a.res, b.res, a.len) || strcmp(a.id, b.id) || strcmp(a.desc, b.desc)) return 0;
+        if (a.len > maxl) maxl = a.len;
+    }
+    if (swgpu_db_max_len(db) != maxl) return 0;
+    for (uint64_t k = 0; k < db->n; k++) {
+        if (db->rank[db->orig[k]] != k) return 0;
+        uint64_t len = db->off[k + 1] - db->off[k];
+        if (k) {
+            uint64_t prev = db->off[k] - db->off[k - 1];
+            if (len < prev || (len == prev && db->orig[k] < db->orig[k - 1])) return 0;
+        }
+    }
+    for (int i = 0; i < 64; i++)
+        if (db->res[db->total_res + i]) return 0; /* the zero padding after the residues */
+    return 1;
+}
+
+static void test_sort_ties(void)
+{
+    static const char *seqs[] = {"MKVLW", "ACD", "WWWWW", "G", "EEE", "KKKKK", "", "PP"};
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    for (int i = 0; i < 8; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "s%d", i);
+        swgpu_seqset_add(set, id, i == 2 ? "has a description" : "", seqs[i], strlen(seqs[i]));
+    }
+    swgpu_db_t *db = NULL;
+    CHECK_EQ_INT(swgpu_db_from_seqset(set, &db), 0);
+    if (!db) return;
+    static const uint32_t want[] = {6, 3, 7, 1, 4, 0, 2, 5};
+    int ok = 1;
+    for (int k = 0; k < 8; k++) ok &= db->orig[k] == want[k];
+    CHECK(ok, "sorted by length, ties in database order");
+    CHECK_EQ_INT(db->off[8], 24);
+    CHECK_EQ_INT(db->off[1], 0); /* the empty sequence first */
+    CHECK_EQ_INT(db->off[2], 1);
+    CHECK_EQ_INT(db->rank[5], 7);
+    CHECK_EQ_INT(swgpu_db_max_len(db), 5);
+    CHECK(same_as_set(db, set), "db equals set");
+    swgpu_seq_t q;
+    swgpu_db_get(db, 2, &q);
+    CHECK_EQ_STR(q.id, "s2");
+    CHECK_EQ_STR(q.desc, "has a description");
+    CHECK_EQ_INT(q.len, 5);
+    CHECK_EQ_INT(q.res[0], swgpu_encode(SWGPU_PROTEIN, 'W'));
+    CHECK_EQ_INT(swgpu_db_get(db, 8, &q), SWGPU_EINVAL);
+
+    /* write, open (mmap), compare */
+    CHECK_EQ_INT(swgpu_db_write(db, tmp("ties.db")), 0);
+    char tname[64];
+    snprintf(tname, sizeof tname, "ties.db.tmp.%ld", (long)getpid());
+    CHECK(access(tmp("ties.db"), R_OK) == 0 && access(tmp(tname), F_OK) != 0, "renamed, no temporary left");
+    swgpu_db_t *m = NULL;
+    swgpu_read_info_t info;
+    CHECK_EQ_INT(swgpu_db_open(tmp("ties.db"), SWGPU_AUTO, &m, &info), 0);
+    if (m) {
+        CHECK(m->map != NULL, "opened by mmap");
+        CHECK(same_as_set(m, set), "mapped db equals set");
+        ok = 1;
+        for (int k = 0; k < 8; k++) ok &= m->orig[k] == want[k];
+        CHECK(ok, "mapped order");
+        CHECK_EQ_INT(info.n_records, 8);
+        CHECK_EQ_INT(info.n_residues, 24);
+        CHECK_EQ_INT(info.max_len, 5);
+        CHECK_EQ_INT(((uintptr_t)m->off) % 64, 0);
+        CHECK_EQ_INT(((uintptr_t)m->res) % 64, 0);
+    }
+    /* a protein database asked for as DNA */
+    swgpu_db_t *x = NULL;
+    CHECK_EQ_INT(swgpu_db_open(tmp("ties.db"), SWGPU_DNA, &x, NULL), SWGPU_EALPHABET);
+    CHECK(x == NULL, "NULL on failure");
+    swgpu_db_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(set);
+}
+
+/* a larger seeded random database through the file format and back */
+static void test_roundtrip_random(void)
+{
+    uint64_t seed = 2024;
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_DNA, &set);
+    char buf[700], id[32], desc[64];
+    for (int i = 0; i < 5000; i++) {
+        size_t len = 1 + tap_rand(&seed) % 40 + (tap_rand(&seed) % 10 == 0 ? tap_rand(&seed) % 600 : 0);
+        for (size_t j = 0; j < len; j++) buf[j] = "ACGTNRYKMSWBDHV"[tap_rand(&seed) % 15];
+        snprintf(id, sizeof id, "seq%d", i);
+        snprintf(desc, sizeof desc, i % 3 ? "random sequence %d" : "", i);
+        swgpu_seqset_add(set, id, desc, buf, len);
+    }
+    swgpu_db_t *db = NULL, *m = NULL;
+    CHECK_EQ_INT(swgpu_db_from_seqset(set, &db), 0);
+    CHECK(db && same_as_set(db, set), "random db equals set");
+    CHECK_EQ_INT(swgpu_db_write(db, tmp("rand.db")), 0);
+    CHECK_EQ_INT(swgpu_db_open(tmp("rand.db"), SWGPU_DNA, &m, NULL), 0);
+    CHECK(m && same_as_set(m, set), "mapped random db equals set");
+    if (m && db) {
+        CHECK(!memcmp(m->off, db->off, (db->n + 1) * 8) && !memcmp(m->res, db->res, db->total_res) &&
+                  !memcmp(m->orig, db->orig, db->n * 4) && !memcmp(m->rank, db->rank, db->n * 4),
+              "sorted arrays identical");
+        CHECK_EQ_INT(m->alphabet, SWGPU_DNA);
+    }
+    /* writing a mapped database gives the same bytes */
+    size_t n1, n2;
+    CHECK_EQ_INT(swgpu_db_write(m, tmp("rand2.db")), 0);
+    unsigned char *a = slurp(tmp("rand.db"), &n1), *b = slurp(tmp("rand2.db"), &n2);
+    CHECK(a && b && n1 == n2 && !memcmp(a, b, n1), "rewrite is byte-identical");
+    free(a);
+    free(b);
+    swgpu_db_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(set);
+}
+
+static void expect_db_fail(const char *path, int status, const char *want)
+{
+    swgpu_db_t *db = (swgpu_db_t *)1;
+    int rc = swgpu_db_open(path, SWGPU_AUTO, &db, NULL);
+    CHECK(rc == status, "%s: status %d (%s), expected %d", path, rc, swgpu_last_error(), status);
+    CHECK(db == NULL, "%s: NULL on failure", path);
+    CHECK(strstr(swgpu_last_error(), want) && strstr(swgpu_last_error(), path), "%s: message \"%s\" lacks \"%s\"",
+          path, swgpu_last_error(), want);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* recompute the header checksum after editing a header field */
+static void fix_header_crc(unsigned char *p)
+{
+    put32(p + 152, (uint32_t)crc32(0, p, 152));
+}
+
+static void test_damaged(void)
+{
+    swgpu_seqset_t *set = NULL;
+    swgpu_db_t *db = NULL;
+    int rc = swgpu_seqset_read(data("multi.fa"), SWGPU_AUTO, &set, NULL);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) return;
+    swgpu_db_from_seqset(set, &db);
+    swgpu_db_write(db, tmp("good.db"));
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(set);
+    size_t n;
+    unsigned char *good = slurp(tmp("good.db"), &n), *p = malloc(n + 64);
+    CHECK(good && n > 256, "good.db written (%zu bytes)", n);
+    if (!good || n <= 256) return;
+
+    /* truncated anywhere: in the header, in the payload, one byte short */
+    static const size_t cut[] = {0, 7, 8, 100, 159, 200, 0};
+    for (int i = 0; i < 7; i++) {
+        size_t len = i == 6 ? n - 1 : cut[i];
+        if (i == 5) len = n / 2;
+        spit(tmp("cut.db"), good, len);
+        if (len < 8) { /* too short to carry the magic: read as (empty / non-FASTA) text */
+            db = (swgpu_db_t *)1;
+            rc = swgpu_db_open(tmp("cut.db"), SWGPU_AUTO, &db, NULL);
+            CHECK(rc == (len ? SWGPU_EFORMAT : SWGPU_EEMPTY), "cut at %zu: %d (%s)", len, rc, swgpu_last_error());
+            continue;
+        }
+        expect_db_fail(tmp("cut.db"), SWGPU_EDB, "truncated");
+    }
+    /* data appended */
+    memcpy(p, good, n);
+    memset(p + n, 0, 64);
+    spit(tmp("long.db"), p, n + 64);
+    expect_db_fail(tmp("long.db"), SWGPU_EDB, "unexpected data after the end");
+    /* foreign binary file (bad magic) */
+    memcpy(p, good, n);
+    p[0] = 'X';
+    spit(tmp("foreign.db"), p, n);
+    expect_db_fail(tmp("foreign.db"), SWGPU_EDB, "neither a swgpu database (bad magic) nor FASTA/FASTQ");
+    /* a newer format version */
+    memcpy(p, good, n);
+    put32(p + 8, 2);
+    spit(tmp("v2.db"), p, n);
+    expect_db_fail(tmp("v2.db"), SWGPU_EDB, "unsupported format version 2");
+    /* a header field damaged */
+    memcpy(p, good, n);
+    p[20] ^= 1;
+    spit(tmp("hdr.db"), p, n);
+    expect_db_fail(tmp("hdr.db"), SWGPU_EDB, "header checksum mismatch");
+    /* a payload byte damaged (a residue) */
+    memcpy(p, good, n);
+    p[n - 70] ^= 0x10;
+    spit(tmp("crc.db"), p, n);
+    expect_db_fail(tmp("crc.db"), SWGPU_EDB, "checksum mismatch (corrupt file)");
+    /* inconsistent offsets with a valid header checksum */
+    memcpy(p, good, n);
+    p[48 + 16 * 5] += 8; /* res section no longer aligned */
+    fix_header_crc(p);
+    spit(tmp("off.db"), p, n);
+    expect_db_fail(tmp("off.db"), SWGPU_EDB, "inconsistent offsets (section res");
+    memcpy(p, good, n);
+    p[56] += 8; /* size of the off section */
+    fix_header_crc(p);
+    spit(tmp("off2.db"), p, n);
+    expect_db_fail(tmp("off2.db"), SWGPU_EDB, "inconsistent offsets (section off has");
+    memcpy(p, good, n);
+    p[48 + 16 * 4] = p[48 + 16 * 3]; /* names placed over rank */
+    fix_header_crc(p);
+    spit(tmp("off3.db"), p, n);
+    expect_db_fail(tmp("off3.db"), SWGPU_EDB, "overlap");
+    free(p);
+    free(good);
+}
+
+static void test_open_fasta(void)
+{
+    swgpu_db_t *db = NULL;
+    swgpu_read_info_t info;
+    CHECK_EQ_INT(swgpu_db_open(data("emptyrec.fa"), SWGPU_AUTO, &db, &info), 0);
+    if (db) {
+        CHECK(db->map == NULL, "built in memory");
+        CHECK_EQ_INT(swgpu_db_size(db), 2);
+        CHECK_EQ_INT(info.n_empty, 3);
+        CHECK_EQ_INT(db->orig[0], 1); /* "WW" before "MKV" */
+        swgpu_seq_t q;
+        swgpu_db_get(db, 0, &q);
+        CHECK_EQ_STR(q.id, "p1");
+        CHECK_EQ_INT(q.len, 3);
+    }
+    swgpu_db_destroy(db);
+    gzFile g = gzopen(tmp("db.fa.gz"), "wb");
+    gzputs(g, ">a\nACGTACGT\n>b\nACG\n");
+    gzclose(g);
+    CHECK_EQ_INT(swgpu_db_open(tmp("db.fa.gz"), SWGPU_AUTO, &db, NULL), 0);
+    CHECK(db && swgpu_db_alphabet(db) == SWGPU_DNA && swgpu_db_residues(db) == 11, "gzip FASTA database");
+    swgpu_db_destroy(db);
+    expect_db_fail(data("notfasta.txt"), SWGPU_EFORMAT, "expected '>' or '@'");
+    expect_db_fail(data("no-such.db"), SWGPU_EIO, "No such file");
+    expect_db_fail(data("empty.fa"), SWGPU_EEMPTY, "empty file");
+    /* writing where it cannot */
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    swgpu_seqset_add(set, "x", "", "MKV", 3);
+    swgpu_db_from_seqset(set, &db);
+    CHECK_EQ_INT(swgpu_db_write(db, "/nonexistent-dir/x.db"), SWGPU_EIO);
+    CHECK(strstr(swgpu_last_error(), "/nonexistent-dir/x.db"), "%s", swgpu_last_error());
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(set);
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    db = (swgpu_db_t *)1;
+    CHECK_EQ_INT(swgpu_db_from_seqset(set, &db), SWGPU_EEMPTY);
+    CHECK(db == NULL, "NULL on failure");
+    swgpu_seqset_destroy(set);
+    swgpu_db_destroy(NULL);
+}
+
+int main(void)
+{
+    datadir = getenv("SWGPU_TESTDATA");
+    if (!datadir) datadir = "tests/data";
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_db.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_sort_ties();
+    test_roundtrip_random();
+    test_damaged();
+    test_open_fasta();
+    const char *names[] = {"ties.db", "rand.db", "rand2.db", "good.db", "cut.db", "long.db", "foreign.db",
+                           "v2.db", "hdr.db", "crc.db", "off.db", "off2.db", "off3.db", "db.fa.gz"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tmp(names[i]));
+    rmdir(tmpdir);
+    return tap_done();
+}

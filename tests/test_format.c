@@ -1,0 +1,279 @@
+/*
+ * test_format.c - output writers: golden text for BLAST tabular (6, 7),
+ * custom column lists and the pairwise view, on a search result built by
+ * hand (three queries, one of them without hits; alignments with a query
+ * gap, a target gap, a 60-column wrap and a hit without alignment); column
+ * list parsing and errors; write errors.
+ */
+#include "internal.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* q1 against t2:  MKTAYIAKQRQISFVKSHFSRQ
+ *                 | ||| |||  |||||||||||     K/R and I/V score > 0
+ *                 MRTAYVAKQ--ISFVKSHFSRQ                            */
+#define Q1 "MKTAYIAKQRQISFVKSHFSRQ"
+#define T2 "MRTAYVAKQISFVKSHFSRQ"
+/* q3: 65 residues; t3 holds it with "GG" inserted after 30 */
+#define Q3A "ACDEFGHIKLMNPQRSTVWYACDEFGHIKL"
+#define Q3B "MNPQRSTVWYACDEFGHIKLMNPQRSTVWYACDEF"
+
+typedef struct {
+    swgpu_seqset_t *queries, *targets;
+    swgpu_db_t *db;
+    swgpu_matrix_t *m;
+    swgpu_search_result_t r;
+    swgpu_query_result_t q[3];
+    swgpu_hit_t h1[2], h3[2];
+    uint32_t c_t1[1], c_t2[3], c_t3[3];
+} fixture_t;
+
+static void set_aln(swgpu_aln_t *a, int64_t qb, int64_t qe, int64_t tb, int64_t te,
+                    uint32_t *cig, size_t nc, int64_t len, int64_t ident, int64_t mis,
+                    int64_t gapo, int64_t gaps)
+{
+    a->qbeg = qb, a->qend = qe, a->tbeg = tb, a->tend = te;
+    a->cigar = cig, a->n_cigar = a->m_cigar = nc;
+    a->length = len, a->n_ident = ident, a->n_mismatch = mis;
+    a->n_gapopen = gapo, a->n_gaps = gaps;
+}
+
+static int fixture(fixture_t *f)
+{
+    memset(f, 0, sizeof *f);
+    if (swgpu_seqset_create(SWGPU_PROTEIN, &f->queries) ||
+        swgpu_seqset_add(f->queries, "q1", "first query", Q1, strlen(Q1)) ||
+        swgpu_seqset_add(f->queries, "q2", "", "WWWW", 4) ||
+        swgpu_seqset_add(f->queries, "q3", "third", Q3A Q3B, 65) ||
+        swgpu_seqset_create(SWGPU_PROTEIN, &f->targets) ||
+        swgpu_seqset_add(f->targets, "t1", "target one", "GG" Q1 "GG", 26) ||
+        swgpu_seqset_add(f->targets, "t2", "", T2, strlen(T2)) ||
+        swgpu_seqset_add(f->targets, "t3", "target three", "PP" Q3A "GG" Q3B "PP", 71) ||
+        swgpu_db_from_seqset(f->targets, &f->db) || swgpu_matrix_builtin("BLOSUM62", &f->m))
+        return -1;
+
+    /* q1: t1 (exact, inside), t2 (two positives, two-residue query gap) */
+    f->c_t1[0] = 22u << 4 | SWGPU_CIGAR_M;
+    f->h1[0] = (swgpu_hit_t){.target = 0, .score = 113, .bits = 48.1, .evalue = 1.5e-12};
+    set_aln(&f->h1[0].aln, 0, 22, 2, 24, f->c_t1, 1, 22, 22, 0, 0, 0);
+    f->c_t2[0] = 9u << 4 | SWGPU_CIGAR_M;
+    f->c_t2[1] = 2u << 4 | SWGPU_CIGAR_I;
+    f->c_t2[2] = 11u << 4 | SWGPU_CIGAR_M;
+    f->h1[1] = (swgpu_hit_t){.target = 1, .score = 88, .bits = 38.5, .evalue = 0.0042};
+    set_aln(&f->h1[1].aln, 0, 22, 0, 20, f->c_t2, 3, 22, 18, 2, 1, 2);
+    /* q3: t3 (two-residue target gap, wraps at 60), t1 without alignment */
+    f->c_t3[0] = 30u << 4 | SWGPU_CIGAR_M;
+    f->c_t3[1] = 2u << 4 | SWGPU_CIGAR_D;
+    f->c_t3[2] = 35u << 4 | SWGPU_CIGAR_M;
+    f->h3[0] = (swgpu_hit_t){.target = 2, .score = 300, .bits = 120.7, .evalue = 1e-200};
+    set_aln(&f->h3[0].aln, 0, 65, 2, 69, f->c_t3, 3, 67, 65, 0, 1, 2);
+    f->h3[1] = (swgpu_hit_t){.target = 0, .score = 20, .bits = 9.8, .evalue = 27.4};
+
+    f->q[0] = (swgpu_query_result_t){.query = 0, .n_hits = 2, .hits = f->h1};
+    f->q[1] = (swgpu_query_result_t){.query = 1, .n_hits = 0, .hits = NULL};
+    f->q[2] = (swgpu_query_result_t){.query = 2, .n_hits = 2, .hits = f->h3};
+    f->r.n_queries = 3;
+    f->r.q = f->q;
+    return 0;
+}
+
+static void fixture_free(fixture_t *f)
+{
+    swgpu_seqset_destroy(f->queries);
+    swgpu_seqset_destroy(f->targets);
+    swgpu_db_destroy(f->db);
+    swgpu_matrix_destroy(f->m);
+}
+
+/* Run the writer on the fixture into memory; returns malloc'ed text. */
+static char *render(fixture_t *fx, const char *spec, const char *dbname)
+{
+    swgpu_outfmt_t *f = NULL;
+    char *text = NULL;
+    size_t size = 0;
+    int rc = swgpu_outfmt_parse(spec, &f);
+    CHECK(rc == 0, "parse '%s': %s", spec, swgpu_last_error());
+    if (rc)
+        return NULL;
+    if (dbname)
+        CHECK_EQ_INT(swgpu_outfmt_set_dbname(f, dbname), 0);
+    FILE *fp = open_memstream(&text, &size);
+    CHECK(fp != NULL, "open_memstream");
+    if (fp) {
+        rc = swgpu_outfmt_write(f, fp, &fx->r, fx->queries, fx->db, fx->m, NULL);
+        CHECK(rc == 0, "write '%s': %s", spec, swgpu_last_error());
+        fclose(fp);
+    }
+    swgpu_outfmt_destroy(f);
+    return text;
+}
+
+static void check_text(fixture_t *fx, const char *spec, const char *dbname, const char *want)
+{
+    char *got = render(fx, spec, dbname);
+    CHECK(got && !strcmp(got, want), "format '%s':\n--- got\n%s--- expected\n%s---", spec,
+          got ? got : "(null)", want);
+    free(got);
+}
+
+static const char *rows6 =
+    "q1\tt1\t100.000\t22\t0\t0\t1\t22\t3\t24\t1.50e-12\t48.1\n"
+    "q1\tt2\t81.818\t22\t2\t1\t1\t22\t1\t20\t0.004\t38.5\n"
+    "q3\tt3\t97.015\t67\t0\t1\t1\t65\t3\t69\t0.0\t120\n"
+    "q3\tt1\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\t27\t 9.8\n";
+
+static void test_tabular(fixture_t *fx)
+{
+    check_text(fx, "6", NULL, rows6);
+    check_text(fx, " 6  std ", NULL, rows6);
+
+    const char *fields =
+        "# Fields: query acc.ver, subject acc.ver, % identity, alignment length, mismatches, "
+        "gap opens, q. start, q. end, s. start, s. end, evalue, bit score\n";
+    char want[4096];
+    snprintf(want, sizeof want,
+             "# SWGPU " SWGPU_VERSION "\n# Query: q1 first query\n# Database: testdb\n%s"
+             "# 2 hits found\n"
+             "q1\tt1\t100.000\t22\t0\t0\t1\t22\t3\t24\t1.50e-12\t48.1\n"
+             "q1\tt2\t81.818\t22\t2\t1\t1\t22\t1\t20\t0.004\t38.5\n"
+             "# SWGPU " SWGPU_VERSION "\n# Query: q2\n# Database: testdb\n# 0 hits found\n"
+             "# SWGPU " SWGPU_VERSION "\n# Query: q3 third\n# Database: testdb\n%s"
+             "# 2 hits found\n"
+             "q3\tt3\t97.015\t67\t0\t1\t1\t65\t3\t69\t0.0\t120\n"
+             "q3\tt1\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\t27\t 9.8\n"
+             "# SWGPU processed 3 queries\n",
+             fields, fields);
+    check_text(fx, "7", "testdb", want);
+
+    /* default database name */
+    char *got = render(fx, "7", NULL);
+    CHECK(got && strstr(got, "# Database: unnamed\n"), "default name: %s", got ? got : "");
+    free(got);
+
+    check_text(fx, "6 qseqid sseqid score evalue qlen slen nident gaps cigar positive btop",
+               NULL,
+               "q1\tt1\t113\t1.50e-12\t22\t26\t22\t0\t22M\t22\t22\n"
+               "q1\tt2\t88\t0.004\t22\t20\t18\t2\t9M2I11M\t20\t1KR3IV3R-Q-11\n"
+               "q3\tt3\t300\t0.0\t65\t71\t65\t2\t30M2D35M\t65\t30-G-G35\n"
+               "q3\tt1\t20\t27\t65\t26\tN/A\tN/A\tN/A\tN/A\tN/A\n");
+    check_text(fx, "6 sacc qacc qseq sseq stitle qseqid qseqid", NULL,
+               "t1\tq1\t" Q1 "\t" Q1 "\tt1 target one\tq1\n"
+               "t2\tq1\t" Q1 "\tMRTAYVAKQ--ISFVKSHFSRQ\tt2\tq1\n"
+               "t3\tq3\t" Q3A "--" Q3B "\t" Q3A "GG" Q3B "\tt3 target three\tq3\n"
+               "t1\tq3\tN/A\tN/A\tt1 target one\tq3\n");
+    check_text(fx, "7 score saccver mismatch gapopen", "x",
+               "# SWGPU " SWGPU_VERSION "\n# Query: q1 first query\n# Database: x\n"
+               "# Fields: score, subject acc.ver, mismatches, gap opens\n# 2 hits found\n"
+               "113\tt1\t0\t0\n88\tt2\t2\t1\n"
+               "# SWGPU " SWGPU_VERSION "\n# Query: q2\n# Database: x\n# 0 hits found\n"
+               "# SWGPU " SWGPU_VERSION "\n# Query: q3 third\n# Database: x\n"
+               "# Fields: score, subject acc.ver, mismatches, gap opens\n# 2 hits found\n"
+               "300\tt3\t0\t1\n20\tt1\tN/A\tN/A\n"
+               "# SWGPU processed 3 queries\n");
+}
+
+static void test_pair(fixture_t *fx)
+{
+    check_text(fx, "pair", "testdb",
+               "Query: q1 first query\nLength: 22\nDatabase: testdb\n\n"
+               ">t1 target one\nLength: 26\nScore: 113 (48.1 bits), E-value: 1.50e-12\n"
+               "Identities: 22/22 (100%), Positives: 22/22 (100%), Gaps: 0/22 (0%)\n\n"
+               "Query   1 " Q1 " 22\n"
+               "          ||||||||||||||||||||||\n"
+               "Target  3 " Q1 " 24\n\n"
+               ">t2\nLength: 20\nScore: 88 (38.5 bits), E-value: 0.004\n"
+               "Identities: 18/22 (82%), Positives: 20/22 (91%), Gaps: 2/22 (9%)\n\n"
+               "Query   1 " Q1 " 22\n"
+               "          |+|||+|||  |||||||||||\n"
+               "Target  1 MRTAYVAKQ--ISFVKSHFSRQ 20\n\n"
+               "Query: q2\nLength: 4\nDatabase: testdb\n\nNo hits found\n\n"
+               "Query: q3 third\nLength: 65\nDatabase: testdb\n\n"
+               ">t3 target three\nLength: 71\nScore: 300 (120.7 bits), E-value: 0.0\n"
+               "Identities: 65/67 (97%), Positives: 65/67 (97%), Gaps: 2/67 (3%)\n\n"
+               "Query   1 " Q3A "--MNPQRSTVWYACDEFGHIKLMNPQRSTV 58\n"
+               "          ||||||||||||||||||||||||||||||  ||||||||||||||||||||||||||||\n"
+               "Target  3 " Q3A "GGMNPQRSTVWYACDEFGHIKLMNPQRSTV 62\n\n"
+               "Query  59 WYACDEF 65\n"
+               "          |||||||\n"
+               "Target 63 WYACDEF 69\n\n"
+               ">t1 target one\nLength: 26\nScore: 20 (9.8 bits), E-value: 27\n"
+               "(no alignment computed)\n\n");
+}
+
+static void test_parse_errors(void)
+{
+    swgpu_outfmt_t *f = (swgpu_outfmt_t *)1;
+    CHECK_EQ_INT(swgpu_outfmt_parse("6 qseqid xyz evalue", &f), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown column 'xyz'");
+    CHECK(f == NULL, "no object on failure");
+    CHECK_EQ_INT(swgpu_outfmt_parse("", &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse("   ", &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse("5", &f), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown format '5'; expected 6, 7 or pair");
+    CHECK_EQ_INT(swgpu_outfmt_parse("pair qseqid", &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse("6qseqid", &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse(NULL, &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse("7 QSEQID", &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse("\t7\tqlen\tslen\n", &f), 0);
+    swgpu_outfmt_destroy(f);
+    CHECK_EQ_INT(swgpu_outfmt_set_dbname(NULL, "x"), SWGPU_EINVAL);
+    swgpu_outfmt_destroy(NULL);
+}
+
+static void test_write_errors(fixture_t *fx)
+{
+    swgpu_outfmt_t *f = NULL;
+    CHECK_EQ_INT(swgpu_outfmt_parse("6", &f), 0);
+    FILE *fp = fopen("/dev/full", "w");
+    if (!fp) {
+        SKIP(2, "/dev/full is not available");
+    } else {
+        CHECK_EQ_INT(swgpu_outfmt_write(f, fp, &fx->r, fx->queries, fx->db, fx->m, NULL),
+                     SWGPU_EIO);
+        CHECK(strstr(swgpu_last_error(), "write error") != NULL, "message: %s",
+              swgpu_last_error());
+        fclose(fp);
+    }
+
+    /* a result naming a target or query that does not exist */
+    char *text = NULL;
+    size_t size = 0;
+    fp = open_memstream(&text, &size);
+    fx->h1[1].target = 7;
+    CHECK_EQ_INT(swgpu_outfmt_write(f, fp, &fx->r, fx->queries, fx->db, fx->m, NULL),
+                 SWGPU_EINVAL);
+    fx->h1[1].target = 1;
+    fx->q[1].query = 9;
+    CHECK_EQ_INT(swgpu_outfmt_write(f, fp, &fx->r, fx->queries, fx->db, fx->m, NULL),
+                 SWGPU_EINVAL);
+    fx->q[1].query = 1;
+    /* a CIGAR longer than the target */
+    fx->c_t1[0] = 30u << 4 | SWGPU_CIGAR_M;
+    swgpu_outfmt_t *g = NULL;
+    CHECK_EQ_INT(swgpu_outfmt_parse("6 qseq", &g), 0);
+    CHECK_EQ_INT(swgpu_outfmt_write(g, fp, &fx->r, fx->queries, fx->db, fx->m, NULL),
+                 SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "runs off") != NULL, "message: %s", swgpu_last_error());
+    fx->c_t1[0] = 22u << 4 | SWGPU_CIGAR_M;
+    fclose(fp);
+    free(text);
+    swgpu_outfmt_destroy(g);
+    swgpu_outfmt_destroy(f);
+}
+
+int main(void)
+{
+    fixture_t fx;
+    int rc = fixture(&fx);
+    CHECK(rc == 0, "fixture: %s", swgpu_last_error());
+    if (rc == 0) {
+        test_tabular(&fx);
+        test_pair(&fx);
+        test_write_errors(&fx);
+    }
+    test_parse_errors();
+    fixture_free(&fx);
+    return tap_done();
+}

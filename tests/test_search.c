@@ -1,0 +1,477 @@
+/*
+ * test_search.c - swgpu_search and its options: top-N selection and its tie
+ * rule, every query reported, E-value filter, scanned scores equal to the
+ * alignments' scores, determinism across thread counts, option checks.
+ */
+#include "swgpu.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static swgpu_seqset_t *make_set(swgpu_alphabet_t a, const char *const *seqs, size_t n)
+{
+    swgpu_seqset_t *s = NULL;
+    if (swgpu_seqset_create(a, &s) < 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "s%zu", i);
+        if (swgpu_seqset_add(s, id, "", seqs[i], strlen(seqs[i])) < 0) {
+            swgpu_seqset_destroy(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+static swgpu_db_t *make_db(swgpu_alphabet_t a, const char *const *seqs, size_t n)
+{
+    swgpu_seqset_t *s = make_set(a, seqs, n);
+    swgpu_db_t *db = NULL;
+    if (s && swgpu_db_from_seqset(s, &db) < 0)
+        db = NULL;
+    swgpu_seqset_destroy(s);
+    return db;
+}
+
+/* Reference score of query qi vs database sequence ti by swgpu_align. */
+static int ref_score(const swgpu_seqset_t *qs, size_t qi, const swgpu_db_t *db, size_t ti,
+                     const swgpu_matrix_t *m, const swgpu_opts_t *o)
+{
+    swgpu_seq_t q, t;
+    swgpu_aln_t a;
+    memset(&a, 0, sizeof a);
+    if (swgpu_seqset_get(qs, qi, &q) < 0 || swgpu_db_get(db, ti, &t) < 0)
+        return -1;
+    int rc = swgpu_align(q.res, q.len, t.res, t.len, m, o->gap_open, o->gap_extend, 1, &a);
+    int s = rc < 0 ? -1 : a.score;
+    swgpu_aln_free(&a);
+    return s;
+}
+
+static void random_protein(uint64_t *seed, char *buf, size_t len)
+{
+    static const char aa[] = "ARNDCQEGHILKMFPSTWYV";
+    for (size_t i = 0; i < len; i++)
+        buf[i] = aa[tap_rand(seed) % 20];
+    buf[len] = 0;
+}
+
+/* Copy src with about one change in `rate` residues (substitutions and
+ * short insertions/deletions), so it stays a clear homolog. */
+static void mutate(uint64_t *seed, const char *src, char *dst, size_t cap, unsigned rate)
+{
+    static const char aa[] = "ARNDCQEGHILKMFPSTWYV";
+    size_t n = 0;
+    for (const char *p = src; *p && n + 4 < cap; p++) {
+        unsigned r = (unsigned)(tap_rand(seed) % (rate * 3));
+        if (r == 0) {
+            dst[n++] = aa[tap_rand(seed) % 20];
+        } else if (r == 1) {
+            continue; /* deletion */
+        } else if (r == 2) {
+            dst[n++] = *p;
+            dst[n++] = aa[tap_rand(seed) % 20]; /* insertion */
+        } else {
+            dst[n++] = *p;
+        }
+    }
+    dst[n] = 0;
+}
+
+static void test_known_score(const swgpu_matrix_t *b62)
+{
+    /* BLOSUM62 diagonal of MKWVTFISLL: 5+5+11+4+5+6+4+4+4+4 = 52 */
+    const char *q[] = {"MKWVTFISLL"};
+    const char *d[] = {"GGGGGGGGGG", "AAAMKWVTFISLLAAA", "PPPP"};
+    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 1);
+    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 3);
+    swgpu_opts_t o;
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.top_n = 1;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    if (r) {
+        CHECK_EQ_INT(r->n_queries, 1);
+        CHECK_EQ_INT(r->q[0].n_hits, 1);
+        if (r->q[0].n_hits == 1) {
+            const swgpu_hit_t *h = &r->q[0].hits[0];
+            CHECK_EQ_INT(h->target, 1);
+            CHECK_EQ_INT(h->score, 52);
+            CHECK_EQ_INT(h->aln.qbeg, 0);
+            CHECK_EQ_INT(h->aln.qend, 10);
+            CHECK_EQ_INT(h->aln.tbeg, 3);
+            CHECK_EQ_INT(h->aln.tend, 13);
+            CHECK_EQ_INT(h->aln.n_ident, 10);
+            CHECK_EQ_INT(h->aln.n_cigar, 1);
+            CHECK(h->evalue > 0 && h->bits > 0, "evalue %g bits %g", h->evalue, h->bits);
+        }
+        CHECK(r->backend && *r->backend, "backend name set");
+        /* cells: qlen * database residues */
+        CHECK_EQ_INT(r->cells, 10 * (10 + 16 + 4));
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+static void test_ties(const swgpu_matrix_t *b62)
+{
+    /* Targets 1, 3 and 4 all contain the query exactly (score 52); target 1
+     * is the longest, so in the length-sorted scan order it comes last:
+     * the hits must still be in database order 1, 3, 4. */
+    const char *q[] = {"MKWVTFISLL"};
+    const char *d[] = {"GGGG", "GGGGGGGGMKWVTFISLLGGGGGGGG", "PPPPPP", "MKWVTFISLL",
+                       "GMKWVTFISLLG", "MKWVTFISL"};
+    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 1);
+    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 6);
+    swgpu_opts_t o;
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.top_n = 2;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    if (r && r->q[0].n_hits == 2) {
+        CHECK_EQ_INT(r->q[0].hits[0].target, 1);
+        CHECK_EQ_INT(r->q[0].hits[1].target, 3);
+        CHECK_EQ_INT(r->q[0].hits[0].score, 52);
+        CHECK_EQ_INT(r->q[0].hits[1].score, 52);
+    } else {
+        CHECK(0, "expected 2 hits");
+    }
+    swgpu_search_result_destroy(r);
+    r = NULL;
+
+    o.top_n = 10; /* more than the database: every positive-scoring target */
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    if (r) {
+        /* the query has no G and no P, and BLOSUM62 scores G and P against
+         * each of its letters <= 0: GGGG and PPPPPP score 0 and are absent */
+        CHECK_EQ_INT(r->q[0].n_hits, 4);
+        if (r->q[0].n_hits == 4) {
+            CHECK_EQ_INT(r->q[0].hits[0].target, 1);
+            CHECK_EQ_INT(r->q[0].hits[1].target, 3);
+            CHECK_EQ_INT(r->q[0].hits[2].target, 4);
+            CHECK_EQ_INT(r->q[0].hits[3].target, 5);
+            CHECK_EQ_INT(r->q[0].hits[3].score, 48); /* 52 minus the last L */
+        }
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+static void test_every_query_reported(const swgpu_matrix_t *b62)
+{
+    /* Query 1 (PPPP) has no positive score against a database without P;
+     * it must still get its (empty) result, in query order. */
+    const char *q[] = {"MKWVTFISLL", "PPPP", "WWW"};
+    const char *d[] = {"MKWVTFISLL", "AAAA", "GMKWG"};
+    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 3);
+    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 3);
+    swgpu_opts_t o;
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    if (r) {
+        CHECK_EQ_INT(r->n_queries, 3);
+        for (size_t i = 0; i < r->n_queries && i < 3; i++)
+            CHECK_EQ_INT(r->q[i].query, i);
+        CHECK_EQ_INT(r->q[1].n_hits, 0);
+        CHECK(r->q[1].hits == NULL, "no hit array for a query without hits");
+        CHECK_EQ_INT(r->q[2].n_hits, 2); /* W in targets 0 and 2 */
+        if (r->q[2].n_hits == 2) {
+            CHECK_EQ_INT(r->q[2].hits[0].target, 0);
+            CHECK_EQ_INT(r->q[2].hits[0].score, 11);
+            CHECK_EQ_INT(r->q[2].hits[1].target, 2);
+        }
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+/* A random database of n proteins with homologs of the queries planted. */
+static void build_random(uint64_t seed, size_t nq, size_t nd, swgpu_seqset_t **qs, swgpu_db_t **db)
+{
+    char **q = calloc(nq, sizeof *q), **d = calloc(nd, sizeof *d);
+    for (size_t i = 0; i < nq; i++) {
+        size_t len = 20 + tap_rand(&seed) % 200;
+        q[i] = malloc(len + 1);
+        random_protein(&seed, q[i], len);
+    }
+    for (size_t i = 0; i < nd; i++) {
+        d[i] = malloc(600);
+        if (i % 7 == 3) {
+            mutate(&seed, q[tap_rand(&seed) % nq], d[i], 600, 4 + (unsigned)(i % 5));
+        } else {
+            size_t len = 5 + tap_rand(&seed) % 300;
+            random_protein(&seed, d[i], len);
+        }
+    }
+    *qs = make_set(SWGPU_PROTEIN, (const char *const *)q, nq);
+    *db = make_db(SWGPU_PROTEIN, (const char *const *)d, nd);
+    for (size_t i = 0; i < nq; i++) free(q[i]);
+    for (size_t i = 0; i < nd; i++) free(d[i]);
+    free(q);
+    free(d);
+}
+
+static int same_aln(const swgpu_aln_t *a, const swgpu_aln_t *b)
+{
+    return a->score == b->score && a->qbeg == b->qbeg && a->qend == b->qend &&
+           a->tbeg == b->tbeg && a->tend == b->tend && a->n_cigar == b->n_cigar &&
+           (a->n_cigar == 0 || !memcmp(a->cigar, b->cigar, a->n_cigar * sizeof *a->cigar)) &&
+           a->length == b->length && a->n_ident == b->n_ident &&
+           a->n_mismatch == b->n_mismatch && a->n_gapopen == b->n_gapopen &&
+           a->n_gaps == b->n_gaps;
+}
+
+static void test_random(const swgpu_matrix_t *b62)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    build_random(42, 6, 150, &qs, &db);
+    CHECK(qs && db, "random inputs built");
+    if (!qs || !db)
+        return;
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.top_n = 15;
+    o.evalue = 1e9; /* keep everything with score > 0 */
+    o.threads = 1;
+    swgpu_search_result_t *r1 = NULL, *r2 = NULL, *r4 = NULL, *rs = NULL;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r1), SWGPU_OK);
+    o.threads = 2;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r2), SWGPU_OK);
+    o.threads = 4;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r4), SWGPU_OK);
+    if (!r1 || !r2 || !r4)
+        goto done;
+
+    size_t nd = swgpu_db_size(db);
+    int *all = malloc(nd * sizeof *all);
+    long bad_top = 0, bad_order = 0, bad_rescore = 0, bad_threads = 0, bad_ref = 0;
+    for (size_t i = 0; i < r1->n_queries; i++) {
+        const swgpu_query_result_t *qr = &r1->q[i];
+        swgpu_seq_t q;
+        swgpu_seqset_get(qs, i, &q);
+        /* expected top list: brute force over the database with swgpu_align */
+        size_t positive = 0;
+        for (size_t t = 0; t < nd; t++) {
+            all[t] = ref_score(qs, i, db, t, b62, &o);
+            positive += all[t] > 0;
+        }
+        size_t want = positive < 15 ? positive : 15;
+        if (qr->n_hits != want)
+            bad_top++;
+        for (size_t h = 0; h < qr->n_hits; h++) {
+            const swgpu_hit_t *hit = &qr->hits[h];
+            if (all[hit->target] != hit->score)
+                bad_ref++;
+            /* rank: no target outside the list may beat this hit */
+            if (h > 0) {
+                const swgpu_hit_t *p = &qr->hits[h - 1];
+                if (p->score < hit->score || (p->score == hit->score && p->target >= hit->target))
+                    bad_order++;
+            }
+            swgpu_seq_t t;
+            int64_t s = -1;
+            swgpu_db_get(db, hit->target, &t);
+            if (swgpu_cigar_score(&hit->aln, q.res, q.len, t.res, t.len, b62, o.gap_open,
+                                  o.gap_extend, &s) < 0 || s != hit->score || hit->aln.score != hit->score)
+                bad_rescore++;
+            if (h >= r2->q[i].n_hits || h >= r4->q[i].n_hits ||
+                r2->q[i].hits[h].target != hit->target || r4->q[i].hits[h].target != hit->target ||
+                !same_aln(&r2->q[i].hits[h].aln, &hit->aln) || !same_aln(&r4->q[i].hits[h].aln, &hit->aln) ||
+                r2->q[i].hits[h].evalue != hit->evalue)
+                bad_threads++;
+        }
+        if (qr->n_hits) {
+            /* the weakest kept hit beats every target left out */
+            const swgpu_hit_t *last = &qr->hits[qr->n_hits - 1];
+            for (size_t t = 0; t < nd; t++) {
+                int in = 0;
+                for (size_t h = 0; h < qr->n_hits; h++)
+                    in |= qr->hits[h].target == t;
+                if (!in && (all[t] > last->score || (all[t] == last->score && t < last->target)))
+                    bad_top++;
+            }
+        }
+        if (r2->q[i].n_hits != qr->n_hits || r4->q[i].n_hits != qr->n_hits)
+            bad_threads++;
+    }
+    free(all);
+    CHECK_EQ_INT(bad_top, 0);
+    CHECK_EQ_INT(bad_order, 0);
+    CHECK_EQ_INT(bad_ref, 0);
+    CHECK_EQ_INT(bad_rescore, 0);
+    CHECK_EQ_INT(bad_threads, 0);
+
+    /* planted homologs give strong hits: with a strict E-value only those remain */
+    o.threads = 2;
+    o.evalue = 1e-5;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &rs), SWGPU_OK);
+    if (rs) {
+        long kept = 0, bad_e = 0, missing = 0;
+        for (size_t i = 0; i < rs->n_queries; i++) {
+            for (size_t h = 0; h < rs->q[i].n_hits; h++) {
+                kept++;
+                bad_e += !(rs->q[i].hits[h].evalue <= 1e-5);
+            }
+            /* every hit of the loose search with E <= 1e-5 is in the strict one */
+            size_t want = 0;
+            for (size_t h = 0; h < r1->q[i].n_hits; h++)
+                want += r1->q[i].hits[h].evalue <= 1e-5;
+            missing += want != rs->q[i].n_hits;
+        }
+        CHECK(kept > 0, "some planted homolog passes E <= 1e-5");
+        CHECK_EQ_INT(bad_e, 0);
+        CHECK_EQ_INT(missing, 0);
+    }
+
+done:
+    swgpu_search_result_destroy(r1);
+    swgpu_search_result_destroy(r2);
+    swgpu_search_result_destroy(r4);
+    swgpu_search_result_destroy(rs);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+static void test_no_align(const swgpu_matrix_t *b62)
+{
+    const char *q[] = {"MKWVTFISLL"};
+    const char *d[] = {"AAAMKWVTFISLLAAA", "MKWVTAAAFISLL"};
+    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 1);
+    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 2);
+    swgpu_opts_t o;
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.no_align = 1;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    if (r && r->q[0].n_hits == 2) {
+        CHECK_EQ_INT(r->q[0].hits[0].score, 52);
+        CHECK_EQ_INT(r->q[0].hits[0].aln.n_cigar, 0);
+        /* MKWVT (30) + gap of 3 (11 + 3) + FISLL (22) = 38 */
+        CHECK_EQ_INT(r->q[0].hits[1].score, 38);
+        CHECK(r->align_seconds == 0.0, "no alignment time");
+    } else {
+        CHECK(0, "expected 2 hits");
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+static void test_dna(void)
+{
+    /* +2/-3, open 5 extend 2: ACGTACGTAC (10 matches) = 20 */
+    const char *q[] = {"ACGTACGTAC"};
+    const char *d[] = {"TTTTACGTACGTACTTTT", "GGGGGGG"};
+    swgpu_seqset_t *qs = make_set(SWGPU_DNA, q, 1);
+    swgpu_db_t *db = make_db(SWGPU_DNA, d, 2);
+    swgpu_matrix_t *m = NULL;
+    swgpu_opts_t o;
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_init(&o, SWGPU_DNA);
+    CHECK_EQ_INT(o.gap_open, 5);
+    CHECK_EQ_INT(o.gap_extend, 2);
+    CHECK_EQ_INT(swgpu_matrix_dna(2, -3, &m), SWGPU_OK);
+    CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &r), SWGPU_OK);
+    if (r && r->q[0].n_hits >= 1) {
+        CHECK_EQ_INT(r->q[0].hits[0].target, 0);
+        CHECK_EQ_INT(r->q[0].hits[0].score, 20);
+        CHECK_EQ_INT(r->q[0].hits[0].aln.tbeg, 4);
+        CHECK_EQ_INT(r->q[0].karlin.estimated, 0); /* +2/-3 5/2 is published */
+    } else {
+        CHECK(0, "expected a DNA hit");
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+static void test_errors(const swgpu_matrix_t *b62)
+{
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    CHECK_EQ_INT(o.gap_open, 11);
+    CHECK_EQ_INT(o.gap_extend, 1);
+    CHECK_EQ_INT(o.top_n, 10);
+    CHECK(o.evalue == 10.0, "default evalue 10");
+    CHECK_EQ_INT(swgpu_opts_check(&o, b62), SWGPU_OK);
+    CHECK_EQ_INT(swgpu_opts_check(&o, NULL), SWGPU_OK);
+
+    swgpu_opts_t b = o;
+    b.gap_open = -1;
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "gap open -1 is negative") != NULL, "%s", swgpu_last_error());
+    b = o;
+    b.gap_extend = -2;
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_EINVAL);
+    b = o;
+    b.gap_open = 100000;
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "absurd") != NULL, "%s", swgpu_last_error());
+    b = o;
+    b.gap_open = 0;
+    b.gap_extend = 0;
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_EINVAL);
+    b = o;
+    b.gap_open = 0; /* open 0 with extend 1 is a linear gap model: fine */
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_OK);
+    b = o;
+    b.top_n = 0;
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "-n must be >= 1") != NULL, "%s", swgpu_last_error());
+    b = o;
+    b.evalue = 0;
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_EINVAL);
+    b = o;
+    b.threads = -1;
+    CHECK_EQ_INT(swgpu_opts_check(&b, b62), SWGPU_EINVAL);
+
+    /* alphabets must agree */
+    const char *pq[] = {"MKWVTFISLL"};
+    const char *dq[] = {"ACGTACGT"};
+    swgpu_seqset_t *prot = make_set(SWGPU_PROTEIN, pq, 1), *dna = make_set(SWGPU_DNA, dq, 1);
+    swgpu_db_t *pdb = make_db(SWGPU_PROTEIN, pq, 1), *ddb = make_db(SWGPU_DNA, dq, 1);
+    swgpu_matrix_t *dm = NULL;
+    swgpu_matrix_dna(2, -3, &dm);
+    swgpu_search_result_t *r = NULL;
+    CHECK_EQ_INT(swgpu_search(dna, pdb, b62, &o, &r), SWGPU_EALPHABET);
+    CHECK(strstr(swgpu_last_error(), "dna") && strstr(swgpu_last_error(), "protein"), "%s",
+          swgpu_last_error());
+    CHECK(r == NULL, "no result on failure");
+    CHECK_EQ_INT(swgpu_search(prot, pdb, dm, &o, &r), SWGPU_EALPHABET);
+    CHECK_EQ_INT(swgpu_search(dna, ddb, b62, &o, &r), SWGPU_EALPHABET);
+    b = o;
+    b.top_n = -3;
+    CHECK_EQ_INT(swgpu_search(prot, pdb, b62, &b, &r), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_search(prot, pdb, b62, NULL, &r), SWGPU_EINVAL);
+    swgpu_search_result_destroy(NULL);
+    swgpu_matrix_destroy(dm);
+    swgpu_db_destroy(pdb);
+    swgpu_db_destroy(ddb);
+    swgpu_seqset_destroy(prot);
+    swgpu_seqset_destroy(dna);
+}
+
+int main(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    CHECK_EQ_INT(swgpu_matrix_builtin("BLOSUM62", &b62), SWGPU_OK);
+    if (!b62)
+        return tap_done();
+    test_known_score(b62);
+    test_ties(b62);
+    test_every_query_reported(b62);
+    test_random(b62);
+    test_no_align(b62);
+    test_dna();
+    test_errors(b62);
+    swgpu_matrix_destroy(b62);
+    return tap_done();
+}

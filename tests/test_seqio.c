@@ -1,0 +1,454 @@
+/*
+ * test_seqio.c - alphabets, sequence sets, FASTA/FASTQ reading (plain and
+ * gzip) and every bad-input case of the reader.  Fixtures are in tests/data
+ * (SWGPU_TESTDATA overrides); gzip files are made here at run time.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "tap.h"
+#include "swgpu.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static const char *datadir;
+static char tmpdir[256];
+static char lastlog[1024];
+static int nlog;
+
+static void logger(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)level;
+    (void)user;
+    snprintf(lastlog, sizeof lastlog, "%s", msg);
+    nlog++;
+}
+
+static const char *data(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", datadir, name);
+    return buf[k];
+}
+
+static const char *tmp(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+/* letters of sequence i of s ("" on error) */
+static const char *letters(const swgpu_seqset_t *s, size_t i)
+{
+    static char buf[256];
+    swgpu_seq_t q;
+    buf[0] = 0;
+    if (swgpu_seqset_get(s, i, &q)) return buf;
+    size_t n = q.len < sizeof buf - 1 ? q.len : sizeof buf - 1;
+    for (size_t k = 0; k < n; k++) buf[k] = swgpu_decode(swgpu_seqset_alphabet(s), q.res[k]);
+    buf[n] = 0;
+    return buf;
+}
+
+static const char *id_of(const swgpu_seqset_t *s, size_t i)
+{
+    swgpu_seq_t q;
+    return swgpu_seqset_get(s, i, &q) ? "?" : q.id;
+}
+
+static const char *desc_of(const swgpu_seqset_t *s, size_t i)
+{
+    swgpu_seq_t q;
+    return swgpu_seqset_get(s, i, &q) ? "?" : q.desc;
+}
+
+/* read expecting failure with status st and a message containing want */
+static void expect_fail(const char *path, swgpu_alphabet_t a, int st, const char *want)
+{
+    swgpu_seqset_t *s = (swgpu_seqset_t *)1;
+    int rc = swgpu_seqset_read(path, a, &s, NULL);
+    CHECK(rc == st, "%s: status %d (%s), expected %d", path, rc, swgpu_last_error(), st);
+    CHECK(s == NULL, "%s: *out not NULL on failure", path);
+    CHECK(strstr(swgpu_last_error(), want) != NULL, "%s: message \"%s\" lacks \"%s\"", path,
+          swgpu_last_error(), want);
+    CHECK(strstr(swgpu_last_error(), path) != NULL, "message \"%s\" does not name the file", swgpu_last_error());
+}
+
+static void write_gz(const char *path, const char *text, size_t len)
+{
+    gzFile g = gzopen(path, "wb");
+    gzwrite(g, text, (unsigned)len);
+    gzclose(g);
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+static void test_alphabet(void)
+{
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 'A'), 0);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 'W'), 17);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 'v'), 19);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 'x'), SWGPU_PROT_X);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, '*'), 23);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 'J'), 24);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 'U'), 25);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 'o'), 26);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, '-'), -1);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 0), -1);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_PROTEIN, 200), -1);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_DNA, 'g'), 2);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_DNA, 'U'), 3);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_DNA, 'N'), SWGPU_DNA_N);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_DNA, 'R'), 5);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_DNA, 'v'), 14);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_DNA, 'X'), -1);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_DNA, 'E'), -1);
+    CHECK_EQ_INT(swgpu_encode(SWGPU_AUTO, 'A'), -1);
+    CHECK_EQ_INT(swgpu_alphabet_size(SWGPU_PROTEIN), 27);
+    CHECK_EQ_INT(swgpu_alphabet_size(SWGPU_DNA), 15);
+    int ok = 1;
+    for (int a = SWGPU_PROTEIN; a <= SWGPU_DNA; a++)
+        for (int c = 0; c < swgpu_alphabet_size(a); c++)
+            ok &= swgpu_encode(a, swgpu_decode(a, (uint8_t)c)) == c;
+    CHECK(ok, "decode/encode round trip");
+    CHECK_EQ_INT(swgpu_decode(SWGPU_PROTEIN, 27), '?');
+    CHECK_EQ_INT(swgpu_decode(SWGPU_DNA, 15), '?');
+    CHECK_EQ_INT(swgpu_decode(SWGPU_DNA, 4), 'N');
+    CHECK_EQ_STR(swgpu_alphabet_name(SWGPU_PROTEIN), "protein");
+    CHECK_EQ_STR(swgpu_alphabet_name(SWGPU_DNA), "dna");
+    CHECK_EQ_STR(swgpu_alphabet_name(SWGPU_AUTO), "auto");
+}
+
+static void test_multi(void)
+{
+    swgpu_seqset_t *s = NULL;
+    swgpu_read_info_t info;
+    int rc = swgpu_seqset_read(data("multi.fa"), SWGPU_AUTO, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) return;
+    CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_PROTEIN);
+    CHECK_EQ_INT(swgpu_seqset_size(s), 3);
+    CHECK_EQ_STR(id_of(s, 0), "sp|P1|ONE");
+    CHECK_EQ_STR(desc_of(s, 0), "first protein >with a bracket");
+    CHECK_EQ_STR(letters(s, 0), "MKVLACDEFGHIK");
+    CHECK_EQ_STR(id_of(s, 1), "two");
+    CHECK_EQ_STR(desc_of(s, 1), "desc with  spaces");
+    CHECK_EQ_STR(letters(s, 1), "MK*VWY");
+    CHECK_EQ_STR(id_of(s, 2), "three");
+    CHECK_EQ_STR(desc_of(s, 2), "");
+    CHECK_EQ_STR(letters(s, 2), "WWW");
+    swgpu_seq_t q;
+    swgpu_seqset_get(s, 1, &q);
+    CHECK_EQ_INT(q.res[2], 23);
+    CHECK_EQ_INT(info.n_records, 3);
+    CHECK_EQ_INT(info.n_residues, 13 + 6 + 3);
+    CHECK_EQ_INT(swgpu_seqset_residues(s), 22);
+    CHECK_EQ_INT(info.max_len, 13);
+    CHECK_EQ_INT(info.n_empty, 0);
+    CHECK_EQ_INT(info.n_unknown, 0);
+    CHECK_EQ_INT(swgpu_seqset_get(s, 3, &q), SWGPU_EINVAL);
+    swgpu_seqset_destroy(s);
+
+    /* the same through gzip, detected from the content (name has no .gz) */
+    FILE *fp = fopen(data("multi.fa"), "rb");
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text, fp);
+    fclose(fp);
+    write_gz(tmp("multi.bin"), text, n);
+    rc = swgpu_seqset_read(tmp("multi.bin"), SWGPU_PROTEIN, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) return;
+    CHECK_EQ_INT(swgpu_seqset_size(s), 3);
+    CHECK_EQ_STR(letters(s, 0), "MKVLACDEFGHIK");
+    CHECK_EQ_STR(desc_of(s, 0), "first protein >with a bracket");
+    CHECK_EQ_STR(letters(s, 2), "WWW");
+    swgpu_seqset_destroy(s);
+}
+
+static void test_crlf_fastq(void)
+{
+    swgpu_seqset_t *s = NULL;
+    swgpu_read_info_t info;
+    int rc = swgpu_seqset_read(data("crlf.fa"), SWGPU_AUTO, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_PROTEIN);
+        CHECK_EQ_INT(swgpu_seqset_size(s), 2);
+        CHECK_EQ_STR(id_of(s, 0), "c1");
+        CHECK_EQ_STR(desc_of(s, 0), "crlf record");
+        CHECK_EQ_STR(letters(s, 0), "ACDEFGHI");
+        CHECK_EQ_STR(id_of(s, 1), "c2");
+        CHECK_EQ_STR(letters(s, 1), "KLMN");
+        swgpu_seqset_destroy(s);
+    }
+
+    rc = swgpu_seqset_read(data("reads.fq"), SWGPU_AUTO, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_DNA);
+        CHECK_EQ_INT(swgpu_seqset_size(s), 3);
+        CHECK_EQ_STR(id_of(s, 0), "r1");
+        CHECK_EQ_STR(desc_of(s, 0), "first read");
+        CHECK_EQ_STR(letters(s, 0), "ACGTACGTNN");
+        CHECK_EQ_STR(id_of(s, 1), "r2");
+        CHECK_EQ_STR(letters(s, 1), "ACGT"); /* u read as T */
+        CHECK_EQ_STR(letters(s, 2), "GGCCAATTRY");
+        CHECK_EQ_INT(info.n_residues, 24);
+        swgpu_seqset_destroy(s);
+    }
+
+    rc = swgpu_seqset_read(data("bom.fa"), SWGPU_AUTO, &s, NULL);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_STR(id_of(s, 0), "bom1");
+        CHECK_EQ_STR(letters(s, 0), "MKV");
+        swgpu_seqset_destroy(s);
+    }
+
+    rc = swgpu_seqset_read(data("nonl.fa"), SWGPU_DNA, &s, NULL);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_STR(letters(s, 0), "ACGT");
+        swgpu_seqset_destroy(s);
+    }
+}
+
+static void test_alphabets(void)
+{
+    swgpu_seqset_t *s = NULL;
+    swgpu_read_info_t info;
+    nlog = 0;
+    int rc = swgpu_seqset_read(data("dna.fa"), SWGPU_DNA, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        swgpu_seq_t q;
+        swgpu_seqset_get(s, 0, &q);
+        static const uint8_t want[] = {0, 1, 2, 3, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 1, 2, 3};
+        CHECK_EQ_INT(q.len, sizeof want);
+        CHECK(q.len == sizeof want && !memcmp(q.res, want, sizeof want), "dna codes");
+        CHECK_EQ_STR(letters(s, 1), "ACGTNNACGTNNACGTACGTACGT");
+        CHECK_EQ_INT(info.n_unknown, 4);
+        CHECK_EQ_INT(nlog, 1);
+        CHECK(strstr(lastlog, "4 letters") && strstr(lastlog, "id d2"), "warning: %s", lastlog);
+        swgpu_seqset_destroy(s);
+    }
+    nlog = 0;
+    rc = swgpu_seqset_read(data("unknown.fa"), SWGPU_PROTEIN, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_STR(letters(s, 0), "MKVXLLXX");
+        CHECK_EQ_STR(letters(s, 2), "ABX");
+        CHECK_EQ_INT(info.n_unknown, 3);
+        CHECK_EQ_INT(nlog, 1);
+        CHECK(strstr(lastlog, "3 letters") && strstr(lastlog, "id u1"), "warning: %s", lastlog);
+        swgpu_seqset_destroy(s);
+    }
+    /* auto: >= 90% ACGTU among non-N letters means DNA */
+    rc = swgpu_seqset_read(data("autodna.fa"), SWGPU_AUTO, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_DNA);
+        CHECK_EQ_INT(info.n_unknown, 1);
+        swgpu_seqset_destroy(s);
+    }
+    rc = swgpu_seqset_read(data("autoprot.fa"), SWGPU_AUTO, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (!rc) {
+        CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_PROTEIN);
+        CHECK_EQ_STR(letters(s, 0), "ACGTACGTAC");
+        swgpu_seqset_destroy(s);
+    }
+}
+
+static void test_empty_records(void)
+{
+    swgpu_seqset_t *s = NULL;
+    swgpu_read_info_t info;
+    nlog = 0;
+    int rc = swgpu_seqset_read(data("emptyrec.fa"), SWGPU_PROTEIN, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) return;
+    CHECK_EQ_INT(swgpu_seqset_size(s), 2);
+    CHECK_EQ_STR(id_of(s, 0), "p1");
+    CHECK_EQ_STR(letters(s, 0), "MKV");
+    CHECK_EQ_STR(id_of(s, 1), "p2");
+    CHECK_EQ_STR(desc_of(s, 1), "");
+    CHECK_EQ_STR(letters(s, 1), "WW");
+    CHECK_EQ_INT(info.n_empty, 3);
+    CHECK_EQ_INT(info.n_records, 2);
+    CHECK_EQ_INT(nlog, 1);
+    CHECK(strstr(lastlog, "3 records") && strstr(lastlog, "record 1") && strstr(lastlog, "id e1"),
+          "warning: %s", lastlog);
+    swgpu_seqset_destroy(s);
+}
+
+static void test_bad_input(void)
+{
+    expect_fail(data("no-such-file.fa"), SWGPU_AUTO, SWGPU_EIO, "No such file");
+    expect_fail(datadir, SWGPU_AUTO, SWGPU_EIO, "Is a directory");
+    expect_fail(data("empty.fa"), SWGPU_AUTO, SWGPU_EEMPTY, "empty file");
+    expect_fail(data("blank.fa"), SWGPU_AUTO, SWGPU_EEMPTY, "empty file");
+    expect_fail(data("allempty.fa"), SWGPU_AUTO, SWGPU_EEMPTY, "no non-empty sequence");
+    expect_fail(data("notfasta.txt"), SWGPU_AUTO, SWGPU_EFORMAT, "line 1: expected '>' or '@' at start of record");
+    expect_fail(data("nohdr.fa"), SWGPU_AUTO, SWGPU_EFORMAT, "line 1: expected '>' or '@'");
+    expect_fail(data("noplus.fq"), SWGPU_AUTO, SWGPU_EFORMAT, "line 7, record 2 (id r2): FASTQ record has no '+' line");
+    expect_fail(data("noplus_eof.fq"), SWGPU_AUTO, SWGPU_EFORMAT, "record 2 (id r2): FASTQ record has no '+' line");
+    expect_fail(data("badqual.fq"), SWGPU_AUTO, SWGPU_EFORMAT, "record 2 (id r2): quality length 4 differs from sequence length 6");
+    expect_fail(data("binary.fa"), SWGPU_AUTO, SWGPU_EFORMAT, "line 4, record 2 (id b2): binary data (byte 0x01)");
+    expect_fail(data("binhdr.fa"), SWGPU_AUTO, SWGPU_EFORMAT, "line 3: binary data");
+    expect_fail(data("multi.fa"), (swgpu_alphabet_t)7, SWGPU_EINVAL, "invalid alphabet");
+
+    /* gzip: an empty stream, a truncated stream (tail cut, trailer cut), corrupt data */
+    write_gz(tmp("empty.gz"), "", 0);
+    expect_fail(tmp("empty.gz"), SWGPU_AUTO, SWGPU_EEMPTY, "empty file");
+    size_t n = 200000, k = 0;
+    char *text = malloc(n + 64);
+    uint64_t seed = 42;
+    while (k < n) {
+        k += (size_t)sprintf(text + k, ">s%zu\n", k);
+        for (int j = 0; j < 60; j++) text[k++] = "ACDEFGHIKLMNPQRSTVWY"[tap_rand(&seed) % 20];
+        text[k++] = '\n';
+    }
+    write_gz(tmp("full.gz"), text, k);
+    long size = file_size(tmp("full.gz"));
+    FILE *in = fopen(tmp("full.gz"), "rb");
+    char *gz = malloc((size_t)size);
+    CHECK(in && fread(gz, 1, (size_t)size, in) == (size_t)size, "read back gzip");
+    fclose(in);
+    swgpu_seqset_t *s = NULL;
+    swgpu_read_info_t info;
+    int rc = swgpu_seqset_read(tmp("full.gz"), SWGPU_AUTO, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(!rc && info.n_residues == 60 * info.n_records && info.n_records > 2500, "full gzip: %d records",
+          (int)info.n_records);
+    swgpu_seqset_destroy(s);
+    static const long cut[] = {4, 8, 1000};
+    for (int i = 0; i < 3; i++) {
+        FILE *o = fopen(tmp("cut.gz"), "wb");
+        fwrite(gz, 1, (size_t)(i < 2 ? size - cut[i] : size / 2), o);
+        fclose(o);
+        expect_fail(tmp("cut.gz"), SWGPU_AUTO, SWGPU_EFORMAT, "truncated gzip data");
+    }
+    gz[size / 2] ^= 0x55;
+    gz[size / 2 + 1] ^= 0x55;
+    FILE *o = fopen(tmp("bad.gz"), "wb");
+    fwrite(gz, 1, (size_t)size, o);
+    fclose(o);
+    expect_fail(tmp("bad.gz"), SWGPU_AUTO, SWGPU_EFORMAT, "gzip");
+    free(gz);
+    free(text);
+}
+
+/* records and lines that cross the reader's buffer, and a line longer than it */
+static void test_large(void)
+{
+    const char *path = tmp("large.fa");
+    FILE *fp = fopen(path, "w");
+    uint64_t seed = 7, total = 0, sum = 0;
+    const char *aa = "ACDEFGHIKLMNPQRSTVWY";
+    size_t nrec = 120000;
+    for (size_t i = 0; i < nrec; i++) {
+        size_t len = 1 + tap_rand(&seed) % 120;
+        fprintf(fp, ">r%zu some description\n", i);
+        for (size_t j = 0; j < len; j++) {
+            int c = aa[tap_rand(&seed) % 20];
+            sum += (uint64_t)swgpu_encode(SWGPU_PROTEIN, c) * (j + 1);
+            fputc(c, fp);
+            if (j % 50 == 49) fputc('\n', fp);
+        }
+        fputc('\n', fp);
+        total += len;
+    }
+    size_t big = 9u << 20; /* one 9 MiB line */
+    fprintf(fp, ">big\n");
+    for (size_t j = 0; j < big; j++) fputc(aa[j % 20], fp);
+    fputc('\n', fp);
+    fclose(fp);
+    swgpu_seqset_t *s = NULL;
+    swgpu_read_info_t info;
+    int rc = swgpu_seqset_read(path, SWGPU_PROTEIN, &s, &info);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) return;
+    CHECK_EQ_INT(swgpu_seqset_size(s), nrec + 1);
+    CHECK_EQ_INT(info.n_residues, total + big);
+    CHECK_EQ_INT(info.max_len, big);
+    uint64_t sum2 = 0;
+    for (size_t i = 0; i < nrec; i++) {
+        swgpu_seq_t q;
+        swgpu_seqset_get(s, i, &q);
+        for (size_t j = 0; j < q.len; j++) sum2 += (uint64_t)q.res[j] * (j + 1);
+    }
+    CHECK_EQ_INT(sum2, sum);
+    CHECK_EQ_STR(id_of(s, nrec - 1), "r119999");
+    CHECK_EQ_STR(desc_of(s, nrec - 1), "some description");
+    swgpu_seq_t q;
+    swgpu_seqset_get(s, nrec, &q);
+    CHECK(q.len == big && q.res[big - 1] == swgpu_encode(SWGPU_PROTEIN, aa[(big - 1) % 20]), "big record");
+    swgpu_seqset_destroy(s);
+    unlink(path);
+}
+
+static void test_create_add(void)
+{
+    swgpu_seqset_t *s = NULL;
+    CHECK_EQ_INT(swgpu_seqset_create(SWGPU_AUTO, &s), 0);
+    CHECK_EQ_INT(swgpu_seqset_add(s, "q1", NULL, "acgtnacgta", 10), 0);
+    CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_DNA);
+    CHECK_EQ_INT(swgpu_seqset_add(s, "q2", "second", "ACGEX", 5), 0);
+    CHECK_EQ_INT(swgpu_seqset_add(s, NULL, NULL, "", 0), 0);
+    CHECK_EQ_INT(swgpu_seqset_size(s), 3);
+    CHECK_EQ_INT(swgpu_seqset_residues(s), 15);
+    CHECK_EQ_STR(letters(s, 0), "ACGTNACGTA");
+    CHECK_EQ_STR(letters(s, 1), "ACGNN");
+    CHECK_EQ_STR(desc_of(s, 1), "second");
+    CHECK_EQ_STR(id_of(s, 2), "");
+    CHECK_EQ_STR(letters(s, 2), "");
+    swgpu_seqset_destroy(s);
+
+    CHECK_EQ_INT(swgpu_seqset_create(SWGPU_PROTEIN, &s), 0);
+    for (int i = 0; i < 1000; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "p%d", i);
+        swgpu_seqset_add(s, id, "d", "MKVLW-", 6);
+    }
+    CHECK_EQ_INT(swgpu_seqset_size(s), 1000);
+    CHECK_EQ_STR(id_of(s, 999), "p999");
+    CHECK_EQ_STR(letters(s, 999), "MKVLWX");
+    swgpu_seqset_destroy(s);
+    CHECK_EQ_INT(swgpu_seqset_create((swgpu_alphabet_t)9, &s), SWGPU_EINVAL);
+    swgpu_seqset_destroy(NULL);
+}
+
+int main(void)
+{
+    datadir = getenv("SWGPU_TESTDATA");
+    if (!datadir) datadir = "tests/data";
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_seqio.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    swgpu_set_logger(logger, NULL, SWGPU_LOG_WARN);
+    test_alphabet();
+    test_multi();
+    test_crlf_fastq();
+    test_alphabets();
+    test_empty_records();
+    test_bad_input();
+    test_large();
+    test_create_add();
+    const char *names[] = {"multi.bin", "empty.gz", "full.gz", "cut.gz", "bad.gz"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tmp(names[i]));
+    rmdir(tmpdir);
+    return tap_done();
+}

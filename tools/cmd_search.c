@@ -1,0 +1,409 @@
+/*
+ * cmd_search.c - `swgpu search`: queries against a database, top hits with
+ * E-values and alignments, written in a BLAST tabular or pairwise format.
+ *
+ * With -o FILE the output goes to FILE.tmp.<pid>, renamed to FILE only once
+ * everything was written; on any failure (or SIGINT/SIGTERM/SIGHUP) the
+ * temporary file is removed, so a complete-looking truncated file is never
+ * left behind.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static void usage(FILE *fp)
+{
+    fputs("usage: swgpu search -q QUERIES -d DB [options]\n"
+          "\n"
+          "Scores every query against every database sequence exactly (Smith-Waterman,\n"
+          "affine gaps) and reports the best hits with E-values and alignments.\n"
+          "\n"
+          "input:\n"
+          "  -q, --query FILE       query sequences: FASTA or FASTQ, plain or gzip\n"
+          "  -d, --db FILE          database: a 'swgpu makedb' file, or FASTA/FASTQ (plain or gzip)\n"
+          "      --type prot|dna    sequence type (default: detected from the sequences)\n"
+          "\n"
+          "scoring (a gap of length k costs OPEN + k*EXTEND, as in BLAST and ssearch36):\n"
+          "      --matrix NAME|FILE protein matrix: BLOSUM45 BLOSUM50 BLOSUM62 BLOSUM80 BLOSUM90\n"
+          "                         PAM30 PAM70 PAM250, or an NCBI-format file (default BLOSUM62)\n"
+          "      --match N          DNA only: score of identical bases (default 2)\n"
+          "      --mismatch N       DNA only: score of different bases (default -3)\n"
+          "      --gap-open O       gap open penalty (default 11 protein, 5 DNA)\n"
+          "      --gap-extend E     gap extension penalty (default 1 protein, 2 DNA)\n"
+          "\n"
+          "reporting:\n"
+          "  -n, --top N            hits reported per query (default 10)\n"
+          "  -e, --evalue X         report hits with E-value <= X (default 10)\n"
+          "  -f, --outfmt FMT       6 (BLAST tabular, default), 7 (tabular with comment lines),\n"
+          "                         pair (pairwise alignments), or '6 COLUMNS...' with columns\n"
+          "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
+          "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
+          "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
+          "      --no-align         scores only, no alignments (alignment columns are empty)\n"
+          "\n"
+          "execution:\n"
+          "  -t, --threads N        CPU threads (default 0 = all cores)\n"
+          "      --backend B        auto, ref, cpu or cuda (default auto: cuda if a GPU is\n"
+          "                         present, else cpu)\n"
+          "      --kernel NAME      GPU kernel (default: the backend's choice)\n"
+          "      --gpus N           GPUs to use (default 0 = all visible)\n"
+          "  -v, --verbose          more messages (repeat for debug)\n"
+          "      --quiet            no warnings and no summary line\n"
+          "  -h, --help             this text\n",
+          fp);
+}
+
+/* ------------------------------------------------------- option parsing */
+
+static int parse_int(const char *opt, const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) {
+        cli_error("%s: '%s' is not an integer", opt, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v)) {
+        cli_error("%s: '%s' is not a number", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_type(const char *s, swgpu_alphabet_t *a)
+{
+    if (!strcmp(s, "prot") || !strcmp(s, "protein"))
+        *a = SWGPU_PROTEIN;
+    else if (!strcmp(s, "dna") || !strcmp(s, "nucl"))
+        *a = SWGPU_DNA;
+    else {
+        cli_error("--type: '%s' is not prot or dna", s);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_backend(const char *s, swgpu_backend_t *b)
+{
+    if (!strcmp(s, "auto")) *b = SWGPU_BACKEND_AUTO;
+    else if (!strcmp(s, "ref")) *b = SWGPU_BACKEND_REF;
+    else if (!strcmp(s, "cpu")) *b = SWGPU_BACKEND_CPU;
+    else if (!strcmp(s, "cuda")) *b = SWGPU_BACKEND_CUDA;
+    else {
+        cli_error("--backend: '%s' is not auto, ref, cpu or cuda", s);
+        return -1;
+    }
+    return 0;
+}
+
+/* The message of a failed library call. */
+static void lib_error(int rc)
+{
+    const char *m = swgpu_last_error();
+    cli_error("%s", m && *m ? m : swgpu_strerror(rc));
+}
+
+/* --------------------------------------------------- atomic output file */
+
+static char tmp_path[PATH_MAX + 32]; /* non-empty while the temporary exists */
+
+static void on_signal(int sig)
+{
+    if (tmp_path[0])
+        unlink(tmp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void remove_tmp(void)
+{
+    if (tmp_path[0]) {
+        remove(tmp_path);
+        tmp_path[0] = 0;
+    }
+}
+
+/* ------------------------------------------------------------- summary */
+
+static double peak_rss_mb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0.0;
+    return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
+}
+
+enum {
+    OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
+    OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_QUIET, OPT_NO_ALIGN
+};
+
+int swgpu_cmd_search(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"query", required_argument, NULL, 'q'},
+        {"db", required_argument, NULL, 'd'},
+        {"top", required_argument, NULL, 'n'},
+        {"evalue", required_argument, NULL, 'e'},
+        {"outfmt", required_argument, NULL, 'f'},
+        {"out", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, 't'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"matrix", required_argument, NULL, OPT_MATRIX},
+        {"gap-open", required_argument, NULL, OPT_GAP_OPEN},
+        {"gap-extend", required_argument, NULL, OPT_GAP_EXTEND},
+        {"match", required_argument, NULL, OPT_MATCH},
+        {"mismatch", required_argument, NULL, OPT_MISMATCH},
+        {"type", required_argument, NULL, OPT_TYPE},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"gpus", required_argument, NULL, OPT_GPUS},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"no-align", no_argument, NULL, OPT_NO_ALIGN},
+        {NULL, 0, NULL, 0},
+    };
+    const char *qpath = NULL, *dpath = NULL, *mname = NULL, *fmtspec = "6", *opath = NULL;
+    const char *kernel = NULL;
+    int top_n = 10, gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, threads = 0;
+    int gpus = 0, verbosity = 1, no_align = 0;
+    int have_open = 0, have_extend = 0, have_match = 0, have_mismatch = 0;
+    double evalue = 10.0;
+    swgpu_alphabet_t type = SWGPU_AUTO;
+    swgpu_backend_t backend = SWGPU_BACKEND_AUTO;
+
+    swgpu_outfmt_t *fmt = NULL;
+    swgpu_seqset_t *queries = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_search_result_t *res = NULL;
+    FILE *fp = NULL;
+    int status = 1, rc, c;
+
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1) {
+        const char *opt = optind > 1 ? argv[optind - 1] : "";
+        switch (c) {
+        case 'q': qpath = optarg; break;
+        case 'd': dpath = optarg; break;
+        case 'n': if (parse_int("-n", optarg, &top_n)) return 1; break;
+        case 'e': if (parse_double("--evalue", optarg, &evalue)) return 1; break;
+        case 'f': fmtspec = optarg; break;
+        case 'o': opath = optarg; break;
+        case 't': if (parse_int("--threads", optarg, &threads)) return 1; break;
+        case 'v': verbosity++; break;
+        case 'h': usage(stdout); return 0;
+        case OPT_MATRIX: mname = optarg; break;
+        case OPT_GAP_OPEN:
+            if (parse_int("--gap-open", optarg, &gap_open)) return 1;
+            have_open = 1;
+            break;
+        case OPT_GAP_EXTEND:
+            if (parse_int("--gap-extend", optarg, &gap_extend)) return 1;
+            have_extend = 1;
+            break;
+        case OPT_MATCH:
+            if (parse_int("--match", optarg, &match)) return 1;
+            have_match = 1;
+            break;
+        case OPT_MISMATCH:
+            if (parse_int("--mismatch", optarg, &mismatch)) return 1;
+            have_mismatch = 1;
+            break;
+        case OPT_TYPE: if (parse_type(optarg, &type)) return 1; break;
+        case OPT_BACKEND: if (parse_backend(optarg, &backend)) return 1; break;
+        case OPT_KERNEL: kernel = optarg; break;
+        case OPT_GPUS: if (parse_int("--gpus", optarg, &gpus)) return 1; break;
+        case OPT_QUIET: verbosity = 0; break;
+        case OPT_NO_ALIGN: no_align = 1; break;
+        case ':':
+            cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
+            return 1;
+        default:
+            if (optopt && optopt < 256)
+                cli_error("search: unknown option '-%c' (see swgpu search --help)", optopt);
+            else
+                cli_error("search: unknown option '%s' (see swgpu search --help)", opt);
+            return 1;
+        }
+    }
+    if (optind < argc) {
+        cli_error("search: unexpected argument '%s' (see swgpu search --help)", argv[optind]);
+        return 1;
+    }
+    if (!qpath || !dpath) {
+        cli_error("search: %s (see swgpu search --help)",
+                  !qpath && !dpath ? "-q QUERIES and -d DB are required"
+                  : !qpath         ? "-q QUERIES is required"
+                                   : "-d DB is required");
+        return 1;
+    }
+    cli_install_logger(verbosity);
+
+    /* Check what can be checked before reading any file. */
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN);
+    if (have_open) o.gap_open = gap_open;
+    if (have_extend) o.gap_extend = gap_extend;
+    o.top_n = top_n;
+    o.evalue = evalue;
+    o.threads = threads;
+    o.backend = backend;
+    o.kernel = kernel;
+    o.gpus = gpus;
+    o.no_align = no_align;
+    if ((rc = swgpu_opts_check(&o, NULL)) < 0) {
+        lib_error(rc);
+        return 1;
+    }
+    if ((rc = swgpu_outfmt_parse(fmtspec, &fmt)) < 0) {
+        lib_error(rc);
+        return 1;
+    }
+
+    /* Inputs. */
+    swgpu_read_info_t qi, di;
+    if ((rc = swgpu_seqset_read(qpath, type, &queries, &qi)) < 0)
+        goto lib_fail;
+    if ((rc = swgpu_db_open(dpath, type, &db, &di)) < 0)
+        goto lib_fail;
+    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db);
+    if (qa != da) {
+        cli_error("the queries in %s are %s sequences but the database %s holds %s sequences%s",
+                  qpath, swgpu_alphabet_name(qa), dpath, swgpu_alphabet_name(da),
+                  type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
+        goto out;
+    }
+    if (verbosity >= 2) {
+        fprintf(stderr, "[swgpu %.2fs] %s: %llu %s queries, %llu residues\n", cli_elapsed(),
+                qpath, (unsigned long long)qi.n_records, swgpu_alphabet_name(qa),
+                (unsigned long long)qi.n_residues);
+        fprintf(stderr, "[swgpu %.2fs] %s: %zu sequences, %llu residues, longest %llu\n",
+                cli_elapsed(), dpath, swgpu_db_size(db), (unsigned long long)swgpu_db_residues(db),
+                (unsigned long long)swgpu_db_max_len(db));
+    }
+
+    /* Scoring system. */
+    if (qa == SWGPU_DNA) {
+        if (mname) {
+            cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
+            goto out;
+        }
+        if ((rc = swgpu_matrix_dna(match, mismatch, &m)) < 0)
+            goto lib_fail;
+    } else {
+        if (have_match || have_mismatch) {
+            cli_error("--%s applies to DNA only; protein is scored with --matrix",
+                      have_match ? "match" : "mismatch");
+            goto out;
+        }
+        if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &m)) < 0)
+            goto lib_fail;
+    }
+    swgpu_opts_init(&o, qa);
+    if (have_open) o.gap_open = gap_open;
+    if (have_extend) o.gap_extend = gap_extend;
+    o.top_n = top_n;
+    o.evalue = evalue;
+    o.threads = threads;
+    o.backend = backend;
+    o.kernel = kernel;
+    o.gpus = gpus;
+    o.no_align = no_align;
+    if ((rc = swgpu_opts_check(&o, m)) < 0)
+        goto lib_fail;
+
+    /* Output: a temporary next to the destination, renamed when complete. */
+    if (opath) {
+        snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", opath, (long)getpid());
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        signal(SIGHUP, on_signal);
+        fp = fopen(tmp_path, "w");
+        if (!fp) {
+            cli_error("output %s: cannot create %s: %s", opath, tmp_path, strerror(errno));
+            tmp_path[0] = 0;
+            goto out;
+        }
+    } else {
+        fp = stdout;
+    }
+
+    if ((rc = swgpu_search(queries, db, m, &o, &res)) < 0)
+        goto lib_fail;
+    if ((rc = swgpu_outfmt_write(fmt, fp, res, queries, db, m, &o)) < 0)
+        goto lib_fail;
+    if (fp == stdout) {
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_error("writing standard output: %s", strerror(errno));
+            goto out;
+        }
+    } else {
+        int bad = fflush(fp) != 0 || ferror(fp);
+        int err = errno;
+        if (fclose(fp) != 0 && !bad) {
+            bad = 1;
+            err = errno;
+        }
+        fp = NULL;
+        if (bad) {
+            cli_error("output %s: writing %s failed: %s", opath, tmp_path, strerror(err));
+            goto out;
+        }
+        if (rename(tmp_path, opath) != 0) {
+            cli_error("output %s: cannot rename %s to it: %s", opath, tmp_path, strerror(errno));
+            goto out;
+        }
+        tmp_path[0] = 0;
+    }
+
+    if (verbosity > 0) {
+        double wall = cli_elapsed();
+        double gcups = res->scan_seconds > 0 ? (double)res->cells / res->scan_seconds / 1e9 : 0.0;
+        fprintf(stderr,
+                "[swgpu %.2fs] %zu queries (%llu residues) vs %zu sequences (%llu residues): "
+                "backend %s, %.3g cells, scan %.3f s (%.2f GCUPS), %llu overflows, "
+                "align %.3f s, wall %.2f s, peak RSS %.1f MB\n",
+                wall, swgpu_seqset_size(queries), (unsigned long long)swgpu_seqset_residues(queries),
+                swgpu_db_size(db), (unsigned long long)swgpu_db_residues(db), res->backend,
+                (double)res->cells, res->scan_seconds, gcups,
+                (unsigned long long)res->overflows, res->align_seconds, wall, peak_rss_mb());
+    }
+    status = 0;
+    goto out;
+
+lib_fail:
+    lib_error(rc);
+out:
+    if (fp && fp != stdout)
+        fclose(fp);
+    remove_tmp();
+    swgpu_search_result_destroy(res);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(queries);
+    swgpu_outfmt_destroy(fmt);
+    return status;
+}

@@ -1,0 +1,141 @@
+/*
+ * swgpu.c - main() of the swgpu tool: subcommand dispatch, the logger, error
+ * printing.  Each subcommand lives in tools/cmd_<name>.c.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double t_start;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double cli_elapsed(void)
+{
+    return now() - t_start;
+}
+
+static void log_stderr(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)user;
+    const char *tag = level == SWGPU_LOG_ERROR ? "error: "
+                      : level == SWGPU_LOG_WARN ? "warning: "
+                      : level == SWGPU_LOG_DEBUG ? "debug: "
+                                                 : "";
+    fprintf(stderr, "[swgpu %.2fs] %s%s\n", cli_elapsed(), tag, msg);
+}
+
+/* verbosity: 0 quiet (errors only), 1 warnings (default), 2 info, 3+ debug */
+void cli_install_logger(int verbosity)
+{
+    swgpu_log_level_t max = verbosity <= 0   ? SWGPU_LOG_ERROR
+                            : verbosity == 1 ? SWGPU_LOG_WARN
+                            : verbosity == 2 ? SWGPU_LOG_INFO
+                                             : SWGPU_LOG_DEBUG;
+    swgpu_set_logger(log_stderr, NULL, max);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("swgpu: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void usage(FILE *fp)
+{
+    fputs("swgpu " SWGPU_VERSION " - exact Smith-Waterman local alignment on CPUs and NVIDIA GPUs\n"
+          "\n"
+          "usage: swgpu <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  search    search protein or DNA queries against a database (top hits,\n"
+          "            E-values, alignments; BLAST tabular or pairwise output)\n"
+          "  makedb    convert a FASTA/FASTQ file into a binary swgpu database\n"
+          "  version   print the version and the compiled-in backends\n"
+          "  help      this text; 'swgpu help <command>' for a command's options\n"
+          "\n"
+          "Gap convention: a gap of length k costs OPEN + k*EXTEND.\n"
+          "Run 'swgpu <command> --help' for the options of a command.\n",
+          fp);
+}
+
+static int cmd_version(void)
+{
+    printf("swgpu %s\n", SWGPU_VERSION);
+#ifdef SWGPU_HAVE_CUDA
+    printf("backends: ref cpu cuda\n");
+#else
+    printf("backends: ref cpu (built without CUDA)\n");
+#endif
+    return 0;
+}
+
+typedef struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} command_t;
+
+static const command_t commands[] = {
+    {"search", swgpu_cmd_search},
+    {"makedb", swgpu_cmd_makedb},
+};
+
+static const command_t *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    t_start = now();
+    cli_install_logger(1);
+    if (argc < 2) {
+        cli_error("no command given (commands: search, makedb, version, help; "
+                  "swgpu --help for usage)");
+        return 1;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        const command_t *c = find_command(argv[2]);
+        if (!c) {
+            cli_error("help: unknown command '%s' (commands: search, makedb, version, help)",
+                      argv[2]);
+            return 1;
+        }
+        char *hargv[] = {argv[2], "--help", NULL};
+        return c->fn(2, hargv);
+    }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
+        return cmd_version();
+    const command_t *c = find_command(cmd);
+    if (!c) {
+        cli_error("unknown command '%s' (commands: search, makedb, version, help)", cmd);
+        return 1;
+    }
+    return c->fn(argc - 1, argv + 1) ? 1 : 0;
+}
