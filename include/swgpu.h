@@ -347,7 +347,7 @@ typedef struct {
     int gap_extend;
     uint64_t max_host_memory;   /* bytes the call may hold on the host (0: 4 GiB) */
     uint64_t max_device_memory; /* bytes it may hold on the GPU (0: 4 GiB) */
-    int score_only;             /* 1: score and end coordinates only (qbeg = tbeg = -1) */
+    int score_only;             /* 1: score and coordinates, no CIGAR (no traceback) */
     swgpu_backend_t backend;    /* auto: cuda when a device is present, else cpu;
                                    ref: swgpu_align() (for checks) */
     int threads;                /* CPU threads; 0 = all cores */

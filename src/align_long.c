@@ -81,6 +81,7 @@ typedef struct {
     const char *phase;
     uint64_t phase_cells, phase_done, cells_all;
     double last_report;
+    uint64_t last_pruned;    /* cells the last batch pruned */
 } ctx_t;
 
 /* ------------------------------------------------------------ helpers */
@@ -126,7 +127,7 @@ static void phase_end(ctx_t *C)
 static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
 {
     swgpu__lprog_t p = { C->o->progress ? prog_cb : NULL, C };
-    uint64_t cells = 0, bytes = 0;
+    uint64_t cells = 0, bytes = 0, pruned = 0;
     int rc;
     if (n == 0)
         return SWGPU_OK;
@@ -140,19 +141,22 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
                                "long alignment: a pass needs %llu MiB of GPU memory, the budget is %llu MiB "
                                "(raise --max-memory)",
                                (unsigned long long)(need >> 20), (unsigned long long)(C->dev_budget >> 20));
-        rc = swgpu__lgpu_run(C->gpu, r, n, &p);
+        rc = swgpu__lgpu_run(C->gpu, r, n, &p, &pruned);
     } else
 #endif
     {
-        rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes);
+        rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned);
         host_use(C, bytes);
     }
     if (rc)
         return rc;
     C->cells_all += cells;
     C->phase_done += cells;
-    if (C->st)
-        C->st->cells += cells;
+    if (C->st) {
+        C->st->cells += cells - pruned;
+        C->st->cells_pruned += pruned;
+    }
+    C->last_pruned = pruned;
     return SWGPU_OK;
 }
 
@@ -834,10 +838,6 @@ void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out)
         out[i] = y < 15 ? comp[y] : y;
         out[k] = x < 15 ? comp[x] : x;
     }
-    if (n & 1) {
-        uint8_t x = in[n / 2];
-        out[n / 2] = x < 15 ? comp[x] : x;
-    }
 }
 
 static void aln_clear(swgpu_aln_t *out)
@@ -1023,8 +1023,6 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         return rc;
     }
     if (alen == 0 || blen == 0) {
-        if (o->score_only)
-            out->qbeg = out->tbeg = -1;
         st->total_seconds = swgpu__now() - C.t0;
         return SWGPU_OK;
     }
@@ -1066,26 +1064,21 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.cseq = SWGPU__LSEQ_B;
     g.local = 1;
     g.track = 1;
+    g.prune = o->prune;
     if ((rc = run_batch(&C, &g, 1)))
         goto done;
+    st->score_pruned = C.last_pruned;
     phase_end(&C);
     st->score_seconds = swgpu__now() - t;
     st->score_gcups = st->score_seconds > 0 ? (double)st->score_cells / st->score_seconds / 1e9 : 0;
     S = g.best;
-    if (S <= 0) {
-        if (o->score_only)
-            out->qbeg = out->tbeg = -1;
+    if (S <= 0)
         goto done;
-    }
     ie = g.bi;
     je = g.bj;
     out->score = S;
     out->qend = ie;
     out->tend = je;
-    if (o->score_only) {
-        out->qbeg = out->tbeg = -1;
-        goto done;
-    }
 
     /* phase 2: reverse pass from the end, saving rows ie - k*L1 */
     t = swgpu__now();
@@ -1105,7 +1098,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.coff = C.blen - je;
     g.local = 1;
     g.track = 1;
-    g.save_every = L1;
+    g.prune = o->prune;
+    g.prune_best = S;
+    g.save_every = o->score_only ? 0 : L1;
     if (swgpu__lreg_nsaved(&g) > 0) {
         saved = malloc((size_t)swgpu__lreg_nsaved(&g) * (size_t)rowb);
         if (!saved) {
@@ -1130,6 +1125,8 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     out->qbeg = ib;
     out->tbeg = jb;
     st->reverse_seconds = swgpu__now() - t;
+    if (o->score_only)
+        goto done;
 
     /* phase 3: traceback */
     t = swgpu__now();

@@ -21,6 +21,15 @@
  * (no zero floor).  Both engines compute exactly these values, so any mix
  * of engines gives identical results.
  *
+ * Pruning (local regions with prune set; exact).  A block of a strip whose
+ * inputs (its left column and the row above it) hold at most M can lead to
+ * no cell above  max(M, 0) + smax * min(rows left, columns left);  when that
+ * is below the best score found so far (or prune_best), the block is not
+ * computed and its outputs are replaced by lower bounds (H 0, E = F = NEG).
+ * Every cell of value >= the final best lies on a path whose blocks all
+ * bound at least that value, so the best, its tie-rule cell, and every
+ * value on an optimal path stay exact; other saved values may be lower.
+ *
  * Strips.  Both engines cut a region into strips of SWGPU__LONG_SH rows
  * (the last one may be shorter) computed left to right, each strip handing
  * its bottom row (H and F per column) to the next.  Rows are saved only at
@@ -62,6 +71,8 @@ typedef struct {
     int64_t save_every;  /* 0 or a multiple of SWGPU__LONG_SH */
     int32_t save_last;   /* 1: also save row h */
     int32_t *saved;      /* host: nsaved rows of (w+1) pairs {H, F}; vertex columns 0..w */
+    int32_t prune;       /* local regions: skip blocks that cannot reach the best so far */
+    int32_t prune_best;  /* a best score known in advance (0 if none) */
     /* outputs */
     int32_t best;        /* track: max H, ties to the smallest j, then the smallest i */
     int64_t bi, bj;      /* its vertex */
@@ -122,7 +133,7 @@ void swgpu__long_set_base(int64_t cells);
 /* CPU engine (long_cpu.c): run every region of the batch with threads. */
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
                     swgpu__lreg_t *regs, size_t n, int threads,
-                    const swgpu__lprog_t *prog, uint64_t *bytes_used);
+                    const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
 
 /* CUDA engine (cuda/long_kernels.cu), present when SWGPU_HAVE_CUDA. */
 typedef struct swgpu__lgpu swgpu__lgpu_t;
@@ -133,7 +144,7 @@ int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
                        swgpu__lgpu_t **out);
 /** Run a batch; saved rows are copied into the regions' host buffers. */
 int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n,
-                    const swgpu__lprog_t *prog);
+                    const swgpu__lprog_t *prog, uint64_t *pruned);
 /** Bytes the engine would hold on the device to run the batch. */
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n);
 /** Largest device memory held so far. */

@@ -42,6 +42,8 @@ typedef struct {
     sbest_t *sb;             /* per ticket */
     _Atomic int64_t ticket;
     _Atomic uint64_t cells;
+    _Atomic uint64_t pruned;
+    _Atomic int32_t gbest;   /* best score found so far by pruned regions */
     _Atomic int running;
 } job_t;
 
@@ -164,6 +166,36 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
             }
         }
         corner = outH[j1];
+        if (g->prune) {
+            /* the block's inputs bound everything it leads to */
+            int32_t mx = 0;
+            int64_t left = g->h - top < w - j0 ? g->h - top : w - j0;
+            for (int k = 0; k <= rows; k++)
+                mx = max32(mx, colH[k]);
+            for (int64_t j = j0 + 1; j <= j1; j++)
+                mx = max32(mx, outH[j]);
+            if ((int64_t)mx + (int64_t)(sc->smax > 0 ? sc->smax : 0) * left <
+                (int64_t)atomic_load_explicit(&J->gbest, memory_order_relaxed)) {
+                for (int64_t j = j0 + 1; j <= j1; j++) {
+                    outH[j] = 0;
+                    outF[j] = NEG;
+                }
+                for (int k = 1; k <= rows; k++) {
+                    colH[k] = 0;
+                    colE[k] = NEG;
+                }
+                colH[0] = corner;
+                if (save)
+                    for (int64_t j = j0 + 1; j <= j1; j++) {
+                        save[2 * j] = 0;
+                        save[2 * j + 1] = NEG;
+                    }
+                atomic_store_explicit(&J->progress[t], j1, memory_order_release);
+                atomic_fetch_add_explicit(&J->pruned, (uint64_t)rows * (uint64_t)(j1 - j0),
+                                          memory_order_relaxed);
+                continue;
+            }
+        }
         if (local && g->track)
             tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 1, &sb);
         else if (local)
@@ -173,6 +205,13 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
         else
             tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 0, &sb);
         colH[0] = corner;
+        if (g->prune && g->track) {
+            int32_t cur = atomic_load_explicit(&J->gbest, memory_order_relaxed);
+            while (sb.best > cur &&
+                   !atomic_compare_exchange_weak_explicit(&J->gbest, &cur, sb.best,
+                                                          memory_order_relaxed, memory_order_relaxed))
+                ;
+        }
         if (save)
             for (int64_t j = j0 + 1; j <= j1; j++) {
                 save[2 * j] = outH[j];
@@ -214,7 +253,8 @@ static void *worker(void *arg)
 }
 
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__lreg_t *regs,
-                    size_t n, int threads, const swgpu__lprog_t *prog, uint64_t *bytes_used)
+                    size_t n, int threads, const swgpu__lprog_t *prog, uint64_t *bytes_used,
+                    uint64_t *pruned)
 {
     job_t J;
     pthread_t *tid = NULL;
@@ -264,6 +304,14 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         atomic_init(&J.progress[t], 0);
     atomic_init(&J.ticket, 0);
     atomic_init(&J.cells, 0);
+    atomic_init(&J.pruned, 0);
+    {
+        int32_t b0 = 0;
+        for (size_t r = 0; r < n; r++)
+            if (regs[r].prune && regs[r].prune_best > b0)
+                b0 = regs[r].prune_best;
+        atomic_init(&J.gbest, b0);
+    }
 
     if (threads < 1)
         threads = swgpu__ncores();
@@ -300,6 +348,8 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for worker buffers");
         goto fail;
     }
+    if (pruned)
+        *pruned = atomic_load(&J.pruned);
     for (size_t r = 0; r < n; r++) {
         sbest_t b = { NEG, 0, 0 };
         if (!regs[r].track)

@@ -35,7 +35,7 @@ struct swgpu__lgpu {
     size_t regs_cap;
     char *dbuf;                  /* ring | saved | progress | best, grown as needed */
     uint64_t buf_cap;
-    unsigned long long *dctr;    /* [0] ticket, [1] cells done */
+    unsigned long long *dctr;    /* [0] ticket, [1] cells done, [2] cells pruned, [3] best (int32) */
     swgpu__lkbest_t *hbest;
     size_t hbest_cap;
     uint64_t fixed, peak;
@@ -99,8 +99,8 @@ int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu
             mat[c * 32 + r] = sc->s[r][c];
     CU(cudaMalloc((void **)&g->dmat, sizeof mat));
     CU(cudaMemcpy(g->dmat, mat, sizeof mat, cudaMemcpyHostToDevice));
-    CU(cudaMalloc((void **)&g->dctr, 2 * sizeof *g->dctr));
-    g->fixed += sizeof mat + 2 * sizeof *g->dctr;
+    CU(cudaMalloc((void **)&g->dctr, 4 * sizeof *g->dctr));
+    g->fixed += sizeof mat + 4 * sizeof *g->dctr;
     g->peak = g->fixed;
     *out = g;
     return SWGPU_OK;
@@ -153,14 +153,19 @@ static int better(const swgpu__lkbest_t *a, const swgpu__lkbest_t *b)
     return a->bi < b->bi;
 }
 
-int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu__lprog_t *prog)
+int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu__lprog_t *prog,
+                    uint64_t *pruned)
 {
     layout_t L;
     swgpu__lkargs_t A;
     int rc = SWGPU_OK, blocks;
     uint64_t ring_off = 0, saved_off = 0;
     int64_t first = 0;
+    unsigned long long ctr[4] = { 0, 0, 0, 0 };
+    int32_t best0 = 0;
 
+    if (pruned)
+        *pruned = 0;
     if (n == 0)
         return SWGPU_OK;
     batch_layout(regs, n, &L);
@@ -204,6 +209,9 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
         d->coff = r->coff;
         d->local = r->local;
         d->track = r->track;
+        d->prune = r->prune;
+        if (r->prune && r->prune_best > best0)
+            best0 = r->prune_best;
         d->h0 = r->h0;
         d->e0 = r->e0;
         d->f0 = r->f0;
@@ -219,7 +227,8 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
     }
     CU(cudaMemcpyAsync(g->dregs, g->hregs, n * sizeof *g->dregs, cudaMemcpyHostToDevice, g->st));
     CU(cudaMemsetAsync(g->dbuf + L.progress, 0, (size_t)L.strips * 4, g->st));
-    CU(cudaMemsetAsync(g->dctr, 0, 2 * sizeof *g->dctr, g->st));
+    memcpy(&ctr[3], &best0, sizeof best0);
+    CU(cudaMemcpyAsync(g->dctr, ctr, sizeof ctr, cudaMemcpyHostToDevice, g->st));
 
     memset(&A, 0, sizeof A);
     A.regs = g->dregs;
@@ -233,6 +242,9 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
     A.best = (swgpu__lkbest_t *)(void *)(g->dbuf + L.best);
     A.ticket = g->dctr;
     A.done = g->dctr + 1;
+    A.pruned = g->dctr + 2;
+    A.gbest = (int32_t *)(void *)(g->dctr + 3);
+    A.smax = g->sc.smax > 0 ? g->sc.smax : 0;
     A.mat = g->dmat;
     A.open = g->sc.open;
     A.ext = g->sc.ext;
@@ -263,6 +275,9 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
     }
     CU(cudaStreamSynchronize(g->st));
     CU(cudaGetLastError());
+    CU(cudaMemcpy(ctr, g->dctr, sizeof ctr, cudaMemcpyDeviceToHost));
+    if (pruned)
+        *pruned = ctr[2];
 
     CU(cudaMemcpy(g->hbest, A.best, (size_t)L.strips * sizeof *g->hbest, cudaMemcpyDeviceToHost));
     for (size_t k = 0; k < n; k++) {

@@ -88,6 +88,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                            : swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, base)) - oe;
     int ho = 0, fo = NEG, bc = 0; /* my last row's HO, F at my current column; its code */
     int bestt = 2 * NEG, bi = 0, bj = 0;
+    unsigned long long npruned = 0;
 
     int2 *ring = reinterpret_cast<int2 *>(A.ring + g.ring_off);
     const long long slot = SWGPU__LK_RING(w);
@@ -136,6 +137,45 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         __syncwarp();
         sm.in[warp][lane] = make_int4(th, tf, tb, 0);
         __syncwarp();
+        if (LOCAL && g.prune) {
+            /* the chunk's inputs: my rows' H left of it, the row above it */
+            int mx = max(th, prevo); /* prevo: the diagonal input of my first row */
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                mx = max(mx, HO[r]);
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1)
+                mx = max(mx, __shfl_xor_sync(FULL, mx, off));
+            const long long left = min((long long)(g.h - top), (long long)(w - 32 * c + 31));
+            const long long bound = (long long)max(mx + oe, 0) + (long long)A.smax * left;
+            const int gb = *(volatile int32_t *)A.gbest;
+            if (bound < gb) { /* skip: lower bounds out, H 0, E = F = NEG */
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    HO[r] = -oe;
+                    E[r] = NEG;
+                }
+                ho = -oe;
+                fo = NEG;
+                prevo = -oe;
+                bc = sm.in[warp][31 - lane].z; /* the code of my last column in this chunk */
+                {
+                    const int jo = 32 * c + lane - 30;
+                    if (jo >= 1 && jo <= w) {
+                        const int2 o = make_int2(0, NEG);
+                        rout[jo] = o;
+                        if (save)
+                            save[jo] = o;
+                    }
+                }
+                npruned += (unsigned long long)(bottom - top) * 32u;
+                __threadfence();
+                __syncwarp();
+                if (lane == 0)
+                    atomicExch(A.progress + t, min(32 * c + 1, w));
+                continue;
+            }
+        }
 
 #pragma unroll 1
         for (int k = 0; k < 32; k++) {
@@ -207,6 +247,14 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                     save[jo] = o;
             }
         }
+        if (LOCAL && g.prune && track) { /* publish a better best for the others' pruning */
+            int b = bestt;
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1)
+                b = max(b, __shfl_xor_sync(FULL, b, off));
+            if (lane == 0 && b + oe > *(volatile int32_t *)A.gbest)
+                atomicMax(A.gbest, b + oe);
+        }
         __threadfence();
         __syncwarp();
         if (lane == 0)
@@ -232,8 +280,11 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
             A.best[t] = b;
         }
     }
-    if (lane == 0)
+    if (lane == 0) {
         atomicAdd(A.done, (unsigned long long)(bottom - top) * (unsigned long long)w);
+        if (npruned)
+            atomicAdd(A.pruned, npruned);
+    }
 }
 
 template <bool DNA>

@@ -19,6 +19,7 @@ typedef struct {
     int32_t rseq, cseq;      /* which of the four device sequences */
     int64_t roff, coff;      /* index of row 1's / column 1's residue */
     int32_t local, track;
+    int32_t prune;           /* local: skip chunks that cannot reach *gbest */
     int32_t h0, e0, f0;      /* anchored corner */
     int32_t save_every;      /* 0 or a multiple of the strip height */
     int32_t save_last;
@@ -47,6 +48,9 @@ typedef struct {
     swgpu__lkbest_t *best;       /* per strip */
     unsigned long long *ticket;  /* zeroed */
     unsigned long long *done;    /* cells of finished strips (progress reports) */
+    unsigned long long *pruned;  /* cells skipped by pruning */
+    int32_t *gbest;              /* best score found so far (pruning) */
+    int32_t smax;                /* largest substitution score, >= 0 */
     const int32_t *mat;          /* device 32x32: mat[col*32 + row] = s[row][col] */
     int32_t open, ext;
     int32_t dna, match, mismatch;
