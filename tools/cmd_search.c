@@ -278,8 +278,10 @@ int swgpu_cmd_search(int argc, char **argv)
         lib_error(rc);
         return 1;
     }
-    if ((rc = swgpu_outfmt_parse(fmtspec, &fmt)) < 0) {
+    if ((rc = swgpu_outfmt_parse(fmtspec, &fmt)) < 0 ||
+        (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
         lib_error(rc);
+        swgpu_outfmt_destroy(fmt);
         return 1;
     }
 

@@ -32,6 +32,8 @@ DB=$D/cli_db.fasta
 
 golden search_6.out search -q $Q -d $DB --quiet
 golden search_7.out search -q $Q -d $DB --outfmt 7 --quiet
+# a strict E-value: q3 keeps no hit and is still reported ("# 0 hits found")
+golden search_7_evalue.out search -q $Q -d $DB --outfmt 7 --evalue 0.01 --quiet
 golden search_pair.out search -q $Q -d $DB --outfmt pair --quiet
 golden search_cols.out search -q $Q -d $DB --quiet \
     --outfmt '6 qseqid sseqid score evalue bitscore qlen slen nident gaps cigar'
