@@ -19,6 +19,7 @@
     do {                                                                                 \
         cudaError_t e_ = (call);                                                         \
         if (e_ != cudaSuccess) {                                                         \
+            (void)cudaGetLastError(); /* clear it, so later checks do not see it again */ \
             rc = swgpu__fail(SWGPU_EDEVICE, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
                              cudaGetErrorString(e_));                                    \
             goto fail;                                                                   \
@@ -219,8 +220,8 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
         d->save_last = r->save_last;
         d->nstrips = (int32_t)((r->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH);
         d->first = first;
-        d->ring_off = (int64_t)((L.ring + ring_off) / 4);
-        d->saved_off = (int64_t)((L.saved + saved_off) / 4);
+        d->ring_off = (int64_t)(ring_off / 4);   /* int32 units from A.ring */
+        d->saved_off = (int64_t)(saved_off / 4); /* int32 units from A.saved */
         first += d->nstrips;
         ring_off += (uint64_t)2 * (uint64_t)SWGPU__LK_RING(r->w) * 8;
         saved_off += (uint64_t)swgpu__lreg_nsaved(r) * (uint64_t)(r->w + 1) * 8;

@@ -338,6 +338,7 @@ extern "C" cudaError_t swgpu__long_occupancy(int dna, int *threads, int *blocks_
 extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int blocks, int threads,
                                           cudaStream_t stream)
 {
+    (void)cudaGetLastError(); /* an earlier, already reported error is not this launch's */
     if (args->dna)
         long_pass<true><<<blocks, threads, 0, stream>>>(*args);
     else
