@@ -48,6 +48,7 @@
 /* largest piece traced back with a full matrix (tests lower it) */
 static int64_t BASE_CELLS = (int64_t)1 << 22;
 #define DEFAULT_BUDGET ((uint64_t)4 << 30)
+#define SLACK ((uint64_t)1 << 20) /* engine bookkeeping beyond rows and rings */
 
 enum { ST_H = 0, ST_E = 1, ST_F = 2 };
 
@@ -254,8 +255,8 @@ static void split_view(split_t *p, const sub_t *u, int tr)
 /* Row spacing of a split of hv x wv view cells within `cap` bytes of saved rows. */
 static int64_t split_spacing(int64_t hv, int64_t wv, uint64_t cap)
 {
-    uint64_t row = (uint64_t)(wv + 1) * 8;
-    int64_t pmax = (int64_t)(cap / row);
+    uint64_t row = (uint64_t)(wv + 1) * 8, ring = (uint64_t)(wv + 128) * 16;
+    int64_t pmax = cap > ring ? (int64_t)((cap - ring) / row) : 0;
     if (pmax > hv / SH)
         pmax = hv / SH;
     if (pmax < 1)
@@ -266,7 +267,8 @@ static int64_t split_spacing(int64_t hv, int64_t wv, uint64_t cap)
 /* Bytes a split holds: its saved reverse rows and the engine's ring for them. */
 static uint64_t split_bytes(int64_t hv, int64_t wv, int64_t L)
 {
-    return (uint64_t)((hv - 1) / L) * (uint64_t)(wv + 1) * 8 + (uint64_t)(wv + 1) * 16;
+    return (uint64_t)((hv - 1) / L) * (uint64_t)(wv + 1) * 8 + (uint64_t)(wv + 128) * 16 +
+           (uint64_t)((hv + SH - 1) / SH) * 16 + 256;
 }
 
 /* The reverse pass of a split: anchored at the view end, saving rows every L. */
@@ -1037,12 +1039,13 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     fixed = (uint64_t)(2 * (alen + blen) + 4 * PAD) + (uint64_t)BASE_CELLS * 2 +
             (uint64_t)((alen + SH - 1) / SH) * 64;
     cap = C.host_budget < C.dev_budget ? C.host_budget : C.dev_budget;
+    fixed += SLACK;
     rowb = (uint64_t)(blen + 1) * 8;
-    if (cap < fixed + 3 * rowb)
+    if (cap < fixed + 4 * rowb)
         return swgpu__fail(SWGPU_EBUDGET, "long alignment: --max-memory %llu MiB is too small for "
                            "%zu x %zu residues: at least %llu MiB are needed",
                            (unsigned long long)(cap >> 20), alen, blen,
-                           (unsigned long long)((fixed + 3 * rowb + (1 << 20) - 1) >> 20));
+                           (unsigned long long)((fixed + 4 * rowb + (1 << 20) - 1) >> 20));
     C.layout_cap = cap - fixed;
     C.host_fixed = (uint64_t)(2 * (alen + blen) + 4 * PAD);
     C.host_peak = C.host_fixed;
@@ -1083,7 +1086,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     /* phase 2: reverse pass from the end, saving rows ie - k*L1 */
     t = swgpu__now();
     rowb = (uint64_t)(je + 1) * 8;
-    P1 = (int64_t)((C.layout_cap - 2 * rowb) / rowb);
+    P1 = (int64_t)((C.layout_cap - 3 * rowb) / rowb); /* the rest: the engine's ring */
     if (P1 > ie / SH)
         P1 = ie / SH;
     if (P1 < 1)

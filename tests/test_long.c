@@ -272,7 +272,7 @@ static void test_gpu(void)
     for (int it = 0; it < 40; it++) {
         size_t m = it < 30 ? 1 + tap_rand(&s) % 5000 : 20000 + tap_rand(&s) % (cap - 20000), n;
         int prot = it % 5 == 4;
-        uint64_t budget = it % 2 ? (uint64_t)(3 + tap_rand(&s) % 12) << 20 : 0;
+        uint64_t budget = it % 2 ? (uint64_t)((it < 30 ? 3 : 12) + tap_rand(&s) % 12) << 20 : 0;
         swgpu_long_opts_t o1 = opts(it % 3 ? 5 : 11, it % 3 ? 2 : 1, 0, budget, SWGPU_BACKEND_CPU);
         swgpu_long_opts_t o2 = o1;
         int r1, r2, same;

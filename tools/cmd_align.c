@@ -58,6 +58,7 @@ static void usage(FILE *fp)
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"
           "      --max-memory SIZE  host and GPU memory budget, e.g. 512M, 4G (default 4G);\n"
           "                         fails early if too small\n"
+          "      --no-prune         compute every cell (no block pruning; for measurements)\n"
           "      --quiet            no warnings, no progress, no summary line\n"
           "  -h, --help             this text\n"
           "\n"
@@ -470,11 +471,12 @@ static void summary_line(const result_t *r)
 {
     const swgpu_long_stats_t *s = &r->st;
     fprintf(stderr,
-            "[swgpu %.2fs] align%s: backend %s, %.3g cells (%.3g pruned), score pass %.2f s "
-            "(%.1f GCUPS), reverse %.2f s, traceback %.2f s, total %.2f s, peak host %.1f MB "
-            "(RSS %.1f MB), device %.1f MB\n",
+            "[swgpu %.2fs] align%s: backend %s, %.3g cells computed (%.3g pruned), score pass "
+            "%.2f s (%.1f GCUPS, %.0f%% pruned), reverse %.2f s, traceback %.2f s, total %.2f s, "
+            "peak host %.1f MB (RSS %.1f MB), device %.1f MB\n",
             cli_elapsed(), r->alpha == SWGPU_DNA ? (r->minus ? " minus" : " plus") : "", s->backend,
             (double)s->cells, (double)s->cells_pruned, s->score_seconds, s->score_gcups,
+            s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
             s->reverse_seconds, s->traceback_seconds, s->total_seconds,
             (double)s->peak_host_bytes / 1048576.0, peak_rss_mb(),
             (double)s->peak_device_bytes / 1048576.0);
@@ -482,7 +484,7 @@ static void summary_line(const result_t *r)
 
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
-    OPT_BACKEND, OPT_STRAND, OPT_SCORE_ONLY, OPT_MAXMEM, OPT_PLOT, OPT_QUIET
+    OPT_BACKEND, OPT_STRAND, OPT_SCORE_ONLY, OPT_MAXMEM, OPT_PLOT, OPT_QUIET, OPT_NO_PRUNE
 };
 
 static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **set,
@@ -523,11 +525,12 @@ int swgpu_cmd_align(int argc, char **argv)
         {"max-memory", required_argument, NULL, OPT_MAXMEM},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
         {NULL, 0, NULL, 0},
     };
     const char *mname = NULL, *fmt = "summary", *opath = NULL, *plot = NULL, *strand = "plus";
     int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, threads = 0, verbosity = 1;
-    int have_match = 0, have_mismatch = 0, score_only = 0, c, rc, status = 1;
+    int have_match = 0, have_mismatch = 0, score_only = 0, no_prune = 0, c, rc, status = 1;
     uint64_t maxmem = 0;
     swgpu_alphabet_t type = SWGPU_AUTO;
     swgpu_backend_t backend = SWGPU_BACKEND_AUTO;
@@ -604,6 +607,7 @@ int swgpu_cmd_align(int argc, char **argv)
         case OPT_MAXMEM: if (parse_size("--max-memory", optarg, &maxmem)) return 1; break;
         case OPT_PLOT: plot = optarg; break;
         case OPT_QUIET: verbosity = 0; break;
+        case OPT_NO_PRUNE: no_prune = 1; break;
         case ':':
             cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
             return 1;
@@ -673,6 +677,7 @@ int swgpu_cmd_align(int argc, char **argv)
     o.threads = threads;
     o.backend = backend;
     o.score_only = score_only;
+    o.prune = !no_prune;
     if (maxmem)
         o.max_host_memory = o.max_device_memory = maxmem;
     prog.tty = verbosity > 0 && isatty(STDERR_FILENO);
