@@ -38,6 +38,7 @@
 #include "internal.h"
 #include "long.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -252,6 +253,18 @@ static void split_view(split_t *p, const sub_t *u, int tr)
     p->vs1 = tr ? swap_ef(u->s1) : u->s1;
 }
 
+/*
+ * Saved rows cost (hv/L) * wv * 8 bytes; the pieces they leave, about
+ * hv x L along a diagonal path, cost about hv * L / 64 when split again at
+ * the strip height.  L near sqrt(512 * wv) balances the two; never below
+ * what the memory budget allows (Lmem).  Depends on sizes and budget only.
+ */
+static int64_t balanced_spacing(int64_t Lmem, int64_t wv)
+{
+    int64_t L = SH * (int64_t)(sqrt(512.0 * (double)wv) / SH + 0.5);
+    return L > Lmem ? L : Lmem;
+}
+
 /* Row spacing of a split of hv x wv view cells within `cap` bytes of saved rows. */
 static int64_t split_spacing(int64_t hv, int64_t wv, uint64_t cap)
 {
@@ -261,7 +274,7 @@ static int64_t split_spacing(int64_t hv, int64_t wv, uint64_t cap)
         pmax = hv / SH;
     if (pmax < 1)
         pmax = 1;
-    return SH * ((hv + SH * (pmax + 1) - 1) / (SH * (pmax + 1)));
+    return balanced_spacing(SH * ((hv + SH * (pmax + 1) - 1) / (SH * (pmax + 1))), wv);
 }
 
 /* Bytes a split holds: its saved reverse rows and the engine's ring for them. */
@@ -1091,7 +1104,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         P1 = ie / SH;
     if (P1 < 1)
         P1 = 1;
-    L1 = SH * ((ie + SH * (P1 + 1) - 1) / (SH * (P1 + 1)));
+    L1 = balanced_spacing(SH * ((ie + SH * (P1 + 1) - 1) / (SH * (P1 + 1))), je);
     memset(&g, 0, sizeof g);
     g.h = ie;
     g.w = je;

@@ -28,6 +28,7 @@
 
 struct swgpu__lgpu {
     int sms, threads, bps;       /* multiprocessors, threads per block, blocks per SM */
+    int dna;                     /* 1: the DNA (byte-select) kernel */
     uint8_t *dseq[4];
     int32_t *dmat;
     swgpu__lscore_t sc;
@@ -82,7 +83,10 @@ int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu
     g->sc = *sc;
     CU(cudaGetDevice(&dev));
     CU(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, dev));
-    CU(swgpu__long_occupancy(sc->dna, &g->threads, &g->bps));
+    /* the byte-select DNA kernel needs match + oe and mismatch + oe in 0..255;
+     * the grid is sized for the very kernel that is launched */
+    g->dna = sc->dna && sc->mismatch + sc->open + sc->ext >= 0 && sc->match + sc->open + sc->ext <= 255;
+    CU(swgpu__long_occupancy(g->dna, &g->threads, &g->bps));
     if (g->bps < 1) {
         rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: the kernel cannot run on this device");
         goto fail;
@@ -249,7 +253,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
     A.mat = g->dmat;
     A.open = g->sc.open;
     A.ext = g->sc.ext;
-    A.dna = g->sc.dna;
+    A.dna = g->dna;
     A.match = g->sc.match;
     A.mismatch = g->sc.mismatch;
     {

@@ -46,7 +46,10 @@ struct smem_t {
 
 /*
  * One strip: rows s*SH+1 .. min(s*SH+SH, h) of region g, as ticket t.
- * DNA: match/mismatch scoring on codes 0..3 (others never match);
+ * DNA: match/mismatch scoring on codes 0..3 (others never match), one
+ * byte select per cell: qa[r] holds s(row, c) + oe for c = A, C, G, T in
+ * its bytes, the column's code is a __byte_perm selector (byte 4 = the
+ * mismatch, bytes 5.. = 0), so both scores + oe must lie in 0..255;
  * LOCAL: zero floor; PARTIAL: the region ends inside the strip (rows past
  * h copy the row above, so the last lane still outputs row h).
  */
@@ -73,7 +76,14 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
 #pragma unroll
         for (int r = 0; r < R; r++) {
             int c = (!PARTIAL || r < nv) ? rs[r] : 0;
-            qa[r] = DNA ? (c < 4 ? c : 0xFE) : c;
+            if (DNA) { /* bytes 0..3: s(row, A/C/G/T) + oe; N and IUPAC rows never match */
+                unsigned wv = 0;
+                for (int k = 0; k < 4; k++)
+                    wv |= (unsigned)(c == k ? smatch : smis) << (8 * k);
+                qa[r] = (int)wv;
+            } else {
+                qa[r] = c;
+            }
         }
     }
     /* HO[r] = H(i, j-1) - oe and E[r] = E(i, j-1) of my row i = base+r+1 */
@@ -132,8 +142,8 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
             tf = NEG;
         }
         tb = bs[jl - 1];
-        if (DNA)
-            tb = tb < 4 ? tb : 0xFF;
+        if (DNA) /* a byte selector: byte tb of {qa[r], smis}, zeros above (byte 5) */
+            tb = (tb < 4 ? tb : 4) | 0x5550;
         __syncwarp();
         sm.in[warp][lane] = make_int4(th, tf, tb, 0);
         __syncwarp();
@@ -197,7 +207,8 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                 prevo = ih;
 #pragma unroll
                 for (int r = 0; r < R; r++) {
-                    const int sp = DNA ? (qa[r] == ib ? smatch : smis) : mrow[qa[r]];
+                    const int sp = DNA ? (int)__byte_perm((unsigned)qa[r], (unsigned)smis, (unsigned)ib)
+                                       : mrow[qa[r]];
                     const int e = __viaddmax_s32(E[r], -ext, HO[r]);
                     int f = __viaddmax_s32(fu, -ext, huo);
                     int hn = LOCAL ? __vimax3_s32_relu(dgo + sp, e, f) : __vimax3_s32(dgo + sp, e, f);
