@@ -415,19 +415,16 @@ static int split_walk(ctx_t *C, split_t *sp, size_t n)
         uint64_t bytes = 0;
         for (size_t k = 0; k < n; k++) {
             split_t *p = &sp[k];
+            /* rows whose only candidate is the column below the crossing need no pass */
+            while (p->k > 0 && (p->cmax = split_cmax(C, p)) == p->xc)
+                if ((rc = split_cross(C, p)))
+                    goto done;
             if (p->k == 0)
                 continue;
-            p->cmax = split_cmax(C, p);
             if (p->cmax < 0) {
                 rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: no column can cross "
                                  "row %lld", (long long)(p->vi1 - p->k * p->L));
                 goto done;
-            }
-            if (p->cmax == p->xc) {
-                if ((rc = split_cross(C, p)))
-                    goto done;
-                k--; /* same split again, next row */
-                continue;
             }
             free(p->fwd);
             p->fwd = malloc((size_t)(p->cmax - p->xc + 1) * 2 * sizeof *p->fwd);

@@ -78,7 +78,89 @@ static inline __attribute__((always_inline)) void tile(const uint8_t *A, const u
 {
     const int32_t ext = sc->ext, oe = sc->open + sc->ext;
     int32_t prevold = colH[0]; /* H(i-1, j0) for the next row, before it was overwritten */
-    for (int k = 1; k <= rows; k++) {
+    int k = 1;
+    /* rows in pairs: row b runs one column behind row a, two independent chains */
+    for (; k + 1 <= rows && j1 - j0 >= 2; k += 2) {
+        const int64_t ia = top + k, ib = ia + 1;
+        const int32_t *pa = sc->s[A[ia]], *pb = sc->s[A[ib]];
+        int32_t da = prevold, ha = colH[k], ea = colE[k];     /* row a: diagonal, left H, E */
+        int32_t db = colH[k], hb = colH[k + 1], eb = colE[k + 1]; /* row b */
+        int32_t hu, f, hh;
+        int64_t j = j0 + 1;
+        prevold = colH[k + 1];
+        /* row a, first column */
+        hu = rowH[j];
+        f = max32(rowF[j] - ext, hu - oe);
+        ea = max32(ea - ext, ha - oe);
+        hh = max32(da + pa[B[j]], max32(ea, f));
+        if (local)
+            hh = max32(hh, 0);
+        da = hu;
+        rowH[j] = hh;
+        rowF[j] = f;
+        ha = hh;
+        if (track && hh >= sb->best && better(hh, ia, j, sb)) {
+            sb->best = hh;
+            sb->bi = ia;
+            sb->bj = j;
+        }
+        for (j = j0 + 2; j <= j1; j++) {
+            /* row a at column j */
+            int32_t hua = rowH[j];
+            int32_t fa = max32(rowF[j] - ext, hua - oe);
+            int32_t hha, hub, fb, hhb;
+            ea = max32(ea - ext, ha - oe);
+            hha = max32(da + pa[B[j]], max32(ea, fa));
+            /* row b at column j-1: above it row a's values there */
+            hub = rowH[j - 1];
+            fb = max32(rowF[j - 1] - ext, hub - oe);
+            eb = max32(eb - ext, hb - oe);
+            hhb = max32(db + pb[B[j - 1]], max32(eb, fb));
+            if (local) {
+                hha = max32(hha, 0);
+                hhb = max32(hhb, 0);
+            }
+            da = hua;
+            db = hub;
+            rowH[j] = hha;
+            rowF[j] = fa;
+            ha = hha;
+            rowH[j - 1] = hhb;
+            rowF[j - 1] = fb;
+            hb = hhb;
+            if (track && hha >= sb->best && better(hha, ia, j, sb)) {
+                sb->best = hha;
+                sb->bi = ia;
+                sb->bj = j;
+            }
+            if (track && hhb >= sb->best && better(hhb, ib, j - 1, sb)) {
+                sb->best = hhb;
+                sb->bi = ib;
+                sb->bj = j - 1;
+            }
+        }
+        /* row b, last column */
+        j = j1;
+        hu = rowH[j];
+        f = max32(rowF[j] - ext, hu - oe);
+        eb = max32(eb - ext, hb - oe);
+        hh = max32(db + pb[B[j]], max32(eb, f));
+        if (local)
+            hh = max32(hh, 0);
+        rowH[j] = hh;
+        rowF[j] = f;
+        hb = hh;
+        if (track && hh >= sb->best && better(hh, ib, j, sb)) {
+            sb->best = hh;
+            sb->bi = ib;
+            sb->bj = j;
+        }
+        colH[k] = ha;
+        colE[k] = ea;
+        colH[k + 1] = hb;
+        colE[k + 1] = eb;
+    }
+    for (; k <= rows; k++) {
         const int64_t i = top + k;
         const int32_t *prow = sc->s[A[i]];
         int32_t diag = prevold; /* H(i-1, j-1) */
