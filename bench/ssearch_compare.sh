@@ -99,8 +99,8 @@ END {
         split(s[q], a, " "); split(g[q], b, " ")
         ok = (s[q] == g[q])
         if (ok) same++; else diff++
-        printf "%-34s %8s %8s %4d %4d  %s\n", q, a[1], b[1], ns[q] > top ? top : ns[q], \
-            nw[q] > top ? top : nw[q], ok ? "identical" : "DIFFER"
+        cs = (ns[q] > top) ? top : ns[q]; cw = (nw[q] > top) ? top : nw[q]
+        printf "%-34s %8s %8s %4d %4d  %s\n", q, a[1], b[1], cs, cw, (ok ? "identical" : "DIFFER")
         if (!ok) { printf "    ssearch36:%s\n    swgpu:    %s\n", s[q], g[q] }
     }
     printf "%d queries identical, %d differ\n", same, diff
