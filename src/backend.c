@@ -32,7 +32,7 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
     case SWGPU_BACKEND_CPU:
     case SWGPU_BACKEND_AUTO:
     default:
-        *ops = &swgpu__engine_ref;
+        *ops = &swgpu__engine_cpu;
         return SWGPU_OK;
     }
 }

@@ -106,5 +106,6 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops);
 
 /* engines (each defined where it is implemented) */
 extern const swgpu_engine_ops_t swgpu__engine_ref;
+extern const swgpu_engine_ops_t swgpu__engine_cpu; /* src/simd/cpu_engine.c */
 
 #endif /* SWGPU_INTERNAL_H */

@@ -1,0 +1,553 @@
+/*
+ * cpu_engine.c - the CPU database-scan engine (backend "cpu"): picks the
+ * instruction set at run time, lays the database out for the batch kernels
+ * once, and scans each query with threads.
+ *
+ * A scan runs in up to three phases, all threads taking part in each:
+ *   1. 8-bit:  every batch of lanes8 database sequences (precomputed
+ *              interleaved layout, longest batches first, handed out through
+ *              an atomic counter);
+ *   2. 16-bit: the targets whose 8-bit score saturated, regrouped into
+ *              batches of lanes16 (interleaved on the fly);
+ *   3. 32-bit: the targets that saturated 16 bits too, scalar.
+ * A target's score never depends on which thread or batch computed it, so
+ * results are identical for any thread count.  st->overflows counts
+ * recomputations: one per target rescored at 16 bits plus one per target
+ * rescored at 32 bits (a target redone at both counts twice).
+ *
+ * Which phases apply depends on the matrix and gaps: the 8-bit phase needs
+ * scores in [-128, 127] and open+extend <= 127, the 16-bit one the same
+ * within int16; otherwise targets start at the next wider phase.
+ */
+#include "simd/simd.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* a saturated lane reports this score (see sw_template.h) */
+#define CEIL8 (INT8_MAX - INT8_MIN)
+#define CEIL16 (INT16_MAX - INT16_MIN)
+
+typedef struct {
+    const swgpu_db_t *db;       /* borrowed: must outlive the engine */
+    swgpu_matrix_t m;           /* copy */
+    int gap_open, gap_extend;
+    int threads;
+    swgpu__isa_t isa;
+    const swgpu__sw_kernels_t *k; /* NULL for the scalar instruction set */
+    int use8, use16;            /* the 8-bit / 16-bit phases are exact for m and gaps */
+    int8_t row8[SWGPU_NCODES * SWGPU_NCODES];
+    int16_t row16[SWGPU_NCODES * SWGPU_NCODES];
+    uint8_t row16b[SWGPU_NCODES * 2 * SWGPU_NCODES];
+    size_t nbatch;              /* batches of k->lanes8 sequences (sorted order) */
+    uint64_t *bcol;             /* nbatch+1 column offsets: batch b is columns [bcol[b], bcol[b+1]) */
+    uint8_t *cols;              /* interleaved residues, bcol[nbatch] * lanes8 bytes */
+} cpu_state_t;
+
+/* ------------------------------------------------------ instruction sets */
+
+int swgpu__cpu_isa_supported(swgpu__isa_t isa)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    switch (isa) {
+    case SWGPU__ISA_SCALAR: return 1;
+    case SWGPU__ISA_SSE41: return __builtin_cpu_supports("sse4.1") != 0;
+    case SWGPU__ISA_AVX2: return __builtin_cpu_supports("avx2") != 0;
+    case SWGPU__ISA_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    }
+    return 0;
+#else
+    return isa == SWGPU__ISA_SCALAR;
+#endif
+}
+
+swgpu__isa_t swgpu__cpu_isa_best(void)
+{
+    if (swgpu__cpu_isa_supported(SWGPU__ISA_AVX512)) return SWGPU__ISA_AVX512;
+    if (swgpu__cpu_isa_supported(SWGPU__ISA_AVX2)) return SWGPU__ISA_AVX2;
+    if (swgpu__cpu_isa_supported(SWGPU__ISA_SSE41)) return SWGPU__ISA_SSE41;
+    return SWGPU__ISA_SCALAR;
+}
+
+const char *swgpu__cpu_isa_name(swgpu__isa_t isa)
+{
+    switch (isa) {
+    case SWGPU__ISA_SSE41: return "sse41";
+    case SWGPU__ISA_AVX2: return "avx2";
+    case SWGPU__ISA_AVX512: return "avx512";
+    default: return "scalar";
+    }
+}
+
+static const swgpu__sw_kernels_t *isa_kernels(swgpu__isa_t isa)
+{
+    switch (isa) {
+    case SWGPU__ISA_SSE41: return &swgpu__sw_sse41;
+    case SWGPU__ISA_AVX2: return &swgpu__sw_avx2;
+    case SWGPU__ISA_AVX512: return &swgpu__sw_avx512;
+    default: return NULL;
+    }
+}
+
+/* ------------------------------------------------------------ scalar path */
+
+int32_t swgpu__cpu_score32(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                           const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                           int32_t *work)
+{
+    /* hcol[i]: H of row i in the previous column; ecol[i]: E entering row i
+     * of the current column (see sw_template.h for the recurrences) */
+    int32_t *hcol = work, *ecol = work + qlen + 1;
+    const int32_t oe = gap_open + gap_extend, ext = gap_extend;
+    const int32_t neg = INT32_MIN / 4;
+    int32_t best = 0;
+    size_t i, j;
+
+    for (i = 0; i < qlen; i++) {
+        hcol[i] = 0;
+        ecol[i] = neg;
+    }
+    for (j = 0; j < tlen; j++) {
+        const uint8_t tj = t[j];
+        int32_t diag = 0, f = neg;
+        for (i = 0; i < qlen; i++) {
+            int32_t h = diag + m->s[q[i]][tj];
+            int32_t e = ecol[i];
+            diag = hcol[i];
+            if (h < e) h = e;
+            if (h < f) h = f;
+            if (h < 0) h = 0;
+            if (h > best) best = h;
+            hcol[i] = h;
+            h -= oe;
+            e -= ext;
+            ecol[i] = e > h ? e : h;
+            f -= ext;
+            if (f < h) f = h;
+        }
+    }
+    return best;
+}
+
+/* --------------------------------------------------------------- create */
+
+static void cpu_destroy(void *state)
+{
+    cpu_state_t *s = state;
+    if (!s) return;
+    free(s->bcol);
+    free(s->cols);
+    free(s);
+}
+
+/* Lay the database out in batches of lanes sequences (sorted order),
+ * residues interleaved column by column, each batch padded with SWGPU__PAD
+ * to a multiple of SWGPU__COLS columns. */
+static int layout_db(cpu_state_t *s, int lanes)
+{
+    const swgpu_db_t *db = s->db;
+    size_t nb = (size_t)((db->n + (uint64_t)lanes - 1) / (uint64_t)lanes), b;
+    uint64_t total = 0;
+
+    s->nbatch = nb;
+    s->bcol = malloc((nb + 1) * sizeof *s->bcol);
+    if (!s->bcol) return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory for %zu batches", nb);
+    for (b = 0; b < nb; b++) {
+        uint64_t k0 = (uint64_t)b * (uint64_t)lanes, k1 = k0 + (uint64_t)lanes, k, maxlen = 0;
+        if (k1 > db->n) k1 = db->n;
+        for (k = k0; k < k1; k++)
+            if (db->off[k + 1] - db->off[k] > maxlen) maxlen = db->off[k + 1] - db->off[k];
+        s->bcol[b] = total;
+        total += (maxlen + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
+    }
+    s->bcol[nb] = total;
+    if (total > SIZE_MAX / (uint64_t)lanes - 64)
+        return swgpu__fail(SWGPU_ENOMEM, "cpu engine: database layout too large");
+    s->cols = aligned_alloc(64, ((size_t)total * (size_t)lanes + 63) / 64 * 64 + 64);
+    if (!s->cols)
+        return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory for the database layout (%llu bytes)",
+                           (unsigned long long)(total * (uint64_t)lanes));
+    memset(s->cols, SWGPU__PAD, (size_t)total * (size_t)lanes);
+    for (b = 0; b < nb; b++) {
+        uint8_t *base = s->cols + (size_t)s->bcol[b] * (size_t)lanes;
+        uint64_t k0 = (uint64_t)b * (uint64_t)lanes;
+        for (int l = 0; l < lanes && k0 + (uint64_t)l < db->n; l++) {
+            uint64_t k = k0 + (uint64_t)l;
+            const uint8_t *r = db->res + db->off[k];
+            uint64_t len = db->off[k + 1] - db->off[k];
+            for (uint64_t j = 0; j < len; j++) {
+                if (r[j] >= SWGPU__PAD)
+                    return swgpu__fail(SWGPU_EDB, "cpu engine: database sequence %u (sorted %llu): "
+                                       "residue code %u out of range", db->orig[k],
+                                       (unsigned long long)k, r[j]);
+                base[j * (uint64_t)lanes + (uint64_t)l] = r[j];
+            }
+        }
+    }
+    return SWGPU_OK;
+}
+
+int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
+                                 const swgpu_opts_t *o, swgpu__isa_t isa, void **state)
+{
+    cpu_state_t *s = NULL;
+    int rc, a, b, oe;
+
+    *state = NULL;
+    if (!db || !m || !o)
+        return swgpu__fail(SWGPU_EINVAL, "cpu engine: database, matrix and options are required");
+    if (o->gap_open < 0 || o->gap_extend < 0)
+        return swgpu__fail(SWGPU_EINVAL, "cpu engine: negative gap penalties %d/%d",
+                           o->gap_open, o->gap_extend);
+    if (!swgpu__cpu_isa_supported(isa))
+        return swgpu__fail(SWGPU_ENODEV, "cpu engine: this CPU cannot run %s kernels",
+                           swgpu__cpu_isa_name(isa));
+    s = calloc(1, sizeof *s);
+    if (!s) return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory");
+    s->db = db;
+    s->m = *m;
+    s->gap_open = o->gap_open;
+    s->gap_extend = o->gap_extend;
+    s->threads = o->threads > 0 ? o->threads : swgpu__ncores();
+    if (s->threads > 256) s->threads = 256;
+    s->isa = isa;
+    s->k = isa_kernels(isa);
+    oe = o->gap_open + o->gap_extend;
+    s->use8 = s->k && m->min >= INT8_MIN && m->max <= INT8_MAX && oe <= INT8_MAX;
+    s->use16 = s->k && m->min >= INT16_MIN && m->max <= INT16_MAX && oe <= INT16_MAX;
+    for (a = 0; a < SWGPU_NCODES; a++) {
+        for (b = 0; b < SWGPU_NCODES; b++) {
+            int32_t v = b == SWGPU__PAD ? INT32_MIN : m->s[a][b];
+            int16_t v16 = (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
+            s->row8[a * SWGPU_NCODES + b] = (int8_t)(v < INT8_MIN ? INT8_MIN : v > INT8_MAX ? INT8_MAX : v);
+            s->row16[a * SWGPU_NCODES + b] = v16;
+            s->row16b[a * 2 * SWGPU_NCODES + b] = (uint8_t)((uint16_t)v16 & 0xff);
+            s->row16b[a * 2 * SWGPU_NCODES + SWGPU_NCODES + b] = (uint8_t)((uint16_t)v16 >> 8);
+        }
+    }
+    if (s->use8 && db->n > 0) {
+        rc = layout_db(s, s->k->lanes8);
+        if (rc) goto fail;
+    }
+    *state = s;
+    return SWGPU_OK;
+fail:
+    cpu_destroy(s);
+    return rc;
+}
+
+static int cpu_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                      void **state)
+{
+    const char *env = getenv("SWGPU_CPU_ISA");
+    swgpu__isa_t isa = swgpu__cpu_isa_best();
+    if (env && *env) {
+        if (!strcmp(env, "scalar")) isa = SWGPU__ISA_SCALAR;
+        else if (!strcmp(env, "sse41")) isa = SWGPU__ISA_SSE41;
+        else if (!strcmp(env, "avx2")) isa = SWGPU__ISA_AVX2;
+        else if (!strcmp(env, "avx512")) isa = SWGPU__ISA_AVX512;
+        else
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_CPU_ISA=%s: expected scalar, sse41, avx2 or avx512", env);
+    }
+    return swgpu__cpu_engine_create_isa(db, m, o, isa, state);
+}
+
+/* ----------------------------------------------------------------- scan */
+
+/* A barrier whose thread count can shrink before anyone passes it (when a
+ * thread fails to start).  wait() returns 1 in exactly one thread: the
+ * last to arrive, which runs the serial step while the others wait at the
+ * next barrier. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int count, waiting;
+    unsigned gen;
+} barrier_t;
+
+static int barrier_init(barrier_t *b, int count)
+{
+    b->count = count;
+    b->waiting = 0;
+    b->gen = 0;
+    if (pthread_mutex_init(&b->mu, NULL)) return -1;
+    if (pthread_cond_init(&b->cv, NULL)) {
+        pthread_mutex_destroy(&b->mu);
+        return -1;
+    }
+    return 0;
+}
+
+static void barrier_destroy(barrier_t *b)
+{
+    pthread_cond_destroy(&b->cv);
+    pthread_mutex_destroy(&b->mu);
+}
+
+static int barrier_pass(barrier_t *b)
+{
+    int last = 0;
+    pthread_mutex_lock(&b->mu);
+    unsigned gen = b->gen;
+    if (++b->waiting == b->count) {
+        b->waiting = 0;
+        b->gen++;
+        last = 1;
+        pthread_cond_broadcast(&b->cv);
+    } else {
+        while (gen == b->gen) pthread_cond_wait(&b->cv, &b->mu);
+    }
+    pthread_mutex_unlock(&b->mu);
+    return last;
+}
+
+/* Called by the starting thread before it reaches the first barrier. */
+static void barrier_shrink(barrier_t *b, int count)
+{
+    pthread_mutex_lock(&b->mu);
+    b->count = count;
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* What the threads of one scan share. */
+typedef struct {
+    const cpu_state_t *s;
+    swgpu__sw_query_t qp;
+    int32_t *scores;
+    int nthreads;
+    barrier_t barrier;
+    atomic_size_t next;          /* work counter of the current phase */
+    size_t *ov;                  /* targets (sorted index) of the current wider phase */
+    size_t n_ov;
+    uint64_t n_rescored;         /* recomputations (phases 2 and 3) */
+    atomic_int failed;           /* a thread ran out of memory */
+    void **work;                 /* per thread: kernel scratch */
+    int32_t **work32;            /* per thread: scalar scratch */
+} scan_ctx_t;
+
+typedef struct {
+    scan_ctx_t *c;
+    int tid;
+} scan_arg_t;
+
+/* Phase 1: batch b of the precomputed layout at 8 bits. */
+static void phase8_batch(scan_ctx_t *c, size_t b, void *work)
+{
+    const cpu_state_t *s = c->s;
+    const int lanes = s->k->lanes8;
+    int32_t best[64];
+    size_t k0 = b * (size_t)lanes;
+    s->k->batch8(&c->qp, s->cols + (size_t)s->bcol[b] * (size_t)lanes,
+                 (size_t)(s->bcol[b + 1] - s->bcol[b]), work, best);
+    for (int l = 0; l < lanes && k0 + (size_t)l < s->db->n; l++)
+        c->scores[k0 + (size_t)l] = best[l];
+}
+
+/* Phase 2: targets ov[g*lanes16 ...] interleaved into cols, scored at 16 bits. */
+static void phase16_group(scan_ctx_t *c, size_t g, void *work, uint8_t *cols)
+{
+    const cpu_state_t *s = c->s;
+    const swgpu_db_t *db = s->db;
+    const int lanes = s->k->lanes16;
+    size_t i0 = g * (size_t)lanes, n = c->n_ov - i0, ncols = 0;
+    int32_t best[64];
+    int l;
+
+    if (n > (size_t)lanes) n = (size_t)lanes;
+    for (l = 0; l < (int)n; l++) {
+        size_t k = c->ov[i0 + (size_t)l];
+        size_t len = (size_t)(db->off[k + 1] - db->off[k]);
+        if (len > ncols) ncols = len;
+    }
+    ncols = (ncols + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
+    memset(cols, SWGPU__PAD, ncols * (size_t)lanes);
+    for (l = 0; l < (int)n; l++) {
+        size_t k = c->ov[i0 + (size_t)l];
+        const uint8_t *r = db->res + db->off[k];
+        size_t len = (size_t)(db->off[k + 1] - db->off[k]);
+        for (size_t j = 0; j < len; j++)
+            cols[j * (size_t)lanes + (size_t)l] = r[j];
+    }
+    s->k->batch16(&c->qp, cols, ncols, work, best);
+    for (l = 0; l < (int)n; l++)
+        c->scores[c->ov[i0 + (size_t)l]] = best[l];
+}
+
+static void score32_target(scan_ctx_t *c, size_t k, int32_t *work)
+{
+    const swgpu_db_t *db = c->s->db;
+    c->scores[k] = swgpu__cpu_score32(c->qp.q, c->qp.qlen, db->res + db->off[k],
+                                      (size_t)(db->off[k + 1] - db->off[k]), &c->s->m,
+                                      c->s->gap_open, c->s->gap_extend, work);
+}
+
+/* Serial step between phases (one thread, others wait at the barrier):
+ * gather the targets whose score reached ceil, in sorted order. */
+static void collect(scan_ctx_t *c, int32_t ceil)
+{
+    const swgpu_db_t *db = c->s->db;
+    size_t n = 0;
+    for (uint64_t k = 0; k < db->n; k++)
+        if (c->scores[k] >= ceil) c->ov[n++] = (size_t)k;
+    c->n_ov = n;
+    c->n_rescored += n;
+    atomic_store(&c->next, 0);
+}
+
+static int barrier_wait(scan_ctx_t *c)
+{
+    return barrier_pass(&c->barrier);
+}
+
+static void *scan_worker(void *argp)
+{
+    scan_arg_t *arg = argp;
+    scan_ctx_t *c = arg->c;
+    const cpu_state_t *s = c->s;
+    const swgpu_db_t *db = s->db;
+    void *work = c->work[arg->tid];
+    int32_t *work32 = c->work32[arg->tid];
+    uint8_t *cols16 = NULL;
+    size_t i;
+
+    if (s->use8) {
+        while ((i = atomic_fetch_add(&c->next, 1)) < s->nbatch)
+            phase8_batch(c, s->nbatch - 1 - i, work); /* longest batches first */
+        if (barrier_wait(c)) collect(c, CEIL8);
+        barrier_wait(c);
+    } else if (s->use16) {
+        if (arg->tid == 0) {
+            for (i = 0; i < db->n; i++) c->ov[i] = i;
+            c->n_ov = db->n;
+        }
+        barrier_wait(c);
+    }
+    if (s->use16 && c->n_ov > 0) {
+        const size_t lanes = (size_t)s->k->lanes16;
+        const size_t ngroups = (c->n_ov + lanes - 1) / lanes;
+        /* ov is in sorted order: the last target is the longest */
+        size_t maxlen = (size_t)(db->off[c->ov[c->n_ov - 1] + 1] - db->off[c->ov[c->n_ov - 1]]);
+        cols16 = aligned_alloc(64, ((maxlen + SWGPU__COLS) * lanes + 63) / 64 * 64);
+        if (!cols16) atomic_store(&c->failed, 1);
+        while (cols16 && (i = atomic_fetch_add(&c->next, 1)) < ngroups)
+            phase16_group(c, ngroups - 1 - i, work, cols16);
+        if (barrier_wait(c)) collect(c, CEIL16);
+        barrier_wait(c);
+    } else if (!s->use16) {
+        if (arg->tid == 0) {
+            for (i = 0; i < db->n; i++) c->ov[i] = i;
+            c->n_ov = db->n;
+        }
+        barrier_wait(c);
+    }
+    while ((i = atomic_fetch_add(&c->next, 1)) < c->n_ov)
+        score32_target(c, c->ov[c->n_ov - 1 - i], work32);
+    free(cols16);
+    return NULL;
+}
+
+static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
+                    swgpu_scan_stats_t *st)
+{
+    const cpu_state_t *s = state;
+    const swgpu_db_t *db = s->db;
+    scan_ctx_t c;
+    pthread_t tids[256];
+    scan_arg_t args[256];
+    uint8_t letters[SWGPU_NCODES];
+    int seen[SWGPU_NCODES] = {0};
+    int nt, t, started = 0, n_letters = 0, rc = SWGPU_OK;
+    size_t i, work_bytes;
+
+    if (db->n == 0) return SWGPU_OK;
+    /* the best score is at most max(s) * the shorter length: it must fit */
+    if ((uint64_t)(s->m.max > 0 ? s->m.max : 0) * (qlen < db->max_len ? qlen : db->max_len) >
+        (uint64_t)INT32_MAX / 2)
+        return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
+                           "to %llu with matrix maximum %d may exceed the 32-bit score range",
+                           qlen, (unsigned long long)db->max_len, s->m.max);
+    if (qlen == 0) {
+        memset(scores, 0, (size_t)db->n * sizeof *scores);
+        return SWGPU_OK;
+    }
+    for (i = 0; i < qlen; i++) {
+        if (q[i] >= SWGPU__PAD)
+            return swgpu__fail(SWGPU_EINVAL, "cpu engine: query position %zu: residue code %u out of range",
+                               i, q[i]);
+        if (!seen[q[i]]) {
+            seen[q[i]] = 1;
+            letters[n_letters++] = q[i];
+        }
+    }
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.qp.q = q;
+    c.qp.qlen = qlen;
+    c.qp.letters = letters;
+    c.qp.n_letters = n_letters;
+    c.qp.row8 = s->row8;
+    c.qp.row16 = s->row16;
+    c.qp.row16b = s->row16b;
+    c.qp.gap_oe = s->gap_open + s->gap_extend;
+    c.qp.gap_e = s->gap_extend;
+    c.scores = scores;
+    nt = s->threads;
+    if (s->use8 && (size_t)nt > s->nbatch) nt = (int)s->nbatch;
+    if (nt < 1) nt = 1;
+    c.nthreads = nt;
+    atomic_init(&c.next, 0);
+    atomic_init(&c.failed, 0);
+    c.ov = malloc((size_t)db->n * sizeof *c.ov);
+    c.work = calloc((size_t)nt, sizeof *c.work);
+    c.work32 = calloc((size_t)nt, sizeof *c.work32);
+    if (!c.ov || !c.work || !c.work32) goto nomem;
+    work_bytes = s->k ? swgpu__sw_work_size(qlen, s->k->bytes) : 0;
+    for (t = 0; t < nt; t++) {
+        if (s->k && !(c.work[t] = aligned_alloc(64, (work_bytes + 63) / 64 * 64))) goto nomem;
+        if (!(c.work32[t] = malloc(2 * (qlen + 1) * sizeof(int32_t)))) goto nomem;
+    }
+    if (barrier_init(&c.barrier, nt)) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: cannot create a thread barrier");
+        goto done;
+    }
+    for (t = 0; t < nt; t++) {
+        args[t].c = &c;
+        args[t].tid = t;
+    }
+    for (t = 1; t < nt; t++) {
+        if (pthread_create(&tids[t], NULL, scan_worker, &args[t])) break;
+        started++;
+    }
+    if (started != nt - 1) /* go on with the threads that did start */
+        barrier_shrink(&c.barrier, started + 1);
+    scan_worker(&args[0]);
+    for (t = 1; t <= started; t++) pthread_join(tids[t], NULL);
+    barrier_destroy(&c.barrier);
+    if (atomic_load(&c.failed)) goto nomem;
+    if (st) {
+        st->cells += (uint64_t)qlen * db->total_res;
+        st->overflows += c.n_rescored;
+    }
+    goto done;
+nomem:
+    rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory scanning a query of %zu residues", qlen);
+done:
+    if (c.work)
+        for (t = 0; t < nt; t++) free(c.work[t]);
+    if (c.work32)
+        for (t = 0; t < nt; t++) free(c.work32[t]);
+    free(c.work);
+    free(c.work32);
+    free(c.ov);
+    return rc;
+}
+
+const swgpu_engine_ops_t swgpu__engine_cpu = {
+    "cpu",
+    cpu_create,
+    cpu_scan,
+    cpu_destroy,
+};

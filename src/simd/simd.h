@@ -1,0 +1,119 @@
+/*
+ * simd.h - the CPU engine's kernels, shared between cpu_engine.c (dispatch,
+ * threads, overflow handling) and the per-instruction-set files
+ * sw_avx512.c, sw_avx2.c, sw_sse41.c (each compiled with its own -m flags;
+ * never call one without checking the CPU at run time).
+ *
+ * Layout (SWIPE-style, inter-sequence): a "batch" is as many database
+ * sequences as a vector has lanes.  Its residues are interleaved column by
+ * column: cols[j * lanes + l] is residue j of lane l's sequence, or
+ * SWGPU__PAD past its end.  A kernel scores one query against one batch and
+ * returns each lane's best local score.
+ */
+#ifndef SWGPU_SIMD_H
+#define SWGPU_SIMD_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Residue code filling lanes past the end of their sequence (and empty
+ *  lanes).  Its score against every query letter is the most negative value
+ *  of the lane width, so nothing past a sequence's end can raise its score. */
+#define SWGPU__PAD 31
+
+/** Batches are padded to a multiple of this many columns; kernels process
+ *  this many database columns per pass over the query. */
+#define SWGPU__COLS 4
+
+typedef enum {
+    SWGPU__ISA_SCALAR = 0,
+    SWGPU__ISA_SSE41 = 1,
+    SWGPU__ISA_AVX2 = 2,
+    SWGPU__ISA_AVX512 = 3
+} swgpu__isa_t;
+
+/**
+ * One query as the kernels see it (read-only, shared by all threads).
+ *  q        query codes (< 32), qlen of them
+ *  letters  the distinct codes in q, n_letters of them: profiles are built
+ *           only for these
+ *  row8     32 rows of 32 int8: row8[a*32 + b] = score(a, b) clamped to
+ *           int8, row8[a*32 + SWGPU__PAD] = -128
+ *  row16    the same with int16, pad -32768
+ *  row16b   row16 split in byte planes, 32 rows of 64 bytes: bytes 0-31
+ *           the low bytes of row16[a*32 + b], bytes 32-63 the high bytes
+ *  gap_oe   gap_open + gap_extend: the cost of a gap's first residue
+ *  gap_e    gap_extend
+ */
+typedef struct {
+    const uint8_t *q;
+    size_t qlen;
+    const uint8_t *letters;
+    int n_letters;
+    const int8_t *row8;
+    const int16_t *row16;
+    const uint8_t *row16b;
+    int gap_oe, gap_e;
+} swgpu__sw_query_t;
+
+/**
+ * A batch kernel: scores the query against lanes sequences whose residues
+ * are interleaved in cols (ncols columns, ncols a multiple of SWGPU__COLS).
+ *  work   scratch of at least swgpu__sw_work_size(qlen, bytes) bytes,
+ *         64-byte aligned, owned by the calling thread
+ *  best   lanes outputs: the lane's best score, exact when below the width's
+ *         ceiling (255 for 8 bits, 65535 for 16 bits); equal to the ceiling
+ *         when the lane saturated (the caller rescores it wider).  Needs
+ *         gap_oe <= 127 (8 bits) or 32767 (16 bits).
+ */
+typedef void (*swgpu__sw_batch_fn)(const swgpu__sw_query_t *qp, const uint8_t *cols,
+                                   size_t ncols, void *work, int32_t *best);
+
+/** The kernels of one instruction set. */
+typedef struct {
+    const char *name;     /* "avx512", "avx2", "sse41" */
+    swgpu__isa_t isa;
+    int bytes;            /* vector width in bytes */
+    int lanes8, lanes16;  /* lanes of the 8-bit and 16-bit kernels */
+    swgpu__sw_batch_fn batch8, batch16;
+} swgpu__sw_kernels_t;
+
+/** Scratch bytes a batch kernel needs for a query of qlen residues with
+ *  vectors of vbytes bytes: H and E per query row plus the column profiles. */
+static inline size_t swgpu__sw_work_size(size_t qlen, int vbytes)
+{
+    return (2 * (qlen + 1) + (size_t)SWGPU__COLS * SWGPU_NCODES) * (size_t)vbytes + 64;
+}
+
+extern const swgpu__sw_kernels_t swgpu__sw_avx512;
+extern const swgpu__sw_kernels_t swgpu__sw_avx2;
+extern const swgpu__sw_kernels_t swgpu__sw_sse41;
+
+/** 1 if this CPU (and this build) can run the instruction set. */
+int swgpu__cpu_isa_supported(swgpu__isa_t isa);
+/** The best instruction set this CPU supports. */
+swgpu__isa_t swgpu__cpu_isa_best(void);
+/** "scalar", "sse41", "avx2", "avx512". */
+const char *swgpu__cpu_isa_name(swgpu__isa_t isa);
+
+/**
+ * Create the CPU engine's state for one instruction set (the engine's
+ * create() calls this with the best supported one, or the one named by the
+ * environment variable SWGPU_CPU_ISA=scalar|sse41|avx2|avx512).
+ * SWGPU_ENODEV if the CPU lacks isa.  Destroy with swgpu__engine_cpu.destroy.
+ */
+int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
+                                 const swgpu_opts_t *o, swgpu__isa_t isa, void **state);
+
+/**
+ * Exact local alignment score of q against t, 32-bit scalar (Gotoh, linear
+ * memory).  work holds at least 2 * (qlen + 1) int32.  Used for the scalar
+ * "instruction set" and for targets whose score saturates 16-bit lanes.
+ */
+int32_t swgpu__cpu_score32(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                           const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                           int32_t *work);
+
+#endif /* SWGPU_SIMD_H */

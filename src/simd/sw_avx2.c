@@ -1,0 +1,88 @@
+/*
+ * sw_avx2.c - AVX2 batch kernels: 32 lanes of 8 bits, 16 lanes of 16 bits
+ * (built with -mavx2; only called after the engine checked the CPU).
+ */
+#include "simd/simd.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+
+/* Look up 16 or 32 codes (< 32) in a 32-byte table: two in-lane shuffles
+ * (entries 0-15, 16-31) blended on bit 4 of the code (moved to bit 7). */
+static inline __m256i lookup32(const uint8_t *tab, __m256i idx, __m256i sel)
+{
+    __m256i lo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tab));
+    __m256i hi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tab + 16)));
+    return _mm256_blendv_epi8(_mm256_shuffle_epi8(lo, idx), _mm256_shuffle_epi8(hi, idx), sel);
+}
+
+static inline __m128i lookup16(const uint8_t *tab, __m128i idx, __m128i sel)
+{
+    __m128i lo = _mm_loadu_si128((const __m128i *)tab);
+    __m128i hi = _mm_loadu_si128((const __m128i *)(tab + 16));
+    return _mm_blendv_epi8(_mm_shuffle_epi8(lo, idx), _mm_shuffle_epi8(hi, idx), sel);
+}
+
+static inline void profile8(__m256i *prof, const uint8_t *col, const swgpu__sw_query_t *qp)
+{
+    const __m256i idx = _mm256_load_si256((const __m256i *)col);
+    const __m256i sel = _mm256_slli_epi16(idx, 3); /* codes < 32: no carry between bytes */
+    for (int k = 0; k < qp->n_letters; k++) {
+        int a = qp->letters[k];
+        prof[a] = lookup32((const uint8_t *)qp->row8 + a * SWGPU_NCODES, idx, sel);
+    }
+}
+
+/* 16-bit profile: the low and the high bytes looked up apart, then
+ * interleaved into 16 int16 lanes. */
+static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_query_t *qp)
+{
+    const __m128i idx = _mm_load_si128((const __m128i *)col);
+    const __m128i sel = _mm_slli_epi16(idx, 3);
+    for (int k = 0; k < qp->n_letters; k++) {
+        int a = qp->letters[k];
+        const uint8_t *planes = qp->row16b + a * 2 * SWGPU_NCODES;
+        __m128i lo = lookup16(planes, idx, sel);
+        __m128i hi = lookup16(planes + SWGPU_NCODES, idx, sel);
+        prof[a] = _mm256_set_m128i(_mm_unpackhi_epi8(lo, hi), _mm_unpacklo_epi8(lo, hi));
+    }
+}
+
+#define SW_NAME batch8
+#define SW_V __m256i
+#define SW_T int8_t
+#define SW_MIN INT8_MIN
+#define SW_LANES 32
+#define SW_SET1(x) _mm256_set1_epi8((char)(x))
+#define SW_ADDS _mm256_adds_epi8
+#define SW_SUBS _mm256_subs_epi8
+#define SW_MAX _mm256_max_epi8
+#define SW_PROFILE profile8
+#include "simd/sw_template.h"
+#undef SW_NAME
+#undef SW_V
+#undef SW_T
+#undef SW_MIN
+#undef SW_LANES
+#undef SW_SET1
+#undef SW_ADDS
+#undef SW_SUBS
+#undef SW_MAX
+#undef SW_PROFILE
+
+#define SW_NAME batch16
+#define SW_V __m256i
+#define SW_T int16_t
+#define SW_MIN INT16_MIN
+#define SW_LANES 16
+#define SW_SET1(x) _mm256_set1_epi16((short)(x))
+#define SW_ADDS _mm256_adds_epi16
+#define SW_SUBS _mm256_subs_epi16
+#define SW_MAX _mm256_max_epi16
+#define SW_PROFILE profile16
+#include "simd/sw_template.h"
+
+const swgpu__sw_kernels_t swgpu__sw_avx2 = {
+    "avx2", SWGPU__ISA_AVX2, 32, 32, 16, batch8, batch16,
+};

@@ -1,0 +1,76 @@
+/*
+ * sw_avx512.c - AVX-512BW batch kernels: 64 lanes of 8 bits, 32 lanes of
+ * 16 bits (built with -mavx512f -mavx512bw; only called after the engine
+ * checked the CPU).
+ */
+#include "simd/simd.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+
+/* 8-bit profile of one column: a 32-entry byte table looked up with two
+ * in-lane shuffles (entries 0-15 and 16-31) and a blend on bit 4 of the
+ * code. */
+static inline void profile8(__m512i *prof, const uint8_t *col, const swgpu__sw_query_t *qp)
+{
+    const __m512i idx = _mm512_load_si512((const void *)col);
+    const __mmask64 hi = _mm512_test_epi8_mask(idx, _mm512_set1_epi8(0x10));
+    for (int k = 0; k < qp->n_letters; k++) {
+        int a = qp->letters[k];
+        const int8_t *row = qp->row8 + a * SWGPU_NCODES;
+        __m512i tlo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)row));
+        __m512i thi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(row + 16)));
+        prof[a] = _mm512_mask_blend_epi8(hi, _mm512_shuffle_epi8(tlo, idx),
+                                         _mm512_shuffle_epi8(thi, idx));
+    }
+}
+
+/* 16-bit profile of one column: vpermw over the 32-entry int16 row. */
+static inline void profile16(__m512i *prof, const uint8_t *col, const swgpu__sw_query_t *qp)
+{
+    const __m512i idx = _mm512_cvtepu8_epi16(_mm256_load_si256((const __m256i *)col));
+    for (int k = 0; k < qp->n_letters; k++) {
+        int a = qp->letters[k];
+        __m512i row = _mm512_loadu_si512((const void *)(qp->row16 + a * SWGPU_NCODES));
+        prof[a] = _mm512_permutexvar_epi16(idx, row);
+    }
+}
+
+#define SW_NAME batch8
+#define SW_V __m512i
+#define SW_T int8_t
+#define SW_MIN INT8_MIN
+#define SW_LANES 64
+#define SW_SET1(x) _mm512_set1_epi8((char)(x))
+#define SW_ADDS _mm512_adds_epi8
+#define SW_SUBS _mm512_subs_epi8
+#define SW_MAX _mm512_max_epi8
+#define SW_PROFILE profile8
+#include "simd/sw_template.h"
+#undef SW_NAME
+#undef SW_V
+#undef SW_T
+#undef SW_MIN
+#undef SW_LANES
+#undef SW_SET1
+#undef SW_ADDS
+#undef SW_SUBS
+#undef SW_MAX
+#undef SW_PROFILE
+
+#define SW_NAME batch16
+#define SW_V __m512i
+#define SW_T int16_t
+#define SW_MIN INT16_MIN
+#define SW_LANES 32
+#define SW_SET1(x) _mm512_set1_epi16((short)(x))
+#define SW_ADDS _mm512_adds_epi16
+#define SW_SUBS _mm512_subs_epi16
+#define SW_MAX _mm512_max_epi16
+#define SW_PROFILE profile16
+#include "simd/sw_template.h"
+
+const swgpu__sw_kernels_t swgpu__sw_avx512 = {
+    "avx512", SWGPU__ISA_AVX512, 64, 64, 32, batch8, batch16,
+};

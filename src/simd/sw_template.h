@@ -1,0 +1,126 @@
+/*
+ * sw_template.h - body of one inter-sequence batch kernel (SWIPE-style),
+ * included by sw_<isa>.c once per lane width with these macros defined:
+ *
+ *   SW_NAME          name of the static function to define
+ *   SW_V             vector type;  SW_T  lane type (int8_t or int16_t)
+ *   SW_MIN           the lane type's minimum;  SW_LANES  lanes per vector
+ *   SW_SET1(x)       broadcast
+ *   SW_ADDS, SW_SUBS signed saturating add / subtract
+ *   SW_MAX           signed maximum
+ *   SW_PROFILE(prof, col, qp)
+ *                    for each letter a of qp->letters: prof[a] = the
+ *                    scores of a against the SW_LANES codes at col
+ *
+ * Recurrences for query row i and database column j (gap of length k costs
+ * o + k*e; oe = o + e):
+ *   E[i][j+1] = max(E[i][j] - e, H[i][j] - oe)    gap along the database
+ *   F[i+1][j] = max(F[i][j] - e, H[i][j] - oe)    gap along the query
+ *   H[i][j]   = max(0, H[i-1][j-1] + s(q[i], d[j]), E[i][j], F[i][j])
+ * The best score is the maximum over all cells of H[i-1][j-1] + s(q[i], d[j])
+ * (E and F only carry values below an earlier H).
+ *
+ * Representation: a lane value v means the score v - SW_MIN.  Signed
+ * saturating arithmetic then floors H, E and F at score 0 for free: for H
+ * that is the local-alignment max(0, ...); for E and F it cannot change any
+ * H (H >= 0 anyway).  At the top, diag + s saturates at the lane maximum,
+ * which the caller sees as a score of SW_MAX - SW_MIN and rescores wider.
+ * Past a sequence's end the pad code scores SW_MIN, so nothing there raises
+ * the best.  (Measured on Zen 4: this form, 4 saturating ops and 5 max per
+ * cell, beats a form with 1 saturating op and wrapping subtracts, which
+ * needs one more max per cell.)
+ *
+ * The kernel walks SWGPU__COLS database columns at a time down the whole
+ * query, keeping per column the F value and the H of the row above in
+ * registers; per query row it reads and writes one H and one E vector
+ * (the values at the block's right edge).
+ */
+
+/* One cell of row i, column j+C: X holds H(i-1, j+C-1) + s on entry (the
+ * saturating add), H(i, j+C) on exit; F is F entering the cell, E the E
+ * entering from the left, both updated for the next row / column. */
+#define SW_CELL(X, F)                              \
+    do {                                           \
+        X = SW_MAX(SW_MAX(X, F), e);               \
+        t = SW_SUBS(X, voe);                       \
+        e = SW_MAX(SW_SUBS(e, ve), t);             \
+        F = SW_MAX(SW_SUBS(F, ve), t);             \
+    } while (0)
+
+static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t ncols,
+                    void *work, int32_t *best)
+{
+    const size_t qlen = qp->qlen;
+    const uint8_t *q = qp->q;
+    SW_V *hv = (SW_V *)work;           /* hv[i]: H of row i in the last column done */
+    SW_V *ev = hv + qlen;              /* ev[i]: E entering row i of the next column */
+    SW_V *prof = ev + qlen;            /* prof[c * 32 + a]: scores of letter a, column c */
+    const SW_V zero = SW_SET1(SW_MIN); /* score 0 */
+    const SW_V voe = SW_SET1(qp->gap_oe);
+    const SW_V ve = SW_SET1(qp->gap_e);
+    SW_V vbest = zero;
+    SW_T out[SW_LANES];
+    size_t i, j;
+    int c;
+
+    for (i = 0; i < qlen; i++) {
+        hv[i] = zero;
+        ev[i] = zero;
+    }
+    for (j = 0; j < ncols; j += SWGPU__COLS) {
+        for (c = 0; c < SWGPU__COLS; c++)
+            SW_PROFILE(prof + c * SWGPU_NCODES, cols + (j + (size_t)c) * SW_LANES, qp);
+        /* fC: F entering row i of column j+C; uC: H of row i-1, column j+C;
+         * diag: H of row i-1, column j-1 (the block's left edge) */
+        SW_V diag = zero, f0 = zero, f1 = zero, f2 = zero, f3 = zero;
+        SW_V u0 = zero, u1 = zero, u2 = zero;
+#if SWGPU__COLS == 8
+        SW_V f4 = zero, f5 = zero, f6 = zero, f7 = zero;
+        SW_V u3 = zero, u4 = zero, u5 = zero, u6 = zero;
+#endif
+        for (i = 0; i < qlen; i++) {
+            const SW_V *p = prof + q[i];
+            SW_V e = ev[i], t;
+            SW_V x0 = SW_ADDS(diag, p[0]);
+            SW_V x1 = SW_ADDS(u0, p[1 * SWGPU_NCODES]);
+            SW_V x2 = SW_ADDS(u1, p[2 * SWGPU_NCODES]);
+            SW_V x3 = SW_ADDS(u2, p[3 * SWGPU_NCODES]);
+#if SWGPU__COLS == 8
+            SW_V x4 = SW_ADDS(u3, p[4 * SWGPU_NCODES]);
+            SW_V x5 = SW_ADDS(u4, p[5 * SWGPU_NCODES]);
+            SW_V x6 = SW_ADDS(u5, p[6 * SWGPU_NCODES]);
+            SW_V x7 = SW_ADDS(u6, p[7 * SWGPU_NCODES]);
+            vbest = SW_MAX(vbest, SW_MAX(SW_MAX(SW_MAX(x0, x1), SW_MAX(x2, x3)),
+                                         SW_MAX(SW_MAX(x4, x5), SW_MAX(x6, x7))));
+#else
+            vbest = SW_MAX(vbest, SW_MAX(SW_MAX(x0, x1), SW_MAX(x2, x3)));
+#endif
+            diag = hv[i];
+            SW_CELL(x0, f0);
+            SW_CELL(x1, f1);
+            SW_CELL(x2, f2);
+            SW_CELL(x3, f3);
+            u0 = x0;
+            u1 = x1;
+            u2 = x2;
+#if SWGPU__COLS == 8
+            SW_CELL(x4, f4);
+            SW_CELL(x5, f5);
+            SW_CELL(x6, f6);
+            SW_CELL(x7, f7);
+            u3 = x3;
+            u4 = x4;
+            u5 = x5;
+            u6 = x6;
+            hv[i] = x7;
+#else
+            hv[i] = x3;
+#endif
+            ev[i] = e;
+        }
+    }
+    memcpy(out, &vbest, sizeof out);
+    for (c = 0; c < SW_LANES; c++)
+        best[c] = (int32_t)out[c] - SW_MIN;
+}
+#undef SW_CELL

@@ -1,0 +1,348 @@
+/*
+ * test_simd.c - the CPU engine (every instruction set this CPU has, forced
+ * one at a time, plus the scalar path) against the scalar reference
+ * swgpu__ref_score, on seeded random protein and DNA databases, every
+ * built-in matrix, several gap pairs, queries of length 1, sequences around
+ * every lane/column boundary, saturation-forcing pairs (8-bit and 16-bit),
+ * thread counts 1 and 2.
+ */
+#include "ref/ref.h"
+#include "simd/simd.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The oracle: the scalar reference engine. */
+static int64_t oracle(const uint8_t *q, size_t m, const uint8_t *t, size_t n,
+                      const swgpu_matrix_t *mx, int o, int e)
+{
+    int32_t score = -1;
+    if (swgpu__ref_score(q, m, t, n, mx, o, e, &score, NULL, NULL)) {
+        fprintf(stderr, "reference failed: %s\n", swgpu_last_error());
+        return -1;
+    }
+    return score;
+}
+
+/* ------------------------------------------------------------- fixtures */
+
+static void matrix_random(swgpu_matrix_t *m, swgpu_alphabet_t alpha, int lo, int hi, uint64_t *rng)
+{
+    int n = alpha == SWGPU_DNA ? 15 : 27;
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "random%d_%d", lo, hi);
+    m->alphabet = alpha;
+    for (int a = 0; a < SWGPU_NCODES; a++)
+        for (int b = 0; b < SWGPU_NCODES; b++) m->s[a][b] = lo;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b <= a; b++) {
+            int v = a == b ? hi / 2 + (int)(tap_rand(rng) % (uint64_t)(hi - hi / 2 + 1))
+                           : lo + (int)(tap_rand(rng) % (uint64_t)(hi / 2 - lo + 1));
+            m->s[a][b] = m->s[b][a] = v;
+        }
+    m->min = lo;
+    m->max = hi;
+}
+
+/* A database built by hand: sequences given in database order, sorted here
+ * by ascending length (ties in database order), as struct swgpu_db wants. */
+typedef struct {
+    struct swgpu_db db;
+    uint8_t *res;
+    uint64_t *off;
+    uint32_t *orig, *rank;
+} tdb_t;
+
+static void tdb_build(tdb_t *d, swgpu_alphabet_t alpha, uint8_t **seqs, const size_t *lens, size_t n)
+{
+    uint64_t total = 0, maxlen = 0;
+    memset(d, 0, sizeof *d);
+    for (size_t i = 0; i < n; i++) {
+        total += lens[i];
+        if (lens[i] > maxlen) maxlen = lens[i];
+    }
+    d->res = malloc(total + 1);
+    d->off = malloc((n + 1) * sizeof *d->off);
+    d->orig = malloc(n * sizeof *d->orig);
+    d->rank = malloc(n * sizeof *d->rank);
+    for (size_t i = 0; i < n; i++) d->orig[i] = (uint32_t)i;
+    for (size_t i = 1; i < n; i++) { /* stable insertion sort by length */
+        uint32_t v = d->orig[i];
+        size_t j = i;
+        while (j > 0 && lens[d->orig[j - 1]] > lens[v]) {
+            d->orig[j] = d->orig[j - 1];
+            j--;
+        }
+        d->orig[j] = v;
+    }
+    d->off[0] = 0;
+    for (size_t k = 0; k < n; k++) {
+        memcpy(d->res + d->off[k], seqs[d->orig[k]], lens[d->orig[k]]);
+        d->off[k + 1] = d->off[k] + lens[d->orig[k]];
+        d->rank[d->orig[k]] = (uint32_t)k;
+    }
+    d->db.alphabet = alpha;
+    d->db.n = n;
+    d->db.total_res = total;
+    d->db.max_len = maxlen;
+    d->db.res = d->res;
+    d->db.off = d->off;
+    d->db.orig = d->orig;
+    d->db.rank = d->rank;
+}
+
+static void tdb_free(tdb_t *d)
+{
+    free(d->res);
+    free(d->off);
+    free(d->orig);
+    free(d->rank);
+}
+
+static void random_seq(uint8_t *s, size_t len, int ncodes, uint64_t *rng)
+{
+    for (size_t i = 0; i < len; i++) s[i] = (uint8_t)(tap_rand(rng) % (uint64_t)ncodes);
+}
+
+/* ----------------------------------------------------------- the checks */
+
+static const swgpu__isa_t isas[] = {SWGPU__ISA_SCALAR, SWGPU__ISA_SSE41, SWGPU__ISA_AVX2,
+                                    SWGPU__ISA_AVX512};
+#define N_ISAS 4
+
+/* Scan every query with every available instruction set at 1 and 2
+ * threads; compare each score with the oracle.  Returns the overflow count
+ * of the last scan (for callers that pin it). */
+static uint64_t check_engine(const char *what, const tdb_t *d, const swgpu_matrix_t *m,
+                             int go, int ge, uint8_t **qs, const size_t *qlens, size_t nq)
+{
+    size_t n = d->db.n;
+    int64_t *want = malloc(nq * n * sizeof *want);
+    int32_t *got = malloc(n * sizeof *got);
+    uint64_t last_ov = 0;
+    for (size_t qi = 0; qi < nq; qi++)
+        for (size_t k = 0; k < n; k++)
+            want[qi * n + k] = oracle(qs[qi], qlens[qi], d->db.res + d->db.off[k],
+                                      (size_t)(d->db.off[k + 1] - d->db.off[k]), m, go, ge);
+    for (int ii = 0; ii < N_ISAS; ii++) {
+        if (!swgpu__cpu_isa_supported(isas[ii])) {
+            char why[160];
+            snprintf(why, sizeof why, "%s: this CPU lacks %s", what, swgpu__cpu_isa_name(isas[ii]));
+            SKIP(2, why);
+            continue;
+        }
+        for (int threads = 1; threads <= 2; threads++) {
+            swgpu_opts_t o;
+            void *st = NULL;
+            long bad = 0;
+            memset(&o, 0, sizeof o);
+            o.gap_open = go;
+            o.gap_extend = ge;
+            o.threads = threads;
+            int rc = swgpu__cpu_engine_create_isa(&d->db, m, &o, isas[ii], &st);
+            CHECK(rc == 0, "%s %s: create: %s", what, swgpu__cpu_isa_name(isas[ii]), swgpu_last_error());
+            if (rc) continue;
+            for (size_t qi = 0; qi < nq; qi++) {
+                swgpu_scan_stats_t ss = {0, 0};
+                for (size_t k = 0; k < n; k++) got[k] = -7;
+                rc = swgpu__engine_cpu.scan(st, qs[qi], qlens[qi], got, &ss);
+                if (rc) {
+                    bad++;
+                    fprintf(stderr, "%s: scan failed: %s\n", what, swgpu_last_error());
+                    continue;
+                }
+                if (ss.cells != (uint64_t)qlens[qi] * d->db.total_res) bad++;
+                last_ov = ss.overflows;
+                for (size_t k = 0; k < n; k++)
+                    if (got[k] != want[qi * n + k]) {
+                        if (bad < 5)
+                            fprintf(stderr, "%s %s threads %d: query %zu (len %zu) target %zu (len %llu): "
+                                    "%d, expected %lld\n", what, swgpu__cpu_isa_name(isas[ii]), threads,
+                                    qi, qlens[qi], k,
+                                    (unsigned long long)(d->db.off[k + 1] - d->db.off[k]),
+                                    got[k], (long long)want[qi * n + k]);
+                        bad++;
+                    }
+            }
+            CHECK(bad == 0, "%s: %s threads %d: %ld wrong scores", what,
+                  swgpu__cpu_isa_name(isas[ii]), threads, bad);
+            swgpu__engine_cpu.destroy(st);
+        }
+    }
+    free(want);
+    free(got);
+    return last_ov;
+}
+
+/* Lengths that straddle the lane counts (16, 32, 64) and column blocks (4). */
+static size_t db_len(size_t i, uint64_t *rng, size_t maxlen)
+{
+    static const size_t edge[] = {1, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
+    size_t ne = sizeof edge / sizeof edge[0];
+    if (i < ne) return edge[i];
+    return 1 + (size_t)(tap_rand(rng) % maxlen);
+}
+
+static void test_random(swgpu_alphabet_t alpha, const swgpu_matrix_t *mats, int nmats,
+                        const int (*gaps)[2], int ngaps, size_t nseq, uint64_t seed)
+{
+    uint64_t rng = seed;
+    int ncodes = alpha == SWGPU_DNA ? 15 : 27;
+    uint8_t *seqs[1024], *qs[8];
+    size_t lens[1024], qlens[8] = {1, 2, 5, 33, 64, 150, 301, 4};
+    size_t nq = sizeof qlens / sizeof qlens[0];
+    tdb_t d;
+    char what[160];
+
+    for (size_t i = 0; i < nseq; i++) {
+        lens[i] = db_len(i, &rng, 400);
+        seqs[i] = malloc(lens[i]);
+        /* DNA: mostly ACGT, some IUPAC */
+        for (size_t j = 0; j < lens[i]; j++)
+            seqs[i][j] = (uint8_t)(alpha == SWGPU_DNA && tap_rand(&rng) % 16 ? tap_rand(&rng) % 4
+                                                                                : tap_rand(&rng) % (uint64_t)ncodes);
+    }
+    /* a few database sequences share stretches with the first queries */
+    for (size_t qi = 0; qi < nq; qi++) {
+        qs[qi] = malloc(qlens[qi]);
+        random_seq(qs[qi], qlens[qi], alpha == SWGPU_DNA ? 4 : ncodes, &rng);
+    }
+    for (size_t i = 40; i < nseq; i += 37) {
+        size_t qi = 5 + i % 3, l = lens[i] < qlens[qi] ? lens[i] : qlens[qi];
+        memcpy(seqs[i], qs[qi], l / 2 + 1 <= lens[i] ? l / 2 + 1 : l);
+    }
+    tdb_build(&d, alpha, seqs, lens, nseq);
+    for (int mi = 0; mi < nmats; mi++)
+        for (int gi = 0; gi < ngaps; gi++) {
+            snprintf(what, sizeof what, "%s %s gaps %d/%d", alpha == SWGPU_DNA ? "dna" : "protein",
+                     mats[mi].name, gaps[gi][0], gaps[gi][1]);
+            check_engine(what, &d, &mats[mi], gaps[gi][0], gaps[gi][1], qs, qlens, nq);
+        }
+    tdb_free(&d);
+    for (size_t i = 0; i < nseq; i++) free(seqs[i]);
+    for (size_t qi = 0; qi < nq; qi++) free(qs[qi]);
+}
+
+/* Identical pairs force 8-bit and 16-bit saturation; the overflow counter
+ * must count each recomputation. */
+static void test_saturation(void)
+{
+    uint64_t rng = 99;
+    swgpu_matrix_t m;
+    uint8_t *seqs[70], *q[1];
+    size_t lens[70], ql[1], i;
+    tdb_t d;
+
+    matrix_random(&m, SWGPU_PROTEIN, -4, 11, &rng);
+    /* query: 7000 residues of the code whose self score is the matrix max */
+    int top = 0;
+    for (int a = 0; a < 27; a++)
+        if (m.s[a][a] > m.s[top][top]) top = a;
+    m.s[top][top] = 11;
+    ql[0] = 7000;
+    q[0] = malloc(ql[0]);
+    for (i = 0; i < ql[0]; i++) q[0][i] = (uint8_t)(i % 50 ? (uint64_t)top : tap_rand(&rng) % 27);
+    /* 60 short unrelated sequences (8-bit exact), 3 copies of the query's
+     * first 300 residues (8-bit saturates, 16-bit exact), 1 full copy
+     * (16-bit saturates too: score > 65535) and a lone residue */
+    for (i = 0; i < 70; i++) {
+        if (i < 60) {
+            lens[i] = 1 + (size_t)(tap_rand(&rng) % 90);
+            seqs[i] = malloc(lens[i]);
+            random_seq(seqs[i], lens[i], 27, &rng);
+            /* keep them unrelated to the homopolymer query */
+            for (size_t j = 0; j < lens[i]; j++)
+                if (seqs[i][j] == top) seqs[i][j] = (uint8_t)((top + 1) % 27);
+        } else if (i < 63) {
+            lens[i] = 300 + i;
+            seqs[i] = malloc(lens[i]);
+            memcpy(seqs[i], q[0], lens[i]);
+        } else if (i == 63) {
+            lens[i] = ql[0];
+            seqs[i] = malloc(lens[i]);
+            memcpy(seqs[i], q[0], lens[i]);
+        } else {
+            lens[i] = 1;
+            seqs[i] = malloc(1);
+            seqs[i][0] = (uint8_t)((top + 2) % 27);
+        }
+    }
+    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 70);
+    int64_t self = oracle(q[0], ql[0], q[0], ql[0], &m, 11, 1);
+    CHECK(self > 65535, "the saturation test needs a self score above 65535, got %lld", (long long)self);
+    uint64_t ov = check_engine("saturation 11/1", &d, &m, 11, 1, q, ql, 1);
+    /* 4 rescored at 16 bits, 1 of them again at 32 bits */
+    if (swgpu__cpu_isa_supported(SWGPU__ISA_SSE41))
+        CHECK_EQ_INT(ov, 5);
+    else
+        SKIP(1, "overflow count: no SIMD instruction set");
+    tdb_free(&d);
+    for (i = 0; i < 70; i++) free(seqs[i]);
+    free(q[0]);
+}
+
+/* Empty query: every score 0; a database of one sequence of length 1. */
+static void test_edges(void)
+{
+    uint64_t rng = 5;
+    swgpu_matrix_t m;
+    uint8_t one[1] = {3}, *seqs[1] = {one}, *q[2];
+    uint8_t qa[1] = {3}, qb[3] = {1, 3, 2};
+    size_t lens[1] = {1}, ql[2] = {1, 3};
+    tdb_t d;
+    matrix_random(&m, SWGPU_PROTEIN, -4, 11, &rng);
+    q[0] = qa;
+    q[1] = qb;
+    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 1);
+    check_engine("one residue", &d, &m, 11, 1, q, ql, 2);
+
+    swgpu_opts_t o;
+    void *st = NULL;
+    int32_t sc[1] = {-1};
+    memset(&o, 0, sizeof o);
+    o.gap_open = 11;
+    o.gap_extend = 1;
+    CHECK_EQ_INT(swgpu__engine_cpu.create(&d.db, &m, &o, &st), 0);
+    if (st) {
+        CHECK_EQ_INT(swgpu__engine_cpu.scan(st, qa, 0, sc, NULL), 0);
+        CHECK_EQ_INT(sc[0], 0);
+        swgpu__engine_cpu.destroy(st);
+    }
+    swgpu__engine_cpu.destroy(NULL);
+    tdb_free(&d);
+}
+
+int main(void)
+{
+    uint64_t rng = 12345;
+    static const int gaps[][2] = {{11, 1}, {10, 2}, {5, 2}, {0, 1}, {3, 3}};
+    static const char *names[] = {"BLOSUM62", "BLOSUM45", "BLOSUM50", "BLOSUM80",
+                                  "BLOSUM90", "PAM30", "PAM70", "PAM250"};
+    swgpu_matrix_t prot[9], dna[2], *mp;
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        mp = NULL;
+        CHECK(swgpu_matrix_builtin(names[i], &mp) == 0, "matrix %s: %s", names[i], swgpu_last_error());
+        if (!mp) return tap_done();
+        prot[i] = *mp;
+        swgpu_matrix_destroy(mp);
+    }
+    matrix_random(&prot[8], SWGPU_PROTEIN, -300, 400, &rng); /* beyond 8 bits: 16-bit path first */
+    CHECK(swgpu_matrix_dna(2, -3, &mp) == 0, "dna matrix: %s", swgpu_last_error());
+    dna[0] = *mp;
+    swgpu_matrix_destroy(mp);
+    CHECK(swgpu_matrix_dna(5, -4, &mp) == 0, "dna matrix: %s", swgpu_last_error());
+    dna[1] = *mp;
+    swgpu_matrix_destroy(mp);
+
+    test_edges();
+    /* BLOSUM62 with every gap pair; each other matrix with one pair */
+    test_random(SWGPU_PROTEIN, prot, 1, gaps, 5, 300, 1);
+    for (i = 1; i < 9; i++)
+        test_random(SWGPU_PROTEIN, prot + i, 1, gaps + i % 5, 1, 120, 10 + (uint64_t)i);
+    test_random(SWGPU_DNA, dna, 2, gaps + 2, 2, 250, 3);
+    test_saturation();
+    return tap_done();
+}
