@@ -86,6 +86,21 @@ if "$SWGPU" search -q $Q -d $DB -o "$T/out.tsv" 2> "$T/o.err"; then
 else
     fail "-o FILE: $(tail -n 1 "$T/o.err")"
 fi
+# -o onto something that is not a regular file writes into it, never
+# replaces it (renaming over /dev/null would replace the device)
+if mkfifo "$T/fifo" 2> /dev/null; then
+    cat "$T/fifo" > "$T/from_fifo" &
+    "$SWGPU" search -q $Q -d $DB -o "$T/fifo" --quiet 2> "$T/fifo.err"
+    rc=$?
+    wait
+    [ "$rc" -eq 0 ] && [ -p "$T/fifo" ] && cmp -s "$T/from_fifo" "$E/search_6.out" && pass ||
+        fail "-o FIFO: exit $rc, $(cat "$T/fifo.err")"
+else
+    skip "-o FIFO: mkfifo not available"
+fi
+printf 'old\n' > "$T/real.tsv" && ln -s real.tsv "$T/link.tsv"
+"$SWGPU" search -q $Q -d $DB -o "$T/link.tsv" --quiet && [ -L "$T/link.tsv" ] &&
+    cmp -s "$T/real.tsv" "$E/search_6.out" && pass || fail "-o symbolic link: link replaced or not written"
 # --quiet: nothing on stderr
 "$SWGPU" search -q $Q -d $DB --quiet > /dev/null 2> "$T/q.err" && ! [ -s "$T/q.err" ] && pass ||
     fail "--quiet printed: $(cat "$T/q.err")"
