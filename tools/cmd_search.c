@@ -51,7 +51,7 @@ static void usage(FILE *fp)
           "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
-          "      --no-align         scores only, no alignments (alignment columns are empty)\n"
+          "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "\n"
           "execution:\n"
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"

@@ -37,6 +37,8 @@ golden search_7_evalue.out search -q $Q -d $DB --outfmt 7 --evalue 0.01 --quiet
 golden search_pair.out search -q $Q -d $DB --outfmt pair --quiet
 golden search_cols.out search -q $Q -d $DB --quiet \
     --outfmt '6 qseqid sseqid score evalue bitscore qlen slen nident gaps cigar'
+golden search_noalign.out search -q $Q -d $DB --no-align --quiet \
+    --outfmt '6 qseqid sseqid score evalue qstart cigar'
 golden search_top1.out search -q $Q -d $DB -n 1 --outfmt '6 qseqid sseqid score' --quiet
 golden search_pam250.out search -q $Q -d $DB --matrix PAM250 --gap-open 14 --gap-extend 2 \
     --outfmt '6 qseqid sseqid score evalue qstart qend sstart send cigar' --quiet
