@@ -74,6 +74,14 @@ for b in ref cpu; do
     "$SWGPU" search -q $Q -d $DB --backend $b --quiet > "$T/b_$b.out" 2>&1 &&
         cmp -s "$T/b_$b.out" "$E/search_6.out" && pass || fail "--backend $b: output differs"
 done
+# ... and every CPU instruction set this machine runs
+for isa in scalar sse41 avx2 avx512; do
+    if SWGPU_CPU_ISA=$isa "$SWGPU" search -q $Q -d $DB --backend cpu --quiet > "$T/isa.out" 2> "$T/isa.err"; then
+        cmp -s "$T/isa.out" "$E/search_6.out" && pass || fail "SWGPU_CPU_ISA=$isa: output differs"
+    else
+        skip "SWGPU_CPU_ISA=$isa: $(tail -n 1 "$T/isa.err")"
+    fi
+done
 # thread count does not change the result
 "$SWGPU" search -q $Q -d $DB --threads 1 --quiet > "$T/t1.out" 2>&1 &&
     "$SWGPU" search -q $Q -d $DB --threads 3 --quiet > "$T/t3.out" 2>&1 &&
