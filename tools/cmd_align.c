@@ -116,55 +116,6 @@ static void lib_error(int rc)
     cli_error("%s", m && *m ? m : swgpu_strerror(rc));
 }
 
-/* ----------------------------------------------------- atomic outputs */
-
-static char tmp_out[PATH_MAX + 32], tmp_plot[PATH_MAX + 32];
-
-static void on_signal(int sig)
-{
-    if (tmp_out[0])
-        unlink(tmp_out);
-    if (tmp_plot[0])
-        unlink(tmp_plot);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static FILE *open_tmp(const char *path, char *tmp)
-{
-    FILE *fp;
-    snprintf(tmp, PATH_MAX + 32, "%s.tmp.%ld", path, (long)getpid());
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
-    fp = fopen(tmp, "w");
-    if (!fp) {
-        cli_error("output %s: cannot create %s: %s", path, tmp, strerror(errno));
-        tmp[0] = 0;
-    }
-    return fp;
-}
-
-/* Close and rename; 0 on success. */
-static int close_tmp(FILE *fp, const char *path, char *tmp)
-{
-    int bad = fflush(fp) != 0 || ferror(fp), err = errno;
-    if (fclose(fp) != 0 && !bad) {
-        bad = 1;
-        err = errno;
-    }
-    if (bad) {
-        cli_error("output %s: writing %s failed: %s", path, tmp, strerror(err));
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        cli_error("output %s: cannot rename %s to it: %s", path, tmp, strerror(errno));
-        return -1;
-    }
-    tmp[0] = 0;
-    return 0;
-}
-
 /* ------------------------------------------------------------ progress */
 
 typedef struct {
@@ -542,6 +493,7 @@ int swgpu_cmd_align(int argc, char **argv)
     int nres = 0, best = 0;
     uint8_t *brc = NULL;
     FILE *fp = NULL, *pp = NULL;
+    cli_out_t out = {0}, plotout = {0};
     progress_t prog = { 0, NULL };
 
     memset(res, 0, sizeof res);
@@ -687,9 +639,9 @@ int swgpu_cmd_align(int argc, char **argv)
     }
 
     /* open the outputs first: a bad path fails before hours of work */
-    if (opath && !(fp = open_tmp(opath, tmp_out)))
+    if (!(fp = cli_out_open(&out, opath)))
         goto out;
-    if (plot && !(pp = open_tmp(plot, tmp_plot)))
+    if (plot && !(pp = cli_out_open(&plotout, plot)))
         goto out;
 
     for (int s = 0; s < 2; s++) {
@@ -731,7 +683,7 @@ int swgpu_cmd_align(int argc, char **argv)
         best = 1;
 
     {
-        FILE *f = fp ? fp : stdout;
+        FILE *f = fp;
         const result_t *r = &res[best];
         if (!strcmp(fmt, "sam"))
             write_sam(f, r, argc, argv);
@@ -742,32 +694,15 @@ int swgpu_cmd_align(int argc, char **argv)
         if (pp)
             write_svg(pp, r);
     }
-    if (fp) {
-        FILE *f = fp;
-        fp = NULL;
-        if (close_tmp(f, opath, tmp_out))
-            goto out;
-    } else if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("writing standard output: %s", strerror(errno));
+    fp = pp = NULL;
+    if (cli_out_close(&out) < 0)
         goto out;
-    }
-    if (pp) {
-        FILE *f = pp;
-        pp = NULL;
-        if (close_tmp(f, plot, tmp_plot))
-            goto out;
-    }
+    if (plot && cli_out_close(&plotout) < 0)
+        goto out;
     status = 0;
 out:
-    if (fp)
-        fclose(fp);
-    if (pp)
-        fclose(pp);
-    if (tmp_out[0])
-        remove(tmp_out);
-    if (tmp_plot[0])
-        remove(tmp_plot);
-    tmp_out[0] = tmp_plot[0] = 0;
+    cli_out_abort(&out);
+    cli_out_abort(&plotout);
     for (int k = 0; k < 2; k++)
         swgpu_aln_free(&res[k].aln);
     free(brc);

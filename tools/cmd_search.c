@@ -126,26 +126,6 @@ static void lib_error(int rc)
     cli_error("%s", m && *m ? m : swgpu_strerror(rc));
 }
 
-/* --------------------------------------------------- atomic output file */
-
-static char tmp_path[PATH_MAX + 32]; /* non-empty while the temporary exists */
-
-static void on_signal(int sig)
-{
-    if (tmp_path[0])
-        unlink(tmp_path);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void remove_tmp(void)
-{
-    if (tmp_path[0]) {
-        remove(tmp_path);
-        tmp_path[0] = 0;
-    }
-}
-
 /* ------------------------------------------------------------- summary */
 
 static double peak_rss_mb(void)
@@ -201,7 +181,8 @@ int swgpu_cmd_search(int argc, char **argv)
     swgpu_matrix_t *m = NULL;
     swgpu_search_result_t *res = NULL;
     FILE *fp = NULL;
-    int status = 1, rc, c, direct = 0;
+    int status = 1, rc, c;
+    cli_out_t out = {0};
 
     opterr = 0;
     optind = 1;
@@ -339,38 +320,9 @@ int swgpu_cmd_search(int argc, char **argv)
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;
 
-    /* Output: a regular file (or a new path) is written to a temporary next
-     * to it and renamed when complete.  Anything else that exists - a
-     * device such as /dev/null, a FIFO, a symbolic link - is written in
-     * place: renaming over it would replace it. */
-    if (opath) {
-        struct stat sb;
-        if (lstat(opath, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-            if (S_ISDIR(sb.st_mode)) {
-                cli_error("output %s: is a directory", opath);
-                goto out;
-            }
-            direct = 1;
-            fp = fopen(opath, "w");
-            if (!fp) {
-                cli_error("output %s: cannot open: %s", opath, strerror(errno));
-                goto out;
-            }
-        } else {
-            snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", opath, (long)getpid());
-            signal(SIGINT, on_signal);
-            signal(SIGTERM, on_signal);
-            signal(SIGHUP, on_signal);
-            fp = fopen(tmp_path, "w");
-            if (!fp) {
-                cli_error("output %s: cannot create %s: %s", opath, tmp_path, strerror(errno));
-                tmp_path[0] = 0;
-                goto out;
-            }
-        }
-    } else {
-        fp = stdout;
-    }
+    /* open the output first: a bad path fails before the search runs */
+    if (!(fp = cli_out_open(&out, opath)))
+        goto out;
 
     if ((rc = swgpu_search(queries, db, m, &o, &res)) < 0)
         goto lib_fail;
@@ -380,30 +332,9 @@ int swgpu_cmd_search(int argc, char **argv)
                   msg && *msg ? msg : swgpu_strerror(rc));
         goto out;
     }
-    if (fp == stdout) {
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_error("output (standard output): %s", strerror(errno));
-            goto out;
-        }
-    } else {
-        int bad = fflush(fp) != 0 || ferror(fp);
-        int err = errno;
-        if (fclose(fp) != 0 && !bad) {
-            bad = 1;
-            err = errno;
-        }
-        fp = NULL;
-        if (bad) {
-            cli_error("output %s: writing %s failed: %s", opath, direct ? opath : tmp_path,
-                      strerror(err));
-            goto out;
-        }
-        if (!direct && rename(tmp_path, opath) != 0) {
-            cli_error("output %s: cannot rename %s to it: %s", opath, tmp_path, strerror(errno));
-            goto out;
-        }
-        tmp_path[0] = 0;
-    }
+    fp = NULL;
+    if (cli_out_close(&out) < 0)
+        goto out;
 
     if (verbosity > 0) {
         double wall = cli_elapsed();
@@ -423,9 +354,7 @@ int swgpu_cmd_search(int argc, char **argv)
 lib_fail:
     lib_error(rc);
 out:
-    if (fp && fp != stdout)
-        fclose(fp);
-    remove_tmp();
+    cli_out_abort(&out);
     swgpu_search_result_destroy(res);
     swgpu_matrix_destroy(m);
     swgpu_db_destroy(db);

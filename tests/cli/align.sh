@@ -116,4 +116,15 @@ expect_error "negative gap" 'negative' $A $B --gap-open -1
 expect_error "matrix on dna" 'protein only' $A $B --matrix BLOSUM62
 expect_error "bad output dir" 'cannot create' $A $B -o "$T/no/such/dir/x.txt"
 if [ -e "$T/err.out" ] && [ ! -s "$T/err.out" ]; then pass; else fail "errors printed to stdout"; fi
+
+# -o and --plot onto a symbolic link write through it and keep the link
+: > "$T/target.txt"; ln -s "$T/target.txt" "$T/link.txt"
+: > "$T/ptarget.svg"; ln -s "$T/ptarget.svg" "$T/plink.svg"
+if "$SWGPU" align $A $B --quiet -o "$T/link.txt" --plot "$T/plink.svg" && [ -L "$T/link.txt" ] &&
+   [ -L "$T/plink.svg" ] && grep -q score "$T/target.txt" && grep -q '<svg' "$T/ptarget.svg"; then
+    pass
+else
+    fail "output through a symbolic link"
+fi
+if ls "$T"/*.tmp.* >/dev/null 2>&1; then fail "temporary left behind"; else pass; fi
 finish
