@@ -282,24 +282,59 @@ static void test_saturation(void)
     free(q[0]);
 }
 
+/* Lane refill: one long sequence and many short ones (which the engine
+ * packs into the long one's unit, several per lane), some of them copies of
+ * query stretches that saturate 8 bits, so saturated and exact sequences
+ * follow each other in the same lane. */
+static void test_refill(void)
+{
+    uint64_t rng = 77;
+    swgpu_matrix_t *mp = NULL;
+    uint8_t *seqs[460], *q[3];
+    size_t lens[460], ql[3] = {150, 1, 61}, i, nseq = 460;
+    tdb_t d;
+
+    if (swgpu_matrix_builtin("BLOSUM62", &mp)) {
+        CHECK(0, "BLOSUM62: %s", swgpu_last_error());
+        return;
+    }
+    for (i = 0; i < 3; i++) {
+        q[i] = malloc(ql[i]);
+        random_seq(q[i], ql[i], 20, &rng);
+    }
+    for (i = 0; i < nseq; i++) {
+        lens[i] = i == 7 ? 2000 : 1 + (size_t)(tap_rand(&rng) % 100);
+        if (i % 23 == 5) lens[i] = 100 + i % 50; /* q[0] stretches: 8-bit saturates */
+        seqs[i] = malloc(lens[i]);
+        random_seq(seqs[i], lens[i], 24, &rng);
+        if (i % 23 == 5) memcpy(seqs[i], q[0], lens[i] < ql[0] ? lens[i] : ql[0]);
+    }
+    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, nseq);
+    check_engine("refill", &d, mp, 11, 1, q, ql, 3);
+    tdb_free(&d);
+    for (i = 0; i < nseq; i++) free(seqs[i]);
+    for (i = 0; i < 3; i++) free(q[i]);
+    swgpu_matrix_destroy(mp);
+}
+
 /* Empty query: every score 0; a database of one sequence of length 1. */
 static void test_edges(void)
 {
     uint64_t rng = 5;
     swgpu_matrix_t m;
-    uint8_t one[1] = {3}, *seqs[1] = {one}, *q[2];
+    uint8_t one[1] = {3}, none[1] = {0}, *seqs[2] = {one, none}, *q[2];
     uint8_t qa[1] = {3}, qb[3] = {1, 3, 2};
-    size_t lens[1] = {1}, ql[2] = {1, 3};
+    size_t lens[2] = {1, 0}, ql[2] = {1, 3};
     tdb_t d;
     matrix_random(&m, SWGPU_PROTEIN, -4, 11, &rng);
     q[0] = qa;
     q[1] = qb;
-    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 1);
-    check_engine("one residue", &d, &m, 11, 1, q, ql, 2);
+    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 2);
+    check_engine("one residue and an empty sequence", &d, &m, 11, 1, q, ql, 2);
 
     swgpu_opts_t o;
     void *st = NULL;
-    int32_t sc[1] = {-1};
+    int32_t sc[2] = {-1, -1};
     memset(&o, 0, sizeof o);
     o.gap_open = 11;
     o.gap_extend = 1;
@@ -307,6 +342,7 @@ static void test_edges(void)
     if (st) {
         CHECK_EQ_INT(swgpu__engine_cpu.scan(st, qa, 0, sc, NULL), 0);
         CHECK_EQ_INT(sc[0], 0);
+        CHECK_EQ_INT(sc[1], 0);
         swgpu__engine_cpu.destroy(st);
     }
     swgpu__engine_cpu.destroy(NULL);
@@ -338,6 +374,7 @@ int main(void)
     swgpu_matrix_destroy(mp);
 
     test_edges();
+    test_refill();
     /* BLOSUM62 with every gap pair; each other matrix with one pair */
     test_random(SWGPU_PROTEIN, prot, 1, gaps, 5, 300, 1);
     for (i = 1; i < 9; i++)

@@ -23,4 +23,19 @@ void cli_error(const char *fmt, ...)
     ;
 double cli_elapsed(void);
 
+/* An output file written atomically (see outfile.c).  path NULL: stdout. */
+#include <limits.h>
+#include <stdio.h>
+typedef struct {
+    const char *path;
+    char tmp[PATH_MAX + 32]; /* non-empty while a temporary exists */
+    FILE *fp;
+} cli_out_t;
+/* Open; NULL after printing an error. */
+FILE *cli_out_open(cli_out_t *o, const char *path);
+/* Flush, close and rename into place; -1 after printing an error. */
+int cli_out_close(cli_out_t *o);
+/* Close and remove the temporary (safe to call twice or when unopened). */
+void cli_out_abort(cli_out_t *o);
+
 #endif

@@ -5,7 +5,8 @@
  * With -o FILE the output goes to FILE.tmp.<pid>, renamed to FILE only once
  * everything was written; on any failure (or SIGINT/SIGTERM/SIGHUP) the
  * temporary file is removed, so a complete-looking truncated file is never
- * left behind.
+ * left behind.  An existing FILE that is not a regular file (/dev/null, a
+ * FIFO, a symbolic link) is written in place instead.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *fp)
@@ -49,7 +51,7 @@ static void usage(FILE *fp)
           "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
-          "      --no-align         scores only, no alignments (alignment columns are empty)\n"
+          "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "\n"
           "execution:\n"
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"
@@ -124,26 +126,6 @@ static void lib_error(int rc)
     cli_error("%s", m && *m ? m : swgpu_strerror(rc));
 }
 
-/* --------------------------------------------------- atomic output file */
-
-static char tmp_path[PATH_MAX + 32]; /* non-empty while the temporary exists */
-
-static void on_signal(int sig)
-{
-    if (tmp_path[0])
-        unlink(tmp_path);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void remove_tmp(void)
-{
-    if (tmp_path[0]) {
-        remove(tmp_path);
-        tmp_path[0] = 0;
-    }
-}
-
 /* ------------------------------------------------------------- summary */
 
 static double peak_rss_mb(void)
@@ -200,6 +182,7 @@ int swgpu_cmd_search(int argc, char **argv)
     swgpu_search_result_t *res = NULL;
     FILE *fp = NULL;
     int status = 1, rc, c;
+    cli_out_t out = {0};
 
     opterr = 0;
     optind = 1;
@@ -337,49 +320,21 @@ int swgpu_cmd_search(int argc, char **argv)
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;
 
-    /* Output: a temporary next to the destination, renamed when complete. */
-    if (opath) {
-        snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", opath, (long)getpid());
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        signal(SIGHUP, on_signal);
-        fp = fopen(tmp_path, "w");
-        if (!fp) {
-            cli_error("output %s: cannot create %s: %s", opath, tmp_path, strerror(errno));
-            tmp_path[0] = 0;
-            goto out;
-        }
-    } else {
-        fp = stdout;
-    }
+    /* open the output first: a bad path fails before the search runs */
+    if (!(fp = cli_out_open(&out, opath)))
+        goto out;
 
     if ((rc = swgpu_search(queries, db, m, &o, &res)) < 0)
         goto lib_fail;
-    if ((rc = swgpu_outfmt_write(fmt, fp, res, queries, db, m, &o)) < 0)
-        goto lib_fail;
-    if (fp == stdout) {
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_error("writing standard output: %s", strerror(errno));
-            goto out;
-        }
-    } else {
-        int bad = fflush(fp) != 0 || ferror(fp);
-        int err = errno;
-        if (fclose(fp) != 0 && !bad) {
-            bad = 1;
-            err = errno;
-        }
-        fp = NULL;
-        if (bad) {
-            cli_error("output %s: writing %s failed: %s", opath, tmp_path, strerror(err));
-            goto out;
-        }
-        if (rename(tmp_path, opath) != 0) {
-            cli_error("output %s: cannot rename %s to it: %s", opath, tmp_path, strerror(errno));
-            goto out;
-        }
-        tmp_path[0] = 0;
+    if ((rc = swgpu_outfmt_write(fmt, fp, res, queries, db, m, &o)) < 0) {
+        const char *msg = swgpu_last_error();
+        cli_error("output %s: %s", opath ? opath : "(standard output)",
+                  msg && *msg ? msg : swgpu_strerror(rc));
+        goto out;
     }
+    fp = NULL;
+    if (cli_out_close(&out) < 0)
+        goto out;
 
     if (verbosity > 0) {
         double wall = cli_elapsed();
@@ -399,9 +354,7 @@ int swgpu_cmd_search(int argc, char **argv)
 lib_fail:
     lib_error(rc);
 out:
-    if (fp && fp != stdout)
-        fclose(fp);
-    remove_tmp();
+    cli_out_abort(&out);
     swgpu_search_result_destroy(res);
     swgpu_matrix_destroy(m);
     swgpu_db_destroy(db);

@@ -40,9 +40,15 @@ typedef struct {
     int8_t row8[SWGPU_NCODES * SWGPU_NCODES];
     int16_t row16[SWGPU_NCODES * SWGPU_NCODES];
     uint8_t row16b[SWGPU_NCODES * 2 * SWGPU_NCODES];
-    size_t nbatch;              /* batches of k->lanes8 sequences (sorted order) */
-    uint64_t *bcol;             /* nbatch+1 column offsets: batch b is columns [bcol[b], bcol[b+1]) */
-    uint8_t *cols;              /* interleaved residues, bcol[nbatch] * lanes8 bytes */
+    /* the 8-bit layout: units of k->lanes8 lanes, longest first (see layout_db) */
+    size_t nunit;
+    uint64_t *ucol;             /* nunit+1: unit u is columns [ucol[u], ucol[u+1]) of cols */
+    uint8_t *cols;              /* interleaved residues, ucol[nunit] * lanes8 bytes */
+    size_t *uev;                /* nunit+1: unit u's refill events are events[uev[u] ...] */
+    swgpu__sw_event_t *events;
+    size_t *uslot;              /* nunit+1: unit u's kernel outputs map to slot_k[uslot[u] ...] */
+    uint32_t *slot_k;           /* sorted index of each output, NO_SEQ for an empty lane */
+    size_t max_slots;           /* most outputs of one unit */
 } cpu_state_t;
 
 /* ------------------------------------------------------ instruction sets */
@@ -138,56 +144,160 @@ static void cpu_destroy(void *state)
 {
     cpu_state_t *s = state;
     if (!s) return;
-    free(s->bcol);
+    free(s->ucol);
     free(s->cols);
+    free(s->uev);
+    free(s->events);
+    free(s->uslot);
+    free(s->slot_k);
     free(s);
 }
 
-/* Lay the database out in batches of lanes sequences (sorted order),
- * residues interleaved column by column, each batch padded with SWGPU__PAD
- * to a multiple of SWGPU__COLS columns. */
+#define NO_SEQ UINT32_MAX
+
+/* One sequence's place in the layout. */
+typedef struct {
+    uint64_t col;  /* first column within its unit */
+    uint32_t k;    /* sorted index */
+    uint32_t lane;
+} place_t;
+
+static int place_cmp(const void *a, const void *b)
+{
+    const place_t *x = a, *y = b;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+/*
+ * Lay the database out in units of `lanes` lanes, residues interleaved
+ * column by column, each sequence padded with SWGPU__PAD to a multiple of
+ * SWGPU__COLS columns.  Sequences are placed longest first: a unit is as
+ * wide as its first (longest) sequence, and each next sequence goes to the
+ * unit's least-loaded lane if it still fits there; otherwise it opens the
+ * next unit.  Where lengths are close (most of a length-sorted database)
+ * that is one sequence per lane; in the long tail, lanes are refilled with
+ * shorter sequences instead of idling (see sw_template.h), which removes
+ * most of the padding of plain batches.  Units come out longest first,
+ * the order in which threads take them.  Empty sequences get no place
+ * (their score is 0).
+ */
 static int layout_db(cpu_state_t *s, int lanes)
 {
     const swgpu_db_t *db = s->db;
-    size_t nb = (size_t)((db->n + (uint64_t)lanes - 1) / (uint64_t)lanes), b;
-    uint64_t total = 0;
+    const uint64_t n = db->n;
+    place_t *pl = NULL;
+    uint64_t *load = NULL, width = 0, total = 0;
+    size_t nunit = 0, u, nplaced = 0, nev = 0, nslot = 0;
+    size_t *ufirst = NULL; /* unit u holds pl[ufirst[u] .. ufirst[u+1]) */
+    int rc = SWGPU_ENOMEM, l;
 
-    s->nbatch = nb;
-    s->bcol = malloc((nb + 1) * sizeof *s->bcol);
-    if (!s->bcol) return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory for %zu batches", nb);
-    for (b = 0; b < nb; b++) {
-        uint64_t k0 = (uint64_t)b * (uint64_t)lanes, k1 = k0 + (uint64_t)lanes, k, maxlen = 0;
-        if (k1 > db->n) k1 = db->n;
-        for (k = k0; k < k1; k++)
-            if (db->off[k + 1] - db->off[k] > maxlen) maxlen = db->off[k + 1] - db->off[k];
-        s->bcol[b] = total;
-        total += (maxlen + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
+    if (n > UINT32_MAX) return swgpu__fail(SWGPU_EDB, "cpu engine: more than 2^32 sequences");
+    pl = malloc((size_t)n * sizeof *pl);
+    ufirst = malloc(((size_t)n + 1) * sizeof *ufirst);
+    load = calloc((size_t)lanes, sizeof *load);
+    if (!pl || !ufirst || !load) goto nomem;
+    for (uint64_t kk = n; kk-- > 0;) {
+        uint64_t len = db->off[kk + 1] - db->off[kk];
+        uint64_t x = (len + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
+        int best = 0;
+        if (len == 0) continue;
+        for (l = 1; l < lanes; l++)
+            if (load[l] < load[best]) best = l;
+        if (nplaced == 0 || load[best] + x > width) { /* open a unit */
+            ufirst[nunit++] = nplaced;
+            width = x;
+            memset(load, 0, (size_t)lanes * sizeof *load);
+            best = 0;
+        }
+        pl[nplaced].col = load[best];
+        pl[nplaced].k = (uint32_t)kk;
+        pl[nplaced].lane = (uint32_t)best;
+        load[best] += x;
+        nplaced++;
     }
-    s->bcol[nb] = total;
-    if (total > SIZE_MAX / (uint64_t)lanes - 64)
-        return swgpu__fail(SWGPU_ENOMEM, "cpu engine: database layout too large");
+    ufirst[nunit] = nplaced;
+
+    s->nunit = nunit;
+    s->ucol = malloc((nunit + 1) * sizeof *s->ucol);
+    s->uev = malloc((nunit + 1) * sizeof *s->uev);
+    s->uslot = malloc((nunit + 1) * sizeof *s->uslot);
+    /* at most one event and one extra output per placed sequence */
+    s->events = malloc((nplaced + 1) * sizeof *s->events);
+    s->slot_k = malloc((nplaced + nunit * (size_t)lanes + 1) * sizeof *s->slot_k);
+    if (!s->ucol || !s->uev || !s->uslot || !s->events || !s->slot_k) goto nomem;
+    for (u = 0; u < nunit; u++) {
+        uint64_t ncols = 0;
+        for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) {
+            uint64_t k = pl[i].k, len = db->off[k + 1] - db->off[k];
+            uint64_t end = pl[i].col + (len + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
+            if (end > ncols) ncols = end;
+        }
+        s->ucol[u] = total;
+        total += ncols;
+    }
+    s->ucol[nunit] = total;
+    if (total > (SIZE_MAX - 64) / (uint64_t)lanes) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: database layout too large");
+        goto fail;
+    }
     s->cols = aligned_alloc(64, ((size_t)total * (size_t)lanes + 63) / 64 * 64 + 64);
-    if (!s->cols)
-        return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory for the database layout (%llu bytes)",
-                           (unsigned long long)(total * (uint64_t)lanes));
+    if (!s->cols) goto nomem;
     memset(s->cols, SWGPU__PAD, (size_t)total * (size_t)lanes);
-    for (b = 0; b < nb; b++) {
-        uint8_t *base = s->cols + (size_t)s->bcol[b] * (size_t)lanes;
-        uint64_t k0 = (uint64_t)b * (uint64_t)lanes;
-        for (int l = 0; l < lanes && k0 + (uint64_t)l < db->n; l++) {
-            uint64_t k = k0 + (uint64_t)l;
+
+    for (u = 0; u < nunit; u++) {
+        place_t *p = pl + ufirst[u];
+        size_t np = ufirst[u + 1] - ufirst[u], i;
+        uint32_t prev[64];
+        uint8_t *base = s->cols + (size_t)s->ucol[u] * (size_t)lanes;
+
+        for (i = 0; i < np; i++) {
+            uint64_t k = p[i].k, len = db->off[k + 1] - db->off[k];
             const uint8_t *r = db->res + db->off[k];
-            uint64_t len = db->off[k + 1] - db->off[k];
+            uint8_t *dst = base + (size_t)p[i].col * (size_t)lanes + p[i].lane;
             for (uint64_t j = 0; j < len; j++) {
-                if (r[j] >= SWGPU__PAD)
-                    return swgpu__fail(SWGPU_EDB, "cpu engine: database sequence %u (sorted %llu): "
-                                       "residue code %u out of range", db->orig[k],
-                                       (unsigned long long)k, r[j]);
-                base[j * (uint64_t)lanes + (uint64_t)l] = r[j];
+                if (r[j] >= SWGPU__PAD) {
+                    rc = swgpu__fail(SWGPU_EDB, "cpu engine: database sequence %u (sorted %llu): "
+                                     "residue code %u out of range", db->orig[k],
+                                     (unsigned long long)k, r[j]);
+                    goto fail;
+                }
+                dst[j * (uint64_t)lanes] = r[j];
             }
         }
+        /* events in column order; each reports the lanes' previous sequences */
+        qsort(p, np, sizeof *p, place_cmp);
+        for (l = 0; l < lanes; l++) prev[l] = NO_SEQ;
+        s->uev[u] = nev;
+        s->uslot[u] = nslot;
+        for (i = 0; i < np; i++) {
+            if (p[i].col > 0) {
+                if (nev == s->uev[u] || s->events[nev - 1].col != p[i].col) {
+                    s->events[nev].col = p[i].col;
+                    s->events[nev].lanes = 0;
+                    nev++;
+                }
+                s->events[nev - 1].lanes |= (uint64_t)1 << p[i].lane;
+                s->slot_k[nslot++] = prev[p[i].lane];
+            }
+            prev[p[i].lane] = p[i].k;
+        }
+        for (l = 0; l < lanes; l++) s->slot_k[nslot++] = prev[l];
+        if (nslot - s->uslot[u] > s->max_slots) s->max_slots = nslot - s->uslot[u];
     }
-    return SWGPU_OK;
+    s->uev[nunit] = nev;
+    s->uslot[nunit] = nslot;
+    rc = SWGPU_OK;
+    goto done;
+nomem:
+    rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory for the database layout (%llu sequences)",
+                     (unsigned long long)n);
+fail:
+done:
+    free(pl);
+    free(ufirst);
+    free(load);
+    return rc;
 }
 
 int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
@@ -326,6 +436,7 @@ typedef struct {
     atomic_int failed;           /* a thread ran out of memory */
     void **work;                 /* per thread: kernel scratch */
     int32_t **work32;            /* per thread: scalar scratch */
+    int32_t **best8;             /* per thread: outputs of one 8-bit unit */
 } scan_ctx_t;
 
 typedef struct {
@@ -333,17 +444,18 @@ typedef struct {
     int tid;
 } scan_arg_t;
 
-/* Phase 1: batch b of the precomputed layout at 8 bits. */
-static void phase8_batch(scan_ctx_t *c, size_t b, void *work)
+/* Phase 1: unit u of the precomputed layout at 8 bits; best holds
+ * s->max_slots outputs. */
+static void phase8_unit(scan_ctx_t *c, size_t u, void *work, int32_t *best)
 {
     const cpu_state_t *s = c->s;
-    const int lanes = s->k->lanes8;
-    int32_t best[64];
-    size_t k0 = b * (size_t)lanes;
-    s->k->batch8(&c->qp, s->cols + (size_t)s->bcol[b] * (size_t)lanes,
-                 (size_t)(s->bcol[b + 1] - s->bcol[b]), work, best);
-    for (int l = 0; l < lanes && k0 + (size_t)l < s->db->n; l++)
-        c->scores[k0 + (size_t)l] = best[l];
+    const size_t lanes = (size_t)s->k->lanes8;
+    size_t i, n = s->uslot[u + 1] - s->uslot[u];
+    const uint32_t *slot_k = s->slot_k + s->uslot[u];
+    s->k->batch8(&c->qp, s->cols + (size_t)s->ucol[u] * lanes, (size_t)(s->ucol[u + 1] - s->ucol[u]),
+                 s->events + s->uev[u], s->uev[u + 1] - s->uev[u], work, best);
+    for (i = 0; i < n; i++)
+        if (slot_k[i] != NO_SEQ) c->scores[slot_k[i]] = best[i];
 }
 
 /* Phase 2: targets ov[g*lanes16 ...] interleaved into cols, scored at 16 bits. */
@@ -371,7 +483,7 @@ static void phase16_group(scan_ctx_t *c, size_t g, void *work, uint8_t *cols)
         for (size_t j = 0; j < len; j++)
             cols[j * (size_t)lanes + (size_t)l] = r[j];
     }
-    s->k->batch16(&c->qp, cols, ncols, work, best);
+    s->k->batch16(&c->qp, cols, ncols, NULL, 0, work, best);
     for (l = 0; l < (int)n; l++)
         c->scores[c->ov[i0 + (size_t)l]] = best[l];
 }
@@ -414,8 +526,9 @@ static void *scan_worker(void *argp)
     size_t i;
 
     if (s->use8) {
-        while ((i = atomic_fetch_add(&c->next, 1)) < s->nbatch)
-            phase8_batch(c, s->nbatch - 1 - i, work); /* longest batches first */
+        int32_t *best = c->best8[arg->tid];
+        while ((i = atomic_fetch_add(&c->next, 1)) < s->nunit)
+            phase8_unit(c, i, work, best); /* units come longest first */
         if (barrier_wait(c)) collect(c, CEIL8);
         barrier_wait(c);
     } else if (s->use16) {
@@ -469,10 +582,9 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
         return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
                            "to %llu with matrix maximum %d may exceed the 32-bit score range",
                            qlen, (unsigned long long)db->max_len, s->m.max);
-    if (qlen == 0) {
-        memset(scores, 0, (size_t)db->n * sizeof *scores);
-        return SWGPU_OK;
-    }
+    /* 0 for empty sequences, which have no place in the 8-bit layout */
+    memset(scores, 0, (size_t)db->n * sizeof *scores);
+    if (qlen == 0) return SWGPU_OK;
     for (i = 0; i < qlen; i++) {
         if (q[i] >= SWGPU__PAD)
             return swgpu__fail(SWGPU_EINVAL, "cpu engine: query position %zu: residue code %u out of range",
@@ -495,7 +607,7 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
     c.qp.gap_e = s->gap_extend;
     c.scores = scores;
     nt = s->threads;
-    if (s->use8 && (size_t)nt > s->nbatch) nt = (int)s->nbatch;
+    if (s->use8 && (size_t)nt > s->nunit) nt = (int)s->nunit;
     if (nt < 1) nt = 1;
     c.nthreads = nt;
     atomic_init(&c.next, 0);
@@ -503,11 +615,13 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
     c.ov = malloc((size_t)db->n * sizeof *c.ov);
     c.work = calloc((size_t)nt, sizeof *c.work);
     c.work32 = calloc((size_t)nt, sizeof *c.work32);
-    if (!c.ov || !c.work || !c.work32) goto nomem;
+    c.best8 = calloc((size_t)nt, sizeof *c.best8);
+    if (!c.ov || !c.work || !c.work32 || !c.best8) goto nomem;
     work_bytes = s->k ? swgpu__sw_work_size(qlen, s->k->bytes) : 0;
     for (t = 0; t < nt; t++) {
         if (s->k && !(c.work[t] = aligned_alloc(64, (work_bytes + 63) / 64 * 64))) goto nomem;
         if (!(c.work32[t] = malloc(2 * (qlen + 1) * sizeof(int32_t)))) goto nomem;
+        if (s->use8 && !(c.best8[t] = malloc(s->max_slots * sizeof(int32_t)))) goto nomem;
     }
     if (barrier_init(&c.barrier, nt)) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: cannot create a thread barrier");
@@ -539,6 +653,9 @@ done:
         for (t = 0; t < nt; t++) free(c.work[t]);
     if (c.work32)
         for (t = 0; t < nt; t++) free(c.work32[t]);
+    if (c.best8)
+        for (t = 0; t < nt; t++) free(c.best8[t]);
+    free(c.best8);
     free(c.work);
     free(c.work32);
     free(c.ov);

@@ -23,8 +23,8 @@
  *  of the lane width, so nothing past a sequence's end can raise its score. */
 #define SWGPU__PAD 31
 
-/** Batches are padded to a multiple of this many columns; kernels process
- *  this many database columns per pass over the query. */
+/** Sequences are padded to a multiple of this many columns; kernels
+ *  process this many database columns per pass over the query. */
 #define SWGPU__COLS 4
 
 typedef enum {
@@ -58,18 +58,32 @@ typedef struct {
     int gap_oe, gap_e;
 } swgpu__sw_query_t;
 
+/** Lane refill: at column col (a multiple of SWGPU__COLS) the lanes whose
+ *  bits are set in lanes start a new sequence. */
+typedef struct {
+    uint64_t col;
+    uint64_t lanes;
+} swgpu__sw_event_t;
+
 /**
- * A batch kernel: scores the query against lanes sequences whose residues
- * are interleaved in cols (ncols columns, ncols a multiple of SWGPU__COLS).
- *  work   scratch of at least swgpu__sw_work_size(qlen, bytes) bytes,
- *         64-byte aligned, owned by the calling thread
- *  best   lanes outputs: the lane's best score, exact when below the width's
- *         ceiling (255 for 8 bits, 65535 for 16 bits); equal to the ceiling
- *         when the lane saturated (the caller rescores it wider).  Needs
- *         gap_oe <= 127 (8 bits) or 32767 (16 bits).
+ * A batch kernel: scores the query against the sequences whose residues
+ * are interleaved in cols (ncols columns, a multiple of SWGPU__COLS; lanes
+ * as the kernel's width).
+ *  events  nev refill events in ascending column order (NULL, 0: one
+ *          sequence per lane)
+ *  work    scratch of at least swgpu__sw_work_size(qlen, bytes) bytes,
+ *          64-byte aligned, owned by the calling thread
+ *  best    the best score of every sequence: first, event by event, one per
+ *          set lane bit in ascending lane order (the sequences that ended
+ *          before the event), then one per lane (the last sequences).
+ *          Exact when below the width's ceiling (255 for 8 bits, 65535 for
+ *          16 bits); equal to the ceiling when the sequence saturated (the
+ *          caller rescores it wider).
+ * Needs gap_oe <= 127 (8 bits) or 32767 (16 bits).
  */
 typedef void (*swgpu__sw_batch_fn)(const swgpu__sw_query_t *qp, const uint8_t *cols,
-                                   size_t ncols, void *work, int32_t *best);
+                                   size_t ncols, const swgpu__sw_event_t *events, size_t nev,
+                                   void *work, int32_t *best);
 
 /** The kernels of one instruction set. */
 typedef struct {

@@ -58,6 +58,7 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_ADDS _mm256_adds_epi8
 #define SW_SUBS _mm256_subs_epi8
 #define SW_MAX _mm256_max_epi8
+#define SW_BLEND(a, b, m) _mm256_blendv_epi8(a, b, m)
 #define SW_PROFILE profile8
 #include "simd/sw_template.h"
 #undef SW_NAME
@@ -69,6 +70,7 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
 #undef SW_ADDS
 #undef SW_SUBS
 #undef SW_MAX
+#undef SW_BLEND
 #undef SW_PROFILE
 
 #define SW_NAME batch16
@@ -80,6 +82,7 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_ADDS _mm256_adds_epi16
 #define SW_SUBS _mm256_subs_epi16
 #define SW_MAX _mm256_max_epi16
+#define SW_BLEND(a, b, m) _mm256_blendv_epi8(a, b, m)
 #define SW_PROFILE profile16
 #include "simd/sw_template.h"
 

@@ -46,6 +46,7 @@ static inline void profile16(__m512i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_ADDS _mm512_adds_epi8
 #define SW_SUBS _mm512_subs_epi8
 #define SW_MAX _mm512_max_epi8
+#define SW_BLEND(a, b, m) _mm512_mask_blend_epi8(_mm512_movepi8_mask(m), a, b)
 #define SW_PROFILE profile8
 #include "simd/sw_template.h"
 #undef SW_NAME
@@ -57,6 +58,7 @@ static inline void profile16(__m512i *prof, const uint8_t *col, const swgpu__sw_
 #undef SW_ADDS
 #undef SW_SUBS
 #undef SW_MAX
+#undef SW_BLEND
 #undef SW_PROFILE
 
 #define SW_NAME batch16
@@ -68,6 +70,7 @@ static inline void profile16(__m512i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_ADDS _mm512_adds_epi16
 #define SW_SUBS _mm512_subs_epi16
 #define SW_MAX _mm512_max_epi16
+#define SW_BLEND(a, b, m) _mm512_mask_blend_epi8(_mm512_movepi8_mask(m), a, b)
 #define SW_PROFILE profile16
 #include "simd/sw_template.h"
 

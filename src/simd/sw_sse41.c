@@ -51,6 +51,7 @@ static inline void profile16(__m128i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_ADDS _mm_adds_epi8
 #define SW_SUBS _mm_subs_epi8
 #define SW_MAX _mm_max_epi8
+#define SW_BLEND(a, b, m) _mm_blendv_epi8(a, b, m)
 #define SW_PROFILE profile8
 #include "simd/sw_template.h"
 #undef SW_NAME
@@ -62,6 +63,7 @@ static inline void profile16(__m128i *prof, const uint8_t *col, const swgpu__sw_
 #undef SW_ADDS
 #undef SW_SUBS
 #undef SW_MAX
+#undef SW_BLEND
 #undef SW_PROFILE
 
 #define SW_NAME batch16
@@ -73,6 +75,7 @@ static inline void profile16(__m128i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_ADDS _mm_adds_epi16
 #define SW_SUBS _mm_subs_epi16
 #define SW_MAX _mm_max_epi16
+#define SW_BLEND(a, b, m) _mm_blendv_epi8(a, b, m)
 #define SW_PROFILE profile16
 #include "simd/sw_template.h"
 

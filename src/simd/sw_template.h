@@ -8,6 +8,7 @@
  *   SW_SET1(x)       broadcast
  *   SW_ADDS, SW_SUBS signed saturating add / subtract
  *   SW_MAX           signed maximum
+ *   SW_BLEND(a,b,m)  bytes of b where the bytes of m are 0xff, else a
  *   SW_PROFILE(prof, col, qp)
  *                    for each letter a of qp->letters: prof[a] = the
  *                    scores of a against the SW_LANES codes at col
@@ -34,7 +35,15 @@
  * query, keeping per column the F value and the H of the row above in
  * registers; per query row it reads and writes one H and one E vector
  * (the values at the block's right edge).
+ *
+ * Lane refill: a lane may hold several sequences one after the other, each
+ * starting at a multiple of SWGPU__COLS columns.  Before the block where
+ * sequences start (an event), the kernel reports the best of the lanes'
+ * previous sequences and resets those lanes' H, E and best to 0; F and the
+ * registers start at 0 in every block anyway.
  */
+
+_Static_assert(SWGPU__COLS == 4, "the kernel body below walks 4 columns");
 
 /* One cell of row i, column j+C: X holds H(i-1, j+C-1) + s on entry (the
  * saturating add), H(i, j+C) on exit; F is F entering the cell, E the E
@@ -48,7 +57,7 @@
     } while (0)
 
 static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t ncols,
-                    void *work, int32_t *best)
+                    const swgpu__sw_event_t *events, size_t nev, void *work, int32_t *best)
 {
     const size_t qlen = qp->qlen;
     const uint8_t *q = qp->q;
@@ -60,7 +69,7 @@ static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t nco
     const SW_V ve = SW_SET1(qp->gap_e);
     SW_V vbest = zero;
     SW_T out[SW_LANES];
-    size_t i, j;
+    size_t i, j, k = 0;
     int c;
 
     for (i = 0; i < qlen; i++) {
@@ -68,16 +77,32 @@ static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t nco
         ev[i] = zero;
     }
     for (j = 0; j < ncols; j += SWGPU__COLS) {
+        if (k < nev && events[k].col == j) {
+            /* new sequences start in the event's lanes: report the best
+             * of the ones that ended, then restart those lanes at 0 */
+            uint8_t mb[sizeof(SW_V)];
+            SW_V m;
+            memcpy(out, &vbest, sizeof out);
+            memset(mb, 0, sizeof mb);
+            for (c = 0; c < SW_LANES; c++)
+                if (events[k].lanes >> c & 1) {
+                    *best++ = (int32_t)out[c] - SW_MIN;
+                    memset(mb + c * sizeof(SW_T), 0xff, sizeof(SW_T));
+                }
+            memcpy(&m, mb, sizeof m);
+            vbest = SW_BLEND(vbest, zero, m);
+            for (i = 0; i < qlen; i++) {
+                hv[i] = SW_BLEND(hv[i], zero, m);
+                ev[i] = SW_BLEND(ev[i], zero, m);
+            }
+            k++;
+        }
         for (c = 0; c < SWGPU__COLS; c++)
             SW_PROFILE(prof + c * SWGPU_NCODES, cols + (j + (size_t)c) * SW_LANES, qp);
         /* fC: F entering row i of column j+C; uC: H of row i-1, column j+C;
          * diag: H of row i-1, column j-1 (the block's left edge) */
         SW_V diag = zero, f0 = zero, f1 = zero, f2 = zero, f3 = zero;
         SW_V u0 = zero, u1 = zero, u2 = zero;
-#if SWGPU__COLS == 8
-        SW_V f4 = zero, f5 = zero, f6 = zero, f7 = zero;
-        SW_V u3 = zero, u4 = zero, u5 = zero, u6 = zero;
-#endif
         for (i = 0; i < qlen; i++) {
             const SW_V *p = prof + q[i];
             SW_V e = ev[i], t;
@@ -85,16 +110,7 @@ static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t nco
             SW_V x1 = SW_ADDS(u0, p[1 * SWGPU_NCODES]);
             SW_V x2 = SW_ADDS(u1, p[2 * SWGPU_NCODES]);
             SW_V x3 = SW_ADDS(u2, p[3 * SWGPU_NCODES]);
-#if SWGPU__COLS == 8
-            SW_V x4 = SW_ADDS(u3, p[4 * SWGPU_NCODES]);
-            SW_V x5 = SW_ADDS(u4, p[5 * SWGPU_NCODES]);
-            SW_V x6 = SW_ADDS(u5, p[6 * SWGPU_NCODES]);
-            SW_V x7 = SW_ADDS(u6, p[7 * SWGPU_NCODES]);
-            vbest = SW_MAX(vbest, SW_MAX(SW_MAX(SW_MAX(x0, x1), SW_MAX(x2, x3)),
-                                         SW_MAX(SW_MAX(x4, x5), SW_MAX(x6, x7))));
-#else
             vbest = SW_MAX(vbest, SW_MAX(SW_MAX(x0, x1), SW_MAX(x2, x3)));
-#endif
             diag = hv[i];
             SW_CELL(x0, f0);
             SW_CELL(x1, f1);
@@ -103,19 +119,7 @@ static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t nco
             u0 = x0;
             u1 = x1;
             u2 = x2;
-#if SWGPU__COLS == 8
-            SW_CELL(x4, f4);
-            SW_CELL(x5, f5);
-            SW_CELL(x6, f6);
-            SW_CELL(x7, f7);
-            u3 = x3;
-            u4 = x4;
-            u5 = x5;
-            u6 = x6;
-            hv[i] = x7;
-#else
             hv[i] = x3;
-#endif
             ev[i] = e;
         }
     }

@@ -128,6 +128,17 @@ ls "$T" | grep -q '\.tmp\.' && fail "a failed run left a temporary file: $(ls "$
 bad "-o into a missing directory" "nodir/out\.tsv.*(No such file|cannot create)" \
     search -q $Q -d $DB -o "$T/nodir/out.tsv"
 
+# a full disk: the write error is reported (exit 1), never a silent success
+if [ -c /dev/full ]; then
+    bad "-o onto a full device" "output /dev/full: .*No space left" search -q $Q -d $DB -o /dev/full
+    "$SWGPU" search -q $Q -d $DB > /dev/full 2> "$T/err"
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q '^swgpu: output (standard output): .*No space left' "$T/err" && pass ||
+        fail "stdout onto a full device: exit $rc, $(cat "$T/err")"
+else
+    skip "write errors: no /dev/full"
+fi
+
 # --- the tool itself ----------------------------------------------------
 bad "no command" "no command given"
 bad "unknown command" "unknown command 'serch'" serch -q $Q -d $DB

@@ -1,0 +1,118 @@
+/*
+ * outfile.c - output files of the tool, written so that a failed or
+ * interrupted run never leaves a truncated file that looks complete.
+ *
+ * A regular file (or a path that does not exist yet) is written to
+ * PATH.tmp.<pid> and renamed over PATH only once everything was written.
+ * Anything else that exists - a device such as /dev/null, a FIFO, a symbolic
+ * link - is written in place, since renaming over it would replace it.
+ * SIGINT/SIGTERM/SIGHUP remove the temporaries of every open output.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_OPEN 4
+static cli_out_t *open_outs[MAX_OPEN];
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < MAX_OPEN; i++)
+        if (open_outs[i] && open_outs[i]->tmp[0])
+            unlink(open_outs[i]->tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track(cli_out_t *o, int on)
+{
+    for (int i = 0; i < MAX_OPEN; i++) {
+        if (on && !open_outs[i]) {
+            open_outs[i] = o;
+            return;
+        }
+        if (!on && open_outs[i] == o)
+            open_outs[i] = NULL;
+    }
+}
+
+FILE *cli_out_open(cli_out_t *o, const char *path)
+{
+    struct stat sb;
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    if (!path) {
+        o->fp = stdout;
+        return o->fp;
+    }
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        if (S_ISDIR(sb.st_mode)) {
+            cli_error("output %s: is a directory", path);
+            return NULL;
+        }
+        o->fp = fopen(path, "w");
+        if (!o->fp)
+            cli_error("output %s: cannot open: %s", path, strerror(errno));
+        return o->fp;
+    }
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    track(o, 1);
+    o->fp = fopen(o->tmp, "w");
+    if (!o->fp) {
+        cli_error("output %s: cannot create %s: %s", path, o->tmp, strerror(errno));
+        track(o, 0);
+        o->tmp[0] = 0;
+    }
+    return o->fp;
+}
+
+int cli_out_close(cli_out_t *o)
+{
+    FILE *fp = o->fp;
+    int bad, err;
+    if (!fp)
+        return -1;
+    o->fp = NULL;
+    bad = fflush(fp) != 0 || ferror(fp);
+    err = errno;
+    if (fp != stdout && fclose(fp) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        cli_error("output %s: writing %s failed: %s", o->path ? o->path : "(standard output)",
+                  o->tmp[0] ? o->tmp : o->path ? o->path : "(standard output)", strerror(err));
+        cli_out_abort(o);
+        return -1;
+    }
+    if (o->tmp[0]) {
+        if (rename(o->tmp, o->path) != 0) {
+            cli_error("output %s: cannot rename %s to it: %s", o->path, o->tmp, strerror(errno));
+            cli_out_abort(o);
+            return -1;
+        }
+        o->tmp[0] = 0;
+        track(o, 0);
+    }
+    return 0;
+}
+
+void cli_out_abort(cli_out_t *o)
+{
+    if (o->fp && o->fp != stdout)
+        fclose(o->fp);
+    o->fp = NULL;
+    if (o->tmp[0]) {
+        remove(o->tmp);
+        o->tmp[0] = 0;
+    }
+    track(o, 0);
+}
