@@ -3,7 +3,7 @@
  *
  *   gpu_bench -q QUERIES.fa -d DB.fa[.gz] [-k default,simt,...] [-r REPEATS]
  *             [-m BLOSUM62] [-g 11] [-e 1] [--cfgs "8,16 8,32 ..."]
- *             [--dna FRAGLEN] [--nq N] [--qlen L]
+ *             [--dna FRAGLEN] [--nq N] [--qlen L] [--gpus N]
  *
  * For every kernel: create the engine (database upload, timed), one
  * warm-up scan, then each query scanned REPEATS times (default 3); per
@@ -99,6 +99,8 @@ typedef struct {
     size_t len;
 } bq_t;
 
+static int n_gpus; /* --gpus: 0 = all visible */
+
 /* the whole search (scan, top hits, alignments, E-values) through swgpu_search */
 static double end_to_end(const char *kernel, const swgpu_seqset_t *qs, const swgpu_db_t *db,
                          const swgpu_matrix_t *m, int open, int ext, double *align_s)
@@ -109,6 +111,7 @@ static double end_to_end(const char *kernel, const swgpu_seqset_t *qs, const swg
     o.gap_extend = ext;
     o.backend = SWGPU_BACKEND_CUDA;
     o.kernel = kernel;
+    o.gpus = n_gpus;
     swgpu_search_result_t *r = NULL;
     double t0 = swgpu__now();
     if (swgpu_search(qs, db, m, &o, &r)) {
@@ -133,6 +136,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
     o.gap_extend = ext;
     o.kernel = kernel;
     o.top_n = 10;
+    o.gpus = n_gpus;
     void *st = NULL;
     double t0 = swgpu__now();
     int rc = ENGINE->create(db, m, &o, &st);
@@ -210,9 +214,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--nq") && v) nqmax = atoi(v), i++;
         else if (!strcmp(a, "--qlen") && v) qcut = atoi(v), i++;
         else if (!strcmp(a, "--e2e")) e2e = 1;
+        else if (!strcmp(a, "--gpus") && v) n_gpus = atoi(v), i++;
         else {
             fprintf(stderr, "usage: gpu_bench -q QUERIES -d DB [-k K1,K2] [-r N] [-m MATRIX] "
-                            "[-g OPEN] [-e EXT] [--cfgs \"G,R ...\"] [--dna FRAGLEN] [--nq N] "
+                            "[-g OPEN] [-e EXT] [--gpus N] [--cfgs \"G,R ...\"] [--dna FRAGLEN] [--nq N] "
                             "[--qlen L] [--e2e]\n");
             return 1;
         }
