@@ -88,7 +88,7 @@ const char *swgpu__cpu_isa_name(swgpu__isa_t isa)
     }
 }
 
-static const swgpu__sw_kernels_t *isa_kernels(swgpu__isa_t isa)
+const swgpu__sw_kernels_t *swgpu__cpu_kernels(swgpu__isa_t isa)
 {
     switch (isa) {
     case SWGPU__ISA_SSE41: return &swgpu__sw_sse41;
@@ -324,7 +324,7 @@ int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
     s->threads = o->threads > 0 ? o->threads : swgpu__ncores();
     if (s->threads > 256) s->threads = 256;
     s->isa = isa;
-    s->k = isa_kernels(isa);
+    s->k = swgpu__cpu_kernels(isa);
     oe = o->gap_open + o->gap_extend;
     s->use8 = s->k && m->min >= INT8_MIN && m->max <= INT8_MAX && oe <= INT8_MAX;
     s->use16 = s->k && m->min >= INT16_MIN && m->max <= INT16_MAX && oe <= INT16_MAX;
