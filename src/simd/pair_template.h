@@ -9,15 +9,21 @@
  *   PR_SHIFT(v, x)     lanes moved up by one (lane l+1 gets lane l), x in lane 0
  *   PR_ANYGT(a, b)     nonzero if any lane of a > the same lane of b
  *   PR_EQMASK(a, b)    bit l set if lane l of a == lane l of b
+ *   PR_STOREU(p, v)    store the lanes of v to int32_t p[PR_LANES]
+ *   PR_LOADU(p)        the vector of int32_t p[PR_LANES]
  *
  * Layout: band row r (0 <= r < S * PR_LANES) is lane r / S of vector r % S,
  * so a vector's lanes are S rows apart and the vertical (F) dependency runs
  * along the vectors of a lane.  Per column j the main loop computes
  *   H = max(0, Hdiag + s, E, F),  E' = max(E - e, H - oe),  F' = max(F - e, H - oe)
- * with F only chained inside each lane's segment; the lazy-F loop then
- * carries F from the bottom of each segment into the next lane until it can
- * no longer raise any H (Farrar 2007; the stop test compares with H before
- * the loop raised it, which keeps open = 0 exact).  The column maximum is taken over the
+ * with F only chained inside each lane's segment.  The F entering each
+ * lane from the lanes above is then exact after a running maximum over the
+ * lanes (a chain crossing a whole segment loses S*e), and one sweep down
+ * the segment applies it, stopping as soon as it can raise no H (Farrar's
+ * lazy-F loop, but never more than one pass: self-alignments and other
+ * high-scoring pairs, whose F chains cross many lanes, cost at most two
+ * passes instead of up to PR_LANES + 1).  The sweep's stop test compares
+ * with H before the sweep raised it, which keeps open = 0 exact.  The column maximum is taken over the
  * main-loop H values: a value raised by the lazy loop comes from a gap that
  * starts at a higher cell of the same column, so it is never the column's
  * strict maximum nor its first (topmost) occurrence.
@@ -37,7 +43,7 @@ static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j
     const PR_V ve = PR_SET1(b->gap_e);
     const size_t lk = b->last_k;    /* the band's last real row: lane b->last_l, vector lk */
     const int ll = b->last_l;
-    int32_t lanes[PR_LANES];
+    int32_t lanes[PR_LANES], fin[PR_LANES];
 
     for (size_t j = j0; j < j1; j++) {
         const PR_V *p = (const PR_V *)b->prof + (size_t)t[j] * S;
@@ -49,48 +55,64 @@ static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j
         int32_t flast = SWGPU__PAIR_NEG, colmax;
         size_t k;
 
+        /* vh: H without the vertical gap; F is chained with
+         * F' = max(F - e, vh - oe) (the F term of H - oe is below F - e),
+         * so the chain through vf is two operations long */
+#define PR_ROW(k)                                                  \
+    do {                                                           \
+        vh = PR_MAX(PR_MAX(PR_ADD(vh, p[k]), ev[k]), zero);        \
+        vmax = PR_MAX(vmax, vh);                                   \
+        tt = PR_SUB(vh, voe);                                      \
+        vh = PR_MAX(vh, vf);                                       \
+        vf = PR_MAX(PR_SUB(vf, ve), tt);                           \
+        hc[k] = vh;                                                \
+        ev[k] = PR_MAX(PR_SUB(ev[k], ve), PR_SUB(vh, voe));        \
+        vh = hp[k];                                                \
+    } while (0)
+        for (k = 0; k <= lk; k++) PR_ROW(k);
+        PR_STOREU(lanes, vf); /* F entering the row below the band's last row */
+        flast = lanes[ll];
+        for (; k < S; k++) PR_ROW(k);
+#undef PR_ROW
+        /* F across lanes.  vf lane l is the F entering lane l+1's first
+         * row from chains that start in lane l (lane 0: or above the band);
+         * a chain from higher up crosses lane l losing S*e, so the exact F
+         * entering lane l+1 is a running maximum over the lanes */
+        {
+            int64_t run = SWGPU__PAIR_NEG;
+            PR_STOREU(lanes, vf);
+            for (int l = 1; l < PR_LANES; l++) {
+                int64_t prev = run - (int64_t)S * b->gap_e;
+                run = lanes[l - 1] > prev ? lanes[l - 1] : prev;
+                if (run < SWGPU__PAIR_NEG) run = SWGPU__PAIR_NEG;
+                fin[l] = (int32_t)run;
+            }
+            fin[0] = SWGPU__PAIR_NEG; /* lane 0: the band's top F, already used */
+            vf = PR_LOADU(fin);
+        }
+        /* one sweep down the segment with those F values (Farrar's lazy-F
+         * loop, but one pass: the cross-lane F is exact already) */
         for (k = 0; k < S; k++) {
-            vh = PR_ADD(vh, p[k]);
-            vh = PR_MAX(vh, ev[k]);
-            vh = PR_MAX(vh, vf);
-            vh = PR_MAX(vh, zero);
-            vmax = PR_MAX(vmax, vh);
+            /* the F entering row k+1 that the main loop used is at least
+             * H(k) - oe with H(k) before this update, and an F <= 0 cannot
+             * raise any H: the chain stops where it beats neither */
+            PR_V hold = PR_MAX(PR_SUB(hc[k], voe), zero);
+            vh = PR_MAX(hc[k], vf);
             hc[k] = vh;
-            tt = PR_SUB(vh, voe);
-            ev[k] = PR_MAX(PR_SUB(ev[k], ve), tt);
-            vf = PR_MAX(PR_SUB(vf, ve), tt);
-            vh = hp[k];
-            if (k == lk) { /* F entering the row below the band's last row */
-                memcpy(lanes, &vf, sizeof lanes);
-                flast = lanes[ll];
+            ev[k] = PR_MAX(ev[k], PR_SUB(vh, voe));
+            vf = PR_MAX(PR_SUB(vf, ve), neg);
+            if (k == lk) {
+                PR_STOREU(lanes, vf);
+                if (lanes[ll] > flast) flast = lanes[ll];
             }
+            if (!PR_ANYGT(vf, hold)) break;
         }
-        /* lazy F: at most PR_LANES passes over the segment */
-        for (int pass = 0; pass < PR_LANES; pass++) {
-            vf = PR_SHIFT(vf, SWGPU__PAIR_NEG);
-            for (k = 0; k < S; k++) {
-                /* the F entering row k+1 that the main loop used is at
-                 * least H(k) - oe with H(k) before this update: the chain
-                 * stops where it cannot beat that */
-                PR_V hold = PR_SUB(hc[k], voe);
-                vh = PR_MAX(hc[k], vf);
-                hc[k] = vh;
-                ev[k] = PR_MAX(ev[k], PR_SUB(vh, voe));
-                vf = PR_MAX(PR_SUB(vf, ve), neg);
-                if (k == lk) {
-                    memcpy(lanes, &vf, sizeof lanes);
-                    if (lanes[ll] > flast) flast = lanes[ll];
-                }
-                if (!PR_ANYGT(vf, hold)) goto lazy_done;
-            }
-        }
-    lazy_done:
-        memcpy(lanes, &hc[lk], sizeof lanes);
+        PR_STOREU(lanes, hc[lk]);
         if (out_h) {
             out_h[j] = lanes[ll];
             out_f[j] = lanes[ll] - b->gap_oe > flast ? lanes[ll] - b->gap_oe : flast;
         }
-        memcpy(lanes, &vmax, sizeof lanes);
+        PR_STOREU(lanes, vmax);
         colmax = lanes[0];
         for (int l = 1; l < PR_LANES; l++)
             if (lanes[l] > colmax) colmax = lanes[l];
@@ -100,9 +122,9 @@ static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j
             uint32_t found = 0, first[PR_LANES];
             for (k = 0; k < S && !(found & 1); k++) {
                 uint32_t m = PR_EQMASK(hc[k], vc) & ~found;
-                for (int l = 0; l < PR_LANES; l++)
-                    if (m >> l & 1) first[l] = (uint32_t)k;
+                if (!m) continue;
                 found |= m;
+                for (; m; m &= m - 1) first[__builtin_ctz(m)] = (uint32_t)k;
             }
             int l0 = __builtin_ctz(found); /* colmax occurs: found != 0 */
             best->score = colmax;

@@ -97,6 +97,8 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
                            _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6)), _mm256_set1_epi32(x), 1)
 #define PR_ANYGT(a, b) (_mm256_movemask_epi8(_mm256_cmpgt_epi32((a), (b))) != 0)
 #define PR_EQMASK(a, b) ((uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b)))))
+#define PR_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define PR_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #include "simd/pair_template.h"
 
 const swgpu__sw_kernels_t swgpu__sw_avx2 = {
