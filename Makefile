@@ -43,7 +43,7 @@ TESTS     := $(TESTS_C:tests/%.c=$(B)/tests/%)
 BENCH_C   := $(wildcard bench/*.c)
 BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
-.PHONY: all check demo install clean bench
+.PHONY: all check demo install clean bench FORCE
 all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(B)/swgpu.pc
 
 $(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
@@ -71,10 +71,14 @@ $(B)/bench/%: bench/%.c $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
-$(B)/swgpu.pc: Makefile
+# the pkg-config file records PREFIX, so it is rebuilt whenever PREFIX changes
+$(B)/swgpu.pc: FORCE
 	@mkdir -p $(B)
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: swgpu\nDescription: exact Smith-Waterman alignment on CPUs and GPUs\nVersion: 0.1.0\nLibs: -L$${libdir} -lswgpu\nLibs.private: %s -lz -lpthread -lm\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' '$(CUDA_LIBS)' > $@
+	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: swgpu\nDescription: exact Smith-Waterman alignment on CPUs and GPUs\nVersion: 0.1.0\nLibs: -L$${libdir} -lswgpu\nLibs.private: %s -lz -lpthread -lm\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' '$(CUDA_LIBS)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+FORCE:
 
 bench: $(BENCHES)
 

@@ -328,6 +328,81 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
 int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);
 void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 
+
+/* ------------------------------------------- long pairwise alignment */
+
+/**
+ * Progress report of swgpu_align_long(): phase is "score", "reverse" or
+ * "traceback"; fraction (0..1) of the phase's cells done; cells computed so
+ * far in all phases; seconds since the call began.  Called from the calling
+ * thread, at most a few times a second; it must not call back into the
+ * library for the same alignment.
+ */
+typedef void (*swgpu_progress_fn)(const char *phase, double fraction,
+                                  uint64_t cells, double seconds, void *user);
+
+/** Options of swgpu_align_long(); fill with swgpu_long_opts_init(). */
+typedef struct {
+    int gap_open;               /* gap of length k costs gap_open + k*gap_extend */
+    int gap_extend;
+    uint64_t max_host_memory;   /* bytes the call may hold on the host (0: 4 GiB) */
+    uint64_t max_device_memory; /* bytes it may hold on the GPU (0: 4 GiB) */
+    int score_only;             /* 1: score and coordinates, no CIGAR (no traceback) */
+    swgpu_backend_t backend;    /* auto: cuda when a device is present, else cpu;
+                                   ref: swgpu_align() (for checks) */
+    int threads;                /* CPU threads; 0 = all cores */
+    int prune;                  /* 1 (default): skip blocks that provably cannot
+                                   reach the best score (exact) */
+    swgpu_progress_fn progress; /* NULL: no reports */
+    void *progress_user;
+} swgpu_long_opts_t;
+
+/** What a swgpu_align_long() call did. */
+typedef struct {
+    const char *backend;        /* "cpu", "cuda" or "ref" (static string) */
+    uint64_t cells;             /* DP cells computed, all phases */
+    uint64_t cells_pruned;      /* cells skipped by pruning, all phases */
+    uint64_t score_cells;       /* alen * blen: the score-pass matrix */
+    uint64_t score_pruned;      /* of which skipped by pruning */
+    double score_seconds;       /* phase 1: best score and its end */
+    double reverse_seconds;     /* phase 2: reverse pass (start, split rows) */
+    double traceback_seconds;   /* phase 3: crossing points, sub-problems, CIGAR */
+    double total_seconds;
+    double score_gcups;         /* score_cells / score_seconds / 1e9 */
+    uint64_t peak_host_bytes;   /* largest working memory held on the host */
+    uint64_t peak_device_bytes; /* ... and on the GPU (0 on the CPU) */
+    int levels;                 /* depth of the split recursion */
+    uint64_t subproblems;       /* pieces traced back on the CPU */
+} swgpu_long_stats_t;
+
+/** Defaults: gaps as swgpu_opts_init() for the alphabet, 4 GiB budgets,
+ *  backend auto, threads 0, prune 1, no progress. */
+void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
+
+/**
+ * Optimal local alignment (affine gaps) of two long sequences, exactly as
+ * swgpu_align() defines it (same score, same end and begin coordinates, same
+ * tie rule) but in memory bounded by the budgets, multithreaded on the CPU
+ * or on an NVIDIA GPU.  a is the query (I in the CIGAR), b the target (D).
+ * Three phases: a score pass (best score and its end), a reverse pass from
+ * the end (the begin, and rows saved at a spacing the budget allows), then a
+ * divide-and-conquer traceback that recomputes only the pieces the path
+ * crosses.  The CPU and the GPU paths give identical alignments for the same
+ * options; the alignment chosen among co-optimal ones may depend on the
+ * memory budget.  out is the caller's (see swgpu_aln_t); st may be NULL.
+ * SWGPU_EBUDGET if the budget cannot hold the minimum (the message says how
+ * much is needed), SWGPU_ENODEV if backend cuda is asked for and absent,
+ * SWGPU_ERANGE if a sequence is too long for 32-bit scores.
+ * Thread safety: concurrent calls on different outputs are safe.
+ */
+int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                     const swgpu_matrix_t *m, const swgpu_long_opts_t *o,
+                     swgpu_aln_t *out, swgpu_long_stats_t *st);
+
+/** Reverse complement of DNA codes (A<->T, C<->G, N and IUPAC codes mapped
+ *  to their complements); out may equal in. */
+void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out);
+
 #ifdef __cplusplus
 }
 #endif

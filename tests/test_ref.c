@@ -19,7 +19,8 @@
 
 /* ------------------------------------------------------------ matrices */
 
-/* DNA: match for identical A/C/G/T, mismatch for everything else. */
+/* DNA: match for identical A/C/G/T, mismatch for everything else (built
+ * here, independently of swgpu_matrix_dna, for the hand-made cases). */
 static void mat_dna(swgpu_matrix_t *m, int match, int mismatch)
 {
     memset(m, 0, sizeof *m);
@@ -623,9 +624,13 @@ int main(void)
 {
     static const int gaps[][2] = {{11, 1}, {10, 2}, {5, 2}, {0, 1}, {3, 3},
                                   {20, 5}, {8, 0},  {1, 1}, {0, 0}};
+    static const char *builtins[] = {"BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80",
+                                     "BLOSUM90", "PAM30",    "PAM70",    "PAM250"};
+    static const int dna_scores[][2] = {{2, -3}, {1, -2}, {5, -4}};
     const int ngaps = (int)(sizeof gaps / sizeof gaps[0]);
-    swgpu_matrix_t mats[6];
-    int dna[6] = {1, 1, 0, 0, 0, 1};
+    enum { NB = 8, ND = 3, NMAT = NB + ND + 1 };
+    swgpu_matrix_t *mats[NMAT] = {0}, asym;
+    int dna[NMAT] = {0};
 
     test_long(); /* first, so the peak-memory reading is its own */
     test_ties();
@@ -633,17 +638,26 @@ int main(void)
     test_bad_args();
     test_engine();
 
-    mat_dna(&mats[0], 2, -3);
-    mat_dna(&mats[1], 1, -2);
-    mat_random(&mats[2], 11, 4, 11, -4, 3, 0);  /* BLOSUM-like */
-    mat_random(&mats[3], 12, 2, 17, -17, 6, 0); /* PAM30-like spread */
-    mat_random(&mats[4], 13, 1, 9, -6, 5, 1);   /* asymmetric */
-    mat_dna(&mats[5], 5, -4);
-    for (int mi = 0; mi < 6; mi++)
+    for (int k = 0; k < NB; k++)
+        CHECK_EQ_INT(swgpu_matrix_builtin(builtins[k], &mats[k]), 0);
+    for (int k = 0; k < ND; k++) {
+        CHECK_EQ_INT(swgpu_matrix_dna(dna_scores[k][0], dna_scores[k][1], &mats[NB + k]), 0);
+        dna[NB + k] = 1;
+    }
+    /* an asymmetric matrix pins the convention s[query code][target code] */
+    mat_random(&asym, 13, 1, 9, -6, 5, 1);
+    mats[NMAT - 1] = &asym;
+    for (int mi = 0; mi < NMAT; mi++) {
+        if (!mats[mi])
+            continue;
         for (int g = 0; g < ngaps; g++)
-            random_pairs(&mats[mi], dna[mi], gaps[g][0], gaps[g][1], 40,
-                         1000u * (uint64_t)mi + (uint64_t)g, g < 3 ? 1 : 0);
+            random_pairs(mats[mi], dna[mi], gaps[g][0], gaps[g][1], 28,
+                         1000u * (uint64_t)mi + (uint64_t)g, g < 2 ? 1 : 0);
+    }
     printf("# %ld random pairs, %ld disagreed with the brute force\n", n_pairs, n_bad);
+    CHECK(n_pairs > 4000, "pairs checked: %ld", n_pairs);
     CHECK_EQ_INT(n_bad, 0);
+    for (int k = 0; k < NB + ND; k++)
+        swgpu_matrix_destroy(mats[k]);
     return tap_done();
 }

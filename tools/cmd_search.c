@@ -5,7 +5,8 @@
  * With -o FILE the output goes to FILE.tmp.<pid>, renamed to FILE only once
  * everything was written; on any failure (or SIGINT/SIGTERM/SIGHUP) the
  * temporary file is removed, so a complete-looking truncated file is never
- * left behind.
+ * left behind.  An existing FILE that is not a regular file (/dev/null, a
+ * FIFO, a symbolic link) is written in place instead.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *fp)
@@ -49,7 +51,7 @@ static void usage(FILE *fp)
           "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
-          "      --no-align         scores only, no alignments (alignment columns are empty)\n"
+          "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "\n"
           "execution:\n"
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"
@@ -199,7 +201,7 @@ int swgpu_cmd_search(int argc, char **argv)
     swgpu_matrix_t *m = NULL;
     swgpu_search_result_t *res = NULL;
     FILE *fp = NULL;
-    int status = 1, rc, c;
+    int status = 1, rc, c, direct = 0;
 
     opterr = 0;
     optind = 1;
@@ -278,8 +280,10 @@ int swgpu_cmd_search(int argc, char **argv)
         lib_error(rc);
         return 1;
     }
-    if ((rc = swgpu_outfmt_parse(fmtspec, &fmt)) < 0) {
+    if ((rc = swgpu_outfmt_parse(fmtspec, &fmt)) < 0 ||
+        (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
         lib_error(rc);
+        swgpu_outfmt_destroy(fmt);
         return 1;
     }
 
@@ -335,17 +339,34 @@ int swgpu_cmd_search(int argc, char **argv)
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;
 
-    /* Output: a temporary next to the destination, renamed when complete. */
+    /* Output: a regular file (or a new path) is written to a temporary next
+     * to it and renamed when complete.  Anything else that exists - a
+     * device such as /dev/null, a FIFO, a symbolic link - is written in
+     * place: renaming over it would replace it. */
     if (opath) {
-        snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", opath, (long)getpid());
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        signal(SIGHUP, on_signal);
-        fp = fopen(tmp_path, "w");
-        if (!fp) {
-            cli_error("output %s: cannot create %s: %s", opath, tmp_path, strerror(errno));
-            tmp_path[0] = 0;
-            goto out;
+        struct stat sb;
+        if (lstat(opath, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            if (S_ISDIR(sb.st_mode)) {
+                cli_error("output %s: is a directory", opath);
+                goto out;
+            }
+            direct = 1;
+            fp = fopen(opath, "w");
+            if (!fp) {
+                cli_error("output %s: cannot open: %s", opath, strerror(errno));
+                goto out;
+            }
+        } else {
+            snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", opath, (long)getpid());
+            signal(SIGINT, on_signal);
+            signal(SIGTERM, on_signal);
+            signal(SIGHUP, on_signal);
+            fp = fopen(tmp_path, "w");
+            if (!fp) {
+                cli_error("output %s: cannot create %s: %s", opath, tmp_path, strerror(errno));
+                tmp_path[0] = 0;
+                goto out;
+            }
         }
     } else {
         fp = stdout;
@@ -353,11 +374,15 @@ int swgpu_cmd_search(int argc, char **argv)
 
     if ((rc = swgpu_search(queries, db, m, &o, &res)) < 0)
         goto lib_fail;
-    if ((rc = swgpu_outfmt_write(fmt, fp, res, queries, db, m, &o)) < 0)
-        goto lib_fail;
+    if ((rc = swgpu_outfmt_write(fmt, fp, res, queries, db, m, &o)) < 0) {
+        const char *msg = swgpu_last_error();
+        cli_error("output %s: %s", opath ? opath : "(standard output)",
+                  msg && *msg ? msg : swgpu_strerror(rc));
+        goto out;
+    }
     if (fp == stdout) {
         if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_error("writing standard output: %s", strerror(errno));
+            cli_error("output (standard output): %s", strerror(errno));
             goto out;
         }
     } else {
@@ -369,10 +394,11 @@ int swgpu_cmd_search(int argc, char **argv)
         }
         fp = NULL;
         if (bad) {
-            cli_error("output %s: writing %s failed: %s", opath, tmp_path, strerror(err));
+            cli_error("output %s: writing %s failed: %s", opath, direct ? opath : tmp_path,
+                      strerror(err));
             goto out;
         }
-        if (rename(tmp_path, opath) != 0) {
+        if (!direct && rename(tmp_path, opath) != 0) {
             cli_error("output %s: cannot rename %s to it: %s", opath, tmp_path, strerror(errno));
             goto out;
         }

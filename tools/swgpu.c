@@ -65,6 +65,8 @@ static void usage(FILE *fp)
           "  search    search protein or DNA queries against a database (top hits,\n"
           "            E-values, alignments; BLAST tabular or pairwise output)\n"
           "  makedb    convert a FASTA/FASTQ file into a binary swgpu database\n"
+          "  align     exact local alignment of two long sequences (whole genomes),\n"
+          "            on a GPU or the CPU; summary, SAM, pairwise text, SVG plot\n"
           "  version   print the version and the compiled-in backends\n"
           "  help      this text; 'swgpu help <command>' for a command's options\n"
           "\n"
@@ -92,6 +94,7 @@ typedef struct {
 static const command_t commands[] = {
     {"search", swgpu_cmd_search},
     {"makedb", swgpu_cmd_makedb},
+    {"align", swgpu_cmd_align},
 };
 
 static const command_t *find_command(const char *name)

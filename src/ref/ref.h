@@ -44,6 +44,13 @@ int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
  * (length, n_ident, n_mismatch, n_gapopen, n_gaps).  The path's score must
  * equal a->score (true when the rectangle comes from swgpu__ref_score +
  * swgpu__ref_start); otherwise SWGPU_EINVAL ("internal error").
+ * The path is deterministic: each split takes the first best query column
+ * (crossing at a node before crossing inside a D gap); in the small
+ * full-matrix blocks H prefers M, then I, then D, and a gap state prefers
+ * opening over extending.  Other engines may pick another optimal path:
+ * compare CIGARs by rescoring (swgpu_cigar_score), not as text.
+ * Memory: O(M + N) for an M x N rectangle (rows, reversed copies) plus
+ * small traceback blocks (at most 64 K cells, or two rows); never M x N.
  */
 int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                     const swgpu_matrix_t *m, int gap_open, int gap_extend,

@@ -768,6 +768,8 @@ void swgpu_aln_free(swgpu_aln_t *a)
     memset(a, 0, sizeof *a);
 }
 
+/* Each M column scores s(q, t); each I or D element is one gap costing
+ * gap_open + len * gap_extend (so CIGARs must merge adjacent equal ops). */
 int swgpu_cigar_score(const swgpu_aln_t *a, const uint8_t *q, size_t qlen,
                       const uint8_t *t, size_t tlen, const swgpu_matrix_t *m,
                       int gap_open, int gap_extend, int64_t *score)

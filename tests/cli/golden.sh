@@ -32,9 +32,13 @@ DB=$D/cli_db.fasta
 
 golden search_6.out search -q $Q -d $DB --quiet
 golden search_7.out search -q $Q -d $DB --outfmt 7 --quiet
+# a strict E-value: q3 keeps no hit and is still reported ("# 0 hits found")
+golden search_7_evalue.out search -q $Q -d $DB --outfmt 7 --evalue 0.01 --quiet
 golden search_pair.out search -q $Q -d $DB --outfmt pair --quiet
 golden search_cols.out search -q $Q -d $DB --quiet \
     --outfmt '6 qseqid sseqid score evalue bitscore qlen slen nident gaps cigar'
+golden search_noalign.out search -q $Q -d $DB --no-align --quiet \
+    --outfmt '6 qseqid sseqid score evalue qstart cigar'
 golden search_top1.out search -q $Q -d $DB -n 1 --outfmt '6 qseqid sseqid score' --quiet
 golden search_pam250.out search -q $Q -d $DB --matrix PAM250 --gap-open 14 --gap-extend 2 \
     --outfmt '6 qseqid sseqid score evalue qstart qend sstart send cigar' --quiet
@@ -70,6 +74,14 @@ for b in ref cpu; do
     "$SWGPU" search -q $Q -d $DB --backend $b --quiet > "$T/b_$b.out" 2>&1 &&
         cmp -s "$T/b_$b.out" "$E/search_6.out" && pass || fail "--backend $b: output differs"
 done
+# ... and every CPU instruction set this machine runs
+for isa in scalar sse41 avx2 avx512; do
+    if SWGPU_CPU_ISA=$isa "$SWGPU" search -q $Q -d $DB --backend cpu --quiet > "$T/isa.out" 2> "$T/isa.err"; then
+        cmp -s "$T/isa.out" "$E/search_6.out" && pass || fail "SWGPU_CPU_ISA=$isa: output differs"
+    else
+        skip "SWGPU_CPU_ISA=$isa: $(tail -n 1 "$T/isa.err")"
+    fi
+done
 # thread count does not change the result
 "$SWGPU" search -q $Q -d $DB --threads 1 --quiet > "$T/t1.out" 2>&1 &&
     "$SWGPU" search -q $Q -d $DB --threads 3 --quiet > "$T/t3.out" 2>&1 &&
@@ -84,6 +96,21 @@ if "$SWGPU" search -q $Q -d $DB -o "$T/out.tsv" 2> "$T/o.err"; then
 else
     fail "-o FILE: $(tail -n 1 "$T/o.err")"
 fi
+# -o onto something that is not a regular file writes into it, never
+# replaces it (renaming over /dev/null would replace the device)
+if mkfifo "$T/fifo" 2> /dev/null; then
+    cat "$T/fifo" > "$T/from_fifo" &
+    "$SWGPU" search -q $Q -d $DB -o "$T/fifo" --quiet 2> "$T/fifo.err"
+    rc=$?
+    wait
+    [ "$rc" -eq 0 ] && [ -p "$T/fifo" ] && cmp -s "$T/from_fifo" "$E/search_6.out" && pass ||
+        fail "-o FIFO: exit $rc, $(cat "$T/fifo.err")"
+else
+    skip "-o FIFO: mkfifo not available"
+fi
+printf 'old\n' > "$T/real.tsv" && ln -s real.tsv "$T/link.tsv"
+"$SWGPU" search -q $Q -d $DB -o "$T/link.tsv" --quiet && [ -L "$T/link.tsv" ] &&
+    cmp -s "$T/real.tsv" "$E/search_6.out" && pass || fail "-o symbolic link: link replaced or not written"
 # --quiet: nothing on stderr
 "$SWGPU" search -q $Q -d $DB --quiet > /dev/null 2> "$T/q.err" && ! [ -s "$T/q.err" ] && pass ||
     fail "--quiet printed: $(cat "$T/q.err")"

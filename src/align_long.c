@@ -1,0 +1,1208 @@
+/*
+ * align_long.c - exact local alignment of two long sequences in bounded
+ * memory: swgpu_align_long().
+ *
+ * Phase 1, score: one local pass over the whole matrix gives the best score
+ *   S and its end vertex (ie, je) (max H; ties: smallest j, then smallest i).
+ * Phase 2, reverse: one local pass over the reversed prefixes a[0,ie) x
+ *   b[0,je) gives the begin (ib, jb): its best is S again, and its tie rule
+ *   in reversed coordinates picks the largest tbeg, then the largest qbeg.
+ *   Every local alignment of score S inside that rectangle ends at (ie, je)
+ *   (an earlier end would have won phase 1's tie rule), so the reversed
+ *   values are also "best score from here to the end".  The pass saves its
+ *   values at rows ie - k*L1, L1 as small as the memory budget allows.
+ * Phase 3, traceback: divide and conquer.  A sub-problem is a global
+ *   alignment from vertex (i0,j0) in state s0 to (i1,j1) in state s1 with a
+ *   known score T (states H, or E/F: inside a horizontal/vertical gap that
+ *   continues across the vertex).  With reverse values Hr, Fr saved at split
+ *   rows r_k = i1 - k*L (reverse pass anchored at the end), forward passes
+ *   anchored at the last crossing point go from split row to split row; at
+ *   row r the path crosses where
+ *       Hf(c) + Hr(c) == T'            (state H), or
+ *       Ff(c) + Fr(c) + open == T'     (state F: one vertical gap, open counted once)
+ *   (T' = T minus the score up to the last crossing; the smallest such c
+ *   wins, H before F).  Each crossing is chosen given the previous one, so
+ *   the pieces always join into one optimal path.  A forward pass only
+ *   needs the columns c whose best conceivable score from the last crossing
+ *   still reaches T' - max(Hr(c), Fr(c) + open).  Pieces are split again
+ *   (along their longer side, by transposing) until they fit a full
+ *   dynamic-programming matrix, traced back on the CPU in parallel.
+ *
+ * All passes are batches of regions (long.h) run by the CPU engine
+ * (long_cpu.c) or the CUDA engine (cuda/long_kernels.cu), which compute
+ * identical values; the split layout depends only on the sequence lengths,
+ * the scores and the memory budget, so both backends give the same
+ * alignment.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "long.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define SH SWGPU__LONG_SH
+#define NEG SWGPU__LONG_NEG
+#define PAD SWGPU__LONG_PAD
+/* largest piece traced back with a full matrix (tests lower it) */
+static int64_t BASE_CELLS = (int64_t)1 << 22;
+#define DEFAULT_BUDGET ((uint64_t)4 << 30)
+#define SLACK ((uint64_t)1 << 20) /* engine bookkeeping beyond rows and rings */
+
+enum { ST_H = 0, ST_E = 1, ST_F = 2 };
+
+/* A piece of the optimal path: global alignment between two vertices. */
+typedef struct {
+    int64_t i0, j0, i1, j1;
+    int s0, s1;  /* states at the begin / end vertex */
+    int32_t T;   /* its score */
+} sub_t;
+
+typedef struct {
+    sub_t *v;
+    size_t n, cap;
+} subvec_t;
+
+typedef struct {
+    const uint8_t *a, *b;
+    int64_t alen, blen;
+    swgpu__lscore_t sc;
+    swgpu__lseqs_t q;        /* host sequences, padded */
+    uint8_t *qbuf;           /* owns q's storage */
+    int use_gpu;
+    swgpu__lgpu_t *gpu;
+    int threads;
+    uint64_t host_budget, dev_budget;
+    uint64_t layout_cap;     /* bytes for saved rows and engine rings (same for both backends) */
+    uint64_t host_fixed, host_peak;
+    swgpu_long_stats_t *st;
+    const swgpu_long_opts_t *o;
+    double t0;
+    const char *phase;
+    uint64_t phase_cells, phase_done, cells_all;
+    double last_report;
+    uint64_t last_pruned;    /* cells the last batch pruned */
+} ctx_t;
+
+/* ------------------------------------------------------------ helpers */
+
+void swgpu__long_set_base(int64_t cells)
+{
+    BASE_CELLS = cells > 0 ? cells : (int64_t)1 << 22;
+    if (BASE_CELLS < (int64_t)(SH + 1) * (SH + 1))
+        BASE_CELLS = (int64_t)(SH + 1) * (SH + 1);
+}
+
+static void host_use(ctx_t *C, uint64_t extra)
+{
+    if (C->host_fixed + extra > C->host_peak)
+        C->host_peak = C->host_fixed + extra;
+}
+
+static void prog_cb(void *user, uint64_t cells)
+{
+    ctx_t *C = user;
+    double now = swgpu__now();
+    if (!C->o->progress || now - C->last_report < 0.2)
+        return;
+    C->last_report = now;
+    C->o->progress(C->phase, C->phase_cells ? (double)(C->phase_done + cells) / (double)C->phase_cells : 0.0,
+                   C->cells_all + cells, now - C->t0, C->o->progress_user);
+}
+
+static void phase_begin(ctx_t *C, const char *name, uint64_t cells)
+{
+    C->phase = name;
+    C->phase_cells = cells;
+    C->phase_done = 0;
+}
+
+static void phase_end(ctx_t *C)
+{
+    if (C->o->progress)
+        C->o->progress(C->phase, 1.0, C->cells_all, swgpu__now() - C->t0, C->o->progress_user);
+}
+
+/* Run a batch of regions on the chosen engine. */
+static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
+{
+    swgpu__lprog_t p = { C->o->progress ? prog_cb : NULL, C };
+    uint64_t cells = 0, bytes = 0, pruned = 0;
+    int rc;
+    if (n == 0)
+        return SWGPU_OK;
+    for (size_t k = 0; k < n; k++)
+        cells += (uint64_t)r[k].h * (uint64_t)r[k].w;
+#ifdef SWGPU_HAVE_CUDA
+    if (C->use_gpu) {
+        uint64_t need = swgpu__lgpu_bytes(C->gpu, r, n);
+        if (need > C->dev_budget)
+            return swgpu__fail(SWGPU_EBUDGET,
+                               "long alignment: a pass needs %llu MiB of GPU memory, the budget is %llu MiB "
+                               "(raise --max-memory)",
+                               (unsigned long long)(need >> 20), (unsigned long long)(C->dev_budget >> 20));
+        rc = swgpu__lgpu_run(C->gpu, r, n, &p, &pruned);
+    } else
+#endif
+    {
+        rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned);
+        host_use(C, bytes);
+    }
+    if (rc)
+        return rc;
+    C->cells_all += cells;
+    C->phase_done += cells;
+    if (C->st) {
+        C->st->cells += cells - pruned;
+        C->st->cells_pruned += pruned;
+    }
+    C->last_pruned = pruned;
+    return SWGPU_OK;
+}
+
+static int subvec_push(subvec_t *v, const sub_t *s)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 64;
+        sub_t *p = realloc(v->v, cap * sizeof *p);
+        if (!p)
+            return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu pieces", cap);
+        v->v = p;
+        v->cap = cap;
+    }
+    v->v[v->n++] = *s;
+    return SWGPU_OK;
+}
+
+static int64_t imin64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t imax64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Upper bound of any path score from a vertex to one dr rows and dc columns away. */
+static int64_t path_ub(const swgpu__lscore_t *sc, int64_t dr, int64_t dc)
+{
+    int64_t d = imin64(dr, dc), g = dr > dc ? dr - dc : dc - dr;
+    return d * (sc->smax > 0 ? sc->smax : 0) - g * sc->ext;
+}
+
+/* Anchored start values (h0, e0, f0) for a begin state. */
+static void start_init(int s, int32_t *h0, int32_t *e0, int32_t *f0)
+{
+    *h0 = 0;
+    *e0 = s == ST_E ? 0 : NEG;
+    *f0 = s == ST_F ? 0 : NEG;
+}
+
+/* Anchored start values of a reverse pass from an end state. */
+static void end_init(const swgpu__lscore_t *sc, int s, int32_t *h0, int32_t *e0, int32_t *f0)
+{
+    *h0 = s == ST_H ? 0 : NEG;
+    *e0 = s == ST_E ? -sc->open : NEG;
+    *f0 = s == ST_F ? -sc->open : NEG;
+}
+
+/* ---------------------------------------------------------- splitting */
+
+/*
+ * A split in progress, in "view" coordinates: the piece itself, or its
+ * transpose (rows = b) when it is wider than tall.  In the view, F is the
+ * gap along the rows; transposing swaps E and F.
+ */
+typedef struct {
+    sub_t u;                /* the piece, forward coordinates */
+    int tr;                 /* 1: view rows are b */
+    int64_t vi0, vj0, vi1, vj1;
+    int vs0, vs1;
+    int64_t L, P;           /* split rows vi1 - k*L, k = 1..P */
+    int32_t *rev;           /* P rows of `stride` {H,F} pairs; entry x <-> view column vj1 - x */
+    int64_t stride;
+    int owns_rev;
+    /* walk state */
+    int64_t k;              /* next split row index (P down to 1); 0: done */
+    int64_t xr, xc;         /* last crossing (view) */
+    int xs;
+    int64_t acc;            /* score up to it */
+    int64_t cmax;           /* columns of the current forward pass: [xc, cmax] */
+    int32_t *fwd;           /* its last row */
+    subvec_t kids;
+} split_t;
+
+static int swap_ef(int s)
+{
+    return s == ST_E ? ST_F : s == ST_F ? ST_E : s;
+}
+
+static void split_view(split_t *p, const sub_t *u, int tr)
+{
+    memset(p, 0, sizeof *p);
+    p->u = *u;
+    p->tr = tr;
+    p->vi0 = tr ? u->j0 : u->i0;
+    p->vj0 = tr ? u->i0 : u->j0;
+    p->vi1 = tr ? u->j1 : u->i1;
+    p->vj1 = tr ? u->i1 : u->j1;
+    p->vs0 = tr ? swap_ef(u->s0) : u->s0;
+    p->vs1 = tr ? swap_ef(u->s1) : u->s1;
+}
+
+/*
+ * Saved rows cost (hv/L) * wv * 8 bytes; the pieces they leave, about
+ * hv x L along a diagonal path, cost about hv * L / 64 when split again at
+ * the strip height.  L near sqrt(512 * wv) balances the two; never below
+ * what the memory budget allows (Lmem).  Depends on sizes and budget only.
+ */
+static int64_t balanced_spacing(int64_t Lmem, int64_t wv)
+{
+    int64_t L = SH * (int64_t)(sqrt(512.0 * (double)wv) / SH + 0.5);
+    return L > Lmem ? L : Lmem;
+}
+
+/* Row spacing of a split of hv x wv view cells within `cap` bytes of saved rows. */
+static int64_t split_spacing(int64_t hv, int64_t wv, uint64_t cap)
+{
+    uint64_t row = (uint64_t)(wv + 1) * 8, ring = (uint64_t)(wv + 128) * 16;
+    int64_t pmax = cap > ring ? (int64_t)((cap - ring) / row) : 0;
+    if (pmax > hv / SH)
+        pmax = hv / SH;
+    if (pmax < 1)
+        pmax = 1;
+    return balanced_spacing(SH * ((hv + SH * (pmax + 1) - 1) / (SH * (pmax + 1))), wv);
+}
+
+/* Bytes a split holds: its saved reverse rows and the engine's ring for them. */
+static uint64_t split_bytes(int64_t hv, int64_t wv, int64_t L)
+{
+    return (uint64_t)((hv - 1) / L) * (uint64_t)(wv + 1) * 8 + (uint64_t)(wv + 128) * 16 +
+           (uint64_t)((hv + SH - 1) / SH) * 16 + 256;
+}
+
+/* The reverse pass of a split: anchored at the view end, saving rows every L. */
+static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
+{
+    memset(g, 0, sizeof *g);
+    g->h = p->vi1 - p->vi0;
+    g->w = p->vj1 - p->vj0;
+    g->rseq = p->tr ? SWGPU__LSEQ_RB : SWGPU__LSEQ_RA;
+    g->cseq = p->tr ? SWGPU__LSEQ_RA : SWGPU__LSEQ_RB;
+    g->roff = (p->tr ? C->blen : C->alen) - p->vi1;
+    g->coff = (p->tr ? C->alen : C->blen) - p->vj1;
+    g->local = 0;
+    end_init(&C->sc, p->vs1, &g->h0, &g->e0, &g->f0);
+    g->save_every = p->L;
+    g->saved = p->rev;
+}
+
+/* Set up the walk once the reverse rows are there. */
+static void split_walk_begin(split_t *p)
+{
+    p->k = p->P;
+    p->xr = p->vi0;
+    p->xc = p->vj0;
+    p->xs = p->vs0;
+    p->acc = 0;
+}
+
+/* Columns the next forward pass needs: [xc, cmax]; -1 if no column can be a crossing. */
+static int64_t split_cmax(const ctx_t *C, const split_t *p)
+{
+    const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
+    const int64_t Tp = (int64_t)p->u.T - p->acc;
+    const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
+    for (int64_t c = p->vj1; c >= p->xc; c--) {
+        const int32_t *x = row + 2 * (p->vj1 - c);
+        int64_t rv = imax64(x[0], (int64_t)x[1] + C->sc.open);
+        if (path_ub(&C->sc, dr, c - p->xc) >= Tp - rv)
+            return c;
+    }
+    return -1;
+}
+
+/* The forward pass from the last crossing to split row k (w >= 1). */
+static void split_fwd_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
+{
+    memset(g, 0, sizeof *g);
+    g->h = p->vi1 - p->k * p->L - p->xr;
+    g->w = p->cmax - p->xc;
+    g->rseq = p->tr ? SWGPU__LSEQ_B : SWGPU__LSEQ_A;
+    g->cseq = p->tr ? SWGPU__LSEQ_A : SWGPU__LSEQ_B;
+    g->roff = p->xr;
+    g->coff = p->xc;
+    g->local = 0;
+    start_init(p->xs, &g->h0, &g->e0, &g->f0);
+    g->save_last = 1;
+    g->saved = p->fwd;
+    (void)C;
+}
+
+/* Add the piece from the last crossing to view vertex (r, c) in state s. */
+static int split_kid(split_t *p, int64_t r, int64_t c, int s, int64_t T)
+{
+    sub_t u;
+    if (p->tr) {
+        u.i0 = p->xc; u.j0 = p->xr; u.i1 = c; u.j1 = r;
+        u.s0 = swap_ef(p->xs); u.s1 = swap_ef(s);
+    } else {
+        u.i0 = p->xr; u.j0 = p->xc; u.i1 = r; u.j1 = c;
+        u.s0 = p->xs; u.s1 = s;
+    }
+    u.T = (int32_t)T;
+    return subvec_push(&p->kids, &u);
+}
+
+/* Find the crossing of split row k from the forward row (p->fwd, columns xc..cmax). */
+static int split_cross(const ctx_t *C, split_t *p)
+{
+    const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
+    const int64_t Tp = (int64_t)p->u.T - p->acc;
+    const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
+    int rc;
+    for (int64_t c = p->xc; c <= p->cmax; c++) {
+        const int32_t *x = row + 2 * (p->vj1 - c);
+        int64_t hf, ff;
+        if (c == p->xc && p->cmax == p->xc) { /* no pass: the column below the crossing */
+            int32_t h0, e0, f0;
+            start_init(p->xs, &h0, &e0, &f0);
+            hf = ff = swgpu__lreg_left(0, h0, f0, C->sc.open, C->sc.ext, dr);
+        } else {
+            hf = p->fwd[2 * (c - p->xc)];
+            ff = p->fwd[2 * (c - p->xc) + 1];
+        }
+        if (hf + x[0] == Tp || ff + x[1] + C->sc.open == Tp) {
+            int s = hf + x[0] == Tp ? ST_H : ST_F;
+            int64_t v = s == ST_H ? hf : ff;
+            if ((rc = split_kid(p, r, c, s, v)))
+                return rc;
+            p->acc += v;
+            p->xr = r;
+            p->xc = c;
+            p->xs = s;
+            p->k--;
+            return SWGPU_OK;
+        }
+    }
+    return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: no crossing at row %lld of a "
+                       "%lld x %lld piece", (long long)r, (long long)(p->vi1 - p->vi0),
+                       (long long)(p->vj1 - p->vj0));
+}
+
+/*
+ * Walk a set of splits whose reverse rows are ready: forward pass by forward
+ * pass, all splits advancing together (one batch per round).
+ */
+static int split_walk(ctx_t *C, split_t *sp, size_t n)
+{
+    swgpu__lreg_t *g = NULL;
+    size_t *who = NULL;
+    int rc = SWGPU_OK;
+    g = malloc((n ? n : 1) * sizeof *g);
+    who = malloc((n ? n : 1) * sizeof *who);
+    if (!g || !who) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < n; k++)
+        split_walk_begin(&sp[k]);
+    for (;;) {
+        size_t m = 0;
+        uint64_t bytes = 0;
+        for (size_t k = 0; k < n; k++) {
+            split_t *p = &sp[k];
+            /* rows whose only candidate is the column below the crossing need no pass */
+            while (p->k > 0 && (p->cmax = split_cmax(C, p)) == p->xc)
+                if ((rc = split_cross(C, p)))
+                    goto done;
+            if (p->k == 0)
+                continue;
+            if (p->cmax < 0) {
+                rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: no column can cross "
+                                 "row %lld", (long long)(p->vi1 - p->k * p->L));
+                goto done;
+            }
+            free(p->fwd);
+            p->fwd = malloc((size_t)(p->cmax - p->xc + 1) * 2 * sizeof *p->fwd);
+            if (!p->fwd) {
+                rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+                goto done;
+            }
+            bytes += (uint64_t)(p->cmax - p->xc + 1) * 24;
+            split_fwd_region(C, p, &g[m]);
+            who[m++] = k;
+        }
+        if (m == 0)
+            break;
+        host_use(C, bytes);
+        if ((rc = run_batch(C, g, m)))
+            goto done;
+        for (size_t x = 0; x < m; x++)
+            if ((rc = split_cross(C, &sp[who[x]])))
+                goto done;
+    }
+    /* the last piece, to the end of each split */
+    for (size_t k = 0; k < n; k++) {
+        split_t *p = &sp[k];
+        if ((rc = split_kid(p, p->vi1, p->vj1, p->vs1, (int64_t)p->u.T - p->acc)))
+            goto done;
+    }
+done:
+    for (size_t k = 0; k < n; k++) {
+        free(sp[k].fwd);
+        sp[k].fwd = NULL;
+    }
+    free(g);
+    free(who);
+    return rc;
+}
+
+static void split_free(split_t *p)
+{
+    if (p->owns_rev)
+        free(p->rev);
+    free(p->fwd);
+    free(p->kids.v);
+    memset(p, 0, sizeof *p);
+}
+
+static int is_base(const sub_t *u)
+{
+    return (u->i1 - u->i0 + 1) * (u->j1 - u->j0 + 1) <= BASE_CELLS;
+}
+
+/*
+ * Replace every piece that is too large by its children, level by level,
+ * until all pieces are small.  Splits are done in groups whose saved rows
+ * fit the layout budget.
+ */
+static int refine(ctx_t *C, subvec_t *list)
+{
+    int rc = SWGPU_OK;
+    for (;;) {
+        subvec_t next = { 0 };
+        size_t nbig = 0;
+        for (size_t k = 0; k < list->n; k++)
+            nbig += !is_base(&list->v[k]);
+        if (nbig == 0)
+            return SWGPU_OK;
+        if (C->st)
+            C->st->levels++;
+        for (size_t k = 0; k < list->n;) {
+            split_t *sp;
+            swgpu__lreg_t *g;
+            size_t m = 0, k2 = k;
+            uint64_t used = 0;
+            if (is_base(&list->v[k])) {
+                if ((rc = subvec_push(&next, &list->v[k])))
+                    break;
+                k++;
+                continue;
+            }
+            /* a group: consecutive large pieces within the budget */
+            while (k2 < list->n && !is_base(&list->v[k2])) {
+                const sub_t *u = &list->v[k2];
+                int64_t h = u->i1 - u->i0, w = u->j1 - u->j0;
+                int64_t hv = w > h ? w : h, wv = w > h ? h : w;
+                uint64_t b = split_bytes(hv, wv, split_spacing(hv, wv, C->layout_cap));
+                if (m > 0 && used + b > C->layout_cap)
+                    break;
+                used += b;
+                m++;
+                k2++;
+            }
+            sp = calloc(m, sizeof *sp);
+            g = calloc(m, sizeof *g);
+            if (!sp || !g) {
+                free(sp);
+                free(g);
+                rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+                break;
+            }
+            for (size_t x = 0; x < m && !rc; x++) {
+                const sub_t *u = &list->v[k + x];
+                int64_t h = u->i1 - u->i0, w = u->j1 - u->j0;
+                split_t *p = &sp[x];
+                split_view(p, u, w > h);
+                p->L = split_spacing(p->vi1 - p->vi0, p->vj1 - p->vj0, C->layout_cap);
+                p->P = (p->vi1 - p->vi0 - 1) / p->L;
+                p->stride = p->vj1 - p->vj0 + 1;
+                p->rev = malloc((size_t)p->P * (size_t)p->stride * 2 * sizeof *p->rev);
+                p->owns_rev = 1;
+                if (!p->rev)
+                    rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
+                                     (long long)p->P);
+                else
+                    split_rev_region(C, p, &g[x]);
+            }
+            host_use(C, used);
+            if (!rc)
+                rc = run_batch(C, g, m);
+            if (!rc)
+                rc = split_walk(C, sp, m);
+            for (size_t x = 0; x < m && !rc; x++)
+                for (size_t y = 0; y < sp[x].kids.n && !rc; y++)
+                    rc = subvec_push(&next, &sp[x].kids.v[y]);
+            for (size_t x = 0; x < m; x++)
+                split_free(&sp[x]);
+            free(sp);
+            free(g);
+            if (rc)
+                break;
+            k = k2;
+        }
+        if (rc) {
+            free(next.v);
+            return rc;
+        }
+        free(list->v);
+        *list = next;
+    }
+}
+
+/* ------------------------------------------------- base-case traceback */
+
+typedef struct {
+    uint32_t *v;
+    size_t n, cap;
+} cig_t;
+
+static int cig_push(cig_t *c, int op, int64_t len)
+{
+    if (len <= 0)
+        return SWGPU_OK;
+    if (c->n && SWGPU_CIGAR_OP(c->v[c->n - 1]) == (uint32_t)op &&
+        SWGPU_CIGAR_LEN(c->v[c->n - 1]) + (uint64_t)len < (1u << 27)) {
+        c->v[c->n - 1] += (uint32_t)len << 4;
+        return SWGPU_OK;
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        uint32_t *p = realloc(c->v, cap * sizeof *p);
+        if (!p)
+            return SWGPU_ENOMEM;
+        c->v = p;
+        c->cap = cap;
+    }
+    while (len >= (1 << 27)) { /* keep lengths within 28 bits */
+        c->v[c->n++] = ((uint32_t)((1 << 27) - 1) << 4) | (uint32_t)op;
+        len -= (1 << 27) - 1;
+        if (c->n == c->cap)
+            return cig_push(c, op, len);
+    }
+    c->v[c->n++] = ((uint32_t)len << 4) | (uint32_t)op;
+    return SWGPU_OK;
+}
+
+/*
+ * Full-matrix global alignment of one piece with its begin/end states.
+ * dir per vertex: bits 0-1 where H came from (0 diagonal, 1 E, 2 F; ties in
+ * that order), bit 2 E extended E(i,j-1) (ties: opened from H), bit 3 F
+ * extended F(i-1,j).  The piece's CIGAR is appended to *out.
+ */
+static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, int32_t *F,
+                      cig_t *out)
+{
+    const int64_t h = u->i1 - u->i0, w = u->j1 - u->j0, W = w + 1;
+    const int32_t ext = C->sc.ext, oe = C->sc.open + C->sc.ext;
+    const uint8_t *A = C->a + u->i0 - 1, *B = C->b + u->j0 - 1;
+    int32_t h0, e0, f0, e, endv;
+    int64_t i, j;
+    int state;
+    uint32_t *rev = NULL;
+    size_t nrev = 0, caprev = 0;
+    int rc = SWGPU_OK;
+
+    start_init(u->s0, &h0, &e0, &f0);
+    /* row 0 */
+    H[0] = h0;
+    F[0] = f0;
+    e = e0;
+    dir[0] = 0;
+    for (j = 1; j <= w; j++) {
+        int32_t ee = e - ext, eo = H[j - 1] - oe;
+        e = ee > eo ? ee : eo;
+        H[j] = e;
+        F[j] = NEG;
+        dir[j] = (uint8_t)(1 | (ee > eo ? 4 : 0));
+    }
+    endv = u->s1 == ST_E ? e : u->s1 == ST_F ? F[w] : H[w];
+    for (i = 1; i <= h; i++) {
+        const int32_t *prow = C->sc.s[A[i]];
+        uint8_t *d = dir + i * W;
+        int32_t diag = H[0], fe = F[0] - ext, fo = H[0] - oe;
+        F[0] = fe > fo ? fe : fo;
+        H[0] = F[0];
+        d[0] = (uint8_t)(2 | (fe > fo ? 8 : 0));
+        e = NEG;
+        for (j = 1; j <= w; j++) {
+            int32_t ee = e - ext, eo = H[j - 1] - oe;
+            int32_t fe2 = F[j] - ext, fo2 = H[j] - oe;
+            int32_t hh = diag + prow[B[j]];
+            uint8_t bits = (uint8_t)((ee > eo ? 4 : 0) | (fe2 > fo2 ? 8 : 0));
+            e = ee > eo ? ee : eo;
+            diag = H[j];
+            F[j] = fe2 > fo2 ? fe2 : fo2;
+            if (e > hh) {
+                hh = e;
+                bits |= 1;
+            }
+            if (F[j] > hh) {
+                hh = F[j];
+                bits = (uint8_t)((bits & ~3) | 2);
+            }
+            H[j] = hh;
+            d[j] = bits;
+        }
+        endv = u->s1 == ST_E ? e : u->s1 == ST_F ? F[w] : H[w];
+    }
+    if (endv != u->T)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: piece [%lld,%lld)x[%lld,%lld) "
+                           "scores %d, expected %d", (long long)u->i0, (long long)u->i1,
+                           (long long)u->j0, (long long)u->j1, endv, u->T);
+    /* trace back from (h, w) in state s1; runs collected in reverse */
+    i = h;
+    j = w;
+    state = u->s1;
+    while (i > 0 || j > 0) {
+        uint8_t d = dir[i * W + j];
+        int op;
+        if (state == ST_H) {
+            int src = d & 3;
+            if (src == 0) {
+                op = SWGPU_CIGAR_M;
+                i--;
+                j--;
+            } else {
+                state = src == 1 ? ST_E : ST_F;
+                continue;
+            }
+        } else if (state == ST_E) {
+            op = SWGPU_CIGAR_D;
+            state = (d & 4) ? ST_E : ST_H;
+            j--;
+        } else {
+            op = SWGPU_CIGAR_I;
+            state = (d & 8) ? ST_F : ST_H;
+            i--;
+        }
+        if (nrev && SWGPU_CIGAR_OP(rev[nrev - 1]) == (uint32_t)op) {
+            rev[nrev - 1] += 1u << 4;
+            continue;
+        }
+        if (nrev == caprev) {
+            size_t cap = caprev ? 2 * caprev : 64;
+            uint32_t *p = realloc(rev, cap * sizeof *p);
+            if (!p) {
+                free(rev);
+                return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory in traceback");
+            }
+            rev = p;
+            caprev = cap;
+        }
+        rev[nrev++] = (1u << 4) | (uint32_t)op;
+    }
+    for (size_t k = nrev; k-- > 0 && !rc;)
+        if (cig_push(out, (int)SWGPU_CIGAR_OP(rev[k]), SWGPU_CIGAR_LEN(rev[k])))
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory in traceback");
+    free(rev);
+    return rc;
+}
+
+typedef struct {
+    const ctx_t *C;
+    const subvec_t *list;
+    cig_t *cig;               /* one per piece */
+    _Atomic size_t next;
+    _Atomic int rc;
+    char err[1024];
+    pthread_mutex_t lock;
+} basejob_t;
+
+static void *base_worker(void *arg)
+{
+    basejob_t *J = arg;
+    uint8_t *dir = NULL;
+    int32_t *H = NULL, *F = NULL;
+    size_t wmax = 0;
+    for (;;) {
+        size_t k = atomic_fetch_add(&J->next, 1);
+        const sub_t *u;
+        int64_t w;
+        int rc;
+        if (k >= J->list->n || atomic_load(&J->rc))
+            break;
+        u = &J->list->v[k];
+        w = u->j1 - u->j0;
+        if (!dir) {
+            dir = malloc((size_t)BASE_CELLS);
+            if (!dir)
+                goto nomem;
+        }
+        if ((size_t)w + 1 > wmax) {
+            int32_t *h2 = realloc(H, ((size_t)w + 1) * sizeof *H);
+            int32_t *f2;
+            if (!h2)
+                goto nomem;
+            H = h2;
+            f2 = realloc(F, ((size_t)w + 1) * sizeof *F);
+            if (!f2)
+                goto nomem;
+            F = f2;
+            wmax = (size_t)w + 1;
+        }
+        rc = base_trace(J->C, u, dir, H, F, &J->cig[k]);
+        if (rc) {
+            int zero = 0;
+            pthread_mutex_lock(&J->lock);
+            if (atomic_compare_exchange_strong(&J->rc, &zero, rc))
+                snprintf(J->err, sizeof J->err, "%s", swgpu_last_error());
+            pthread_mutex_unlock(&J->lock);
+            break;
+        }
+    }
+    free(dir);
+    free(H);
+    free(F);
+    return NULL;
+nomem:
+    {
+        int zero = 0;
+        pthread_mutex_lock(&J->lock);
+        if (atomic_compare_exchange_strong(&J->rc, &zero, SWGPU_ENOMEM))
+            snprintf(J->err, sizeof J->err, "long alignment: out of memory in traceback");
+        pthread_mutex_unlock(&J->lock);
+    }
+    free(dir);
+    free(H);
+    free(F);
+    return NULL;
+}
+
+/* Trace back every (small) piece in parallel and join the CIGARs into out. */
+static int trace_pieces(ctx_t *C, const subvec_t *list, cig_t *all)
+{
+    basejob_t J;
+    pthread_t *tid = NULL;
+    int nt = C->threads, started = 0, rc;
+    memset(&J, 0, sizeof J);
+    J.C = C;
+    J.list = list;
+    J.cig = calloc(list->n ? list->n : 1, sizeof *J.cig);
+    if (!J.cig)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+    atomic_init(&J.next, 0);
+    atomic_init(&J.rc, 0);
+    pthread_mutex_init(&J.lock, NULL);
+    if ((size_t)nt > list->n)
+        nt = (int)list->n;
+    if (nt < 1)
+        nt = 1;
+    host_use(C, (uint64_t)nt * (uint64_t)(BASE_CELLS + 8 * SH * 4));
+    if (nt > 1)
+        tid = malloc((size_t)nt * sizeof *tid);
+    if (tid)
+        for (; started < nt; started++)
+            if (pthread_create(&tid[started], NULL, base_worker, &J) != 0)
+                break;
+    if (started == 0)
+        base_worker(&J);
+    for (int k = 0; k < started; k++)
+        pthread_join(tid[k], NULL);
+    free(tid);
+    rc = atomic_load(&J.rc);
+    if (rc)
+        swgpu__fail(rc, "%s", J.err);
+    for (size_t k = 0; k < list->n && !rc; k++)
+        for (size_t x = 0; x < J.cig[k].n && !rc; x++)
+            if (cig_push(all, (int)SWGPU_CIGAR_OP(J.cig[k].v[x]), SWGPU_CIGAR_LEN(J.cig[k].v[x])))
+                rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for the CIGAR");
+    for (size_t k = 0; k < list->n; k++)
+        free(J.cig[k].v);
+    free(J.cig);
+    pthread_mutex_destroy(&J.lock);
+    return rc;
+}
+
+/* ------------------------------------------------------------- public */
+
+void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet)
+{
+    memset(o, 0, sizeof *o);
+    o->gap_open = alphabet == SWGPU_DNA ? 5 : 11;
+    o->gap_extend = alphabet == SWGPU_DNA ? 2 : 1;
+    o->max_host_memory = DEFAULT_BUDGET;
+    o->max_device_memory = DEFAULT_BUDGET;
+    o->backend = SWGPU_BACKEND_AUTO;
+    o->prune = 1;
+}
+
+void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out)
+{
+    /* A C G T N R Y K M S W B D H V -> T G C A N Y R M K S W V H D B */
+    static const uint8_t comp[15] = { 3, 2, 1, 0, 4, 6, 5, 8, 7, 9, 10, 14, 13, 12, 11 };
+    for (size_t i = 0, k = n; i < k--; i++) {
+        uint8_t x = in[i], y = in[k];
+        out[i] = y < 15 ? comp[y] : y;
+        out[k] = x < 15 ? comp[x] : x;
+    }
+}
+
+static void aln_clear(swgpu_aln_t *out)
+{
+    out->score = 0;
+    out->qbeg = out->qend = out->tbeg = out->tend = 0;
+    out->n_cigar = 0;
+    out->length = out->n_ident = out->n_mismatch = out->n_gapopen = out->n_gaps = 0;
+}
+
+/* Fill the alignment's statistics from its CIGAR; return its score. */
+static int64_t aln_finish(const ctx_t *C, swgpu_aln_t *out)
+{
+    int64_t i = out->qbeg, j = out->tbeg, score = 0;
+    for (size_t k = 0; k < out->n_cigar; k++) {
+        uint32_t op = SWGPU_CIGAR_OP(out->cigar[k]);
+        int64_t len = SWGPU_CIGAR_LEN(out->cigar[k]);
+        out->length += len;
+        if (op == SWGPU_CIGAR_M) {
+            for (int64_t x = 0; x < len; x++, i++, j++) {
+                score += C->sc.s[C->a[i]][C->b[j]];
+                if (C->a[i] == C->b[j])
+                    out->n_ident++;
+                else
+                    out->n_mismatch++;
+            }
+        } else {
+            out->n_gapopen++;
+            out->n_gaps += len;
+            score -= C->sc.open + len * C->sc.ext;
+            if (op == SWGPU_CIGAR_I)
+                i += len;
+            else
+                j += len;
+        }
+    }
+    if (i != out->qend || j != out->tend)
+        return INT64_MIN;
+    return score;
+}
+
+static int setup_scoring(ctx_t *C, const swgpu_matrix_t *m, int open, int ext)
+{
+    swgpu__lscore_t *sc = &C->sc;
+    memset(sc, 0, sizeof *sc);
+    memcpy(sc->s, m->s, sizeof sc->s);
+    sc->open = open;
+    sc->ext = ext;
+    sc->smax = m->s[0][0];
+    for (int x = 0; x < 32; x++)
+        for (int y = 0; y < 32; y++)
+            if (m->s[x][y] > sc->smax)
+                sc->smax = m->s[x][y];
+    if (m->alphabet == SWGPU_DNA) {
+        int ok = 1;
+        sc->match = m->s[0][0];
+        sc->mismatch = m->s[0][1];
+        for (int x = 0; x < 32 && ok; x++)
+            for (int y = 0; y < 32 && ok; y++)
+                ok = m->s[x][y] == ((x == y && x < 4) ? sc->match : sc->mismatch);
+        sc->dna = ok;
+    }
+    return SWGPU_OK;
+}
+
+static int setup_seqs(ctx_t *C)
+{
+    const int64_t la = C->alen, lb = C->blen;
+    size_t tot = (size_t)(2 * (la + lb) + 4 * PAD);
+    uint8_t *p = malloc(tot);
+    if (!p)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu bytes of sequences", tot);
+    C->qbuf = p;
+    memcpy(p, C->a, (size_t)la);
+    memset(p + la, 31, PAD);
+    C->q.seq[SWGPU__LSEQ_A] = p;
+    p += la + PAD;
+    memcpy(p, C->b, (size_t)lb);
+    memset(p + lb, 31, PAD);
+    C->q.seq[SWGPU__LSEQ_B] = p;
+    p += lb + PAD;
+    for (int64_t k = 0; k < la; k++)
+        p[k] = C->a[la - 1 - k];
+    memset(p + la, 31, PAD);
+    C->q.seq[SWGPU__LSEQ_RA] = p;
+    p += la + PAD;
+    for (int64_t k = 0; k < lb; k++)
+        p[k] = C->b[lb - 1 - k];
+    memset(p + lb, 31, PAD);
+    C->q.seq[SWGPU__LSEQ_RB] = p;
+    C->q.len[0] = C->q.len[2] = la;
+    C->q.len[1] = C->q.len[3] = lb;
+    return SWGPU_OK;
+}
+
+static int pick_backend(ctx_t *C, swgpu_backend_t b)
+{
+    const char *env = getenv("SWGPU_BACKEND");
+    if (b == SWGPU_BACKEND_AUTO && env && *env) {
+        if (!strcmp(env, "ref"))
+            b = SWGPU_BACKEND_REF;
+        else if (!strcmp(env, "cpu"))
+            b = SWGPU_BACKEND_CPU;
+        else if (!strcmp(env, "cuda"))
+            b = SWGPU_BACKEND_CUDA;
+        else if (strcmp(env, "auto"))
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_BACKEND=%s: expected ref, cpu, cuda or auto", env);
+    }
+    if (b == SWGPU_BACKEND_REF)
+        return 1;
+#ifdef SWGPU_HAVE_CUDA
+    if (b == SWGPU_BACKEND_CUDA || b == SWGPU_BACKEND_AUTO) {
+        if (swgpu__lgpu_available()) {
+            C->use_gpu = 1;
+            return 0;
+        }
+        if (b == SWGPU_BACKEND_CUDA)
+            return swgpu__fail(SWGPU_ENODEV, "backend cuda: no usable CUDA device");
+    }
+#else
+    if (b == SWGPU_BACKEND_CUDA)
+        return swgpu__fail(SWGPU_ENODEV, "backend cuda: this build has no CUDA support");
+#endif
+    C->use_gpu = 0;
+    return 0;
+}
+
+int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                     const swgpu_matrix_t *m, const swgpu_long_opts_t *o, swgpu_aln_t *out,
+                     swgpu_long_stats_t *st)
+{
+    swgpu_long_opts_t defo;
+    swgpu_long_stats_t st0;
+    ctx_t C;
+    swgpu__lreg_t g;
+    int32_t *saved = NULL;
+    subvec_t list = { 0 };
+    cig_t cig = { 0 };
+    int rc, isref;
+    int64_t ie, je, ib, jb, L1, P1, maxabs;
+    int32_t S;
+    uint64_t fixed, rowb, cap;
+    double t;
+
+    if (!out || !m || (alen && !a) || (blen && !b))
+        return swgpu__fail(SWGPU_EINVAL, "swgpu_align_long: NULL argument");
+    if (!o) {
+        swgpu_long_opts_init(&defo, m->alphabet);
+        o = &defo;
+    }
+    if (!st)
+        st = &st0;
+    memset(st, 0, sizeof *st);
+    memset(&C, 0, sizeof C);
+    C.t0 = swgpu__now();
+    C.o = o;
+    C.st = st;
+    C.a = a;
+    C.b = b;
+    C.alen = (int64_t)alen;
+    C.blen = (int64_t)blen;
+    C.threads = o->threads > 0 ? o->threads : swgpu__ncores();
+    C.host_budget = o->max_host_memory ? o->max_host_memory : DEFAULT_BUDGET;
+    C.dev_budget = o->max_device_memory ? o->max_device_memory : DEFAULT_BUDGET;
+    if (o->gap_open < 0 || o->gap_extend < 0 || o->gap_open > 1000000 || o->gap_extend > 1000000)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: gap penalties must be in 0..1000000 "
+                           "(open %d, extend %d)", o->gap_open, o->gap_extend);
+    if (o->gap_open + o->gap_extend == 0)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: gap open + extend must be positive");
+
+    isref = pick_backend(&C, o->backend);
+    if (isref < 0)
+        return isref;
+    st->backend = isref ? "ref" : C.use_gpu ? "cuda" : "cpu";
+    st->score_cells = (uint64_t)alen * (uint64_t)blen;
+    aln_clear(out);
+    if (isref) {
+        t = swgpu__now();
+        rc = swgpu_align(a, alen, b, blen, m, o->gap_open, o->gap_extend, o->score_only, out);
+        st->score_seconds = st->total_seconds = swgpu__now() - t;
+        st->cells = st->score_cells;
+        st->score_gcups = st->score_seconds > 0 ? (double)st->score_cells / st->score_seconds / 1e9 : 0;
+        return rc;
+    }
+    if (alen == 0 || blen == 0) {
+        st->total_seconds = swgpu__now() - C.t0;
+        return SWGPU_OK;
+    }
+    setup_scoring(&C, m, o->gap_open, o->gap_extend);
+    maxabs = imax64(imax64(C.sc.smax, -(int64_t)m->min), (int64_t)o->gap_open + o->gap_extend);
+    if (alen > ((size_t)1 << 31) - 2 * PAD || blen > ((size_t)1 << 31) - 2 * PAD ||
+        (int64_t)(alen + blen) * maxabs >= ((int64_t)1 << 29))
+        return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues with scores "
+                           "up to %lld may overflow 32-bit scores", alen, blen, (long long)maxabs);
+
+    /* memory: the layout (saved-row spacing) depends on the smaller budget only */
+    fixed = (uint64_t)(2 * (alen + blen) + 4 * PAD) + (uint64_t)BASE_CELLS * 2 +
+            (uint64_t)((alen + SH - 1) / SH) * 64;
+    cap = C.host_budget < C.dev_budget ? C.host_budget : C.dev_budget;
+    fixed += SLACK;
+    rowb = (uint64_t)(blen + 1) * 8;
+    if (cap < fixed + 4 * rowb)
+        return swgpu__fail(SWGPU_EBUDGET, "long alignment: --max-memory %llu MiB is too small for "
+                           "%zu x %zu residues: at least %llu MiB are needed",
+                           (unsigned long long)(cap >> 20), alen, blen,
+                           (unsigned long long)((fixed + 4 * rowb + (1 << 20) - 1) >> 20));
+    C.layout_cap = cap - fixed;
+    C.host_fixed = (uint64_t)(2 * (alen + blen) + 4 * PAD);
+    C.host_peak = C.host_fixed;
+
+    if ((rc = setup_seqs(&C)))
+        goto done;
+#ifdef SWGPU_HAVE_CUDA
+    if (C.use_gpu && (rc = swgpu__lgpu_create(&C.q, &C.sc, &C.gpu)))
+        goto done;
+#endif
+
+    /* phase 1: score */
+    t = swgpu__now();
+    phase_begin(&C, "score", st->score_cells);
+    memset(&g, 0, sizeof g);
+    g.h = C.alen;
+    g.w = C.blen;
+    g.rseq = SWGPU__LSEQ_A;
+    g.cseq = SWGPU__LSEQ_B;
+    g.local = 1;
+    g.track = 1;
+    g.prune = o->prune;
+    if ((rc = run_batch(&C, &g, 1)))
+        goto done;
+    st->score_pruned = C.last_pruned;
+    phase_end(&C);
+    st->score_seconds = swgpu__now() - t;
+    st->score_gcups = st->score_seconds > 0 ? (double)st->score_cells / st->score_seconds / 1e9 : 0;
+    S = g.best;
+    if (S <= 0)
+        goto done;
+    ie = g.bi;
+    je = g.bj;
+    out->score = S;
+    out->qend = ie;
+    out->tend = je;
+
+    /* phase 2: reverse pass from the end, saving rows ie - k*L1 */
+    t = swgpu__now();
+    rowb = (uint64_t)(je + 1) * 8;
+    P1 = (int64_t)((C.layout_cap - 3 * rowb) / rowb); /* the rest: the engine's ring */
+    if (P1 > ie / SH)
+        P1 = ie / SH;
+    if (P1 < 1)
+        P1 = 1;
+    L1 = balanced_spacing(SH * ((ie + SH * (P1 + 1) - 1) / (SH * (P1 + 1))), je);
+    memset(&g, 0, sizeof g);
+    g.h = ie;
+    g.w = je;
+    g.rseq = SWGPU__LSEQ_RA;
+    g.cseq = SWGPU__LSEQ_RB;
+    g.roff = C.alen - ie;
+    g.coff = C.blen - je;
+    g.local = 1;
+    g.track = 1;
+    g.prune = o->prune;
+    g.prune_best = S;
+    g.save_every = o->score_only ? 0 : L1;
+    if (swgpu__lreg_nsaved(&g) > 0) {
+        saved = malloc((size_t)swgpu__lreg_nsaved(&g) * (size_t)rowb);
+        if (!saved) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
+                             (long long)swgpu__lreg_nsaved(&g));
+            goto done;
+        }
+        host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb);
+    }
+    g.saved = saved;
+    phase_begin(&C, "reverse", (uint64_t)ie * (uint64_t)je);
+    if ((rc = run_batch(&C, &g, 1)))
+        goto done;
+    phase_end(&C);
+    if (g.best != S) {
+        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %d, "
+                         "forward %d", g.best, S);
+        goto done;
+    }
+    ib = ie - g.bi;
+    jb = je - g.bj;
+    out->qbeg = ib;
+    out->tbeg = jb;
+    st->reverse_seconds = swgpu__now() - t;
+    if (o->score_only)
+        goto done;
+
+    /* phase 3: traceback */
+    t = swgpu__now();
+    phase_begin(&C, "traceback", 0);
+    {
+        sub_t top = { ib, jb, ie, je, ST_H, ST_H, S };
+        if (is_base(&top) || (ie - ib - 1) / L1 < 1) {
+            rc = subvec_push(&list, &top);
+        } else {
+            split_t sp;
+            split_view(&sp, &top, 0);
+            sp.L = L1;
+            sp.P = (ie - ib - 1) / L1;
+            sp.rev = saved;
+            sp.stride = je + 1;
+            rc = split_walk(&C, &sp, 1);
+            for (size_t k = 0; k < sp.kids.n && !rc; k++)
+                rc = subvec_push(&list, &sp.kids.v[k]);
+            split_free(&sp);
+            st->levels = 1;
+        }
+        free(saved);
+        saved = NULL;
+        if (rc)
+            goto done;
+    }
+    if ((rc = refine(&C, &list)))
+        goto done;
+    st->subproblems = list.n;
+    if ((rc = trace_pieces(&C, &list, &cig)))
+        goto done;
+    phase_end(&C);
+    if (out->m_cigar < cig.n) {
+        uint32_t *p = realloc(out->cigar, cig.n * sizeof *p);
+        if (!p) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for the CIGAR");
+            goto done;
+        }
+        out->cigar = p;
+        out->m_cigar = cig.n;
+    }
+    memcpy(out->cigar, cig.v, cig.n * sizeof *cig.v);
+    out->n_cigar = cig.n;
+    if (aln_finish(&C, out) != S) {
+        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to %d", S);
+        goto done;
+    }
+    st->traceback_seconds = swgpu__now() - t;
+
+done:
+    free(saved);
+    free(list.v);
+    free(cig.v);
+#ifdef SWGPU_HAVE_CUDA
+    if (C.gpu) {
+        st->peak_device_bytes = swgpu__lgpu_peak(C.gpu);
+        swgpu__lgpu_destroy(C.gpu);
+    }
+#endif
+    free(C.qbuf);
+    st->peak_host_bytes = C.host_peak;
+    st->total_seconds = swgpu__now() - C.t0;
+    if (rc)
+        aln_clear(out);
+    return rc;
+}

@@ -1,0 +1,358 @@
+/*
+ * long_kernels.cu - the GPU pass of the long aligner (StripedScore style).
+ *
+ * One launch computes a batch of regions (src/long.h).  Each region is cut
+ * into horizontal strips of SH = 32 * R rows; a strip is computed by ONE
+ * warp, lane l owning rows l*R+1 .. l*R+R of the strip in registers, along
+ * anti-diagonals: at step d lane l computes column d - l + 1 for its R rows,
+ * receiving the row above (H, F of its first row) from lane l-1 by a
+ * shuffle, and lane 0 from the strip above.  The grid is sized to the
+ * blocks that fit on the device at once; warps take strips from an atomic
+ * ticket in batch order, so a strip only ever waits for an earlier ticket
+ * held by a running warp: no deadlock however many strips there are.
+ *
+ * Hand-over between strips: every 32 steps (a "chunk") the warp writes the
+ * 32 bottom-row values it finished (H, F of its last lane) to a two-slot
+ * ring in global memory, fences, and publishes how many columns are done
+ * in progress[ticket]; the next strip polls that counter before reading a
+ * chunk (L2 loads, __ldcg).  Strip s+2 reuses strip s's slot only after
+ * strip s+1, which it waits for, is past those columns.
+ *
+ * Values are 32-bit.  Registers hold H - (open+ext) ("HO") so that one DPX
+ * instruction gives each of E, F and H:
+ *   E  = max(E - ext, HO_left)            __viaddmax_s32
+ *   F  = max(F_up - ext, HO_up)           __viaddmax_s32
+ *   H  = max(HO_diag + s + oe, E, F [,0]) __vimax3_s32[_relu]
+ */
+#include "cuda/long_kernels.cuh"
+#include "long.h"
+
+#include <cuda_runtime.h>
+
+#define R 16             /* rows per lane */
+#define SH (32 * R)      /* strip height */
+#define NT 256           /* threads per block */
+#define WARPS (NT / 32)
+#define FULL 0xffffffffu
+#define NEG SWGPU__LONG_NEG
+
+static_assert(SH == SWGPU__LONG_SH, "strip height must match the CPU engine");
+
+struct smem_t {
+    int32_t mat[32 * 32]; /* mat[col * 32 + row] = s[row][col] + open + ext */
+    int4 in[WARPS][32];   /* per chunk, lane 0's inputs: {HO, F, column code} of 32 columns */
+    int2 out[WARPS][32];  /* per chunk, the last lane's outputs {HO, F} */
+};
+
+/*
+ * One strip: rows s*SH+1 .. min(s*SH+SH, h) of region g, as ticket t.
+ * DNA: match/mismatch scoring on codes 0..3 (others never match), one
+ * byte select per cell: qa[r] holds s(row, c) + oe for c = A, C, G, T in
+ * its bytes, the column's code is a __byte_perm selector (byte 4 = the
+ * mismatch, bytes 5.. = 0), so both scores + oe must lie in 0..255;
+ * LOCAL: zero floor; PARTIAL: the region ends inside the strip (rows past
+ * h copy the row above, so the last lane still outputs row h).
+ */
+template <bool DNA, bool LOCAL, bool PARTIAL>
+__device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g,
+                                          int s, long long t, smem_t &sm, int warp)
+{
+    const int lane = threadIdx.x & 31;
+    const int32_t ext = A.ext, oe = A.open + A.ext;
+    const int32_t smatch = A.match + oe, smis = A.mismatch + oe;
+    const int w = g.w;
+    const int top = s * SH;
+    const int base = top + lane * R; /* vertex row above my first row */
+    const int bottom = min(top + SH, g.h);
+    const bool track = g.track != 0;
+    int nv = R; /* my rows inside the region */
+    if (PARTIAL)
+        nv = max(0, min(R, g.h - base));
+
+    /* row residues */
+    int qa[R];
+    {
+        const uint8_t *rs = A.seq[g.rseq] + g.roff + base;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            int c = (!PARTIAL || r < nv) ? rs[r] : 0;
+            if (DNA) { /* bytes 0..3: s(row, A/C/G/T) + oe; N and IUPAC rows never match */
+                unsigned wv = 0;
+                for (int k = 0; k < 4; k++)
+                    wv |= (unsigned)(c == k ? smatch : smis) << (8 * k);
+                qa[r] = (int)wv;
+            } else {
+                qa[r] = c;
+            }
+        }
+    }
+    /* HO[r] = H(i, j-1) - oe and E[r] = E(i, j-1) of my row i = base+r+1 */
+    int HO[R], E[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        HO[r] = swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, base + r + 1) - oe;
+        E[r] = NEG;
+    }
+    /* HO of the row above me at the previous column (the diagonal) */
+    int prevo = (base == 0 ? swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, 0)
+                           : swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, base)) - oe;
+    int ho = 0, fo = NEG, bc = 0; /* my last row's HO, F at my current column; its code */
+    int bestt = 2 * NEG, bi = 0, bj = 0;
+    unsigned long long npruned = 0;
+
+    int2 *ring = reinterpret_cast<int2 *>(A.ring + g.ring_off);
+    const long long slot = SWGPU__LK_RING(w);
+    const int2 *rin = ring + ((s + 1) & 1) * slot;
+    int2 *rout = ring + (s & 1) * slot;
+    int2 *save = nullptr;
+    if (bottom < g.h && g.save_every > 0 && bottom % g.save_every == 0)
+        save = reinterpret_cast<int2 *>(A.saved + g.saved_off) +
+               (long long)(bottom / g.save_every - 1) * (w + 1);
+    else if (bottom == g.h && g.save_last)
+        save = reinterpret_cast<int2 *>(A.saved + g.saved_off) +
+               (long long)(g.save_every > 0 ? (g.h - 1) / g.save_every : 0) * (w + 1);
+    if (save && lane == 0) {
+        int hb = swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, bottom);
+        save[0] = make_int2(hb, LOCAL ? NEG : hb);
+    }
+    const volatile int32_t *prevprog = A.progress + (t - 1);
+    int known = 0;
+    const uint8_t *bs = A.seq[g.cseq] + g.coff; /* bs[j-1]: column j */
+    const int nchunks = (w + 31 + 31) / 32;
+
+    for (int c = 0; c < nchunks; c++) {
+        const int jl = 32 * c + 1 + lane; /* the column whose inputs I stage for lane 0 */
+        int th, tf, tb;
+        if (s > 0) {
+            const int need = min(32 * c + 32, w);
+            if (known < need) {
+                for (;;) {
+                    known = *prevprog;
+                    if (known >= need)
+                        break;
+                    __nanosleep(100);
+                }
+                __threadfence();
+            }
+            int2 v = __ldcg(rin + jl);
+            th = v.x - oe;
+            tf = v.y;
+        } else {
+            th = swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, jl) - oe;
+            tf = NEG;
+        }
+        tb = bs[jl - 1];
+        if (DNA) /* a byte selector: byte tb of {qa[r], smis}, zeros above (byte 5) */
+            tb = (tb < 4 ? tb : 4) | 0x5550;
+        __syncwarp();
+        sm.in[warp][lane] = make_int4(th, tf, tb, 0);
+        __syncwarp();
+        if (LOCAL && g.prune) {
+            /* the chunk's inputs: my rows' H left of it, the row above it */
+            int mx = max(th, prevo); /* prevo: the diagonal input of my first row */
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                mx = max(mx, HO[r]);
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1)
+                mx = max(mx, __shfl_xor_sync(FULL, mx, off));
+            const long long left = min((long long)(g.h - top), (long long)(w - 32 * c + 31));
+            const long long bound = (long long)max(mx + oe, 0) + (long long)A.smax * left;
+            const int gb = *(volatile int32_t *)A.gbest;
+            if (bound < gb) { /* skip: lower bounds out, H 0, E = F = NEG */
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    HO[r] = -oe;
+                    E[r] = NEG;
+                }
+                ho = -oe;
+                fo = NEG;
+                prevo = -oe;
+                bc = sm.in[warp][31 - lane].z; /* the code of my last column in this chunk */
+                {
+                    const int jo = 32 * c + lane - 30;
+                    if (jo >= 1 && jo <= w) {
+                        const int2 o = make_int2(0, NEG);
+                        rout[jo] = o;
+                        if (save)
+                            save[jo] = o;
+                    }
+                }
+                npruned += (unsigned long long)(bottom - top) * 32u;
+                __threadfence();
+                __syncwarp();
+                if (lane == 0)
+                    atomicExch(A.progress + t, min(32 * c + 1, w));
+                continue;
+            }
+        }
+
+#pragma unroll 1
+        for (int k = 0; k < 32; k++) {
+            const int4 in = sm.in[warp][k];
+            int ih = __shfl_up_sync(FULL, ho, 1);
+            int iff = __shfl_up_sync(FULL, fo, 1);
+            int ib = __shfl_up_sync(FULL, bc, 1);
+            if (lane == 0) {
+                ih = in.x;
+                iff = in.y;
+                ib = in.z;
+            }
+            if (c > 0 || lane <= k) {
+                int dgo = prevo; /* HO(row above, j-1) */
+                int huo = ih;    /* HO(row above, j) */
+                int fu = iff;    /* F(row above, j) */
+                const int32_t *mrow = sm.mat + ib * 32;
+                bc = ib;
+                prevo = ih;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    const int sp = DNA ? (int)__byte_perm((unsigned)qa[r], (unsigned)smis, (unsigned)ib)
+                                       : mrow[qa[r]];
+                    const int e = __viaddmax_s32(E[r], -ext, HO[r]);
+                    int f = __viaddmax_s32(fu, -ext, huo);
+                    int hn = LOCAL ? __vimax3_s32_relu(dgo + sp, e, f) : __vimax3_s32(dgo + sp, e, f);
+                    if (PARTIAL && r >= nv) { /* past the region: copy the row above */
+                        hn = huo + oe;
+                        f = fu;
+                    }
+                    dgo = HO[r];
+                    HO[r] = hn - oe;
+                    E[r] = e;
+                    huo = HO[r];
+                    fu = f;
+                }
+                ho = huo;
+                fo = fu;
+                if (track) {
+                    int m = HO[0];
+#pragma unroll
+                    for (int r = 1; r + 1 < R; r += 2)
+                        m = __vimax3_s32(m, HO[r], HO[r + 1]);
+                    if (R % 2 == 0)
+                        m = max(m, HO[R - 1]);
+                    const int j = 32 * c + k - lane + 1;
+                    if (m > bestt && j <= w) {
+                        int rr = R - 1;
+#pragma unroll
+                        for (int r = R - 1; r >= 0; r--)
+                            if (HO[r] == m)
+                                rr = r;
+                        bestt = m;
+                        bj = j;
+                        bi = base + rr + 1;
+                    }
+                }
+            }
+            if (lane == 31)
+                sm.out[warp][k] = make_int2(ho, fo);
+        }
+        __syncwarp();
+        {
+            const int jo = 32 * c + lane - 30; /* the column lane 31 finished at my step */
+            if (jo >= 1 && jo <= w) {
+                int2 o = sm.out[warp][lane];
+                o.x += oe;
+                rout[jo] = o;
+                if (save)
+                    save[jo] = o;
+            }
+        }
+        if (LOCAL && g.prune && track) { /* publish a better best for the others' pruning */
+            int b = bestt;
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1)
+                b = max(b, __shfl_xor_sync(FULL, b, off));
+            if (lane == 0 && b + oe > *(volatile int32_t *)A.gbest)
+                atomicMax(A.gbest, b + oe);
+        }
+        __threadfence();
+        __syncwarp();
+        if (lane == 0)
+            atomicExch(A.progress + t, min(32 * c + 1, w));
+    }
+
+    if (track) {
+        for (int off = 16; off > 0; off >>= 1) {
+            int ob = __shfl_xor_sync(FULL, bestt, off);
+            int oj = __shfl_xor_sync(FULL, bj, off);
+            int oi = __shfl_xor_sync(FULL, bi, off);
+            if (ob > bestt || (ob == bestt && (oj < bj || (oj == bj && oi < bi)))) {
+                bestt = ob;
+                bj = oj;
+                bi = oi;
+            }
+        }
+        if (lane == 0) {
+            swgpu__lkbest_t b;
+            b.best = bestt + oe;
+            b.bi = bi;
+            b.bj = bj;
+            A.best[t] = b;
+        }
+    }
+    if (lane == 0) {
+        atomicAdd(A.done, (unsigned long long)(bottom - top) * (unsigned long long)w);
+        if (npruned)
+            atomicAdd(A.pruned, npruned);
+    }
+}
+
+template <bool DNA>
+__global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
+{
+    __shared__ smem_t sm;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (!DNA)
+        for (int i = threadIdx.x; i < 32 * 32; i += NT)
+            sm.mat[i] = A.mat[i] + A.open + A.ext;
+    __syncthreads();
+    for (;;) {
+        long long t = 0;
+        if (lane == 0)
+            t = (long long)atomicAdd(A.ticket, 1ULL);
+        t = __shfl_sync(FULL, t, 0);
+        if (t >= A.total)
+            break;
+        int lo = 0, hi = A.nregs - 1;
+        while (lo < hi) { /* the last region whose first strip is <= t */
+            int mid = (lo + hi + 1) >> 1;
+            if (A.regs[mid].first <= t)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        const swgpu__lkreg_t g = A.regs[lo];
+        const int s = (int)(t - g.first);
+        const bool partial = (long long)(s + 1) * SH > g.h;
+        if (g.local) {
+            if (partial)
+                run_strip<DNA, true, true>(A, g, s, t, sm, warp);
+            else
+                run_strip<DNA, true, false>(A, g, s, t, sm, warp);
+        } else {
+            if (partial)
+                run_strip<DNA, false, true>(A, g, s, t, sm, warp);
+            else
+                run_strip<DNA, false, false>(A, g, s, t, sm, warp);
+        }
+    }
+}
+
+extern "C" cudaError_t swgpu__long_occupancy(int dna, int *threads, int *blocks_per_sm)
+{
+    *threads = NT;
+    return dna ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<true>, NT, 0)
+               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<false>, NT, 0);
+}
+
+extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int blocks, int threads,
+                                          cudaStream_t stream)
+{
+    (void)cudaGetLastError(); /* an earlier, already reported error is not this launch's */
+    if (args->dna)
+        long_pass<true><<<blocks, threads, 0, stream>>>(*args);
+    else
+        long_pass<false><<<blocks, threads, 0, stream>>>(*args);
+    return cudaPeekAtLastError();
+}

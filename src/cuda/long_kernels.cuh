@@ -1,0 +1,69 @@
+/*
+ * long_kernels.cuh - host launchers of the long aligner's GPU pass (the
+ * kernel lives in long_kernels.cu; memory and batching in src/long_gpu.c).
+ * Plain C declarations: included from C and from CUDA.
+ */
+#ifndef SWGPU_LONG_KERNELS_CUH
+#define SWGPU_LONG_KERNELS_CUH
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One region as the kernel sees it (see src/long.h for the recurrences). */
+typedef struct {
+    int32_t h, w;            /* rows, columns */
+    int32_t rseq, cseq;      /* which of the four device sequences */
+    int64_t roff, coff;      /* index of row 1's / column 1's residue */
+    int32_t local, track;
+    int32_t prune;           /* local: skip chunks that cannot reach *gbest */
+    int32_t h0, e0, f0;      /* anchored corner */
+    int32_t save_every;      /* 0 or a multiple of the strip height */
+    int32_t save_last;
+    int32_t nstrips;
+    int64_t first;           /* ticket of its first strip */
+    int64_t saved_off;       /* first int32 of its saved rows ({H,F} pairs, w+1 per row) */
+    int64_t ring_off;        /* first int32 of its ring: 2 slots of SWGPU__LK_RING(w) pairs */
+} swgpu__lkreg_t;
+
+/* pairs per ring slot of a region of w columns (reads run up to column w+63) */
+#define SWGPU__LK_RING(w) ((int64_t)(w) + 128)
+
+/* Best cell of one strip. */
+typedef struct {
+    int32_t best, bi, bj;
+} swgpu__lkbest_t;
+
+typedef struct {
+    const swgpu__lkreg_t *regs;  /* device */
+    int32_t nregs;
+    int64_t total;               /* strips in the batch */
+    const uint8_t *seq[4];       /* device sequences, padded */
+    int32_t *ring;               /* device ring buffers */
+    int32_t *saved;              /* device saved rows */
+    int32_t *progress;           /* per strip: bottom-row columns published (zeroed) */
+    swgpu__lkbest_t *best;       /* per strip */
+    unsigned long long *ticket;  /* zeroed */
+    unsigned long long *done;    /* cells of finished strips (progress reports) */
+    unsigned long long *pruned;  /* cells skipped by pruning */
+    int32_t *gbest;              /* best score found so far (pruning) */
+    int32_t smax;                /* largest substitution score, >= 0 */
+    const int32_t *mat;          /* device 32x32: mat[col*32 + row] = s[row][col] */
+    int32_t open, ext;
+    int32_t dna, match, mismatch;
+} swgpu__lkargs_t;
+
+/** Threads per block and resident blocks per multiprocessor of the kernel. */
+cudaError_t swgpu__long_occupancy(int dna, int *threads, int *blocks_per_sm);
+/** Launch one pass over a batch with `blocks` blocks of `threads` threads:
+ *  the grid must fit on the device at once (blocks <= blocks_per_sm * SMs). */
+cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int blocks, int threads,
+                               cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,157 @@
+/*
+ * long.h - internal pieces of the long pairwise aligner (align_long.c), its
+ * CPU region engine (long_cpu.c) and its CUDA engine (cuda/long_kernels.cu).
+ *
+ * Everything the aligner computes is a batch of "regions": rectangles of the
+ * dynamic-programming matrix over row residues x column residues, taken
+ * from one of four sequences (a, b, reversed a, reversed b) at an offset.
+ *
+ * Vertex (i, j) of a region (0 <= i <= h, 0 <= j <= w) is the state after
+ * i row residues and j column residues.  Cell (i, j), i, j >= 1, scores
+ * row residue i against column residue j.  With oe = open + ext:
+ *
+ *   E(i,j) = max(E(i,j-1) - ext, H(i,j-1) - oe)      horizontal gap (D)
+ *   F(i,j) = max(F(i-1,j) - ext, H(i-1,j) - oe)      vertical gap (I)
+ *   H(i,j) = max(H(i-1,j-1) + s(r_i, c_j), E(i,j), F(i,j) [, 0 if local])
+ *
+ * Boundaries.  Local regions: H = 0, E = F = NEG on row 0 and column 0.
+ * Anchored regions start at vertex (0,0) with H = h0, E = e0, F = f0:
+ *   row 0:    E(0,j) = max(e0 - j*ext, h0 - open - j*ext), H(0,j) = E(0,j), F = NEG
+ *   column 0: F(i,0) = max(f0 - i*ext, h0 - open - i*ext), H(i,0) = F(i,0), E = NEG
+ * (no zero floor).  Both engines compute exactly these values, so any mix
+ * of engines gives identical results.
+ *
+ * Pruning (local regions with prune set; exact).  A block of a strip whose
+ * inputs (its left column and the row above it) hold at most M can lead to
+ * no cell above  max(M, 0) + smax * min(rows left, columns left);  when that
+ * is below the best score found so far (or prune_best), the block is not
+ * computed and its outputs are replaced by lower bounds (H 0, E = F = NEG).
+ * Every cell of value >= the final best lies on a path whose blocks all
+ * bound at least that value, so the best, its tie-rule cell, and every
+ * value on an optimal path stay exact; other saved values may be lower.
+ *
+ * Strips.  Both engines cut a region into strips of SWGPU__LONG_SH rows
+ * (the last one may be shorter) computed left to right, each strip handing
+ * its bottom row (H and F per column) to the next.  Rows are saved only at
+ * strip bottoms: at the multiples of save_every below h (save_every is a
+ * multiple of SWGPU__LONG_SH) and, with save_last, at row h.
+ */
+#ifndef SWGPU_LONG_H
+#define SWGPU_LONG_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWGPU__LONG_SH 512          /* strip height of both engines */
+#define SWGPU__LONG_NEG (-(1 << 30)) /* minus infinity that survives subtractions */
+#define SWGPU__LONG_PAD 128         /* sentinel residues after each sequence */
+
+enum { SWGPU__LSEQ_A = 0, SWGPU__LSEQ_B = 1, SWGPU__LSEQ_RA = 2, SWGPU__LSEQ_RB = 3 };
+
+/** Scoring shared by the engines. */
+typedef struct {
+    int32_t s[32][32];   /* s[row code][column code] */
+    int32_t open, ext;   /* gap of length k: open + k*ext */
+    int32_t smax;        /* largest entry of s */
+    int dna;             /* 1: s is match/mismatch on codes 0..3, mismatch otherwise */
+    int32_t match, mismatch;
+} swgpu__lscore_t;
+
+/** One region of a batch (see the top of this file). */
+typedef struct {
+    int64_t h, w;        /* rows, columns (both >= 1) */
+    int32_t rseq, cseq;  /* SWGPU__LSEQ_* of the row / column residues */
+    int64_t roff, coff;  /* index of row 1's / column 1's residue in its sequence */
+    int32_t local;       /* 1: local (zero floor, zero boundaries); 0: anchored */
+    int32_t h0, e0, f0;  /* anchored: H, E, F at vertex (0,0) */
+    int32_t track;       /* 1: report the best cell */
+    int64_t save_every;  /* 0 or a multiple of SWGPU__LONG_SH */
+    int32_t save_last;   /* 1: also save row h */
+    int32_t *saved;      /* host: nsaved rows of (w+1) pairs {H, F}; vertex columns 0..w */
+    int32_t prune;       /* local regions: skip blocks that cannot reach the best so far */
+    int32_t prune_best;  /* a best score known in advance (0 if none) */
+    /* outputs */
+    int32_t best;        /* track: max H, ties to the smallest j, then the smallest i */
+    int64_t bi, bj;      /* its vertex */
+} swgpu__lreg_t;
+
+#ifdef __CUDACC__
+#define SWGPU__HD __host__ __device__
+#else
+#define SWGPU__HD
+#endif
+
+/** H at vertex (0, j) of a region (F there is NEG). */
+static inline SWGPU__HD int32_t swgpu__lreg_top(int local, int32_t h0, int32_t e0, int32_t open,
+                                                int32_t ext, int64_t j)
+{
+    int64_t x, y;
+    if (local)
+        return 0;
+    if (j == 0)
+        return h0;
+    x = (int64_t)e0 - j * ext;
+    y = (int64_t)h0 - open - j * ext;
+    x = x > y ? x : y;
+    return (int32_t)(x < 2 * (int64_t)SWGPU__LONG_NEG ? 2 * (int64_t)SWGPU__LONG_NEG : x);
+}
+
+/** H (= F) at vertex (i, 0) of a region (E there is NEG). */
+static inline SWGPU__HD int32_t swgpu__lreg_left(int local, int32_t h0, int32_t f0, int32_t open,
+                                                 int32_t ext, int64_t i)
+{
+    return swgpu__lreg_top(local, h0, f0, open, ext, i);
+}
+
+/** Rows a region saves. */
+static inline int64_t swgpu__lreg_nsaved(const swgpu__lreg_t *r)
+{
+    return (r->save_every > 0 ? (r->h - 1) / r->save_every : 0) + (r->save_last ? 1 : 0);
+}
+
+/** The four sequences (host or device pointers), each followed by
+ *  SWGPU__LONG_PAD sentinel codes. */
+typedef struct {
+    const uint8_t *seq[4];
+    int64_t len[4];
+} swgpu__lseqs_t;
+
+/** Progress shared between an engine and the orchestration. */
+typedef struct {
+    void (*report)(void *user, uint64_t cells_done); /* called now and then, may be NULL */
+    void *user;
+} swgpu__lprog_t;
+
+/** Test hook: pieces of at most `cells` vertices are traced back with a full
+ *  matrix (default 4M; at least 513*513; 0 restores the default).  Not
+ *  thread-safe; for tests only. */
+void swgpu__long_set_base(int64_t cells);
+
+/* CPU engine (long_cpu.c): run every region of the batch with threads. */
+int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
+                    swgpu__lreg_t *regs, size_t n, int threads,
+                    const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
+
+/* CUDA engine (cuda/long_kernels.cu), present when SWGPU_HAVE_CUDA. */
+typedef struct swgpu__lgpu swgpu__lgpu_t;
+/** 1 if a CUDA device can be used. */
+int swgpu__lgpu_available(void);
+/** Upload the sequences (host q) and scoring; *out owned by the caller. */
+int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
+                       swgpu__lgpu_t **out);
+/** Run a batch; saved rows are copied into the regions' host buffers. */
+int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n,
+                    const swgpu__lprog_t *prog, uint64_t *pruned);
+/** Bytes the engine would hold on the device to run the batch. */
+uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n);
+/** Largest device memory held so far. */
+uint64_t swgpu__lgpu_peak(const swgpu__lgpu_t *g);
+void swgpu__lgpu_destroy(swgpu__lgpu_t *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

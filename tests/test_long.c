@@ -1,0 +1,330 @@
+/*
+ * test_long.c - swgpu_align_long() against the reference swgpu_align():
+ * same score, same begin and end coordinates (tie rules), a CIGAR that
+ * rescores to the score with matching statistics.  Random and related
+ * (mutated: substitutions and indels) pairs, DNA and protein, several gap
+ * pairs, thread counts and memory budgets (which change the split layout),
+ * with the full-matrix base case made small so that paths cross many
+ * strips and the divide and conquer goes several levels deep.  Edge cases:
+ * empty, length 1, identical, all-mismatch, reverse complement, N runs,
+ * a budget too small.  With a CUDA device: the GPU path gives the very
+ * same alignments as the CPU path (skipped without one).
+ */
+#include "internal.h"
+#include "long.h"
+#include "ref/ref.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static swgpu_matrix_t *dna, *blosum;
+
+static void rand_seq(uint64_t *s, uint8_t *x, size_t n, int alpha)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
+}
+
+/* b = a with substitutions, insertions and deletions (rates in 1/1000). */
+static size_t mutate(uint64_t *s, const uint8_t *a, size_t n, uint8_t *b, size_t cap, int alpha,
+                     int sub, int ins, int del)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++) {
+        int r = (int)(tap_rand(s) % 1000);
+        if (r < del)
+            continue;
+        if (r < del + ins) {
+            size_t len = 1 + tap_rand(s) % 8;
+            for (size_t x = 0; x < len && k < cap; x++)
+                b[k++] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
+        }
+        if (k < cap)
+            b[k++] = r < del + ins + sub ? (uint8_t)(tap_rand(s) % (uint64_t)alpha) : a[i];
+    }
+    return k;
+}
+
+static swgpu_long_opts_t opts(int open, int ext, int threads, uint64_t budget, swgpu_backend_t b)
+{
+    swgpu_long_opts_t o;
+    swgpu_long_opts_init(&o, SWGPU_DNA);
+    o.gap_open = open;
+    o.gap_extend = ext;
+    o.threads = threads;
+    o.backend = b;
+    if (budget)
+        o.max_host_memory = o.max_device_memory = budget;
+    return o;
+}
+
+/* Align with the long aligner and the reference; check they agree. */
+static void check_pair(const char *what, const uint8_t *a, size_t m, const uint8_t *b, size_t n,
+                       const swgpu_matrix_t *mat, const swgpu_long_opts_t *o)
+{
+    swgpu_aln_t L = { 0 }, R = { 0 }, X = { 0 };
+    swgpu_long_stats_t st;
+    int64_t rescored = 0;
+    int rc = swgpu_align_long(a, m, b, n, mat, o, &L, &st);
+    int rr = swgpu_align(a, m, b, n, mat, o->gap_open, o->gap_extend, o->score_only, &R);
+    CHECK(rc == 0 && rr == 0, "%s: rc %d / ref %d: %s", what, rc, rr, swgpu_last_error());
+    CHECK(L.score == R.score && L.qbeg == R.qbeg && L.qend == R.qend && L.tbeg == R.tbeg &&
+              L.tend == R.tend,
+          "%s (%zu x %zu): long %d [%lld,%lld)x[%lld,%lld), ref %d [%lld,%lld)x[%lld,%lld)", what, m,
+          n, L.score, (long long)L.qbeg, (long long)L.qend, (long long)L.tbeg, (long long)L.tend,
+          R.score, (long long)R.qbeg, (long long)R.qend, (long long)R.tbeg, (long long)R.tend);
+    if (o->score_only || L.score == 0) {
+        CHECK_EQ_INT(L.n_cigar, 0);
+    } else {
+        CHECK(swgpu_cigar_score(&L, a, m, b, n, mat, o->gap_open, o->gap_extend, &rescored) == 0 &&
+                  rescored == L.score,
+              "%s: CIGAR rescores to %lld, score %d", what, (long long)rescored, L.score);
+        /* statistics recounted by the reference's helper */
+        X = L;
+        X.cigar = malloc(L.n_cigar * sizeof *X.cigar);
+        if (X.cigar) {
+            memcpy(X.cigar, L.cigar, L.n_cigar * sizeof *X.cigar);
+            X.m_cigar = L.n_cigar;
+            swgpu__aln_stats(&X, a, b);
+            CHECK(X.length == L.length && X.n_ident == L.n_ident && X.n_mismatch == L.n_mismatch &&
+                      X.n_gapopen == L.n_gapopen && X.n_gaps == L.n_gaps,
+                  "%s: statistics differ", what);
+        }
+        swgpu_aln_free(&X);
+    }
+    swgpu_aln_free(&L);
+    swgpu_aln_free(&R);
+}
+
+static void test_random(void)
+{
+    uint64_t s = 42;
+    const int gaps[][2] = { { 5, 2 }, { 0, 1 }, { 3, 1 }, { 11, 1 }, { 1, 3 } };
+    uint8_t *a = malloc(4000), *b = malloc(8000);
+    for (int it = 0; it < 80; it++) {
+        size_t m = 1 + tap_rand(&s) % 3000, n;
+        int prot = it % 4 == 3, alpha = prot ? 24 : 2 + (int)(tap_rand(&s) % 3);
+        const int *g = gaps[it % 5];
+        uint64_t budget = it % 3 == 0 ? 0 : (uint64_t)(5 + tap_rand(&s) % 20) << 20;
+        swgpu_long_opts_t o = opts(g[0], g[1], 1 + it % 3, budget, SWGPU_BACKEND_CPU);
+        char what[64];
+        rand_seq(&s, a, m, alpha);
+        if (it % 2) {
+            n = mutate(&s, a, m, b, 8000, alpha, 30 + it, 10, 10);
+            if (n == 0)
+                b[n++] = 0;
+        } else {
+            n = 1 + tap_rand(&s) % 3000;
+            rand_seq(&s, b, n, alpha);
+        }
+        if (it % 7 == 0) /* N runs and IUPAC codes: always mismatches */
+            for (size_t i = 0; i < n; i++)
+                if (!prot && tap_rand(&s) % 16 == 0)
+                    b[i] = (uint8_t)(4 + tap_rand(&s) % 11);
+        o.score_only = it % 11 == 5;
+        snprintf(what, sizeof what, "random %d", it);
+        check_pair(what, a, m, b, n, prot ? blosum : dna, &o);
+    }
+    free(a);
+    free(b);
+}
+
+/* Longer related pairs: the path crosses many strips and split rows. */
+static void test_related(void)
+{
+    uint64_t s = 7;
+    size_t m = 12000;
+    uint8_t *a = malloc(m), *b = malloc(2 * m);
+    for (int it = 0; it < 3; it++) {
+        size_t n;
+        swgpu_long_opts_t o = opts(5, 2, 2, it == 1 ? (uint64_t)3 << 20 : 0, SWGPU_BACKEND_CPU);
+        char what[64];
+        rand_seq(&s, a, m, 4);
+        n = mutate(&s, a, m, b, 2 * m, 4, 40, 8, 8);
+        if (it == 2) { /* an unrelated flank on each side */
+            memmove(b + 3000, b, n - 6000);
+            rand_seq(&s, b, 3000, 4);
+            rand_seq(&s, b + n - 3000, 3000, 4);
+        }
+        snprintf(what, sizeof what, "related %d", it);
+        check_pair(what, a, m, b, n, dna, &o);
+    }
+    free(a);
+    free(b);
+}
+
+static void test_edges(void)
+{
+    uint64_t s = 99;
+    uint8_t a[1200], b[1200], rc[1200];
+    swgpu_long_opts_t o = opts(5, 2, 2, 0, SWGPU_BACKEND_CPU);
+    swgpu_aln_t L = { 0 };
+    int r;
+
+    rand_seq(&s, a, sizeof a, 4);
+    /* empty sequences */
+    r = swgpu_align_long(a, 0, a, 10, dna, &o, &L, NULL);
+    CHECK(r == 0 && L.score == 0 && L.n_cigar == 0 && L.qend == 0 && L.tend == 0, "empty query");
+    r = swgpu_align_long(a, 10, a, 0, dna, &o, &L, NULL);
+    CHECK(r == 0 && L.score == 0 && L.n_cigar == 0, "empty target");
+    r = swgpu_align_long(NULL, 0, NULL, 0, dna, &o, &L, NULL);
+    CHECK(r == 0 && L.score == 0, "both empty");
+    /* length 1 */
+    check_pair("1x1 match", a, 1, a, 1, dna, &o);
+    b[0] = (uint8_t)((a[0] + 1) % 4);
+    check_pair("1x1 mismatch", a, 1, b, 1, dna, &o);
+    check_pair("1 x 1200", a + 600, 1, a, 1200, dna, &o);
+    check_pair("1200 x 1", a, 1200, a + 17, 1, dna, &o);
+    /* identical: the whole diagonal */
+    r = swgpu_align_long(a, 1200, a, 1200, dna, &o, &L, NULL);
+    CHECK(r == 0 && L.score == 2400 && L.qbeg == 0 && L.qend == 1200 && L.tbeg == 0 &&
+              L.tend == 1200 && L.n_cigar == 1 && L.n_ident == 1200,
+          "identical: score %d", L.score);
+    check_pair("identical", a, 1200, a, 1200, dna, &o);
+    /* all mismatch: score 0, no alignment */
+    for (size_t i = 0; i < sizeof b; i++)
+        b[i] = (uint8_t)(4 + i % 11);
+    r = swgpu_align_long(a, 1200, b, 1200, dna, &o, &L, NULL);
+    CHECK(r == 0 && L.score == 0 && L.n_cigar == 0 && L.qbeg == 0 && L.tend == 0, "all mismatch");
+    /* a sequence against its reverse complement */
+    swgpu_dna_revcomp(a, sizeof a, rc);
+    check_pair("reverse complement", a, sizeof a, rc, sizeof rc, dna, &o);
+    swgpu_dna_revcomp(rc, sizeof rc, b);
+    CHECK(memcmp(a, b, sizeof a) == 0, "revcomp twice is the identity");
+    {
+        const uint8_t x[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
+        const uint8_t want[] = { 11, 12, 13, 14, 10, 9, 7, 8, 5, 6, 4, 0, 1, 2, 3 };
+        uint8_t y[15];
+        swgpu_dna_revcomp(x, 15, y);
+        CHECK(memcmp(y, want, 15) == 0, "revcomp of every code");
+        memcpy(y, x, 15);
+        swgpu_dna_revcomp(y, 15, y);
+        CHECK(memcmp(y, want, 15) == 0, "revcomp in place");
+    }
+    /* a budget too small fails early with a clear message */
+    o.max_host_memory = o.max_device_memory = 1000;
+    r = swgpu_align_long(a, 1200, a, 1200, dna, &o, &L, NULL);
+    CHECK(r == SWGPU_EBUDGET && strstr(swgpu_last_error(), "at least"), "tiny budget: %d %s", r,
+          swgpu_last_error());
+    swgpu_aln_free(&L);
+}
+
+static int progress_calls;
+static double progress_last;
+
+static void on_progress(const char *phase, double fraction, uint64_t cells, double seconds,
+                        void *user)
+{
+    (void)phase;
+    (void)cells;
+    (void)seconds;
+    (void)user;
+    progress_calls++;
+    progress_last = fraction;
+}
+
+static void test_progress_and_threads(void)
+{
+    uint64_t s = 5;
+    size_t m = 6000, n;
+    uint8_t *a = malloc(m), *b = malloc(2 * m);
+    swgpu_aln_t x = { 0 }, y = { 0 };
+    swgpu_long_stats_t st;
+    swgpu_long_opts_t o = opts(5, 2, 1, 4 << 20, SWGPU_BACKEND_CPU);
+    rand_seq(&s, a, m, 4);
+    n = mutate(&s, a, m, b, 2 * m, 4, 50, 10, 10);
+    o.progress = on_progress;
+    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0, "1 thread");
+    CHECK(progress_calls >= 3 && progress_last == 1.0, "progress: %d calls, last %g", progress_calls,
+          progress_last);
+    CHECK(st.cells >= st.score_cells && st.score_cells == (uint64_t)m * n && st.levels >= 1 &&
+              st.subproblems > 1 && st.peak_host_bytes > 0 && !strcmp(st.backend, "cpu"),
+          "stats: cells %llu levels %d pieces %llu", (unsigned long long)st.cells, st.levels,
+          (unsigned long long)st.subproblems);
+    o.threads = 4;
+    o.progress = NULL;
+    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &y, NULL) == 0, "4 threads");
+    CHECK(x.n_cigar == y.n_cigar && x.n_cigar > 0 &&
+              !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
+          "thread count changes nothing");
+    swgpu_aln_free(&x);
+    swgpu_aln_free(&y);
+    free(a);
+    free(b);
+}
+
+/* The CUDA path gives the same alignments as the CPU path. */
+static void test_gpu(void)
+{
+    uint64_t s = 11;
+    int n_ok = 0;
+    swgpu_aln_t x = { 0 }, y = { 0 };
+    size_t cap = 150000;
+    uint8_t *a = malloc(cap), *b = malloc(2 * cap);
+    swgpu_long_opts_t oc = opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA);
+    if (swgpu_align_long(a, 1, a, 1, dna, &oc, &x, NULL) == SWGPU_ENODEV) {
+        SKIP(1, "no CUDA device");
+        free(a);
+        free(b);
+        return;
+    }
+    for (int it = 0; it < 40; it++) {
+        size_t m = it < 30 ? 1 + tap_rand(&s) % 5000 : 20000 + tap_rand(&s) % (cap - 20000), n;
+        int prot = it % 5 == 4;
+        uint64_t budget = it % 2 ? (uint64_t)((it < 30 ? 3 : 12) + tap_rand(&s) % 12) << 20 : 0;
+        swgpu_long_opts_t o1 = opts(it % 3 ? 5 : 11, it % 3 ? 2 : 1, 0, budget, SWGPU_BACKEND_CPU);
+        swgpu_long_opts_t o2 = o1;
+        int r1, r2, same;
+        o2.backend = SWGPU_BACKEND_CUDA;
+        rand_seq(&s, a, m, prot ? 24 : 4);
+        n = it % 3 ? mutate(&s, a, m, b, 2 * cap, prot ? 24 : 4, 60, 10, 10) : 1 + tap_rand(&s) % 5000;
+        if (!(it % 3))
+            rand_seq(&s, b, n, prot ? 24 : 4);
+        if (n == 0)
+            b[n++] = 1;
+        r1 = swgpu_align_long(a, m, b, n, prot ? blosum : dna, &o1, &x, NULL);
+        r2 = swgpu_align_long(a, m, b, n, prot ? blosum : dna, &o2, &y, NULL);
+        same = r1 == 0 && r2 == 0 && x.score == y.score && x.qbeg == y.qbeg && x.qend == y.qend &&
+               x.tbeg == y.tbeg && x.tend == y.tend && x.n_cigar == y.n_cigar &&
+               !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar);
+        CHECK(same, "gpu %d (%zu x %zu): cpu rc %d %d [%lld,%lld)x[%lld,%lld) gpu rc %d %d "
+              "[%lld,%lld)x[%lld,%lld) %s", it, m, n, r1, x.score, (long long)x.qbeg, (long long)x.qend,
+              (long long)x.tbeg, (long long)x.tend, r2, y.score, (long long)y.qbeg, (long long)y.qend,
+              (long long)y.tbeg, (long long)y.tend, swgpu_last_error());
+        n_ok += same;
+        if (it < 10)
+            check_pair("gpu vs ref", a, m, b, n, prot ? blosum : dna, &o2);
+    }
+    printf("# gpu: %d of 40 pairs identical to the CPU path\n", n_ok);
+    swgpu_aln_free(&x);
+    swgpu_aln_free(&y);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    if (swgpu_matrix_dna(2, -3, &dna) || swgpu_matrix_builtin("BLOSUM62", &blosum)) {
+        printf("cannot build matrices: %s\n", swgpu_last_error());
+        return 1;
+    }
+    swgpu__long_set_base(1); /* the smallest base case: deep splits */
+    {
+        double t = swgpu__now();
+        test_edges();
+        printf("# edges %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_random();
+        printf("# random %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_related();
+        printf("# related %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_progress_and_threads();
+        printf("# progress %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_gpu();
+        printf("# gpu %.2fs\n", swgpu__now() - t);
+    }
+    swgpu__long_set_base(0);
+    swgpu_matrix_destroy(dna);
+    swgpu_matrix_destroy(blosum);
+    return tap_done();
+}

@@ -1,0 +1,778 @@
+/*
+ * cmd_align.c - `swgpu align A B`: exact local alignment of two (long)
+ * sequences with swgpu_align_long(): summary, SAM or pairwise text, and an
+ * SVG picture of the path.
+ *
+ * A is the query, B the target (the reference in SAM terms); the first
+ * record of each file is used.  DNA strands: plus aligns A with B, minus A
+ * with the reverse complement of B, both does both and reports the better
+ * (ties: plus), with the other strand's score in the summary.  Minus-strand
+ * target coordinates are given on B's forward strand, high to low (BLAST
+ * style); SAM reverse-complements the query instead (flag 16).
+ *
+ * Output files (-o, --plot) are written to NAME.tmp.<pid> and renamed when
+ * complete; on failure or SIGINT/SIGTERM/SIGHUP the temporaries go away.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static void usage(FILE *fp)
+{
+    fputs("usage: swgpu align A B [options]\n"
+          "\n"
+          "Exact local alignment (Smith-Waterman, affine gaps) of the first sequence of\n"
+          "file A (the query) with the first sequence of file B (the target), in bounded\n"
+          "memory: whole bacterial genomes on a GPU, or on the CPU with identical results.\n"
+          "\n"
+          "scoring (a gap of length k costs OPEN + k*EXTEND):\n"
+          "      --type prot|dna    sequence type (default: detected)\n"
+          "      --match N          DNA: score of identical bases (default 2)\n"
+          "      --mismatch N       DNA: score of other pairs, N and IUPAC codes included\n"
+          "                         (default -3)\n"
+          "      --matrix NAME|FILE protein matrix (default BLOSUM62)\n"
+          "      --gap-open O       (default 5 DNA, 11 protein)\n"
+          "      --gap-extend E     (default 2 DNA, 1 protein)\n"
+          "      --strand S         DNA: plus (default), minus (A with the reverse complement\n"
+          "                         of B) or both (both aligned, the better reported)\n"
+          "\n"
+          "output:\n"
+          "  -f, --outfmt F         summary (default), sam, or pair (wrapped pairwise text)\n"
+          "  -o, --out FILE         write to FILE (atomically; default stdout)\n"
+          "      --plot FILE.svg    an SVG picture of the alignment path\n"
+          "      --score-only       score and coordinates, no traceback (no CIGAR)\n"
+          "\n"
+          "execution:\n"
+          "      --backend B        auto (default: cuda if a GPU is present, else cpu), cpu,\n"
+          "                         cuda, or ref (the scalar reference, for checks)\n"
+          "  -t, --threads N        CPU threads (default 0 = all cores)\n"
+          "      --max-memory SIZE  host and GPU memory budget, e.g. 512M, 4G (default 4G);\n"
+          "                         fails early if too small\n"
+          "      --no-prune         compute every cell (no block pruning; for measurements)\n"
+          "      --quiet            no warnings, no progress, no summary line\n"
+          "  -h, --help             this text\n"
+          "\n"
+          "Progress goes to standard error when it is a terminal; a summary line (cells,\n"
+          "seconds per phase, GCUPS, peak memory) always does, unless --quiet.\n",
+          fp);
+}
+
+/* ------------------------------------------------------- option parsing */
+
+static int parse_int(const char *opt, const char *s, int *out)
+{
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) {
+        cli_error("%s: '%s' is not an integer", opt, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* "123", "512K", "1.5G", "4g": bytes (binary multiples). */
+static int parse_size(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    double v, mul = 1;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end != s && *end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1024.0; break;
+        case 'm': case 'M': mul = 1024.0 * 1024; break;
+        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
+        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+        default: mul = 0; break;
+        }
+        if (mul > 0 && (end[1] == 0 || ((end[1] == 'b' || end[1] == 'B') && end[2] == 0) ||
+                        ((end[1] == 'i') && (end[2] == 'B') && end[3] == 0)))
+            end = (char *)"";
+    }
+    if (end == s || *end || errno || !isfinite(v) || v <= 0 || v * mul > 1.8e19) {
+        cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
+        return -1;
+    }
+    *out = (uint64_t)(v * mul);
+    return 0;
+}
+
+static void lib_error(int rc)
+{
+    const char *m = swgpu_last_error();
+    cli_error("%s", m && *m ? m : swgpu_strerror(rc));
+}
+
+/* ----------------------------------------------------- atomic outputs */
+
+static char tmp_out[PATH_MAX + 32], tmp_plot[PATH_MAX + 32];
+
+static void on_signal(int sig)
+{
+    if (tmp_out[0])
+        unlink(tmp_out);
+    if (tmp_plot[0])
+        unlink(tmp_plot);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static FILE *open_tmp(const char *path, char *tmp)
+{
+    FILE *fp;
+    snprintf(tmp, PATH_MAX + 32, "%s.tmp.%ld", path, (long)getpid());
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    fp = fopen(tmp, "w");
+    if (!fp) {
+        cli_error("output %s: cannot create %s: %s", path, tmp, strerror(errno));
+        tmp[0] = 0;
+    }
+    return fp;
+}
+
+/* Close and rename; 0 on success. */
+static int close_tmp(FILE *fp, const char *path, char *tmp)
+{
+    int bad = fflush(fp) != 0 || ferror(fp), err = errno;
+    if (fclose(fp) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        cli_error("output %s: writing %s failed: %s", path, tmp, strerror(err));
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        cli_error("output %s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+        return -1;
+    }
+    tmp[0] = 0;
+    return 0;
+}
+
+/* ------------------------------------------------------------ progress */
+
+typedef struct {
+    int tty;
+    const char *phase;
+} progress_t;
+
+static void on_progress(const char *phase, double fraction, uint64_t cells, double seconds,
+                        void *user)
+{
+    progress_t *p = user;
+    double rate = seconds > 0 ? (double)cells / seconds / 1e9 : 0;
+    if (!p->tty)
+        return;
+    if (p->phase && strcmp(p->phase, phase))
+        fputc('\n', stderr);
+    p->phase = phase;
+    fprintf(stderr, "\r[swgpu %.1fs] %-9s %5.1f%%  %.3g cells  %.1f GCUPS", cli_elapsed(), phase,
+            100.0 * fraction, (double)cells, rate);
+    if (fraction > 0.01 && fraction < 1.0 && !strcmp(phase, "score"))
+        fprintf(stderr, "  ~%.0f s left   ", seconds * (1.0 - fraction) / fraction);
+    else
+        fputs("            ", stderr);
+    fflush(stderr);
+}
+
+/* --------------------------------------------------------------- result */
+
+typedef struct {
+    const char *qid, *tid;
+    const uint8_t *q, *t;   /* t: the target as aligned (B or its reverse complement) */
+    size_t qlen, tlen;
+    swgpu_alphabet_t alpha;
+    int minus;              /* 1: aligned to the reverse complement of B */
+    swgpu_aln_t aln;
+    swgpu_long_stats_t st;
+} result_t;
+
+/* 1-based target start/end on B's forward strand (start > end on minus). */
+static void target_range(const result_t *r, long long *ts, long long *te)
+{
+    if (!r->minus) {
+        *ts = r->aln.tbeg + 1;
+        *te = r->aln.tend;
+    } else {
+        *ts = (long long)r->tlen - r->aln.tbeg;
+        *te = (long long)r->tlen - r->aln.tend + 1;
+    }
+}
+
+static int write_cigar(FILE *fp, const uint32_t *c, size_t n, int reverse)
+{
+    static const char ops[] = "MID";
+    for (size_t k = 0; k < n; k++) {
+        uint32_t x = c[reverse ? n - 1 - k : k];
+        fprintf(fp, "%u%c", SWGPU_CIGAR_LEN(x), ops[SWGPU_CIGAR_OP(x) % 3]);
+    }
+    return 0;
+}
+
+static void write_summary(FILE *fp, const result_t *r, const result_t *other, int score_only)
+{
+    const swgpu_aln_t *a = &r->aln;
+    long long ts, te;
+    target_range(r, &ts, &te);
+    fprintf(fp, "query     %s\t%zu\n", r->qid, r->qlen);
+    fprintf(fp, "target    %s\t%zu\n", r->tid, r->tlen);
+    if (r->alpha == SWGPU_DNA)
+        fprintf(fp, "strand    %s\n", r->minus ? "minus" : "plus");
+    fprintf(fp, "score     %d\n", a->score);
+    if (other)
+        fprintf(fp, "other_strand %s %d\n", other->minus ? "minus" : "plus", other->aln.score);
+    if (a->score == 0) {
+        fprintf(fp, "alignment none\n");
+        return;
+    }
+    fprintf(fp, "query_range  %lld-%lld\n", (long long)a->qbeg + 1, (long long)a->qend);
+    fprintf(fp, "target_range %lld-%lld\n", ts, te);
+    if (score_only)
+        return;
+    fprintf(fp, "length    %lld\n", (long long)a->length);
+    fprintf(fp, "identity  %lld/%lld (%.2f%%)\n", (long long)a->n_ident, (long long)a->length,
+            a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
+    fprintf(fp, "mismatch  %lld\n", (long long)a->n_mismatch);
+    fprintf(fp, "gapopen   %lld\n", (long long)a->n_gapopen);
+    fprintf(fp, "gaps      %lld\n", (long long)a->n_gaps);
+    fprintf(fp, "cigar     ");
+    write_cigar(fp, a->cigar, a->n_cigar, 0);
+    fputc('\n', fp);
+}
+
+static void write_seq(FILE *fp, const uint8_t *x, size_t n, swgpu_alphabet_t alpha, int rc)
+{
+    static const uint8_t comp[15] = { 3, 2, 1, 0, 4, 6, 5, 8, 7, 9, 10, 14, 13, 12, 11 };
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = rc ? x[n - 1 - i] : x[i];
+        if (rc && c < 15)
+            c = comp[c];
+        fputc(swgpu_decode(alpha, c), fp);
+    }
+}
+
+static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
+{
+    const swgpu_aln_t *a = &r->aln;
+    fprintf(fp, "@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:%s\tLN:%zu\n", r->tid, r->tlen);
+    fprintf(fp, "@PG\tID:swgpu\tPN:swgpu\tVN:%s\tCL:swgpu", SWGPU_VERSION);
+    for (int k = 0; k < argc; k++)
+        fprintf(fp, " %s", argv[k]);
+    fputc('\n', fp);
+    if (a->score == 0 || a->n_cigar == 0) {
+        fprintf(fp, "%s\t4\t*\t0\t0\t*\t*\t0\t0\t", r->qid);
+        write_seq(fp, r->q, r->qlen, r->alpha, 0);
+        fprintf(fp, "\t*\tAS:i:%d\n", a->score);
+        return;
+    }
+    {
+        /* on minus, the record shows the reverse complement of the query
+         * against B's forward strand: the CIGAR reversed, the clips swapped */
+        long long ts, te, lead, trail;
+        target_range(r, &ts, &te);
+        lead = r->minus ? (long long)r->qlen - a->qend : a->qbeg;
+        trail = r->minus ? a->qbeg : (long long)r->qlen - a->qend;
+        fprintf(fp, "%s\t%d\t%s\t%lld\t255\t", r->qid, r->minus ? 16 : 0, r->tid,
+                r->minus ? te : ts);
+        if (lead)
+            fprintf(fp, "%lldS", lead);
+        write_cigar(fp, a->cigar, a->n_cigar, r->minus);
+        if (trail)
+            fprintf(fp, "%lldS", trail);
+        fprintf(fp, "\t*\t0\t0\t");
+        write_seq(fp, r->q, r->qlen, r->alpha, r->minus);
+        fprintf(fp, "\t*\tAS:i:%d\tNM:i:%lld\n", a->score, (long long)(a->n_mismatch + a->n_gaps));
+    }
+}
+
+/* Wrapped pairwise text, 60 columns a block. */
+static void write_pair(FILE *fp, const result_t *r, const swgpu_matrix_t *m)
+{
+    const swgpu_aln_t *a = &r->aln;
+    enum { W = 60 };
+    char ql[W + 1], ml[W + 1], tl[W + 1];
+    int n = 0;
+    int64_t qi = a->qbeg, ti = a->tbeg, q0 = qi, t0 = ti;
+    long long ts, te;
+    target_range(r, &ts, &te);
+    fprintf(fp, "Query:  %s (%zu)\nTarget: %s (%zu)%s\n", r->qid, r->qlen, r->tid, r->tlen,
+            r->minus ? ", minus strand" : "");
+    fprintf(fp, "Score = %d, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
+            a->score, (long long)a->n_ident, (long long)a->length,
+            a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0, (long long)a->n_gaps,
+            (long long)a->length, a->length ? 100.0 * (double)a->n_gaps / (double)a->length : 0.0);
+    if (a->score == 0 || a->n_cigar == 0)
+        return;
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        uint32_t op = SWGPU_CIGAR_OP(a->cigar[k]);
+        for (uint32_t x = 0; x < SWGPU_CIGAR_LEN(a->cigar[k]); x++) {
+            if (op == SWGPU_CIGAR_M) {
+                uint8_t c = r->q[qi], d = r->t[ti];
+                ql[n] = swgpu_decode(r->alpha, c);
+                tl[n] = swgpu_decode(r->alpha, d);
+                ml[n] = c == d ? '|' : swgpu_matrix_score(m, c, d) > 0 ? '+' : ' ';
+                qi++;
+                ti++;
+            } else if (op == SWGPU_CIGAR_I) {
+                ql[n] = swgpu_decode(r->alpha, r->q[qi++]);
+                tl[n] = '-';
+                ml[n] = ' ';
+            } else {
+                ql[n] = '-';
+                tl[n] = swgpu_decode(r->alpha, r->t[ti++]);
+                ml[n] = ' ';
+            }
+            if (++n == W || (k + 1 == a->n_cigar && x + 1 == SWGPU_CIGAR_LEN(a->cigar[k]))) {
+                long long tb = r->minus ? (long long)r->tlen - t0 : t0 + 1;
+                long long tend = r->minus ? (long long)r->tlen - ti + 1 : ti;
+                ql[n] = ml[n] = tl[n] = 0;
+                fprintf(fp, "Query  %-10lld %s %lld\n", (long long)q0 + 1, ql, (long long)qi);
+                fprintf(fp, "       %-10s %s\n", "", ml);
+                fprintf(fp, "Target %-10lld %s %lld\n\n", tb, tl, tend);
+                n = 0;
+                q0 = qi;
+                t0 = ti;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ SVG */
+
+static double nice_step(double range, int ticks)
+{
+    double raw = range / ticks, p = pow(10.0, floor(log10(raw > 0 ? raw : 1))), f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+static void fmt_pos(char *buf, size_t n, double v)
+{
+    if (v >= 1e6)
+        snprintf(buf, n, "%gM", v / 1e6);
+    else if (v >= 1e4)
+        snprintf(buf, n, "%gk", v / 1e3);
+    else
+        snprintf(buf, n, "%g", v);
+}
+
+static void xml_text(FILE *fp, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", fp);
+        else if (*s == '>') fputs("&gt;", fp);
+        else if (*s == '&') fputs("&amp;", fp);
+        else if (*s == '"') fputs("&quot;", fp);
+        else fputc(*s, fp);
+    }
+}
+
+/*
+ * The path over target (x, B's forward coordinates) and query (y, top to
+ * bottom), kept to points at least a pixel apart (a few thousand at most).
+ */
+static void write_svg(FILE *fp, const result_t *r)
+{
+    const swgpu_aln_t *a = &r->aln;
+    const double PW = 800, PH = 800, ML = 90, MT = 60, MR = 30, MB = 60;
+    const double sx = PW / (double)(r->tlen ? r->tlen : 1), sy = PH / (double)(r->qlen ? r->qlen : 1);
+    double lx = -10, ly = -10, step;
+    int64_t qi = a->qbeg, ti = a->tbeg;
+    char buf[64];
+    size_t npts = 0;
+
+    fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                "font-family=\"sans-serif\" font-size=\"12\">\n",
+            ML + PW + MR, MT + PH + MB);
+    fprintf(fp, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"white\" "
+                "stroke=\"black\"/>\n", ML, MT, PW, PH);
+    fprintf(fp, "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">", ML + PW / 2);
+    xml_text(fp, r->qid);
+    fputs(" vs ", fp);
+    xml_text(fp, r->tid);
+    fprintf(fp, "%s: score %d, identity %.2f%%</text>\n", r->minus ? " (minus strand)" : "",
+            a->score, a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
+    /* axes */
+    step = nice_step((double)r->tlen, 8);
+    for (double v = 0; v <= (double)r->tlen; v += step) {
+        double x = ML + v * sx;
+        fmt_pos(buf, sizeof buf, v);
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"black\"/>"
+                    "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+                x, MT + PH, x, MT + PH + 5, x, MT + PH + 20, buf);
+    }
+    step = nice_step((double)r->qlen, 8);
+    for (double v = 0; v <= (double)r->qlen; v += step) {
+        double y = MT + v * sy;
+        fmt_pos(buf, sizeof buf, v);
+        fprintf(fp, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"black\"/>"
+                    "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>\n",
+                ML - 5, y, ML, y, ML - 8, y, buf);
+    }
+    fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">", ML + PW / 2, MT + PH + 45);
+    xml_text(fp, r->tid);
+    fputs(" (target, forward strand)</text>\n", fp);
+    fprintf(fp, "<text transform=\"translate(20,%.0f) rotate(-90)\" text-anchor=\"middle\">",
+            MT + PH / 2);
+    xml_text(fp, r->qid);
+    fputs(" (query)</text>\n", fp);
+    if (a->score == 0 || a->n_cigar == 0) {
+        fputs("</svg>\n", fp);
+        return;
+    }
+    fputs("<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"1.5\" points=\"", fp);
+    for (size_t k = 0; k <= a->n_cigar; k++) {
+        double tx = r->minus ? (double)r->tlen - (double)ti : (double)ti;
+        double x = ML + tx * sx, y = MT + (double)qi * sy;
+        if (k == 0 || k == a->n_cigar || fabs(x - lx) + fabs(y - ly) >= 1.0) {
+            fprintf(fp, "%s%.1f,%.1f", npts ? " " : "", x, y);
+            npts++;
+            lx = x;
+            ly = y;
+        }
+        if (k < a->n_cigar) {
+            uint32_t op = SWGPU_CIGAR_OP(a->cigar[k]), len = SWGPU_CIGAR_LEN(a->cigar[k]);
+            if (op != SWGPU_CIGAR_D)
+                qi += len;
+            if (op != SWGPU_CIGAR_I)
+                ti += len;
+        }
+    }
+    fputs("\"/>\n</svg>\n", fp);
+}
+
+/* ------------------------------------------------------------- command */
+
+static double peak_rss_mb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0.0;
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+static void summary_line(const result_t *r)
+{
+    const swgpu_long_stats_t *s = &r->st;
+    fprintf(stderr,
+            "[swgpu %.2fs] align%s: backend %s, %.3g cells computed (%.3g pruned), score pass "
+            "%.2f s (%.1f GCUPS, %.0f%% pruned), reverse %.2f s, traceback %.2f s, total %.2f s, "
+            "peak host %.1f MB (RSS %.1f MB), device %.1f MB\n",
+            cli_elapsed(), r->alpha == SWGPU_DNA ? (r->minus ? " minus" : " plus") : "", s->backend,
+            (double)s->cells, (double)s->cells_pruned, s->score_seconds, s->score_gcups,
+            s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
+            s->reverse_seconds, s->traceback_seconds, s->total_seconds,
+            (double)s->peak_host_bytes / 1048576.0, peak_rss_mb(),
+            (double)s->peak_device_bytes / 1048576.0);
+}
+
+enum {
+    OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
+    OPT_BACKEND, OPT_STRAND, OPT_SCORE_ONLY, OPT_MAXMEM, OPT_PLOT, OPT_QUIET, OPT_NO_PRUNE
+};
+
+static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **set,
+                      swgpu_seq_t *seq, int verbosity)
+{
+    swgpu_read_info_t info;
+    int rc = swgpu_seqset_read(path, type, set, &info);
+    if (rc < 0) {
+        lib_error(rc);
+        return -1;
+    }
+    if ((rc = swgpu_seqset_get(*set, 0, seq)) < 0) {
+        lib_error(rc);
+        return -1;
+    }
+    if (swgpu_seqset_size(*set) > 1 && verbosity > 0)
+        fprintf(stderr, "[swgpu %.2fs] warning: %s holds %zu sequences; aligning the first (%s)\n",
+                cli_elapsed(), path, swgpu_seqset_size(*set), seq->id);
+    return 0;
+}
+
+int swgpu_cmd_align(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"outfmt", required_argument, NULL, 'f'},
+        {"out", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {"matrix", required_argument, NULL, OPT_MATRIX},
+        {"gap-open", required_argument, NULL, OPT_GAP_OPEN},
+        {"gap-extend", required_argument, NULL, OPT_GAP_EXTEND},
+        {"match", required_argument, NULL, OPT_MATCH},
+        {"mismatch", required_argument, NULL, OPT_MISMATCH},
+        {"type", required_argument, NULL, OPT_TYPE},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"strand", required_argument, NULL, OPT_STRAND},
+        {"score-only", no_argument, NULL, OPT_SCORE_ONLY},
+        {"max-memory", required_argument, NULL, OPT_MAXMEM},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+        {NULL, 0, NULL, 0},
+    };
+    const char *mname = NULL, *fmt = "summary", *opath = NULL, *plot = NULL, *strand = "plus";
+    int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, threads = 0, verbosity = 1;
+    int have_match = 0, have_mismatch = 0, score_only = 0, no_prune = 0, c, rc, status = 1;
+    uint64_t maxmem = 0;
+    swgpu_alphabet_t type = SWGPU_AUTO;
+    swgpu_backend_t backend = SWGPU_BACKEND_AUTO;
+    swgpu_seqset_t *sa = NULL, *sb = NULL;
+    swgpu_seq_t A, B;
+    swgpu_matrix_t *m = NULL;
+    swgpu_long_opts_t o;
+    result_t res[2];
+    int nres = 0, best = 0;
+    uint8_t *brc = NULL;
+    FILE *fp = NULL, *pp = NULL;
+    progress_t prog = { 0, NULL };
+
+    memset(res, 0, sizeof res);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":f:o:t:h", longopts, NULL)) != -1) {
+        const char *opt = optind > 1 ? argv[optind - 1] : "";
+        switch (c) {
+        case 'f': fmt = optarg; break;
+        case 'o': opath = optarg; break;
+        case 't': if (parse_int("--threads", optarg, &threads)) return 1; break;
+        case 'h': usage(stdout); return 0;
+        case OPT_MATRIX: mname = optarg; break;
+        case OPT_GAP_OPEN:
+            if (parse_int("--gap-open", optarg, &gap_open)) return 1;
+            if (gap_open < 0) {
+                cli_error("--gap-open: %d is negative (penalties are given as positive numbers)", gap_open);
+                return 1;
+            }
+            break;
+        case OPT_GAP_EXTEND:
+            if (parse_int("--gap-extend", optarg, &gap_extend)) return 1;
+            if (gap_extend < 0) {
+                cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
+                          gap_extend);
+                return 1;
+            }
+            break;
+        case OPT_MATCH:
+            if (parse_int("--match", optarg, &match)) return 1;
+            have_match = 1;
+            break;
+        case OPT_MISMATCH:
+            if (parse_int("--mismatch", optarg, &mismatch)) return 1;
+            have_mismatch = 1;
+            break;
+        case OPT_TYPE:
+            if (!strcmp(optarg, "prot") || !strcmp(optarg, "protein")) type = SWGPU_PROTEIN;
+            else if (!strcmp(optarg, "dna") || !strcmp(optarg, "nucl")) type = SWGPU_DNA;
+            else {
+                cli_error("--type: '%s' is not prot or dna", optarg);
+                return 1;
+            }
+            break;
+        case OPT_BACKEND:
+            if (!strcmp(optarg, "auto")) backend = SWGPU_BACKEND_AUTO;
+            else if (!strcmp(optarg, "cpu")) backend = SWGPU_BACKEND_CPU;
+            else if (!strcmp(optarg, "cuda")) backend = SWGPU_BACKEND_CUDA;
+            else if (!strcmp(optarg, "ref")) backend = SWGPU_BACKEND_REF;
+            else {
+                cli_error("--backend: '%s' is not auto, cpu, cuda or ref", optarg);
+                return 1;
+            }
+            break;
+        case OPT_STRAND:
+            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both")) {
+                cli_error("--strand: '%s' is not plus, minus or both", optarg);
+                return 1;
+            }
+            strand = optarg;
+            break;
+        case OPT_SCORE_ONLY: score_only = 1; break;
+        case OPT_MAXMEM: if (parse_size("--max-memory", optarg, &maxmem)) return 1; break;
+        case OPT_PLOT: plot = optarg; break;
+        case OPT_QUIET: verbosity = 0; break;
+        case OPT_NO_PRUNE: no_prune = 1; break;
+        case ':':
+            cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
+            return 1;
+        default:
+            if (optopt && optopt < 256)
+                cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
+            else
+                cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
+            return 1;
+        }
+    }
+    if (argc - optind != 2) {
+        cli_error("align: %s (see swgpu align --help)",
+                  argc - optind < 2 ? "two sequence files A and B are required"
+                                    : "more than two sequence files given");
+        return 1;
+    }
+    if (strcmp(fmt, "summary") && strcmp(fmt, "sam") && strcmp(fmt, "pair")) {
+        cli_error("--outfmt: '%s' is not summary, sam or pair", fmt);
+        return 1;
+    }
+    if (threads < 0) {
+        cli_error("--threads: %d is negative", threads);
+        return 1;
+    }
+    cli_install_logger(verbosity);
+
+    if (read_first(argv[optind], type, &sa, &A, verbosity) ||
+        read_first(argv[optind + 1], type, &sb, &B, verbosity))
+        goto out;
+    if (swgpu_seqset_alphabet(sa) != swgpu_seqset_alphabet(sb)) {
+        cli_error("%s holds %s and %s %s sequences%s", argv[optind],
+                  swgpu_alphabet_name(swgpu_seqset_alphabet(sa)), argv[optind + 1],
+                  swgpu_alphabet_name(swgpu_seqset_alphabet(sb)),
+                  type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
+        goto out;
+    }
+    if (swgpu_seqset_alphabet(sa) == SWGPU_DNA) {
+        if (mname) {
+            cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
+            goto out;
+        }
+        if ((rc = swgpu_matrix_dna(match, mismatch, &m)) < 0) {
+            lib_error(rc);
+            goto out;
+        }
+    } else {
+        if (have_match || have_mismatch) {
+            cli_error("--%s applies to DNA only; protein is scored with --matrix",
+                      have_match ? "match" : "mismatch");
+            goto out;
+        }
+        if (strcmp(strand, "plus")) {
+            cli_error("--strand %s applies to DNA only", strand);
+            goto out;
+        }
+        if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &m)) < 0) {
+            lib_error(rc);
+            goto out;
+        }
+    }
+    swgpu_long_opts_init(&o, swgpu_seqset_alphabet(sa));
+    if (gap_open >= 0)
+        o.gap_open = gap_open;
+    if (gap_extend >= 0)
+        o.gap_extend = gap_extend;
+    o.threads = threads;
+    o.backend = backend;
+    o.score_only = score_only;
+    o.prune = !no_prune;
+    if (maxmem)
+        o.max_host_memory = o.max_device_memory = maxmem;
+    prog.tty = verbosity > 0 && isatty(STDERR_FILENO);
+    if (prog.tty) {
+        o.progress = on_progress;
+        o.progress_user = &prog;
+    }
+
+    /* open the outputs first: a bad path fails before hours of work */
+    if (opath && !(fp = open_tmp(opath, tmp_out)))
+        goto out;
+    if (plot && !(pp = open_tmp(plot, tmp_plot)))
+        goto out;
+
+    for (int s = 0; s < 2; s++) {
+        result_t *r = &res[nres];
+        int minus = s == 1;
+        if ((minus && !strcmp(strand, "plus")) || (!minus && !strcmp(strand, "minus")))
+            continue;
+        r->qid = A.id;
+        r->tid = B.id;
+        r->q = A.res;
+        r->qlen = A.len;
+        r->tlen = B.len;
+        r->alpha = swgpu_seqset_alphabet(sa);
+        r->minus = minus;
+        r->t = B.res;
+        if (minus) {
+            brc = malloc(B.len ? B.len : 1);
+            if (!brc) {
+                cli_error("out of memory for the reverse complement of %s", B.id);
+                goto out;
+            }
+            swgpu_dna_revcomp(B.res, B.len, brc);
+            r->t = brc;
+        }
+        rc = swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st);
+        if (prog.tty) {
+            fputc('\n', stderr);
+            prog.phase = NULL;
+        }
+        if (rc < 0) {
+            lib_error(rc);
+            goto out;
+        }
+        if (verbosity > 0)
+            summary_line(r);
+        nres++;
+    }
+    if (nres == 2 && res[1].aln.score > res[0].aln.score)
+        best = 1;
+
+    {
+        FILE *f = fp ? fp : stdout;
+        const result_t *r = &res[best];
+        if (!strcmp(fmt, "sam"))
+            write_sam(f, r, argc, argv);
+        else if (!strcmp(fmt, "pair"))
+            write_pair(f, r, m);
+        else
+            write_summary(f, r, nres == 2 ? &res[1 - best] : NULL, score_only);
+        if (pp)
+            write_svg(pp, r);
+    }
+    if (fp) {
+        FILE *f = fp;
+        fp = NULL;
+        if (close_tmp(f, opath, tmp_out))
+            goto out;
+    } else if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("writing standard output: %s", strerror(errno));
+        goto out;
+    }
+    if (pp) {
+        FILE *f = pp;
+        pp = NULL;
+        if (close_tmp(f, plot, tmp_plot))
+            goto out;
+    }
+    status = 0;
+out:
+    if (fp)
+        fclose(fp);
+    if (pp)
+        fclose(pp);
+    if (tmp_out[0])
+        remove(tmp_out);
+    if (tmp_plot[0])
+        remove(tmp_plot);
+    tmp_out[0] = tmp_plot[0] = 0;
+    for (int k = 0; k < 2; k++)
+        swgpu_aln_free(&res[k].aln);
+    free(brc);
+    swgpu_matrix_destroy(m);
+    swgpu_seqset_destroy(sa);
+    swgpu_seqset_destroy(sb);
+    return status;
+}
