@@ -37,6 +37,7 @@ typedef struct {
     swgpu__isa_t isa;
     const swgpu__sw_kernels_t *k; /* NULL for the scalar instruction set */
     int use8, use16;            /* the 8-bit / 16-bit phases are exact for m and gaps */
+    int32_t smax;               /* the highest score in m */
     int8_t row8[SWGPU_NCODES * SWGPU_NCODES];
     int16_t row16[SWGPU_NCODES * SWGPU_NCODES];
     uint8_t row16b[SWGPU_NCODES * 2 * SWGPU_NCODES];
@@ -305,6 +306,7 @@ int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
 {
     cpu_state_t *s = NULL;
     int rc, a, b, oe;
+    int32_t smin, smax;
 
     *state = NULL;
     if (!db || !m || !o)
@@ -325,9 +327,18 @@ int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
     if (s->threads > 256) s->threads = 256;
     s->isa = isa;
     s->k = swgpu__cpu_kernels(isa);
+    /* the lane widths must hold every score the kernels can look up (all
+     * codes below the pad code), whatever m->min / m->max say */
+    smin = smax = m->s[0][0];
+    for (a = 0; a < SWGPU__PAD; a++)
+        for (b = 0; b < SWGPU__PAD; b++) {
+            if (m->s[a][b] < smin) smin = m->s[a][b];
+            if (m->s[a][b] > smax) smax = m->s[a][b];
+        }
+    s->smax = smax;
     oe = o->gap_open + o->gap_extend;
-    s->use8 = s->k && m->min >= INT8_MIN && m->max <= INT8_MAX && oe <= INT8_MAX;
-    s->use16 = s->k && m->min >= INT16_MIN && m->max <= INT16_MAX && oe <= INT16_MAX;
+    s->use8 = s->k && smin >= INT8_MIN && smax <= INT8_MAX && oe <= INT8_MAX;
+    s->use16 = s->k && smin >= INT16_MIN && smax <= INT16_MAX && oe <= INT16_MAX;
     for (a = 0; a < SWGPU_NCODES; a++) {
         for (b = 0; b < SWGPU_NCODES; b++) {
             int32_t v = b == SWGPU__PAD ? INT32_MIN : m->s[a][b];
@@ -577,11 +588,11 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
 
     if (db->n == 0) return SWGPU_OK;
     /* the best score is at most max(s) * the shorter length: it must fit */
-    if ((uint64_t)(s->m.max > 0 ? s->m.max : 0) * (qlen < db->max_len ? qlen : db->max_len) >
+    if ((uint64_t)(s->smax > 0 ? s->smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
         (uint64_t)INT32_MAX / 2)
         return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
                            "to %llu with matrix maximum %d may exceed the 32-bit score range",
-                           qlen, (unsigned long long)db->max_len, s->m.max);
+                           qlen, (unsigned long long)db->max_len, s->smax);
     /* 0 for empty sequences, which have no place in the 8-bit layout */
     memset(scores, 0, (size_t)db->n * sizeof *scores);
     if (qlen == 0) return SWGPU_OK;
