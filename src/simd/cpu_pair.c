@@ -76,8 +76,9 @@ static void *pair_worker(void *argp)
     pthread_mutex_lock(&c->lock);
     while (!c->go) pthread_cond_wait(&c->go_cv, &c->lock);
     pthread_mutex_unlock(&c->lock);
-    prof = aligned_alloc(64, SWGPU_NCODES * c->rows * sizeof(int32_t));
-    buf = aligned_alloc(64, 3 * c->rows * sizeof(int32_t));
+    /* sizes rounded up to the alignment, as aligned_alloc requires */
+    prof = aligned_alloc(64, (SWGPU_NCODES * c->rows * sizeof(int32_t) + 63) / 64 * 64);
+    buf = aligned_alloc(64, (3 * c->rows * sizeof(int32_t) + 63) / 64 * 64);
 
     if (!prof || !buf) {
         pthread_mutex_lock(&c->lock);

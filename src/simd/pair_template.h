@@ -126,10 +126,12 @@ static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j
                 found |= m;
                 for (; m; m &= m - 1) first[__builtin_ctz(m)] = (uint32_t)k;
             }
-            int l0 = __builtin_ctz(found); /* colmax occurs: found != 0 */
             best->score = colmax;
             best->j = (int64_t)j;
-            best->r = (int64_t)((size_t)l0 * S + first[l0]);
+            /* found == 0: a gap from the band above raised that cell past
+             * colmax, so a cell above scores more than colmax and this best
+             * never wins the merge; its row does not matter */
+            best->r = found ? (int64_t)((size_t)__builtin_ctz(found) * S + first[__builtin_ctz(found)]) : 0;
         }
         swap = hp;
         hp = hc;
