@@ -203,7 +203,10 @@ int swgpu__cpu_score_pair_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
     c.rows = (band_rows + V - 1) / V * V;
     c.nband = (qlen + c.rows - 1) / c.rows;
     if (c.nthreads > c.nband) c.nthreads = c.nband;
-    c.chunk = tlen / 16 < 256 ? 256 : tlen / 16 > 4096 ? 4096 : tlen / 16;
+    /* columns per step of the band pipeline: a band starts once the band
+     * above finished its first chunk, so chunks are a sixteenth of the
+     * target (at least 16 columns, at most 4096) */
+    c.chunk = tlen / 16 < 16 ? 16 : tlen / 16 > 4096 ? 4096 : tlen / 16;
     c.nedge = c.nband > 1 ? (c.nthreads + 1 < c.nband ? c.nthreads + 1 : c.nband) : 0;
     c.edge_h = calloc(c.nedge + 1, sizeof *c.edge_h);
     c.edge_f = calloc(c.nedge + 1, sizeof *c.edge_f);
