@@ -14,10 +14,14 @@
 # Query sets: 20 of queries250.fasta spanning its lengths (evenly spaced
 # length ranks, shortest and longest included), and the 20 CUDASW++ queries.  Database: uniprot20k.
 # Printed per tool and set: wall seconds, GCUPS (sum of qlen * database
-# residues / seconds) and the tool's speed relative to swgpu (its seconds /
-# swgpu's seconds, i.e. how many times faster swgpu is).  Score check: per
-# query the best score of every tool must equal swgpu's, and parasail's
-# ten best scores must equal swgpu's ten best.
+# residues / seconds) and "swgpu is": the tool's seconds / swgpu's seconds
+# in the same mode (how many times faster swgpu is).  Two modes: scores
+# only (swgpu --no-align, ssearch36 -d 0, parasail: every pair scored, the
+# best reported), and with alignments of the 10 best hits per query
+# (swgpu default, ssearch36 -d 10).  Score check: per query the best score
+# of every tool must equal swgpu's, and parasail's ten best scores must
+# equal swgpu's ten best.  The last lines give, per set, the fastest other
+# tool in the scores-only mode and swgpu's speed relative to it.
 #
 # Tools are installed from Debian when missing (apt-get update; apt-get
 # install -y fasta3 parasail).  ssearch36 is run as `-s BL62 -f -11 -g -1`;
@@ -100,41 +104,57 @@ scores_ssearch() { # default output, best-scores lists
 }
 top1() { awk -F '\t' '!($1 in s) { s[$1] = $2 } END { for (q in s) print q "\t" s[q] }' | sort -n; }
 
-printf '%-12s %-34s %9s %9s %9s  %s\n' "set" "tool" "seconds" "GCUPS" "vs swgpu" "scores"
+printf '%-7s %-44s %8s %8s %9s  %s\n' "set" "tool" "seconds" "GCUPS" "swgpu is" "scores"
+summary=""
 for set in sub20 cudasw; do
     Q=$WORK/q_$set.fasta
     QRES=$(awk '!/^>/ { gsub(/[^A-Za-z]/, ""); n += length($0) } END { print n }' "$Q")
     CELLS=$(echo "$QRES * $DBRES" | bc)
 
+    # line TOOL SECONDS REFERENCE_SECONDS CHECK
+    line() {
+        printf '%-7s %-44s %8.2f %8.2f %8.2fx  %s\n' "$set" "$1" "$2" \
+            "$(echo "$CELLS / $2 / 1000000000" | bc -l)" "$(echo "$2 / $3" | bc -l)" "$4"
+    }
+    same() { cmp -s "$1" "$2" && echo "same best scores" || echo "DIFFERENT best scores ($1 vs $2)"; }
+
+    # scores only: every tool scores all pairs and reports the best ones
     ts=$(time_best "$WORK/sw_$set.tsv" "$SWGPU" search -q "$Q" -d "$DBGZ" --backend cpu -t "$THREADS" \
-        -n 10 -e 1e9 --outfmt "6 qseqid score" --quiet)
+        -n 10 -e 1e9 --no-align --outfmt "6 qseqid score" --quiet)
     scores_swgpu "$WORK/sw_$set.tsv" "$Q" >"$WORK/sw_$set.scores"
     top1 <"$WORK/sw_$set.scores" >"$WORK/sw_$set.top1"
-    tsn=$(time_best "$WORK/swn_$set.tsv" "$SWGPU" search -q "$Q" -d "$DBGZ" --backend cpu -t "$THREADS" \
-        -n 10 -e 1e9 --no-align --outfmt "6 qseqid score" --quiet)
-    scores_swgpu "$WORK/swn_$set.tsv" "$Q" | top1 >"$WORK/swn_$set.top1"
-
-    line() { # TOOL SECONDS CHECK
-        printf '%-12s %-34s %9.2f %9.2f %8.2fx  %s\n' "$set" "$1" "$2" \
-            "$(echo "$CELLS / $2 / 1000000000" | bc -l)" "$(echo "$2 / $ts" | bc -l)" "$3"
-    }
-    same() { cmp -s "$1" "$2" && echo "same top scores" || echo "DIFFERENT top scores ($1 vs $2)"; }
-
-    line "swgpu cpu" "$ts" "(reference for the check)"
-    line "swgpu cpu --no-align" "$tsn" "$(same "$WORK/swn_$set.top1" "$WORK/sw_$set.top1")"
+    line "swgpu --backend cpu --no-align" "$ts" "$ts" "(the reference of the checks)"
 
     tss=$(time_best "$WORK/ss_$set.out" ssearch36 -s BL62 -f -11 -g -1 -T "$THREADS" -q -d 0 -b =10 -E 1e9 \
         "$Q" "$WORK/db.fasta")
     scores_ssearch "$WORK/ss_$set.out" | top1 >"$WORK/ss_$set.top1"
-    line "ssearch36" "$tss" "$(same "$WORK/ss_$set.top1" "$WORK/sw_$set.top1")"
+    line "ssearch36 -d 0" "$tss" "$ts" "$(same "$WORK/ss_$set.top1" "$WORK/sw_$set.top1")"
+    fastest=$tss
+    fastname="ssearch36"
 
     for f in $PARASAIL_FUNCS; do
         tp=$(time_best "$WORK/pa_$set.log" run_parasail "$f" "$Q" "$WORK/pa_$set.$f.csv")
         scores_parasail "$WORK/pa_$set.$f.csv" >"$WORK/pa_$set.$f.scores"
         if cmp -s "$WORK/pa_$set.$f.scores" "$WORK/sw_$set.scores"; then chk="same 10 best scores"
         else chk="DIFFERENT scores (pa_$set.$f.scores vs sw_$set.scores)"; fi
-        line "parasail $f" "$tp" "$chk"
+        line "parasail_aligner -a $f" "$tp" "$ts" "$chk"
+        if [ "$(echo "$tp < $fastest" | bc)" = 1 ]; then fastest=$tp; fastname="parasail $f"; fi
     done
+
+    # with alignments of the 10 best hits per query
+    ta=$(time_best "$WORK/swa_$set.tsv" "$SWGPU" search -q "$Q" -d "$DBGZ" --backend cpu -t "$THREADS" \
+        -n 10 -e 1e9 --outfmt "6 qseqid score" --quiet)
+    scores_swgpu "$WORK/swa_$set.tsv" "$Q" | top1 >"$WORK/swa_$set.top1"
+    line "swgpu --backend cpu (+10 alignments/query)" "$ta" "$ta" "$(same "$WORK/swa_$set.top1" "$WORK/sw_$set.top1")"
+    tsa=$(time_best "$WORK/ssa_$set.out" ssearch36 -s BL62 -f -11 -g -1 -T "$THREADS" -q -d 10 -b =10 -E 1e9 \
+        "$Q" "$WORK/db.fasta")
+    scores_ssearch "$WORK/ssa_$set.out" | top1 >"$WORK/ssa_$set.top1"
+    line "ssearch36 -d 10 (+10 alignments/query)" "$tsa" "$ta" "$(same "$WORK/ssa_$set.top1" "$WORK/sw_$set.top1")"
+
+    summary="$summary$(printf '%s: swgpu (scores only) %.2f s; fastest other tool: %s %.2f s; swgpu is %.2fx as fast' \
+        "$set" "$ts" "$fastname" "$fastest" "$(echo "$fastest / $ts" | bc -l)")
+"
 done
+printf '%s' "$summary"
 echo "threads $THREADS; database $(basename "$DBGZ"): $DBRES residues; $(nproc) cores;" \
     "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -230,45 +230,48 @@ static void test_saturation(void)
 {
     uint64_t rng = 99;
     swgpu_matrix_t m;
-    uint8_t *seqs[70], *q[1];
-    size_t lens[70], ql[1], i;
+    uint8_t *seqs[100], *q[1];
+    size_t lens[100], ql[1], i, nseq = 100;
     tdb_t d;
+    const int top = 7;
 
+    /* a matrix where code top scores 127 against itself and -4 against
+     * every other code: a homopolymer query of top scores 0 against
+     * sequences without it, and 600 x 127 > 65535 against its own copy */
     matrix_random(&m, SWGPU_PROTEIN, -4, 11, &rng);
-    /* query: 7000 residues of the code whose self score is the matrix max */
-    int top = 0;
-    for (int a = 0; a < 27; a++)
-        if (m.s[a][a] > m.s[top][top]) top = a;
-    m.s[top][top] = 11;
-    ql[0] = 7000;
+    for (int a = 0; a < SWGPU_NCODES; a++) m.s[top][a] = m.s[a][top] = -4;
+    m.s[top][top] = 127;
+    m.max = 127;
+    ql[0] = 600;
     q[0] = malloc(ql[0]);
     for (i = 0; i < ql[0]; i++) q[0][i] = (uint8_t)(i % 50 ? (uint64_t)top : tap_rand(&rng) % 27);
-    /* 60 short unrelated sequences (8-bit exact), 3 copies of the query's
-     * first 300 residues (8-bit saturates, 16-bit exact), 1 full copy
-     * (16-bit saturates too: score > 65535) and a lone residue */
-    for (i = 0; i < 70; i++) {
-        if (i < 60) {
-            lens[i] = 1 + (size_t)(tap_rand(&rng) % 90);
+    /* 60 short and 35 longer unrelated sequences (8-bit exact; the longer
+     * ones keep the unit of the 600-residue copy dense, so it stays on the
+     * 8-bit path), 3 copies of the query's first 300 residues (8-bit
+     * saturates, 16-bit exact), 1 full copy (16-bit saturates too) and a
+     * lone residue */
+    for (i = 0; i < nseq; i++) {
+        if (i < 95) {
+            lens[i] = i < 60 ? 1 + (size_t)(tap_rand(&rng) % 90) : 400 + (size_t)(tap_rand(&rng) % 200);
             seqs[i] = malloc(lens[i]);
             random_seq(seqs[i], lens[i], 27, &rng);
-            /* keep them unrelated to the homopolymer query */
             for (size_t j = 0; j < lens[i]; j++)
-                if (seqs[i][j] == top) seqs[i][j] = (uint8_t)((top + 1) % 27);
-        } else if (i < 63) {
+                if (seqs[i][j] == top) seqs[i][j] = (uint8_t)(top + 1);
+        } else if (i < 98) {
             lens[i] = 300 + i;
             seqs[i] = malloc(lens[i]);
             memcpy(seqs[i], q[0], lens[i]);
-        } else if (i == 63) {
+        } else if (i == 98) {
             lens[i] = ql[0];
             seqs[i] = malloc(lens[i]);
             memcpy(seqs[i], q[0], lens[i]);
         } else {
             lens[i] = 1;
             seqs[i] = malloc(1);
-            seqs[i][0] = (uint8_t)((top + 2) % 27);
+            seqs[i][0] = (uint8_t)(top + 2);
         }
     }
-    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 70);
+    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, nseq);
     int64_t self = oracle(q[0], ql[0], q[0], ql[0], &m, 11, 1);
     CHECK(self > 65535, "the saturation test needs a self score above 65535, got %lld", (long long)self);
     uint64_t ov = check_engine("saturation 11/1", &d, &m, 11, 1, q, ql, 1);
@@ -278,20 +281,21 @@ static void test_saturation(void)
     else
         SKIP(1, "overflow count: no SIMD instruction set");
     tdb_free(&d);
-    for (i = 0; i < 70; i++) free(seqs[i]);
+    for (i = 0; i < nseq; i++) free(seqs[i]);
     free(q[0]);
 }
 
 /* Lane refill: one long sequence and many short ones (which the engine
- * packs into the long one's unit, several per lane), some of them copies of
- * query stretches that saturate 8 bits, so saturated and exact sequences
- * follow each other in the same lane. */
+ * packs into the long one's unit, several per lane; enough of them that the
+ * unit is not sparse), some of them copies of query stretches that saturate
+ * 8 bits, so saturated and exact sequences follow each other in the same
+ * lane. */
 static void test_refill(void)
 {
     uint64_t rng = 77;
     swgpu_matrix_t *mp = NULL;
-    uint8_t *seqs[460], *q[3];
-    size_t lens[460], ql[3] = {150, 1, 61}, i, nseq = 460;
+    uint8_t *seqs[1200], *q[3];
+    size_t lens[1200], ql[3] = {150, 1, 61}, i, nseq = 1200;
     tdb_t d;
 
     if (swgpu_matrix_builtin("BLOSUM62", &mp)) {
@@ -314,6 +318,48 @@ static void test_refill(void)
     tdb_free(&d);
     for (i = 0; i < nseq; i++) free(seqs[i]);
     for (i = 0; i < 3; i++) free(q[i]);
+    swgpu_matrix_destroy(mp);
+}
+
+/* Sparse databases: a few long sequences fill a few lanes only; the
+ * engine scores them with the 32-bit pair kernel (query and target swapped
+ * when the query is shorter), so scores beyond 16 bits come out directly. */
+static void test_sparse(void)
+{
+    uint64_t rng = 31;
+    swgpu_matrix_t *mp = NULL;
+    uint8_t *seqs[3], *q[4];
+    size_t lens[3] = {3000, 2500, 700}, ql[4] = {1, 50, 400, 2600}, i;
+    tdb_t d;
+
+    if (swgpu_matrix_builtin("PAM70", &mp)) {
+        CHECK(0, "PAM70: %s", swgpu_last_error());
+        return;
+    }
+    for (i = 0; i < 4; i++) {
+        q[i] = malloc(ql[i]);
+        random_seq(q[i], ql[i], 20, &rng);
+    }
+    for (i = 0; i < 3; i++) {
+        seqs[i] = malloc(lens[i]);
+        random_seq(seqs[i], lens[i], 24, &rng);
+    }
+    memcpy(seqs[0] + 100, q[3], 2600); /* a 2600-residue exact copy: beyond 8 bits */
+    memcpy(seqs[1] + 2000, q[2], 400);
+    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 3);
+    check_engine("sparse 3 sequences", &d, mp, 10, 2, q, ql, 4);
+    {
+        /* an asymmetric matrix: the swap must transpose it */
+        swgpu_matrix_t am = *mp;
+        for (int a = 0; a < 27; a++)
+            for (int b = 0; b < 27; b++) am.s[a][b] = (int32_t)(tap_rand(&rng) % 13) - 6;
+        am.min = -6;
+        am.max = 6;
+        check_engine("sparse 3 sequences, asymmetric matrix", &d, &am, 10, 2, q, ql, 4);
+    }
+    tdb_free(&d);
+    for (i = 0; i < 3; i++) free(seqs[i]);
+    for (i = 0; i < 4; i++) free(q[i]);
     swgpu_matrix_destroy(mp);
 }
 
@@ -375,6 +421,7 @@ int main(void)
 
     test_edges();
     test_refill();
+    test_sparse();
     /* BLOSUM62 with every gap pair; each other matrix with one pair */
     test_random(SWGPU_PROTEIN, prot, 1, gaps, 5, 300, 1);
     for (i = 1; i < 9; i++)

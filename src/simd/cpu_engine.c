@@ -4,16 +4,19 @@
  * once, and scans each query with threads.
  *
  * A scan runs in up to three phases, all threads taking part in each:
- *   1. 8-bit:  every batch of lanes8 database sequences (precomputed
- *              interleaved layout, longest batches first, handed out through
- *              an atomic counter);
+ *   1. 8-bit:  every unit of lanes8 lanes of the precomputed interleaved
+ *              layout (longest first, handed out through an atomic counter);
  *   2. 16-bit: the targets whose 8-bit score saturated, regrouped into
  *              batches of lanes16 (interleaved on the fly);
- *   3. 32-bit: the targets that saturated 16 bits too, scalar.
- * A target's score never depends on which thread or batch computed it, so
- * results are identical for any thread count.  st->overflows counts
- * recomputations: one per target rescored at 16 bits plus one per target
- * rescored at 32 bits (a target redone at both counts twice).
+ *   3. 32-bit: the targets that saturated 16 bits too, each with the
+ *              striped 32-bit pair kernel (cpu_pair.c) on one thread.
+ * Before them, the sequences of sparse units (a few long sequences the
+ * database cannot fill lanes around) are scored one by one with the pair
+ * kernel on all threads.  A target's score never depends on which thread,
+ * unit or path computed it, so results are identical for any thread count.
+ * st->overflows counts recomputations: one per target rescored at 16 bits
+ * plus one per target rescored at 32 bits (a target redone at both counts
+ * twice).
  *
  * Which phases apply depends on the matrix and gaps: the 8-bit phase needs
  * scores in [-128, 127] and open+extend <= 127, the 16-bit one the same
@@ -37,6 +40,7 @@ typedef struct {
     swgpu__isa_t isa;
     const swgpu__sw_kernels_t *k; /* NULL for the scalar instruction set */
     int use8, use16;            /* the 8-bit / 16-bit phases are exact for m and gaps */
+    int32_t smax;               /* the highest score in m */
     int8_t row8[SWGPU_NCODES * SWGPU_NCODES];
     int16_t row16[SWGPU_NCODES * SWGPU_NCODES];
     uint8_t row16b[SWGPU_NCODES * 2 * SWGPU_NCODES];
@@ -49,6 +53,12 @@ typedef struct {
     size_t *uslot;              /* nunit+1: unit u's kernel outputs map to slot_k[uslot[u] ...] */
     uint32_t *slot_k;           /* sorted index of each output, NO_SEQ for an empty lane */
     size_t max_slots;           /* most outputs of one unit */
+    /* sequences of sparse units (see layout_db), scored one by one with the
+     * 32-bit striped pair kernel instead */
+    uint32_t *pair_k;
+    size_t npair;
+    uint8_t *is_pair;           /* per sorted index: 1 for the sequences in pair_k */
+    swgpu_matrix_t mt;          /* m transposed: scores with query and target swapped */
 } cpu_state_t;
 
 /* ------------------------------------------------------ instruction sets */
@@ -88,7 +98,7 @@ const char *swgpu__cpu_isa_name(swgpu__isa_t isa)
     }
 }
 
-static const swgpu__sw_kernels_t *isa_kernels(swgpu__isa_t isa)
+const swgpu__sw_kernels_t *swgpu__cpu_kernels(swgpu__isa_t isa)
 {
     switch (isa) {
     case SWGPU__ISA_SSE41: return &swgpu__sw_sse41;
@@ -150,10 +160,13 @@ static void cpu_destroy(void *state)
     free(s->events);
     free(s->uslot);
     free(s->slot_k);
+    free(s->pair_k);
+    free(s->is_pair);
     free(s);
 }
 
 #define NO_SEQ UINT32_MAX
+#define SPARSE_DIV 4 /* a unit with fewer than 1/SPARSE_DIV of its cells busy is sparse */
 
 /* One sequence's place in the layout. */
 typedef struct {
@@ -217,6 +230,43 @@ static int layout_db(cpu_state_t *s, int lanes)
         nplaced++;
     }
     ufirst[nunit] = nplaced;
+
+    /* A unit whose lanes are mostly padding (a few long sequences that the
+     * rest of the database cannot fill, e.g. a handful of genomes) is not
+     * laid out: its sequences are scored one by one with the 32-bit
+     * striped pair kernel, which uses every lane whatever the database
+     * (~7 GCUPS a thread against ~38 for the 8-bit kernel at full lanes:
+     * below a quarter of the lanes busy the pair kernel wins, and it never
+     * saturates). */
+    {
+        size_t kept = 0, np = 0;
+        s->pair_k = malloc((nplaced + 1) * sizeof *s->pair_k);
+        s->is_pair = calloc((size_t)n + 1, 1);
+        if (!s->pair_k || !s->is_pair) goto nomem;
+        for (u = 0; u < nunit; u++) {
+            uint64_t busy = 0, ncols = 0;
+            for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) {
+                uint64_t k = pl[i].k, len = db->off[k + 1] - db->off[k];
+                uint64_t end = pl[i].col + (len + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
+                busy += len;
+                if (end > ncols) ncols = end;
+            }
+            if (busy * SPARSE_DIV < ncols * (uint64_t)lanes) {
+                for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) {
+                    s->pair_k[s->npair++] = pl[i].k;
+                    s->is_pair[pl[i].k] = 1;
+                }
+                continue;
+            }
+            /* keep unit u: move its placements down to unit number kept */
+            size_t first = np;
+            for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) pl[np++] = pl[i];
+            ufirst[kept++] = first;
+        }
+        ufirst[kept] = np;
+        nunit = kept;
+        nplaced = np;
+    }
 
     s->nunit = nunit;
     s->ucol = malloc((nunit + 1) * sizeof *s->ucol);
@@ -305,6 +355,7 @@ int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
 {
     cpu_state_t *s = NULL;
     int rc, a, b, oe;
+    int32_t smin, smax;
 
     *state = NULL;
     if (!db || !m || !o)
@@ -319,15 +370,27 @@ int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
     if (!s) return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory");
     s->db = db;
     s->m = *m;
+    s->mt = *m;
+    for (a = 0; a < SWGPU_NCODES; a++)
+        for (b = 0; b < SWGPU_NCODES; b++) s->mt.s[a][b] = m->s[b][a];
     s->gap_open = o->gap_open;
     s->gap_extend = o->gap_extend;
     s->threads = o->threads > 0 ? o->threads : swgpu__ncores();
     if (s->threads > 256) s->threads = 256;
     s->isa = isa;
-    s->k = isa_kernels(isa);
+    s->k = swgpu__cpu_kernels(isa);
+    /* the lane widths must hold every score the kernels can look up (all
+     * codes below the pad code), whatever m->min / m->max say */
+    smin = smax = m->s[0][0];
+    for (a = 0; a < SWGPU__PAD; a++)
+        for (b = 0; b < SWGPU__PAD; b++) {
+            if (m->s[a][b] < smin) smin = m->s[a][b];
+            if (m->s[a][b] > smax) smax = m->s[a][b];
+        }
+    s->smax = smax;
     oe = o->gap_open + o->gap_extend;
-    s->use8 = s->k && m->min >= INT8_MIN && m->max <= INT8_MAX && oe <= INT8_MAX;
-    s->use16 = s->k && m->min >= INT16_MIN && m->max <= INT16_MAX && oe <= INT16_MAX;
+    s->use8 = s->k && smin >= INT8_MIN && smax <= INT8_MAX && oe <= INT8_MAX;
+    s->use16 = s->k && smin >= INT16_MIN && smax <= INT16_MAX && oe <= INT16_MAX;
     for (a = 0; a < SWGPU_NCODES; a++) {
         for (b = 0; b < SWGPU_NCODES; b++) {
             int32_t v = b == SWGPU__PAD ? INT32_MIN : m->s[a][b];
@@ -488,12 +551,36 @@ static void phase16_group(scan_ctx_t *c, size_t g, void *work, uint8_t *cols)
         c->scores[c->ov[i0 + (size_t)l]] = best[l];
 }
 
+/* Score of q against t with the 32-bit striped pair kernel.  The kernel
+ * stripes its first sequence over the vectors and walks the second one
+ * column by column, with a fixed cost per column: the longer sequence goes
+ * first (a local score is the same with the sequences swapped and the
+ * matrix transposed). */
+static int pair_score(const cpu_state_t *s, const uint8_t *q, size_t qlen, const uint8_t *t,
+                      size_t tlen, int threads, int32_t *score)
+{
+    if (qlen < tlen)
+        return swgpu__cpu_score_pair_isa(t, tlen, q, qlen, &s->mt, s->gap_open, s->gap_extend, threads,
+                                         s->isa, 0, score, NULL, NULL);
+    return swgpu__cpu_score_pair_isa(q, qlen, t, tlen, &s->m, s->gap_open, s->gap_extend, threads,
+                                     s->isa, 0, score, NULL, NULL);
+}
+
+/* Phase 3: target k at 32 bits, SIMD striped when the instruction set has
+ * it (one thread: the others take other targets). */
 static void score32_target(scan_ctx_t *c, size_t k, int32_t *work)
 {
-    const swgpu_db_t *db = c->s->db;
-    c->scores[k] = swgpu__cpu_score32(c->qp.q, c->qp.qlen, db->res + db->off[k],
-                                      (size_t)(db->off[k + 1] - db->off[k]), &c->s->m,
-                                      c->s->gap_open, c->s->gap_extend, work);
+    const cpu_state_t *s = c->s;
+    const swgpu_db_t *db = s->db;
+    const uint8_t *t = db->res + db->off[k];
+    size_t tlen = (size_t)(db->off[k + 1] - db->off[k]);
+    if (s->k) {
+        if (pair_score(s, c->qp.q, c->qp.qlen, t, tlen, 1, &c->scores[k]))
+            atomic_store(&c->failed, 1);
+        return;
+    }
+    c->scores[k] = swgpu__cpu_score32(c->qp.q, c->qp.qlen, t, tlen, &s->m, s->gap_open,
+                                      s->gap_extend, work);
 }
 
 /* Serial step between phases (one thread, others wait at the barrier):
@@ -503,7 +590,7 @@ static void collect(scan_ctx_t *c, int32_t ceil)
     const swgpu_db_t *db = c->s->db;
     size_t n = 0;
     for (uint64_t k = 0; k < db->n; k++)
-        if (c->scores[k] >= ceil) c->ov[n++] = (size_t)k;
+        if (c->scores[k] >= ceil && !(c->s->is_pair && c->s->is_pair[k])) c->ov[n++] = (size_t)k;
     c->n_ov = n;
     c->n_rescored += n;
     atomic_store(&c->next, 0);
@@ -577,11 +664,11 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
 
     if (db->n == 0) return SWGPU_OK;
     /* the best score is at most max(s) * the shorter length: it must fit */
-    if ((uint64_t)(s->m.max > 0 ? s->m.max : 0) * (qlen < db->max_len ? qlen : db->max_len) >
-        (uint64_t)INT32_MAX / 2)
+    if ((uint64_t)(s->smax > 0 ? s->smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
+        (uint64_t)1 << 29)
         return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
                            "to %llu with matrix maximum %d may exceed the 32-bit score range",
-                           qlen, (unsigned long long)db->max_len, s->m.max);
+                           qlen, (unsigned long long)db->max_len, s->smax);
     /* 0 for empty sequences, which have no place in the 8-bit layout */
     memset(scores, 0, (size_t)db->n * sizeof *scores);
     if (qlen == 0) return SWGPU_OK;
@@ -623,6 +710,13 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
         if (!(c.work32[t] = malloc(2 * (qlen + 1) * sizeof(int32_t)))) goto nomem;
         if (s->use8 && !(c.best8[t] = malloc(s->max_slots * sizeof(int32_t)))) goto nomem;
     }
+    /* sequences of sparse units: one at a time, all threads on each */
+    for (i = 0; i < s->npair; i++) {
+        uint32_t k = s->pair_k[i];
+        rc = pair_score(s, q, qlen, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]), s->threads,
+                        &scores[k]);
+        if (rc) goto done;
+    }
     if (barrier_init(&c.barrier, nt)) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: cannot create a thread barrier");
         goto done;
@@ -640,7 +734,12 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
     scan_worker(&args[0]);
     for (t = 1; t <= started; t++) pthread_join(tids[t], NULL);
     barrier_destroy(&c.barrier);
-    if (atomic_load(&c.failed)) goto nomem;
+    if (atomic_load(&c.failed)) {
+        /* out of memory, or a 32-bit rescoring failed (its message is in
+         * that thread's last error): report it from here */
+        rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory scanning a query of %zu residues", qlen);
+        goto done;
+    }
     if (st) {
         st->cells += (uint64_t)qlen * db->total_res;
         st->overflows += c.n_rescored;

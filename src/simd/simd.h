@@ -85,6 +85,50 @@ typedef void (*swgpu__sw_batch_fn)(const swgpu__sw_query_t *qp, const uint8_t *c
                                    size_t ncols, const swgpu__sw_event_t *events, size_t nev,
                                    void *work, int32_t *best);
 
+/* ------------------------------------------------------- long pairs */
+
+/** "Minus infinity" of the 32-bit pair kernels: far below any score, far
+ *  enough above INT32_MIN that subtracting a gap penalty cannot wrap. */
+#define SWGPU__PAIR_NEG (-(1 << 29))
+
+/**
+ * One band of query rows for the striped pair kernel (pair_template.h):
+ * rows r < S * lanes32, row r in lane r / S of vector r % S.
+ *  prof    32 codes x S vectors: prof[(c * S + k) * lanes + l] = score of
+ *          the band row l*S + k against target code c (SWGPU__PAIR_NEG for
+ *          rows past the band's end)
+ *  hp, hc  S vectors each: H of the previous column (in: the last column
+ *          done; the kernel swaps the two as it goes), scratch
+ *  e       S vectors: E entering the next column
+ *  last_l, last_k  lane and vector of the band's last real row
+ */
+typedef struct {
+    const int32_t *prof;
+    size_t S;
+    int32_t *hp, *hc, *e;
+    int gap_oe, gap_e;
+    size_t last_k;
+    int last_l;
+} swgpu__pair_band_t;
+
+/** Best cell so far: score, column j, band row r (first column reaching the
+ *  score, topmost row in it). */
+typedef struct {
+    int32_t score;
+    int64_t j, r;
+} swgpu__pair_best_t;
+
+/**
+ * Columns [j0, j1) of target t for one band.  top_h[j] / top_f[j]: H of the
+ * row above the band and F entering its first row, column j (NULL for the
+ * first band: 0 and minus infinity).  out_h / out_f: the same for the band
+ * below, written for every column (NULL for the last band).  best is raised
+ * on a strictly higher column maximum.
+ */
+typedef void (*swgpu__pair_cols_fn)(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j1,
+                                    const int32_t *top_h, const int32_t *top_f, int32_t *out_h,
+                                    int32_t *out_f, swgpu__pair_best_t *best);
+
 /** The kernels of one instruction set. */
 typedef struct {
     const char *name;     /* "avx512", "avx2", "sse41" */
@@ -92,6 +136,8 @@ typedef struct {
     int bytes;            /* vector width in bytes */
     int lanes8, lanes16;  /* lanes of the 8-bit and 16-bit kernels */
     swgpu__sw_batch_fn batch8, batch16;
+    int lanes32;          /* lanes of the 32-bit pair kernel */
+    swgpu__pair_cols_fn pair_cols;
 } swgpu__sw_kernels_t;
 
 /** Scratch bytes a batch kernel needs for a query of qlen residues with
@@ -111,6 +157,8 @@ int swgpu__cpu_isa_supported(swgpu__isa_t isa);
 swgpu__isa_t swgpu__cpu_isa_best(void);
 /** "scalar", "sse41", "avx2", "avx512". */
 const char *swgpu__cpu_isa_name(swgpu__isa_t isa);
+/** The kernels of isa (NULL for scalar); the caller checked the CPU. */
+const swgpu__sw_kernels_t *swgpu__cpu_kernels(swgpu__isa_t isa);
 
 /**
  * Create the CPU engine's state for one instruction set (the engine's
@@ -129,5 +177,27 @@ int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
 int32_t swgpu__cpu_score32(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend,
                            int32_t *work);
+
+/**
+ * Exact local alignment score of one pair, however long, with the end of
+ * the best alignment chosen by the tie rule (smallest target end, then
+ * smallest query end): the same results as swgpu__ref_score, including its
+ * argument checks (SWGPU_EINVAL, SWGPU_EMATRIX, SWGPU_ERANGE).  *qend and
+ * *tend are exclusive ends (0 when the score is 0); either may be NULL.
+ * 32-bit SIMD (Farrar striped over bands of query rows, the bands pipelined
+ * over threads; 0 = all cores) in O(qlen + tlen) memory plus one row pair
+ * per thread and band in flight; small pairs go to the scalar reference.
+ * Thread-safe.
+ */
+int swgpu__cpu_score_pair(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                          const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                          int32_t *score, int64_t *qend, int64_t *tend);
+
+/** The same with the instruction set and the band height forced (tests,
+ *  benchmarks); band_rows 0 picks the default. */
+int swgpu__cpu_score_pair_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                              const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                              swgpu__isa_t isa, size_t band_rows, int32_t *score, int64_t *qend,
+                              int64_t *tend);
 
 #endif /* SWGPU_SIMD_H */

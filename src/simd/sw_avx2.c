@@ -86,6 +86,21 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_PROFILE profile16
 #include "simd/sw_template.h"
 
+#define PR_NAME pair_cols
+#define PR_V __m256i
+#define PR_LANES 8
+#define PR_SET1(x) _mm256_set1_epi32(x)
+#define PR_ADD _mm256_add_epi32
+#define PR_SUB _mm256_sub_epi32
+#define PR_MAX _mm256_max_epi32
+#define PR_SHIFT(v, x) _mm256_blend_epi32(_mm256_permutevar8x32_epi32((v), \
+                           _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6)), _mm256_set1_epi32(x), 1)
+#define PR_ANYGT(a, b) (_mm256_movemask_epi8(_mm256_cmpgt_epi32((a), (b))) != 0)
+#define PR_EQMASK(a, b) ((uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b)))))
+#define PR_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define PR_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#include "simd/pair_template.h"
+
 const swgpu__sw_kernels_t swgpu__sw_avx2 = {
-    "avx2", SWGPU__ISA_AVX2, 32, 32, 16, batch8, batch16,
+    "avx2", SWGPU__ISA_AVX2, 32, 32, 16, batch8, batch16, 8, pair_cols,
 };

@@ -74,6 +74,20 @@ static inline void profile16(__m512i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_PROFILE profile16
 #include "simd/sw_template.h"
 
+#define PR_NAME pair_cols
+#define PR_V __m512i
+#define PR_LANES 16
+#define PR_SET1(x) _mm512_set1_epi32(x)
+#define PR_ADD _mm512_add_epi32
+#define PR_SUB _mm512_sub_epi32
+#define PR_MAX _mm512_max_epi32
+#define PR_SHIFT(v, x) _mm512_alignr_epi32((v), _mm512_set1_epi32(x), 15)
+#define PR_ANYGT(a, b) (_mm512_cmpgt_epi32_mask((a), (b)) != 0)
+#define PR_EQMASK(a, b) ((uint32_t)_mm512_cmpeq_epi32_mask((a), (b)))
+#define PR_STOREU(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define PR_LOADU(p) _mm512_loadu_si512((const void *)(p))
+#include "simd/pair_template.h"
+
 const swgpu__sw_kernels_t swgpu__sw_avx512 = {
-    "avx512", SWGPU__ISA_AVX512, 64, 64, 32, batch8, batch16,
+    "avx512", SWGPU__ISA_AVX512, 64, 64, 32, batch8, batch16, 16, pair_cols,
 };

@@ -79,6 +79,20 @@ static inline void profile16(__m128i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_PROFILE profile16
 #include "simd/sw_template.h"
 
+#define PR_NAME pair_cols
+#define PR_V __m128i
+#define PR_LANES 4
+#define PR_SET1(x) _mm_set1_epi32(x)
+#define PR_ADD _mm_add_epi32
+#define PR_SUB _mm_sub_epi32
+#define PR_MAX _mm_max_epi32
+#define PR_SHIFT(v, x) _mm_alignr_epi8((v), _mm_set1_epi32(x), 12)
+#define PR_ANYGT(a, b) (_mm_movemask_epi8(_mm_cmpgt_epi32((a), (b))) != 0)
+#define PR_EQMASK(a, b) ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32((a), (b)))))
+#define PR_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define PR_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#include "simd/pair_template.h"
+
 const swgpu__sw_kernels_t swgpu__sw_sse41 = {
-    "sse41", SWGPU__ISA_SSE41, 16, 16, 8, batch8, batch16,
+    "sse41", SWGPU__ISA_SSE41, 16, 16, 8, batch8, batch16, 4, pair_cols,
 };
