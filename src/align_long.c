@@ -37,6 +37,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "long.h"
+#include "simd/simd.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -159,6 +160,44 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
         C->st->cells_pruned += pruned;
     }
     C->last_pruned = pruned;
+    return SWGPU_OK;
+}
+
+/*
+ * Phase 1, the forward score pass over the whole matrix.  On the CPU it
+ * runs on the SIMD pair engine (swgpu__cpu_score_pair: 32-bit striped
+ * lanes, bands of rows pipelined over the threads), several times faster
+ * than the scalar strip engine even when the latter prunes, with the same
+ * tie rule for the end cell; the strip engine stays for the later phases
+ * (saved rows, start states) and when the pair engine's edge buffers would
+ * not fit the host budget.
+ */
+static int score_pass(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
+{
+    uint64_t bytes;
+    int32_t score = 0;
+    int64_t qe = 0, te = 0;
+    int rc;
+
+    if (C->use_gpu)
+        return run_batch(C, g, 1);
+    bytes = swgpu__cpu_score_pair_bytes((size_t)C->alen, (size_t)C->blen, C->threads);
+    if (C->host_fixed + bytes > C->host_budget)
+        return run_batch(C, g, 1);
+    host_use(C, bytes);
+    rc = swgpu__cpu_score_pair_ex(C->a, (size_t)C->alen, C->b, (size_t)C->blen, m, C->sc.open, C->sc.ext,
+                                  C->threads, swgpu__cpu_isa_best(), 0, C->o->progress ? prog_cb : NULL,
+                                  C, &score, &qe, &te);
+    if (rc)
+        return rc;
+    g->best = score;
+    g->bi = qe;
+    g->bj = te;
+    C->cells_all += (uint64_t)C->alen * (uint64_t)C->blen;
+    C->phase_done += (uint64_t)C->alen * (uint64_t)C->blen;
+    C->last_pruned = 0;
+    if (C->st)
+        C->st->cells += (uint64_t)C->alen * (uint64_t)C->blen;
     return SWGPU_OK;
 }
 
@@ -1078,7 +1117,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.local = 1;
     g.track = 1;
     g.prune = o->prune;
-    if ((rc = run_batch(&C, &g, 1)))
+    if ((rc = score_pass(&C, m, &g)))
         goto done;
     st->score_pruned = C.last_pruned;
     phase_end(&C);

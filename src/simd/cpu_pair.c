@@ -47,6 +47,9 @@ typedef struct {
     int go;
     swgpu__pair_best_t best;     /* merged, r = query row */
     int failed;
+    swgpu__pair_prog_fn prog;    /* optional, called by thread 0 only */
+    void *prog_user;
+    _Atomic uint64_t cells;      /* cells finished, for prog */
 } pair_ctx_t;
 
 typedef struct {
@@ -133,6 +136,11 @@ static void *pair_worker(void *argp)
                 while (atomic_load(&c->progress[band - 1]) < j1) sched_yield();
             c->k->pair_cols(&b, c->t, j0, j1, top_h, top_f, out_h, out_f, &best);
             atomic_store(&c->progress[band], j1);
+            if (c->prog) {
+                uint64_t done = atomic_fetch_add(&c->cells, (uint64_t)nrows * (j1 - j0)) +
+                                (uint64_t)nrows * (j1 - j0);
+                if (arg->tid == 0) c->prog(c->prog_user, done);
+            }
         }
         best.r += (int64_t)i0;
         merge_best(c, &best);
@@ -142,10 +150,10 @@ static void *pair_worker(void *argp)
     return NULL;
 }
 
-int swgpu__cpu_score_pair_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                              const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
-                              swgpu__isa_t isa, size_t band_rows, int32_t *score, int64_t *qend,
-                              int64_t *tend)
+int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                             const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                             swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
+                             void *prog_user, int32_t *score, int64_t *qend, int64_t *tend)
 {
     pair_ctx_t c;
     pthread_t tids[256];
@@ -190,6 +198,9 @@ int swgpu__cpu_score_pair_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
     c.m = m;
     c.gap_open = gap_open;
     c.gap_extend = gap_extend;
+    c.prog = prog;
+    c.prog_user = prog_user;
+    atomic_init(&c.cells, 0);
     c.nthreads = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores();
     if (c.nthreads > 256) c.nthreads = 256;
     /* bands: 1536 rows keep a column's working set (profile slice, two H
@@ -260,10 +271,31 @@ done:
     return rc;
 }
 
+int swgpu__cpu_score_pair_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                              const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                              swgpu__isa_t isa, size_t band_rows, int32_t *score, int64_t *qend,
+                              int64_t *tend)
+{
+    return swgpu__cpu_score_pair_ex(q, qlen, t, tlen, m, gap_open, gap_extend, threads, isa, band_rows,
+                                    NULL, NULL, score, qend, tend);
+}
+
 int swgpu__cpu_score_pair(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                           const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
                           int32_t *score, int64_t *qend, int64_t *tend)
 {
     return swgpu__cpu_score_pair_isa(q, qlen, t, tlen, m, gap_open, gap_extend, threads,
                                      swgpu__cpu_isa_best(), 0, score, qend, tend);
+}
+
+uint64_t swgpu__cpu_score_pair_bytes(size_t qlen, size_t tlen, int threads)
+{
+    uint64_t T = threads > 0 ? (uint64_t)threads : (uint64_t)swgpu__ncores();
+    uint64_t nband = (uint64_t)qlen / 1536 + T + 1; /* bands of min(1536, qlen/T) rows */
+    if (T > 256) T = 256;
+    /* an upper bound: T+1 edges of H and F over the target; per thread a
+     * band's profile and three rows (at most 1536 rows); a progress counter
+     * per band */
+    return (T + 1) * (uint64_t)tlen * 2 * sizeof(int32_t) +
+           T * (uint64_t)(SWGPU_NCODES + 3) * 1536 * sizeof(int32_t) + nband * sizeof(size_t);
 }

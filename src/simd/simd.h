@@ -200,4 +200,19 @@ int swgpu__cpu_score_pair_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
                               swgpu__isa_t isa, size_t band_rows, int32_t *score, int64_t *qend,
                               int64_t *tend);
 
+/** Progress of swgpu__cpu_score_pair_ex: cells finished so far, called
+ *  from the calling thread only (after each of its chunks). */
+typedef void (*swgpu__pair_prog_fn)(void *user, uint64_t cells);
+
+/** The same with a progress callback (NULL: none); isa and band_rows as
+ *  in swgpu__cpu_score_pair_isa. */
+int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                             const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                             swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
+                             void *prog_user, int32_t *score, int64_t *qend, int64_t *tend);
+
+/** Host bytes swgpu__cpu_score_pair needs for a pair of these lengths on
+ *  this many threads (0 = all cores): edge buffers and per-thread bands. */
+uint64_t swgpu__cpu_score_pair_bytes(size_t qlen, size_t tlen, int threads);
+
 #endif /* SWGPU_SIMD_H */
