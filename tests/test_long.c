@@ -210,6 +210,40 @@ static void test_edges(void)
     swgpu_aln_free(&L);
 }
 
+/* The CPU score pass runs on the SIMD pair engine unless its edge buffers
+ * (threads+1 rows of the target) would not fit the host budget; then on
+ * the strip engine.  Both give the reference's result. */
+static void test_score_pass_budget(void)
+{
+    uint64_t s = 77;
+    const size_t m = 300, n = 400000;
+    uint8_t *a = malloc(m), *b = malloc(n);
+    swgpu_long_stats_t st;
+    swgpu_aln_t x = { 0 };
+    rand_seq(&s, b, n, 4);
+    rand_seq(&s, a, m, 4);
+    /* a mutated copy of a in the middle of b */
+    mutate(&s, a, m, b + 200000, m, 4, 40, 5, 5);
+    {
+        swgpu_long_opts_t o = opts(5, 2, 8, 24 << 20, SWGPU_BACKEND_CPU);
+        check_pair("wide pair, 24 MiB (strip engine)", a, m, b, n, dna, &o);
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0 && st.peak_host_bytes <= (24u << 20),
+              "24 MiB budget kept: peak %llu", (unsigned long long)st.peak_host_bytes);
+        swgpu_aln_free(&x);
+    }
+    {
+        swgpu_long_opts_t o = opts(5, 2, 8, 64 << 20, SWGPU_BACKEND_CPU);
+        check_pair("wide pair, 64 MiB (pair engine)", a, m, b, n, dna, &o);
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0 && st.peak_host_bytes > (24u << 20) &&
+                  st.peak_host_bytes <= (64u << 20),
+              "64 MiB budget: the pair engine's buffers counted: peak %llu",
+              (unsigned long long)st.peak_host_bytes);
+        swgpu_aln_free(&x);
+    }
+    free(a);
+    free(b);
+}
+
 static int progress_calls;
 static double progress_last;
 
@@ -320,6 +354,8 @@ int main(void)
         printf("# related %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_progress_and_threads();
         printf("# progress %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_score_pass_budget();
+        printf("# score-pass budget %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_gpu();
         printf("# gpu %.2fs\n", swgpu__now() - t);
     }
