@@ -174,6 +174,9 @@ typedef struct {
     swgpu_backend_t backend;
     const char *kernel;      /* GPU kernel name, NULL = default */
     int gpus;                /* GPUs to use; 0 = all visible */
+    uint64_t max_gpu_memory; /* bytes each GPU may hold (database, buffers); 0 = 7/8 of
+                                its free memory, or SWGPU_GPU_MEMORY when set.  A database
+                                larger than this is streamed through the GPU in batches. */
     int no_align;            /* 1: scores, coordinates-less hits only */
 } swgpu_opts_t;
 

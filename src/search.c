@@ -48,6 +48,7 @@ void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet)
     o->backend = SWGPU_BACKEND_AUTO;
     o->kernel = NULL;
     o->gpus = 0;
+    o->max_gpu_memory = 0;
     o->no_align = 0;
 }
 

@@ -256,6 +256,7 @@ static void grab_log(swgpu_log_level_t level, const char *msg, void *user)
         snprintf(last_info, sizeof last_info, "%s", msg);
 }
 static int expect_streaming;
+static uint64_t case_gpu_memory; /* swgpu_opts_t.max_gpu_memory of gpu_cases */
 
 /* every kernel family on one case; the reference is computed once */
 static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m,
@@ -273,6 +274,7 @@ static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const
         o.gap_extend = ext;
         o.kernel = kernel;
         o.top_n = 10;
+        o.max_gpu_memory = case_gpu_memory;
         void *st = NULL;
         int rc = swgpu__engine_cuda.create(db, m, &o, &st);
         CHECK(rc == 0, "create %s (%s): %s", kname, what, swgpu_last_error());
@@ -389,9 +391,12 @@ static void part2(int small)
         setenv("SWGPU_GPU_MEMORY", "64.5M", 1);
         swgpu_set_logger(grab_log, NULL, SWGPU_LOG_INFO);
         expect_streaming = 1;
-        gpu_cases(&T.db, q, 500, &prot, 11, 1, "streamed", NULL);
-        gpu_cases(&T.db, q, 1600, &prot, 11, 1, "streamed", NULL);
+        gpu_cases(&T.db, q, 500, &prot, 11, 1, "streamed (SWGPU_GPU_MEMORY)", NULL);
         unsetenv("SWGPU_GPU_MEMORY");
+        /* the same budget through the option (swgpu search --max-memory) */
+        case_gpu_memory = (uint64_t)129 << 19; /* 64.5 MiB */
+        gpu_cases(&T.db, q, 1600, &prot, 11, 1, "streamed (max_gpu_memory)", NULL);
+        case_gpu_memory = 0;
         expect_streaming = 0;
         swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
         db_free(&T);

@@ -22,6 +22,9 @@ void cli_error(const char *fmt, ...)
 #endif
     ;
 double cli_elapsed(void);
+/* "123", "512K", "1.5G", "4g" -> bytes (binary multiples); -1 after an error
+ * naming the option */
+int cli_parse_size(const char *opt, const char *s, uint64_t *out);
 
 /* An output file written atomically (see outfile.c).  path NULL: stdout. */
 #include <limits.h>

@@ -83,33 +83,6 @@ static int parse_int(const char *opt, const char *s, int *out)
     return 0;
 }
 
-/* "123", "512K", "1.5G", "4g": bytes (binary multiples). */
-static int parse_size(const char *opt, const char *s, uint64_t *out)
-{
-    char *end;
-    double v, mul = 1;
-    errno = 0;
-    v = strtod(s, &end);
-    if (end != s && *end) {
-        switch (*end) {
-        case 'k': case 'K': mul = 1024.0; break;
-        case 'm': case 'M': mul = 1024.0 * 1024; break;
-        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
-        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
-        default: mul = 0; break;
-        }
-        if (mul > 0 && (end[1] == 0 || ((end[1] == 'b' || end[1] == 'B') && end[2] == 0) ||
-                        ((end[1] == 'i') && (end[2] == 'B') && end[3] == 0)))
-            end = (char *)"";
-    }
-    if (end == s || *end || errno || !isfinite(v) || v <= 0 || v * mul > 1.8e19) {
-        cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
-        return -1;
-    }
-    *out = (uint64_t)(v * mul);
-    return 0;
-}
-
 static void lib_error(int rc)
 {
     const char *m = swgpu_last_error();
@@ -556,7 +529,7 @@ int swgpu_cmd_align(int argc, char **argv)
             strand = optarg;
             break;
         case OPT_SCORE_ONLY: score_only = 1; break;
-        case OPT_MAXMEM: if (parse_size("--max-memory", optarg, &maxmem)) return 1; break;
+        case OPT_MAXMEM: if (cli_parse_size("--max-memory", optarg, &maxmem)) return 1; break;
         case OPT_PLOT: plot = optarg; break;
         case OPT_QUIET: verbosity = 0; break;
         case OPT_NO_PRUNE: no_prune = 1; break;

@@ -59,6 +59,8 @@ static void usage(FILE *fp)
           "                         present, else cpu)\n"
           "      --kernel NAME      GPU kernel (default: the backend's choice)\n"
           "      --gpus N           GPUs to use (default 0 = all visible)\n"
+          "      --max-memory SIZE  GPU memory each GPU may use, e.g. 2G (default 7/8 of its\n"
+          "                         free memory); a larger database is streamed in batches\n"
           "  -v, --verbose          more messages (repeat for debug)\n"
           "      --quiet            no warnings and no summary line\n"
           "  -h, --help             this text\n",
@@ -138,7 +140,7 @@ static double peak_rss_mb(void)
 
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
-    OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_QUIET, OPT_NO_ALIGN
+    OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN
 };
 
 int swgpu_cmd_search(int argc, char **argv)
@@ -162,6 +164,7 @@ int swgpu_cmd_search(int argc, char **argv)
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"kernel", required_argument, NULL, OPT_KERNEL},
         {"gpus", required_argument, NULL, OPT_GPUS},
+        {"max-memory", required_argument, NULL, OPT_MAXMEM},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"no-align", no_argument, NULL, OPT_NO_ALIGN},
         {NULL, 0, NULL, 0},
@@ -170,6 +173,7 @@ int swgpu_cmd_search(int argc, char **argv)
     const char *kernel = NULL;
     int top_n = 10, gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, threads = 0;
     int gpus = 0, verbosity = 1, no_align = 0;
+    uint64_t maxmem = 0;
     int have_open = 0, have_extend = 0, have_match = 0, have_mismatch = 0;
     double evalue = 10.0;
     swgpu_alphabet_t type = SWGPU_AUTO;
@@ -219,6 +223,7 @@ int swgpu_cmd_search(int argc, char **argv)
         case OPT_BACKEND: if (parse_backend(optarg, &backend)) return 1; break;
         case OPT_KERNEL: kernel = optarg; break;
         case OPT_GPUS: if (parse_int("--gpus", optarg, &gpus)) return 1; break;
+        case OPT_MAXMEM: if (cli_parse_size("--max-memory", optarg, &maxmem)) return 1; break;
         case OPT_QUIET: verbosity = 0; break;
         case OPT_NO_ALIGN: no_align = 1; break;
         case ':':
@@ -256,6 +261,7 @@ int swgpu_cmd_search(int argc, char **argv)
     o.backend = backend;
     o.kernel = kernel;
     o.gpus = gpus;
+    o.max_gpu_memory = maxmem;
     o.no_align = no_align;
     if ((rc = swgpu_opts_check(&o, NULL)) < 0) {
         lib_error(rc);
@@ -316,6 +322,7 @@ int swgpu_cmd_search(int argc, char **argv)
     o.backend = backend;
     o.kernel = kernel;
     o.gpus = gpus;
+    o.max_gpu_memory = maxmem;
     o.no_align = no_align;
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;

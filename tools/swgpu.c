@@ -5,7 +5,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -141,4 +145,31 @@ int main(int argc, char **argv)
         return 1;
     }
     return c->fn(argc - 1, argv + 1) ? 1 : 0;
+}
+
+/* "123", "512K", "1.5G", "4g": bytes (binary multiples). */
+int cli_parse_size(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    double v, mul = 1;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end != s && *end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1024.0; break;
+        case 'm': case 'M': mul = 1024.0 * 1024; break;
+        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
+        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+        default: mul = 0; break;
+        }
+        if (mul > 0 && (end[1] == 0 || ((end[1] == 'b' || end[1] == 'B') && end[2] == 0) ||
+                        ((end[1] == 'i') && (end[2] == 'B') && end[3] == 0)))
+            end = (char *)"";
+    }
+    if (end == s || *end || errno || !isfinite(v) || v <= 0 || v * mul > 1.8e19) {
+        cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
+        return -1;
+    }
+    *out = (uint64_t)(v * mul);
+    return 0;
 }

@@ -511,7 +511,10 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
         CU_GO(cudaSetDevice(0));
         CU_GO(cudaMemGetInfo(&freeb, &totalb));
         S->budget = freeb - freeb / 8;
-        if ((env = getenv("SWGPU_GPU_MEMORY")) && *env) {
+        if (o->max_gpu_memory) {
+            if (o->max_gpu_memory < S->budget)
+                S->budget = (size_t)o->max_gpu_memory;
+        } else if ((env = getenv("SWGPU_GPU_MEMORY")) && *env) {
             size_t b = parse_bytes(env);
             if (!b) {
                 rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_GPU_MEMORY=%s: expected bytes, e.g. 512M",
@@ -551,7 +554,7 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
         } else {
             if (S->budget < fixed + ((size_t)256 << 10)) {
                 rc = swgpu__fail(SWGPU_EBUDGET, "backend cuda: GPU memory budget of %zu bytes "
-                                                "is below the %zu bytes needed",
+                                                "is below the %zu bytes needed (raise --max-memory)",
                                  S->budget, fixed + ((size_t)256 << 10));
                 goto fail;
             }
