@@ -25,8 +25,9 @@
  *                           the intra kernel above it
  *
  * Environment overrides for experiments: SWGPU_CUDA_CFG="G,R" (DPX
- * configuration G,R[,P]), SWGPU_CUDA_PAIR (0/1: pair assembly of the automatic
- * configuration), SWGPU_CUDA_LONG (length threshold), SWGPU_GPU_MEMORY.
+ * configuration G,R[,P]), SWGPU_CUDA_PAIR (configuration family of the automatic
+ * choice: 0 byte permute, 1 multiply-add, 2 fp16 maximum), SWGPU_CUDA_LONG (length
+ * threshold), SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0).
  */
 #include "common.cuh"
 
@@ -699,7 +700,7 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
         }
     }
     if (S->scan_fam == FAM_DPX) {
-        n = swgpu__cu_tile_prof_len(S->cfg_main.G, S->cfg_main.R, qlen) * 2;
+        n = swgpu__cu_dpx_prof_bytes(S->cfg_main, qlen);
         if ((rc = dgrow((void **)&d->d_tp_main, &d->cap_main, n)))
             return rc;
         CU_CHECK(cudaMemcpyAsync(d->d_tp_main, S->h_tp_main, n, cudaMemcpyHostToDevice, d->st));
@@ -973,10 +974,10 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
         S->cfg_long.R = 32;
         S->cfg_long.P = 0;
         S->use_long = S->qlen > 1024;
-        n = swgpu__cu_tile_prof_len(S->cfg_main.G, S->cfg_main.R, S->qlen) * 2;
+        n = swgpu__cu_dpx_prof_bytes(S->cfg_main, S->qlen);
         if ((rc = hgrow((void **)&S->h_tp_main, &S->cap_h_main, n)))
             return rc;
-        swgpu__cu_tile_prof(S->cfg_main.G, S->cfg_main.R, q, S->qlen, S->mat, S->h_tp_main);
+        swgpu__cu_dpx_prof(S->cfg_main, q, S->qlen, S->mat, S->h_tp_main);
         if (S->use_long) {
             n = swgpu__cu_tile_prof_len(32, 32, S->qlen) * 2;
             if ((rc = hgrow((void **)&S->h_tp_long, &S->cap_h_long, n)))

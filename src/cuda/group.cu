@@ -56,23 +56,46 @@ static __device__ __forceinline__ void copy_tile(int16_t *dst, const int16_t *tp
         d[i] = src[i];
 }
 
-/* P=1: the tile as two tables of 32-bit words, lo[a][pos] = score in the
- * low half, hi[a][pos] = score in the high half, chunks of 4 columns */
-template <int G, int R>
-static __device__ __forceinline__ void copy_tile_lohi(uint32_t *lo, uint32_t *hi,
-                                                      const int16_t *tprof, int tile)
+/* P>=1: each tile as two tables of 32-bit words, lo[a][d] = score in the
+ * low half, hi[a][d] = score in the high half, d = ((r / 4) * G + t) * 4 +
+ * (r & 3) for column r of thread t (chunks of 4 columns): built on the host,
+ * so that a tile reaches shared memory by a plain 16-byte copy */
+extern "C" size_t swgpu__cu_dpx_prof_bytes(swgpu_cu_cfg_t cfg, int qlen)
 {
-    enum { W = G * R };
-    const int16_t *src = tprof + (size_t)tile * SWGPU_CU_NRES * W;
-    for (int i = threadIdx.x; i < SWGPU_CU_NRES * W; i += blockDim.x) {
-        int a = i / W, pos = i - a * W;
-        int col = sw_prof_col(pos, G, R, SwChunk<R>::CH);
-        int t = col / R, r = col - t * R;
-        int d = a * W + ((r / 4) * G + t) * 4 + (r & 3);
-        int v = src[i];
-        lo[d] = (uint32_t)v & 0xffffu;
-        hi[d] = (uint32_t)v << 16;
+    size_t n = swgpu__cu_tile_prof_len(cfg.G, cfg.R, qlen);
+    return cfg.P ? n * 2 * sizeof(uint32_t) : n * sizeof(int16_t);
+}
+
+extern "C" void swgpu__cu_dpx_prof(swgpu_cu_cfg_t cfg, const uint8_t *q, int qlen,
+                                   const int16_t *mat, void *out)
+{
+    const int G = cfg.G, R = cfg.R, W = G * R, ntiles = (qlen + W - 1) / W;
+    if (!cfg.P) {
+        swgpu__cu_tile_prof(G, R, q, qlen, mat, (int16_t *)out);
+        return;
     }
+    const int CH = (R % 8 == 0) ? 8 : 4;
+    for (int tile = 0; tile < ntiles; tile++) {
+        uint32_t *lo = (uint32_t *)out + (size_t)tile * 2 * SWGPU_CU_NRES * W;
+        uint32_t *hi = lo + (size_t)SWGPU_CU_NRES * W;
+        for (int a = 0; a < SWGPU_CU_NRES; a++)
+            for (int pos = 0; pos < W; pos++) {
+                int c = sw_prof_col(pos, G, R, CH), col = tile * W + c;
+                int t = c / R, r = c - t * R;
+                int d = a * W + ((r / 4) * G + t) * 4 + (r & 3);
+                int v = (a == SWGPU_CU_PAD || col >= qlen) ? SWGPU_CU_NEG : mat[32 * q[col] + a];
+                lo[d] = (uint32_t)v & 0xffffu;
+                hi[d] = (uint32_t)v << 16;
+            }
+    }
+}
+
+/* copy n 16-byte words (whole block) */
+static __device__ __forceinline__ void copy_u4(uint4 *dst, const uint4 *__restrict__ src, int n)
+{
+#pragma unroll 4
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = src[i];
 }
 
 /* lo + hi by an integer multiply-add (FMA pipe); one = 1 at run time */
@@ -104,7 +127,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
 
     if (ntiles == 1) {
         if (P >= 1)
-            copy_tile_lohi<G, R>(plo, phi, tprof, 0);
+            copy_u4(smem_u4, (const uint4 *)tprof, SWGPU_CU_NRES * W / 2);
         else
             copy_tile(prof, tprof, W, 0);
         __syncthreads();
@@ -139,7 +162,8 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
             if (ntiles > 1) {
                 __syncthreads();
                 if (P >= 1)
-                    copy_tile_lohi<G, R>(plo, phi, tprof, tile);
+                    copy_u4(smem_u4, (const uint4 *)tprof + (size_t)tile * (SWGPU_CU_NRES * W / 2),
+                            SWGPU_CU_NRES * W / 2);
                 else
                     copy_tile(prof, tprof, W, tile);
                 __syncthreads();

@@ -83,6 +83,14 @@ size_t swgpu__cu_tile_prof_len(int G, int R, int qlen);
 void swgpu__cu_tile_prof(int G, int R, const uint8_t *q, int qlen, const int16_t *mat,
                          int16_t *out);
 
+/** The profile of the DPX kernel with cfg: for P=0 the tile profile above;
+ *  for P>=1 per tile two tables of 32 x W words (score in the low half, in
+ *  the high half) in the order the kernel's threads read them.  Bytes, and
+ *  the builder. */
+size_t swgpu__cu_dpx_prof_bytes(swgpu_cu_cfg_t cfg, int qlen);
+void swgpu__cu_dpx_prof(swgpu_cu_cfg_t cfg, const uint8_t *q, int qlen, const int16_t *mat,
+                        void *out);
+
 /** The configurations compiled into the default (DPX) kernel; *n set to their count. */
 const swgpu_cu_cfg_t *swgpu__cu_dpx_configs(int *n);
 
