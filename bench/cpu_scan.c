@@ -130,7 +130,7 @@ int main(int argc, char **argv)
             goto done;
         }
         double tcreate = swgpu__now() - t0, wall = 0, cpu = 0;
-        swgpu_scan_stats_t ss = {0, 0};
+        swgpu_scan_stats_t ss = {0, 0, 0};
         long bad = 0;
         for (size_t qi = 0; qi < nq; qi++) {
             swgpu_seq_t q;
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
             uint64_t q_over = 0;
             swgpu_seqset_get(qs, qi, &q);
             for (int r = 0; r < repeat; r++) {
-                swgpu_scan_stats_t s1 = {0, 0};
+                swgpu_scan_stats_t s1 = {0, 0, 0};
                 double w0 = swgpu__now(), c0 = cpu_seconds();
                 if (swgpu__engine_cpu.scan(st, q.res, q.len, scores, &s1)) {
                     fprintf(stderr, "cpu_scan: %s\n", swgpu_last_error());

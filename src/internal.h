@@ -85,6 +85,8 @@ struct swgpu_db {
 typedef struct {
     uint64_t cells;      /* qlen * residues scanned */
     uint64_t overflows;  /* targets recomputed at a wider precision */
+    double gpu_seconds;  /* CUDA-event time of the scan's kernels (the slowest GPU), added
+                            up over scans; 0 where not measured (CPU, streamed database) */
 } swgpu_scan_stats_t;
 
 /**

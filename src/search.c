@@ -385,7 +385,7 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 
     for (size_t i = 0; i < nq; i++) {
         swgpu_query_result_t *qr = &r->q[i];
-        swgpu_scan_stats_t st = {0, 0};
+        swgpu_scan_stats_t st = {0, 0, 0};
         swgpu_seq_t q;
         qr->query = i;
         if ((rc = swgpu_seqset_get(queries, i, &q)) < 0)

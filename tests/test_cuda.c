@@ -285,7 +285,7 @@ static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const
                   last_info);
         for (uint64_t k = 0; k < db->n; k++)
             got[k] = -7;
-        swgpu_scan_stats_t ss = {0, 0};
+        swgpu_scan_stats_t ss = {0, 0, 0};
         rc = swgpu__engine_cuda.scan(st, q, qlen, got, &ss);
         CHECK(rc == 0, "scan %s (%s): %s", kname, what, swgpu_last_error());
         int bad = 0;

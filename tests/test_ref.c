@@ -548,7 +548,7 @@ static void test_engine(void)
     o.gap_extend = 1;
     for (int th = 0; th <= 5; th += (th ? 2 : 1)) { /* 0 (all cores), 1, 3, 5 */
         void *st = NULL;
-        swgpu_scan_stats_t stats = {0, 0};
+        swgpu_scan_stats_t stats = {0, 0, 0};
         o.threads = th;
         CHECK_EQ_INT(swgpu__engine_ref.create(&db, &m, &o, &st), 0);
         memset(got, 0x7f, sizeof got);

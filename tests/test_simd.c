@@ -144,7 +144,7 @@ static uint64_t check_engine(const char *what, const tdb_t *d, const swgpu_matri
             CHECK(rc == 0, "%s %s: create: %s", what, swgpu__cpu_isa_name(isas[ii]), swgpu_last_error());
             if (rc) continue;
             for (size_t qi = 0; qi < nq; qi++) {
-                swgpu_scan_stats_t ss = {0, 0};
+                swgpu_scan_stats_t ss = {0, 0, 0};
                 for (size_t k = 0; k < n; k++) got[k] = -7;
                 rc = swgpu__engine_cpu.scan(st, qs[qi], qlens[qi], got, &ss);
                 if (rc) {

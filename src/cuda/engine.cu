@@ -67,6 +67,8 @@ typedef struct {
     int id, sms;
     cudaStream_t st, stl, cst;  /* compute, long-subject compute, copies */
     cudaEvent_t ev_copied[NBUF], ev_long[NBUF], ev_scored[NBUF], ev_free[NBUF];
+    cudaEvent_t ev_k0, ev_k1;   /* around the kernels of a resident scan (timing) */
+    float kern_ms;              /* their elapsed time, last scan */
     dbuf_t buf[NBUF];
     int nbuf_used;
     /* per-query device data */
@@ -364,6 +366,8 @@ static int dev_setup(cuda_state_t *S, gpu_t *d)
         CU_CHECK(cudaEventCreateWithFlags(&d->ev_free[b], cudaEventDisableTiming));
         d->buf[b].chunk = -1;
     }
+    CU_CHECK(cudaEventCreate(&d->ev_k0));
+    CU_CHECK(cudaEventCreate(&d->ev_k1));
     CU_CHECK(cudaMalloc((void **)&d->d_ctr, NCTR * NBUF * sizeof(int)));
     int per = 0;
     int rc = swgpu__cu_intra_occupancy(&per);
@@ -825,6 +829,8 @@ static int launch_chunk(cuda_state_t *S, gpu_t *d, int b)
     }
     if (nlong)
         CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_long[b], 0));
+    if (!S->streaming)
+        CU_CHECK(cudaEventRecord(d->ev_k1, d->st));
     CU_CHECK(cudaMemcpyAsync(B->h_scores, B->scores, ch->n * sizeof(int32_t),
                              cudaMemcpyDeviceToHost, d->st));
     CU_CHECK(cudaEventRecord(d->ev_scored[b], d->st));
@@ -903,9 +909,13 @@ static int dev_scan(cuda_state_t *S, gpu_t *d)
     if ((rc = dev_query(S, d)))
         return rc;
     if (!S->streaming) {
-        if ((rc = launch_chunk(S, d, 0)))
+        /* kernel time: ev_k0 before the first kernel, ev_k1 after the last
+         * (launch_chunk; the long-subject stream joins before it) */
+        CU_CHECK(cudaEventRecord(d->ev_k0, d->st));
+        if ((rc = launch_chunk(S, d, 0)) || (rc = finish_chunk(S, d, 0)))
             return rc;
-        return finish_chunk(S, d, 0);
+        CU_CHECK(cudaEventElapsedTime(&d->kern_ms, d->ev_k0, d->ev_k1));
+        return SWGPU_OK;
     }
     /* streaming: copy chunk i+1 while chunk i computes */
     int pending[NBUF] = {0, 0};
@@ -1018,8 +1028,13 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
         return rc;
     if (st) {
         st->cells += (uint64_t)qlen * S->db->total_res;
-        for (int i = 0; i < S->ndev; i++)
+        double gs = 0;
+        for (int i = 0; i < S->ndev; i++) {
             st->overflows += S->dev[i].overflows;
+            if (!S->streaming && S->dev[i].own >= 0 && S->dev[i].kern_ms / 1e3 > gs)
+                gs = S->dev[i].kern_ms / 1e3;
+        }
+        st->gpu_seconds += gs;
     }
     return SWGPU_OK;
 }
@@ -1049,6 +1064,8 @@ static void cuda_destroy(void *state)
             if (d->ev_scored[b]) cudaEventDestroy(d->ev_scored[b]);
             if (d->ev_free[b]) cudaEventDestroy(d->ev_free[b]);
         }
+        if (d->ev_k0) cudaEventDestroy(d->ev_k0);
+        if (d->ev_k1) cudaEventDestroy(d->ev_k1);
         cudaFree(d->d_q);
         cudaFree(d->d_tp_main);
         cudaFree(d->d_tp_long);
