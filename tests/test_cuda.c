@@ -177,7 +177,7 @@ static void model_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen,
     for (uint64_t k = 0; k < db->n; k++)
         want[k] = ref_score(q, qlen, db->res + db->off[k], db->off[k + 1] - db->off[k], m, open,
                             ext);
-    int sat = 32767 - m->max;
+    int sat = 32767 - m->max - (open + ext); /* the shifted form holds H + oe */
     for (int c = -1; c < ncfg; c++) {
         swgpu_cu_cfg_t cf = c < 0 ? (swgpu_cu_cfg_t){0, 0, 0} : cfg[c];
         int rc = swgpu__cu_emulate(c < 0 ? 1 : 0, cf, res, woff, len, (uint32_t)db->n, q,

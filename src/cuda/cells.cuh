@@ -50,6 +50,19 @@ struct LP16 {
     static SW_HD V addmax0(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
     static SW_HD V add(V a, V b) { return __viaddmax_s16x2(a, b, 0x80008000u); }
     static SW_HD V max3(V a, V b, V c) { return __vimax3_s16x2(a, b, c); }
+    /* a + k as one 32-bit integer on the FMA pipe (a * one + k, one = 1 at run
+     * time so the compiler keeps the multiply-add); per half exact when no
+     * half borrows from the other: every half of a at least -(low half of k) */
+    static SW_HD V add_fma(V a, V k, uint32_t one)
+    {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(one), "r"(k));
+        return d;
+#else
+        return a * one + k;
+#endif
+    }
     /* the two subjects' maxima to their scores (b only when two) */
     static SW_HD void put(int32_t *sc, uint32_t ka, uint32_t kb, int two, V m)
     {
@@ -208,12 +221,15 @@ struct SwLane {
     V H[R], F[R];
     V M, diag, h, e;
 
-    SW_HD void start(int oe)
+    SW_HD void start(int oe) { start_v(L::splat(-oe)); }
+
+    /* H = 0, F = f0 (the splat of -oe) */
+    SW_HD void start_v(V f0)
     {
 SW_UNROLL
         for (int r = 0; r < R; r++) {
             H[r] = 0;
-            F[r] = L::splat(-oe);
+            F[r] = f0;
         }
         diag = 0;
         h = 0;
@@ -248,6 +264,55 @@ SW_UNROLL
                 M = L::max3(M, H[r], H[r + 1]);
             if (R & 1)
                 M = L::max3(M, H[R - 1], H[R - 1]);
+        }
+        h = H[R - 1];
+        e = ee;
+    }
+
+    /*
+     * The shifted form (DPX kernel, P=3): H and F are kept plus oe,
+     *   H' = H + oe,  F' = F + oe,  Ê = E + oe (as above),
+     *   y' = max(H'(j-1,c-1) + S, F')          = max(H(j-1,c-1) + S, F) + oe
+     *   H' = max(y', Ê, oe)                     = max(y, E, 0) + oe
+     *   T  = H' - oe                            = H, on the FMA pipe
+     *   Ê' = max(Ê - ext, T),  F'' = max(F' - ext, T)
+     * so that the shared "H - oe" of the plain form becomes a 32-bit
+     * multiply-add: 4.5 integer-pipe instructions per cell pair instead of
+     * 5.5.  H' >= oe in both halves (the 3-way maximum with oe), so H' - oe
+     * never borrows across halves, even in a lane that has saturated.
+     * voe = splat(oe), nk = -oe * 0x10001 (H' - oe in both halves at once).
+     */
+    SW_HD void start_sh(V voe)
+    {
+SW_UNROLL
+        for (int r = 0; r < R; r++) {
+            H[r] = voe;
+            F[r] = 0;
+        }
+        diag = voe;
+        h = voe;
+        e = 0;
+    }
+
+    SW_HD void row_sh(V s[R], V voe, V nk, V next, uint32_t one)
+    {
+        V ee = e, tp = 0;
+        s[0] = L::addmax(diag, s[0], F[0]);         /* y' */
+SW_UNROLL
+        for (int r = 1; r < R; r++)
+            s[r] = L::addmax(H[r - 1], s[r], F[r]);
+        diag = h;
+SW_UNROLL
+        for (int r = 0; r < R; r++) {
+            H[r] = L::max3(s[r], ee, voe);          /* H' */
+            const V t = L::add_fma(H[r], nk, one);  /* H */
+            ee = L::addmax(ee, next, t);            /* Ê for column r+1 */
+            F[r] = L::addmax(F[r], next, t);        /* F' for the next row */
+            if (r & 1)
+                M = L::max3(M, tp, t);
+            else if (r == R - 1)
+                M = L::max3(M, t, t);
+            tp = t;
         }
         h = H[R - 1];
         e = ee;

@@ -26,7 +26,8 @@
  *
  * Environment overrides for experiments: SWGPU_CUDA_CFG="G,R" (DPX
  * configuration G,R[,P]), SWGPU_CUDA_PAIR (configuration family of the automatic
- * choice: 0 byte permute, 1 multiply-add, 2 fp16 maximum), SWGPU_CUDA_LONG (length
+ * choice: 0 byte permute, 1 multiply-add, 2 fp16 maximum, 3 the shifted form of
+ * cells.cuh), SWGPU_CUDA_LONG (length
  * threshold), SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0).
  */
 #include "common.cuh"
@@ -37,7 +38,7 @@ enum { FAM_DPX, FAM_INTRA, FAM_SIMT, FAM_VECTOR, FAM_SCAN };
 static const char *fam_names[] = {"default", "intra", "simt", "vector", "scan"};
 
 #define NBUF 2 /* streaming buffers per GPU */
-#define DPX_PAIR_DEFAULT 1 /* see bench/NOTES-gpu.md */
+#define DPX_PAIR_DEFAULT 3 /* the shifted form; see bench/NOTES-gpu.md v10 */
 #define NCTR 8 /* work counters per GPU */
 
 typedef struct {
@@ -439,7 +440,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             goto fail;
         }
         S->smax = smax;
-        S->sat = SWGPU_CU_SAT16 - (smax > 0 ? smax : 0);
+        /* minus oe: the shifted form (P=3) holds H + oe */
+        S->sat = SWGPU_CU_SAT16 - (smax > 0 ? smax : 0) - S->oe;
         /* 16-bit lanes: values stay above -(2*oe+ext) and below sat + smax */
         S->use16 = 2 * S->oe + S->ext < 16000 && smin > -8000;
         for (int a = 0; a < 32; a++)
@@ -464,7 +466,7 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
         S->long_len = (uint32_t)strtoul(env, NULL, 10);
     S->pair = DPX_PAIR_DEFAULT;
     if ((env = getenv("SWGPU_CUDA_PAIR")) && *env)
-        S->pair = atoi(env) == 2 ? 2 : atoi(env) ? 1 : 0;
+        S->pair = atoi(env) >= 0 && atoi(env) <= 3 ? atoi(env) : 1;
     if ((env = getenv("SWGPU_CUDA_CFG")) && *env) {
         if (sscanf(env, "%d,%d,%d", &S->cfg_env.G, &S->cfg_env.R, &S->cfg_env.P) < 2) {
             rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_CFG=%s: expected G,R[,P]", env);

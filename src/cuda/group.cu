@@ -74,19 +74,24 @@ extern "C" void swgpu__cu_dpx_prof(swgpu_cu_cfg_t cfg, const uint8_t *q, int qle
         swgpu__cu_tile_prof(G, R, q, qlen, mat, (int16_t *)out);
         return;
     }
-    const int CH = (R % 8 == 0) ? 8 : 4;
+    /* where tile column c goes (the same in every tile) */
+    std::vector<int> dst(W);
+    for (int c = 0; c < W; c++) {
+        int t = c / R, r = c - t * R;
+        dst[c] = ((r / 4) * G + t) * 4 + (r & 3);
+    }
     for (int tile = 0; tile < ntiles; tile++) {
         uint32_t *lo = (uint32_t *)out + (size_t)tile * 2 * SWGPU_CU_NRES * W;
         uint32_t *hi = lo + (size_t)SWGPU_CU_NRES * W;
-        for (int a = 0; a < SWGPU_CU_NRES; a++)
-            for (int pos = 0; pos < W; pos++) {
-                int c = sw_prof_col(pos, G, R, CH), col = tile * W + c;
-                int t = c / R, r = c - t * R;
-                int d = a * W + ((r / 4) * G + t) * 4 + (r & 3);
+        for (int a = 0; a < SWGPU_CU_NRES; a++) {
+            uint32_t *la = lo + (size_t)a * W, *ha = hi + (size_t)a * W;
+            for (int c = 0; c < W; c++) {
+                int col = tile * W + c;
                 int v = (a == SWGPU_CU_PAD || col >= qlen) ? SWGPU_CU_NEG : mat[32 * q[col] + a];
-                lo[d] = (uint32_t)v & 0xffffu;
-                hi[d] = (uint32_t)v << 16;
+                la[dst[c]] = (uint32_t)v & 0xffffu;
+                ha[dst[c]] = (uint32_t)v << 16;
             }
+        }
     }
 }
 
@@ -111,9 +116,12 @@ static __device__ __forceinline__ uint32_t pair_mad(uint32_t hi, uint32_t one, u
 template <int G, int R, int P>
 __global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS, P ? 2 : 1)
 k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restrict__ tprof,
-      int ntiles, int oe, int ext, uint2 *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
-      uint32_t one)
+      int ntiles, uint32_t noe, uint32_t next, uint32_t voe, uint32_t nk, uint2 *scratch,
+      uint32_t maxlen, int *ctr, int32_t *scores, uint32_t one)
 {
+    /* noe, next, voe: -oe, -ext, oe in both halves; nk = -oe * 0x10001 (P=3).
+     * Passed ready-made so that the instructions can read them from the
+     * constant bank instead of rebuilding them in registers. */
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
     extern __shared__ uint4 smem_u4[];
     int16_t *prof = (int16_t *)smem_u4; /* P=0: 32 x W scores of the current tile */
@@ -122,7 +130,6 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
     const int g = threadIdx.x / G, t = threadIdx.x % G;
     const uint32_t end = first + count;
     const uint32_t npairs = (count + 1) / 2, nunits = (npairs + NG - 1) / NG;
-    const uint32_t noe = LP16::splat(-oe), next = LP16::splat(-ext);
     uint2 *bnd = scratch ? scratch + (size_t)(blockIdx.x * NG + g) * maxlen : NULL;
 
     if (ntiles == 1) {
@@ -168,11 +175,15 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                     copy_tile(prof, tprof, W, tile);
                 __syncthreads();
             }
-            ln.start(oe);
+            if (P == 3)
+                ln.start_sh(voe);
+            else
+                ln.start_v(noe);
             const int nsteps = Lmax + G - 1;
-            /* next row's residue pair and left boundary, loaded one step ahead */
+            /* next row's residue pair and left boundary, loaded one step ahead
+             * (column -1 of tile 0: H = 0, Ê = 0) */
             uint32_t xn = L > 0 ? rows[0] : 0;
-            uint2 bn = make_uint2(0, 0);
+            uint2 bn = make_uint2(P == 3 ? voe : 0u, 0u);
             if (t == 0 && tile > 0 && L > 0)
                 bn = bnd[0];
             for (int s = 0; s < nsteps; s++) {
@@ -217,7 +228,10 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                     } else {
                         sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
                     }
-                    ln.template row<P == 2>(sc, noe, next);
+                    if (P == 3)
+                        ln.row_sh(sc, voe, nk, next, one);
+                    else
+                        ln.template row<P == 2>(sc, noe, next);
                     if (t == G - 1 && tile + 1 < ntiles)
                         bnd[j] = make_uint2(ln.h, ln.e);
                 }
@@ -235,8 +249,9 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
     }
 }
 
-typedef void (*dpx_kern_t)(swgpu_cu_batch_t, uint32_t, uint32_t, const int16_t *, int, int, int,
-                           uint2 *, uint32_t, int *, int32_t *, uint32_t);
+typedef void (*dpx_kern_t)(swgpu_cu_batch_t, uint32_t, uint32_t, const int16_t *, int, uint32_t,
+                           uint32_t, uint32_t, uint32_t, uint2 *, uint32_t, int *, int32_t *,
+                           uint32_t);
 
 static const struct {
     swgpu_cu_cfg_t cfg;
@@ -252,6 +267,10 @@ static const struct {
     {{8, 28, 1}, k_dpx<8, 28, 1>},   {{8, 32, 1}, k_dpx<8, 32, 1>},
     {{8, 20, 2}, k_dpx<8, 20, 2>},   {{8, 24, 2}, k_dpx<8, 24, 2>},
     {{8, 28, 2}, k_dpx<8, 28, 2>},
+    /* P=3: P=1's score tables, H and F kept plus oe (cells.cuh, row_sh) */
+    {{8, 12, 3}, k_dpx<8, 12, 3>},   {{8, 16, 3}, k_dpx<8, 16, 3>},
+    {{8, 20, 3}, k_dpx<8, 20, 3>},   {{8, 24, 3}, k_dpx<8, 24, 3>},
+    {{8, 28, 3}, k_dpx<8, 28, 3>},   {{8, 32, 3}, k_dpx<8, 32, 3>},
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
@@ -317,7 +336,8 @@ extern "C" int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t
                                   (int)smem));
     CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
     dpx_table[i].kern<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
-        *b, first, count, tprof, ntiles, q->oe, q->ext, ntiles > 1 ? (uint2 *)scratch : NULL,
+        *b, first, count, tprof, ntiles, LP16::splat(-q->oe), LP16::splat(-q->ext),
+        LP16::splat(q->oe), 0u - (uint32_t)q->oe * 0x10001u, ntiles > 1 ? (uint2 *)scratch : NULL,
         maxlen, ctr, scores, 1u);
     CU_LAUNCHED("k_dpx");
     return SWGPU_OK;
@@ -444,7 +464,7 @@ extern "C" int swgpu__cu_intra(const swgpu_cu_batch_t *b, const uint32_t *idx, u
 /* ------------------------------------------------------ the host model */
 
 /* one group job on the CPU: lanes in lock-step, the shuffle by copies */
-template <class L, int R>
+template <class L, int R, bool SH = false>
 static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                     const uint32_t *woff, const uint32_t *len, uint32_t ka, uint32_t kb, int two,
                     int oe, int ext, int32_t *scores)
@@ -460,8 +480,12 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
         ln[t].M = 0;
     for (int tile = 0; tile < ntiles; tile++) {
         const int16_t *prof = tprof + (size_t)tile * SWGPU_CU_NRES * W;
-        for (int t = 0; t < G; t++)
-            ln[t].start(oe);
+        for (int t = 0; t < G; t++) {
+            if constexpr (SH)
+                ln[t].start_sh(L::splat(oe));
+            else
+                ln[t].start(oe);
+        }
         for (int s = 0; s < Lr + G - 1; s++) {
             for (int t = 0; t < G; t++) {
                 oh[t] = ln[t].h;
@@ -479,7 +503,7 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                     hr = bh[j];
                     er = be[j];
                 } else {
-                    hr = 0;
+                    hr = SH ? L::splat(oe) : 0;
                     er = 0;
                 }
                 ln[t].h = hr;
@@ -487,7 +511,10 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                 V sc[R];
                 sw_fetch<R>(L(), prof + sw_res(res, wa, la, j) * W,
                             prof + sw_res(res, wb, lb, j) * W, t, G, sc);
-                ln[t].template row<false>(sc, L::splat(-oe), L::splat(-ext));
+                if constexpr (SH)
+                    ln[t].row_sh(sc, L::splat(oe), 0u - (uint32_t)oe * 0x10001u, L::splat(-ext), 1u);
+                else
+                    ln[t].template row<false>(sc, L::splat(-oe), L::splat(-ext));
                 if (t == G - 1) {
                     bh[j] = ln[t].h;
                     be[j] = ln[t].e;
@@ -504,10 +531,14 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
 template <int R>
 static void emu_dpx(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                     const uint32_t *woff, const uint32_t *len, uint32_t n, int oe, int ext,
-                    int32_t *scores)
+                    int32_t *scores, int sh)
 {
-    for (uint32_t k = 0; k < n; k += 2)
-        emu_job<LP16, R>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
+    for (uint32_t k = 0; k < n; k += 2) {
+        if (sh)
+            emu_job<LP16, R, true>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
+        else
+            emu_job<LP16, R>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
+    }
 }
 
 extern "C" int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *res,
@@ -528,13 +559,14 @@ extern "C" int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *r
             emu_job<LS32, IR>(IB, tp.data(), qlen, res, woff, len, k, k, 0, oe, ext, scores);
         return SWGPU_OK;
     }
+    const int sh = cfg.P == 3;
     switch (cfg.R) {
-    case 12: emu_dpx<12>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
-    case 16: emu_dpx<16>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
-    case 20: emu_dpx<20>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
-    case 24: emu_dpx<24>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
-    case 28: emu_dpx<28>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
-    case 32: emu_dpx<32>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores); break;
+    case 12: emu_dpx<12>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
+    case 16: emu_dpx<16>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
+    case 20: emu_dpx<20>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
+    case 24: emu_dpx<24>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
+    case 28: emu_dpx<28>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
+    case 32: emu_dpx<32>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
     default: return swgpu__fail(SWGPU_EINVAL, "DPX model: R=%d", cfg.R);
     }
     return SWGPU_OK;

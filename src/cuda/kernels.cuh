@@ -13,7 +13,7 @@
  *    the low byte; each subject starts on a word and is padded with
  *    SWGPU_CU_PAD to a multiple of 4.
  *  - Scores: int32 per subject of the batch, exact (the DPX kernel writes a
- *    value >= SWGPU_CU_SAT16 - smax for a subject whose 16-bit lane may have
+ *    value >= SWGPU_CU_SAT16 - smax - oe for a subject whose 16-bit lane may have
  *    saturated; the engine recomputes those with the 32-bit intra kernel).
  *  - The query profile used by the kernels holds S[q[c]][r] for subject
  *    residue r and query column c; columns past the query and the pad
