@@ -123,6 +123,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
      * Passed ready-made so that the instructions can read them from the
      * constant bank instead of rebuilding them in registers. */
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
+    const uint32_t wbytes = (uint32_t)W * 4u * one; /* P>=1 table row bytes, at run time */
     extern __shared__ uint4 smem_u4[];
     int16_t *prof = (int16_t *)smem_u4; /* P=0: 32 x W scores of the current tile */
     uint32_t *plo = (uint32_t *)smem_u4, *phi = plo + SWGPU_CU_NRES * W; /* P=1 */
@@ -186,54 +187,73 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
             uint2 bn = make_uint2(P == 3 ? voe : 0u, 0u);
             if (t == 0 && tile > 0 && L > 0)
                 bn = bnd[0];
-            for (int s = 0; s < nsteps; s++) {
+            /* One step: thread t computes row j = s - t of its subjects.  CK:
+             * check that rows j and j+1 exist (the wavefront's fill and drain,
+             * the end of a shorter subject); not needed in the steady state. */
+            auto step = [&](const int s, const bool CK) {
                 uint32_t hr = __shfl_up_sync(FULL_MASK, ln.h, 1, G);
                 uint32_t er = __shfl_up_sync(FULL_MASK, ln.e, 1, G);
                 const int j = s - t;
-                if (j >= 0 && j < L) {
-                    const uint32_t x = xn;
-                    const bool more = j + 1 < L;
-                    if (more)
-                        xn = rows[j + 1];
-                    if (t == 0) {
-                        hr = bn.x;
-                        er = bn.y;
-                        if (tile > 0 && more)
-                            bn = bnd[j + 1];
-                    }
-                    ln.h = hr;
-                    ln.e = er;
-                    /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
-                    const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
-                    uint32_t sc[R];
-                    if (P >= 1) {
-                        const uint4 *xa = (const uint4 *)(plo + ra * W);
-                        const uint4 *xb = (const uint4 *)(phi + rb * W);
+                if (CK && !(j >= 0 && j < L))
+                    return;
+                const uint32_t x = xn;
+                const bool more = !CK || j + 1 < L;
+                if (more)
+                    xn = rows[j + 1];
+                if (t == 0) {
+                    hr = bn.x;
+                    er = bn.y;
+                    if (tile > 0 && more)
+                        bn = bnd[j + 1];
+                }
+                ln.h = hr;
+                ln.e = er;
+                /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
+                const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
+                uint32_t sc[R];
+                if (P >= 1) {
+                    /* row addresses by a multiply with a run-time width (FMA pipe) */
+                    const uint4 *xa = (const uint4 *)((const char *)plo + ra * wbytes);
+                    const uint4 *xb = (const uint4 *)((const char *)phi + rb * wbytes);
 #pragma unroll
-                        for (int k = 0; k < R / 4; k++) {
-                            uint4 x = xa[k * G + t];
-                            sc[4 * k + 0] = x.x;
-                            sc[4 * k + 1] = x.y;
-                            sc[4 * k + 2] = x.z;
-                            sc[4 * k + 3] = x.w;
-                        }
-#pragma unroll
-                        for (int k = 0; k < R / 4; k++) {
-                            uint4 y = xb[k * G + t];
-                            sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
-                            sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
-                            sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
-                            sc[4 * k + 3] = pair_mad(y.w, one, sc[4 * k + 3]);
-                        }
-                    } else {
-                        sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
+                    for (int k = 0; k < R / 4; k++) {
+                        uint4 x = xa[k * G + t];
+                        sc[4 * k + 0] = x.x;
+                        sc[4 * k + 1] = x.y;
+                        sc[4 * k + 2] = x.z;
+                        sc[4 * k + 3] = x.w;
                     }
-                    if (P == 3)
-                        ln.row_sh(sc, voe, nk, next, one);
-                    else
-                        ln.template row<P == 2>(sc, noe, next);
-                    if (t == G - 1 && tile + 1 < ntiles)
-                        bnd[j] = make_uint2(ln.h, ln.e);
+#pragma unroll
+                    for (int k = 0; k < R / 4; k++) {
+                        uint4 y = xb[k * G + t];
+                        sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
+                        sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
+                        sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
+                        sc[4 * k + 3] = pair_mad(y.w, one, sc[4 * k + 3]);
+                    }
+                } else {
+                    sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
+                }
+                if (P == 3)
+                    ln.row_sh(sc, voe, nk, next, one);
+                else
+                    ln.template row<P == 2>(sc, noe, next);
+                if (t == G - 1 && tile + 1 < ntiles)
+                    bnd[j] = make_uint2(ln.h, ln.e);
+            };
+            /* steady state: steps s0 <= s < s1, where every lane of the warp has
+             * rows j = s - t >= 0 and j + 1 < L (s >= G-1 >= t, s + 1 < the
+             * warp's shortest L); one checked and one unchecked copy of the step */
+            const int s0 = G - 1;
+            const int s1 = (int)__reduce_min_sync(FULL_MASK, (unsigned)L) - 1;
+            for (int s = 0; s < nsteps;) {
+                if (s >= s0 && s < s1) {
+#pragma unroll 1
+                    for (; s < s1; s++)
+                        step(s, false);
+                } else {
+                    step(s, true);
+                    s++;
                 }
             }
         }
