@@ -123,7 +123,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
      * Passed ready-made so that the instructions can read them from the
      * constant bank instead of rebuilding them in registers. */
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
-    const uint32_t wbytes = (uint32_t)W * 4u * one; /* P>=1 table row bytes, at run time */
+    const uint32_t wq4 = (uint32_t)(W / 4) * one; /* P>=1 table row in 16-byte words, at run time */
     extern __shared__ uint4 smem_u4[];
     int16_t *prof = (int16_t *)smem_u4; /* P=0: 32 x W scores of the current tile */
     uint32_t *plo = (uint32_t *)smem_u4, *phi = plo + SWGPU_CU_NRES * W; /* P=1 */
@@ -213,8 +213,8 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                 uint32_t sc[R];
                 if (P >= 1) {
                     /* row addresses by a multiply with a run-time width (FMA pipe) */
-                    const uint4 *xa = (const uint4 *)((const char *)plo + ra * wbytes);
-                    const uint4 *xb = (const uint4 *)((const char *)phi + rb * wbytes);
+                    const uint4 *xa = (const uint4 *)plo + ra * wq4;
+                    const uint4 *xb = (const uint4 *)phi + rb * wq4;
 #pragma unroll
                     for (int k = 0; k < R / 4; k++) {
                         uint4 x = xa[k * G + t];
