@@ -239,15 +239,22 @@ SW_UNROLL
     /* one row: h, e hold the left input on entry and the output on exit;
      * s[] holds the scores and is overwritten with the y values (first all
      * y from the old H, then H in place: no register moves) */
-    template <bool HMAX>
-    SW_HD void row(V s[R], V noe, V next)
+    /* y = max(Hdiag + S, F) of every column, in place in s (the old H are
+     * the diagonals); then diag <- h, the left input of this row */
+    SW_HD void ypass(V s[R])
     {
-        V ee = e;
-        s[0] = L::addmax(diag, s[0], F[0]);         /* y = max(Hdiag + S, F) */
+        s[0] = L::addmax(diag, s[0], F[0]);
 SW_UNROLL
         for (int r = 1; r < R; r++)
             s[r] = L::addmax(H[r - 1], s[r], F[r]);
         diag = h;
+    }
+
+    template <bool HMAX>
+    SW_HD void row(V s[R], V noe, V next)
+    {
+        V ee = e;
+        ypass(s);
 SW_UNROLL
         for (int r = 0; r < R; r++) {
             H[r] = L::addmax0(ee, noe, s[r]);       /* max(E, y, 0) */
@@ -297,11 +304,7 @@ SW_UNROLL
     SW_HD void row_sh(V s[R], V voe, V nk, V next, uint32_t one)
     {
         V ee = e, tp = 0;
-        s[0] = L::addmax(diag, s[0], F[0]);         /* y' */
-SW_UNROLL
-        for (int r = 1; r < R; r++)
-            s[r] = L::addmax(H[r - 1], s[r], F[r]);
-        diag = h;
+        ypass(s); /* y' = y + oe, H' and F' being shifted */
 SW_UNROLL
         for (int r = 0; r < R; r++) {
             H[r] = L::max3(s[r], ee, voe);          /* H' */
