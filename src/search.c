@@ -10,13 +10,17 @@
  *   3. Karlin-Altschul parameters: the published ones for the matrix and gap
  *      pair, else a fit to this query's own score distribution;
  *   4. hits with E-value > opts->evalue are dropped.
- * Then the alignments of all kept hits are computed with the reference
- * engine (swgpu_align) on opts->threads threads, each hit in its own slot
+ * Then the alignments of all kept hits are computed on opts->threads
+ * threads: the end by the SIMD pair engine (swgpu__cpu_score_pair, one
+ * thread, the reference's tie rule), the begin and the path by the
+ * reference engine (swgpu__align_from_end), each hit in its own slot
  * (so the result does not depend on the thread count), and each alignment
  * score is checked against the score the engine reported: a mismatch is an
  * internal error, never a silently different result.
  */
 #include "internal.h"
+#include "ref/ref.h"
+#include "simd/simd.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -202,10 +206,18 @@ static int align_one(align_ctx_t *c, const job_t *j)
     rc = swgpu_db_get(c->db, h->target, &t);
     if (rc < 0)
         return rc;
-    rc = swgpu_align(q.res, q.len, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend, 0,
-                     &h->aln);
-    if (rc < 0)
-        return rc;
+    {
+        int32_t score = 0;
+        int64_t qend = 0, tend = 0;
+        rc = swgpu__cpu_score_pair(q.res, q.len, t.res, t.len, c->m, c->o->gap_open,
+                                   c->o->gap_extend, 1, &score, &qend, &tend);
+        if (rc < 0)
+            return rc;
+        rc = swgpu__align_from_end(q.res, q.len, t.res, t.len, c->m, c->o->gap_open,
+                                   c->o->gap_extend, score, qend, tend, 0, &h->aln);
+        if (rc < 0)
+            return rc;
+    }
     if (h->aln.score != h->score)
         return swgpu__fail(SWGPU_ERANGE,
                            "internal error: query %zu (id %s) vs database sequence %zu (id %s): "

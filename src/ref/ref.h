@@ -56,6 +56,15 @@ int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen
                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
                     swgpu_aln_t *a);
 
+/*
+ * swgpu_align's steps after the end: given the best score and its end (as
+ * swgpu__ref_score gives them, or any engine with the same tie rule), the
+ * begin (swgpu__ref_start) and, unless score_only, the path into out.
+ */
+int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                          const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
+                          int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out);
+
 /* Recompute length, n_ident, n_mismatch, n_gapopen, n_gaps of a from its
  * cigar, qbeg and tbeg (the cigar is assumed to fit the sequences). */
 void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t);

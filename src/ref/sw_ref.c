@@ -734,13 +734,26 @@ int swgpu_align(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                 int score_only, swgpu_aln_t *out)
 {
     int32_t score = 0;
-    int64_t qend = 0, tend = 0, qbeg = 0, tbeg = 0;
+    int64_t qend = 0, tend = 0;
     int rc;
     if (!out)
         return swgpu__fail(SWGPU_EINVAL, "align: NULL result");
     aln_reset(out);
     if ((rc = swgpu__ref_score(q, qlen, t, tlen, m, gap_open, gap_extend, &score, &qend, &tend)))
         return rc;
+    return swgpu__align_from_end(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend,
+                                 score_only, out);
+}
+
+int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                          const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
+                          int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out)
+{
+    int64_t qbeg = 0, tbeg = 0;
+    int rc;
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "align: NULL result");
+    aln_reset(out);
     if (score == 0)
         return SWGPU_OK;
     if ((rc = swgpu__ref_start(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend,
