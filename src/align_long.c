@@ -126,6 +126,18 @@ static void phase_end(ctx_t *C)
         C->o->progress(C->phase, 1.0, C->cells_all, swgpu__now() - C->t0, C->o->progress_user);
 }
 
+/* Book a finished pass: its cells, of which `pruned` were skipped. */
+static void batch_done(ctx_t *C, uint64_t cells, uint64_t pruned)
+{
+    C->cells_all += cells;
+    C->phase_done += cells;
+    if (C->st) {
+        C->st->cells += cells - pruned;
+        C->st->cells_pruned += pruned;
+    }
+    C->last_pruned = pruned;
+}
+
 /* Run a batch of regions on the chosen engine. */
 static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
 {
@@ -153,13 +165,7 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
     }
     if (rc)
         return rc;
-    C->cells_all += cells;
-    C->phase_done += cells;
-    if (C->st) {
-        C->st->cells += cells - pruned;
-        C->st->cells_pruned += pruned;
-    }
-    C->last_pruned = pruned;
+    batch_done(C, cells, pruned);
     return SWGPU_OK;
 }
 
@@ -193,11 +199,7 @@ static int score_pass(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
     g->best = score;
     g->bi = qe;
     g->bj = te;
-    C->cells_all += (uint64_t)C->alen * (uint64_t)C->blen;
-    C->phase_done += (uint64_t)C->alen * (uint64_t)C->blen;
-    C->last_pruned = 0;
-    if (C->st)
-        C->st->cells += (uint64_t)C->alen * (uint64_t)C->blen;
+    batch_done(C, (uint64_t)C->alen * (uint64_t)C->blen, 0);
     return SWGPU_OK;
 }
 
