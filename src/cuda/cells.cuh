@@ -320,6 +320,60 @@ SW_UNROLL
         h = H[R - 1];
         e = ee;
     }
+
+    /*
+     * The carried form (DPX kernel, P=4): H and F kept plus 2oe, the
+     * horizontal gap carried as X = E + 3oe (= Ê + 2oe):
+     *   y'' = max(H''(j-1,c-1) + S, F'')        = y + 2oe
+     *   X(c+1) = max(X - ext, y'')              the only chain along the row
+     *   H'' = max(y'', X - oe, 2oe)             = max(y, E, 0) + 2oe
+     *   T   = H'' - oe                          = H + oe
+     *   F'' (next row) = max(F'' - ext, T)
+     * The two subtractions of oe are 32-bit multiply-adds on the FMA pipe
+     * (nk = -oe * 0x10001): y'' >= F'' >= oe and H'' >= 2oe in both halves,
+     * saturated or not, so no half borrows from the other.  Integer pipe per
+     * cell pair: 4.5 instructions as in the shifted form, but the dependent
+     * chain from one column to the next is one instruction instead of three.
+     * X(c+1) drops the term 2oe of max(X - ext, H'') (E - ext already beats
+     * E - oe): the carried X is then max(X, 2oe) short of the true one,
+     * which H'' cannot see, its own clamp at 2oe being larger than X - oe.
+     * M tracks T; the score is max(M - oe, 0) (tracking H'' instead, which
+     * saves the register tp, measured 7% slower: bench/NOTES-gpu.md v14).  Values stay exact while
+     * every H is below 32767 - smax - 2oe.
+     */
+    SW_HD void start_sh2(V v2oe, V nk, uint32_t one)
+    {
+        const V f0 = L::add_fma(v2oe, nk, one); /* F'' = oe: F = -oe */
+SW_UNROLL
+        for (int r = 0; r < R; r++) {
+            H[r] = v2oe;
+            F[r] = f0;
+        }
+        diag = v2oe;
+        h = v2oe;
+        e = v2oe; /* X of column 0: E = -oe */
+    }
+
+    SW_HD void row_sh2(V s[R], V v2oe, V nk, V next, uint32_t one)
+    {
+        V x = e, tp = 0;
+        ypass(s); /* y'' */
+SW_UNROLL
+        for (int r = 0; r < R; r++) {
+            const V ex = L::add_fma(x, nk, one);    /* E + 2oe */
+            x = L::addmax(x, next, s[r]);           /* X for column r+1 */
+            H[r] = L::max3(s[r], ex, v2oe);         /* H'' */
+            const V t = L::add_fma(H[r], nk, one);  /* H + oe */
+            F[r] = L::addmax(F[r], next, t);        /* F'' for the next row */
+            if (r & 1)
+                M = L::max3(M, tp, t);
+            else if (r == R - 1)
+                M = L::max3(M, t, t);
+            tp = t;
+        }
+        h = H[R - 1];
+        e = x;
+    }
 };
 
 #endif

@@ -25,10 +25,11 @@
  *                           the intra kernel above it
  *
  * Environment overrides for experiments: SWGPU_CUDA_CFG="G,R" (DPX
- * configuration G,R[,P]), SWGPU_CUDA_PAIR (configuration family of the automatic
- * choice: 0 byte permute, 1 multiply-add, 2 fp16 maximum, 3 the shifted form of
- * cells.cuh), SWGPU_CUDA_LONG (length
- * threshold), SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0).
+ * configuration G,R[,P]), SWGPU_CUDA_PAIR (one configuration family for the
+ * automatic choice, P of kernels.cuh: 0 byte permute, 1 multiply-add, 2 fp16
+ * maximum, 3 the shifted form, 4 the carried form; unset: the default mix),
+ * SWGPU_CUDA_LONG (length threshold), SWGPU_GPU_MEMORY (when
+ * swgpu_opts_t.max_gpu_memory is 0).
  */
 #include "common.cuh"
 
@@ -38,7 +39,6 @@ enum { FAM_DPX, FAM_INTRA, FAM_SIMT, FAM_VECTOR, FAM_SCAN };
 static const char *fam_names[] = {"default", "intra", "simt", "vector", "scan"};
 
 #define NBUF 2 /* streaming buffers per GPU */
-#define DPX_PAIR_DEFAULT 3 /* the shifted form; see bench/NOTES-gpu.md v10 */
 #define NCTR 8 /* work counters per GPU */
 
 typedef struct {
@@ -73,10 +73,11 @@ typedef struct {
     dbuf_t buf[NBUF];
     int nbuf_used;
     /* per-query device data */
-    uint8_t *d_q;
+    uint8_t *d_q, *h_q;    /* the query (h_q pinned) */
+    int16_t *d_mat;        /* the matrix, mat[32*qcode + rcode] (profiles built here) */
     int16_t *d_tp_main, *d_tp_long, *d_tp_intra;
     int32_t *d_prof;       /* simt or vector profile */
-    size_t cap_q, cap_main, cap_long, cap_intra, cap_prof;
+    size_t cap_q, cap_hq, cap_main, cap_long, cap_intra, cap_prof;
     uint32_t *d_idx;       /* overflow list */
     uint32_t *h_idx;
     uint32_t cap_idx;
@@ -103,7 +104,7 @@ typedef struct cuda_state {
     int32_t mat32[32][32];
     uint32_t long_len;      /* subjects longer go to the long path */
     swgpu_cu_cfg_t cfg_env; /* SWGPU_CUDA_CFG, G = 0 if unset */
-    int pair;               /* DPX pair assembly: 0 byte permute, 1 multiply-add */
+    int pair;               /* SWGPU_CUDA_PAIR: one DPX family P; -1 the default mix */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */
     int h_res_pinned;
@@ -119,15 +120,13 @@ typedef struct cuda_state {
     /* devices */
     int ndev;
     gpu_t *dev;
-    int intra_built;        /* h_tp_intra holds the current query's profile */
     /* current scan */
     const uint8_t *q;
     int qlen;
     swgpu_cu_cfg_t cfg_main, cfg_long;
     int use_long;
-    int16_t *h_tp_main, *h_tp_long, *h_tp_intra;
-    int32_t *h_prof;
-    size_t cap_h_main, cap_h_long, cap_h_intra, cap_h_prof;
+    int32_t *h_prof;        /* simt / vector / scan profile (DPX and intra: built on the GPU) */
+    size_t cap_h_prof;
     int32_t *out;
     int next_chunk;         /* streaming work queue */
     pthread_mutex_t lock;
@@ -194,10 +193,20 @@ static size_t prof_words(int fam, int qlen)
 /* ---------------------------------------------------- DPX configuration */
 
 /*
+ * The default family: per R, the cell form measured fastest on an H100
+ * (bench/NOTES-gpu.md v14): the carried form (P=4) at R = 24 and 28, the
+ * shifted form (P=3) elsewhere (P=4 is slower at R <= 20 and spills at 32).
+ */
+static int default_pair(int R)
+{
+    return R == 24 || R == 28 ? 4 : 3;
+}
+
+/*
  * Pick (G, R) for a query: fewest estimated instructions.  A tile pass over
  * a subject of L rows costs (L + G - 1) steps of R cell pairs plus a fixed
  * per-step overhead (worth about 4 cell pairs); columns past the query are
- * wasted work.
+ * wasted work.  pair: the family P, or -1 for the default family.
  */
 static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
 {
@@ -206,8 +215,8 @@ static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
     swgpu_cu_cfg_t best = c[0];
     double bestc = 1e300;
     for (int i = 0; i < n; i++) {
-        if (c[i].G == 32 || c[i].P != pair)
-            continue; /* the long-subject configuration; the other pair assembly */
+        if (c[i].G == 32 || c[i].P != (pair >= 0 ? pair : default_pair(c[i].R)))
+            continue; /* the long-subject configuration; another family */
         int W = c[i].G * c[i].R, nt = (qlen + W - 1) / W;
         double cost = (double)nt * c[i].G * (avglen + c[i].G - 1) * (c[i].R + 4.0);
         if (cost < bestc * 0.999) {
@@ -370,12 +379,13 @@ static int dev_setup(cuda_state_t *S, gpu_t *d)
     CU_CHECK(cudaEventCreate(&d->ev_k0));
     CU_CHECK(cudaEventCreate(&d->ev_k1));
     CU_CHECK(cudaMalloc((void **)&d->d_ctr, NCTR * NBUF * sizeof(int)));
+    CU_CHECK(cudaMalloc((void **)&d->d_mat, sizeof S->mat));
+    CU_CHECK(cudaMemcpy(d->d_mat, S->mat, sizeof S->mat, cudaMemcpyHostToDevice));
     int per = 0;
     int rc = swgpu__cu_intra_occupancy(&per);
     if (rc)
         return rc;
     d->blocks_intra = (per > 0 ? per : 1) * d->sms;
-    (void)S;
     return SWGPU_OK;
 }
 
@@ -440,8 +450,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             goto fail;
         }
         S->smax = smax;
-        /* minus oe: the shifted form (P=3) holds H + oe */
-        S->sat = SWGPU_CU_SAT16 - (smax > 0 ? smax : 0) - S->oe;
+        /* minus 2oe: the carried form (P=4) holds H + 2oe */
+        S->sat = SWGPU_CU_SAT16 - (smax > 0 ? smax : 0) - 2 * S->oe;
         /* 16-bit lanes: values stay above -(2*oe+ext) and below sat + smax */
         S->use16 = 2 * S->oe + S->ext < 16000 && smin > -8000;
         for (int a = 0; a < 32; a++)
@@ -464,9 +474,16 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
     S->long_len = S->fam == FAM_INTRA ? 0 : 2048;
     if ((env = getenv("SWGPU_CUDA_LONG")) && *env)
         S->long_len = (uint32_t)strtoul(env, NULL, 10);
-    S->pair = DPX_PAIR_DEFAULT;
-    if ((env = getenv("SWGPU_CUDA_PAIR")) && *env)
-        S->pair = atoi(env) >= 0 && atoi(env) <= 3 ? atoi(env) : 1;
+    S->pair = -1;
+    if ((env = getenv("SWGPU_CUDA_PAIR")) && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 0 || v > 4) {
+            rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_PAIR=%s: expected 0..4", env);
+            goto fail;
+        }
+        S->pair = (int)v;
+    }
     if ((env = getenv("SWGPU_CUDA_CFG")) && *env) {
         if (sscanf(env, "%d,%d,%d", &S->cfg_env.G, &S->cfg_env.R, &S->cfg_env.P) < 2) {
             rc = swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_CFG=%s: expected G,R[,P]", env);
@@ -656,28 +673,18 @@ fail:
 /* --------------------------------------------------------------- scan */
 
 /* the intra kernel's profile for the current query, built on first use */
-static int intra_upload(cuda_state_t *S, gpu_t *d)
+/* the intra kernel's profile of the current query, built on this GPU when
+ * first needed (long subjects, 32-bit recomputes) */
+static int intra_prof(cuda_state_t *S, gpu_t *d)
 {
     int rc;
-    size_t n = swgpu__cu_tile_prof_len(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, S->qlen) * 2;
+    const swgpu_cu_cfg_t cfg = {SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0};
     if (d->intra_up)
         return SWGPU_OK;
-    pthread_mutex_lock(&S->lock);
-    if (!S->intra_built) {
-        rc = hgrow((void **)&S->h_tp_intra, &S->cap_h_intra, n);
-        if (!rc)
-            swgpu__cu_tile_prof(SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, S->q, S->qlen, S->mat,
-                                S->h_tp_intra);
-        S->intra_built = !rc;
-    } else {
-        rc = SWGPU_OK;
-    }
-    pthread_mutex_unlock(&S->lock);
-    if (rc)
+    const size_t n = swgpu__cu_dpx_prof_bytes(cfg, S->qlen);
+    if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra, n)) ||
+        (rc = swgpu__cu_prof_dev(cfg, d->d_q, S->qlen, d->d_mat, d->d_tp_intra, d->st)))
         return rc;
-    if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra, n)))
-        return rc;
-    CU_CHECK(cudaMemcpyAsync(d->d_tp_intra, S->h_tp_intra, n, cudaMemcpyHostToDevice, d->st));
     d->intra_up = 1;
     return SWGPU_OK;
 }
@@ -687,12 +694,16 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
 {
     int rc, qlen = S->qlen;
     CU_CHECK(cudaSetDevice(d->id));
-    if ((rc = dgrow((void **)&d->d_q, &d->cap_q, qlen)))
+    /* the query through a pinned buffer: an asynchronous copy (from the
+     * caller's pageable memory the driver stages it and waits) */
+    if ((rc = dgrow((void **)&d->d_q, &d->cap_q, qlen)) ||
+        (rc = hgrow((void **)&d->h_q, &d->cap_hq, qlen)))
         return rc;
-    CU_CHECK(cudaMemcpyAsync(d->d_q, S->q, qlen, cudaMemcpyHostToDevice, d->st));
+    memcpy(d->h_q, S->q, qlen);
+    CU_CHECK(cudaMemcpyAsync(d->d_q, d->h_q, qlen, cudaMemcpyHostToDevice, d->st));
     size_t n;
     d->intra_up = 0;
-    if (S->scan_fam != FAM_DPX && (rc = intra_upload(S, d)))
+    if (S->scan_fam != FAM_DPX && (rc = intra_prof(S, d)))
         return rc;
     uint32_t maxshort = 0, maxall = 0;
     for (int c = 0; c < S->nchunks; c++) {
@@ -707,9 +718,9 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
     }
     if (S->scan_fam == FAM_DPX) {
         n = swgpu__cu_dpx_prof_bytes(S->cfg_main, qlen);
-        if ((rc = dgrow((void **)&d->d_tp_main, &d->cap_main, n)))
+        if ((rc = dgrow((void **)&d->d_tp_main, &d->cap_main, n)) ||
+            (rc = swgpu__cu_prof_dev(S->cfg_main, d->d_q, qlen, d->d_mat, d->d_tp_main, d->st)))
             return rc;
-        CU_CHECK(cudaMemcpyAsync(d->d_tp_main, S->h_tp_main, n, cudaMemcpyHostToDevice, d->st));
         int per = 0;
         if ((rc = swgpu__cu_dpx_occupancy(S->cfg_main, &per)))
             return rc;
@@ -719,11 +730,11 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
         if ((rc = dgrow(&d->scr_main, &d->cap_scr_main, sb)))
             return rc;
         if (S->use_long) {
-            n = swgpu__cu_tile_prof_len(S->cfg_long.G, S->cfg_long.R, qlen) * 2;
-            if ((rc = dgrow((void **)&d->d_tp_long, &d->cap_long, n)))
+            n = swgpu__cu_dpx_prof_bytes(S->cfg_long, qlen);
+            if ((rc = dgrow((void **)&d->d_tp_long, &d->cap_long, n)) ||
+                (rc = swgpu__cu_prof_dev(S->cfg_long, d->d_q, qlen, d->d_mat, d->d_tp_long,
+                                         d->st)))
                 return rc;
-            CU_CHECK(cudaMemcpyAsync(d->d_tp_long, S->h_tp_long, n, cudaMemcpyHostToDevice,
-                                     d->st));
             if ((rc = swgpu__cu_dpx_occupancy(S->cfg_long, &per)))
                 return rc;
             d->blocks_long = (per > 0 ? per : 1) * d->sms;
@@ -847,17 +858,21 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
     int rc;
     CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
     /* one pass: copy out, count saturated subjects */
-    int32_t *out = S->out + ch->k0;
+    /* (locals: through the structs every store could alias ch->n and
+     * B->h_scores, and the loop ran scalar, 4-5x slower) */
+    int32_t *__restrict__ out = S->out + ch->k0;
+    const int32_t *__restrict__ src = B->h_scores;
     const int32_t sat = S->scan_fam == FAM_DPX ? S->sat : INT32_MAX;
+    const uint32_t n = ch->n;
     uint32_t nov = 0;
-    for (uint32_t i = 0; i < ch->n; i++) {
-        int32_t v = B->h_scores[i];
+    for (uint32_t i = 0; i < n; i++) {
+        const int32_t v = src[i];
         out[i] = v;
         nov += v >= sat;
     }
     {
         if (nov) {
-            if ((rc = intra_upload(S, d)))
+            if ((rc = intra_prof(S, d)))
                 return rc;
             if (nov > d->cap_idx) {
                 if (d->d_idx)
@@ -901,6 +916,7 @@ static int next_chunk(cuda_state_t *S)
     pthread_mutex_unlock(&S->lock);
     return c;
 }
+
 
 static int dev_scan(cuda_state_t *S, gpu_t *d)
 {
@@ -976,9 +992,8 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
     S->out = scores;
     S->next_chunk = 0;
 
-    /* profiles on the host (the intra kernel's when first needed) */
-    size_t n;
-    S->intra_built = 0;
+    /* the DPX and intra profiles are built on each GPU (dev_query); the
+     * others here */
     if (S->scan_fam == FAM_DPX) {
         double avg = S->db->n ? (double)S->db->total_res / S->db->n : 1.0;
         S->cfg_main = S->cfg_env.G ? S->cfg_env : pick_cfg(S->qlen, avg, S->pair);
@@ -986,18 +1001,8 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
         S->cfg_long.R = 32;
         S->cfg_long.P = 0;
         S->use_long = S->qlen > 1024;
-        n = swgpu__cu_dpx_prof_bytes(S->cfg_main, S->qlen);
-        if ((rc = hgrow((void **)&S->h_tp_main, &S->cap_h_main, n)))
-            return rc;
-        swgpu__cu_dpx_prof(S->cfg_main, q, S->qlen, S->mat, S->h_tp_main);
-        if (S->use_long) {
-            n = swgpu__cu_tile_prof_len(32, 32, S->qlen) * 2;
-            if ((rc = hgrow((void **)&S->h_tp_long, &S->cap_h_long, n)))
-                return rc;
-            swgpu__cu_tile_prof(32, 32, q, S->qlen, S->mat, S->h_tp_long);
-        }
     } else if (S->scan_fam != FAM_INTRA) {
-        n = prof_words(S->scan_fam, S->qlen) * 4;
+        size_t n = prof_words(S->scan_fam, S->qlen) * 4;
         if ((rc = hgrow((void **)&S->h_prof, &S->cap_h_prof, n)))
             return rc;
         if (S->fam == FAM_SIMT)
@@ -1069,6 +1074,8 @@ static void cuda_destroy(void *state)
         if (d->ev_k0) cudaEventDestroy(d->ev_k0);
         if (d->ev_k1) cudaEventDestroy(d->ev_k1);
         cudaFree(d->d_q);
+        cudaFreeHost(d->h_q);
+        cudaFree(d->d_mat);
         cudaFree(d->d_tp_main);
         cudaFree(d->d_tp_long);
         cudaFree(d->d_tp_intra);
@@ -1097,9 +1104,6 @@ static void cuda_destroy(void *state)
         free(S->h_pres);
     free(S->h_poff);
     free(S->chunks);
-    cudaFreeHost(S->h_tp_main);
-    cudaFreeHost(S->h_tp_long);
-    cudaFreeHost(S->h_tp_intra);
     cudaFreeHost(S->h_prof);
     cudaGetLastError();
     pthread_mutex_destroy(&S->lock);

@@ -24,6 +24,11 @@
 #include <vector>
 
 /* ------------------------------------------------------------ profiles */
+/*
+ * Both profiles are defined element by element (tile_prof_at, dpx_prof_at),
+ * so that the host builders (the host model) and the device builders (every
+ * scan: no host work and no profile upload per query) share one formula.
+ */
 
 extern "C" size_t swgpu__cu_tile_prof_len(int G, int R, int qlen)
 {
@@ -31,19 +36,90 @@ extern "C" size_t swgpu__cu_tile_prof_len(int G, int R, int qlen)
     return ntiles * SWGPU_CU_NRES * W;
 }
 
+/* score of residue code a against query column col (padding past the end) */
+static SW_HD int prof_score(const uint8_t *q, int qlen, const int16_t *mat, int a, size_t col)
+{
+    return (a == SWGPU_CU_PAD || col >= (size_t)qlen) ? SWGPU_CU_NEG : mat[32 * q[col] + a];
+}
+
+/* element i of the tile profile: tile i / (32 W), residue row, position */
+static SW_HD int16_t tile_prof_at(int G, int R, const uint8_t *q, int qlen, const int16_t *mat,
+                                  size_t i)
+{
+    const size_t W = (size_t)G * R, row = i / W;
+    const int pos = (int)(i - row * W), CH = (R % 8 == 0) ? 8 : 4;
+    const size_t tile = row / SWGPU_CU_NRES;
+    const int a = (int)(row - tile * SWGPU_CU_NRES);
+    return (int16_t)prof_score(q, qlen, mat, a, tile * W + sw_prof_col(pos, G, R, CH));
+}
+
+/* P>=1: each tile as two tables of 32-bit words, lo[a][d] = score in the
+ * low half, hi[a][d] = score in the high half, d = ((r / 4) * G + t) * 4 +
+ * (r & 3) for column r of thread t (chunks of 4 columns), so that a tile
+ * reaches shared memory by a plain 16-byte copy.  Word i: */
+static SW_HD uint32_t dpx_prof_at(int G, int R, const uint8_t *q, int qlen, const int16_t *mat,
+                                  size_t i)
+{
+    const size_t W = (size_t)G * R, tw = 2 * SWGPU_CU_NRES * W;
+    const size_t tile = i / tw, k = i - tile * tw;
+    const int hi = k >= SWGPU_CU_NRES * W;
+    const size_t ka = hi ? k - SWGPU_CU_NRES * W : k;
+    const int a = (int)(ka / W), d = (int)(ka - (size_t)a * W);
+    const int d4 = d >> 2, t = d4 % G, r = (d4 / G) * 4 + (d & 3);
+    const int v = prof_score(q, qlen, mat, a, tile * W + (size_t)t * R + r);
+    return hi ? (uint32_t)v << 16 : (uint32_t)v & 0xffffu;
+}
+
 extern "C" void swgpu__cu_tile_prof(int G, int R, const uint8_t *q, int qlen,
                                     const int16_t *mat, int16_t *out)
 {
-    int W = G * R, ntiles = (qlen + W - 1) / W, CH = (R % 8 == 0) ? 8 : 4;
-    for (int tile = 0; tile < ntiles; tile++)
-        for (int r = 0; r < SWGPU_CU_NRES; r++) {
-            int16_t *row = out + ((size_t)tile * SWGPU_CU_NRES + r) * W;
-            for (int pos = 0; pos < W; pos++) {
-                int col = tile * W + sw_prof_col(pos, G, R, CH);
-                row[pos] = (r == SWGPU_CU_PAD || col >= qlen) ? (int16_t)SWGPU_CU_NEG
-                                                              : mat[32 * q[col] + r];
-            }
-        }
+    const size_t n = swgpu__cu_tile_prof_len(G, R, qlen);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tile_prof_at(G, R, q, qlen, mat, i);
+}
+
+extern "C" size_t swgpu__cu_dpx_prof_bytes(swgpu_cu_cfg_t cfg, int qlen)
+{
+    size_t n = swgpu__cu_tile_prof_len(cfg.G, cfg.R, qlen);
+    return cfg.P ? n * 2 * sizeof(uint32_t) : n * sizeof(int16_t);
+}
+
+extern "C" void swgpu__cu_dpx_prof(swgpu_cu_cfg_t cfg, const uint8_t *q, int qlen,
+                                   const int16_t *mat, void *out)
+{
+    if (!cfg.P) {
+        swgpu__cu_tile_prof(cfg.G, cfg.R, q, qlen, mat, (int16_t *)out);
+        return;
+    }
+    const size_t n = swgpu__cu_tile_prof_len(cfg.G, cfg.R, qlen) * 2;
+    for (size_t i = 0; i < n; i++)
+        ((uint32_t *)out)[i] = dpx_prof_at(cfg.G, cfg.R, q, qlen, mat, i);
+}
+
+/* the builders on the GPU (one thread per element, grid-stride) */
+__global__ void k_prof(int G, int R, int words, const uint8_t *__restrict__ q, int qlen,
+                       const int16_t *__restrict__ mat, void *out, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (words)
+            ((uint32_t *)out)[i] = dpx_prof_at(G, R, q, qlen, mat, i);
+        else
+            ((int16_t *)out)[i] = tile_prof_at(G, R, q, qlen, mat, i);
+    }
+}
+
+extern "C" int swgpu__cu_prof_dev(swgpu_cu_cfg_t cfg, const uint8_t *d_q, int qlen,
+                                  const int16_t *d_mat, void *d_out, cudaStream_t st)
+{
+    const size_t n = swgpu__cu_tile_prof_len(cfg.G, cfg.R, qlen) * (cfg.P ? 2 : 1);
+    if (n == 0)
+        return SWGPU_OK;
+    const size_t want = (n + 255) / 256;
+    const int blocks = (int)(want < 4096 ? want : 4096);
+    k_prof<<<blocks, 256, 0, st>>>(cfg.G, cfg.R, cfg.P != 0, d_q, qlen, d_mat, d_out, n);
+    CU_LAUNCHED("k_prof");
+    return SWGPU_OK;
 }
 
 /* copy tile `tile` of the profile into shared memory (whole block) */
@@ -54,45 +130,6 @@ static __device__ __forceinline__ void copy_tile(int16_t *dst, const int16_t *tp
     int n = SWGPU_CU_NRES * W / 8;
     for (int i = threadIdx.x; i < n; i += blockDim.x)
         d[i] = src[i];
-}
-
-/* P>=1: each tile as two tables of 32-bit words, lo[a][d] = score in the
- * low half, hi[a][d] = score in the high half, d = ((r / 4) * G + t) * 4 +
- * (r & 3) for column r of thread t (chunks of 4 columns): built on the host,
- * so that a tile reaches shared memory by a plain 16-byte copy */
-extern "C" size_t swgpu__cu_dpx_prof_bytes(swgpu_cu_cfg_t cfg, int qlen)
-{
-    size_t n = swgpu__cu_tile_prof_len(cfg.G, cfg.R, qlen);
-    return cfg.P ? n * 2 * sizeof(uint32_t) : n * sizeof(int16_t);
-}
-
-extern "C" void swgpu__cu_dpx_prof(swgpu_cu_cfg_t cfg, const uint8_t *q, int qlen,
-                                   const int16_t *mat, void *out)
-{
-    const int G = cfg.G, R = cfg.R, W = G * R, ntiles = (qlen + W - 1) / W;
-    if (!cfg.P) {
-        swgpu__cu_tile_prof(G, R, q, qlen, mat, (int16_t *)out);
-        return;
-    }
-    /* where tile column c goes (the same in every tile) */
-    std::vector<int> dst(W);
-    for (int c = 0; c < W; c++) {
-        int t = c / R, r = c - t * R;
-        dst[c] = ((r / 4) * G + t) * 4 + (r & 3);
-    }
-    for (int tile = 0; tile < ntiles; tile++) {
-        uint32_t *lo = (uint32_t *)out + (size_t)tile * 2 * SWGPU_CU_NRES * W;
-        uint32_t *hi = lo + (size_t)SWGPU_CU_NRES * W;
-        for (int a = 0; a < SWGPU_CU_NRES; a++) {
-            uint32_t *la = lo + (size_t)a * W, *ha = hi + (size_t)a * W;
-            for (int c = 0; c < W; c++) {
-                int col = tile * W + c;
-                int v = (a == SWGPU_CU_PAD || col >= qlen) ? SWGPU_CU_NEG : mat[32 * q[col] + a];
-                la[dst[c]] = (uint32_t)v & 0xffffu;
-                ha[dst[c]] = (uint32_t)v << 16;
-            }
-        }
-    }
 }
 
 /* copy n 16-byte words (whole block) */
@@ -119,7 +156,8 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
       int ntiles, uint32_t noe, uint32_t next, uint32_t voe, uint32_t nk, uint2 *scratch,
       uint32_t maxlen, int *ctr, int32_t *scores, uint32_t one)
 {
-    /* noe, next, voe: -oe, -ext, oe in both halves; nk = -oe * 0x10001 (P=3).
+    /* noe, next, voe: -oe, -ext, and H = 0 as held (P=3: oe, P=4: 2oe) in
+     * both halves; nk = -oe * 0x10001 (P>=3).
      * Passed ready-made so that the instructions can read them from the
      * constant bank instead of rebuilding them in registers. */
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
@@ -166,6 +204,52 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
 
         SwLane<LP16, R> ln;
         ln.M = 0;
+        /* one row of cells: residue pair x, the tile's tables at lo and hi */
+        auto cells = [&](const uint32_t x, const uint32_t *lo, const uint32_t *hi) {
+            /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
+            const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
+            uint32_t sc[R];
+            if (P >= 1) {
+                /* row addresses by a multiply with a run-time width (FMA pipe) */
+                const uint4 *xa = (const uint4 *)lo + ra * wq4;
+                const uint4 *xb = (const uint4 *)hi + rb * wq4;
+#pragma unroll
+                for (int k = 0; k < R / 4; k++) {
+                    uint4 x = xa[k * G + t];
+                    sc[4 * k + 0] = x.x;
+                    sc[4 * k + 1] = x.y;
+                    sc[4 * k + 2] = x.z;
+                    sc[4 * k + 3] = x.w;
+                }
+#pragma unroll
+                for (int k = 0; k < R / 4; k++) {
+                    uint4 y = xb[k * G + t];
+                    sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
+                    sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
+                    sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
+                    sc[4 * k + 3] = pair_mad(y.w, one, sc[4 * k + 3]);
+                }
+            } else {
+                sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
+            }
+            if (P == 4)
+                ln.row_sh2(sc, voe, nk, next, one);
+            else if (P == 3)
+                ln.row_sh(sc, voe, nk, next, one);
+            else
+                ln.template row<P == 2>(sc, noe, next);
+        };
+        auto lstart = [&]() {
+            if (P == 4)
+                ln.start_sh2(voe, nk, one);
+            else if (P == 3)
+                ln.start_sh(voe);
+            else
+                ln.start_v(noe);
+        };
+        /* the left boundary of tile 0 (column -1: H = 0, Ê = 0) */
+        const uint2 b0 = make_uint2(P >= 3 ? voe : 0u, P == 4 ? voe : 0u);
+
         for (int tile = 0; tile < ntiles; tile++) {
             if (ntiles > 1) {
                 __syncthreads();
@@ -176,15 +260,11 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                     copy_tile(prof, tprof, W, tile);
                 __syncthreads();
             }
-            if (P == 3)
-                ln.start_sh(voe);
-            else
-                ln.start_v(noe);
+            lstart();
             const int nsteps = Lmax + G - 1;
-            /* next row's residue pair and left boundary, loaded one step ahead
-             * (column -1 of tile 0: H = 0, Ê = 0) */
+            /* next row's residue pair and left boundary, loaded one step ahead */
             uint32_t xn = L > 0 ? rows[0] : 0;
-            uint2 bn = make_uint2(P == 3 ? voe : 0u, 0u);
+            uint2 bn = b0;
             if (t == 0 && tile > 0 && L > 0)
                 bn = bnd[0];
             /* One step: thread t computes row j = s - t of its subjects.  CK:
@@ -208,36 +288,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                 }
                 ln.h = hr;
                 ln.e = er;
-                /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
-                const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
-                uint32_t sc[R];
-                if (P >= 1) {
-                    /* row addresses by a multiply with a run-time width (FMA pipe) */
-                    const uint4 *xa = (const uint4 *)plo + ra * wq4;
-                    const uint4 *xb = (const uint4 *)phi + rb * wq4;
-#pragma unroll
-                    for (int k = 0; k < R / 4; k++) {
-                        uint4 x = xa[k * G + t];
-                        sc[4 * k + 0] = x.x;
-                        sc[4 * k + 1] = x.y;
-                        sc[4 * k + 2] = x.z;
-                        sc[4 * k + 3] = x.w;
-                    }
-#pragma unroll
-                    for (int k = 0; k < R / 4; k++) {
-                        uint4 y = xb[k * G + t];
-                        sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
-                        sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
-                        sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
-                        sc[4 * k + 3] = pair_mad(y.w, one, sc[4 * k + 3]);
-                    }
-                } else {
-                    sw_fetch<R>(LP16(), prof + ra * W, prof + rb * W, t, G, sc);
-                }
-                if (P == 3)
-                    ln.row_sh(sc, voe, nk, next, one);
-                else
-                    ln.template row<P == 2>(sc, noe, next);
+                cells(x, plo, phi);
                 if (t == G - 1 && tile + 1 < ntiles)
                     bnd[j] = make_uint2(ln.h, ln.e);
             };
@@ -261,6 +312,8 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
 #pragma unroll
         for (int off = G / 2; off > 0; off >>= 1)
             m = __vmaxs2(m, __shfl_xor_sync(FULL_MASK, m, off, G));
+        if (P == 4)
+            m = __viaddmax_s16x2_relu(m, noe, 0u); /* H + oe -> H */
         if (live && t == 0) {
             scores[ka] = sw_lo16(m);
             if (kb < end)
@@ -291,6 +344,10 @@ static const struct {
     {{8, 12, 3}, k_dpx<8, 12, 3>},   {{8, 16, 3}, k_dpx<8, 16, 3>},
     {{8, 20, 3}, k_dpx<8, 20, 3>},   {{8, 24, 3}, k_dpx<8, 24, 3>},
     {{8, 28, 3}, k_dpx<8, 28, 3>},   {{8, 32, 3}, k_dpx<8, 32, 3>},
+    /* P=4: the carried form (cells.cuh, row_sh2) */
+    {{8, 12, 4}, k_dpx<8, 12, 4>},   {{8, 16, 4}, k_dpx<8, 16, 4>},
+    {{8, 20, 4}, k_dpx<8, 20, 4>},   {{8, 24, 4}, k_dpx<8, 24, 4>},
+    {{8, 28, 4}, k_dpx<8, 28, 4>},   {{8, 32, 4}, k_dpx<8, 32, 4>},
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
@@ -357,7 +414,7 @@ extern "C" int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t
     CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
     dpx_table[i].kern<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
         *b, first, count, tprof, ntiles, LP16::splat(-q->oe), LP16::splat(-q->ext),
-        LP16::splat(q->oe), 0u - (uint32_t)q->oe * 0x10001u, ntiles > 1 ? (uint2 *)scratch : NULL,
+        LP16::splat(cfg.P == 4 ? 2 * q->oe : q->oe), 0u - (uint32_t)q->oe * 0x10001u, ntiles > 1 ? (uint2 *)scratch : NULL,
         maxlen, ctr, scores, 1u);
     CU_LAUNCHED("k_dpx");
     return SWGPU_OK;
@@ -484,7 +541,7 @@ extern "C" int swgpu__cu_intra(const swgpu_cu_batch_t *b, const uint32_t *idx, u
 /* ------------------------------------------------------ the host model */
 
 /* one group job on the CPU: lanes in lock-step, the shuffle by copies */
-template <class L, int R, bool SH = false>
+template <class L, int R, int SH = 0> /* SH: 1 shifted form, 2 carried form */
 static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                     const uint32_t *woff, const uint32_t *len, uint32_t ka, uint32_t kb, int two,
                     int oe, int ext, int32_t *scores)
@@ -494,6 +551,7 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
     uint32_t la = len[ka], lb = two ? len[kb] : 0, wa = woff[ka], wb = two ? woff[kb] : 0;
     const int Lr = (int)(la > lb ? la : lb);
     std::vector<SwLane<L, R>> ln(G);
+    const uint32_t nk = 0u - (uint32_t)oe * 0x10001u;
     std::vector<V> oh(G), oe_(G);
     std::vector<V> bh(Lr + 1), be(Lr + 1);
     for (int t = 0; t < G; t++)
@@ -501,7 +559,9 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
     for (int tile = 0; tile < ntiles; tile++) {
         const int16_t *prof = tprof + (size_t)tile * SWGPU_CU_NRES * W;
         for (int t = 0; t < G; t++) {
-            if constexpr (SH)
+            if constexpr (SH == 2)
+                ln[t].start_sh2(L::splat(2 * oe), nk, 1u);
+            else if constexpr (SH == 1)
                 ln[t].start_sh(L::splat(oe));
             else
                 ln[t].start(oe);
@@ -523,16 +583,18 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                     hr = bh[j];
                     er = be[j];
                 } else {
-                    hr = SH ? L::splat(oe) : 0;
-                    er = 0;
+                    hr = SH ? L::splat(SH * oe) : 0;
+                    er = SH == 2 ? L::splat(2 * oe) : 0;
                 }
                 ln[t].h = hr;
                 ln[t].e = er;
                 V sc[R];
                 sw_fetch<R>(L(), prof + sw_res(res, wa, la, j) * W,
                             prof + sw_res(res, wb, lb, j) * W, t, G, sc);
-                if constexpr (SH)
-                    ln[t].row_sh(sc, L::splat(oe), 0u - (uint32_t)oe * 0x10001u, L::splat(-ext), 1u);
+                if constexpr (SH == 2)
+                    ln[t].row_sh2(sc, L::splat(2 * oe), nk, L::splat(-ext), 1u);
+                else if constexpr (SH == 1)
+                    ln[t].row_sh(sc, L::splat(oe), nk, L::splat(-ext), 1u);
                 else
                     ln[t].template row<false>(sc, L::splat(-oe), L::splat(-ext));
                 if (t == G - 1) {
@@ -545,6 +607,8 @@ static void emu_job(int G, const int16_t *tprof, int qlen, const uint32_t *res,
     V m = 0;
     for (int t = 0; t < G; t++)
         m = L::max3(m, ln[t].M, ln[t].M);
+    if constexpr (SH == 2)
+        m = L::addmax0(m, L::splat(-oe), 0);
     L::put(scores, ka, kb, two, m);
 }
 
@@ -554,8 +618,10 @@ static void emu_dpx(int G, const int16_t *tprof, int qlen, const uint32_t *res,
                     int32_t *scores, int sh)
 {
     for (uint32_t k = 0; k < n; k += 2) {
-        if (sh)
-            emu_job<LP16, R, true>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
+        if (sh == 2)
+            emu_job<LP16, R, 2>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
+        else if (sh)
+            emu_job<LP16, R, 1>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
         else
             emu_job<LP16, R>(G, tprof, qlen, res, woff, len, k, k + 1, k + 1 < n, oe, ext, scores);
     }
@@ -579,7 +645,7 @@ extern "C" int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *r
             emu_job<LS32, IR>(IB, tp.data(), qlen, res, woff, len, k, k, 0, oe, ext, scores);
         return SWGPU_OK;
     }
-    const int sh = cfg.P == 3;
+    const int sh = cfg.P == 4 ? 2 : cfg.P == 3;
     switch (cfg.R) {
     case 12: emu_dpx<12>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
     case 16: emu_dpx<16>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;

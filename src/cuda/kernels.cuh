@@ -61,7 +61,8 @@ typedef struct {
  * thread; P (DPX kernel only) 0: the score pairs are assembled from the
  * 16-bit profile with byte permutes, 1: from two 32-bit tables (low and
  * high half) with an integer multiply-add, off the ALU pipe; 2: as 1, and
- * the running maximum on the half-precision pipe (max.f16x2).
+ * the running maximum on the half-precision pipe (max.f16x2); 3: as 1, the
+ * shifted form of cells.cuh (row_sh); 4: as 1, the carried form (row_sh2).
  */
 typedef struct {
     int G, R, P;
@@ -90,6 +91,13 @@ void swgpu__cu_tile_prof(int G, int R, const uint8_t *q, int qlen, const int16_t
 size_t swgpu__cu_dpx_prof_bytes(swgpu_cu_cfg_t cfg, int qlen);
 void swgpu__cu_dpx_prof(swgpu_cu_cfg_t cfg, const uint8_t *q, int qlen, const int16_t *mat,
                         void *out);
+
+/** The same profile built on the GPU (stream st) from the query codes and
+ *  the matrix in device memory: swgpu__cu_dpx_prof_bytes(cfg, qlen) bytes
+ *  to d_out; cfg.P = 0 gives the tile profile of (G, R), as for the intra
+ *  kernel. */
+int swgpu__cu_prof_dev(swgpu_cu_cfg_t cfg, const uint8_t *d_q, int qlen, const int16_t *d_mat,
+                       void *d_out, cudaStream_t st);
 
 /** The configurations compiled into the default (DPX) kernel; *n set to their count. */
 const swgpu_cu_cfg_t *swgpu__cu_dpx_configs(int *n);
