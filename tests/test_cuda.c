@@ -424,6 +424,27 @@ static void part2(int small)
     CHECK(ov > 0, "no overflow recomputed with large scores (%llu)", (unsigned long long)ov);
     db_free(&T);
 
+    /* a split scan (engine.cu: SPLIT_MIN = 8192 subjects and more): the longest
+     * seven eighths scored, downloaded and copied out while the shortest
+     * eighth computes on a second stream; one- and multi-tile queries, the
+     * long-subject path, overflows recomputed in both parts */
+    if (!small) {
+        size_t nsp = 9000;
+        uint32_t *lsp = malloc(nsp * sizeof *lsp);
+        for (size_t i = 0; i < nsp; i++)
+            lsp[i] = 1 + (uint32_t)(tap_rand(&seed) % (i % 50 == 0 ? 1200 : 150));
+        lsp[0] = 2100;
+        lsp[1] = 2600;
+        db_make(&T, lsp, nsp, 0, q, 2600);
+        gpu_cases(&T.db, q, 300, &prot, 11, 1, "split scan", NULL);
+        gpu_cases(&T.db, q, 1100, &prot, 11, 1, "split scan", NULL);
+        uint64_t ovs = 0;
+        gpu_cases(&T.db, q, 1100, &big, 11, 1, "split scan, large scores", &ovs);
+        CHECK(ovs > 0, "split scan: no overflow recomputed with large scores");
+        db_free(&T);
+        free(lsp);
+    }
+
     /* DNA */
     size_t nd = small ? 30 : 200;
     for (size_t i = 0; i < nd; i++)

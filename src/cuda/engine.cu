@@ -28,8 +28,8 @@
  * configuration G,R[,P]), SWGPU_CUDA_PAIR (one configuration family for the
  * automatic choice, P of kernels.cuh: 0 byte permute, 1 multiply-add, 2 fp16
  * maximum, 3 the shifted form, 4 the carried form; unset: the default mix),
- * SWGPU_CUDA_LONG (length threshold), SWGPU_GPU_MEMORY (when
- * swgpu_opts_t.max_gpu_memory is 0).
+ * SWGPU_CUDA_LONG (length threshold), SWGPU_CUDA_SPLIT=0 (no split scans),
+ * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0).
  */
 #include "common.cuh"
 
@@ -40,6 +40,7 @@ static const char *fam_names[] = {"default", "intra", "simt", "vector", "scan"};
 
 #define NBUF 2 /* streaming buffers per GPU */
 #define NCTR 8 /* work counters per GPU */
+#define SPLIT_MIN 8192 /* subjects for a split scan (see dev_query) */
 
 typedef struct {
     uint32_t k0, n;     /* sorted subjects k0 .. k0+n-1 */
@@ -67,7 +68,12 @@ typedef struct {
     struct cuda_state *S;
     int id, sms;
     cudaStream_t st, stl, cst;  /* compute, long-subject compute, copies */
+    cudaStream_t st2;           /* the shortest subjects of a split scan */
     cudaEvent_t ev_copied[NBUF], ev_long[NBUF], ev_scored[NBUF], ev_free[NBUF];
+    cudaEvent_t ev_part, ev_b;  /* split scan: first part downloaded; hand-overs */
+    /* split scan (resident DPX): subjects [split, split_end) of the chunk are
+     * scored, downloaded and copied out while [0, split) still computes */
+    uint32_t split, split_end;
     cudaEvent_t ev_k0, ev_k1;   /* around the kernels of a resident scan (timing) */
     float kern_ms;              /* their elapsed time, last scan */
     dbuf_t buf[NBUF];
@@ -82,8 +88,8 @@ typedef struct {
     uint32_t *h_idx;
     uint32_t cap_idx;
     int *d_ctr;
-    void *scr_main, *scr_long, *scr_intra;
-    size_t cap_scr_main, cap_scr_long, cap_scr_intra;
+    void *scr_main, *scr_long, *scr_intra, *scr_b;
+    size_t cap_scr_main, cap_scr_long, cap_scr_intra, cap_scr_b;
     int blocks_main, blocks_long, blocks_intra, warps_vec;
     int intra_up;           /* d_tp_intra holds the current query's profile */
     /* resident: the chunk this GPU owns (-1 none) */
@@ -105,6 +111,7 @@ typedef struct cuda_state {
     uint32_t long_len;      /* subjects longer go to the long path */
     swgpu_cu_cfg_t cfg_env; /* SWGPU_CUDA_CFG, G = 0 if unset */
     int pair;               /* SWGPU_CUDA_PAIR: one DPX family P; -1 the default mix */
+    int no_split;           /* SWGPU_CUDA_SPLIT=0 */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */
     int h_res_pinned;
@@ -206,7 +213,11 @@ static int default_pair(int R)
  * Pick (G, R) for a query: fewest estimated instructions.  A tile pass over
  * a subject of L rows costs (L + G - 1) steps of R cell pairs plus a fixed
  * per-step overhead (worth about 4 cell pairs); columns past the query are
- * wasted work.  pair: the family P, or -1 for the default family.
+ * wasted work.  pair: the family P, or -1 for the default family.  The
+ * carried form at R = 24 computes a cell pair for less than the shifted
+ * form at R = 32 (measured per computed cell on long queries the two are
+ * equal, where this model charges R=24 3.7% more for its step overhead):
+ * its cost is weighted 0.964 (bench/NOTES-gpu.md v16).
  */
 static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
 {
@@ -218,7 +229,8 @@ static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
         if (c[i].G == 32 || c[i].P != (pair >= 0 ? pair : default_pair(c[i].R)))
             continue; /* the long-subject configuration; another family */
         int W = c[i].G * c[i].R, nt = (qlen + W - 1) / W;
-        double cost = (double)nt * c[i].G * (avglen + c[i].G - 1) * (c[i].R + 4.0);
+        double w = c[i].P == 4 && c[i].R == 24 ? 0.964 : 1.0;
+        double cost = (double)nt * c[i].G * (avglen + c[i].G - 1) * (c[i].R + 4.0) * w;
         if (cost < bestc * 0.999) {
             bestc = cost;
             best = c[i];
@@ -368,6 +380,9 @@ static int dev_setup(cuda_state_t *S, gpu_t *d)
     d->sms = p.multiProcessorCount;
     CU_CHECK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
     CU_CHECK(cudaStreamCreateWithFlags(&d->stl, cudaStreamNonBlocking));
+    CU_CHECK(cudaStreamCreateWithFlags(&d->st2, cudaStreamNonBlocking));
+    CU_CHECK(cudaEventCreateWithFlags(&d->ev_part, cudaEventDisableTiming));
+    CU_CHECK(cudaEventCreateWithFlags(&d->ev_b, cudaEventDisableTiming));
     CU_CHECK(cudaStreamCreateWithFlags(&d->cst, cudaStreamNonBlocking));
     for (int b = 0; b < NBUF; b++) {
         CU_CHECK(cudaEventCreateWithFlags(&d->ev_copied[b], cudaEventDisableTiming));
@@ -474,6 +489,7 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
     S->long_len = S->fam == FAM_INTRA ? 0 : 2048;
     if ((env = getenv("SWGPU_CUDA_LONG")) && *env)
         S->long_len = (uint32_t)strtoul(env, NULL, 10);
+    S->no_split = (env = getenv("SWGPU_CUDA_SPLIT")) && !strcmp(env, "0");
     S->pair = -1;
     if ((env = getenv("SWGPU_CUDA_PAIR")) && *env) {
         char *end;
@@ -729,6 +745,24 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
                                           d->blocks_main);
         if ((rc = dgrow(&d->scr_main, &d->cap_scr_main, sb)))
             return rc;
+        /* a resident chunk of many subjects is scored in two parts: the
+         * longest 7/8 (persistent blocks, longest first), then on st2 the
+         * shortest eighth, whose blocks take the SMs as the first part's
+         * finish; the first part's scores are downloaded and copied out
+         * meanwhile, so only the eighth's copy-out follows the kernels */
+        d->split = d->split_end = 0;
+        if (!S->streaming && !S->no_split && d->own >= 0) {
+            const chunk_t *ch = &S->chunks[d->own];
+            uint32_t ns = S->use_long ? ch->nshort : ch->n;
+            if (ns >= SPLIT_MIN) {
+                d->split = (ns / 8) & ~1u;
+                d->split_end = ns;
+                sb = swgpu__cu_dpx_scratch(S->cfg_main, qlen, S->h_len[ch->k0 + d->split - 1],
+                                           d->blocks_main);
+                if ((rc = dgrow(&d->scr_b, &d->cap_scr_b, sb)))
+                    return rc;
+            }
+        }
         if (S->use_long) {
             n = swgpu__cu_dpx_prof_bytes(S->cfg_long, qlen);
             if ((rc = dgrow((void **)&d->d_tp_long, &d->cap_long, n)) ||
@@ -769,6 +803,14 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
                     swgpu__cu_intra_scratch(qlen, maxall, d->blocks_intra))))
         return rc;
     return SWGPU_OK;
+}
+
+/* persistent blocks of the main DPX configuration for n subjects */
+static int dpx_blocks(const cuda_state_t *S, const gpu_t *d, uint32_t n)
+{
+    uint32_t per = SWGPU_CU_DPX_THREADS / S->cfg_main.G;
+    uint32_t units = ((n + 1) / 2 + per - 1) / per;
+    return (int)(units < (uint32_t)d->blocks_main ? units : (uint32_t)d->blocks_main);
 }
 
 /* enqueue the kernels of the chunk in buffer b */
@@ -813,11 +855,25 @@ static int launch_chunk(cuda_state_t *S, gpu_t *d, int b)
         uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
         switch (S->scan_fam) {
         case FAM_DPX: {
-            uint32_t units = ((nshort + 1) / 2 + SWGPU_CU_DPX_THREADS / S->cfg_main.G - 1) /
-                             (SWGPU_CU_DPX_THREADS / S->cfg_main.G);
-            int blocks = (int)(units < (uint32_t)d->blocks_main ? units : (uint32_t)d->blocks_main);
-            rc = swgpu__cu_dpx(&bt, 0, nshort, &q, d->d_tp_main, S->cfg_main, blocks, d->scr_main,
-                               maxshort, ctr, B->scores, d->st);
+            const uint32_t m = S->streaming ? 0 : d->split; /* first subject of part 1 */
+            if (m) {
+                CU_CHECK(cudaEventRecord(d->ev_b, d->st)); /* part 2 starts after the profile */
+                CU_CHECK(cudaStreamWaitEvent(d->st2, d->ev_b, 0));
+            }
+            rc = swgpu__cu_dpx(&bt, m, nshort - m, &q, d->d_tp_main, S->cfg_main,
+                               dpx_blocks(S, d, nshort - m), d->scr_main, maxshort, ctr,
+                               B->scores, d->st);
+            if (rc || !m)
+                break;
+            CU_CHECK(cudaMemcpyAsync(B->h_scores + m, B->scores + m, (nshort - m) * sizeof(int32_t),
+                                     cudaMemcpyDeviceToHost, d->st));
+            CU_CHECK(cudaEventRecord(d->ev_part, d->st));
+            rc = swgpu__cu_dpx(&bt, 0, m, &q, d->d_tp_main, S->cfg_main, dpx_blocks(S, d, m),
+                               d->scr_b, S->h_len[ch->k0 + m - 1], ctr + 3, B->scores, d->st2);
+            if (rc)
+                break;
+            CU_CHECK(cudaEventRecord(d->ev_b, d->st2));
+            CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_b, 0));
             break;
         }
         case FAM_SIMT:
@@ -844,10 +900,34 @@ static int launch_chunk(cuda_state_t *S, gpu_t *d, int b)
         CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_long[b], 0));
     if (!S->streaming)
         CU_CHECK(cudaEventRecord(d->ev_k1, d->st));
-    CU_CHECK(cudaMemcpyAsync(B->h_scores, B->scores, ch->n * sizeof(int32_t),
-                             cudaMemcpyDeviceToHost, d->st));
+    if (S->scan_fam == FAM_DPX && !S->streaming && d->split) {
+        /* the rest: [0, split) and the long subjects [split_end, n) */
+        CU_CHECK(cudaMemcpyAsync(B->h_scores, B->scores, d->split * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, d->st));
+        if (ch->n > d->split_end)
+            CU_CHECK(cudaMemcpyAsync(B->h_scores + d->split_end, B->scores + d->split_end,
+                                     (ch->n - d->split_end) * sizeof(int32_t),
+                                     cudaMemcpyDeviceToHost, d->st));
+    } else {
+        CU_CHECK(cudaMemcpyAsync(B->h_scores, B->scores, ch->n * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, d->st));
+    }
     CU_CHECK(cudaEventRecord(d->ev_scored[b], d->st));
     return SWGPU_OK;
+}
+
+/* scores [a, b) to out, counting those >= sat (restrict: through the
+ * structs every store could alias the bounds and the loop ran scalar) */
+static uint32_t copy_out(int32_t *__restrict__ out, const int32_t *__restrict__ src, uint32_t a,
+                         uint32_t b, int32_t sat)
+{
+    uint32_t nov = 0;
+    for (uint32_t i = a; i < b; i++) {
+        const int32_t v = src[i];
+        out[i] = v;
+        nov += v >= sat;
+    }
+    return nov;
 }
 
 /* wait for the chunk in buffer b, recompute saturated subjects, copy out */
@@ -856,19 +936,19 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
     dbuf_t *B = &d->buf[b];
     const chunk_t *ch = &S->chunks[B->chunk];
     int rc;
-    CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
-    /* one pass: copy out, count saturated subjects */
-    /* (locals: through the structs every store could alias ch->n and
-     * B->h_scores, and the loop ran scalar, 4-5x slower) */
-    int32_t *__restrict__ out = S->out + ch->k0;
-    const int32_t *__restrict__ src = B->h_scores;
+    int32_t *out = S->out + ch->k0;
     const int32_t sat = S->scan_fam == FAM_DPX ? S->sat : INT32_MAX;
-    const uint32_t n = ch->n;
     uint32_t nov = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const int32_t v = src[i];
-        out[i] = v;
-        nov += v >= sat;
+    if (S->scan_fam == FAM_DPX && !S->streaming && d->split) {
+        /* the first part, while the rest computes */
+        CU_CHECK(cudaEventSynchronize(d->ev_part));
+        nov += copy_out(out, B->h_scores, d->split, d->split_end, sat);
+        CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
+        nov += copy_out(out, B->h_scores, 0, d->split, sat);
+        nov += copy_out(out, B->h_scores, d->split_end, ch->n, sat);
+    } else {
+        CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
+        nov += copy_out(out, B->h_scores, 0, ch->n, sat);
     }
     {
         if (nov) {
@@ -1084,6 +1164,10 @@ static void cuda_destroy(void *state)
         cudaFreeHost(d->h_idx);
         cudaFree(d->d_ctr);
         cudaFree(d->scr_main);
+        cudaFree(d->scr_b);
+        if (d->st2) cudaStreamDestroy(d->st2);
+        if (d->ev_part) cudaEventDestroy(d->ev_part);
+        if (d->ev_b) cudaEventDestroy(d->ev_b);
         cudaFree(d->scr_long);
         cudaFree(d->scr_intra);
         if (d->st) cudaStreamDestroy(d->st);
