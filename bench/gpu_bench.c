@@ -10,7 +10,7 @@
  * query the median scan time, GCUPS (query length x database residues /
  * seconds) and the number of subjects recomputed in 32 bits.  A scan is
  * timed on the host around the engine's synchronous scan() call, so it
- * includes the profile upload and the score download; kernel_s / kGCUPS
+ * includes the query upload, the profile build and the score download; kernel_s / kGCUPS
  * are the median CUDA-event time of the scan's kernels alone (resident
  * database).  Totals: scan GCUPS
  * (sum of cells / sum of median times) and the end-to-end wall time
@@ -191,7 +191,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
            load_s + create_s + once_s, load_s, create_s, once_s);
     if (sum_k > 0)
         printf("KERNEL %-8s %.3f s, %.1f GCUPS (CUDA events around the kernels; excludes the "
-               "profile upload, the score download and the 32-bit recompute)\n",
+               "query upload and profile build, the score download and the 32-bit recompute)\n",
                label, sum_k, cells / sum_k * 1e-9);
     free(ts);
     free(tk);
