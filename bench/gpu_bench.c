@@ -10,9 +10,9 @@
  * query the median scan time, GCUPS (query length x database residues /
  * seconds) and the number of subjects recomputed in 32 bits.  A scan is
  * timed on the host around the engine's synchronous scan() call, so it
- * includes the query upload, the profile build and the score download; kernel_s / kGCUPS
- * are the median CUDA-event time of the scan's kernels alone (resident
- * database).  Totals: scan GCUPS
+ * includes the query upload, the profile build and the score download;
+ * kernel_s / kGCUPS are the median CUDA-event time of the scan's kernels
+ * alone (resident database).  Totals: scan GCUPS
  * (sum of cells / sum of median times) and the end-to-end wall time
  * (database load + engine creation + one scan per query); with --e2e also
  * swgpu_search over all queries (scan, top hits, alignments, E-values) with
