@@ -301,6 +301,17 @@ SW_UNROLL
         e = 0;
     }
 
+    /* the running maximum over column r's value t, two columns per
+     * VIMNMX3 (tp holds column r-1's) */
+    SW_HD void track(int r, V t, V &tp)
+    {
+        if (r & 1)
+            M = L::max3(M, tp, t);
+        else if (r == R - 1)
+            M = L::max3(M, t, t);
+        tp = t;
+    }
+
     SW_HD void row_sh(V s[R], V voe, V nk, V next, uint32_t one)
     {
         V ee = e, tp = 0;
@@ -311,11 +322,7 @@ SW_UNROLL
             const V t = L::add_fma(H[r], nk, one);  /* H */
             ee = L::addmax(ee, next, t);            /* Ê for column r+1 */
             F[r] = L::addmax(F[r], next, t);        /* F' for the next row */
-            if (r & 1)
-                M = L::max3(M, tp, t);
-            else if (r == R - 1)
-                M = L::max3(M, t, t);
-            tp = t;
+            track(r, t, tp);
         }
         h = H[R - 1];
         e = ee;
@@ -338,8 +345,8 @@ SW_UNROLL
      * E - oe): the carried X is then max(X, 2oe) short of the true one,
      * which H'' cannot see, its own clamp at 2oe being larger than X - oe.
      * M tracks T; the score is max(M - oe, 0) (tracking H'' instead, which
-     * saves the register tp, measured 7% slower: bench/NOTES-gpu.md v14).  Values stay exact while
-     * every H is below 32767 - smax - 2oe.
+     * saves the register tp, measured 7% slower: bench/NOTES-gpu.md v14).
+     * Values stay exact while every H is below 32767 - smax - 2oe.
      */
     SW_HD void start_sh2(V v2oe, V nk, uint32_t one)
     {
@@ -365,11 +372,7 @@ SW_UNROLL
             H[r] = L::max3(s[r], ex, v2oe);         /* H'' */
             const V t = L::add_fma(H[r], nk, one);  /* H + oe */
             F[r] = L::addmax(F[r], next, t);        /* F'' for the next row */
-            if (r & 1)
-                M = L::max3(M, tp, t);
-            else if (r == R - 1)
-                M = L::max3(M, t, t);
-            tp = t;
+            track(r, t, tp);
         }
         h = H[R - 1];
         e = x;
