@@ -201,12 +201,12 @@ static size_t prof_words(int fam, int qlen)
 
 /*
  * The default family: per R, the cell form measured fastest on an H100
- * (bench/NOTES-gpu.md v14): the carried form (P=4) at R = 24 and 28, the
- * shifted form (P=3) elsewhere (P=4 is slower at R <= 20 and spills at 32).
+ * (bench/NOTES-gpu.md v14, v17): the carried form (P=4) at R = 24, 28 and
+ * 32, the shifted form (P=3) below (P=4 is slower at R <= 20).
  */
 static int default_pair(int R)
 {
-    return R == 24 || R == 28 ? 4 : 3;
+    return R >= 24 ? 4 : 3;
 }
 
 /*
@@ -214,10 +214,10 @@ static int default_pair(int R)
  * a subject of L rows costs (L + G - 1) steps of R cell pairs plus a fixed
  * per-step overhead (worth about 4 cell pairs); columns past the query are
  * wasted work.  pair: the family P, or -1 for the default family.  The
- * carried form at R = 24 computes a cell pair for less than the shifted
- * form at R = 32 (measured per computed cell on long queries the two are
- * equal, where this model charges R=24 3.7% more for its step overhead):
- * its cost is weighted 0.964 (bench/NOTES-gpu.md v16).
+ * carried form at R = 24 computes a cell pair for less than this model
+ * says: per computed cell on long queries it is 0.6% slower than R = 32,
+ * where the model charges it 3.7% more for its step overhead; its cost is
+ * weighted 0.970 (bench/NOTES-gpu.md v16, v17).
  */
 static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
 {
@@ -229,7 +229,7 @@ static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
         if (c[i].G == 32 || c[i].P != (pair >= 0 ? pair : default_pair(c[i].R)))
             continue; /* the long-subject configuration; another family */
         int W = c[i].G * c[i].R, nt = (qlen + W - 1) / W;
-        double w = c[i].P == 4 && c[i].R == 24 ? 0.964 : 1.0;
+        double w = c[i].P == 4 && c[i].R == 24 ? 0.970 : 1.0;
         double cost = (double)nt * c[i].G * (avglen + c[i].G - 1) * (c[i].R + 4.0) * w;
         if (cost < bestc * 0.999) {
             bestc = cost;

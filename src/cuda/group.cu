@@ -140,6 +140,16 @@ static __device__ __forceinline__ void copy_u4(uint4 *dst, const uint4 *__restri
         dst[i] = src[i];
 }
 
+/* 16 bytes from a shared-window byte address */
+static __device__ __forceinline__ uint4 lds128(uint32_t a)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(a));
+    return v;
+}
+
 /* lo + hi by an integer multiply-add (FMA pipe); one = 1 at run time */
 static __device__ __forceinline__ uint32_t pair_mad(uint32_t hi, uint32_t one, uint32_t lo)
 {
@@ -162,9 +172,20 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
      * constant bank instead of rebuilding them in registers. */
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
     const uint32_t wq4 = (uint32_t)(W / 4) * one; /* P>=1 table row in 16-byte words, at run time */
+    /* SA (the carried form at R=32): shared addresses as byte offsets from
+     * the thread's own start, one IMAD per row address, and the row and
+     * boundary indices folded into per-thread bases; this takes the
+     * configuration from 28 bytes of spill to 4 (bench/NOTES-gpu.md v17),
+     * but costs the others up to 6%, which keep the addressing below */
+    constexpr bool SA = P == 4 && R == 32;
+    const uint32_t rowb = (uint32_t)(W * 4) * one; /* SA: a table row in bytes, at run time */
     extern __shared__ uint4 smem_u4[];
     int16_t *prof = (int16_t *)smem_u4; /* P=0: 32 x W scores of the current tile */
     uint32_t *plo = (uint32_t *)smem_u4, *phi = plo + SWGPU_CU_NRES * W; /* P=1 */
+    /* SA: the thread's first 16-byte word in row 0 of the low-half table as
+     * a shared-window byte address; the high-half table follows at HI */
+    const uint32_t sa = (uint32_t)__cvta_generic_to_shared(plo) + 16u * (uint32_t)(threadIdx.x % G);
+    enum { HI = SWGPU_CU_NRES * W * 4 };
     __shared__ uint32_t unit_sh;
     const int g = threadIdx.x / G, t = threadIdx.x % G;
     const uint32_t end = first + count;
@@ -209,7 +230,25 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
             /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
             const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
             uint32_t sc[R];
-            if (P >= 1) {
+            if (SA) {
+                const uint32_t xa = sa + ra * rowb, xb = sa + rb * rowb;
+#pragma unroll
+                for (int k = 0; k < R / 4; k++) {
+                    uint4 x = lds128(xa + k * G * 16);
+                    sc[4 * k + 0] = x.x;
+                    sc[4 * k + 1] = x.y;
+                    sc[4 * k + 2] = x.z;
+                    sc[4 * k + 3] = x.w;
+                }
+#pragma unroll
+                for (int k = 0; k < R / 4; k++) {
+                    uint4 y = lds128(xb + (HI + k * G * 16));
+                    sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
+                    sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
+                    sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
+                    sc[4 * k + 3] = pair_mad(y.w, one, sc[4 * k + 3]);
+                }
+            } else if (P >= 1) {
                 /* row addresses by a multiply with a run-time width (FMA pipe) */
                 const uint4 *xa = (const uint4 *)lo + ra * wq4;
                 const uint4 *xb = (const uint4 *)hi + rb * wq4;
@@ -267,6 +306,10 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
             uint2 bn = b0;
             if (t == 0 && tile > 0 && L > 0)
                 bn = bnd[0];
+            /* SA: indexed by the step s: rows1[s] = rows[j + 1]; thread 0
+             * reads bnd[j + 1] = bt[s], thread G-1 writes bnd[j] = bt[s] */
+            const uint16_t *rows1 = rows + 1 - t;
+            uint2 *bt = !bnd ? NULL : t == 0 ? bnd + 1 : bnd - (G - 1);
             /* One step: thread t computes row j = s - t of its subjects.  CK:
              * check that rows j and j+1 exist (the wavefront's fill and drain,
              * the end of a shorter subject); not needed in the steady state. */
@@ -279,18 +322,22 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                 const uint32_t x = xn;
                 const bool more = !CK || j + 1 < L;
                 if (more)
-                    xn = rows[j + 1];
+                    xn = SA ? rows1[s] : rows[j + 1];
                 if (t == 0) {
                     hr = bn.x;
                     er = bn.y;
                     if (tile > 0 && more)
-                        bn = bnd[j + 1];
+                        bn = SA ? bt[s] : bnd[j + 1];
                 }
                 ln.h = hr;
                 ln.e = er;
                 cells(x, plo, phi);
-                if (t == G - 1 && tile + 1 < ntiles)
-                    bnd[j] = make_uint2(ln.h, ln.e);
+                if (t == G - 1 && tile + 1 < ntiles) {
+                    if (SA)
+                        bt[s] = make_uint2(ln.h, ln.e);
+                    else
+                        bnd[j] = make_uint2(ln.h, ln.e);
+                }
             };
             /* steady state: steps s0 <= s < s1, where every lane of the warp has
              * rows j = s - t >= 0 and j + 1 < L (s >= G-1 >= t, s + 1 < the
