@@ -225,16 +225,20 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
 
         SwLane<LP16, R> ln;
         ln.M = 0;
-        /* one row of cells: residue pair x, the tile's tables at lo and hi */
-        auto cells = [&](const uint32_t x, const uint32_t *lo, const uint32_t *hi) {
+        /* one row of cells: residue pair x */
+        auto cells = [&](const uint32_t x) {
             /* the two codes, split on the FMA pipe: rb = x >> 8, ra = x - 256 rb */
             const uint32_t rb = __umulhi(x, 1u << 24), ra = x - rb * 256u;
             uint32_t sc[R];
-            if (SA) {
-                const uint32_t xa = sa + ra * rowb, xb = sa + rb * rowb;
+            if (P >= 1) {
+                /* the rows' chunks k: SA by shared byte offsets, else by a
+                 * multiply with a run-time width (both on the FMA pipe) */
+                const uint32_t sxa = sa + ra * rowb, sxb = sa + rb * rowb;
+                const uint4 *xa = (const uint4 *)plo + ra * wq4;
+                const uint4 *xb = (const uint4 *)phi + rb * wq4;
 #pragma unroll
                 for (int k = 0; k < R / 4; k++) {
-                    uint4 x = lds128(xa + k * G * 16);
+                    uint4 x = SA ? lds128(sxa + k * G * 16) : xa[k * G + t];
                     sc[4 * k + 0] = x.x;
                     sc[4 * k + 1] = x.y;
                     sc[4 * k + 2] = x.z;
@@ -242,27 +246,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                 }
 #pragma unroll
                 for (int k = 0; k < R / 4; k++) {
-                    uint4 y = lds128(xb + (HI + k * G * 16));
-                    sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
-                    sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
-                    sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
-                    sc[4 * k + 3] = pair_mad(y.w, one, sc[4 * k + 3]);
-                }
-            } else if (P >= 1) {
-                /* row addresses by a multiply with a run-time width (FMA pipe) */
-                const uint4 *xa = (const uint4 *)lo + ra * wq4;
-                const uint4 *xb = (const uint4 *)hi + rb * wq4;
-#pragma unroll
-                for (int k = 0; k < R / 4; k++) {
-                    uint4 x = xa[k * G + t];
-                    sc[4 * k + 0] = x.x;
-                    sc[4 * k + 1] = x.y;
-                    sc[4 * k + 2] = x.z;
-                    sc[4 * k + 3] = x.w;
-                }
-#pragma unroll
-                for (int k = 0; k < R / 4; k++) {
-                    uint4 y = xb[k * G + t];
+                    uint4 y = SA ? lds128(sxb + (HI + k * G * 16)) : xb[k * G + t];
                     sc[4 * k + 0] = pair_mad(y.x, one, sc[4 * k + 0]);
                     sc[4 * k + 1] = pair_mad(y.y, one, sc[4 * k + 1]);
                     sc[4 * k + 2] = pair_mad(y.z, one, sc[4 * k + 2]);
@@ -331,7 +315,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                 }
                 ln.h = hr;
                 ln.e = er;
-                cells(x, plo, phi);
+                cells(x);
                 if (t == G - 1 && tile + 1 < ntiles) {
                     if (SA)
                         bt[s] = make_uint2(ln.h, ln.e);
