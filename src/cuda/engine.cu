@@ -719,7 +719,6 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
     CU_CHECK(cudaMemcpyAsync(d->d_q, d->h_q, qlen, cudaMemcpyHostToDevice, d->st));
     size_t n;
     d->intra_up = 0;
-    d->split = d->split_end = 0; /* set below for a resident DPX chunk */
     if (S->scan_fam != FAM_DPX && (rc = intra_prof(S, d)))
         return rc;
     uint32_t maxshort = 0, maxall = 0;
@@ -751,6 +750,7 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
          * shortest eighth, whose blocks take the SMs as the first part's
          * finish; the first part's scores are downloaded and copied out
          * meanwhile, so only the eighth's copy-out follows the kernels */
+        d->split = d->split_end = 0;
         if (!S->streaming && !S->no_split && d->own >= 0) {
             const chunk_t *ch = &S->chunks[d->own];
             uint32_t ns = S->use_long ? ch->nshort : ch->n;
@@ -855,7 +855,7 @@ static int launch_chunk(cuda_state_t *S, gpu_t *d, int b)
         uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
         switch (S->scan_fam) {
         case FAM_DPX: {
-            const uint32_t m = d->split; /* first subject of part 1 */
+            const uint32_t m = S->streaming ? 0 : d->split; /* first subject of part 1 */
             if (m) {
                 CU_CHECK(cudaEventRecord(d->ev_b, d->st)); /* part 2 starts after the profile */
                 CU_CHECK(cudaStreamWaitEvent(d->st2, d->ev_b, 0));
@@ -900,7 +900,7 @@ static int launch_chunk(cuda_state_t *S, gpu_t *d, int b)
         CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_long[b], 0));
     if (!S->streaming)
         CU_CHECK(cudaEventRecord(d->ev_k1, d->st));
-    if (d->split) {
+    if (S->scan_fam == FAM_DPX && !S->streaming && d->split) {
         /* the rest: [0, split) and the long subjects [split_end, n) */
         CU_CHECK(cudaMemcpyAsync(B->h_scores, B->scores, d->split * sizeof(int32_t),
                                  cudaMemcpyDeviceToHost, d->st));
@@ -939,7 +939,7 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
     int32_t *out = S->out + ch->k0;
     const int32_t sat = S->scan_fam == FAM_DPX ? S->sat : INT32_MAX;
     uint32_t nov = 0;
-    if (d->split) {
+    if (S->scan_fam == FAM_DPX && !S->streaming && d->split) {
         /* the first part, while the rest computes */
         CU_CHECK(cudaEventSynchronize(d->ev_part));
         nov += copy_out(out, B->h_scores, d->split, d->split_end, sat);
