@@ -90,9 +90,24 @@ typedef struct {
 } swgpu_scan_stats_t;
 
 /**
+ * Receives the scores of one query of a scan_many() call: i is the query's
+ * index in the call's arrays, scores[k] its exact score against sorted
+ * database sequence k (valid only during the call).  The engine calls it
+ * once per query, in any query order, never from two threads at once.  A
+ * negative return (a status, last_error set) stops the scan; scan_many()
+ * then returns that status.
+ */
+typedef int (*swgpu_scan_sink_t)(void *user, size_t i, const int32_t *scores);
+
+/**
  * A database-scan engine.  create() prepares per-database state (for a GPU:
  * the uploaded database); scan() scores one query against every database
  * sequence and writes exact 32-bit scores indexed by SORTED position.
+ * scan_many() (optional, NULL: the caller loops over scan()) scores nq
+ * queries, batching them as the engine sees fit (many short queries share
+ * one pass over a small database), and hands each query's scores to sink;
+ * st gets the cells and overflows of all of them.  Scores are identical to
+ * scan()'s for every query.
  */
 typedef struct swgpu_engine_ops {
     const char *name;
@@ -101,6 +116,8 @@ typedef struct swgpu_engine_ops {
     int (*scan)(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
                 swgpu_scan_stats_t *st);
     void (*destroy)(void *state);
+    int (*scan_many)(void *state, size_t nq, const uint8_t *const *q, const size_t *qlen,
+                     swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st);
 } swgpu_engine_ops_t;
 
 /** The one dispatch point (backend.c): the engine for o->backend. */
