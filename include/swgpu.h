@@ -117,7 +117,8 @@ typedef struct {
  * Read a FASTA or FASTQ file, plain or gzip-compressed (detected from the
  * content).  Multi-line records, lower case, CRLF and a trailing '*' are
  * accepted.  alphabet SWGPU_AUTO detects DNA vs protein from the residues.
- * Empty records are skipped (counted, logged as a warning).
+ * Empty records are skipped (counted, logged as a warning).  A makedb
+ * database (swgpu_db_write) is read too: its sequences in database order.
  * info may be NULL.  On success *out is owned by the caller.
  */
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
@@ -178,6 +179,9 @@ typedef struct {
                                 its free memory, or SWGPU_GPU_MEMORY when set.  A database
                                 larger than this is streamed through the GPU in batches. */
     int no_align;            /* 1: scores, coordinates-less hits only */
+    int no_self;             /* 1: a database sequence with the query's id and the same
+                                residues (the query itself, in an all-against-all search)
+                                is not reported as a hit of that query */
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,
@@ -300,14 +304,19 @@ typedef struct {
     const char *backend;   /* name of the engine that scanned (static) */
     uint64_t cells;        /* sum over queries of qlen * db residues */
     uint64_t overflows;    /* targets rescored at a wider precision */
-    double scan_seconds;   /* time in the database scan */
-    double align_seconds;  /* time computing alignments of the hits */
+    double scan_seconds;   /* wall time of the database scan (the hits' selection and
+                              most alignments overlap it) */
+    double align_seconds;  /* wall time the hits' alignments went on after the scan */
 } swgpu_search_result_t;
 
 /**
  * Search every query against every database sequence.  Every database
  * sequence is scored exactly; per query the top opts->top_n hits with
  * E-value <= opts->evalue and score > 0 are kept, with alignments.
+ * The engine may scan many queries at once (a GPU batches short queries);
+ * the hits' alignments are computed on opts->threads threads while the
+ * scan goes on.  The result is the same whatever the backend, the batching
+ * or the thread count.
  */
 int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                  const swgpu_matrix_t *m, const swgpu_opts_t *opts,

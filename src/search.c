@@ -174,6 +174,14 @@ static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, size_t cap, 
 }
 
 /* ------------------------------------------------------------ alignments */
+/*
+ * The pipeline: the engine hands each query's scores to sink() (one query
+ * at a time, in the engine's order); sink() picks the query's hits and
+ * queues their alignments, which a pool of threads computes while the scan
+ * goes on.  Every hit has its own slot, so nothing depends on the order or
+ * the thread count; the error reported is the one of the first failing
+ * hit in (query, hit) order, as a sequential run would report it.
+ */
 
 typedef struct {
     size_t query;
@@ -186,17 +194,35 @@ typedef struct {
     const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
     swgpu_search_result_t *r;
-    const job_t *jobs;
-    size_t n_jobs;
-    atomic_size_t next;
-    atomic_size_t first_bad; /* smallest failing job index, n_jobs if none */
+    /* per-query selection (sink) */
+    swgpu_alphabet_t alphabet;
+    int have_fixed, have_fallback;
+    swgpu_karlin_t fixed, fallback;
+    size_t n_fallback;
+    const uint64_t *tlen;
+    size_t cap;
+    cand_t *heap;
+    const uint32_t *id_ord;  /* --no-self: database indices sorted by id */
+    /* the alignment queue */
     pthread_mutex_t lock;
-    int status;              /* status of first_bad */
-    char msg[1024];          /* its message (last_error is thread-local) */
-} align_ctx_t;
+    pthread_cond_t cv;
+    job_t *jobs;
+    size_t n_jobs, cap_jobs, next;
+    int closed;
+    /* the first failure in (query, hit) order */
+    int status;
+    job_t bad;
+    char msg[1024];
+} pipe_t;
+
+/* 1 if (a) comes before (b) */
+static int job_before(const job_t *a, const job_t *b)
+{
+    return a->query < b->query || (a->query == b->query && a->hit < b->hit);
+}
 
 /* Align one hit and verify its score; 0 or a status with last_error set. */
-static int align_one(align_ctx_t *c, const job_t *j)
+static int align_one(pipe_t *c, const job_t *j)
 {
     swgpu_seq_t q, t;
     swgpu_hit_t *h = &c->r->q[j->query].hits[j->hit];
@@ -227,69 +253,63 @@ static int align_one(align_ctx_t *c, const job_t *j)
     return SWGPU_OK;
 }
 
-static void *align_worker(void *arg)
+static void record_failure(pipe_t *c, const job_t *j, int rc)
 {
-    align_ctx_t *c = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&c->next, 1);
-        if (i >= c->n_jobs || i > atomic_load(&c->first_bad))
-            break;
-        int rc = align_one(c, &c->jobs[i]);
-        if (rc < 0) {
-            pthread_mutex_lock(&c->lock);
-            if (i < atomic_load(&c->first_bad)) {
-                atomic_store(&c->first_bad, i);
-                c->status = rc;
-                snprintf(c->msg, sizeof c->msg, "%s", swgpu_last_error());
-            }
-            pthread_mutex_unlock(&c->lock);
-        }
+    pthread_mutex_lock(&c->lock);
+    if (c->status == SWGPU_OK || job_before(j, &c->bad)) {
+        c->status = rc;
+        c->bad = *j;
+        snprintf(c->msg, sizeof c->msg, "%s", swgpu_last_error());
     }
-    return NULL;
+    pthread_mutex_unlock(&c->lock);
 }
 
-static int align_hits(const swgpu_seqset_t *queries, const swgpu_db_t *db,
-                      const swgpu_matrix_t *m, const swgpu_opts_t *o,
-                      swgpu_search_result_t *r)
+static void *align_worker(void *arg)
 {
-    size_t n_jobs = 0;
-    for (size_t i = 0; i < r->n_queries; i++)
-        n_jobs += r->q[i].n_hits;
-    if (n_jobs == 0)
+    pipe_t *c = arg;
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        while (c->next == c->n_jobs && !c->closed)
+            pthread_cond_wait(&c->cv, &c->lock);
+        if (c->next == c->n_jobs) {
+            pthread_mutex_unlock(&c->lock);
+            return NULL;
+        }
+        job_t j = c->jobs[c->next++];
+        /* a failure earlier in (query, hit) order makes this one moot */
+        int skip = c->status != SWGPU_OK && job_before(&c->bad, &j);
+        pthread_mutex_unlock(&c->lock);
+        if (skip)
+            continue;
+        int rc = align_one(c, &j);
+        if (rc < 0)
+            record_failure(c, &j, rc);
+    }
+}
+
+/* queue the alignments of query i's hits */
+static int push_jobs(pipe_t *c, size_t i)
+{
+    size_t n = c->r->q[i].n_hits;
+    if (n == 0 || c->o->no_align)
         return SWGPU_OK;
-
-    job_t *jobs = malloc(n_jobs * sizeof *jobs);
-    if (!jobs)
-        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu alignments", n_jobs);
-    size_t k = 0;
-    for (size_t i = 0; i < r->n_queries; i++)
-        for (size_t h = 0; h < r->q[i].n_hits; h++)
-            jobs[k++] = (job_t){i, h};
-
-    align_ctx_t c = {.queries = queries, .db = db, .m = m, .o = o, .r = r, .jobs = jobs,
-                     .n_jobs = n_jobs, .status = SWGPU_OK};
-    atomic_init(&c.next, 0);
-    atomic_init(&c.first_bad, n_jobs);
-    pthread_mutex_init(&c.lock, NULL);
-
-    size_t nt = o->threads > 0 ? (size_t)o->threads : (size_t)swgpu__ncores();
-    if (nt > n_jobs)
-        nt = n_jobs;
-    pthread_t *tid = nt > 1 ? malloc((nt - 1) * sizeof *tid) : NULL;
-    size_t started = 0;
-    if (tid)
-        for (; started < nt - 1; started++)
-            if (pthread_create(&tid[started], NULL, align_worker, &c) != 0)
-                break; /* fewer threads; the calling thread still does the rest */
-    align_worker(&c);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    free(tid);
-    free(jobs);
-    pthread_mutex_destroy(&c.lock);
-
-    if (c.status < 0)
-        return swgpu__fail(c.status, "%s", c.msg);
+    pthread_mutex_lock(&c->lock);
+    if (c->n_jobs + n > c->cap_jobs) {
+        size_t cap = c->cap_jobs ? 2 * c->cap_jobs : 1024;
+        while (cap < c->n_jobs + n)
+            cap *= 2;
+        job_t *p = realloc(c->jobs, cap * sizeof *p);
+        if (!p) {
+            pthread_mutex_unlock(&c->lock);
+            return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu alignments", cap);
+        }
+        c->jobs = p;
+        c->cap_jobs = cap;
+    }
+    for (size_t h = 0; h < n; h++)
+        c->jobs[c->n_jobs++] = (job_t){i, h};
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->lock);
     return SWGPU_OK;
 }
 
@@ -322,6 +342,106 @@ static int fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
     return rc;
 }
 
+/* --no-self: the database sequences with the same id as query i and the
+ * same residues, as sorted indices into ex (at most cap); returns the count */
+static size_t self_hits(const pipe_t *c, const swgpu_seq_t *q, uint64_t *ex, size_t cap)
+{
+    const swgpu_db_t *db = c->db;
+    size_t lo = 0, hi = (size_t)db->n, n = 0;
+    while (lo < hi) { /* first id >= q->id */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(db->names + db->name_off[c->id_ord[mid]], q->id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < db->n && n < cap; lo++) {
+        uint32_t x = c->id_ord[lo];
+        if (strcmp(db->names + db->name_off[x], q->id) != 0)
+            break;
+        uint64_t k = db->rank[x];
+        uint64_t len = db->off[k + 1] - db->off[k];
+        if (len == q->len && !memcmp(db->res + db->off[k], q->res, q->len))
+            ex[n++] = k;
+    }
+    return n;
+}
+
+static const swgpu_db_t *cmp_db; /* set while id_ord is sorted (under a lock) */
+static pthread_mutex_t cmp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int cmp_ids(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(cmp_db->names + cmp_db->name_off[x], cmp_db->names + cmp_db->name_off[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* the engine's scores of query i: statistics, the top hits, their queued
+ * alignments */
+static int sink(void *user, size_t i, const int32_t *scores)
+{
+    pipe_t *c = user;
+    const swgpu_db_t *db = c->db;
+    swgpu_query_result_t *qr = &c->r->q[i];
+    swgpu_seq_t q;
+    int rc;
+    qr->query = i;
+    if ((rc = swgpu_seqset_get(c->queries, i, &q)) < 0)
+        return rc;
+
+    if (c->have_fixed) {
+        qr->karlin = c->fixed;
+    } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q.len, &qr->karlin) < 0) {
+        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, q.id, swgpu_last_error());
+        if (!c->have_fallback) {
+            if ((rc = fallback_karlin(c->alphabet, &c->fallback)) < 0)
+                return rc;
+            c->have_fallback = 1;
+        }
+        qr->karlin = c->fallback;
+        c->n_fallback++;
+    }
+
+    uint64_t ex[8];
+    size_t nex = c->id_ord ? self_hits(c, &q, ex, 8) : 0;
+    size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
+    size_t n = top_hits(db, scores, want, c->heap);
+    if (nex) { /* drop the self hits: the rest are the best of the others */
+        size_t w = 0;
+        for (size_t h = 0; h < n; h++) {
+            int self = 0;
+            for (size_t e = 0; e < nex; e++)
+                self |= c->heap[h].target == db->orig[ex[e]];
+            if (!self)
+                c->heap[w++] = c->heap[h];
+        }
+        n = w;
+    }
+    if (n > c->cap)
+        n = c->cap;
+    size_t kept = 0;
+    for (size_t h = 0; h < n; h++) {
+        double e = swgpu_evalue(&qr->karlin, c->heap[h].score, q.len, db->total_res, db->n);
+        if (e <= c->o->evalue)
+            c->heap[kept++] = c->heap[h];
+    }
+    if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits)))
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", kept);
+    for (size_t h = 0; h < kept; h++) {
+        swgpu_hit_t *hit = &qr->hits[h];
+        hit->target = c->heap[h].target;
+        hit->score = c->heap[h].score;
+        hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
+        hit->evalue = swgpu_evalue(&qr->karlin, hit->score, q.len, db->total_res, db->n);
+        hit->aln.score = hit->score;
+    }
+    qr->n_hits = kept;
+    swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s, %zu residues): %zu hits, best score %d",
+               i + 1, q.id, q.len, kept, kept ? (int)qr->hits[0].score : 0);
+    return push_jobs(c, i);
+}
+
 int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                  const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                  swgpu_search_result_t **out)
@@ -331,12 +451,15 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     swgpu_search_result_t *r = NULL;
     int32_t *scores = NULL;
     uint64_t *tlen = NULL;
-    cand_t *heap = NULL;
-    swgpu_karlin_t fixed = {0}, fallback = {0};
-    size_t n_fallback = 0;
-    int have_fixed, have_fallback = 0;
+    uint32_t *id_ord = NULL;
+    const uint8_t **qp = NULL;
+    size_t *ql = NULL;
+    pthread_t *tid = NULL;
+    size_t started = 0;
+    pipe_t c;
     int rc;
 
+    memset(&c, 0, sizeof c);
     if (!out)
         return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
     *out = NULL;
@@ -360,129 +483,178 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 
     /* Scores are 32-bit: the best possible score is max * qlen. */
     int mmax = swgpu_matrix_max(m);
-    for (size_t i = 0; i < swgpu_seqset_size(queries); i++) {
+    size_t nq = swgpu_seqset_size(queries);
+    qp = malloc((nq ? nq : 1) * sizeof *qp);
+    ql = malloc((nq ? nq : 1) * sizeof *ql);
+    if (!qp || !ql) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu queries", nq);
+        goto fail;
+    }
+    for (size_t i = 0; i < nq; i++) {
         swgpu_seq_t q;
         if ((rc = swgpu_seqset_get(queries, i, &q)) < 0)
-            return rc;
-        if ((uint64_t)q.len > (uint64_t)INT32_MAX / (uint64_t)mmax)
-            return swgpu__fail(SWGPU_ERANGE,
-                               "query %zu (id %s): %zu residues with matrix maximum %d may "
-                               "exceed a 32-bit score",
-                               i + 1, q.id, q.len, mmax);
+            goto fail;
+        if ((uint64_t)q.len > (uint64_t)INT32_MAX / (uint64_t)mmax) {
+            rc = swgpu__fail(SWGPU_ERANGE,
+                             "query %zu (id %s): %zu residues with matrix maximum %d may "
+                             "exceed a 32-bit score",
+                             i + 1, q.id, q.len, mmax);
+            goto fail;
+        }
+        qp[i] = q.res;
+        ql[i] = q.len;
     }
 
-    have_fixed = swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &fixed) == SWGPU_OK;
+    c.have_fixed =
+        swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &c.fixed) == SWGPU_OK;
 
     if ((rc = swgpu__engine_select(opts, &ops)) < 0)
-        return rc;
+        goto fail;
 
-    size_t nq = swgpu_seqset_size(queries);
     size_t cap = (uint64_t)opts->top_n < db->n ? (size_t)opts->top_n : (size_t)db->n;
     r = calloc(1, sizeof *r);
     if (!r || !(r->q = calloc(nq ? nq : 1, sizeof *r->q)) ||
-        !(scores = malloc((db->n ? db->n : 1) * sizeof *scores)) ||
         !(tlen = malloc((db->n ? db->n : 1) * sizeof *tlen)) ||
-        !(heap = malloc((cap ? cap : 1) * sizeof *heap))) {
+        !(c.heap = malloc((cap + 8 ? cap + 8 : 1) * sizeof *c.heap))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu database scores",
                          (unsigned long long)db->n);
         goto fail;
     }
     r->n_queries = nq;
     r->backend = ops->name;
+    for (size_t i = 0; i < nq; i++)
+        r->q[i].query = i;
     for (uint64_t k = 0; k < db->n; k++)
         tlen[k] = db->off[k + 1] - db->off[k];
+    if (opts->no_self && db->n) {
+        if (!(id_ord = malloc(db->n * sizeof *id_ord))) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu ids",
+                             (unsigned long long)db->n);
+            goto fail;
+        }
+        for (uint64_t x = 0; x < db->n; x++)
+            id_ord[x] = (uint32_t)x;
+        pthread_mutex_lock(&cmp_lock);
+        cmp_db = db;
+        qsort(id_ord, (size_t)db->n, sizeof *id_ord, cmp_ids);
+        cmp_db = NULL;
+        pthread_mutex_unlock(&cmp_lock);
+    }
+
+    c.queries = queries;
+    c.db = db;
+    c.m = m;
+    c.o = opts;
+    c.r = r;
+    c.alphabet = qa;
+    c.tlen = tlen;
+    c.cap = cap;
+    c.id_ord = id_ord;
+    pthread_mutex_init(&c.lock, NULL);
+    pthread_cond_init(&c.cv, NULL);
 
     if ((rc = ops->create(db, m, opts, &state)) < 0)
-        goto fail;
+        goto fail_pipe;
 
-    for (size_t i = 0; i < nq; i++) {
-        swgpu_query_result_t *qr = &r->q[i];
-        swgpu_scan_stats_t st = {0, 0, 0};
-        swgpu_seq_t q;
-        qr->query = i;
-        if ((rc = swgpu_seqset_get(queries, i, &q)) < 0)
-            goto fail;
-
-        double t0 = swgpu__now();
-        rc = ops->scan(state, q.res, q.len, scores, &st);
-        r->scan_seconds += swgpu__now() - t0;
-        if (rc < 0)
-            goto fail;
-        r->cells += (uint64_t)q.len * db->total_res;
-        r->overflows += st.overflows;
-
-        if (have_fixed) {
-            qr->karlin = fixed;
-        } else if (swgpu_karlin_fit(scores, tlen, (size_t)db->n, q.len, &qr->karlin) < 0) {
-            swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, q.id,
-                       swgpu_last_error());
-            if (!have_fallback) {
-                if ((rc = fallback_karlin(qa, &fallback)) < 0)
-                    goto fail;
-                have_fallback = 1;
-            }
-            qr->karlin = fallback;
-            n_fallback++;
-        }
-
-        size_t n = top_hits(db, scores, cap, heap);
-        size_t kept = 0;
-        for (size_t h = 0; h < n; h++) {
-            double e = swgpu_evalue(&qr->karlin, heap[h].score, q.len, db->total_res, db->n);
-            if (e <= opts->evalue)
-                heap[kept++] = heap[h];
-        }
-        if (kept) {
-            qr->hits = calloc(kept, sizeof *qr->hits);
-            if (!qr->hits) {
-                rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", kept);
-                goto fail;
-            }
-        }
-        for (size_t h = 0; h < kept; h++) {
-            swgpu_hit_t *hit = &qr->hits[h];
-            hit->target = heap[h].target;
-            hit->score = heap[h].score;
-            hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
-            hit->evalue = swgpu_evalue(&qr->karlin, hit->score, q.len, db->total_res, db->n);
-            hit->aln.score = hit->score;
-        }
-        qr->n_hits = kept;
-        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s, %zu residues): %zu hits, best score %d",
-                   i + 1, q.id, q.len, kept, kept ? (int)qr->hits[0].score : 0);
+    /* the alignment threads, waiting for the first hits */
+    if (!opts->no_align) {
+        size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores();
+        tid = malloc(nt * sizeof *tid);
+        if (tid)
+            for (; started < nt; started++)
+                if (pthread_create(&tid[started], NULL, align_worker, &c) != 0)
+                    break;
     }
+
+    double t0 = swgpu__now();
+    {
+        swgpu_scan_stats_t st = {0, 0, 0};
+        if (ops->scan_many) {
+            rc = ops->scan_many(state, nq, qp, ql, sink, &c, &st);
+        } else {
+            rc = SWGPU_OK;
+            if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
+                rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu database scores",
+                                 (unsigned long long)db->n);
+            for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
+                rc = ops->scan(state, qp[i], ql[i], scores, &st);
+                if (rc == SWGPU_OK)
+                    rc = sink(&c, i, scores);
+            }
+        }
+        r->cells = st.cells;
+        r->overflows = st.overflows;
+    }
+    double t1 = swgpu__now();
+    r->scan_seconds = t1 - t0;
     ops->destroy(state);
     state = NULL;
 
-    if (n_fallback)
+    /* the alignments still queued */
+    pthread_mutex_lock(&c.lock);
+    c.closed = 1;
+    if (rc < 0) /* a failed scan: drop what is queued */
+        c.next = c.n_jobs;
+    pthread_cond_broadcast(&c.cv);
+    pthread_mutex_unlock(&c.lock);
+    if (!opts->no_align && started == 0 && rc == SWGPU_OK)
+        align_worker(&c); /* no thread could be started: align here */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    started = 0;
+    r->align_seconds = opts->no_align ? 0.0 : swgpu__now() - t1;
+    if (rc < 0)
+        goto fail_pipe;
+    if (c.status < 0) {
+        rc = swgpu__fail(c.status, "%s", c.msg);
+        goto fail_pipe;
+    }
+
+    if (c.n_fallback)
         swgpu__log(SWGPU_LOG_WARN,
                    "no published Karlin-Altschul parameters for matrix %s with gap open %d "
                    "extend %d, and %zu of %zu queries had too few database scores to fit them "
                    "(%llu sequences): their E-values use the %s parameters and are approximate",
-                   swgpu_matrix_name(m), opts->gap_open, opts->gap_extend, n_fallback, nq,
+                   swgpu_matrix_name(m), opts->gap_open, opts->gap_extend, c.n_fallback, nq,
                    (unsigned long long)db->n,
                    qa == SWGPU_DNA ? "DNA +2/-3 open 5 extend 2" : "BLOSUM62 open 11 extend 1");
 
-    if (!opts->no_align) {
-        double t0 = swgpu__now();
-        rc = align_hits(queries, db, m, opts, r);
-        r->align_seconds = swgpu__now() - t0;
-        if (rc < 0)
-            goto fail;
-    }
-
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.lock);
+    free(c.jobs);
+    free(c.heap);
     free(scores);
     free(tlen);
-    free(heap);
+    free(id_ord);
+    free(qp);
+    free(ql);
+    free(tid);
     *out = r;
     return SWGPU_OK;
 
+fail_pipe:
+    if (started) {
+        pthread_mutex_lock(&c.lock);
+        c.closed = 1;
+        c.next = c.n_jobs;
+        pthread_cond_broadcast(&c.cv);
+        pthread_mutex_unlock(&c.lock);
+        for (size_t i = 0; i < started; i++)
+            pthread_join(tid[i], NULL);
+    }
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.lock);
 fail:
     if (state)
         ops->destroy(state);
+    free(c.jobs);
+    free(c.heap);
     free(scores);
     free(tlen);
-    free(heap);
+    free(id_ord);
+    free(qp);
+    free(ql);
+    free(tid);
     swgpu_search_result_destroy(r);
     return rc;
 }

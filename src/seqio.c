@@ -542,6 +542,47 @@ static void encode_all(parser_t *p, swgpu_alphabet_t want, swgpu_read_info_t *in
     info->n_unknown = n_unknown;
 }
 
+/* The sequences of a makedb database, in database order, as a set (so that
+ * the same file serves as queries and database: all against all). */
+static int seqset_from_db(const char *path, swgpu_alphabet_t alphabet, swgpu_seqset_t **out,
+                          swgpu_read_info_t *info)
+{
+    swgpu_db_t *db = NULL;
+    swgpu_seqset_t *s = NULL;
+    int rc = swgpu_db_open(path, alphabet, &db, info);
+    if (rc < 0)
+        return rc;
+    if (!(s = seqset_new(swgpu_db_alphabet(db)))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
+        goto done;
+    }
+    if ((rc = reserve_res(s, swgpu_db_residues(db))) < 0)
+        goto done;
+    for (size_t i = 0; i < swgpu_db_size(db); i++) {
+        swgpu_seq_t q;
+        if ((rc = swgpu_db_get(db, i, &q)) < 0 || (rc = reserve_slot(s)) < 0 ||
+            (rc = add_names(s, q.id, strlen(q.id), q.desc, strlen(q.desc))) < 0)
+            goto done;
+        memcpy(s->res + s->off[s->n], q.res, q.len);
+        s->name_off[s->n] = s->names_len - strlen(q.id) - strlen(q.desc) - 2;
+        s->off[s->n + 1] = s->off[s->n] + q.len;
+        s->n++;
+        if (q.len > s->max_len)
+            s->max_len = q.len;
+    }
+    if (info) {
+        info->n_records = s->n;
+        info->n_residues = s->off[s->n];
+        info->max_len = s->max_len;
+    }
+    *out = s;
+    s = NULL;
+done:
+    swgpu_seqset_destroy(s);
+    swgpu_db_destroy(db);
+    return rc;
+}
+
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
                       swgpu_seqset_t **out, swgpu_read_info_t *info)
 {
@@ -577,6 +618,12 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
 
     /* a UTF-8 byte-order mark before the first record is ignored */
     if ((rc = rd_fill(&p.r)) < 0) goto fail;
+    if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8)) { /* a makedb database */
+        gzclose(p.r.gz);
+        free(p.r.buf);
+        swgpu_seqset_destroy(p.set);
+        return seqset_from_db(path, alphabet, out, info);
+    }
     if (p.r.end >= 3 && !memcmp(p.r.buf, "\xef\xbb\xbf", 3)) p.r.beg = 3;
     if ((rc = parse(&p)) < 0) goto fail;
     if (p.rec == 0) {

@@ -309,6 +309,102 @@ static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const
     free(got);
 }
 
+/* scan_many: several queries per call (batched by configuration on the
+ * GPU); every query's scores must equal the reference, each query must be
+ * handed over exactly once */
+typedef struct {
+    const swgpu_db_t *db;
+    int32_t **want;
+    int *seen;
+    size_t nq, bad;
+    int fail_at; /* the sink fails on this call (-1: never) */
+    int calls;
+    const char *what;
+} many_ctx_t;
+
+static int many_sink(void *user, size_t i, const int32_t *scores)
+{
+    many_ctx_t *c = user;
+    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
+        return swgpu__fail(SWGPU_EINVAL, "test sink: stop");
+    if (i >= c->nq) {
+        c->bad++;
+        return SWGPU_OK;
+    }
+    c->seen[i]++;
+    for (uint64_t k = 0; k < c->db->n; k++)
+        if (scores[k] != c->want[i][k]) {
+            if (c->bad++ < 3)
+                CHECK(0, "scan_many %s: query %zu subject %llu (len %llu) scored %d, expected %d",
+                      c->what, i, (unsigned long long)k,
+                      (unsigned long long)(c->db->off[k + 1] - c->db->off[k]), scores[k],
+                      c->want[i][k]);
+            break;
+        }
+    return SWGPU_OK;
+}
+
+static void gpu_many(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, size_t nq,
+                     const swgpu_matrix_t *m, int open, int ext, const char *kernel,
+                     const char *what, uint64_t *overflows)
+{
+    const uint8_t **qp = malloc(nq * sizeof *qp);
+    int32_t **want = malloc(nq * sizeof *want);
+    int *seen = calloc(nq, sizeof *seen);
+    for (size_t i = 0; i < nq; i++) {
+        qp[i] = q + (i * 37) % 500; /* different queries of the same length */
+        want[i] = malloc((db->n ? db->n : 1) * sizeof **want);
+        for (uint64_t k = 0; k < db->n; k++)
+            want[i][k] = ref_score(qp[i], qls[i], db->res + db->off[k],
+                                   db->off[k + 1] - db->off[k], m, open, ext);
+    }
+    swgpu_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.gap_open = open;
+    o.gap_extend = ext;
+    o.kernel = kernel;
+    o.top_n = 10;
+    o.max_gpu_memory = case_gpu_memory;
+    void *st = NULL;
+    int rc = swgpu__engine_cuda.create(db, m, &o, &st);
+    CHECK(rc == 0, "create (%s): %s", what, swgpu_last_error());
+    if (!rc) {
+        many_ctx_t c = {db, want, seen, nq, 0, -1, 0, what};
+        swgpu_scan_stats_t ss = {0, 0, 0};
+        uint64_t cells = 0;
+        for (size_t i = 0; i < nq; i++)
+            cells += (uint64_t)qls[i] * db->total_res;
+        rc = swgpu__engine_cuda.scan_many(st, nq, qp, qls, many_sink, &c, &ss);
+        CHECK(rc == 0, "scan_many %s: %s", what, swgpu_last_error());
+        size_t once = 0;
+        for (size_t i = 0; i < nq; i++)
+            once += seen[i] == 1;
+        CHECK(once == nq && c.bad == 0, "scan_many %s: %zu of %zu queries handed over once, "
+                                        "%zu bad", what, once, nq, c.bad);
+        CHECK_EQ_INT(ss.cells, cells);
+        if (overflows)
+            *overflows += ss.overflows;
+        /* a sink failure stops the scan with its status; the engine stays usable */
+        if (nq > 2) {
+            many_ctx_t f = {db, want, seen, nq, 0, (int)nq / 2, 0, what};
+            rc = swgpu__engine_cuda.scan_many(st, nq, qp, qls, many_sink, &f, NULL);
+            CHECK_EQ_INT(rc, SWGPU_EINVAL);
+            CHECK(f.bad == 0, "scan_many %s: wrong scores before the stop", what);
+            memset(seen, 0, nq * sizeof *seen);
+            many_ctx_t g = {db, want, seen, nq, 0, -1, 0, what};
+            rc = swgpu__engine_cuda.scan_many(st, nq, qp, qls, many_sink, &g, NULL);
+            CHECK(rc == 0 && g.bad == 0, "scan_many %s after a stopped scan: %s", what,
+                  rc ? swgpu_last_error() : "wrong scores");
+        }
+        swgpu__engine_cuda.destroy(st);
+    }
+    for (size_t i = 0; i < nq; i++)
+        free(want[i]);
+    free(want);
+    free(seen);
+    free(qp);
+}
+
 /* the profiles built on the GPU equal the host builder's, byte for byte */
 static void gpu_profiles(const swgpu_matrix_t *m, const uint8_t *q)
 {
@@ -401,6 +497,28 @@ static void part2(int small)
         }
     }
 
+    /* many queries per call: every configuration of the default family
+     * (1, 2 and many per batch), multi-tile, long-subject path; the other
+     * kernel families through the one-query fallback */
+    {
+        size_t mq[] = {1, 5, 60, 100, 144, 144, 144, 200, 255, 256, 257, 300, 300, 464, 700,
+                       1024, 1025, 1100, 1100, 1500, 2500, 0, 3};
+        size_t nmq = sizeof mq / sizeof mq[0];
+        size_t one[] = {464}, two[] = {300, 300};
+        gpu_many(&T.db, q, one, 1, &prot, 11, 1, NULL, "1 query", NULL);
+        gpu_many(&T.db, q, two, 2, &prot, 11, 1, NULL, "2 queries", NULL);
+        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries", NULL);
+        if (!small) {
+            gpu_many(&T.db, q, mq, nmq, &prot, 5, 2, NULL, "many queries, gaps 5/2", NULL);
+            for (int kk = 1; kk < NKERN; kk++)
+                gpu_many(&T.db, q, mq, 8, &prot, 11, 1, kernels[kk], kernels[kk], NULL);
+            size_t rep[300];
+            for (size_t i = 0; i < 300; i++)
+                rep[i] = 20 + (i * 13) % 400;
+            gpu_many(&T.db, q, rep, 300, &prot, 11, 1, NULL, "300 short queries", NULL);
+        }
+    }
+
     /* every built-in matrix */
     const char *names[] = {"BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80", "BLOSUM90",
                            "PAM30", "PAM70", "PAM250"};
@@ -422,6 +540,12 @@ static void part2(int small)
     uint64_t ov = 0;
     gpu_cases(&T.db, q, 3000, &big, 11, 1, "overflow", &ov);
     CHECK(ov > 0, "no overflow recomputed with large scores (%llu)", (unsigned long long)ov);
+    {
+        size_t oq[] = {3000, 2500, 3000, 900, 900};
+        uint64_t ovm = 0;
+        gpu_many(&T.db, q, oq, 5, &big, 11, 1, NULL, "overflow, many queries", &ovm);
+        CHECK(ovm > 0, "scan_many: no overflow recomputed with large scores");
+    }
     db_free(&T);
 
     /* a split scan (engine.cu: SPLIT_MIN = 8192 subjects and more): the longest
@@ -468,6 +592,10 @@ static void part2(int small)
         /* the same budget through the option (swgpu search --max-memory) */
         case_gpu_memory = (uint64_t)129 << 19; /* 64.5 MiB */
         gpu_cases(&T.db, q, 1600, &prot, 11, 1, "streamed (max_gpu_memory)", NULL);
+        {
+            size_t sq[] = {100, 500, 1600};
+            gpu_many(&T.db, q, sq, 3, &prot, 11, 1, NULL, "streamed, many queries", NULL);
+        }
         case_gpu_memory = 0;
         expect_streaming = 0;
         swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);

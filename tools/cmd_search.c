@@ -52,6 +52,8 @@ static void usage(FILE *fp)
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
           "      --no-align         scores and E-values only (alignment columns: N/A)\n"
+          "      --no-self          do not report a query's own sequence (same id, same\n"
+          "                         residues) as its hit, e.g. in -q X -d X (all against all)\n"
           "\n"
           "execution:\n"
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"
@@ -140,7 +142,7 @@ static double peak_rss_mb(void)
 
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
-    OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN
+    OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF
 };
 
 int swgpu_cmd_search(int argc, char **argv)
@@ -167,12 +169,13 @@ int swgpu_cmd_search(int argc, char **argv)
         {"max-memory", required_argument, NULL, OPT_MAXMEM},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"no-align", no_argument, NULL, OPT_NO_ALIGN},
+        {"no-self", no_argument, NULL, OPT_NO_SELF},
         {NULL, 0, NULL, 0},
     };
     const char *qpath = NULL, *dpath = NULL, *mname = NULL, *fmtspec = "6", *opath = NULL;
     const char *kernel = NULL;
     int top_n = 10, gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, threads = 0;
-    int gpus = 0, verbosity = 1, no_align = 0;
+    int gpus = 0, verbosity = 1, no_align = 0, no_self = 0;
     uint64_t maxmem = 0;
     int have_open = 0, have_extend = 0, have_match = 0, have_mismatch = 0;
     double evalue = 10.0;
@@ -226,6 +229,7 @@ int swgpu_cmd_search(int argc, char **argv)
         case OPT_MAXMEM: if (cli_parse_size("--max-memory", optarg, &maxmem)) return 1; break;
         case OPT_QUIET: verbosity = 0; break;
         case OPT_NO_ALIGN: no_align = 1; break;
+        case OPT_NO_SELF: no_self = 1; break;
         case ':':
             cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
             return 1;
@@ -263,6 +267,7 @@ int swgpu_cmd_search(int argc, char **argv)
     o.gpus = gpus;
     o.max_gpu_memory = maxmem;
     o.no_align = no_align;
+    o.no_self = no_self;
     if ((rc = swgpu_opts_check(&o, NULL)) < 0) {
         lib_error(rc);
         return 1;
@@ -324,6 +329,7 @@ int swgpu_cmd_search(int argc, char **argv)
     o.gpus = gpus;
     o.max_gpu_memory = maxmem;
     o.no_align = no_align;
+    o.no_self = no_self;
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;
 

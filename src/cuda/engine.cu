@@ -29,6 +29,7 @@
  * automatic choice, P of kernels.cuh: 0 byte permute, 1 multiply-add, 2 fp16
  * maximum, 3 the shifted form, 4 the carried form; unset: the default mix),
  * SWGPU_CUDA_LONG (length threshold), SWGPU_CUDA_SPLIT=0 (no split scans),
+ * SWGPU_CUDA_MANY=0 (scan_many scans one query at a time, for comparisons),
  * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0).
  */
 #include "common.cuh"
@@ -64,6 +65,22 @@ typedef struct {
 
 struct cuda_state;
 
+/* one batch slot of scan_many on one GPU (NMB slots: one batch computes
+ * while the host finishes the previous one) */
+#define NMB 2
+typedef struct {
+    cudaStream_t st, stl;       /* main and long-subject kernels of the slot */
+    cudaEvent_t ev_long, ev_done;
+    uint8_t *d_q, *h_q;         /* the batch's queries, concatenated (h_q pinned) */
+    void *d_prof, *d_profl;     /* their profiles: main and long configuration */
+    swgpu_cu_mq_t *d_mq, *h_mq; /* query tables: main at 0, long at nq (h_mq pinned) */
+    int32_t *d_sc, *h_sc;       /* scores, one row of the chunk's subjects per query */
+    void *scr, *scrl;           /* boundary scratch of multi-tile queries */
+    int *d_ctr;                 /* 2 work counters */
+    size_t cap_q, cap_hq, cap_prof, cap_profl, cap_mq, cap_hmq, cap_sc, cap_hsc, cap_scr,
+        cap_scrl;
+} mslot_t;
+
 typedef struct {
     struct cuda_state *S;
     int id, sms;
@@ -94,6 +111,9 @@ typedef struct {
     int intra_up;           /* d_tp_intra holds the current query's profile */
     /* resident: the chunk this GPU owns (-1 none) */
     int own;
+    /* scan_many */
+    mslot_t ms[NMB];
+    cudaStream_t sto;          /* overflow recompute of a finished batch */
     /* results of the current scan */
     int rc;
     uint64_t overflows;
@@ -112,6 +132,7 @@ typedef struct cuda_state {
     swgpu_cu_cfg_t cfg_env; /* SWGPU_CUDA_CFG, G = 0 if unset */
     int pair;               /* SWGPU_CUDA_PAIR: one DPX family P; -1 the default mix */
     int no_split;           /* SWGPU_CUDA_SPLIT=0 */
+    int no_many;            /* SWGPU_CUDA_MANY=0: scan_many scans one query at a time */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */
     int h_res_pinned;
@@ -490,6 +511,7 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
     if ((env = getenv("SWGPU_CUDA_LONG")) && *env)
         S->long_len = (uint32_t)strtoul(env, NULL, 10);
     S->no_split = (env = getenv("SWGPU_CUDA_SPLIT")) && !strcmp(env, "0");
+    S->no_many = (env = getenv("SWGPU_CUDA_MANY")) && !strcmp(env, "0");
     S->pair = -1;
     if ((env = getenv("SWGPU_CUDA_PAIR")) && *env) {
         char *end;
@@ -1126,6 +1148,413 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
     return SWGPU_OK;
 }
 
+/* ---------------------------------------------------------- scan_many */
+/*
+ * Many queries (resident database, default family): the queries are sorted
+ * by (configuration, length) and cut into batches of one configuration;
+ * a batch is one launch of the many-query kernel per GPU (work units =
+ * subject unit x query: one query no longer has to fill the GPU, and the
+ * per-query host work is done once per batch).  Batch i+1 is enqueued on
+ * the other slot's streams before batch i is finished on the host (the
+ * overflow recompute, the hand-over of every query's scores), so the GPU
+ * stays busy and the tail of one launch overlaps the next.
+ */
+
+/* at most this many cells per batch (about 0.1 s on one H100): batches
+ * short enough to pipeline, long enough to fill the GPU */
+#define MQ_CELLS 5e11
+/* at most this many bytes of scores per batch slot */
+#define MQ_SCORE_BYTES ((size_t)256 << 20)
+
+typedef struct {
+    size_t first, n;            /* queries ord[first .. first + n) */
+    swgpu_cu_cfg_t cfg, cfgl;
+    int use_long, maxtiles, maxtilesl, maxqlen;
+} mbatch_t;
+
+typedef struct {
+    const uint8_t *const *q;
+    const size_t *qlen;
+    size_t *ord;
+} mq_in_t;
+
+static size_t align16(size_t x)
+{
+    return (x + 15) & ~(size_t)15;
+}
+
+static int mslot_setup(gpu_t *d, mslot_t *m)
+{
+    if (m->st)
+        return SWGPU_OK;
+    CU_CHECK(cudaSetDevice(d->id));
+    CU_CHECK(cudaStreamCreateWithFlags(&m->st, cudaStreamNonBlocking));
+    CU_CHECK(cudaStreamCreateWithFlags(&m->stl, cudaStreamNonBlocking));
+    CU_CHECK(cudaEventCreateWithFlags(&m->ev_long, cudaEventDisableTiming));
+    CU_CHECK(cudaEventCreateWithFlags(&m->ev_done, cudaEventDisableTiming));
+    CU_CHECK(cudaMalloc((void **)&m->d_ctr, 2 * sizeof(int)));
+    if (!d->sto)
+        CU_CHECK(cudaStreamCreateWithFlags(&d->sto, cudaStreamNonBlocking));
+    return SWGPU_OK;
+}
+
+/* enqueue batch bt on GPU d in slot m */
+static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                      const mq_in_t *in)
+{
+    const chunk_t *ch = &S->chunks[d->own];
+    dbuf_t *B = &d->buf[0];
+    const size_t nq = bt->n, n = ch->n;
+    int rc;
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = mslot_setup(d, m)))
+        return rc;
+    /* the queries, and where each one's profiles go */
+    size_t qbytes = 0, pbytes = 0, plbytes = 0;
+    for (size_t j = 0; j < nq; j++) {
+        const int ql = (int)in->qlen[in->ord[bt->first + j]];
+        qbytes += align16((size_t)ql);
+        pbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
+        if (bt->use_long)
+            plbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
+    }
+    if ((rc = hgrow((void **)&m->h_q, &m->cap_hq, qbytes)) ||
+        (rc = dgrow((void **)&m->d_q, &m->cap_q, qbytes)) ||
+        (rc = dgrow(&m->d_prof, &m->cap_prof, pbytes)) ||
+        (plbytes && (rc = dgrow(&m->d_profl, &m->cap_profl, plbytes))) ||
+        (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = hgrow((void **)&m->h_sc, &m->cap_hsc, nq * n * sizeof(int32_t))) ||
+        (rc = dgrow((void **)&m->d_sc, &m->cap_sc, nq * n * sizeof(int32_t))))
+        return rc;
+    size_t qo = 0;
+    for (size_t j = 0; j < nq; j++) {
+        const size_t i = in->ord[bt->first + j], ql = in->qlen[i];
+        memcpy(m->h_q + qo, in->q[i], ql);
+        qo += align16(ql);
+    }
+    CU_CHECK(cudaMemcpyAsync(m->d_q, m->h_q, qbytes, cudaMemcpyHostToDevice, m->st));
+    qo = 0;
+    size_t po = 0, plo = 0;
+    for (size_t j = 0; j < nq; j++) {
+        const int ql = (int)in->qlen[in->ord[bt->first + j]];
+        const int W = bt->cfg.G * bt->cfg.R;
+        char *prof = (char *)m->d_prof + po;
+        if ((rc = swgpu__cu_prof_dev(bt->cfg, m->d_q + qo, ql, d->d_mat, prof, m->st)))
+            return rc;
+        m->h_mq[j].tprof = (const int16_t *)prof;
+        m->h_mq[j].scores = m->d_sc + j * n;
+        m->h_mq[j].ntiles = (ql + W - 1) / W;
+        m->h_mq[j].pad = 0;
+        po += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
+        if (bt->use_long) {
+            const int Wl = bt->cfgl.G * bt->cfgl.R;
+            char *pl = (char *)m->d_profl + plo;
+            if ((rc = swgpu__cu_prof_dev(bt->cfgl, m->d_q + qo, ql, d->d_mat, pl, m->st)))
+                return rc;
+            m->h_mq[nq + j].tprof = (const int16_t *)pl;
+            m->h_mq[nq + j].scores = m->d_sc + j * n;
+            m->h_mq[nq + j].ntiles = (ql + Wl - 1) / Wl;
+            m->h_mq[nq + j].pad = 0;
+            plo += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
+        }
+        qo += align16((size_t)ql);
+    }
+    CU_CHECK(cudaMemcpyAsync(m->d_mq, m->h_mq, (bt->use_long ? 2 : 1) * nq * sizeof(swgpu_cu_mq_t),
+                             cudaMemcpyHostToDevice, m->st));
+
+    swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
+    const uint32_t nshort = bt->use_long ? ch->nshort : ch->n, nlong = ch->n - nshort;
+    int per = 0;
+    if (nlong) {
+        /* long subjects on the slot's second stream, after the tables */
+        CU_CHECK(cudaEventRecord(m->ev_long, m->st));
+        CU_CHECK(cudaStreamWaitEvent(m->stl, m->ev_long, 0));
+        if ((rc = swgpu__cu_dpx_occupancy(bt->cfgl, &per)))
+            return rc;
+        const int NG = SWGPU_CU_DPX_THREADS / bt->cfgl.G;
+        const uint64_t units = ((uint64_t)(nlong + 1) / 2 + NG - 1) / NG * nq;
+        const int maxb = (per > 0 ? per : 1) * d->sms;
+        const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
+        const size_t sb = swgpu__cu_dpx_scratch(bt->cfgl, bt->maxqlen, ch->maxlen, blocks);
+        if ((rc = dgrow(&m->scrl, &m->cap_scrl, sb)))
+            return rc;
+        if ((rc = swgpu__cu_dpx_mq(&b, nshort, nlong, m->d_mq + nq, (uint32_t)nq, bt->maxtilesl,
+                                   S->oe, S->ext, bt->cfgl, blocks, m->scrl, ch->maxlen,
+                                   m->d_ctr + 1, m->stl)))
+            return rc;
+        CU_CHECK(cudaEventRecord(m->ev_long, m->stl));
+    }
+    if (nshort) {
+        if ((rc = swgpu__cu_dpx_occupancy(bt->cfg, &per)))
+            return rc;
+        const int NG = SWGPU_CU_DPX_THREADS / bt->cfg.G;
+        const uint64_t units = ((uint64_t)(nshort + 1) / 2 + NG - 1) / NG * nq;
+        const int maxb = (per > 0 ? per : 1) * d->sms;
+        const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
+        const uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
+        const size_t sb = swgpu__cu_dpx_scratch(bt->cfg, bt->maxqlen, maxshort, blocks);
+        if ((rc = dgrow(&m->scr, &m->cap_scr, sb)))
+            return rc;
+        if ((rc = swgpu__cu_dpx_mq(&b, 0, nshort, m->d_mq, (uint32_t)nq, bt->maxtiles, S->oe,
+                                   S->ext, bt->cfg, blocks, m->scr, maxshort, m->d_ctr,
+                                   m->st)))
+            return rc;
+    }
+    if (nlong)
+        CU_CHECK(cudaStreamWaitEvent(m->st, m->ev_long, 0));
+    CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, nq * n * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                             m->st));
+    CU_CHECK(cudaEventRecord(m->ev_done, m->st));
+    return SWGPU_OK;
+}
+
+/* wait for batch bt in slot m of GPU d; recompute its saturated subjects
+ * in 32 bits (stream sto, the next batch goes on computing) */
+static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                     const mq_in_t *in)
+{
+    const chunk_t *ch = &S->chunks[d->own];
+    dbuf_t *B = &d->buf[0];
+    const size_t n = ch->n;
+    int rc;
+    CU_CHECK(cudaSetDevice(d->id));
+    CU_CHECK(cudaEventSynchronize(m->ev_done));
+    size_t qo = 0;
+    for (size_t j = 0; j < bt->n; j++) {
+        const int ql = (int)in->qlen[in->ord[bt->first + j]];
+        int32_t *row = m->h_sc + j * n;
+        uint32_t nov = 0;
+        for (size_t k = 0; k < n; k++)
+            nov += row[k] >= S->sat;
+        if (nov) {
+            const swgpu_cu_cfg_t icfg = {SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0};
+            if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra,
+                            swgpu__cu_dpx_prof_bytes(icfg, ql))) ||
+                (rc = swgpu__cu_prof_dev(icfg, m->d_q + qo, ql, d->d_mat, d->d_tp_intra,
+                                         d->sto)) ||
+                (rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
+                            swgpu__cu_intra_scratch(ql, ch->maxlen, d->blocks_intra))))
+                return rc;
+            if (nov > d->cap_idx) {
+                if (d->d_idx)
+                    CU_CHECK(cudaFree(d->d_idx));
+                if (d->h_idx)
+                    CU_CHECK(cudaFreeHost(d->h_idx));
+                d->d_idx = NULL;
+                d->h_idx = NULL;
+                d->cap_idx = 0;
+                CU_CHECK(cudaMalloc((void **)&d->d_idx, nov * sizeof(uint32_t)));
+                CU_CHECK(cudaMallocHost((void **)&d->h_idx, nov * sizeof(uint32_t)));
+                d->cap_idx = nov;
+            }
+            uint32_t c = 0;
+            for (uint32_t k = 0; k < (uint32_t)n; k++)
+                if (row[k] >= S->sat)
+                    d->h_idx[c++] = k;
+            swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
+            swgpu_cu_query_t q = {m->d_q + qo, ql, S->oe, S->ext};
+            CU_CHECK(cudaMemcpyAsync(d->d_idx, d->h_idx, nov * sizeof(uint32_t),
+                                     cudaMemcpyHostToDevice, d->sto));
+            int blocks = (int)(nov < (uint32_t)d->blocks_intra ? nov : (uint32_t)d->blocks_intra);
+            if ((rc = swgpu__cu_intra(&b, d->d_idx, 0, nov, &q, d->d_tp_intra, blocks,
+                                      d->scr_intra, ch->maxlen, d->d_ctr + 2, m->d_sc + j * n,
+                                      d->sto)))
+                return rc;
+            CU_CHECK(cudaMemcpyAsync(row, m->d_sc + j * n, n * sizeof(int32_t),
+                                     cudaMemcpyDeviceToHost, d->sto));
+            CU_CHECK(cudaStreamSynchronize(d->sto));
+            d->overflows += nov;
+        }
+        qo += align16((size_t)ql);
+    }
+    return SWGPU_OK;
+}
+
+/* sort key of a query: its configuration, then its length */
+typedef struct {
+    int key;
+    size_t len, i;
+} mkey_t;
+
+static int cmp_mkey(const void *a, const void *b)
+{
+    const mkey_t *x = (const mkey_t *)a, *y = (const mkey_t *)b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cfg_index(swgpu_cu_cfg_t c)
+{
+    int n;
+    const swgpu_cu_cfg_t *t = swgpu__cu_dpx_configs(&n);
+    for (int i = 0; i < n; i++)
+        if (t[i].G == c.G && t[i].R == c.R && t[i].P == c.P)
+            return i;
+    return -1;
+}
+
+/* the configuration the one-query scan would take for a query of qlen */
+static swgpu_cu_cfg_t main_cfg(const cuda_state_t *S, size_t qlen)
+{
+    double avg = S->db->n ? (double)S->db->total_res / S->db->n : 1.0;
+    return S->cfg_env.G ? S->cfg_env : pick_cfg((int)qlen, avg, S->pair);
+}
+
+static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const size_t *qlen,
+                          swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+{
+    cuda_state_t *S = (cuda_state_t *)state;
+    int rc = SWGPU_OK;
+    int32_t *row = NULL, *asmb = NULL;
+    mkey_t *keys = NULL;
+    size_t *ord = NULL;
+    mbatch_t *bts = NULL;
+    size_t nb = 0, nmq = 0;
+    const swgpu_cu_cfg_t lcfg = {32, 32, 0};
+    const int many = S->fam == FAM_DPX && !S->streaming && !S->no_many;
+
+    keys = (mkey_t *)malloc((nq ? nq : 1) * sizeof *keys);
+    ord = (size_t *)malloc((nq ? nq : 1) * sizeof *ord);
+    row = (int32_t *)malloc((S->db->n ? S->db->n : 1) * sizeof *row);
+    if (!keys || !ord || !row) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu queries", nq);
+        goto done;
+    }
+    /* queries the many-query kernel takes, sorted by configuration; the
+     * others (empty, other kernel families, streaming, a configuration
+     * without a many-query instance) one at a time through cuda_scan */
+    for (size_t i = 0; i < nq; i++) {
+        if (qlen[i] > (size_t)1 << 30) {
+            rc = swgpu__fail(SWGPU_ERANGE, "backend cuda: query %zu of %zu residues", i + 1,
+                             qlen[i]);
+            goto done;
+        }
+        swgpu_cu_cfg_t c = main_cfg(S, qlen[i]);
+        int ok = many && qlen[i] > 0 && S->db->n > 0 && swgpu__cu_dpx_has_mq(c) &&
+                 swgpu__cu_dpx_has_mq(lcfg);
+        if (ok) {
+            keys[nmq].key = cfg_index(c) * 2 + (qlen[i] > 1024);
+            keys[nmq].len = qlen[i];
+            keys[nmq].i = i;
+            nmq++;
+        } else {
+            rc = cuda_scan(state, q[i], qlen[i], row, st);
+            if (rc == SWGPU_OK)
+                rc = sink(user, i, row);
+            if (rc < 0)
+                goto done;
+        }
+    }
+    if (nmq == 0)
+        goto done;
+    for (int i = 0; i < S->ndev; i++)
+        S->dev[i].overflows = 0; /* cuda_scan above counted its own into st */
+    qsort(keys, nmq, sizeof *keys, cmp_mkey);
+    for (size_t j = 0; j < nmq; j++)
+        ord[j] = keys[j].i;
+
+    /* batches: one configuration each, bounded in cells and score bytes */
+    {
+        size_t maxn = 0;
+        for (int i = 0; i < S->ndev; i++)
+            if (S->dev[i].own >= 0 && S->chunks[S->dev[i].own].n > maxn)
+                maxn = S->chunks[S->dev[i].own].n;
+        size_t qcap = MQ_SCORE_BYTES / ((maxn ? maxn : 1) * sizeof(int32_t));
+        if (qcap < 1)
+            qcap = 1;
+        bts = (mbatch_t *)calloc(nmq, sizeof *bts);
+        if (!bts) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu batches", nmq);
+            goto done;
+        }
+        for (size_t j = 0; j < nmq;) {
+            mbatch_t *bt = &bts[nb++];
+            bt->first = j;
+            bt->cfg = main_cfg(S, keys[j].len);
+            bt->cfgl = lcfg;
+            bt->use_long = keys[j].len > 1024;
+            double cells = 0;
+            size_t e = j;
+            while (e < nmq && keys[e].key == keys[j].key && e - j < qcap &&
+                   (e == j || cells + (double)keys[e].len * S->db->total_res <= MQ_CELLS)) {
+                cells += (double)keys[e].len * S->db->total_res;
+                e++;
+            }
+            bt->n = e - j;
+            for (size_t x = j; x < e; x++) {
+                const int ql = (int)keys[x].len;
+                const int t = (ql + bt->cfg.G * bt->cfg.R - 1) / (bt->cfg.G * bt->cfg.R);
+                const int tl = (ql + 1023) / 1024;
+                if (t > bt->maxtiles) bt->maxtiles = t;
+                if (tl > bt->maxtilesl) bt->maxtilesl = tl;
+                if (ql > bt->maxqlen) bt->maxqlen = ql;
+            }
+            j = e;
+        }
+    }
+    if (S->ndev > 1 && !(asmb = (int32_t *)malloc(S->db->n * sizeof *asmb))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu scores",
+                         (unsigned long long)S->db->n);
+        goto done;
+    }
+    {
+        mq_in_t in = {q, qlen, ord};
+        for (size_t i = 0; i <= nb; i++) {
+            if (i < nb)
+                for (int g = 0; g < S->ndev; g++)
+                    if (S->dev[g].own >= 0 &&
+                        (rc = mq_enqueue(S, &S->dev[g], &S->dev[g].ms[i % NMB], &bts[i], &in)))
+                        goto done;
+            if (i == 0)
+                continue;
+            const mbatch_t *bt = &bts[i - 1];
+            for (int g = 0; g < S->ndev; g++)
+                if (S->dev[g].own >= 0 &&
+                    (rc = mq_finish(S, &S->dev[g], &S->dev[g].ms[(i - 1) % NMB], bt, &in)))
+                    goto done;
+            for (size_t j = 0; j < bt->n; j++) {
+                const int32_t *sc;
+                if (S->ndev == 1) {
+                    sc = S->dev[0].ms[(i - 1) % NMB].h_sc + j * S->chunks[S->dev[0].own].n;
+                } else {
+                    for (int g = 0; g < S->ndev; g++) {
+                        const gpu_t *d = &S->dev[g];
+                        if (d->own < 0)
+                            continue;
+                        const chunk_t *ch = &S->chunks[d->own];
+                        memcpy(asmb + ch->k0, d->ms[(i - 1) % NMB].h_sc + j * ch->n,
+                               ch->n * sizeof(int32_t));
+                    }
+                    sc = asmb;
+                }
+                const size_t qi = ord[bt->first + j];
+                if (st)
+                    st->cells += (uint64_t)qlen[qi] * S->db->total_res;
+                if ((rc = sink(user, qi, sc)) < 0)
+                    goto done;
+            }
+        }
+        if (st)
+            for (int g = 0; g < S->ndev; g++)
+                st->overflows += S->dev[g].overflows;
+    }
+done:
+    if (rc)
+        for (int g = 0; g < S->ndev; g++)
+            if (cudaSetDevice(S->dev[g].id) == cudaSuccess)
+                cudaDeviceSynchronize(); /* nothing in flight once we return */
+    free(keys);
+    free(ord);
+    free(row);
+    free(asmb);
+    free(bts);
+    return rc;
+}
+
 /* ------------------------------------------------------------ destroy */
 
 static void cuda_destroy(void *state)
@@ -1151,6 +1580,25 @@ static void cuda_destroy(void *state)
             if (d->ev_scored[b]) cudaEventDestroy(d->ev_scored[b]);
             if (d->ev_free[b]) cudaEventDestroy(d->ev_free[b]);
         }
+        for (int k = 0; k < NMB; k++) {
+            mslot_t *m = &d->ms[k];
+            cudaFree(m->d_q);
+            cudaFreeHost(m->h_q);
+            cudaFree(m->d_prof);
+            cudaFree(m->d_profl);
+            cudaFree(m->d_mq);
+            cudaFreeHost(m->h_mq);
+            cudaFree(m->d_sc);
+            cudaFreeHost(m->h_sc);
+            cudaFree(m->scr);
+            cudaFree(m->scrl);
+            cudaFree(m->d_ctr);
+            if (m->st) cudaStreamDestroy(m->st);
+            if (m->stl) cudaStreamDestroy(m->stl);
+            if (m->ev_long) cudaEventDestroy(m->ev_long);
+            if (m->ev_done) cudaEventDestroy(m->ev_done);
+        }
+        if (d->sto) cudaStreamDestroy(d->sto);
         if (d->ev_k0) cudaEventDestroy(d->ev_k0);
         if (d->ev_k1) cudaEventDestroy(d->ev_k1);
         cudaFree(d->d_q);
@@ -1195,7 +1643,7 @@ static void cuda_destroy(void *state)
 }
 
 extern "C" const swgpu_engine_ops_t swgpu__engine_cuda = {"cuda", cuda_create, cuda_scan,
-                                                          cuda_destroy};
+                                                          cuda_destroy, cuda_scan_many};
 
 extern "C" int swgpu__cuda_device_count(void)
 {

@@ -160,11 +160,20 @@ static __device__ __forceinline__ uint32_t pair_mad(uint32_t hi, uint32_t one, u
 
 /* ------------------------------------------------------ the DPX kernel */
 
-template <int G, int R, int P>
+/*
+ * MQ (many queries): the work units are (subject unit, query) pairs, unit
+ * u = su * nq + qi, so that every query takes the longest subjects first
+ * and consecutive units read the same subjects (L2); the query's profile,
+ * tile count and score row come from mq[qi].  A single-tile profile stays
+ * in shared memory while a block's consecutive units share the query.
+ * Without MQ the kernel is the one-query kernel (tprof, ntiles, scores).
+ */
+template <int G, int R, int P, bool MQ = false>
 __global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS, P ? 2 : 1)
 k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restrict__ tprof,
       int ntiles, uint32_t noe, uint32_t next, uint32_t voe, uint32_t nk, uint2 *scratch,
-      uint32_t maxlen, int *ctr, int32_t *scores, uint32_t one)
+      uint32_t maxlen, int *ctr, int32_t *scores, uint32_t one,
+      const swgpu_cu_mq_t *__restrict__ mq, uint32_t nq)
 {
     /* noe, next, voe: -oe, -ext, and H = 0 as held (P=3: oe, P=4: 2oe) in
      * both halves; nk = -oe * 0x10001 (P>=3).
@@ -192,21 +201,38 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
     const uint32_t npairs = (count + 1) / 2, nunits = (npairs + NG - 1) / NG;
     uint2 *bnd = scratch ? scratch + (size_t)(blockIdx.x * NG + g) * maxlen : NULL;
 
-    if (ntiles == 1) {
+    if (!MQ && ntiles == 1) {
         if (P >= 1)
             copy_u4(smem_u4, (const uint4 *)tprof, SWGPU_CU_NRES * W / 2);
         else
             copy_tile(prof, tprof, W, 0);
         __syncthreads();
     }
+    uint32_t cached = 0xffffffffu; /* MQ: the query whose single tile is in shared memory */
     for (;;) {
         if (threadIdx.x == 0)
             unit_sh = atomicAdd((unsigned *)ctr, 1u);
         __syncthreads();
-        const uint32_t u = unit_sh;
+        uint32_t u = unit_sh;
         __syncthreads();
-        if (u >= nunits)
+        if (u >= (MQ ? nunits * nq : nunits))
             break;
+        if (MQ) {
+            /* every thread finished the previous unit (the barriers above) */
+            const uint32_t su = u / nq, qi = u - su * nq;
+            u = su;
+            tprof = mq[qi].tprof;
+            ntiles = mq[qi].ntiles;
+            scores = mq[qi].scores;
+            if (ntiles == 1 && qi != cached) {
+                if (P >= 1)
+                    copy_u4(smem_u4, (const uint4 *)tprof, SWGPU_CU_NRES * W / 2);
+                else
+                    copy_tile(prof, tprof, W, 0);
+                __syncthreads();
+            }
+            cached = ntiles == 1 ? qi : 0xffffffffu;
+        }
         /* pairs of the unit, longest first: rank p -> pair npairs-1-p */
         const uint32_t p = u * NG + g;
         const bool live = p < npairs;
@@ -355,30 +381,31 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
 
 typedef void (*dpx_kern_t)(swgpu_cu_batch_t, uint32_t, uint32_t, const int16_t *, int, uint32_t,
                            uint32_t, uint32_t, uint32_t, uint2 *, uint32_t, int *, int32_t *,
-                           uint32_t);
+                           uint32_t, const swgpu_cu_mq_t *, uint32_t);
 
 static const struct {
     swgpu_cu_cfg_t cfg;
     dpx_kern_t kern;
+    dpx_kern_t kern_mq; /* the many-query kernel (default family and long subjects only) */
 } dpx_table[] = {
     {{8, 12, 0}, k_dpx<8, 12, 0>},   {{8, 16, 0}, k_dpx<8, 16, 0>},
     {{8, 20, 0}, k_dpx<8, 20, 0>},   {{8, 24, 0}, k_dpx<8, 24, 0>},
     {{8, 28, 0}, k_dpx<8, 28, 0>},   {{8, 32, 0}, k_dpx<8, 32, 0>},
     {{16, 16, 0}, k_dpx<16, 16, 0>}, {{16, 24, 0}, k_dpx<16, 24, 0>},
-    {{16, 32, 0}, k_dpx<16, 32, 0>}, {{32, 32, 0}, k_dpx<32, 32, 0>},
+    {{16, 32, 0}, k_dpx<16, 32, 0>}, {{32, 32, 0}, k_dpx<32, 32, 0>, k_dpx<32, 32, 0, true>},
     {{8, 12, 1}, k_dpx<8, 12, 1>},   {{8, 16, 1}, k_dpx<8, 16, 1>},
     {{8, 20, 1}, k_dpx<8, 20, 1>},   {{8, 24, 1}, k_dpx<8, 24, 1>},
     {{8, 28, 1}, k_dpx<8, 28, 1>},   {{8, 32, 1}, k_dpx<8, 32, 1>},
     {{8, 20, 2}, k_dpx<8, 20, 2>},   {{8, 24, 2}, k_dpx<8, 24, 2>},
     {{8, 28, 2}, k_dpx<8, 28, 2>},
     /* P=3: P=1's score tables, H and F kept plus oe (cells.cuh, row_sh) */
-    {{8, 12, 3}, k_dpx<8, 12, 3>},   {{8, 16, 3}, k_dpx<8, 16, 3>},
-    {{8, 20, 3}, k_dpx<8, 20, 3>},   {{8, 24, 3}, k_dpx<8, 24, 3>},
+    {{8, 12, 3}, k_dpx<8, 12, 3>, k_dpx<8, 12, 3, true>},   {{8, 16, 3}, k_dpx<8, 16, 3>, k_dpx<8, 16, 3, true>},
+    {{8, 20, 3}, k_dpx<8, 20, 3>, k_dpx<8, 20, 3, true>},   {{8, 24, 3}, k_dpx<8, 24, 3>},
     {{8, 28, 3}, k_dpx<8, 28, 3>},   {{8, 32, 3}, k_dpx<8, 32, 3>},
     /* P=4: the carried form (cells.cuh, row_sh2) */
     {{8, 12, 4}, k_dpx<8, 12, 4>},   {{8, 16, 4}, k_dpx<8, 16, 4>},
-    {{8, 20, 4}, k_dpx<8, 20, 4>},   {{8, 24, 4}, k_dpx<8, 24, 4>},
-    {{8, 28, 4}, k_dpx<8, 28, 4>},   {{8, 32, 4}, k_dpx<8, 32, 4>},
+    {{8, 20, 4}, k_dpx<8, 20, 4>},   {{8, 24, 4}, k_dpx<8, 24, 4>, k_dpx<8, 24, 4, true>},
+    {{8, 28, 4}, k_dpx<8, 28, 4>, k_dpx<8, 28, 4, true>},   {{8, 32, 4}, k_dpx<8, 32, 4>, k_dpx<8, 32, 4, true>},
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
@@ -446,8 +473,44 @@ extern "C" int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t
     dpx_table[i].kern<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
         *b, first, count, tprof, ntiles, LP16::splat(-q->oe), LP16::splat(-q->ext),
         LP16::splat(cfg.P == 4 ? 2 * q->oe : q->oe), 0u - (uint32_t)q->oe * 0x10001u, ntiles > 1 ? (uint2 *)scratch : NULL,
-        maxlen, ctr, scores, 1u);
+        maxlen, ctr, scores, 1u, NULL, 1u);
     CU_LAUNCHED("k_dpx");
+    return SWGPU_OK;
+}
+
+extern "C" int swgpu__cu_dpx_has_mq(swgpu_cu_cfg_t cfg)
+{
+    int i = dpx_find(cfg);
+    return i >= 0 && dpx_table[i].kern_mq != NULL;
+}
+
+extern "C" int swgpu__cu_dpx_mq(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                                const swgpu_cu_mq_t *d_mq, uint32_t nq, int maxtiles, int oe,
+                                int ext, swgpu_cu_cfg_t cfg, int blocks, void *scratch,
+                                uint32_t maxlen, int *ctr, cudaStream_t st)
+{
+    int i = dpx_find(cfg);
+    if (i < 0 || !dpx_table[i].kern_mq)
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: no many-query configuration G=%d R=%d P=%d",
+                           cfg.G, cfg.R, cfg.P);
+    if (count == 0 || nq == 0)
+        return SWGPU_OK;
+    if ((first & 1) || !b->pres || !b->poff)
+        return swgpu__fail(SWGPU_EINVAL, "DPX kernel: needs the pair layout from an even subject");
+    const uint64_t units = ((uint64_t)(count + 1) / 2 + SWGPU_CU_DPX_THREADS / cfg.G - 1) /
+                           (SWGPU_CU_DPX_THREADS / cfg.G);
+    if (units * nq >= 0x7fffffffull)
+        return swgpu__fail(SWGPU_ERANGE, "DPX kernel: %u queries x %llu work units", nq,
+                           (unsigned long long)units);
+    size_t smem = dpx_smem(cfg);
+    CU_CHECK(cudaFuncSetAttribute(dpx_table[i].kern_mq,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
+    dpx_table[i].kern_mq<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
+        *b, first, count, NULL, 1, LP16::splat(-oe), LP16::splat(-ext),
+        LP16::splat(cfg.P == 4 ? 2 * oe : oe), 0u - (uint32_t)oe * 0x10001u,
+        maxtiles > 1 ? (uint2 *)scratch : NULL, maxlen, ctr, NULL, 1u, d_mq, nq);
+    CU_LAUNCHED("k_dpx (many queries)");
     return SWGPU_OK;
 }
 

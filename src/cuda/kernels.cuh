@@ -126,6 +126,30 @@ int swgpu__cu_dpx(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
                   int blocks, void *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
                   cudaStream_t st);
 
+/** One query of a many-query launch of the default kernel (device memory). */
+typedef struct {
+    const int16_t *tprof; /* the query's profile for the launch's configuration */
+    int32_t *scores;      /* its scores: scores[k] for subject k of the batch */
+    int32_t ntiles;       /* its tiles of G*R columns */
+    int32_t pad;
+} swgpu_cu_mq_t;
+
+/** 1 if the default kernel has a many-query instance for cfg. */
+int swgpu__cu_dpx_has_mq(swgpu_cu_cfg_t cfg);
+
+/**
+ * The default kernel for nq queries at once (all with configuration cfg):
+ * subjects [first, first+count) of the batch against every query of
+ * d_mq[0..nq); work units are (subject unit, query) pairs, longest subjects
+ * first.  maxtiles: the most tiles of any of the queries (scratch as
+ * swgpu__cu_dpx_scratch for that query length, NULL when 1).  Scores of
+ * query i go to d_mq[i].scores[first .. first+count).
+ */
+int swgpu__cu_dpx_mq(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                     const swgpu_cu_mq_t *d_mq, uint32_t nq, int maxtiles, int oe, int ext,
+                     swgpu_cu_cfg_t cfg, int blocks, void *scratch, uint32_t maxlen, int *ctr,
+                     cudaStream_t st);
+
 /**
  * Intra-task kernel (32-bit): one thread block per subject, the query
  * split over its SWGPU_CU_INTRA_THREADS threads (SWGPU_CU_INTRA_R columns
