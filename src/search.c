@@ -559,6 +559,10 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     /* the alignment threads, waiting for the first hits */
     if (!opts->no_align) {
         size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores();
+        /* a GPU scan needs one core of its own to feed the GPU (batches,
+         * the hand-over of scores); the others align */
+        if (opts->threads == 0 && nt > 1 && !strcmp(ops->name, "cuda"))
+            nt--;
         tid = malloc(nt * sizeof *tid);
         if (tid)
             for (; started < nt; started++)

@@ -218,6 +218,44 @@ static size_t prof_words(int fam, int qlen)
     }
 }
 
+/* fn(ctx, a, b) over [0, n) in ranges of grain items on all cores (the
+ * host layout of a large database: hundreds of MB to pack at start-up) */
+typedef struct {
+    void (*fn)(void *, uint64_t, uint64_t);
+    void *ctx;
+    uint64_t n, grain;
+    uint64_t next; /* atomic */
+} pfor_t;
+
+static void *pfor_run(void *arg)
+{
+    pfor_t *p = (pfor_t *)arg;
+    for (;;) {
+        uint64_t a = __atomic_fetch_add(&p->next, p->grain, __ATOMIC_RELAXED);
+        if (a >= p->n)
+            return NULL;
+        p->fn(p->ctx, a, a + p->grain < p->n ? a + p->grain : p->n);
+    }
+}
+
+static void par_for(uint64_t n, uint64_t grain, void (*fn)(void *, uint64_t, uint64_t), void *ctx)
+{
+    pfor_t p = {fn, ctx, n, grain ? grain : 1, 0};
+    int T = swgpu__ncores();
+    if (T > 64)
+        T = 64;
+    if ((uint64_t)T > n / p.grain + 1)
+        T = (int)(n / p.grain + 1);
+    pthread_t th[64];
+    int started = 0;
+    for (; started < T - 1; started++)
+        if (pthread_create(&th[started], NULL, pfor_run, &p))
+            break; /* fewer threads: the calling thread does the rest */
+    pfor_run(&p);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
 /* ---------------------------------------------------- DPX configuration */
 
 /*
@@ -341,6 +379,36 @@ static int make_chunks(cuda_state_t *S, const uint64_t *wstart, uint32_t k0, uin
     return SWGPU_OK;
 }
 
+typedef struct {
+    cuda_state_t *S;
+    const chunk_t *ch;
+} pairs_ctx_t;
+
+/* the rows of pairs [p0, p1) of a chunk (offsets already in h_poff) */
+static void fill_pairs(void *arg, uint64_t p0, uint64_t p1)
+{
+    const pairs_ctx_t *pc = (const pairs_ctx_t *)arg;
+    cuda_state_t *S = pc->S;
+    const chunk_t *ch = pc->ch;
+    uint16_t *dst = S->h_pres + ch->pr0;
+    for (uint64_t p = p0; p < p1; p++) {
+        uint32_t a = ch->k0 + 2 * (uint32_t)p, la = S->h_len[a];
+        uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0, L = la > lb ? la : lb;
+        const uint8_t *ra = S->db->res + S->db->off[a];
+        const uint8_t *rb = lb ? S->db->res + S->db->off[a + 1] : NULL;
+        uint16_t *row = dst + S->h_poff[ch->pp0 + p];
+        const uint32_t m = la < lb ? la : lb;
+        uint32_t j = 0;
+        for (; j < m; j++)
+            row[j] = (uint16_t)((ra[j] & 31u) | (rb[j] & 31u) << 8);
+        for (; j < L; j++) {
+            uint32_t x = j < la ? (ra[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
+            uint32_t y = j < lb ? (rb[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
+            row[j] = (uint16_t)(x | y << 8);
+        }
+    }
+}
+
 /* the DPX pair layout of every chunk: rows of (code 2p | code 2p+1 << 8) */
 static int make_pairs(cuda_state_t *S, int pinned)
 {
@@ -374,23 +442,43 @@ static int make_pairs(cuda_state_t *S, int pinned)
         return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu bytes", bytes);
     for (int c = 0; c < S->nchunks; c++) {
         const chunk_t *ch = &S->chunks[c];
-        uint16_t *dst = S->h_pres + ch->pr0;
         uint64_t o = 0;
         for (uint32_t p = 0; p < ch->np; p++) {
             uint32_t a = ch->k0 + 2 * p, la = S->h_len[a];
-            uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0, L = la > lb ? la : lb;
-            const uint8_t *ra = S->db->res + S->db->off[a];
-            const uint8_t *rb = lb ? S->db->res + S->db->off[a + 1] : NULL;
+            uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0;
             S->h_poff[ch->pp0 + p] = (uint32_t)o;
-            for (uint32_t j = 0; j < L; j++) {
-                uint32_t x = j < la ? (ra[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
-                uint32_t y = j < lb ? (rb[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
-                dst[o + j] = (uint16_t)(x | y << 8);
-            }
-            o += L;
+            o += la > lb ? la : lb;
         }
+        pairs_ctx_t pc = {S, ch};
+        par_for(ch->np, 2048, fill_pairs, &pc);
     }
     return SWGPU_OK;
+}
+
+typedef struct {
+    const swgpu_db_t *db;
+    const uint64_t *wstart;
+    uint32_t *h_res;
+} pack_ctx_t;
+
+/* subjects [k0, k1) packed 4 residues per word */
+static void pack_res(void *arg, uint64_t k0, uint64_t k1)
+{
+    const pack_ctx_t *pk = (const pack_ctx_t *)arg;
+    for (uint64_t k = k0; k < k1; k++) {
+        uint64_t l = pk->db->off[k + 1] - pk->db->off[k], nw = (l + 3) / 4;
+        const uint8_t *r = pk->db->res + pk->db->off[k];
+        uint32_t *dst = pk->h_res + pk->wstart[k];
+        for (uint64_t i = 0; i < nw; i++) {
+            uint32_t word = 0;
+            for (int b = 0; b < 4; b++) {
+                uint64_t j = 4 * i + b;
+                uint32_t c = j < l ? (r[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
+                word |= c << (8 * b);
+            }
+            dst[i] = word;
+        }
+    }
 }
 
 static int dev_setup(cuda_state_t *S, gpu_t *d)
@@ -434,6 +522,7 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
     const char *env;
     cudaError_t e;
 
+    const double t_start = swgpu__now();
     *state = NULL;
     e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count <= 0) {
@@ -544,6 +633,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             goto fail;
     }
 
+    swgpu__log(SWGPU_LOG_INFO, "cuda: %d device(s) ready (%.3f s)", S->ndev,
+               swgpu__now() - t_start);
     /* host layout: word starts of the sorted subjects */
     {
         uint64_t n = db->n, w = 0;
@@ -649,21 +740,10 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
                 goto fail;
             }
         }
-        for (uint64_t k = 0; k < n; k++) {
-            uint64_t l = db->off[k + 1] - db->off[k], nw = (l + 3) / 4;
-            const uint8_t *r = db->res + db->off[k];
-            uint32_t *dst = S->h_res + wstart[k];
-            for (uint64_t i = 0; i < nw; i++) {
-                uint32_t word = 0;
-                for (int b = 0; b < 4; b++) {
-                    uint64_t j = 4 * i + b;
-                    uint32_t c = j < l ? (r[j] & 31u) : (uint32_t)SWGPU_CU_PAD;
-                    word |= c << (8 * b);
-                }
-                dst[i] = word;
-            }
-        }
+        pack_ctx_t pk = {db, wstart, S->h_res};
+        par_for(n, 1024, pack_res, &pk);
     }
+    swgpu__log(SWGPU_LOG_INFO, "cuda: database packed (%.3f s)", swgpu__now() - t_start);
 
     if (S->fam == FAM_DPX && (rc = make_pairs(S, S->streaming)))
         goto fail;
@@ -697,8 +777,9 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             d->nbuf_used = NBUF;
         }
     }
-    swgpu__log(SWGPU_LOG_INFO, "cuda: %d GPU(s), kernel %s, %s, %d chunk(s)", S->ndev,
-               fam_names[S->fam], S->streaming ? "streaming" : "resident", S->nchunks);
+    swgpu__log(SWGPU_LOG_INFO, "cuda: %d GPU(s), kernel %s, %s, %d chunk(s) (%.3f s)", S->ndev,
+               fam_names[S->fam], S->streaming ? "streaming" : "resident", S->nchunks,
+               swgpu__now() - t_start);
     free(wstart);
     *state = S;
     return SWGPU_OK;
@@ -1495,6 +1576,68 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
             }
             j = e;
         }
+    }
+    /* every slot's buffers at their largest size now: pinned memory is
+     * slow to allocate, so it is allocated once, not grown batch by batch */
+    {
+        size_t mq_ = 0, mp = 0, mpl = 0, mnq = 0;
+        for (size_t b = 0; b < nb; b++) {
+            size_t q_ = 0, p_ = 0, pl = 0;
+            for (size_t j = 0; j < bts[b].n; j++) {
+                const int ql = (int)qlen[ord[bts[b].first + j]];
+                q_ += align16((size_t)ql);
+                p_ += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfg, ql));
+                if (bts[b].use_long)
+                    pl += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfgl, ql));
+            }
+            if (q_ > mq_) mq_ = q_;
+            if (p_ > mp) mp = p_;
+            if (pl > mpl) mpl = pl;
+            if (bts[b].n > mnq) mnq = bts[b].n;
+        }
+        for (int g = 0; g < S->ndev && !rc; g++) {
+            gpu_t *d = &S->dev[g];
+            if (d->own < 0)
+                continue;
+            const size_t n = S->chunks[d->own].n;
+            if ((rc = cudaSetDevice(d->id) == cudaSuccess ? SWGPU_OK
+                                                          : swgpu__fail(SWGPU_EDEVICE, "cudaSetDevice")))
+                break;
+            /* boundary scratch (cudaFree inside the loop would wait for the GPU) */
+            const chunk_t *ch = &S->chunks[d->own];
+            size_t sb = 0, sbl = 0;
+            for (size_t b = 0; b < nb && !rc; b++) {
+                int per = 0;
+                const uint32_t nshort = bts[b].use_long ? ch->nshort : ch->n;
+                if (nshort && !(rc = swgpu__cu_dpx_occupancy(bts[b].cfg, &per))) {
+                    size_t x = swgpu__cu_dpx_scratch(bts[b].cfg, bts[b].maxqlen,
+                                                     S->h_len[ch->k0 + nshort - 1],
+                                                     (per > 0 ? per : 1) * d->sms);
+                    if (x > sb) sb = x;
+                }
+                if (!rc && bts[b].use_long && nshort < ch->n &&
+                    !(rc = swgpu__cu_dpx_occupancy(bts[b].cfgl, &per))) {
+                    size_t x = swgpu__cu_dpx_scratch(bts[b].cfgl, bts[b].maxqlen, ch->maxlen,
+                                                     (per > 0 ? per : 1) * d->sms);
+                    if (x > sbl) sbl = x;
+                }
+            }
+            for (int k = 0; k < NMB && !rc; k++) {
+                mslot_t *m = &d->ms[k];
+                if ((rc = mslot_setup(d, m)) || (rc = dgrow(&m->scr, &m->cap_scr, sb)) ||
+                    (rc = dgrow(&m->scrl, &m->cap_scrl, sbl)) || (rc = hgrow((void **)&m->h_q, &m->cap_hq, mq_)) ||
+                    (rc = dgrow((void **)&m->d_q, &m->cap_q, mq_)) ||
+                    (rc = dgrow(&m->d_prof, &m->cap_prof, mp)) ||
+                    (mpl && (rc = dgrow(&m->d_profl, &m->cap_profl, mpl))) ||
+                    (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * mnq * sizeof(swgpu_cu_mq_t))) ||
+                    (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * mnq * sizeof(swgpu_cu_mq_t))) ||
+                    (rc = hgrow((void **)&m->h_sc, &m->cap_hsc, mnq * n * sizeof(int32_t))) ||
+                    (rc = dgrow((void **)&m->d_sc, &m->cap_sc, mnq * n * sizeof(int32_t))))
+                    break;
+            }
+        }
+        if (rc)
+            goto done;
     }
     if (S->ndev > 1 && !(asmb = (int32_t *)malloc(S->db->n * sizeof *asmb))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu scores",
