@@ -323,6 +323,15 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                  swgpu_search_result_t **out);
 void swgpu_search_result_destroy(swgpu_search_result_t *r);
 
+/**
+ * Optional: start setting up the backend that o selects (for a GPU: the
+ * driver and each GPU's context, a few tenths of a second) on a background
+ * thread, so that it overlaps the caller's own work, such as reading the
+ * input files; swgpu_search then waits for it as needed.  Returns SWGPU_OK
+ * whether or not a GPU is present.
+ */
+int swgpu_backend_prepare(const swgpu_opts_t *o);
+
 /* ---------------------------------------------------------------- output */
 
 typedef struct swgpu_outfmt swgpu_outfmt_t;

@@ -50,3 +50,19 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
         return SWGPU_OK;
     }
 }
+
+int swgpu_backend_prepare(const swgpu_opts_t *o)
+{
+    if (!o)
+        return swgpu__fail(SWGPU_EINVAL, "backend prepare: NULL options");
+#if SWGPU_HAVE_CUDA
+    const char *env = getenv("SWGPU_BACKEND");
+    int b = o->backend;
+    if (b == SWGPU_BACKEND_AUTO && env && *env)
+        b = !strcmp(env, "cuda") ? SWGPU_BACKEND_CUDA
+            : !strcmp(env, "auto") ? SWGPU_BACKEND_AUTO : SWGPU_BACKEND_CPU;
+    if (b == SWGPU_BACKEND_AUTO || b == SWGPU_BACKEND_CUDA)
+        swgpu__cuda_prepare(o->gpus);
+#endif
+    return SWGPU_OK;
+}

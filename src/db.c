@@ -36,6 +36,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <pthread.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -199,6 +201,62 @@ static uint32_t crc_update(uint32_t crc, const void *data, uint64_t len)
         crc = (uint32_t)crc32(crc, p, chunk);
         p += chunk;
         len -= chunk;
+    }
+    return crc;
+}
+
+/* The CRC of a large mapped file on all cores: pieces in parallel, joined
+ * with zlib's crc32_combine (a 250 MB database took 0.15 s on one core). */
+typedef struct {
+    const unsigned char *p;
+    uint64_t len;
+    uint32_t crc;
+    const unsigned char *res, *res_end; /* residue codes to check, where in [p, p+len) */
+    uint8_t lim, bad;
+} crc_piece_t;
+
+static void *crc_piece(void *arg)
+{
+    crc_piece_t *c = arg;
+    c->crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), c->p, c->len);
+    const unsigned char *a = c->p > c->res ? c->p : c->res;
+    const unsigned char *b = c->p + c->len < c->res_end ? c->p + c->len : c->res_end;
+    uint8_t bad = 0;
+    for (; a < b; a++)
+        bad |= *a >= c->lim;
+    c->bad = bad;
+    return NULL;
+}
+
+/* also *bad = 1 when a byte of [res, res + nres) is >= lim */
+static uint32_t crc_parallel(const unsigned char *p, uint64_t len, const unsigned char *res,
+                             uint64_t nres, uint8_t lim, uint8_t *bad)
+{
+    enum { MAXT = 32 };
+    int T = swgpu__ncores();
+    if (T > MAXT)
+        T = MAXT;
+    if (len < ((uint64_t)8 << 20) || T < 2)
+        T = 1;
+    crc_piece_t pc[MAXT];
+    pthread_t th[MAXT];
+    int started[MAXT] = {0};
+    for (int t = 0; t < T; t++) {
+        uint64_t a = len * (uint64_t)t / (uint64_t)T, b = len * (uint64_t)(t + 1) / (uint64_t)T;
+        pc[t] = (crc_piece_t){p + a, b - a, 0, res, res + nres, lim, 0};
+        if (t > 0)
+            started[t] = pthread_create(&th[t], NULL, crc_piece, &pc[t]) == 0;
+    }
+    crc_piece(&pc[0]);
+    uint32_t crc = pc[0].crc;
+    *bad = pc[0].bad;
+    for (int t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            crc_piece(&pc[t]);
+        crc = (uint32_t)crc32_combine(crc, pc[t].crc, (z_off_t)pc[t].len);
+        *bad |= pc[t].bad;
     }
     return crc;
 }
@@ -378,7 +436,9 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
         BAD("database %s: inconsistent offsets (no padding after the residues)", path);
     if (sec[SEC_NAMES].size < 2 * n)
         BAD("database %s: inconsistent offsets (names section too small)", path);
-    uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), map + DB_HDR, size - DB_HDR);
+    uint8_t bad = 0, lim = (uint8_t)swgpu_alphabet_size((swgpu_alphabet_t)alphabet);
+    uint32_t crc = crc_parallel(map + DB_HDR, size - DB_HDR, map + sec[SEC_RES].off, total, lim,
+                                &bad);
     if (crc != get_u32(map + 144))
         BAD("database %s: checksum mismatch (corrupt file)", path);
 
@@ -411,8 +471,6 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
             pos = (uint64_t)(p - names) + 1;
         }
     }
-    uint8_t bad = 0, lim = (uint8_t)swgpu_alphabet_size((swgpu_alphabet_t)alphabet);
-    for (uint64_t i = 0; i < total; i++) bad |= res[i] >= lim;
     if (bad) BAD("database %s: residue code out of range for the %s alphabet", path, swgpu_alphabet_name((swgpu_alphabet_t)alphabet));
 
     db = calloc(1, sizeof *db);

@@ -130,6 +130,9 @@ extern const swgpu_engine_ops_t swgpu__engine_cpu; /* src/simd/cpu_engine.c */
 extern const swgpu_engine_ops_t swgpu__engine_cuda; /* src/cuda/engine.cu */
 /** Number of visible CUDA devices (0 when none or no driver). */
 int swgpu__cuda_device_count(void);
+/** Set up the driver and the first `gpus` GPUs' contexts (0: all) on a
+ *  background thread; the engine and swgpu__cuda_device_count wait for it. */
+void swgpu__cuda_prepare(int gpus);
 #endif
 
 #endif /* SWGPU_INTERNAL_H */

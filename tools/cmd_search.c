@@ -272,6 +272,7 @@ int swgpu_cmd_search(int argc, char **argv)
         lib_error(rc);
         return 1;
     }
+    swgpu_backend_prepare(&o); /* the GPU's set-up overlaps reading the inputs */
     if ((rc = swgpu_outfmt_parse(fmtspec, &fmt)) < 0 ||
         (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
         lib_error(rc);

@@ -217,18 +217,20 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         __syncthreads();
         if (u >= (MQ ? nunits * nq : nunits))
             break;
+        /* MQ: only the query's index stays live (its profile and score row
+         * are read from the table where used: registers are scarce at R >= 24) */
+        uint32_t qi = 0;
         if (MQ) {
             /* every thread finished the previous unit (the barriers above) */
-            const uint32_t su = u / nq, qi = u - su * nq;
+            const uint32_t su = u / nq;
+            qi = u - su * nq;
             u = su;
-            tprof = mq[qi].tprof;
             ntiles = mq[qi].ntiles;
-            scores = mq[qi].scores;
             if (ntiles == 1 && qi != cached) {
                 if (P >= 1)
-                    copy_u4(smem_u4, (const uint4 *)tprof, SWGPU_CU_NRES * W / 2);
+                    copy_u4(smem_u4, (const uint4 *)mq[qi].tprof, SWGPU_CU_NRES * W / 2);
                 else
-                    copy_tile(prof, tprof, W, 0);
+                    copy_tile(prof, mq[qi].tprof, W, 0);
                 __syncthreads();
             }
             cached = ntiles == 1 ? qi : 0xffffffffu;
@@ -302,11 +304,12 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         for (int tile = 0; tile < ntiles; tile++) {
             if (ntiles > 1) {
                 __syncthreads();
+                const int16_t *tp = MQ ? mq[qi].tprof : tprof;
                 if (P >= 1)
-                    copy_u4(smem_u4, (const uint4 *)tprof + (size_t)tile * (SWGPU_CU_NRES * W / 2),
+                    copy_u4(smem_u4, (const uint4 *)tp + (size_t)tile * (SWGPU_CU_NRES * W / 2),
                             SWGPU_CU_NRES * W / 2);
                 else
-                    copy_tile(prof, tprof, W, tile);
+                    copy_tile(prof, tp, W, tile);
                 __syncthreads();
             }
             lstart();
@@ -372,9 +375,10 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         if (P == 4)
             m = __viaddmax_s16x2_relu(m, noe, 0u); /* H + oe -> H */
         if (live && t == 0) {
-            scores[ka] = sw_lo16(m);
+            int32_t *out = MQ ? mq[qi].scores : scores;
+            out[ka] = sw_lo16(m);
             if (kb < end)
-                scores[kb] = sw_hi16(m);
+                out[kb] = sw_hi16(m);
         }
     }
 }
