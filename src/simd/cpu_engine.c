@@ -500,6 +500,10 @@ typedef struct {
     void **work;                 /* per thread: kernel scratch */
     int32_t **work32;            /* per thread: scalar scratch */
     int32_t **best8;             /* per thread: outputs of one 8-bit unit */
+    uint8_t **cols16;            /* per thread: 16-bit interleave buffer kept across
+                                    queries (NULL: one allocated per phase) */
+    size_t *cols16_cap;          /* its bytes */
+    uint8_t letters[SWGPU_NCODES]; /* the distinct codes of the query (qp.letters) */
 } scan_ctx_t;
 
 typedef struct {
@@ -601,25 +605,39 @@ static int barrier_wait(scan_ctx_t *c)
     return barrier_pass(&c->barrier);
 }
 
-static void *scan_worker(void *argp)
+/* The 16-bit interleave buffer of thread tid for targets of up to maxlen
+ * residues: the thread's kept one (grown as needed) or a new one. */
+static uint8_t *cols16_get(scan_ctx_t *c, int tid, size_t maxlen)
 {
-    scan_arg_t *arg = argp;
-    scan_ctx_t *c = arg->c;
+    const size_t bytes = ((maxlen + SWGPU__COLS) * (size_t)c->s->k->lanes16 + 63) / 64 * 64;
+    if (!c->cols16) return aligned_alloc(64, bytes);
+    if (c->cols16_cap[tid] < bytes) {
+        free(c->cols16[tid]);
+        c->cols16[tid] = aligned_alloc(64, bytes);
+        c->cols16_cap[tid] = c->cols16[tid] ? bytes : 0;
+    }
+    return c->cols16[tid];
+}
+
+/* The 8-, 16- and 32-bit phases of one query, run by every one of the
+ * c->nthreads threads (tid 0 .. nthreads-1) with c->next at 0. */
+static void scan_phases(scan_ctx_t *c, int tid)
+{
     const cpu_state_t *s = c->s;
     const swgpu_db_t *db = s->db;
-    void *work = c->work[arg->tid];
-    int32_t *work32 = c->work32[arg->tid];
+    void *work = c->work[tid];
+    int32_t *work32 = c->work32[tid];
     uint8_t *cols16 = NULL;
     size_t i;
 
     if (s->use8) {
-        int32_t *best = c->best8[arg->tid];
+        int32_t *best = c->best8[tid];
         while ((i = atomic_fetch_add(&c->next, 1)) < s->nunit)
             phase8_unit(c, i, work, best); /* units come longest first */
         if (barrier_wait(c)) collect(c, CEIL8);
         barrier_wait(c);
     } else if (s->use16) {
-        if (arg->tid == 0) {
+        if (tid == 0) {
             for (i = 0; i < db->n; i++) c->ov[i] = i;
             c->n_ov = db->n;
         }
@@ -630,14 +648,14 @@ static void *scan_worker(void *argp)
         const size_t ngroups = (c->n_ov + lanes - 1) / lanes;
         /* ov is in sorted order: the last target is the longest */
         size_t maxlen = (size_t)(db->off[c->ov[c->n_ov - 1] + 1] - db->off[c->ov[c->n_ov - 1]]);
-        cols16 = aligned_alloc(64, ((maxlen + SWGPU__COLS) * lanes + 63) / 64 * 64);
+        cols16 = cols16_get(c, tid, maxlen);
         if (!cols16) atomic_store(&c->failed, 1);
         while (cols16 && (i = atomic_fetch_add(&c->next, 1)) < ngroups)
             phase16_group(c, ngroups - 1 - i, work, cols16);
         if (barrier_wait(c)) collect(c, CEIL16);
         barrier_wait(c);
     } else if (!s->use16) {
-        if (arg->tid == 0) {
+        if (tid == 0) {
             for (i = 0; i < db->n; i++) c->ov[i] = i;
             c->n_ov = db->n;
         }
@@ -645,8 +663,74 @@ static void *scan_worker(void *argp)
     }
     while ((i = atomic_fetch_add(&c->next, 1)) < c->n_ov)
         score32_target(c, c->ov[c->n_ov - 1 - i], work32);
-    free(cols16);
+    if (!c->cols16) free(cols16);
+}
+
+static void *scan_worker(void *argp)
+{
+    scan_arg_t *arg = argp;
+    scan_phases(arg->c, arg->tid);
     return NULL;
+}
+
+/* The checks scan() makes on a query before scoring it (a non-empty
+ * database): the 32-bit score range, the residue codes. */
+static int check_query(const cpu_state_t *s, const uint8_t *q, size_t qlen)
+{
+    const swgpu_db_t *db = s->db;
+    /* the best score is at most max(s) * the shorter length: it must fit */
+    if ((uint64_t)(s->smax > 0 ? s->smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
+        (uint64_t)1 << 29)
+        return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
+                           "to %llu with matrix maximum %d may exceed the 32-bit score range",
+                           qlen, (unsigned long long)db->max_len, s->smax);
+    for (size_t i = 0; i < qlen; i++)
+        if (q[i] >= SWGPU__PAD)
+            return swgpu__fail(SWGPU_EINVAL, "cpu engine: query position %zu: residue code %u out of range",
+                               i, q[i]);
+    return SWGPU_OK;
+}
+
+/* Point c at query q (checked) and the scores it writes, ready for its
+ * first phase. */
+static void query_init(scan_ctx_t *c, const uint8_t *q, size_t qlen, int32_t *scores)
+{
+    const cpu_state_t *s = c->s;
+    int seen[SWGPU_NCODES] = {0}, n_letters = 0;
+    for (size_t i = 0; i < qlen; i++)
+        if (!seen[q[i]]) {
+            seen[q[i]] = 1;
+            c->letters[n_letters++] = q[i];
+        }
+    c->qp.q = q;
+    c->qp.qlen = qlen;
+    c->qp.letters = c->letters;
+    c->qp.n_letters = n_letters;
+    c->qp.row8 = s->row8;
+    c->qp.row16 = s->row16;
+    c->qp.row16b = s->row16b;
+    c->qp.gap_oe = s->gap_open + s->gap_extend;
+    c->qp.gap_e = s->gap_extend;
+    c->scores = scores;
+    c->n_ov = 0;
+    c->n_rescored = 0;
+    atomic_store(&c->next, 0);
+    atomic_store(&c->failed, 0);
+}
+
+/* The sequences of sparse units, one at a time with the pair kernel on
+ * `threads` threads each. */
+static int pair_phase(const cpu_state_t *s, const uint8_t *q, size_t qlen, int threads,
+                      int32_t *scores)
+{
+    const swgpu_db_t *db = s->db;
+    for (size_t i = 0; i < s->npair; i++) {
+        uint32_t k = s->pair_k[i];
+        int rc = pair_score(s, q, qlen, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]),
+                            threads, &scores[k]);
+        if (rc) return rc;
+    }
+    return SWGPU_OK;
 }
 
 static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
@@ -657,48 +741,22 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
     scan_ctx_t c;
     pthread_t tids[256];
     scan_arg_t args[256];
-    uint8_t letters[SWGPU_NCODES];
-    int seen[SWGPU_NCODES] = {0};
-    int nt, t, started = 0, n_letters = 0, rc = SWGPU_OK;
-    size_t i, work_bytes;
+    int nt, t, started = 0, rc = SWGPU_OK;
+    size_t work_bytes;
 
     if (db->n == 0) return SWGPU_OK;
-    /* the best score is at most max(s) * the shorter length: it must fit */
-    if ((uint64_t)(s->smax > 0 ? s->smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
-        (uint64_t)1 << 29)
-        return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
-                           "to %llu with matrix maximum %d may exceed the 32-bit score range",
-                           qlen, (unsigned long long)db->max_len, s->smax);
+    rc = check_query(s, q, qlen);
+    if (rc) return rc;
     /* 0 for empty sequences, which have no place in the 8-bit layout */
     memset(scores, 0, (size_t)db->n * sizeof *scores);
     if (qlen == 0) return SWGPU_OK;
-    for (i = 0; i < qlen; i++) {
-        if (q[i] >= SWGPU__PAD)
-            return swgpu__fail(SWGPU_EINVAL, "cpu engine: query position %zu: residue code %u out of range",
-                               i, q[i]);
-        if (!seen[q[i]]) {
-            seen[q[i]] = 1;
-            letters[n_letters++] = q[i];
-        }
-    }
     memset(&c, 0, sizeof c);
     c.s = s;
-    c.qp.q = q;
-    c.qp.qlen = qlen;
-    c.qp.letters = letters;
-    c.qp.n_letters = n_letters;
-    c.qp.row8 = s->row8;
-    c.qp.row16 = s->row16;
-    c.qp.row16b = s->row16b;
-    c.qp.gap_oe = s->gap_open + s->gap_extend;
-    c.qp.gap_e = s->gap_extend;
-    c.scores = scores;
+    query_init(&c, q, qlen, scores);
     nt = s->threads;
     if (s->use8 && (size_t)nt > s->nunit) nt = (int)s->nunit;
     if (nt < 1) nt = 1;
     c.nthreads = nt;
-    atomic_init(&c.next, 0);
-    atomic_init(&c.failed, 0);
     c.ov = malloc((size_t)db->n * sizeof *c.ov);
     c.work = calloc((size_t)nt, sizeof *c.work);
     c.work32 = calloc((size_t)nt, sizeof *c.work32);
@@ -711,12 +769,8 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
         if (s->use8 && !(c.best8[t] = malloc(s->max_slots * sizeof(int32_t)))) goto nomem;
     }
     /* sequences of sparse units: one at a time, all threads on each */
-    for (i = 0; i < s->npair; i++) {
-        uint32_t k = s->pair_k[i];
-        rc = pair_score(s, q, qlen, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]), s->threads,
-                        &scores[k]);
-        if (rc) goto done;
-    }
+    rc = pair_phase(s, q, qlen, s->threads, scores);
+    if (rc) goto done;
     if (barrier_init(&c.barrier, nt)) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: cannot create a thread barrier");
         goto done;
