@@ -18,6 +18,9 @@
  * plus one per target rescored at 32 bits (a target redone at both counts
  * twice).
  *
+ * scan_many() runs the same phases for many queries with one set of
+ * threads, most queries one per thread (see "scan_many" below).
+ *
  * Which phases apply depends on the matrix and gaps: the 8-bit phase needs
  * scores in [-128, 127] and open+extend <= 127, the 16-bit one the same
  * within int16; otherwise targets start at the next wider phase.
