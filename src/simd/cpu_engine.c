@@ -18,6 +18,9 @@
  * plus one per target rescored at 32 bits (a target redone at both counts
  * twice).
  *
+ * scan_many() runs the same phases for many queries with one set of
+ * threads, most queries one per thread (see "scan_many" below).
+ *
  * Which phases apply depends on the matrix and gaps: the 8-bit phase needs
  * scores in [-128, 127] and open+extend <= 127, the 16-bit one the same
  * within int16; otherwise targets start at the next wider phase.
@@ -500,6 +503,10 @@ typedef struct {
     void **work;                 /* per thread: kernel scratch */
     int32_t **work32;            /* per thread: scalar scratch */
     int32_t **best8;             /* per thread: outputs of one 8-bit unit */
+    uint8_t **cols16;            /* per thread: 16-bit interleave buffer kept across
+                                    queries (NULL: one allocated per phase) */
+    size_t *cols16_cap;          /* its bytes */
+    uint8_t letters[SWGPU_NCODES]; /* the distinct codes of the query (qp.letters) */
 } scan_ctx_t;
 
 typedef struct {
@@ -601,25 +608,39 @@ static int barrier_wait(scan_ctx_t *c)
     return barrier_pass(&c->barrier);
 }
 
-static void *scan_worker(void *argp)
+/* The 16-bit interleave buffer of thread tid for targets of up to maxlen
+ * residues: the thread's kept one (grown as needed) or a new one. */
+static uint8_t *cols16_get(scan_ctx_t *c, int tid, size_t maxlen)
 {
-    scan_arg_t *arg = argp;
-    scan_ctx_t *c = arg->c;
+    const size_t bytes = ((maxlen + SWGPU__COLS) * (size_t)c->s->k->lanes16 + 63) / 64 * 64;
+    if (!c->cols16) return aligned_alloc(64, bytes);
+    if (c->cols16_cap[tid] < bytes) {
+        free(c->cols16[tid]);
+        c->cols16[tid] = aligned_alloc(64, bytes);
+        c->cols16_cap[tid] = c->cols16[tid] ? bytes : 0;
+    }
+    return c->cols16[tid];
+}
+
+/* The 8-, 16- and 32-bit phases of one query, run by every one of the
+ * c->nthreads threads (tid 0 .. nthreads-1) with c->next at 0. */
+static void scan_phases(scan_ctx_t *c, int tid)
+{
     const cpu_state_t *s = c->s;
     const swgpu_db_t *db = s->db;
-    void *work = c->work[arg->tid];
-    int32_t *work32 = c->work32[arg->tid];
+    void *work = c->work[tid];
+    int32_t *work32 = c->work32[tid];
     uint8_t *cols16 = NULL;
     size_t i;
 
     if (s->use8) {
-        int32_t *best = c->best8[arg->tid];
+        int32_t *best = c->best8[tid];
         while ((i = atomic_fetch_add(&c->next, 1)) < s->nunit)
             phase8_unit(c, i, work, best); /* units come longest first */
         if (barrier_wait(c)) collect(c, CEIL8);
         barrier_wait(c);
     } else if (s->use16) {
-        if (arg->tid == 0) {
+        if (tid == 0) {
             for (i = 0; i < db->n; i++) c->ov[i] = i;
             c->n_ov = db->n;
         }
@@ -630,14 +651,14 @@ static void *scan_worker(void *argp)
         const size_t ngroups = (c->n_ov + lanes - 1) / lanes;
         /* ov is in sorted order: the last target is the longest */
         size_t maxlen = (size_t)(db->off[c->ov[c->n_ov - 1] + 1] - db->off[c->ov[c->n_ov - 1]]);
-        cols16 = aligned_alloc(64, ((maxlen + SWGPU__COLS) * lanes + 63) / 64 * 64);
+        cols16 = cols16_get(c, tid, maxlen);
         if (!cols16) atomic_store(&c->failed, 1);
         while (cols16 && (i = atomic_fetch_add(&c->next, 1)) < ngroups)
             phase16_group(c, ngroups - 1 - i, work, cols16);
         if (barrier_wait(c)) collect(c, CEIL16);
         barrier_wait(c);
     } else if (!s->use16) {
-        if (arg->tid == 0) {
+        if (tid == 0) {
             for (i = 0; i < db->n; i++) c->ov[i] = i;
             c->n_ov = db->n;
         }
@@ -645,8 +666,74 @@ static void *scan_worker(void *argp)
     }
     while ((i = atomic_fetch_add(&c->next, 1)) < c->n_ov)
         score32_target(c, c->ov[c->n_ov - 1 - i], work32);
-    free(cols16);
+    if (!c->cols16) free(cols16);
+}
+
+static void *scan_worker(void *argp)
+{
+    scan_arg_t *arg = argp;
+    scan_phases(arg->c, arg->tid);
     return NULL;
+}
+
+/* The checks scan() makes on a query before scoring it (a non-empty
+ * database): the 32-bit score range, the residue codes. */
+static int check_query(const cpu_state_t *s, const uint8_t *q, size_t qlen)
+{
+    const swgpu_db_t *db = s->db;
+    /* the best score is at most max(s) * the shorter length: it must fit */
+    if ((uint64_t)(s->smax > 0 ? s->smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
+        (uint64_t)1 << 29)
+        return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
+                           "to %llu with matrix maximum %d may exceed the 32-bit score range",
+                           qlen, (unsigned long long)db->max_len, s->smax);
+    for (size_t i = 0; i < qlen; i++)
+        if (q[i] >= SWGPU__PAD)
+            return swgpu__fail(SWGPU_EINVAL, "cpu engine: query position %zu: residue code %u out of range",
+                               i, q[i]);
+    return SWGPU_OK;
+}
+
+/* Point c at query q (checked) and the scores it writes, ready for its
+ * first phase. */
+static void query_init(scan_ctx_t *c, const uint8_t *q, size_t qlen, int32_t *scores)
+{
+    const cpu_state_t *s = c->s;
+    int seen[SWGPU_NCODES] = {0}, n_letters = 0;
+    for (size_t i = 0; i < qlen; i++)
+        if (!seen[q[i]]) {
+            seen[q[i]] = 1;
+            c->letters[n_letters++] = q[i];
+        }
+    c->qp.q = q;
+    c->qp.qlen = qlen;
+    c->qp.letters = c->letters;
+    c->qp.n_letters = n_letters;
+    c->qp.row8 = s->row8;
+    c->qp.row16 = s->row16;
+    c->qp.row16b = s->row16b;
+    c->qp.gap_oe = s->gap_open + s->gap_extend;
+    c->qp.gap_e = s->gap_extend;
+    c->scores = scores;
+    c->n_ov = 0;
+    c->n_rescored = 0;
+    atomic_store(&c->next, 0);
+    atomic_store(&c->failed, 0);
+}
+
+/* The sequences of sparse units, one at a time with the pair kernel on
+ * `threads` threads each. */
+static int pair_phase(const cpu_state_t *s, const uint8_t *q, size_t qlen, int threads,
+                      int32_t *scores)
+{
+    const swgpu_db_t *db = s->db;
+    for (size_t i = 0; i < s->npair; i++) {
+        uint32_t k = s->pair_k[i];
+        int rc = pair_score(s, q, qlen, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]),
+                            threads, &scores[k]);
+        if (rc) return rc;
+    }
+    return SWGPU_OK;
 }
 
 static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
@@ -657,48 +744,22 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
     scan_ctx_t c;
     pthread_t tids[256];
     scan_arg_t args[256];
-    uint8_t letters[SWGPU_NCODES];
-    int seen[SWGPU_NCODES] = {0};
-    int nt, t, started = 0, n_letters = 0, rc = SWGPU_OK;
-    size_t i, work_bytes;
+    int nt, t, started = 0, rc = SWGPU_OK;
+    size_t work_bytes;
 
     if (db->n == 0) return SWGPU_OK;
-    /* the best score is at most max(s) * the shorter length: it must fit */
-    if ((uint64_t)(s->smax > 0 ? s->smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
-        (uint64_t)1 << 29)
-        return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
-                           "to %llu with matrix maximum %d may exceed the 32-bit score range",
-                           qlen, (unsigned long long)db->max_len, s->smax);
+    rc = check_query(s, q, qlen);
+    if (rc) return rc;
     /* 0 for empty sequences, which have no place in the 8-bit layout */
     memset(scores, 0, (size_t)db->n * sizeof *scores);
     if (qlen == 0) return SWGPU_OK;
-    for (i = 0; i < qlen; i++) {
-        if (q[i] >= SWGPU__PAD)
-            return swgpu__fail(SWGPU_EINVAL, "cpu engine: query position %zu: residue code %u out of range",
-                               i, q[i]);
-        if (!seen[q[i]]) {
-            seen[q[i]] = 1;
-            letters[n_letters++] = q[i];
-        }
-    }
     memset(&c, 0, sizeof c);
     c.s = s;
-    c.qp.q = q;
-    c.qp.qlen = qlen;
-    c.qp.letters = letters;
-    c.qp.n_letters = n_letters;
-    c.qp.row8 = s->row8;
-    c.qp.row16 = s->row16;
-    c.qp.row16b = s->row16b;
-    c.qp.gap_oe = s->gap_open + s->gap_extend;
-    c.qp.gap_e = s->gap_extend;
-    c.scores = scores;
+    query_init(&c, q, qlen, scores);
     nt = s->threads;
     if (s->use8 && (size_t)nt > s->nunit) nt = (int)s->nunit;
     if (nt < 1) nt = 1;
     c.nthreads = nt;
-    atomic_init(&c.next, 0);
-    atomic_init(&c.failed, 0);
     c.ov = malloc((size_t)db->n * sizeof *c.ov);
     c.work = calloc((size_t)nt, sizeof *c.work);
     c.work32 = calloc((size_t)nt, sizeof *c.work32);
@@ -711,12 +772,8 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
         if (s->use8 && !(c.best8[t] = malloc(s->max_slots * sizeof(int32_t)))) goto nomem;
     }
     /* sequences of sparse units: one at a time, all threads on each */
-    for (i = 0; i < s->npair; i++) {
-        uint32_t k = s->pair_k[i];
-        rc = pair_score(s, q, qlen, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]), s->threads,
-                        &scores[k]);
-        if (rc) goto done;
-    }
+    rc = pair_phase(s, q, qlen, s->threads, scores);
+    if (rc) goto done;
     if (barrier_init(&c.barrier, nt)) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: cannot create a thread barrier");
         goto done;
@@ -761,9 +818,340 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------ scan_many */
+
+/*
+ * Many queries in one call, with one set of threads for all of them.
+ * Queries are taken longest first.  The first few, each a large share of
+ * the work (see many_plan), are scanned like scan() does, every thread on
+ * each (the "big" queries; the serial steps between them hand the scores
+ * to the sink and set up the next).  Then each thread takes whole queries
+ * from a shared counter and runs all their phases alone, into its own
+ * score buffer, which it hands to the sink under a mutex: no barriers, no
+ * thread start, no allocation per query.  Longest first keeps the last
+ * queries, the ones threads finish alone, short.  Memory: one score buffer
+ * and one overflow list of db->n per thread, scratch for the longest query.
+ */
+
+/* One query of the call: its length and index. */
+typedef struct {
+    size_t len, i;
+} qref_t;
+
+static int qref_cmp(const void *a, const void *b)
+{
+    const qref_t *x = a, *y = b;
+    if (x->len != y->len) return x->len > y->len ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+typedef struct {
+    const cpu_state_t *s;
+    const uint8_t *const *q;
+    swgpu_scan_sink_t sink;
+    void *user;
+    qref_t *order;            /* the queries, longest first */
+    size_t nq, nbig;          /* order[0 .. nbig): all threads on each; the rest: one thread each */
+    scan_ctx_t coop;          /* the context of the big queries */
+    atomic_size_t next_small; /* counter over order[nbig ...] */
+    atomic_int stop;          /* a sink or a scan failed: take no more queries */
+    pthread_mutex_t mu;       /* the sink calls and what follows */
+    int rc;                   /* the first failure, and its message */
+    char msg[1024];
+    uint64_t cells, overflows;
+    /* per thread */
+    void **work;
+    int32_t **work32, **best8, **scores;
+    size_t **ov;
+    uint8_t **cols16;
+    size_t *cols16_cap;
+} many_t;
+
+typedef struct {
+    many_t *m;
+    int tid;
+    scan_ctx_t solo;          /* this thread's whole queries */
+} many_arg_t;
+
+/* Record a failure whose message is in the calling thread's last error. */
+static void many_error(many_t *m, int rc)
+{
+    pthread_mutex_lock(&m->mu);
+    if (!m->rc) {
+        m->rc = rc;
+        snprintf(m->msg, sizeof m->msg, "%s", swgpu_last_error());
+    }
+    atomic_store(&m->stop, 1);
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* Hand the scores of query r to the sink (one thread at a time). */
+static void many_deliver(many_t *m, const qref_t *r, const int32_t *scores, uint64_t rescored)
+{
+    pthread_mutex_lock(&m->mu);
+    if (!atomic_load(&m->stop)) {
+        int rc = m->sink(m->user, r->i, scores);
+        if (rc < 0) {
+            m->rc = rc;
+            snprintf(m->msg, sizeof m->msg, "%s", swgpu_last_error());
+            atomic_store(&m->stop, 1);
+        } else {
+            m->cells += (uint64_t)r->len * m->s->db->total_res;
+            m->overflows += rescored;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+static int many_oom(size_t qlen)
+{
+    return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory scanning a query of %zu residues", qlen);
+}
+
+/* Serial step of the big queries (one thread, the others at the barrier):
+ * hand over order[b-1] (b > 0), set up order[b] (b < nbig). */
+static void coop_step(many_t *m, size_t b)
+{
+    scan_ctx_t *c = &m->coop;
+    if (b > 0 && !atomic_load(&m->stop)) {
+        const qref_t *r = &m->order[b - 1];
+        if (atomic_load(&c->failed)) many_error(m, many_oom(r->len));
+        else many_deliver(m, r, c->scores, c->n_rescored);
+    }
+    if (b < m->nbig && !atomic_load(&m->stop)) {
+        const qref_t *r = &m->order[b];
+        const uint8_t *q = m->q[r->i];
+        int rc;
+        memset(c->scores, 0, (size_t)m->s->db->n * sizeof *c->scores);
+        query_init(c, q, r->len, c->scores);
+        rc = pair_phase(m->s, q, r->len, m->s->threads, c->scores);
+        if (rc) many_error(m, rc);
+    }
+}
+
+/* Query r alone on this thread. */
+static void solo_query(many_arg_t *a, const qref_t *r)
+{
+    many_t *m = a->m;
+    scan_ctx_t *c = &a->solo;
+    int32_t *scores = m->scores[a->tid];
+    const uint8_t *q = m->q[r->i];
+    int rc;
+
+    memset(scores, 0, (size_t)m->s->db->n * sizeof *scores);
+    if (r->len == 0) {
+        many_deliver(m, r, scores, 0);
+        return;
+    }
+    query_init(c, q, r->len, scores);
+    rc = pair_phase(m->s, q, r->len, 1, scores);
+    if (rc) {
+        many_error(m, rc);
+        return;
+    }
+    scan_phases(c, 0);
+    if (atomic_load(&c->failed)) {
+        many_error(m, many_oom(r->len));
+        return;
+    }
+    many_deliver(m, r, scores, c->n_rescored);
+}
+
+static void *many_worker(void *argp)
+{
+    many_arg_t *a = argp;
+    many_t *m = a->m;
+    scan_ctx_t *c = &m->coop;
+    size_t b, i;
+
+    if (m->nbig > 0) {
+        /* stop changes only in the serial steps: every thread sees the
+         * same value after a barrier */
+        if (barrier_pass(&c->barrier)) coop_step(m, 0);
+        barrier_pass(&c->barrier);
+        for (b = 0; b < m->nbig && !atomic_load(&m->stop); b++) {
+            scan_phases(c, a->tid);
+            if (barrier_pass(&c->barrier)) coop_step(m, b + 1);
+            barrier_pass(&c->barrier);
+        }
+    }
+    while (!atomic_load(&m->stop) && (i = atomic_fetch_add(&m->next_small, 1)) < m->nq - m->nbig)
+        solo_query(a, &m->order[m->nbig + i]);
+    return NULL;
+}
+
+/* How many of the queries (longest first) get every thread: those longer
+ * than 1/8 of a thread's share of the rest.  A thread finishing a query
+ * alone then idles at most about 1/8 of the time of the one-per-thread
+ * part (longest first, a query is never longer than the ones before). */
+static size_t many_plan(const qref_t *order, size_t nq, int nt)
+{
+    uint64_t rest = 0;
+    size_t nbig = 0;
+    if (nt <= 1) return 0;
+    for (size_t i = 0; i < nq; i++) rest += order[i].len;
+    while (nbig < nq && (uint64_t)order[nbig].len * 8 * (uint64_t)nt > rest) rest -= order[nbig++].len;
+    return nbig;
+}
+
+static int cpu_scan_many(void *state, size_t nq, const uint8_t *const *q, const size_t *qlen,
+                         swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+{
+    const cpu_state_t *s = state;
+    const swgpu_db_t *db = s->db;
+    many_t m;
+    pthread_t tids[256];
+    many_arg_t *args = NULL;
+    int nt = 0, t, started = 0, nbar = 0, coop_bar = 0, mu_init = 0, rc = SWGPU_OK;
+    size_t i, maxq, work_bytes;
+
+    if (nq == 0) return SWGPU_OK;
+    if (!q || !qlen || !sink) return swgpu__fail(SWGPU_EINVAL, "cpu engine: scan_many needs queries and a sink");
+    if (db->n == 0) { /* no scores: each query's (empty) array goes to the sink */
+        static const int32_t none[1];
+        for (i = 0; i < nq; i++) {
+            rc = sink(user, i, none);
+            if (rc < 0) return rc;
+        }
+        return SWGPU_OK;
+    }
+    /* the checks of scan(), all before the first query is scored */
+    for (i = 0; i < nq; i++) {
+        if (!q[i] && qlen[i] > 0)
+            return swgpu__fail(SWGPU_EINVAL, "cpu engine: query %zu of %zu residues has no residues", i,
+                               qlen[i]);
+        rc = check_query(s, q[i], qlen[i]);
+        if (rc) return rc;
+    }
+
+    memset(&m, 0, sizeof m);
+    m.s = s;
+    m.q = q;
+    m.sink = sink;
+    m.user = user;
+    m.nq = nq;
+    atomic_init(&m.next_small, 0);
+    atomic_init(&m.stop, 0);
+    m.order = malloc(nq * sizeof *m.order);
+    if (!m.order) goto nomem;
+    for (i = 0; i < nq; i++) {
+        m.order[i].len = qlen[i];
+        m.order[i].i = i;
+    }
+    qsort(m.order, nq, sizeof *m.order, qref_cmp);
+    maxq = m.order[0].len;
+    nt = s->threads;
+    m.nbig = many_plan(m.order, nq, nt);
+    if (m.nbig == nq) { /* all big: the threads scan() would use */
+        if (s->use8 && (size_t)nt > s->nunit) nt = (int)s->nunit;
+    } else if (m.nbig == 0 && (size_t)nt > nq) {
+        nt = (int)nq;
+    }
+    if (nt < 1) nt = 1;
+
+    args = calloc((size_t)nt, sizeof *args);
+    m.work = calloc((size_t)nt, sizeof *m.work);
+    m.work32 = calloc((size_t)nt, sizeof *m.work32);
+    m.best8 = calloc((size_t)nt, sizeof *m.best8);
+    m.scores = calloc((size_t)nt, sizeof *m.scores);
+    m.ov = calloc((size_t)nt, sizeof *m.ov);
+    m.cols16 = calloc((size_t)nt, sizeof *m.cols16);
+    m.cols16_cap = calloc((size_t)nt, sizeof *m.cols16_cap);
+    if (!args || !m.work || !m.work32 || !m.best8 || !m.scores || !m.ov || !m.cols16 || !m.cols16_cap)
+        goto nomem;
+    work_bytes = s->k ? swgpu__sw_work_size(maxq, s->k->bytes) : 0;
+    for (t = 0; t < nt; t++) {
+        if (s->k && !(m.work[t] = aligned_alloc(64, (work_bytes + 63) / 64 * 64))) goto nomem;
+        if (!(m.work32[t] = malloc(2 * (maxq + 1) * sizeof(int32_t)))) goto nomem;
+        if (s->use8 && !(m.best8[t] = malloc(s->max_slots * sizeof(int32_t)))) goto nomem;
+        if (!(m.scores[t] = malloc((size_t)db->n * sizeof(int32_t)))) goto nomem;
+        if (!(m.ov[t] = malloc((size_t)db->n * sizeof(size_t)))) goto nomem;
+    }
+    if (pthread_mutex_init(&m.mu, NULL)) goto nobar;
+    mu_init = 1;
+    /* the big queries' context: thread 0's score buffer and overflow list
+     * (it takes whole queries only after the last big one) */
+    m.coop.s = s;
+    m.coop.nthreads = nt;
+    m.coop.ov = m.ov[0];
+    m.coop.scores = m.scores[0];
+    m.coop.work = m.work;
+    m.coop.work32 = m.work32;
+    m.coop.best8 = m.best8;
+    m.coop.cols16 = m.cols16;
+    m.coop.cols16_cap = m.cols16_cap;
+    atomic_init(&m.coop.next, 0);
+    atomic_init(&m.coop.failed, 0);
+    if (barrier_init(&m.coop.barrier, nt)) goto nobar;
+    coop_bar = 1;
+    for (t = 0; t < nt; t++) {
+        scan_ctx_t *c = &args[t].solo;
+        args[t].m = &m;
+        args[t].tid = t;
+        c->s = s;
+        c->nthreads = 1;
+        c->ov = m.ov[t];
+        c->work = &m.work[t];
+        c->work32 = &m.work32[t];
+        c->best8 = &m.best8[t];
+        c->cols16 = &m.cols16[t];
+        c->cols16_cap = &m.cols16_cap[t];
+        atomic_init(&c->next, 0);
+        atomic_init(&c->failed, 0);
+        if (barrier_init(&c->barrier, 1)) goto nobar;
+        nbar++;
+    }
+    for (t = 1; t < nt; t++) {
+        if (pthread_create(&tids[t], NULL, many_worker, &args[t])) break;
+        started++;
+    }
+    if (started != nt - 1) /* go on with the threads that did start */
+        barrier_shrink(&m.coop.barrier, started + 1);
+    many_worker(&args[0]);
+    for (t = 1; t <= started; t++) pthread_join(tids[t], NULL);
+    if (m.rc) {
+        /* the message may be another thread's last error: report it from here */
+        rc = swgpu__fail(m.rc, "%s", m.msg);
+        goto done;
+    }
+    if (st) {
+        st->cells += m.cells;
+        st->overflows += m.overflows;
+    }
+    goto done;
+nobar:
+    rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: cannot create a thread barrier");
+    goto done;
+nomem:
+    rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory scanning %zu queries", nq);
+done:
+    for (t = 0; t < nbar; t++) barrier_destroy(&args[t].solo.barrier);
+    if (coop_bar) barrier_destroy(&m.coop.barrier);
+    if (mu_init) pthread_mutex_destroy(&m.mu);
+    for (t = 0; t < nt; t++) {
+        if (m.work) free(m.work[t]);
+        if (m.work32) free(m.work32[t]);
+        if (m.best8) free(m.best8[t]);
+        if (m.scores) free(m.scores[t]);
+        if (m.ov) free(m.ov[t]);
+        if (m.cols16) free(m.cols16[t]);
+    }
+    free(m.work);
+    free(m.work32);
+    free(m.best8);
+    free(m.scores);
+    free(m.ov);
+    free(m.cols16);
+    free(m.cols16_cap);
+    free(m.order);
+    free(args);
+    return rc;
+}
+
 const swgpu_engine_ops_t swgpu__engine_cpu = {
     "cpu",
     cpu_create,
     cpu_scan,
     cpu_destroy,
+    cpu_scan_many,
 };
