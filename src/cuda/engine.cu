@@ -1363,9 +1363,16 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         const size_t sb = swgpu__cu_dpx_scratch(bt->cfgl, bt->maxqlen, ch->maxlen, blocks);
         if ((rc = dgrow(&m->scrl, &m->cap_scrl, sb)))
             return rc;
-        if ((rc = swgpu__cu_dpx_mq(&b, nshort, nlong, m->d_mq + nq, (uint32_t)nq, bt->maxtilesl,
-                                   S->oe, S->ext, bt->cfgl, blocks, m->scrl, ch->maxlen,
-                                   m->d_ctr + 1, m->stl)))
+        if (nq == 1) { /* the one-query kernel: no table, fewer registers */
+            swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
+            rc = swgpu__cu_dpx(&b, nshort, nlong, &q1, m->h_mq[1].tprof, bt->cfgl, blocks,
+                               m->scrl, ch->maxlen, m->d_ctr + 1, m->d_sc, m->stl);
+        } else {
+            rc = swgpu__cu_dpx_mq(&b, nshort, nlong, m->d_mq + nq, (uint32_t)nq, bt->maxtilesl,
+                                  S->oe, S->ext, bt->cfgl, blocks, m->scrl, ch->maxlen,
+                                  m->d_ctr + 1, m->stl);
+        }
+        if (rc)
             return rc;
         CU_CHECK(cudaEventRecord(m->ev_long, m->stl));
     }
@@ -1380,9 +1387,15 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         const size_t sb = swgpu__cu_dpx_scratch(bt->cfg, bt->maxqlen, maxshort, blocks);
         if ((rc = dgrow(&m->scr, &m->cap_scr, sb)))
             return rc;
-        if ((rc = swgpu__cu_dpx_mq(&b, 0, nshort, m->d_mq, (uint32_t)nq, bt->maxtiles, S->oe,
-                                   S->ext, bt->cfg, blocks, m->scr, maxshort, m->d_ctr,
-                                   m->st)))
+        if (nq == 1) {
+            swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
+            rc = swgpu__cu_dpx(&b, 0, nshort, &q1, m->h_mq[0].tprof, bt->cfg, blocks, m->scr,
+                               maxshort, m->d_ctr, m->d_sc, m->st);
+        } else {
+            rc = swgpu__cu_dpx_mq(&b, 0, nshort, m->d_mq, (uint32_t)nq, bt->maxtiles, S->oe,
+                                  S->ext, bt->cfg, blocks, m->scr, maxshort, m->d_ctr, m->st);
+        }
+        if (rc)
             return rc;
     }
     if (nlong)

@@ -208,32 +208,44 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
             copy_tile(prof, tprof, W, 0);
         __syncthreads();
     }
-    uint32_t cached = 0xffffffffu; /* MQ: the query whose single tile is in shared memory */
+    /* MQ: thread 0 splits the unit into (subject unit, query) and knows
+     * which query's single tile is in shared memory; the query's index is
+     * read from shared memory where used, so that no register holds it
+     * through the unit (registers are scarce at R >= 24) */
+    __shared__ uint32_t qi_sh, reload_sh, cached_sh;
+    if (MQ && threadIdx.x == 0)
+        cached_sh = 0xffffffffu;
     for (;;) {
-        if (threadIdx.x == 0)
-            unit_sh = atomicAdd((unsigned *)ctr, 1u);
+        if (threadIdx.x == 0) {
+            uint32_t u0 = atomicAdd((unsigned *)ctr, 1u);
+            if (MQ && u0 < nunits * nq) {
+                const uint32_t su = u0 / nq, q0 = u0 - su * nq;
+                const int nt = mq[q0].ntiles;
+                reload_sh = nt == 1 && q0 != cached_sh;
+                cached_sh = nt == 1 ? q0 : 0xffffffffu;
+                qi_sh = q0;
+                u0 = su;
+            } else if (MQ) {
+                u0 = nunits; /* done */
+            }
+            unit_sh = u0;
+        }
         __syncthreads();
-        uint32_t u = unit_sh;
+        const uint32_t u = unit_sh;
+        const bool reload = MQ && reload_sh;
         __syncthreads();
-        if (u >= (MQ ? nunits * nq : nunits))
+        if (u >= nunits)
             break;
-        /* MQ: only the query's index stays live (its profile and score row
-         * are read from the table where used: registers are scarce at R >= 24) */
-        uint32_t qi = 0;
         if (MQ) {
             /* every thread finished the previous unit (the barriers above) */
-            const uint32_t su = u / nq;
-            qi = u - su * nq;
-            u = su;
-            ntiles = mq[qi].ntiles;
-            if (ntiles == 1 && qi != cached) {
+            ntiles = mq[qi_sh].ntiles;
+            if (reload) {
                 if (P >= 1)
-                    copy_u4(smem_u4, (const uint4 *)mq[qi].tprof, SWGPU_CU_NRES * W / 2);
+                    copy_u4(smem_u4, (const uint4 *)mq[qi_sh].tprof, SWGPU_CU_NRES * W / 2);
                 else
-                    copy_tile(prof, mq[qi].tprof, W, 0);
+                    copy_tile(prof, mq[qi_sh].tprof, W, 0);
                 __syncthreads();
             }
-            cached = ntiles == 1 ? qi : 0xffffffffu;
         }
         /* pairs of the unit, longest first: rank p -> pair npairs-1-p */
         const uint32_t p = u * NG + g;
@@ -304,7 +316,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         for (int tile = 0; tile < ntiles; tile++) {
             if (ntiles > 1) {
                 __syncthreads();
-                const int16_t *tp = MQ ? mq[qi].tprof : tprof;
+                const int16_t *tp = MQ ? mq[qi_sh].tprof : tprof;
                 if (P >= 1)
                     copy_u4(smem_u4, (const uint4 *)tp + (size_t)tile * (SWGPU_CU_NRES * W / 2),
                             SWGPU_CU_NRES * W / 2);
@@ -375,7 +387,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
         if (P == 4)
             m = __viaddmax_s16x2_relu(m, noe, 0u); /* H + oe -> H */
         if (live && t == 0) {
-            int32_t *out = MQ ? mq[qi].scores : scores;
+            int32_t *out = MQ ? mq[qi_sh].scores : scores;
             out[ka] = sw_lo16(m);
             if (kb < end)
                 out[kb] = sw_hi16(m);
