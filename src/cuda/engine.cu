@@ -1282,18 +1282,13 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
     return SWGPU_OK;
 }
 
-/* enqueue batch bt on GPU d in slot m */
-static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
-                      const mq_in_t *in)
+/* the batch's queries, their profiles and the query tables of slot m on
+ * stream st; query j's scores go to row j of m->d_sc (stride rows) */
+static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                      const mq_in_t *in, size_t stride, cudaStream_t st)
 {
-    const chunk_t *ch = &S->chunks[d->own];
-    dbuf_t *B = &d->buf[0];
-    const size_t nq = bt->n, n = ch->n;
+    const size_t nq = bt->n;
     int rc;
-    CU_CHECK(cudaSetDevice(d->id));
-    if ((rc = mslot_setup(d, m)))
-        return rc;
-    /* the queries, and where each one's profiles go */
     size_t qbytes = 0, pbytes = 0, plbytes = 0;
     for (size_t j = 0; j < nq; j++) {
         const int ql = (int)in->qlen[in->ord[bt->first + j]];
@@ -1308,8 +1303,8 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         (plbytes && (rc = dgrow(&m->d_profl, &m->cap_profl, plbytes))) ||
         (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
         (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
-        (rc = hgrow((void **)&m->h_sc, &m->cap_hsc, nq * n * sizeof(int32_t))) ||
-        (rc = dgrow((void **)&m->d_sc, &m->cap_sc, nq * n * sizeof(int32_t))))
+        (rc = hgrow((void **)&m->h_sc, &m->cap_hsc, nq * stride * sizeof(int32_t))) ||
+        (rc = dgrow((void **)&m->d_sc, &m->cap_sc, nq * stride * sizeof(int32_t))))
         return rc;
     size_t qo = 0;
     for (size_t j = 0; j < nq; j++) {
@@ -1317,27 +1312,27 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         memcpy(m->h_q + qo, in->q[i], ql);
         qo += align16(ql);
     }
-    CU_CHECK(cudaMemcpyAsync(m->d_q, m->h_q, qbytes, cudaMemcpyHostToDevice, m->st));
+    CU_CHECK(cudaMemcpyAsync(m->d_q, m->h_q, qbytes, cudaMemcpyHostToDevice, st));
     qo = 0;
     size_t po = 0, plo = 0;
     for (size_t j = 0; j < nq; j++) {
         const int ql = (int)in->qlen[in->ord[bt->first + j]];
         const int W = bt->cfg.G * bt->cfg.R;
         char *prof = (char *)m->d_prof + po;
-        if ((rc = swgpu__cu_prof_dev(bt->cfg, m->d_q + qo, ql, d->d_mat, prof, m->st)))
+        if ((rc = swgpu__cu_prof_dev(bt->cfg, m->d_q + qo, ql, d->d_mat, prof, st)))
             return rc;
         m->h_mq[j].tprof = (const int16_t *)prof;
-        m->h_mq[j].scores = m->d_sc + j * n;
+        m->h_mq[j].scores = m->d_sc + j * stride;
         m->h_mq[j].ntiles = (ql + W - 1) / W;
         m->h_mq[j].pad = 0;
         po += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
         if (bt->use_long) {
             const int Wl = bt->cfgl.G * bt->cfgl.R;
             char *pl = (char *)m->d_profl + plo;
-            if ((rc = swgpu__cu_prof_dev(bt->cfgl, m->d_q + qo, ql, d->d_mat, pl, m->st)))
+            if ((rc = swgpu__cu_prof_dev(bt->cfgl, m->d_q + qo, ql, d->d_mat, pl, st)))
                 return rc;
             m->h_mq[nq + j].tprof = (const int16_t *)pl;
-            m->h_mq[nq + j].scores = m->d_sc + j * n;
+            m->h_mq[nq + j].scores = m->d_sc + j * stride;
             m->h_mq[nq + j].ntiles = (ql + Wl - 1) / Wl;
             m->h_mq[nq + j].pad = 0;
             plo += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
@@ -1345,36 +1340,42 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         qo += align16((size_t)ql);
     }
     CU_CHECK(cudaMemcpyAsync(m->d_mq, m->h_mq, (bt->use_long ? 2 : 1) * nq * sizeof(swgpu_cu_mq_t),
-                             cudaMemcpyHostToDevice, m->st));
+                             cudaMemcpyHostToDevice, st));
+    return SWGPU_OK;
+}
 
+/* the kernels of batch bt over chunk ch (in buffer B) with the tables of
+ * slot m: main configuration on st, long subjects on stl (joined into st
+ * through ev_long); ctr: two work counters */
+static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mbatch_t *bt,
+                     const dbuf_t *B, const chunk_t *ch, cudaStream_t st, cudaStream_t stl,
+                     cudaEvent_t ev_long, void *scr, void *scrl, int *ctr)
+{
+    const size_t nq = bt->n;
     swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
     const uint32_t nshort = bt->use_long ? ch->nshort : ch->n, nlong = ch->n - nshort;
-    int per = 0;
+    int per = 0, rc;
     if (nlong) {
-        /* long subjects on the slot's second stream, after the tables */
-        CU_CHECK(cudaEventRecord(m->ev_long, m->st));
-        CU_CHECK(cudaStreamWaitEvent(m->stl, m->ev_long, 0));
+        CU_CHECK(cudaEventRecord(ev_long, st));
+        CU_CHECK(cudaStreamWaitEvent(stl, ev_long, 0));
         if ((rc = swgpu__cu_dpx_occupancy(bt->cfgl, &per)))
             return rc;
         const int NG = SWGPU_CU_DPX_THREADS / bt->cfgl.G;
         const uint64_t units = ((uint64_t)(nlong + 1) / 2 + NG - 1) / NG * nq;
         const int maxb = (per > 0 ? per : 1) * d->sms;
         const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
-        const size_t sb = swgpu__cu_dpx_scratch(bt->cfgl, bt->maxqlen, ch->maxlen, blocks);
-        if ((rc = dgrow(&m->scrl, &m->cap_scrl, sb)))
-            return rc;
         if (nq == 1) { /* the one-query kernel: no table, fewer registers */
             swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
-            rc = swgpu__cu_dpx(&b, nshort, nlong, &q1, m->h_mq[1].tprof, bt->cfgl, blocks,
-                               m->scrl, ch->maxlen, m->d_ctr + 1, m->d_sc, m->stl);
+            rc = swgpu__cu_dpx(&b, nshort, nlong, &q1, m->h_mq[1].tprof, bt->cfgl, blocks, scrl,
+                               ch->maxlen, ctr + 1, m->h_mq[1].scores, stl);
         } else {
             rc = swgpu__cu_dpx_mq(&b, nshort, nlong, m->d_mq + nq, (uint32_t)nq, bt->maxtilesl,
-                                  S->oe, S->ext, bt->cfgl, blocks, m->scrl, ch->maxlen,
-                                  m->d_ctr + 1, m->stl);
+                                  S->oe, S->ext, bt->cfgl, blocks, scrl, ch->maxlen, ctr + 1,
+                                  stl);
         }
         if (rc)
             return rc;
-        CU_CHECK(cudaEventRecord(m->ev_long, m->stl));
+        CU_CHECK(cudaEventRecord(ev_long, stl));
     }
     if (nshort) {
         if ((rc = swgpu__cu_dpx_occupancy(bt->cfg, &per)))
@@ -1384,43 +1385,53 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         const int maxb = (per > 0 ? per : 1) * d->sms;
         const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
         const uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
-        const size_t sb = swgpu__cu_dpx_scratch(bt->cfg, bt->maxqlen, maxshort, blocks);
-        if ((rc = dgrow(&m->scr, &m->cap_scr, sb)))
-            return rc;
         if (nq == 1) {
             swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
-            rc = swgpu__cu_dpx(&b, 0, nshort, &q1, m->h_mq[0].tprof, bt->cfg, blocks, m->scr,
-                               maxshort, m->d_ctr, m->d_sc, m->st);
+            rc = swgpu__cu_dpx(&b, 0, nshort, &q1, m->h_mq[0].tprof, bt->cfg, blocks, scr,
+                               maxshort, ctr, m->h_mq[0].scores, st);
         } else {
             rc = swgpu__cu_dpx_mq(&b, 0, nshort, m->d_mq, (uint32_t)nq, bt->maxtiles, S->oe,
-                                  S->ext, bt->cfg, blocks, m->scr, maxshort, m->d_ctr, m->st);
+                                  S->ext, bt->cfg, blocks, scr, maxshort, ctr, st);
         }
         if (rc)
             return rc;
     }
     if (nlong)
-        CU_CHECK(cudaStreamWaitEvent(m->st, m->ev_long, 0));
-    CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, nq * n * sizeof(int32_t), cudaMemcpyDeviceToHost,
-                             m->st));
+        CU_CHECK(cudaStreamWaitEvent(st, ev_long, 0));
+    return SWGPU_OK;
+}
+
+/* enqueue batch bt on GPU d in slot m (resident chunk) */
+static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                      const mq_in_t *in)
+{
+    const chunk_t *ch = &S->chunks[d->own];
+    int rc;
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = mslot_setup(d, m)) || (rc = mq_prepare(S, d, m, bt, in, ch->n, m->st)) ||
+        (rc = mq_launch(S, d, m, bt, &d->buf[0], ch, m->st, m->stl, m->ev_long, m->scr, m->scrl,
+                        m->d_ctr)))
+        return rc;
+    CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, bt->n * ch->n * sizeof(int32_t),
+                             cudaMemcpyDeviceToHost, m->st));
     CU_CHECK(cudaEventRecord(m->ev_done, m->st));
     return SWGPU_OK;
 }
 
-/* wait for batch bt in slot m of GPU d; recompute its saturated subjects
- * in 32 bits (stream sto, the next batch goes on computing) */
-static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
-                     const mq_in_t *in)
+/* the scores of batch bt over chunk ch (in buffer B) are in m's h_sc (row
+ * j at j * stride, downloaded) and d_sc; recompute the saturated subjects
+ * in 32 bits (stream sto; the next batch goes on computing) with the
+ * queries of slot mq */
+static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq,
+                        const mbatch_t *bt, const mq_in_t *in, const chunk_t *ch,
+                        const dbuf_t *B, size_t stride)
 {
-    const chunk_t *ch = &S->chunks[d->own];
-    dbuf_t *B = &d->buf[0];
     const size_t n = ch->n;
     int rc;
-    CU_CHECK(cudaSetDevice(d->id));
-    CU_CHECK(cudaEventSynchronize(m->ev_done));
     size_t qo = 0;
     for (size_t j = 0; j < bt->n; j++) {
         const int ql = (int)in->qlen[in->ord[bt->first + j]];
-        int32_t *row = m->h_sc + j * n;
+        int32_t *row = m->h_sc + j * stride;
         uint32_t nov = 0;
         for (size_t k = 0; k < n; k++)
             nov += row[k] >= S->sat;
@@ -1428,7 +1439,7 @@ static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
             const swgpu_cu_cfg_t icfg = {SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0};
             if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra,
                             swgpu__cu_dpx_prof_bytes(icfg, ql))) ||
-                (rc = swgpu__cu_prof_dev(icfg, m->d_q + qo, ql, d->d_mat, d->d_tp_intra,
+                (rc = swgpu__cu_prof_dev(icfg, mq->d_q + qo, ql, d->d_mat, d->d_tp_intra,
                                          d->sto)) ||
                 (rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
                             swgpu__cu_intra_scratch(ql, ch->maxlen, d->blocks_intra))))
@@ -1450,15 +1461,15 @@ static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
                 if (row[k] >= S->sat)
                     d->h_idx[c++] = k;
             swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
-            swgpu_cu_query_t q = {m->d_q + qo, ql, S->oe, S->ext};
+            swgpu_cu_query_t q = {mq->d_q + qo, ql, S->oe, S->ext};
             CU_CHECK(cudaMemcpyAsync(d->d_idx, d->h_idx, nov * sizeof(uint32_t),
                                      cudaMemcpyHostToDevice, d->sto));
             int blocks = (int)(nov < (uint32_t)d->blocks_intra ? nov : (uint32_t)d->blocks_intra);
             if ((rc = swgpu__cu_intra(&b, d->d_idx, 0, nov, &q, d->d_tp_intra, blocks,
-                                      d->scr_intra, ch->maxlen, d->d_ctr + 2, m->d_sc + j * n,
-                                      d->sto)))
+                                      d->scr_intra, ch->maxlen, d->d_ctr + 2,
+                                      m->d_sc + j * stride, d->sto)))
                 return rc;
-            CU_CHECK(cudaMemcpyAsync(row, m->d_sc + j * n, n * sizeof(int32_t),
+            CU_CHECK(cudaMemcpyAsync(row, m->d_sc + j * stride, n * sizeof(int32_t),
                                      cudaMemcpyDeviceToHost, d->sto));
             CU_CHECK(cudaStreamSynchronize(d->sto));
             d->overflows += nov;
@@ -1466,6 +1477,94 @@ static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         qo += align16((size_t)ql);
     }
     return SWGPU_OK;
+}
+
+/* wait for batch bt in slot m of GPU d (resident), then its overflows */
+static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                     const mq_in_t *in)
+{
+    const chunk_t *ch = &S->chunks[d->own];
+    CU_CHECK(cudaSetDevice(d->id));
+    CU_CHECK(cudaEventSynchronize(m->ev_done));
+    return mq_overflows(S, d, m, m, bt, in, ch, &d->buf[0], ch->n);
+}
+
+/* streaming: batch bt against every chunk this GPU takes from the shared
+ * counter (as dev_scan: the next chunk uploads while one computes), the
+ * scores of chunk c copied to asmb[j * db->n + c's first subject ...];
+ * the profiles are built once in slot 0, slot b holds buffer b's scores */
+static int mq_stream_dev(cuda_state_t *S, gpu_t *d, const mbatch_t *bt, const mq_in_t *in,
+                         int32_t *asmb, size_t maxn)
+{
+    const size_t nq = bt->n, ntab = (bt->use_long ? 2 : 1) * nq;
+    mslot_t *m0 = &d->ms[0], *m1 = &d->ms[1];
+    int rc, pending[NBUF] = {-1, -1};
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = mslot_setup(d, m0)) || (rc = mslot_setup(d, m1)) ||
+        (rc = mq_prepare(S, d, m0, bt, in, maxn, d->st)) ||
+        (rc = hgrow((void **)&m1->h_mq, &m1->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = dgrow((void **)&m1->d_mq, &m1->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = hgrow((void **)&m1->h_sc, &m1->cap_hsc, nq * maxn * sizeof(int32_t))) ||
+        (rc = dgrow((void **)&m1->d_sc, &m1->cap_sc, nq * maxn * sizeof(int32_t))))
+        return rc;
+    for (size_t j = 0; j < ntab; j++) {
+        m1->h_mq[j] = m0->h_mq[j];
+        m1->h_mq[j].scores = m1->d_sc + (j % nq) * maxn;
+    }
+    CU_CHECK(cudaMemcpyAsync(m1->d_mq, m1->h_mq, ntab * sizeof(swgpu_cu_mq_t),
+                             cudaMemcpyHostToDevice, d->st));
+    for (int i = 0;; i++) {
+        const int b = i % NBUF;
+        mslot_t *m = b ? m1 : m0;
+        if (pending[b] >= 0) {
+            const chunk_t *ch = &S->chunks[pending[b]];
+            CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
+            if ((rc = mq_overflows(S, d, m, m0, bt, in, ch, &d->buf[b], maxn)))
+                return rc;
+            for (size_t j = 0; j < nq; j++)
+                memcpy(asmb + j * S->db->n + ch->k0, m->h_sc + j * maxn,
+                       ch->n * sizeof(int32_t));
+            pending[b] = -1;
+        }
+        const int c = next_chunk(S);
+        if (c < 0) {
+            if (pending[(i + 1) % NBUF] < 0)
+                break;
+            continue; /* finish the other buffer */
+        }
+        if ((rc = upload_chunk(S, &d->buf[b], c, d->cst)))
+            return rc;
+        CU_CHECK(cudaEventRecord(d->ev_copied[b], d->cst));
+        CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_copied[b], 0));
+        if ((rc = mq_launch(S, d, m, bt, &d->buf[b], &S->chunks[c], d->st, d->stl,
+                            d->ev_long[b], m0->scr, m0->scrl, d->d_ctr + NCTR * b)))
+            return rc;
+        CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, nq * maxn * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, d->st));
+        CU_CHECK(cudaEventRecord(d->ev_scored[b], d->st));
+        pending[b] = c;
+    }
+    return SWGPU_OK;
+}
+
+typedef struct {
+    cuda_state_t *S;
+    gpu_t *d;
+    const mbatch_t *bt;
+    const mq_in_t *in;
+    int32_t *asmb;
+    size_t maxn;
+    int rc;
+    char msg[512];
+} mqs_arg_t;
+
+static void *mq_stream_thread(void *arg)
+{
+    mqs_arg_t *a = (mqs_arg_t *)arg;
+    a->rc = mq_stream_dev(a->S, a->d, a->bt, a->in, a->asmb, a->maxn);
+    if (a->rc) /* last_error is per thread */
+        snprintf(a->msg, sizeof a->msg, "%s", swgpu_last_error());
+    return NULL;
 }
 
 /* sort key of a query: its configuration, then its length */
@@ -1512,7 +1611,12 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
     mbatch_t *bts = NULL;
     size_t nb = 0, nmq = 0;
     const swgpu_cu_cfg_t lcfg = {32, 32, 0};
-    const int many = S->fam == FAM_DPX && !S->streaming && !S->no_many;
+    const int many = S->fam == FAM_DPX && !S->no_many;
+    /* the chunks a GPU scans: its own (resident), or any (streaming) */
+    size_t maxn = 0;
+    for (int c = 0; c < S->nchunks; c++)
+        if (S->chunks[c].n > maxn)
+            maxn = S->chunks[c].n;
 
     keys = (mkey_t *)malloc((nq ? nq : 1) * sizeof *keys);
     ord = (size_t *)malloc((nq ? nq : 1) * sizeof *ord);
@@ -1554,13 +1658,18 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
     for (size_t j = 0; j < nmq; j++)
         ord[j] = keys[j].i;
 
-    /* batches: one configuration each, bounded in cells and score bytes */
+    /* batches: one configuration each, bounded in cells and score bytes
+     * (streaming: the GPU's score rows stay small beside the chunks, and
+     * the host holds the whole database's scores of every query) */
     {
-        size_t maxn = 0;
-        for (int i = 0; i < S->ndev; i++)
-            if (S->dev[i].own >= 0 && S->chunks[S->dev[i].own].n > maxn)
-                maxn = S->chunks[S->dev[i].own].n;
         size_t qcap = MQ_SCORE_BYTES / ((maxn ? maxn : 1) * sizeof(int32_t));
+        if (S->streaming) {
+            size_t dev_bytes = S->budget / 16 < ((size_t)16 << 20) ? S->budget / 16
+                                                                   : ((size_t)16 << 20);
+            size_t c1 = dev_bytes / ((maxn ? maxn : 1) * sizeof(int32_t));
+            size_t c2 = MQ_SCORE_BYTES / ((S->db->n ? S->db->n : 1) * sizeof(int32_t));
+            qcap = c1 < c2 ? c1 : c2;
+        }
         if (qcap < 1)
             qcap = 1;
         bts = (mbatch_t *)calloc(nmq, sizeof *bts);
@@ -1613,29 +1722,33 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
         }
         for (int g = 0; g < S->ndev && !rc; g++) {
             gpu_t *d = &S->dev[g];
-            if (d->own < 0)
+            if (!S->streaming && d->own < 0)
                 continue;
-            const size_t n = S->chunks[d->own].n;
+            const size_t n = S->streaming ? maxn : S->chunks[d->own].n;
             if ((rc = cudaSetDevice(d->id) == cudaSuccess ? SWGPU_OK
                                                           : swgpu__fail(SWGPU_EDEVICE, "cudaSetDevice")))
                 break;
             /* boundary scratch (cudaFree inside the loop would wait for the GPU) */
-            const chunk_t *ch = &S->chunks[d->own];
             size_t sb = 0, sbl = 0;
-            for (size_t b = 0; b < nb && !rc; b++) {
-                int per = 0;
-                const uint32_t nshort = bts[b].use_long ? ch->nshort : ch->n;
-                if (nshort && !(rc = swgpu__cu_dpx_occupancy(bts[b].cfg, &per))) {
-                    size_t x = swgpu__cu_dpx_scratch(bts[b].cfg, bts[b].maxqlen,
-                                                     S->h_len[ch->k0 + nshort - 1],
-                                                     (per > 0 ? per : 1) * d->sms);
-                    if (x > sb) sb = x;
-                }
-                if (!rc && bts[b].use_long && nshort < ch->n &&
-                    !(rc = swgpu__cu_dpx_occupancy(bts[b].cfgl, &per))) {
-                    size_t x = swgpu__cu_dpx_scratch(bts[b].cfgl, bts[b].maxqlen, ch->maxlen,
-                                                     (per > 0 ? per : 1) * d->sms);
-                    if (x > sbl) sbl = x;
+            for (int c = 0; c < S->nchunks && !rc; c++) {
+                if (!S->streaming && c != d->own)
+                    continue;
+                const chunk_t *ch = &S->chunks[c];
+                for (size_t b = 0; b < nb && !rc; b++) {
+                    int per = 0;
+                    const uint32_t nshort = bts[b].use_long ? ch->nshort : ch->n;
+                    if (nshort && !(rc = swgpu__cu_dpx_occupancy(bts[b].cfg, &per))) {
+                        size_t x = swgpu__cu_dpx_scratch(bts[b].cfg, bts[b].maxqlen,
+                                                         S->h_len[ch->k0 + nshort - 1],
+                                                         (per > 0 ? per : 1) * d->sms);
+                        if (x > sb) sb = x;
+                    }
+                    if (!rc && bts[b].use_long && nshort < ch->n &&
+                        !(rc = swgpu__cu_dpx_occupancy(bts[b].cfgl, &per))) {
+                        size_t x = swgpu__cu_dpx_scratch(bts[b].cfgl, bts[b].maxqlen, ch->maxlen,
+                                                         (per > 0 ? per : 1) * d->sms);
+                        if (x > sbl) sbl = x;
+                    }
                 }
             }
             for (int k = 0; k < NMB && !rc; k++) {
@@ -1654,6 +1767,58 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
         }
         if (rc)
             goto done;
+    }
+    if (S->streaming) {
+        /* one batch at a time: every GPU takes chunks until none is left */
+        size_t mnq = 0;
+        for (size_t b = 0; b < nb; b++)
+            if (bts[b].n > mnq)
+                mnq = bts[b].n;
+        if (!(asmb = (int32_t *)malloc(mnq * S->db->n * sizeof *asmb))) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu x %llu scores",
+                             mnq, (unsigned long long)S->db->n);
+            goto done;
+        }
+        mq_in_t in = {q, qlen, ord};
+        mqs_arg_t *args = (mqs_arg_t *)calloc(S->ndev, sizeof *args);
+        pthread_t *th = (pthread_t *)calloc(S->ndev, sizeof *th);
+        if (!args || !th) {
+            free(args);
+            free(th);
+            rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %d GPU threads",
+                             S->ndev);
+            goto done;
+        }
+        for (size_t i = 0; i < nb && !rc; i++) {
+            S->next_chunk = 0;
+            int started = 0;
+            for (int g = 0; g < S->ndev; g++) {
+                args[g] = (mqs_arg_t){S, &S->dev[g], &bts[i], &in, asmb, maxn, 0, {0}};
+                if (S->ndev == 1)
+                    mq_stream_thread(&args[g]);
+                else if (pthread_create(&th[g], NULL, mq_stream_thread, &args[g]) == 0)
+                    started = g + 1;
+                else
+                    mq_stream_thread(&args[g]);
+            }
+            for (int g = 0; g < started; g++)
+                pthread_join(th[g], NULL);
+            for (int g = 0; g < S->ndev && !rc; g++)
+                if (args[g].rc)
+                    rc = swgpu__fail(args[g].rc, "%s", args[g].msg);
+            for (size_t j = 0; j < bts[i].n && !rc; j++) {
+                const size_t qi = ord[bts[i].first + j];
+                if (st)
+                    st->cells += (uint64_t)qlen[qi] * S->db->total_res;
+                rc = sink(user, qi, asmb + j * S->db->n);
+            }
+        }
+        free(args);
+        free(th);
+        if (!rc && st)
+            for (int g = 0; g < S->ndev; g++)
+                st->overflows += S->dev[g].overflows;
+        goto done;
     }
     if (S->ndev > 1 && !(asmb = (int32_t *)malloc(S->db->n * sizeof *asmb))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu scores",
