@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static swgpu_seqset_t *make_set(swgpu_alphabet_t a, const char *const *seqs, size_t n)
 {
@@ -364,6 +365,84 @@ static void test_no_align(const swgpu_matrix_t *b62)
     swgpu_seqset_destroy(qs);
 }
 
+/* all against all: --no-self drops exactly the query's own sequence (same id,
+ * same residues), keeps a same-id sequence with other residues, and the
+ * next best hit moves up; the same file read as a makedb database gives the
+ * same queries */
+static void test_no_self(const swgpu_matrix_t *b62)
+{
+    const char *seqs[] = {"MKWVTFISLLLLFSSAYS", "MKWVTFISLLAAFSSAYS", "PEPTIDEKWVTFISLL",
+                          "GGGGSSSSAAAA"};
+    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, seqs, 4);
+    swgpu_db_t *db = make_db(SWGPU_PROTEIN, seqs, 4);
+    swgpu_opts_t o;
+    swgpu_search_result_t *all = NULL, *ns = NULL;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.evalue = 1e9;
+    o.top_n = 3;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &all), SWGPU_OK);
+    o.no_self = 1;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &ns), SWGPU_OK);
+    if (all && ns) {
+        long selfs = 0, shifted = 0;
+        for (size_t i = 0; i < 4; i++) {
+            if (all->q[i].n_hits && all->q[i].hits[0].target == i)
+                selfs++; /* a sequence is its own best hit */
+            size_t k = 0;
+            for (size_t h = 0; h < all->q[i].n_hits; h++) /* the others, in order */
+                if (all->q[i].hits[h].target != i) {
+                    if (k < ns->q[i].n_hits && ns->q[i].hits[k].target == all->q[i].hits[h].target &&
+                        ns->q[i].hits[k].score == all->q[i].hits[h].score)
+                        shifted++;
+                    k++;
+                }
+            for (size_t h = 0; h < ns->q[i].n_hits; h++)
+                CHECK(ns->q[i].hits[h].target != i, "query %zu: self hit with no_self", i);
+        }
+        CHECK_EQ_INT(selfs, 4);
+        /* query 0's hits without itself: 1 and 2 (and a third, the next best) */
+        CHECK_EQ_INT(ns->q[0].n_hits, 3);
+        CHECK_EQ_INT(ns->q[0].hits[0].target, 1);
+        CHECK(shifted >= 6, "the other hits move up in order (%ld)", shifted);
+    }
+    swgpu_search_result_destroy(all);
+    swgpu_search_result_destroy(ns);
+    /* a database sequence with the query's id but other residues stays */
+    const char *other[] = {"MKWVTFISLLLLFSSAYT"};
+    swgpu_seqset_t *q1 = make_set(SWGPU_PROTEIN, seqs, 1);
+    swgpu_db_t *d1 = make_db(SWGPU_PROTEIN, other, 1); /* id "s0" as well */
+    swgpu_search_result_t *r = NULL;
+    CHECK_EQ_INT(swgpu_search(q1, d1, b62, &o, &r), SWGPU_OK);
+    if (r)
+        CHECK_EQ_INT(r->q[0].n_hits, 1);
+    swgpu_search_result_destroy(r);
+    /* a makedb file read as a query set: the sequences in database order */
+    char path[] = "/tmp/swgpu_test_noself_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+        close(fd);
+        swgpu_seqset_t *back = NULL;
+        CHECK_EQ_INT(swgpu_db_write(db, path), SWGPU_OK);
+        CHECK_EQ_INT(swgpu_seqset_read(path, SWGPU_AUTO, &back, NULL), SWGPU_OK);
+        if (back) {
+            CHECK_EQ_INT(swgpu_seqset_size(back), 4);
+            for (size_t i = 0; i < 4 && i < swgpu_seqset_size(back); i++) {
+                swgpu_seq_t a, b;
+                swgpu_seqset_get(back, i, &a);
+                swgpu_seqset_get(qs, i, &b);
+                CHECK(a.len == b.len && !memcmp(a.res, b.res, a.len) && !strcmp(a.id, b.id),
+                      "makedb record %zu read back as query", i);
+            }
+        }
+        swgpu_seqset_destroy(back);
+        unlink(path);
+    }
+    swgpu_seqset_destroy(q1);
+    swgpu_db_destroy(d1);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 static void test_dna(void)
 {
     /* +2/-3, open 5 extend 2: ACGTACGTAC (10 matches) = 20 */
@@ -470,6 +549,7 @@ int main(void)
     test_every_query_reported(b62);
     test_random(b62);
     test_no_align(b62);
+    test_no_self(b62);
     test_dna();
     test_errors(b62);
     swgpu_matrix_destroy(b62);

@@ -127,4 +127,22 @@ printf 'old\n' > "$T/real.tsv" && ln -s real.tsv "$T/link.tsv"
 "$SWGPU" version > "$T/v.out" 2>&1 && grep -Eq '^swgpu [0-9]+\.[0-9]+\.[0-9]+$' "$T/v.out" && pass ||
     fail "swgpu version: $(cat "$T/v.out")"
 
+# all against all: the same FASTA file, or one makedb file, as queries and
+# database; --no-self drops each sequence's own hit and nothing else
+"$SWGPU" makedb $DB "$T/ava.swdb" --quiet || fail "makedb for all against all"
+"$SWGPU" search -q $DB -d $DB -n 3 --quiet > "$T/ava_all.tsv" || fail "all against all"
+"$SWGPU" search -q $DB -d $DB -n 3 --no-self --quiet > "$T/ava_fa.tsv" || fail "all against all --no-self"
+"$SWGPU" search -q "$T/ava.swdb" -d "$T/ava.swdb" -n 3 --no-self --quiet > "$T/ava_db.tsv" ||
+    fail "all against all --no-self (makedb file as both)"
+if cmp -s "$T/ava_fa.tsv" "$T/ava_db.tsv"; then pass; else fail "--no-self: FASTA and makedb outputs differ"; fi
+n_self=$(awk -F'\t' '$1 == $2' "$T/ava_fa.tsv" | wc -l)
+n_self_all=$(awk -F'\t' '$1 == $2' "$T/ava_all.tsv" | wc -l)
+n_q=$(grep -c '^>' $DB)
+if [ "$n_self" -eq 0 ] && [ "$n_self_all" -eq "$n_q" ]; then pass; else
+    fail "self hits: $n_self with --no-self (want 0), $n_self_all without (want $n_q)"; fi
+# without the self hits, each query keeps its other hits in the same order
+awk -F'\t' '$1 != $2' "$T/ava_all.tsv" | cut -f1,2,12 > "$T/ava_rest.txt"
+cut -f1,2,12 "$T/ava_fa.tsv" | grep -F -x -f "$T/ava_rest.txt" > "$T/ava_common.txt"
+if cmp -s "$T/ava_rest.txt" "$T/ava_common.txt"; then pass; else fail "--no-self changed the other hits"; fi
+
 finish
