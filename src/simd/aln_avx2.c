@@ -1,0 +1,42 @@
+/*
+ * aln_avx2.c - the alignment kernel (aln_simd.h) with AVX2: 8 lanes of 32
+ * bits (built with -mavx2; aln_dispatch.c checks the CPU first).
+ */
+#include "simd/aln_simd.h"
+
+#include <immintrin.h>
+
+static inline void bytes8(uint8_t *p, __m256i v)
+{
+    /* the low byte of each 32-bit lane to the first 4 bytes of each half */
+    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          -1, -1);
+    __m256i b = _mm256_shuffle_epi8(v, pick);
+    uint32_t lo = (uint32_t)_mm256_extract_epi32(b, 0), hi = (uint32_t)_mm256_extract_epi32(b, 4);
+    uint64_t x = (uint64_t)hi << 32 | lo;
+    __builtin_memcpy(p, &x, 8);
+}
+
+#define AL_NAME aln_run
+#define AL_V __m256i
+#define AL_LANES 8
+#define AL_SET1(x) _mm256_set1_epi32(x)
+#define AL_ADD _mm256_add_epi32
+#define AL_SUB _mm256_sub_epi32
+#define AL_MAX _mm256_max_epi32
+#define AL_CMPGT _mm256_cmpgt_epi32
+#define AL_CMPEQ _mm256_cmpeq_epi32
+#define AL_AND _mm256_and_si256
+#define AL_OR _mm256_or_si256
+#define AL_ANDNOT _mm256_andnot_si256
+#define AL_SHIFT(v, x) _mm256_blend_epi32(_mm256_permutevar8x32_epi32((v), \
+                           _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6)), _mm256_set1_epi32(x), 1)
+#define AL_ANYGT(a, b) (_mm256_movemask_epi8(_mm256_cmpgt_epi32((a), (b))) != 0)
+#define AL_EQMASK(a, b) ((uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b)))))
+#define AL_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define AL_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define AL_BYTES(p, v) bytes8((p), (v))
+#include "simd/aln_template.h"
+
+const swgpu__aln_kernels_t swgpu__aln_avx2 = {"avx2", 2, 8, aln_run};

@@ -1,0 +1,109 @@
+/*
+ * aln_simd.h - SIMD kernels for the alignment of one pair after its end is
+ * known (src/ref/sw_ref.c: the reverse pass of swgpu__ref_start and the
+ * Myers-Miller passes and base blocks of swgpu__ref_path).  The kernels live
+ * in aln_sse41.c and aln_avx2.c (one template, aln_template.h, each built
+ * with its own -m flags); aln_dispatch.c picks one at run time.
+ *
+ * Every kernel computes the same global (anchored) Gotoh recurrence as the
+ * scalar code in sw_ref.c, with the same 32-bit integer arithmetic, in
+ * Farrar's striped layout with a lazy-F sweep: each value it hands back
+ * (H, E, M, F of a cell) is the exact value of the scalar code, so every
+ * decision taken from them (the begin, the Myers-Miller split, the
+ * traceback bits) is the same.
+ *
+ * The recurrence, x along the striped dimension (columns i = 1..w), y along
+ * the rows (r = 1..h), s = st[y code * 32 + x code]:
+ *   E(i,r) = max(E(i,r-1) - ge, H(i,r-1) - oe)
+ *   M(i,r) = H(i-1,r-1) + s(x[i-1], y[r-1])
+ *   F(i,r) = max(F(i-1,r) - ge, H(i-1,r) - oe)
+ *   H(i,r) = max(M, E, F)
+ * with the borders H(i,0) = -(go + i*ge), E(i,0) = NEG; column 0:
+ *   E(0,r) = max(E(0,r-1) - ge, H(0,r-1) - oe), H(0,r) = E(0,r), H(0,0) = 0,
+ *   E(0,0) = e0 (the job's seed), F(1,r) = H(0,r) - oe.
+ */
+#ifndef SWGPU_ALN_SIMD_H
+#define SWGPU_ALN_SIMD_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** "Minus infinity" of the alignment kernels, the same as sw_ref.c's NEG. */
+#define SWGPU__ALN_NEG (-(1 << 30))
+
+enum {
+    SWGPU__ALN_PASS = 0,  /* all rows; CC[i] = H(i,h), DD[i] = E(i,h), i = 0..w */
+    SWGPU__ALN_START = 1, /* stop at the first row whose max over i of M(i,r) >= score */
+    SWGPU__ALN_BASE = 2   /* all rows, with a traceback byte per cell into dir */
+};
+
+/* traceback byte (as sw_ref.c's mm_base): bits 0-1 the state H came from
+ * (0 M, 1 I = F, 2 D = E), bit 2 F extended, bit 3 E extended */
+enum { SWGPU__TB_M = 0, SWGPU__TB_I = 1, SWGPU__TB_D = 2, SWGPU__TB_IEXT = 4, SWGPU__TB_DEXT = 8 };
+
+/**
+ * One job.  Inputs: x (w >= 1), y (h >= 1), st, go, ge, e0, mode, score
+ * (START), CC/DD (PASS), dir (BASE), work (swgpu__aln_work_bytes bytes,
+ * 64-byte aligned).  Outputs as the mode says:
+ *  PASS   CC, DD (w+1 each, plain order)
+ *  START  found_i, found_r: the first row r (smallest) with max M == score
+ *         and in it the smallest column i with M(i,r) == score; 0, 0 when
+ *         no row reaches score; over: the row maximum when a row's maximum
+ *         exceeds score first (then found_* are 0), else 0
+ *  BASE   dir: (h+1) rows of stride S*L + 1 bytes; the byte of cell (i,r)
+ *         is dir[r*(S*L+1) + (i ? 1 + ((i-1)%S)*L + (i-1)/S : 0)]; row 0
+ *         and column 0 as mm_base writes them.  lastM, lastI, lastD: M, F,
+ *         E of cell (w,h).  S, L: the stripe (S = ceil(w/L), L lanes).
+ */
+typedef struct {
+    const uint8_t *x, *y;
+    size_t w, h;
+    const int32_t *st;
+    int32_t go, ge, e0;
+    int mode;
+    int32_t score;
+    int32_t *CC, *DD;
+    uint8_t *dir;
+    void *work;
+    size_t S, L;
+    int64_t found_i, found_r;
+    int32_t over;
+    int32_t lastM, lastI, lastD;
+} swgpu__aln_job_t;
+
+typedef void (*swgpu__aln_fn)(swgpu__aln_job_t *job);
+
+/** The kernels of one instruction set. */
+typedef struct {
+    const char *name;
+    int isa;      /* swgpu__isa_t */
+    size_t lanes; /* 32-bit lanes */
+    swgpu__aln_fn run;
+} swgpu__aln_kernels_t;
+
+extern const swgpu__aln_kernels_t swgpu__aln_sse41;
+extern const swgpu__aln_kernels_t swgpu__aln_avx2;
+
+/** Work bytes a job of width w needs with these kernels. */
+static inline size_t swgpu__aln_work_bytes(const swgpu__aln_kernels_t *k, size_t w)
+{
+    size_t S = (w + k->lanes - 1) / k->lanes;
+    return (5 + 32) * S * k->lanes * sizeof(int32_t) + 64;
+}
+
+/**
+ * The kernels for isa (a swgpu__isa_t; avx512 uses the avx2 kernels), or
+ * for isa < 0 the default: the best this CPU supports, or the one named by
+ * SWGPU_CPU_ISA (scalar|sse41|avx2|avx512; an unknown or unsupported name
+ * gives the best supported).  NULL means scalar (no SSE4.1, or asked for).
+ */
+const swgpu__aln_kernels_t *swgpu__aln_kernels(int isa);
+
+/** A 64-byte aligned scratch buffer of at least bytes, owned by the calling
+ *  thread and reused by its next call (freed when the thread exits); NULL
+ *  when out of memory. */
+void *swgpu__aln_thread_work(size_t bytes);
+
+#endif /* SWGPU_ALN_SIMD_H */

@@ -1,0 +1,36 @@
+/*
+ * aln_sse41.c - the alignment kernel (aln_simd.h) with SSE4.1: 4 lanes of
+ * 32 bits (built with -msse4.1; aln_dispatch.c checks the CPU first).
+ */
+#include "simd/aln_simd.h"
+
+#include <immintrin.h>
+
+static inline void bytes4(uint8_t *p, __m128i v)
+{
+    const __m128i pick = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    uint32_t x = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(v, pick));
+    __builtin_memcpy(p, &x, 4);
+}
+
+#define AL_NAME aln_run
+#define AL_V __m128i
+#define AL_LANES 4
+#define AL_SET1(x) _mm_set1_epi32(x)
+#define AL_ADD _mm_add_epi32
+#define AL_SUB _mm_sub_epi32
+#define AL_MAX _mm_max_epi32
+#define AL_CMPGT _mm_cmpgt_epi32
+#define AL_CMPEQ _mm_cmpeq_epi32
+#define AL_AND _mm_and_si128
+#define AL_OR _mm_or_si128
+#define AL_ANDNOT _mm_andnot_si128
+#define AL_SHIFT(v, x) _mm_alignr_epi8((v), _mm_set1_epi32(x), 12)
+#define AL_ANYGT(a, b) (_mm_movemask_epi8(_mm_cmpgt_epi32((a), (b))) != 0)
+#define AL_EQMASK(a, b) ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32((a), (b)))))
+#define AL_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define AL_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define AL_BYTES(p, v) bytes4((p), (v))
+#include "simd/aln_template.h"
+
+const swgpu__aln_kernels_t swgpu__aln_sse41 = {"sse41", 1, 4, aln_run};

@@ -1,0 +1,218 @@
+/*
+ * aln_template.h - the alignment kernel of aln_simd.h for one instruction
+ * set, included by aln_<isa>.c with:
+ *
+ *   AL_NAME           name of the static function to define
+ *   AL_V, AL_LANES    vector type, 32-bit lanes per vector
+ *   AL_SET1(x), AL_ADD, AL_SUB, AL_MAX, AL_CMPGT, AL_CMPEQ, AL_AND, AL_OR,
+ *   AL_ANDNOT(a, b)   (~a & b)
+ *   AL_SHIFT(v, x)    lanes moved up by one (lane l+1 gets lane l), x in lane 0
+ *   AL_ANYGT(a, b)    nonzero if any lane of a > the same lane of b
+ *   AL_EQMASK(a, b)   bit l set if lane l of a == lane l of b
+ *   AL_STOREU(p, v)   store to int32_t p[AL_LANES]
+ *   AL_LOADU(p)
+ *   AL_BYTES(p, v)    store the low byte of each lane to uint8_t p[AL_LANES]
+ *
+ * Layout: column i = p + 1 (p = 0..S*L-1) is lane p / S of vector p % S;
+ * columns past w are padding (profile NEG: their M never reaches a real
+ * value, and the F chain only runs towards higher p, so they feed nothing
+ * back).  Per row the main loop computes E, M, H and F with F chained only
+ * inside each lane; the F entering each lane from the lanes below is then
+ * exact after a running maximum over the lanes, and one sweep down the
+ * segment applies it, stopping once it can raise nothing: if the swept F
+ * entering column k+1 is at most H(k) - oe, with H(k) the main loop's
+ * value, it is at most the main loop's F(k+1) >= max(x(k), F(k)) - oe, and
+ * so for every later column.  A raised H (= F) gives H - oe < F - ge, so it
+ * opens no better F, and E of a row only uses H of the row above: after the
+ * sweep H, E, F (and M, never changed) are the exact values.
+ */
+
+static void AL_NAME(swgpu__aln_job_t *jb)
+{
+    const size_t w = jb->w, h = jb->h, L = AL_LANES, S = (w + L - 1) / L, SL = S * L;
+    const size_t R = SL + 1; /* dir row stride */
+    const int32_t ge = jb->ge, oe = jb->go + jb->ge;
+    const AL_V vneg = AL_SET1(SWGPU__ALN_NEG), vge = AL_SET1(ge), voe = AL_SET1(oe);
+    AL_V *hp = (AL_V *)jb->work, *hc = hp + S, *ev = hc + S, *mb = ev + S, *fb = mb + S;
+    int32_t *prof = (int32_t *)(fb + S);
+    int slot[SWGPU_NCODES];
+    int nslots = 0;
+    int32_t h0 = 0, e0 = jb->e0, lanes[AL_LANES], fin[AL_LANES];
+
+    jb->S = S;
+    jb->L = L;
+    jb->found_i = jb->found_r = 0;
+    jb->over = 0;
+    for (int c = 0; c < SWGPU_NCODES; c++)
+        slot[c] = -1;
+    /* striped score rows of the codes that occur in y */
+    for (size_t r = 0; r < h; r++) {
+        int c = jb->y[r] & (SWGPU_NCODES - 1);
+        if (slot[c] >= 0)
+            continue;
+        slot[c] = nslots;
+        int32_t *pr = prof + (size_t)nslots * SL;
+        const int32_t *sr = jb->st + (size_t)c * SWGPU_NCODES;
+        nslots++;
+        for (size_t l = 0; l < L; l++) {
+            size_t p = l * S;
+            for (size_t k = 0; k < S; k++, p++)
+                pr[k * L + l] = p < w ? sr[jb->x[p] & (SWGPU_NCODES - 1)] : SWGPU__ALN_NEG;
+        }
+    }
+    /* row 0: H(i,0) = -(go + i*ge), E = NEG */
+    {
+        int32_t *hp32 = (int32_t *)hp, *ev32 = (int32_t *)ev;
+        for (size_t l = 0; l < L; l++) {
+            size_t p = l * S;
+            for (size_t k = 0; k < S; k++, p++) {
+                hp32[k * L + l] = -(jb->go + (int32_t)(p + 1) * ge);
+                ev32[k * L + l] = SWGPU__ALN_NEG;
+            }
+        }
+    }
+    if (jb->mode == SWGPU__ALN_BASE) {
+        uint8_t *d = jb->dir;
+        d[0] = SWGPU__TB_M;
+        for (size_t p = 0; p < w; p++)
+            d[1 + (p % S) * L + p / S] = SWGPU__TB_I | (p >= 1 ? SWGPU__TB_IEXT : 0);
+    }
+
+    for (size_t r = 0; r < h; r++) {
+        const AL_V *P = (const AL_V *)(prof + (size_t)slot[jb->y[r] & (SWGPU_NCODES - 1)] * SL);
+        const int32_t h0old = h0;
+        AL_V vf, vh, vmmax = vneg, *swap;
+        {
+            int32_t de = e0 - ge, dop = h0 - oe;
+            e0 = dop >= de ? dop : de;
+            h0 = e0;
+            if (jb->mode == SWGPU__ALN_BASE)
+                jb->dir[(r + 1) * R] = SWGPU__TB_D | (dop >= de ? 0 : SWGPU__TB_DEXT);
+        }
+        vf = AL_SHIFT(vneg, h0 - oe);
+        vh = AL_SHIFT(hp[S - 1], h0old);
+        if (jb->mode == SWGPU__ALN_BASE) {
+            for (size_t k = 0; k < S; k++) {
+                AL_V e = AL_MAX(AL_SUB(ev[k], vge), AL_SUB(hp[k], voe));
+                AL_V m = AL_ADD(vh, P[k]);
+                AL_V x = AL_MAX(m, e);
+                mb[k] = m;
+                fb[k] = vf;
+                hc[k] = AL_MAX(x, vf);
+                vf = AL_MAX(AL_SUB(vf, vge), AL_SUB(x, voe));
+                vh = hp[k];
+                ev[k] = e;
+            }
+        } else if (jb->mode == SWGPU__ALN_START) {
+            for (size_t k = 0; k < S; k++) {
+                AL_V e = AL_MAX(AL_SUB(ev[k], vge), AL_SUB(hp[k], voe));
+                AL_V m = AL_ADD(vh, P[k]);
+                AL_V x = AL_MAX(m, e);
+                vmmax = AL_MAX(vmmax, m);
+                hc[k] = AL_MAX(x, vf);
+                vf = AL_MAX(AL_SUB(vf, vge), AL_SUB(x, voe));
+                vh = hp[k];
+                ev[k] = e;
+            }
+        } else {
+            for (size_t k = 0; k < S; k++) {
+                AL_V e = AL_MAX(AL_SUB(ev[k], vge), AL_SUB(hp[k], voe));
+                AL_V x = AL_MAX(AL_ADD(vh, P[k]), e);
+                hc[k] = AL_MAX(x, vf);
+                vf = AL_MAX(AL_SUB(vf, vge), AL_SUB(x, voe));
+                vh = hp[k];
+                ev[k] = e;
+            }
+        }
+        /* F across lanes: lane l's vf is the F entering lane l+1 from chains
+         * that start in lane l (lane 0: or at column 0); a chain from lower
+         * lanes crosses lane l losing S*ge */
+        if (L > 1) {
+            int64_t run = SWGPU__ALN_NEG;
+            AL_STOREU(lanes, vf);
+            for (size_t l = 1; l < L; l++) {
+                int64_t prev = run - (int64_t)S * ge;
+                run = lanes[l - 1] > prev ? lanes[l - 1] : prev;
+                if (run < SWGPU__ALN_NEG)
+                    run = SWGPU__ALN_NEG;
+                fin[l] = (int32_t)run;
+            }
+            fin[0] = SWGPU__ALN_NEG;
+            vf = AL_LOADU(fin);
+            for (size_t k = 0; k < S; k++) {
+                AL_V hold = AL_SUB(hc[k], voe);
+                hc[k] = AL_MAX(hc[k], vf);
+                if (jb->mode == SWGPU__ALN_BASE)
+                    fb[k] = AL_MAX(fb[k], vf);
+                vf = AL_SUB(vf, vge);
+                if (!AL_ANYGT(vf, hold))
+                    break;
+            }
+        }
+        if (jb->mode == SWGPU__ALN_START) {
+            int32_t mx;
+            AL_STOREU(lanes, vmmax);
+            mx = lanes[0];
+            for (size_t l = 1; l < L; l++)
+                mx = lanes[l] > mx ? lanes[l] : mx;
+            if (mx > jb->score) {
+                jb->over = mx;
+                return;
+            }
+            if (mx == jb->score) {
+                const AL_V vs = AL_SET1(jb->score);
+                size_t bestp = SL;
+                AL_V d = AL_SHIFT(hp[S - 1], h0old);
+                for (size_t k = 0; k < S; k++) {
+                    uint32_t msk = AL_EQMASK(AL_ADD(d, P[k]), vs);
+                    d = hp[k];
+                    for (; msk; msk &= msk - 1) {
+                        size_t p = (size_t)__builtin_ctz(msk) * S + k;
+                        if (p < bestp)
+                            bestp = p;
+                    }
+                }
+                jb->found_i = (int64_t)bestp + 1;
+                jb->found_r = (int64_t)r + 1;
+                return;
+            }
+        }
+        if (jb->mode == SWGPU__ALN_BASE) {
+            /* bits from the exact values: H came from M if H == M, else from
+             * F (I) if H == F, else from E (D); F extended if F > H(i-1,r) - oe,
+             * E extended if E > H(i,r-1) - oe (mm_base's >= tests) */
+            const AL_V two = AL_SET1(2), b4 = AL_SET1(SWGPU__TB_IEXT), b8 = AL_SET1(SWGPU__TB_DEXT);
+            uint8_t *d = jb->dir + (r + 1) * R + 1;
+            AL_V hl = AL_SHIFT(hc[S - 1], h0);
+            for (size_t k = 0; k < S; k++) {
+                AL_V hv = hc[k];
+                AL_V st = AL_ANDNOT(AL_CMPEQ(hv, mb[k]), AL_ADD(two, AL_CMPEQ(hv, fb[k])));
+                AL_V ie = AL_AND(AL_CMPGT(fb[k], AL_SUB(hl, voe)), b4);
+                AL_V de = AL_AND(AL_CMPGT(ev[k], AL_SUB(hp[k], voe)), b8);
+                AL_BYTES(d + k * L, AL_OR(st, AL_OR(ie, de)));
+                hl = hv;
+            }
+        }
+        swap = hp;
+        hp = hc;
+        hc = swap;
+    }
+    /* hp: row h */
+    if (jb->mode == SWGPU__ALN_PASS) {
+        const int32_t *hp32 = (const int32_t *)hp, *ev32 = (const int32_t *)ev;
+        jb->CC[0] = h0;
+        jb->DD[0] = e0;
+        for (size_t l = 0; l < L; l++) {
+            size_t p = l * S;
+            for (size_t k = 0; k < S && p < w; k++, p++) {
+                jb->CC[p + 1] = hp32[k * L + l];
+                jb->DD[p + 1] = ev32[k * L + l];
+            }
+        }
+    } else if (jb->mode == SWGPU__ALN_BASE) {
+        size_t p = w - 1, at = (p % S) * L + p / S;
+        jb->lastM = ((const int32_t *)mb)[at];
+        jb->lastI = ((const int32_t *)fb)[at];
+        jb->lastD = ((const int32_t *)ev)[at];
+    }
+}
