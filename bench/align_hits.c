@@ -6,10 +6,12 @@
  * kernels of each instruction set, and checks that all give identical
  * alignments.
  *
- *   build/bench/align_hits [-n QUERIES] [-k HITS] [-r REPEATS] QUERIES.fasta DB.fasta
+ *   build/bench/align_hits [-n QUERIES] [-k HITS] [-r REPEATS] [-i ISA] QUERIES.fasta DB.fasta
  *
  * The hits are the top HITS (default 20) of the first QUERIES (default 40)
  * queries, found with swgpu_search (cpu backend, all cores, no alignment).
+ * REPEATS runs of each timed loop (default 1); -i runs only one instruction
+ * set (scalar, sse41, avx2; for profiles).
  */
 #include "internal.h"
 #include "ref/ref.h"
@@ -46,7 +48,7 @@ static int same(const swgpu_aln_t *a, const swgpu_aln_t *b)
 
 int main(int argc, char **argv)
 {
-    int nq = 40, topn = 20, reps = 1, c, rc = 1;
+    int nq = 40, topn = 20, reps = 1, c, rc = 1, only = -1;
     swgpu_seqset_t *qs = NULL, *sub = NULL;
     swgpu_db_t *db = NULL;
     swgpu_matrix_t *m = NULL;
@@ -58,18 +60,22 @@ int main(int argc, char **argv)
     double t0, t_search, t_score = 0;
     uint64_t cells_rect = 0, cells_start = 0;
 
-    while ((c = getopt(argc, argv, "n:k:r:h")) != -1) {
+    while ((c = getopt(argc, argv, "n:k:r:i:h")) != -1) {
         switch (c) {
+        case 'i':
+            only = !strcmp(optarg, "sse41") ? SWGPU__ISA_SSE41 : !strcmp(optarg, "avx2") ?
+                   SWGPU__ISA_AVX2 : SWGPU__ISA_SCALAR;
+            break;
         case 'n': nq = atoi(optarg); break;
         case 'k': topn = atoi(optarg); break;
         case 'r': reps = atoi(optarg) > 0 ? atoi(optarg) : 1; break;
         default:
-            fprintf(stderr, "usage: align_hits [-n QUERIES] [-k HITS] [-r REPEATS] Q.fasta DB.fasta\n");
+            fprintf(stderr, "usage: align_hits [-n QUERIES] [-k HITS] [-r REPEATS] [-i ISA] Q.fasta DB.fasta\n");
             return c == 'h' ? 0 : 1;
         }
     }
     if (argc - optind != 2) {
-        fprintf(stderr, "usage: align_hits [-n QUERIES] [-k HITS] [-r REPEATS] Q.fasta DB.fasta\n");
+        fprintf(stderr, "usage: align_hits [-n QUERIES] [-k HITS] [-r REPEATS] [-i ISA] Q.fasta DB.fasta\n");
         return 1;
     }
     if (swgpu_seqset_read(argv[optind], SWGPU_PROTEIN, &qs, NULL) ||
@@ -164,7 +170,7 @@ int main(int argc, char **argv)
             int isa = isas[x];
             double ts, tp, total;
             size_t bad = 0;
-            if (!swgpu__cpu_isa_supported((swgpu__isa_t)isa))
+            if (!swgpu__cpu_isa_supported((swgpu__isa_t)isa) || (only >= 0 && isa != only))
                 continue;
             t0 = now();
             for (int r = 0; r < reps; r++)

@@ -18,6 +18,24 @@ static inline void bytes8(uint8_t *p, __m256i v)
     __builtin_memcpy(p, &x, 8);
 }
 
+
+/* 32-entry byte table lookup: two shuffles (codes 0-15, 16-31) blended on
+ * bit 4 of the code (moved to bit 7) */
+static inline __m128i lookup32(const int8_t *tab, __m128i idx)
+{
+    __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)tab);
+    __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(tab + 16));
+    __m128i sel = _mm_slli_epi16(idx, 3);
+    return _mm_blendv_epi8(_mm_shuffle_epi8(lo, idx), _mm_shuffle_epi8(hi, idx), sel);
+}
+
+static inline void lookup8(__m256i *o, const uint8_t *c, const int8_t *tab)
+{
+    uint64_t x;
+    __builtin_memcpy(&x, c, 8);
+    *o = _mm256_cvtepi8_epi32(lookup32(tab, _mm_cvtsi64_si128((long long)x)));
+}
+
 #define AL_NAME aln_run
 #define AL_V __m256i
 #define AL_LANES 8
@@ -37,6 +55,7 @@ static inline void bytes8(uint8_t *p, __m256i v)
 #define AL_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 #define AL_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define AL_BYTES(p, v) bytes8((p), (v))
+#define AL_LOOKUP(o, c, tab) lookup8((o), (c), (tab))
 #include "simd/aln_template.h"
 
 const swgpu__aln_kernels_t swgpu__aln_avx2 = {"avx2", 2, 8, aln_run};

@@ -90,7 +90,7 @@ extern const swgpu__aln_kernels_t swgpu__aln_avx2;
 static inline size_t swgpu__aln_work_bytes(const swgpu__aln_kernels_t *k, size_t w)
 {
     size_t S = (w + k->lanes - 1) / k->lanes;
-    return (5 + 32) * S * k->lanes * sizeof(int32_t) + 64;
+    return (5 + 32) * S * k->lanes * sizeof(int32_t) + S * k->lanes + 64;
 }
 
 /**

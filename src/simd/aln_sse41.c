@@ -13,6 +13,24 @@ static inline void bytes4(uint8_t *p, __m128i v)
     __builtin_memcpy(p, &x, 4);
 }
 
+
+/* 32-entry byte table lookup: two shuffles (codes 0-15, 16-31) blended on
+ * bit 4 of the code (moved to bit 7) */
+static inline __m128i lookup32(const int8_t *tab, __m128i idx)
+{
+    __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)tab);
+    __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(tab + 16));
+    __m128i sel = _mm_slli_epi16(idx, 3);
+    return _mm_blendv_epi8(_mm_shuffle_epi8(lo, idx), _mm_shuffle_epi8(hi, idx), sel);
+}
+
+static inline void lookup4(__m128i *o, const uint8_t *c, const int8_t *tab)
+{
+    uint32_t x;
+    __builtin_memcpy(&x, c, 4);
+    *o = _mm_cvtepi8_epi32(lookup32(tab, _mm_cvtsi32_si128((int)x)));
+}
+
 #define AL_NAME aln_run
 #define AL_V __m128i
 #define AL_LANES 4
@@ -31,6 +49,7 @@ static inline void bytes4(uint8_t *p, __m128i v)
 #define AL_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 #define AL_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define AL_BYTES(p, v) bytes4((p), (v))
+#define AL_LOOKUP(o, c, tab) lookup4((o), (c), (tab))
 #include "simd/aln_template.h"
 
 const swgpu__aln_kernels_t swgpu__aln_sse41 = {"sse41", 1, 4, aln_run};

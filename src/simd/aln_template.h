@@ -12,6 +12,8 @@
  *   AL_STOREU(p, v)   store to int32_t p[AL_LANES]
  *   AL_LOADU(p)
  *   AL_BYTES(p, v)    store the low byte of each lane to uint8_t p[AL_LANES]
+ *   AL_LOOKUP(o, c, tab)  *o = the lanes tab[c[l]] (c: AL_LANES codes < 32,
+ *                     tab: 32 int8), sign-extended to 32 bits
  *
  * Layout: column i = p + 1 (p = 0..S*L-1) is lane p / S of vector p % S;
  * columns past w are padding (profile NEG: their M never reaches a real
@@ -27,14 +29,20 @@
  * sweep H, E, F (and M, never changed) are the exact values.
  */
 
+#ifndef SWEEP_STEP
+#define SWEEP_STEP 4
+#endif
+
 static void AL_NAME(swgpu__aln_job_t *jb)
 {
     const size_t w = jb->w, h = jb->h, L = AL_LANES, S = (w + L - 1) / L, SL = S * L;
     const size_t R = SL + 1; /* dir row stride */
+    const int mode = jb->mode;
     const int32_t ge = jb->ge, oe = jb->go + jb->ge;
     const AL_V vneg = AL_SET1(SWGPU__ALN_NEG), vge = AL_SET1(ge), voe = AL_SET1(oe);
     AL_V *hp = (AL_V *)jb->work, *hc = hp + S, *ev = hc + S, *mb = ev + S, *fb = mb + S;
     int32_t *prof = (int32_t *)(fb + S);
+    uint8_t *xs = (uint8_t *)(prof + SWGPU_NCODES * SL);
     int slot[SWGPU_NCODES];
     int nslots = 0;
     int32_t h0 = 0, e0 = jb->e0, lanes[AL_LANES], fin[AL_LANES];
@@ -45,20 +53,36 @@ static void AL_NAME(swgpu__aln_job_t *jb)
     jb->over = 0;
     for (int c = 0; c < SWGPU_NCODES; c++)
         slot[c] = -1;
-    /* striped score rows of the codes that occur in y */
+    /* the query codes in striped order (padding: code 0, fixed below) */
+    for (size_t l = 0; l < L; l++) {
+        size_t p = l * S;
+        for (size_t k = 0; k < S; k++, p++)
+            xs[k * L + l] = p < w ? (uint8_t)(jb->x[p] & (SWGPU_NCODES - 1)) : 0;
+    }
+    /* striped score rows of the codes that occur in y: a table lookup per
+     * vector when the row's scores fit in 8 bits, else one by one */
     for (size_t r = 0; r < h; r++) {
-        int c = jb->y[r] & (SWGPU_NCODES - 1);
+        int c = jb->y[r] & (SWGPU_NCODES - 1), small = 1;
+        int8_t tab[SWGPU_NCODES];
         if (slot[c] >= 0)
             continue;
         slot[c] = nslots;
         int32_t *pr = prof + (size_t)nslots * SL;
         const int32_t *sr = jb->st + (size_t)c * SWGPU_NCODES;
         nslots++;
-        for (size_t l = 0; l < L; l++) {
-            size_t p = l * S;
-            for (size_t k = 0; k < S; k++, p++)
-                pr[k * L + l] = p < w ? sr[jb->x[p] & (SWGPU_NCODES - 1)] : SWGPU__ALN_NEG;
+        for (int a = 0; a < SWGPU_NCODES; a++) {
+            small &= sr[a] >= INT8_MIN && sr[a] <= INT8_MAX;
+            tab[a] = (int8_t)sr[a];
         }
+        if (small) {
+            for (size_t k = 0; k < S; k++)
+                AL_LOOKUP((AL_V *)pr + k, xs + k * L, tab);
+        } else {
+            for (size_t k = 0; k < SL; k++)
+                pr[k] = sr[xs[k]];
+        }
+        for (size_t p = w; p < SL; p++)
+            pr[(p % S) * L + p / S] = SWGPU__ALN_NEG;
     }
     /* row 0: H(i,0) = -(go + i*ge), E = NEG */
     {
@@ -71,7 +95,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
             }
         }
     }
-    if (jb->mode == SWGPU__ALN_BASE) {
+    if (mode == SWGPU__ALN_BASE) {
         uint8_t *d = jb->dir;
         d[0] = SWGPU__TB_M;
         for (size_t p = 0; p < w; p++)
@@ -86,12 +110,12 @@ static void AL_NAME(swgpu__aln_job_t *jb)
             int32_t de = e0 - ge, dop = h0 - oe;
             e0 = dop >= de ? dop : de;
             h0 = e0;
-            if (jb->mode == SWGPU__ALN_BASE)
+            if (mode == SWGPU__ALN_BASE)
                 jb->dir[(r + 1) * R] = SWGPU__TB_D | (dop >= de ? 0 : SWGPU__TB_DEXT);
         }
         vf = AL_SHIFT(vneg, h0 - oe);
         vh = AL_SHIFT(hp[S - 1], h0old);
-        if (jb->mode == SWGPU__ALN_BASE) {
+        if (mode == SWGPU__ALN_BASE) {
             for (size_t k = 0; k < S; k++) {
                 AL_V e = AL_MAX(AL_SUB(ev[k], vge), AL_SUB(hp[k], voe));
                 AL_V m = AL_ADD(vh, P[k]);
@@ -103,7 +127,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                 vh = hp[k];
                 ev[k] = e;
             }
-        } else if (jb->mode == SWGPU__ALN_START) {
+        } else if (mode == SWGPU__ALN_START) {
             for (size_t k = 0; k < S; k++) {
                 AL_V e = AL_MAX(AL_SUB(ev[k], vge), AL_SUB(hp[k], voe));
                 AL_V m = AL_ADD(vh, P[k]);
@@ -139,17 +163,33 @@ static void AL_NAME(swgpu__aln_job_t *jb)
             }
             fin[0] = SWGPU__ALN_NEG;
             vf = AL_LOADU(fin);
-            for (size_t k = 0; k < S; k++) {
-                AL_V hold = AL_SUB(hc[k], voe);
-                hc[k] = AL_MAX(hc[k], vf);
-                if (jb->mode == SWGPU__ALN_BASE)
-                    fb[k] = AL_MAX(fb[k], vf);
-                vf = AL_SUB(vf, vge);
+            /* the stop test once every SWEEP_STEP columns (stopping later
+             * is always exact; the test and its mispredicted exit cost more
+             * than the few extra columns: in a global pass the F entering
+             * the lanes right of the diagonal often wins for the whole
+             * segment) */
+            for (size_t k = 0; k < S;) {
+                size_t end = k + SWEEP_STEP < S ? k + SWEEP_STEP : S;
+                AL_V hold = vneg;
+                if (mode == SWGPU__ALN_BASE) {
+                    for (; k < end; k++) {
+                        hold = AL_SUB(hc[k], voe);
+                        hc[k] = AL_MAX(hc[k], vf);
+                        fb[k] = AL_MAX(fb[k], vf);
+                        vf = AL_SUB(vf, vge);
+                    }
+                } else {
+                    for (; k < end; k++) {
+                        hold = AL_SUB(hc[k], voe);
+                        hc[k] = AL_MAX(hc[k], vf);
+                        vf = AL_SUB(vf, vge);
+                    }
+                }
                 if (!AL_ANYGT(vf, hold))
                     break;
             }
         }
-        if (jb->mode == SWGPU__ALN_START) {
+        if (mode == SWGPU__ALN_START) {
             int32_t mx;
             AL_STOREU(lanes, vmmax);
             mx = lanes[0];
@@ -177,7 +217,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                 return;
             }
         }
-        if (jb->mode == SWGPU__ALN_BASE) {
+        if (mode == SWGPU__ALN_BASE) {
             /* bits from the exact values: H came from M if H == M, else from
              * F (I) if H == F, else from E (D); F extended if F > H(i-1,r) - oe,
              * E extended if E > H(i,r-1) - oe (mm_base's >= tests) */
@@ -198,7 +238,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
         hc = swap;
     }
     /* hp: row h */
-    if (jb->mode == SWGPU__ALN_PASS) {
+    if (mode == SWGPU__ALN_PASS) {
         const int32_t *hp32 = (const int32_t *)hp, *ev32 = (const int32_t *)ev;
         jb->CC[0] = h0;
         jb->DD[0] = e0;
@@ -209,7 +249,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                 jb->DD[p + 1] = ev32[k * L + l];
             }
         }
-    } else if (jb->mode == SWGPU__ALN_BASE) {
+    } else if (mode == SWGPU__ALN_BASE) {
         size_t p = w - 1, at = (p % S) * L + p / S;
         jb->lastM = ((const int32_t *)mb)[at];
         jb->lastI = ((const int32_t *)fb)[at];
