@@ -134,14 +134,17 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
 int main(void)
 {
     const swgpu__isa_t all[] = {SWGPU__ISA_SSE41, SWGPU__ISA_AVX2, SWGPU__ISA_AVX512};
-    int isas[3], nisa = 0;
+    int isas[8], nisa = 0;
     uint64_t seed = 20240611;
     const size_t cap = 2100;
     uint8_t *q = malloc(cap), *t = malloc(cap);
 
+    /* each isa with its 16-bit kernels where exact, and with 32-bit only */
     for (int k = 0; k < 3; k++)
-        if (swgpu__cpu_isa_supported(all[k]))
+        if (swgpu__cpu_isa_supported(all[k])) {
             isas[nisa++] = (int)all[k];
+            isas[nisa++] = (int)all[k] | SWGPU__ALN_ONLY32;
+        }
     /* -1 (the default) too, and scalar against itself through the _isa path */
     isas[nisa++] = -1;
     if (nisa == 1)

@@ -71,9 +71,11 @@ int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_
  * them (the best one, or the one SWGPU_CPU_ISA names); *_scalar run the
  * plain C code; *_isa take isa, a swgpu__isa_t (simd/simd.h: 0 scalar,
  * 1 sse41, 2 avx2, 3 avx512 (the avx2 kernels); one this CPU lacks runs the
- * scalar code), or -1 for the default.  All give identical results: the
- * kernels compute the same values as the scalar passes.
+ * scalar code), or -1 for the default; isa | SWGPU__ALN_ONLY32 never uses
+ * the 16-bit kernels (tests).  All give identical results: the kernels
+ * compute the same values as the scalar passes.
  */
+#define SWGPU__ALN_ONLY32 0x100
 int swgpu__ref_start_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                             const swgpu_matrix_t *m, int gap_open, int gap_extend,
                             int32_t score, int64_t qend, int64_t tend,

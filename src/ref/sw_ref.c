@@ -262,7 +262,7 @@ int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
 static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                        const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
                        int64_t qend, int64_t tend, int64_t *qbeg, int64_t *tbeg,
-                       const swgpu__aln_kernels_t *k)
+                       const swgpu__aln_kernels_t *k, int only32)
 {
     const int32_t go = gap_open, ge = gap_extend, oe = go + ge;
     uint8_t *qr = NULL;
@@ -312,7 +312,10 @@ static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t t
             jb.mode = SWGPU__ALN_START;
             jb.score = score;
             jb.work = work;
-            k->run(&jb);
+            if (!only32 && swgpu__aln_fits16(w, n, k->lanes16, go, ge, m->min, m->max, score))
+                k->run16(&jb);
+            else
+                k->run(&jb);
             free(tr);
             free(qr);
             if (jb.over)
@@ -398,7 +401,7 @@ int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
                      int64_t *qbeg, int64_t *tbeg)
 {
     return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
-                       swgpu__aln_kernels(-1));
+                       swgpu__aln_kernels(-1), 0);
 }
 
 int swgpu__ref_start_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
@@ -407,7 +410,7 @@ int swgpu__ref_start_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, siz
                             int64_t *qbeg, int64_t *tbeg)
 {
     return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
-                       NULL);
+                       NULL, 0);
 }
 
 int swgpu__ref_start_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
@@ -416,7 +419,8 @@ int swgpu__ref_start_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t
                          int64_t *qbeg, int64_t *tbeg, int isa)
 {
     return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
-                       swgpu__aln_kernels(isa));
+                       swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff),
+                       isa >= 0 && (isa & SWGPU__ALN_ONLY32));
 }
 
 /* ------------------------------------------------------------ the path */
@@ -481,6 +485,8 @@ typedef struct {
     swgpu_aln_t *a;
     int err;
     const swgpu__aln_kernels_t *k;          /* SIMD kernels, or NULL: scalar */
+    int smin, smax;                         /* the matrix's score range */
+    int only32;                             /* never the 16-bit kernels */
     void *work;                             /* their scratch (per thread) */
 } mm_t;
 
@@ -505,7 +511,10 @@ static void mm_pass(const mm_t *c, const uint8_t *x, size_t w, const uint8_t *y,
         jb.CC = CC;
         jb.DD = DD;
         jb.work = c->work;
-        c->k->run(&jb);
+        if (!c->only32 && swgpu__aln_fits16(w, h, c->k->lanes16, c->go, ge, c->smin, c->smax, 0))
+            c->k->run16(&jb);
+        else
+            c->k->run(&jb);
         return;
     }
     CC[0] = 0;
@@ -548,9 +557,10 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
     size_t need = W * (h + 1), nops = 0, i, j, S = w, L = 1, R = W;
     unsigned state;
 
+    int use16 = c->k && !c->only32 && swgpu__aln_fits16(w, h, c->k->lanes16, go, ge, c->smin, c->smax, 0);
     if (c->k) { /* the striped layout: rows of S*L + 1 bytes */
-        S = (w + c->k->lanes - 1) / c->k->lanes;
-        L = c->k->lanes;
+        L = use16 ? c->k->lanes16 : c->k->lanes;
+        S = (w + L - 1) / L;
         R = S * L + 1;
         need = R * (h + 1);
     }
@@ -577,7 +587,10 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
         jb.mode = SWGPU__ALN_BASE;
         jb.dir = c->dir;
         jb.work = c->work;
-        c->k->run(&jb);
+        if (use16)
+            c->k->run16(&jb);
+        else
+            c->k->run(&jb);
         lastM = jb.lastM;
         lastI = jb.lastI;
         lastD = jb.lastD;
@@ -777,7 +790,7 @@ void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t)
 
 static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                       const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
-                      const swgpu__aln_kernels_t *k)
+                      const swgpu__aln_kernels_t *k, int only32)
 {
     mm_t c;
     int64_t rescored = 0;
@@ -801,6 +814,9 @@ static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tl
     c.ge = gap_extend;
     c.oe = gap_open + gap_extend;
     c.a = a;
+    c.smin = m->min;
+    c.smax = m->max;
+    c.only32 = only32;
     for (int x = 0; x < SWGPU_NCODES; x++)
         for (int y = 0; y < SWGPU_NCODES; y++)
             c.st[y][x] = m->s[x][y];
@@ -852,20 +868,22 @@ done:
 int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                     const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
 {
-    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, swgpu__aln_kernels(-1));
+    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, swgpu__aln_kernels(-1), 0);
 }
 
 int swgpu__ref_path_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
 {
-    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, NULL);
+    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, NULL, 0);
 }
 
 int swgpu__ref_path_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                         const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
                         int isa)
 {
-    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, swgpu__aln_kernels(isa));
+    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a,
+                      swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff),
+                      isa >= 0 && (isa & SWGPU__ALN_ONLY32));
 }
 
 /* ------------------------------------------------------- public helpers */
@@ -916,7 +934,8 @@ int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
                               int32_t score, int64_t qend, int64_t tend, int score_only,
                               swgpu_aln_t *out, int isa)
 {
-    const swgpu__aln_kernels_t *k = swgpu__aln_kernels(isa);
+    const swgpu__aln_kernels_t *k = swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff);
+    int only32 = isa >= 0 && (isa & SWGPU__ALN_ONLY32);
     int64_t qbeg = 0, tbeg = 0;
     int rc;
     if (!out)
@@ -925,7 +944,7 @@ int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
     if (score == 0)
         return SWGPU_OK;
     if ((rc = ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, &qbeg,
-                          &tbeg, k)))
+                          &tbeg, k, only32)))
         return rc;
     out->score = score;
     out->qbeg = qbeg;
@@ -934,7 +953,7 @@ int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
     out->tend = tend;
     if (score_only)
         return SWGPU_OK;
-    if ((rc = ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, out, k))) {
+    if ((rc = ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, out, k, only32))) {
         aln_reset(out);
         return rc;
     }

@@ -38,6 +38,9 @@ static inline void lookup8(__m256i *o, const uint8_t *c, const int8_t *tab)
 
 #define AL_NAME aln_run
 #define AL_V __m256i
+#define AL_T int32_t
+#define AL_NEG SWGPU__ALN_NEG
+#define AL_LANEBITS 1
 #define AL_LANES 8
 #define AL_SET1(x) _mm256_set1_epi32(x)
 #define AL_ADD _mm256_add_epi32
@@ -57,5 +60,59 @@ static inline void lookup8(__m256i *o, const uint8_t *c, const int8_t *tab)
 #define AL_BYTES(p, v) bytes8((p), (v))
 #define AL_LOOKUP(o, c, tab) lookup8((o), (c), (tab))
 #include "simd/aln_template.h"
+#undef AL_NAME
+#undef AL_T
+#undef AL_NEG
+#undef AL_LANEBITS
+#undef AL_LANES
+#undef AL_SET1
+#undef AL_ADD
+#undef AL_SUB
+#undef AL_MAX
+#undef AL_CMPGT
+#undef AL_CMPEQ
+#undef AL_SHIFT
+#undef AL_ANYGT
+#undef AL_EQMASK
+#undef AL_BYTES
+#undef AL_LOOKUP
 
-const swgpu__aln_kernels_t swgpu__aln_avx2 = {"avx2", 2, 8, aln_run};
+/* 16 lanes of 16 bits */
+static inline void bytes16(uint8_t *p, __m256i v)
+{
+    __m256i b = _mm256_permute4x64_epi64(_mm256_packus_epi16(v, v), 0x08);
+    _mm_storeu_si128((__m128i *)(void *)p, _mm256_castsi256_si128(b));
+}
+
+static inline void lookup16x(__m256i *o, const uint8_t *c, const int8_t *tab)
+{
+    *o = _mm256_cvtepi8_epi16(lookup32(tab, _mm_loadu_si128((const __m128i *)(const void *)c)));
+}
+
+/* words up by one across the two halves, x in word 0 */
+static inline __m256i shift16(__m256i v, int32_t x)
+{
+    const __m256i w0 = _mm256_setr_epi16(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m256i r = _mm256_alignr_epi8(v, _mm256_permute2x128_si256(v, v, 0x08), 14);
+    return _mm256_blendv_epi8(r, _mm256_set1_epi16((short)x), w0);
+}
+
+#define AL_NAME aln_run16
+#define AL_T int16_t
+#define AL_NEG INT16_MIN
+#define AL_LANEBITS 2
+#define AL_LANES 16
+#define AL_SET1(x) _mm256_set1_epi16((short)(x))
+#define AL_ADD _mm256_adds_epi16
+#define AL_SUB _mm256_subs_epi16
+#define AL_MAX _mm256_max_epi16
+#define AL_CMPGT _mm256_cmpgt_epi16
+#define AL_CMPEQ _mm256_cmpeq_epi16
+#define AL_SHIFT(v, x) shift16((v), (x))
+#define AL_ANYGT(a, b) (_mm256_movemask_epi8(_mm256_cmpgt_epi16((a), (b))) != 0)
+#define AL_EQMASK(a, b) ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi16((a), (b))))
+#define AL_BYTES(p, v) bytes16((p), (v))
+#define AL_LOOKUP(o, c, tab) lookup16x((o), (c), (tab))
+#include "simd/aln_template.h"
+
+const swgpu__aln_kernels_t swgpu__aln_avx2 = {"avx2", 2, 8, aln_run, 16, aln_run16};

@@ -78,10 +78,34 @@ typedef void (*swgpu__aln_fn)(swgpu__aln_job_t *job);
 /** The kernels of one instruction set. */
 typedef struct {
     const char *name;
-    int isa;      /* swgpu__isa_t */
-    size_t lanes; /* 32-bit lanes */
+    int isa;        /* swgpu__isa_t */
+    size_t lanes;   /* 32-bit lanes */
     swgpu__aln_fn run;
+    size_t lanes16; /* 16-bit lanes (saturating), exact when swgpu__aln_fits16 */
+    swgpu__aln_fn run16;
 } swgpu__aln_kernels_t;
+
+/**
+ * 1 when the 16-bit kernel is exact for a job: every value it computes
+ * then lies within +-12000.  The bounds: H >= -(2*go + (w+h)*ge) (an I gap
+ * then a D gap; the column-0 seed is at most go), E, F >= H - oe,
+ * M >= H + min s, the padding rows' top values >= -(go + (w+lanes)*ge);
+ * H <= min(w,h) * max s in a pass, <= score in the reverse pass.  Values
+ * derived from INT16_MIN then stay below -20000: no real value can be
+ * confused with one, and saturation never changes a real value.
+ */
+static inline int swgpu__aln_fits16(size_t w, size_t h, size_t lanes16, int32_t go, int32_t ge,
+                                    int smin, int smax, int32_t score)
+{
+    int64_t amin = smin < 0 ? -(int64_t)smin : smin, amax = smax < 0 ? -(int64_t)smax : smax;
+    int64_t lo, hi;
+    if (w > 100000 || h > 100000)
+        return 0;
+    lo = 2 * (int64_t)go + ((int64_t)w + (int64_t)h + 2 * (int64_t)lanes16) * ge +
+         2 * ((int64_t)go + ge) + 2 * amin + 2 * amax;
+    hi = (int64_t)(w < h ? w : h) * amax + amax;
+    return lo < 12000 && hi < 12000 && score < 12000;
+}
 
 extern const swgpu__aln_kernels_t swgpu__aln_sse41;
 extern const swgpu__aln_kernels_t swgpu__aln_avx2;

@@ -3,17 +3,24 @@
  * set, included by aln_<isa>.c with:
  *
  *   AL_NAME           name of the static function to define
- *   AL_V, AL_LANES    vector type, 32-bit lanes per vector
+ *   AL_V, AL_T, AL_LANES  vector type, lane type (int32_t or int16_t), lanes
+ *   AL_NEG            minus infinity of the lanes (SWGPU__ALN_NEG, INT16_MIN)
  *   AL_SET1(x), AL_ADD, AL_SUB, AL_MAX, AL_CMPGT, AL_CMPEQ, AL_AND, AL_OR,
+ *                     (16-bit: AL_ADD, AL_SUB saturating)
  *   AL_ANDNOT(a, b)   (~a & b)
  *   AL_SHIFT(v, x)    lanes moved up by one (lane l+1 gets lane l), x in lane 0
  *   AL_ANYGT(a, b)    nonzero if any lane of a > the same lane of b
- *   AL_EQMASK(a, b)   bit l set if lane l of a == lane l of b
- *   AL_STOREU(p, v)   store to int32_t p[AL_LANES]
+ *   AL_EQMASK(a, b), AL_LANEBITS  the AL_LANEBITS bits of lane l set if lane
+ *                     l of a == lane l of b
+ *   AL_STOREU(p, v)   store to AL_T p[AL_LANES]
  *   AL_LOADU(p)
  *   AL_BYTES(p, v)    store the low byte of each lane to uint8_t p[AL_LANES]
  *   AL_LOOKUP(o, c, tab)  *o = the lanes tab[c[l]] (c: AL_LANES codes < 32,
- *                     tab: 32 int8), sign-extended to 32 bits
+ *                     tab: 32 int8), sign-extended to the lanes
+ *
+ * 16-bit lanes are exact when swgpu__aln_fits16 holds: every real value
+ * then lies within +-12000, and anything derived from INT16_MIN stays below
+ * them (saturating arithmetic never wraps).
  *
  * Layout: column i = p + 1 (p = 0..S*L-1) is lane p / S of vector p % S;
  * columns past w are padding (profile NEG: their M never reaches a real
@@ -39,13 +46,14 @@ static void AL_NAME(swgpu__aln_job_t *jb)
     const size_t R = SL + 1; /* dir row stride */
     const int mode = jb->mode;
     const int32_t ge = jb->ge, oe = jb->go + jb->ge;
-    const AL_V vneg = AL_SET1(SWGPU__ALN_NEG), vge = AL_SET1(ge), voe = AL_SET1(oe);
+    const AL_V vneg = AL_SET1(AL_NEG), vge = AL_SET1(ge), voe = AL_SET1(oe);
     AL_V *hp = (AL_V *)jb->work, *hc = hp + S, *ev = hc + S, *mb = ev + S, *fb = mb + S;
-    int32_t *prof = (int32_t *)(fb + S);
+    AL_T *prof = (AL_T *)(fb + S);
     uint8_t *xs = (uint8_t *)(prof + SWGPU_NCODES * SL);
     int slot[SWGPU_NCODES];
     int nslots = 0;
-    int32_t h0 = 0, e0 = jb->e0, lanes[AL_LANES], fin[AL_LANES];
+    int32_t h0 = 0, e0 = jb->e0;
+    AL_T lanes[AL_LANES], fin[AL_LANES];
 
     jb->S = S;
     jb->L = L;
@@ -67,7 +75,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
         if (slot[c] >= 0)
             continue;
         slot[c] = nslots;
-        int32_t *pr = prof + (size_t)nslots * SL;
+        AL_T *pr = prof + (size_t)nslots * SL;
         const int32_t *sr = jb->st + (size_t)c * SWGPU_NCODES;
         nslots++;
         for (int a = 0; a < SWGPU_NCODES; a++) {
@@ -79,19 +87,20 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                 AL_LOOKUP((AL_V *)pr + k, xs + k * L, tab);
         } else {
             for (size_t k = 0; k < SL; k++)
-                pr[k] = sr[xs[k]];
+                pr[k] = (AL_T)sr[xs[k]];
         }
         for (size_t p = w; p < SL; p++)
-            pr[(p % S) * L + p / S] = SWGPU__ALN_NEG;
+            pr[(p % S) * L + p / S] = AL_NEG;
     }
     /* row 0: H(i,0) = -(go + i*ge), E = NEG */
     {
-        int32_t *hp32 = (int32_t *)hp, *ev32 = (int32_t *)ev;
+        AL_T *hpt = (AL_T *)hp, *evt = (AL_T *)ev;
         for (size_t l = 0; l < L; l++) {
             size_t p = l * S;
             for (size_t k = 0; k < S; k++, p++) {
-                hp32[k * L + l] = -(jb->go + (int32_t)(p + 1) * ge);
-                ev32[k * L + l] = SWGPU__ALN_NEG;
+                int64_t v = -((int64_t)jb->go + (int64_t)(p + 1) * ge);
+                hpt[k * L + l] = (AL_T)(v < AL_NEG ? AL_NEG : v);
+                evt[k * L + l] = AL_NEG;
             }
         }
     }
@@ -152,16 +161,16 @@ static void AL_NAME(swgpu__aln_job_t *jb)
          * that start in lane l (lane 0: or at column 0); a chain from lower
          * lanes crosses lane l losing S*ge */
         if (L > 1) {
-            int64_t run = SWGPU__ALN_NEG;
+            int64_t run = AL_NEG;
             AL_STOREU(lanes, vf);
             for (size_t l = 1; l < L; l++) {
                 int64_t prev = run - (int64_t)S * ge;
                 run = lanes[l - 1] > prev ? lanes[l - 1] : prev;
-                if (run < SWGPU__ALN_NEG)
-                    run = SWGPU__ALN_NEG;
-                fin[l] = (int32_t)run;
+                if (run < AL_NEG)
+                    run = AL_NEG;
+                fin[l] = (AL_T)run;
             }
-            fin[0] = SWGPU__ALN_NEG;
+            fin[0] = AL_NEG;
             vf = AL_LOADU(fin);
             /* the stop test once every SWEEP_STEP columns (stopping later
              * is always exact; the test and its mispredicted exit cost more
@@ -206,8 +215,10 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                 for (size_t k = 0; k < S; k++) {
                     uint32_t msk = AL_EQMASK(AL_ADD(d, P[k]), vs);
                     d = hp[k];
-                    for (; msk; msk &= msk - 1) {
-                        size_t p = (size_t)__builtin_ctz(msk) * S + k;
+                    while (msk) {
+                        size_t l = (size_t)__builtin_ctz(msk) / AL_LANEBITS;
+                        size_t p = l * S + k;
+                        msk &= ~(((1u << AL_LANEBITS) - 1) << (l * AL_LANEBITS));
                         if (p < bestp)
                             bestp = p;
                     }
@@ -239,20 +250,20 @@ static void AL_NAME(swgpu__aln_job_t *jb)
     }
     /* hp: row h */
     if (mode == SWGPU__ALN_PASS) {
-        const int32_t *hp32 = (const int32_t *)hp, *ev32 = (const int32_t *)ev;
+        const AL_T *hpt = (const AL_T *)hp, *evt = (const AL_T *)ev;
         jb->CC[0] = h0;
         jb->DD[0] = e0;
         for (size_t l = 0; l < L; l++) {
             size_t p = l * S;
             for (size_t k = 0; k < S && p < w; k++, p++) {
-                jb->CC[p + 1] = hp32[k * L + l];
-                jb->DD[p + 1] = ev32[k * L + l];
+                jb->CC[p + 1] = hpt[k * L + l];
+                jb->DD[p + 1] = evt[k * L + l];
             }
         }
     } else if (mode == SWGPU__ALN_BASE) {
         size_t p = w - 1, at = (p % S) * L + p / S;
-        jb->lastM = ((const int32_t *)mb)[at];
-        jb->lastI = ((const int32_t *)fb)[at];
-        jb->lastD = ((const int32_t *)ev)[at];
+        jb->lastM = ((const AL_T *)mb)[at];
+        jb->lastI = ((const AL_T *)fb)[at];
+        jb->lastD = ((const AL_T *)ev)[at];
     }
 }
