@@ -3,8 +3,9 @@
  * the scalar code they replace: for every instruction set this CPU has,
  * swgpu__align_from_end_isa must give the same begin, end, CIGAR and
  * statistics as swgpu__align_from_end_scalar (and the same status on bad
- * input) on random, related, tie-heavy and edge-case pairs under several
- * matrices and gap costs.
+ * input), and swgpu__cpu_score_pair_isa (one thread: the 16-bit LOCAL
+ * kernel) the same score and end as swgpu__ref_score, on random, related,
+ * tie-heavy and edge-case pairs under several matrices and gap costs.
  */
 #include "ref/ref.h"
 #include "simd/simd.h"
@@ -30,6 +31,7 @@ static const scoring_t scorings[] = {
     {NULL, 1, -4, 1, 1, 5},        /* gaps cheaper than mismatches */
     {NULL, 5, -4, 0, 2, 4},
     {NULL, 1, -1, 2, 0, 4},        /* free extension */
+    {"BLOSUM62", 0, 0, 20000, 1, 20}, /* too wide for the 16-bit kernels */
 };
 
 static size_t rnd(uint64_t *s, size_t n)
@@ -97,6 +99,21 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
     CHECK(rc0 == 0, "%s: scalar alignment failed: %s", what, swgpu_last_error());
     n_pairs++;
     n_cells += (long)(ql * tl);
+    /* the score and end of the pair engine (one thread: the 16-bit LOCAL
+     * kernel where it applies) */
+    for (int k = 0; k < nisa; k++) {
+        int32_t s2 = -1;
+        int64_t qe2 = -1, te2 = -1;
+        if (isas[k] < 0 || (isas[k] & SWGPU__ALN_ONLY32))
+            continue;
+        rc = swgpu__cpu_score_pair_isa(q, ql, t, tl, m, sc->go, sc->ge, 1, (swgpu__isa_t)isas[k],
+                                       0, &s2, &qe2, &te2);
+        CHECK(rc == 0 && s2 == score && qe2 == qend && te2 == tend,
+              "%s (%s %d/%d, isa %d, %zu x %zu): pair score %d end (%lld,%lld), reference %d "
+              "(%lld,%lld)", what, sc->name ? sc->name : "dna", sc->go, sc->ge, isas[k], ql, tl,
+              (int)s2, (long long)qe2, (long long)te2, (int)score, (long long)qend,
+              (long long)tend);
+    }
     for (int k = 0; k < nisa; k++) {
         swgpu_aln_t a = {0};
         int64_t qb = -1, tb = -1, qb0 = -1, tb0 = -1;

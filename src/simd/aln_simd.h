@@ -36,7 +36,9 @@
 enum {
     SWGPU__ALN_PASS = 0,  /* all rows; CC[i] = H(i,h), DD[i] = E(i,h), i = 0..w */
     SWGPU__ALN_START = 1, /* stop at the first row whose max over i of M(i,r) >= score */
-    SWGPU__ALN_BASE = 2   /* all rows, with a traceback byte per cell into dir */
+    SWGPU__ALN_BASE = 2,  /* all rows, with a traceback byte per cell into dir */
+    SWGPU__ALN_LOCAL = 3  /* local score (H also floored at 0, H(i,0) = H(0,r) = 0)
+                           * and its end by swgpu__ref_score's tie rule */
 };
 
 /* traceback byte (as sw_ref.c's mm_base): bits 0-1 the state H came from
@@ -52,6 +54,9 @@ enum { SWGPU__TB_M = 0, SWGPU__TB_I = 1, SWGPU__TB_D = 2, SWGPU__TB_IEXT = 4, SW
  *         and in it the smallest column i with M(i,r) == score; 0, 0 when
  *         no row reaches score; over: the row maximum when a row's maximum
  *         exceeds score first (then found_* are 0), else 0
+ *  LOCAL  best: the best local score; found_i, found_r: the end of the
+ *         first cell reaching it in row-major order (smallest r, then i),
+ *         0, 0 when best is 0.  (e0 unused.)
  *  BASE   dir: (h+1) rows of stride S*L + 1 bytes; the byte of cell (i,r)
  *         is dir[r*(S*L+1) + (i ? 1 + ((i-1)%S)*L + (i-1)/S : 0)]; row 0
  *         and column 0 as mm_base writes them.  lastM, lastI, lastD: M, F,
@@ -71,6 +76,7 @@ typedef struct {
     int64_t found_i, found_r;
     int32_t over;
     int32_t lastM, lastI, lastD;
+    int32_t best;
 } swgpu__aln_job_t;
 
 typedef void (*swgpu__aln_fn)(swgpu__aln_job_t *job);
@@ -110,6 +116,18 @@ static inline int swgpu__aln_fits16(size_t w, size_t h, size_t lanes16, int32_t 
 extern const swgpu__aln_kernels_t swgpu__aln_sse41;
 extern const swgpu__aln_kernels_t swgpu__aln_avx2;
 
+/**
+ * 1 when the 16-bit kernel's LOCAL mode is exact: H <= min(w,h) * max s
+ * stays below 30000 (negative E and F never raise an H floored at 0, so
+ * their saturation does not matter) and the gap costs fit the lanes.
+ */
+static inline int swgpu__aln_local_fits16(size_t w, size_t h, int32_t go, int32_t ge, int smax)
+{
+    int64_t amax = smax < 0 ? 0 : smax;
+    size_t n = w < h ? w : h;
+    return n < 30000 && (int64_t)n * amax + amax < 30000 && (int64_t)go + ge < 16000;
+}
+
 /** Work bytes a job of width w needs with these kernels. */
 static inline size_t swgpu__aln_work_bytes(const swgpu__aln_kernels_t *k, size_t w)
 {
@@ -129,5 +147,17 @@ const swgpu__aln_kernels_t *swgpu__aln_kernels(int isa);
  *  thread and reused by its next call (freed when the thread exits); NULL
  *  when out of memory. */
 void *swgpu__aln_thread_work(size_t bytes);
+
+/**
+ * Local score of q against t and its end by swgpu__ref_score's tie rule
+ * (smallest target end, then smallest query end), with the 16-bit LOCAL
+ * kernel of isa (a swgpu__isa_t, < 0 the default) on the calling thread.
+ * The caller checked the arguments (as swgpu__ref_score does).  Returns
+ * SWGPU_OK, or 1 (nothing written) when the kernel does not apply: no
+ * SIMD, an empty sequence, swgpu__aln_local_fits16 false, no memory.
+ */
+int swgpu__aln_local_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                           const swgpu_matrix_t *m, int gap_open, int gap_extend, int isa,
+                           int32_t *score, int64_t *qend, int64_t *tend);
 
 #endif /* SWGPU_ALN_SIMD_H */

@@ -52,7 +52,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
     uint8_t *xs = (uint8_t *)(prof + SWGPU_NCODES * SL);
     int slot[SWGPU_NCODES];
     int nslots = 0;
-    int32_t h0 = 0, e0 = jb->e0;
+    int32_t h0 = 0, e0 = jb->e0, lbest = 0;
     AL_T lanes[AL_LANES], fin[AL_LANES];
 
     jb->S = S;
@@ -99,7 +99,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
             size_t p = l * S;
             for (size_t k = 0; k < S; k++, p++) {
                 int64_t v = -((int64_t)jb->go + (int64_t)(p + 1) * ge);
-                hpt[k * L + l] = (AL_T)(v < AL_NEG ? AL_NEG : v);
+                hpt[k * L + l] = mode == SWGPU__ALN_LOCAL ? 0 : (AL_T)(v < AL_NEG ? AL_NEG : v);
                 evt[k * L + l] = AL_NEG;
             }
         }
@@ -115,7 +115,7 @@ static void AL_NAME(swgpu__aln_job_t *jb)
         const AL_V *P = (const AL_V *)(prof + (size_t)slot[jb->y[r] & (SWGPU_NCODES - 1)] * SL);
         const int32_t h0old = h0;
         AL_V vf, vh, vmmax = vneg, *swap;
-        {
+        if (mode != SWGPU__ALN_LOCAL) { /* LOCAL: H(0,r) = 0 */
             int32_t de = e0 - ge, dop = h0 - oe;
             e0 = dop >= de ? dop : de;
             h0 = e0;
@@ -132,6 +132,18 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                 mb[k] = m;
                 fb[k] = vf;
                 hc[k] = AL_MAX(x, vf);
+                vf = AL_MAX(AL_SUB(vf, vge), AL_SUB(x, voe));
+                vh = hp[k];
+                ev[k] = e;
+            }
+        } else if (mode == SWGPU__ALN_LOCAL) {
+            const AL_V zero = AL_SET1(0);
+            for (size_t k = 0; k < S; k++) {
+                AL_V e = AL_MAX(AL_SUB(ev[k], vge), AL_SUB(hp[k], voe));
+                AL_V x = AL_MAX(AL_MAX(AL_ADD(vh, P[k]), e), zero);
+                AL_V hv = AL_MAX(x, vf);
+                vmmax = AL_MAX(vmmax, hv);
+                hc[k] = hv;
                 vf = AL_MAX(AL_SUB(vf, vge), AL_SUB(x, voe));
                 vh = hp[k];
                 ev[k] = e;
@@ -198,6 +210,33 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                     break;
             }
         }
+        if (mode == SWGPU__ALN_LOCAL) {
+            /* the row maximum over the main loop's H: a value the sweep
+             * raised is F from a higher H of the row, never a strict row
+             * maximum; its first cell is looked up in the exact row */
+            int32_t mx;
+            AL_STOREU(lanes, vmmax);
+            mx = lanes[0];
+            for (size_t l = 1; l < L; l++)
+                mx = lanes[l] > mx ? lanes[l] : mx;
+            if (mx > lbest) {
+                const AL_V vs = AL_SET1(mx);
+                size_t bestp = SL;
+                for (size_t k = 0; k < S; k++) {
+                    uint32_t msk = AL_EQMASK(hc[k], vs);
+                    while (msk) {
+                        size_t l = (size_t)__builtin_ctz(msk) / AL_LANEBITS;
+                        size_t p = l * S + k;
+                        msk &= ~(((1u << AL_LANEBITS) - 1) << (l * AL_LANEBITS));
+                        if (p < bestp)
+                            bestp = p;
+                    }
+                }
+                lbest = mx;
+                jb->found_i = (int64_t)bestp + 1;
+                jb->found_r = (int64_t)r + 1;
+            }
+        }
         if (mode == SWGPU__ALN_START) {
             int32_t mx;
             AL_STOREU(lanes, vmmax);
@@ -249,6 +288,8 @@ static void AL_NAME(swgpu__aln_job_t *jb)
         hc = swap;
     }
     /* hp: row h */
+    if (mode == SWGPU__ALN_LOCAL)
+        jb->best = lbest;
     if (mode == SWGPU__ALN_PASS) {
         const AL_T *hpt = (const AL_T *)hp, *evt = (const AL_T *)ev;
         jb->CC[0] = h0;
