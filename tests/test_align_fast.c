@@ -206,6 +206,18 @@ int main(void)
             }
             check_pair(q, ql, t, tl, m, sc, isas, nisa, kind == 0 ? "random" : "related");
         }
+        if (si == 0) {
+            /* a wide query (its kernel scratch is more than a thread keeps) */
+            size_t wl = 150000, tl = 60;
+            uint8_t *wq = malloc(wl);
+            random_seq(&seed, wq, wl, sc->ncodes, 0);
+            random_seq(&seed, t, tl, sc->ncodes, 0);
+            memcpy(wq + wl / 2, t, tl);
+            wq[wl / 2 + 7] = 3;
+            check_pair(wq, wl, t, tl, m, sc, isas, nisa, "wide query");
+            check_pair(t, tl, wq, wl, m, sc, isas, nisa, "wide target");
+            free(wq);
+        }
         swgpu_matrix_destroy(m);
     }
     printf("# %ld pairs, %ld cells, %d instruction sets\n", n_pairs, n_cells, nisa);

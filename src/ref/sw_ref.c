@@ -293,6 +293,8 @@ static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t t
         size_t bytes = swgpu__aln_work_bytes(k, w);
         void *work = bytes <= SIMD_WORK_MAX ? swgpu__aln_thread_work(bytes) : NULL;
         uint8_t *tr = work ? malloc(n) : NULL;
+        if (!tr)
+            swgpu__aln_thread_work_done(work, bytes);
         if (tr) {
             int32_t st[SWGPU_NCODES * SWGPU_NCODES];
             swgpu__aln_job_t jb = {0};
@@ -316,6 +318,7 @@ static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t t
                 k->run16(&jb);
             else
                 k->run(&jb);
+            swgpu__aln_thread_work_done(work, bytes);
             free(tr);
             free(qr);
             if (jb.over)
@@ -488,6 +491,7 @@ typedef struct {
     int smin, smax;                         /* the matrix's score range */
     int only32;                             /* never the 16-bit kernels */
     void *work;                             /* their scratch (per thread) */
+    size_t work_bytes;
 } mm_t;
 
 /* Global pass: x[0,w) along columns, rows y[0,h), h >= 1.  A D gap that
@@ -830,8 +834,8 @@ static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tl
         goto done;
     }
     if (k && c.M > 0) {
-        size_t bytes = swgpu__aln_work_bytes(k, c.M);
-        c.work = bytes <= SIMD_WORK_MAX ? swgpu__aln_thread_work(bytes) : NULL;
+        c.work_bytes = swgpu__aln_work_bytes(k, c.M);
+        c.work = c.work_bytes <= SIMD_WORK_MAX ? swgpu__aln_thread_work(c.work_bytes) : NULL;
         c.k = c.work ? k : NULL;
     }
     c.tr = c.qr + c.M;
@@ -862,6 +866,7 @@ done:
     free(c.ops);
     free(c.CC);
     free(c.dir);
+    swgpu__aln_thread_work_done(c.work, c.work_bytes);
     return rc;
 }
 

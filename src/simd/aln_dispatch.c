@@ -52,6 +52,10 @@ typedef struct {
     size_t cap;
 } tls_buf_t;
 
+/* buffers up to this size stay with the thread; larger ones are freed
+ * after each use */
+#define THREAD_KEEP_MAX ((size_t)8 << 20)
+
 static pthread_key_t buf_key;
 static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
 static int buf_key_ok;
@@ -73,6 +77,9 @@ static void buf_init(void)
 void *swgpu__aln_thread_work(size_t bytes)
 {
     tls_buf_t *b;
+    void *p = NULL;
+    if (bytes > THREAD_KEEP_MAX) /* too large to keep: the caller's own */
+        return posix_memalign(&p, 64, (bytes + 63) & ~(size_t)63) == 0 ? p : NULL;
     pthread_once(&buf_once, buf_init);
     if (!buf_key_ok)
         return NULL;
@@ -87,7 +94,6 @@ void *swgpu__aln_thread_work(size_t bytes)
         }
     }
     if (b->cap < bytes) {
-        void *p = NULL;
         size_t cap = bytes + bytes / 4 + 4096;
         cap = (cap + 63) & ~(size_t)63;
         if (posix_memalign(&p, 64, cap) != 0)
@@ -97,6 +103,12 @@ void *swgpu__aln_thread_work(size_t bytes)
         b->cap = cap;
     }
     return b->p;
+}
+
+void swgpu__aln_thread_work_done(void *work, size_t bytes)
+{
+    if (work && bytes > THREAD_KEEP_MAX)
+        free(work);
 }
 
 /* ------------------------------------------------ local score and end */
@@ -128,6 +140,7 @@ int swgpu__aln_local_score(const uint8_t *q, size_t qlen, const uint8_t *t, size
     jb.ge = gap_extend;
     jb.mode = SWGPU__ALN_LOCAL;
     k->run16(&jb);
+    swgpu__aln_thread_work_done(jb.work, bytes);
     *score = jb.best;
     if (qend)
         *qend = jb.best ? jb.found_i : 0;

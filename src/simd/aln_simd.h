@@ -144,9 +144,11 @@ static inline size_t swgpu__aln_work_bytes(const swgpu__aln_kernels_t *k, size_t
 const swgpu__aln_kernels_t *swgpu__aln_kernels(int isa);
 
 /** A 64-byte aligned scratch buffer of at least bytes, owned by the calling
- *  thread and reused by its next call (freed when the thread exits); NULL
- *  when out of memory. */
+ *  thread and reused by its next call (freed when the thread exits), or
+ *  for more than 8 MiB a buffer of its own; NULL when out of memory.  Hand
+ *  it back with swgpu__aln_thread_work_done (same bytes) after use. */
 void *swgpu__aln_thread_work(size_t bytes);
+void swgpu__aln_thread_work_done(void *work, size_t bytes);
 
 /**
  * Local score of q against t and its end by swgpu__ref_score's tie rule
