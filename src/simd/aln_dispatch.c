@@ -126,7 +126,7 @@ int swgpu__aln_local_score(const uint8_t *q, size_t qlen, const uint8_t *t, size
         return 1;
     bytes = (5 + 32) * ((qlen + k->lanes16 - 1) / k->lanes16) * k->lanes16 * sizeof(int16_t) +
             qlen + k->lanes16 + 64;
-    if (bytes > ((size_t)64 << 20) || !(jb.work = swgpu__aln_thread_work(bytes)))
+    if (bytes > THREAD_KEEP_MAX || !(jb.work = swgpu__aln_thread_work(bytes)))
         return 1;
     for (int x = 0; x < SWGPU_NCODES; x++)
         for (int y = 0; y < SWGPU_NCODES; y++)

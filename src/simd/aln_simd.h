@@ -156,7 +156,8 @@ void swgpu__aln_thread_work_done(void *work, size_t bytes);
  * kernel of isa (a swgpu__isa_t, < 0 the default) on the calling thread.
  * The caller checked the arguments (as swgpu__ref_score does).  Returns
  * SWGPU_OK, or 1 (nothing written) when the kernel does not apply: no
- * SIMD, an empty sequence, swgpu__aln_local_fits16 false, no memory.
+ * SIMD, an empty sequence, swgpu__aln_local_fits16 false, a query whose
+ * scratch would exceed 8 MiB (about 110,000 residues), no memory.
  */
 int swgpu__aln_local_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int isa,

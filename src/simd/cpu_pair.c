@@ -188,8 +188,10 @@ int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, si
             return swgpu__fail(SWGPU_EINVAL, "pair score: target position %zu: residue code %u out of range",
                                i, t[i]);
     /* a pair one thread scores (search hits): the 16-bit striped kernel of
-     * simd/aln_simd.h when its bound holds (the same score and end) */
-    if (!prog && (threads == 1 || (uint64_t)qlen * tlen <= PAIR_ONE_THREAD_CELLS) &&
+     * simd/aln_simd.h when its bound holds (the same score and end); not
+     * with a progress callback or a forced band height (tests of the bands) */
+    if (!prog && band_rows == 0 &&
+        (threads == 1 || (uint64_t)qlen * tlen <= PAIR_ONE_THREAD_CELLS) &&
         swgpu__aln_local_score(q, qlen, t, tlen, m, gap_open, gap_extend, (int)isa, score, qend,
                                tend) == SWGPU_OK)
         return SWGPU_OK;
