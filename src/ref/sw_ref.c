@@ -3,6 +3,10 @@
  * with affine gaps (Gotoh), exact 32-bit scores, end and start by the tie
  * rule, and the alignment path in linear memory (Myers-Miller).  This is
  * the oracle every other backend is checked against: it stays plain C.
+ * The begin and path passes (swgpu__ref_start, mm_pass, mm_base) can hand
+ * their rows to the SIMD kernels of simd/aln_simd.h, which compute the same
+ * values; swgpu__ref_start_scalar / swgpu__ref_path_scalar /
+ * swgpu__align_from_end_scalar always run the plain C code below.
  *
  * Notation.  Query q (length M) runs along i, target t (length N) along j;
  * s(a,b) = m->s[a][b] scores query code a against target code b; a gap of
