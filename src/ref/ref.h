@@ -65,6 +65,40 @@ int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_
                           const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
                           int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out);
 
+/*
+ * The same three with the instruction set chosen by the caller.  The plain
+ * functions above run the SIMD kernels of simd/aln_simd.h when the CPU has
+ * them (the best one, or the one SWGPU_CPU_ISA names); *_scalar run the
+ * plain C code; *_isa take isa, a swgpu__isa_t (simd/simd.h: 0 scalar,
+ * 1 sse41, 2 avx2, 3 avx512 (the avx2 kernels); one this CPU lacks runs the
+ * scalar code), or -1 for the default; isa | SWGPU__ALN_ONLY32 never uses
+ * the 16-bit kernels (tests).  All give identical results: the kernels
+ * compute the same values as the scalar passes.
+ */
+#define SWGPU__ALN_ONLY32 0x100
+int swgpu__ref_start_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                            const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                            int32_t score, int64_t qend, int64_t tend,
+                            int64_t *qbeg, int64_t *tbeg);
+int swgpu__ref_start_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                         const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                         int32_t score, int64_t qend, int64_t tend,
+                         int64_t *qbeg, int64_t *tbeg, int isa);
+int swgpu__ref_path_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                           const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                           swgpu_aln_t *a);
+int swgpu__ref_path_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                        const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
+                        int isa);
+int swgpu__align_from_end_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                                 const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                                 int32_t score, int64_t qend, int64_t tend, int score_only,
+                                 swgpu_aln_t *out);
+int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                              const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                              int32_t score, int64_t qend, int64_t tend, int score_only,
+                              swgpu_aln_t *out, int isa);
+
 /* Recompute length, n_ident, n_mismatch, n_gapopen, n_gaps of a from its
  * cigar, qbeg and tbeg (the cigar is assumed to fit the sequences). */
 void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t);

@@ -3,6 +3,10 @@
  * with affine gaps (Gotoh), exact 32-bit scores, end and start by the tie
  * rule, and the alignment path in linear memory (Myers-Miller).  This is
  * the oracle every other backend is checked against: it stays plain C.
+ * The begin and path passes (swgpu__ref_start, mm_pass, mm_base) can hand
+ * their rows to the SIMD kernels of simd/aln_simd.h, which compute the same
+ * values; swgpu__ref_start_scalar / swgpu__ref_path_scalar /
+ * swgpu__align_from_end_scalar always run the plain C code below.
  *
  * Notation.  Query q (length M) runs along i, target t (length N) along j;
  * s(a,b) = m->s[a][b] scores query code a against target code b; a gap of
@@ -24,6 +28,7 @@
  * swgpu__ref_start and swgpu__ref_path below).
  */
 #include "ref/ref.h"
+#include "simd/aln_simd.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -44,6 +49,10 @@
 /* Myers-Miller sub-rectangles with at most this many nodes are solved with
  * a full-matrix traceback (one byte per node). */
 #define BASE_CELLS ((size_t)1 << 16)
+
+/* The SIMD kernels (simd/aln_simd.h) are used when their scratch stays
+ * below this; wider rectangles run the scalar code (same results). */
+#define SIMD_WORK_MAX ((size_t)64 << 20)
 
 /* CIGAR element lengths must fit in 28 bits. */
 #define CIGAR_LEN_MAX ((UINT64_C(1) << 28) - 1)
@@ -254,10 +263,10 @@ int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
  * then the largest qbeg: the shortest of the optimal alignments.  The pass
  * stops at that row, so it costs qend x (tend - tbeg) cells.
  */
-int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                     int32_t score, int64_t qend, int64_t tend,
-                     int64_t *qbeg, int64_t *tbeg)
+static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                       const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
+                       int64_t qend, int64_t tend, int64_t *qbeg, int64_t *tbeg,
+                       const swgpu__aln_kernels_t *k, int only32)
 {
     const int32_t go = gap_open, ge = gap_extend, oe = go + ge;
     uint8_t *qr = NULL;
@@ -279,13 +288,62 @@ int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
 
     /* qr = q[0,qend) reversed, its profile; rows over w+1 columns */
     qr = malloc(w);
+    if (!qr)
+        return swgpu__fail(SWGPU_ENOMEM, "reference start: no memory for %zu columns", w);
+    for (size_t i = 0; i < w; i++)
+        qr[i] = q[w - 1 - i];
+    if (k) {
+        /* the same pass, striped (aln_simd.h): the same M' values */
+        size_t bytes = swgpu__aln_work_bytes(k, w);
+        void *work = bytes <= SIMD_WORK_MAX ? swgpu__aln_thread_work(bytes) : NULL;
+        uint8_t *tr = work ? malloc(n) : NULL;
+        if (!tr)
+            swgpu__aln_thread_work_done(work, bytes);
+        if (tr) {
+            int32_t st[SWGPU_NCODES * SWGPU_NCODES];
+            swgpu__aln_job_t jb = {0};
+            for (int x = 0; x < SWGPU_NCODES; x++)
+                for (int y = 0; y < SWGPU_NCODES; y++)
+                    st[y * SWGPU_NCODES + x] = m->s[x][y];
+            for (size_t j = 0; j < n; j++)
+                tr[j] = t[n - 1 - j];
+            jb.x = qr;
+            jb.w = w;
+            jb.y = tr;
+            jb.h = n;
+            jb.st = st;
+            jb.go = go;
+            jb.ge = ge;
+            jb.e0 = NEG;
+            jb.mode = SWGPU__ALN_START;
+            jb.score = score;
+            jb.work = work;
+            if (!only32 && swgpu__aln_fits16(w, n, k->lanes16, go, ge, m->min, m->max, score))
+                k->run16(&jb);
+            else
+                k->run(&jb);
+            swgpu__aln_thread_work_done(work, bytes);
+            free(tr);
+            free(qr);
+            if (jb.over)
+                return swgpu__fail(SWGPU_EINVAL,
+                                   "reference start: an alignment ending at (%lld, %lld) scores "
+                                   "%d > the given best %d", (long long)qend, (long long)tend,
+                                   (int)jb.over, (int)score);
+            if (!jb.found_r)
+                return swgpu__fail(SWGPU_EINVAL,
+                                   "reference start: no alignment ending at (%lld, %lld) reaches "
+                                   "score %d", (long long)qend, (long long)tend, (int)score);
+            *qbeg = qend - jb.found_i;
+            *tbeg = tend - jb.found_r;
+            return SWGPU_OK;
+        }
+    }
     buf = malloc((4 * w + 2) * sizeof *buf);
-    if (!qr || !buf) {
+    if (!buf) {
         rc = swgpu__fail(SWGPU_ENOMEM, "reference start: no memory for %zu columns", w);
         goto fail;
     }
-    for (size_t i = 0; i < w; i++)
-        qr[i] = q[w - 1 - i];
     qprof_init(&p, qr, w, m);
     H = buf;           /* H[i] = H'(i, j), i = 0..w */
     E = buf + w + 1;   /* E[i] = E'(i, j) */
@@ -342,6 +400,34 @@ done:
     free(qr);
     free(buf);
     return rc;
+}
+
+int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                     int32_t score, int64_t qend, int64_t tend,
+                     int64_t *qbeg, int64_t *tbeg)
+{
+    return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
+                       swgpu__aln_kernels(-1), 0);
+}
+
+int swgpu__ref_start_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                            const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                            int32_t score, int64_t qend, int64_t tend,
+                            int64_t *qbeg, int64_t *tbeg)
+{
+    return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
+                       NULL, 0);
+}
+
+int swgpu__ref_start_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                         const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                         int32_t score, int64_t qend, int64_t tend,
+                         int64_t *qbeg, int64_t *tbeg, int isa)
+{
+    return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
+                       swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff),
+                       isa >= 0 && (isa & SWGPU__ALN_ONLY32));
 }
 
 /* ------------------------------------------------------------ the path */
@@ -405,6 +491,11 @@ typedef struct {
     uint8_t *ops;                           /* base case ops (reversed), M+N bytes */
     swgpu_aln_t *a;
     int err;
+    const swgpu__aln_kernels_t *k;          /* SIMD kernels, or NULL: scalar */
+    int smin, smax;                         /* the matrix's score range */
+    int only32;                             /* never the 16-bit kernels */
+    void *work;                             /* their scratch (per thread) */
+    size_t work_bytes;
 } mm_t;
 
 /* Global pass: x[0,w) along columns, rows y[0,h), h >= 1.  A D gap that
@@ -414,6 +505,26 @@ static void mm_pass(const mm_t *c, const uint8_t *x, size_t w, const uint8_t *y,
                     int32_t open0, int32_t *CC, int32_t *DD)
 {
     const int32_t ge = c->ge, oe = c->oe;
+    if (c->k) {
+        swgpu__aln_job_t jb = {0};
+        jb.x = x;
+        jb.w = w;
+        jb.y = y;
+        jb.h = h;
+        jb.st = &c->st[0][0];
+        jb.go = c->go;
+        jb.ge = ge;
+        jb.e0 = -open0;
+        jb.mode = SWGPU__ALN_PASS;
+        jb.CC = CC;
+        jb.DD = DD;
+        jb.work = c->work;
+        if (!c->only32 && swgpu__aln_fits16(w, h, c->k->lanes16, c->go, ge, c->smin, c->smax, 0))
+            c->k->run16(&jb);
+        else
+            c->k->run(&jb);
+        return;
+    }
     CC[0] = 0;
     DD[0] = -open0; /* so that DD(0,1) = -open0 - ge */
     for (size_t i = 1; i <= w; i++) {
@@ -451,9 +562,16 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
     const int32_t go = c->go, ge = c->ge, oe = c->oe;
     int32_t *Hr = c->CC, *Er = c->DD; /* row arrays, free to reuse here */
     int32_t lastM = 0, lastI = 0, lastD = 0, val;
-    size_t need = W * (h + 1), nops = 0, i, j;
+    size_t need = W * (h + 1), nops = 0, i, j, S = w, L = 1, R = W;
     unsigned state;
 
+    int use16 = c->k && !c->only32 && swgpu__aln_fits16(w, h, c->k->lanes16, go, ge, c->smin, c->smax, 0);
+    if (c->k) { /* the striped layout: rows of S*L + 1 bytes */
+        L = use16 ? c->k->lanes16 : c->k->lanes;
+        S = (w + L - 1) / L;
+        R = S * L + 1;
+        need = R * (h + 1);
+    }
     if (need > c->dir_cap) {
         uint8_t *d = realloc(c->dir, need);
         if (!d) {
@@ -463,6 +581,28 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
         }
         c->dir = d;
         c->dir_cap = need;
+    }
+    if (c->k) {
+        swgpu__aln_job_t jb = {0};
+        jb.x = x;
+        jb.w = w;
+        jb.y = y;
+        jb.h = h;
+        jb.st = &c->st[0][0];
+        jb.go = go;
+        jb.ge = ge;
+        jb.e0 = -tb;
+        jb.mode = SWGPU__ALN_BASE;
+        jb.dir = c->dir;
+        jb.work = c->work;
+        if (use16)
+            c->k->run16(&jb);
+        else
+            c->k->run(&jb);
+        lastM = jb.lastM;
+        lastI = jb.lastI;
+        lastD = jb.lastD;
+        goto traceback;
     }
     /* row 0: only I columns from the start node */
     Hr[0] = 0;
@@ -522,6 +662,7 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
             lastD = e;
         }
     }
+traceback:
     /* the end node: a D gap ending here pays te instead of go */
     lastD += go - te;
     if (lastM >= lastI && lastM >= lastD) {
@@ -537,21 +678,25 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
     /* walk back from (w, h) to (0, 0), recording ops in reverse */
     i = w;
     j = h;
+    /* the byte of node (i, j): column i >= 1 at 1 + ((i-1) % S) * L + (i-1) / S
+     * of row j (plain order for the scalar fill: S = w, L = 1) */
+#define DIR(i, j) c->dir[(j) * R + ((i) ? 1 + ((i) - 1) % S * L + ((i) - 1) / S : 0)]
     while (i > 0 || j > 0) {
-        uint8_t d = c->dir[j * W + i];
+        uint8_t d = DIR(i, j);
         c->ops[nops++] = (uint8_t)state;
         if (state == TB_M) {
             i--;
             j--;
-            state = c->dir[j * W + i] & 3;
+            state = DIR(i, j) & 3;
         } else if (state == TB_I) {
             i--;
-            state = (d & TB_IEXT) ? TB_I : (c->dir[j * W + i] & 3u);
+            state = (d & TB_IEXT) ? TB_I : (DIR(i, j) & 3u);
         } else {
             j--;
-            state = (d & TB_DEXT) ? TB_D : (c->dir[j * W + i] & 3u);
+            state = (d & TB_DEXT) ? TB_D : (DIR(i, j) & 3u);
         }
     }
+#undef DIR
     while (nops > 0 && !c->err) {
         size_t k = nops;
         uint8_t op = c->ops[k - 1];
@@ -651,8 +796,9 @@ void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t)
     a->n_mismatch = a->length - a->n_gaps - a->n_ident;
 }
 
-int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                    const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
+static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                      const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
+                      const swgpu__aln_kernels_t *k, int only32)
 {
     mm_t c;
     int64_t rescored = 0;
@@ -676,6 +822,9 @@ int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen
     c.ge = gap_extend;
     c.oe = gap_open + gap_extend;
     c.a = a;
+    c.smin = m->min;
+    c.smax = m->max;
+    c.only32 = only32;
     for (int x = 0; x < SWGPU_NCODES; x++)
         for (int y = 0; y < SWGPU_NCODES; y++)
             c.st[y][x] = m->s[x][y];
@@ -687,6 +836,11 @@ int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen
         rc = swgpu__fail(SWGPU_ENOMEM, "alignment path: no memory for a %zu x %zu rectangle",
                          c.M, c.N);
         goto done;
+    }
+    if (k && c.M > 0) {
+        c.work_bytes = swgpu__aln_work_bytes(k, c.M);
+        c.work = c.work_bytes <= SIMD_WORK_MAX ? swgpu__aln_thread_work(c.work_bytes) : NULL;
+        c.k = c.work ? k : NULL;
     }
     c.tr = c.qr + c.M;
     c.DD = c.CC + w;
@@ -716,7 +870,29 @@ done:
     free(c.ops);
     free(c.CC);
     free(c.dir);
+    swgpu__aln_thread_work_done(c.work, c.work_bytes);
     return rc;
+}
+
+int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                    const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
+{
+    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, swgpu__aln_kernels(-1), 0);
+}
+
+int swgpu__ref_path_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                           const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
+{
+    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, NULL, 0);
+}
+
+int swgpu__ref_path_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                        const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
+                        int isa)
+{
+    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a,
+                      swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff),
+                      isa >= 0 && (isa & SWGPU__ALN_ONLY32));
 }
 
 /* ------------------------------------------------------- public helpers */
@@ -749,6 +925,26 @@ int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_
                           const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
                           int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out)
 {
+    return swgpu__align_from_end_isa(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend,
+                                     tend, score_only, out, -1);
+}
+
+int swgpu__align_from_end_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                                 const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                                 int32_t score, int64_t qend, int64_t tend, int score_only,
+                                 swgpu_aln_t *out)
+{
+    return swgpu__align_from_end_isa(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend,
+                                     tend, score_only, out, 0 /* SWGPU__ISA_SCALAR */);
+}
+
+int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                              const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                              int32_t score, int64_t qend, int64_t tend, int score_only,
+                              swgpu_aln_t *out, int isa)
+{
+    const swgpu__aln_kernels_t *k = swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff);
+    int only32 = isa >= 0 && (isa & SWGPU__ALN_ONLY32);
     int64_t qbeg = 0, tbeg = 0;
     int rc;
     if (!out)
@@ -756,8 +952,8 @@ int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_
     aln_reset(out);
     if (score == 0)
         return SWGPU_OK;
-    if ((rc = swgpu__ref_start(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend,
-                               &qbeg, &tbeg)))
+    if ((rc = ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, &qbeg,
+                          &tbeg, k, only32)))
         return rc;
     out->score = score;
     out->qbeg = qbeg;
@@ -766,7 +962,7 @@ int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_
     out->tend = tend;
     if (score_only)
         return SWGPU_OK;
-    if ((rc = swgpu__ref_path(q, qlen, t, tlen, m, gap_open, gap_extend, out))) {
+    if ((rc = ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, out, k, only32))) {
         aln_reset(out);
         return rc;
     }

@@ -19,6 +19,7 @@
  * score, then smallest target end, then smallest query end.
  */
 #include "simd/simd.h"
+#include "simd/aln_simd.h"
 #include "ref/ref.h"
 
 #include <pthread.h>
@@ -30,6 +31,7 @@
 #define PAIR_SCORE_MAX (1 << 24)
 #define PAIR_VAL_BOUND (1 << 29)
 #define PAIR_SMALL_CELLS 65536   /* below this, the scalar reference */
+#define PAIR_ONE_THREAD_CELLS ((uint64_t)1 << 22) /* up to this, one thread (16-bit kernel) */
 
 typedef struct {
     const uint8_t *q, *t;
@@ -185,6 +187,14 @@ int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, si
         if (t[i] >= SWGPU_NCODES)
             return swgpu__fail(SWGPU_EINVAL, "pair score: target position %zu: residue code %u out of range",
                                i, t[i]);
+    /* a pair one thread scores (search hits): the 16-bit striped kernel of
+     * simd/aln_simd.h when its bound holds (the same score and end); not
+     * with a progress callback or a forced band height (tests of the bands) */
+    if (!prog && band_rows == 0 &&
+        (threads == 1 || (uint64_t)qlen * tlen <= PAIR_ONE_THREAD_CELLS) &&
+        swgpu__aln_local_score(q, qlen, t, tlen, m, gap_open, gap_extend, (int)isa, score, qend,
+                               tend) == SWGPU_OK)
+        return SWGPU_OK;
     memset(&c, 0, sizeof c);
     c.k = swgpu__cpu_isa_supported(isa) ? swgpu__cpu_kernels(isa) : NULL;
     if (!c.k || qlen == 0 || tlen == 0 || (uint64_t)qlen * tlen < PAIR_SMALL_CELLS)
