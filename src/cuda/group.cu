@@ -216,6 +216,8 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
     if (MQ && threadIdx.x == 0)
         cached_sh = 0xffffffffu;
     for (;;) {
+        if (MQ) /* every thread is done with the last unit's qi_sh (its score row) */
+            __syncthreads();
         if (threadIdx.x == 0) {
             uint32_t u0 = atomicAdd((unsigned *)ctr, 1u);
             if (MQ && u0 < nunits * nq) {
