@@ -138,9 +138,14 @@ typedef struct cuda_state {
     int h_res_pinned;
     uint32_t *h_woff;       /* relative to the chunk */
     uint32_t *h_len;
-    uint16_t *h_pres;       /* DPX pair layout of every chunk (pinned when streaming) */
+    uint16_t *h_pres;       /* DPX pair layout: pairs (2p, 2p+1) of the sorted database
+                               (registered as pinned memory when streaming) */
     int h_pres_pinned;
+    uint64_t *h_gpoff;      /* first row of every pair, and the total (np + 1) */
     uint32_t *h_poff;       /* pair offsets, relative to the chunk's rows */
+    pthread_t layout_th;    /* builds h_gpoff and h_pres during the GPUs' set-up */
+    int layout_running, layout_rc;
+    char layout_msg[256];
     chunk_t *chunks;
     int nchunks;
     int streaming;
@@ -160,7 +165,8 @@ typedef struct cuda_state {
     pthread_mutex_t lock;
 } cuda_state_t;
 
-static void prep_wait(void);
+enum { PREP_NONE, PREP_STARTED, PREP_COUNTED, PREP_DONE };
+static void prep_wait_for(int state);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -312,7 +318,9 @@ static int dev_alloc_buf(gpu_t *d, dbuf_t *b, uint64_t words, uint32_t n, uint64
         CU_CHECK(cudaMalloc((void **)&b->pres, npr * sizeof(uint16_t)));
         CU_CHECK(cudaMalloc((void **)&b->poff, (np ? np : 1) * sizeof(uint32_t)));
     }
-    CU_CHECK(cudaMalloc((void **)&b->res, (words ? words : 1) * sizeof(uint32_t)));
+    b->res = NULL; /* words 0: the kernels read residues from the pair layout */
+    if (words)
+        CU_CHECK(cudaMalloc((void **)&b->res, words * sizeof(uint32_t)));
     CU_CHECK(cudaMalloc((void **)&b->woff, (n ? n : 1) * sizeof(uint32_t)));
     CU_CHECK(cudaMalloc((void **)&b->len, (n ? n : 1) * sizeof(uint32_t)));
     CU_CHECK(cudaMalloc((void **)&b->scores, (n ? n : 1) * sizeof(int32_t)));
@@ -327,8 +335,9 @@ static int dev_alloc_buf(gpu_t *d, dbuf_t *b, uint64_t words, uint32_t n, uint64
 static int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s)
 {
     const chunk_t *ch = &S->chunks[c];
-    CU_CHECK(cudaMemcpyAsync(b->res, S->h_res + ch->w0, ch->nw * sizeof(uint32_t),
-                             cudaMemcpyHostToDevice, s));
+    if (S->h_res)
+        CU_CHECK(cudaMemcpyAsync(b->res, S->h_res + ch->w0, ch->nw * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, s));
     CU_CHECK(cudaMemcpyAsync(b->woff, S->h_woff + ch->k0, ch->n * sizeof(uint32_t),
                              cudaMemcpyHostToDevice, s));
     CU_CHECK(cudaMemcpyAsync(b->len, S->h_len + ch->k0, ch->n * sizeof(uint32_t),
@@ -352,6 +361,8 @@ static int make_chunks(cuda_state_t *S, const uint64_t *wstart, uint32_t k0, uin
         uint32_t e = k;
         while (e < k1 && (e == k || wstart[e + 1] - wstart[k] <= maxw))
             e++;
+        if (e < k1 && (e & 1)) /* chunks start on an even subject: the pair layout */
+            e = e - 1 > k ? e - 1 : e + 1;
         if (S->nchunks == *cap) {
             int nc = *cap ? 2 * *cap : 16;
             chunk_t *p = (chunk_t *)realloc(S->chunks, nc * sizeof *p);
@@ -381,25 +392,19 @@ static int make_chunks(cuda_state_t *S, const uint64_t *wstart, uint32_t k0, uin
     return SWGPU_OK;
 }
 
-typedef struct {
-    cuda_state_t *S;
-    const chunk_t *ch;
-} pairs_ctx_t;
-
-/* the rows of pairs [p0, p1) of a chunk (offsets already in h_poff) */
+/* the rows of global pairs [p0, p1) (offsets already in h_gpoff) */
 static void fill_pairs(void *arg, uint64_t p0, uint64_t p1)
 {
-    const pairs_ctx_t *pc = (const pairs_ctx_t *)arg;
-    cuda_state_t *S = pc->S;
-    const chunk_t *ch = pc->ch;
-    uint16_t *dst = S->h_pres + ch->pr0;
+    cuda_state_t *S = (cuda_state_t *)arg;
+    const swgpu_db_t *db = S->db;
     for (uint64_t p = p0; p < p1; p++) {
-        uint32_t a = ch->k0 + 2 * (uint32_t)p, la = S->h_len[a];
-        uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0, L = la > lb ? la : lb;
-        const uint8_t *ra = S->db->res + S->db->off[a];
-        const uint8_t *rb = lb ? S->db->res + S->db->off[a + 1] : NULL;
-        uint16_t *row = dst + S->h_poff[ch->pp0 + p];
-        const uint32_t m = la < lb ? la : lb;
+        const uint64_t a = 2 * p;
+        const uint32_t la = (uint32_t)(db->off[a + 1] - db->off[a]);
+        const uint32_t lb = a + 1 < db->n ? (uint32_t)(db->off[a + 2] - db->off[a + 1]) : 0;
+        const uint32_t L = la > lb ? la : lb, m = la < lb ? la : lb;
+        const uint8_t *ra = db->res + db->off[a];
+        const uint8_t *rb = lb ? db->res + db->off[a + 1] : NULL;
+        uint16_t *row = S->h_pres + S->h_gpoff[p];
         uint32_t j = 0;
         for (; j < m; j++)
             row[j] = (uint16_t)((ra[j] & 31u) | (rb[j] & 31u) << 8);
@@ -411,48 +416,82 @@ static void fill_pairs(void *arg, uint64_t p0, uint64_t p1)
     }
 }
 
-/* the DPX pair layout of every chunk: rows of (code 2p | code 2p+1 << 8) */
+/* The DPX pair layout of the whole sorted database: rows of (code 2p |
+ * code 2p+1 << 8).  It needs no GPU, so it is built on a thread while the
+ * GPUs are set up (make_chunks starts every chunk on an even subject, so a
+ * chunk's pairs are a range of these). */
+static void *layout_thread(void *arg)
+{
+    cuda_state_t *S = (cuda_state_t *)arg;
+    const swgpu_db_t *db = S->db;
+    const uint64_t np = (db->n + 1) / 2;
+    S->h_gpoff = (uint64_t *)malloc((np + 1) * sizeof(uint64_t));
+    if (!S->h_gpoff)
+        goto nomem;
+    {
+        uint64_t rows = 0;
+        for (uint64_t p = 0; p < np; p++) {
+            const uint64_t a = 2 * p;
+            const uint64_t la = db->off[a + 1] - db->off[a];
+            const uint64_t lb = a + 1 < db->n ? db->off[a + 2] - db->off[a + 1] : 0;
+            S->h_gpoff[p] = rows;
+            rows += la > lb ? la : lb;
+        }
+        S->h_gpoff[np] = rows;
+        S->h_pres = (uint16_t *)malloc((size_t)(rows ? rows : 1) * sizeof(uint16_t));
+        if (!S->h_pres)
+            goto nomem;
+        par_for(np, 2048, fill_pairs, S);
+    }
+    return NULL;
+nomem:
+    S->layout_rc = SWGPU_ENOMEM;
+    snprintf(S->layout_msg, sizeof S->layout_msg,
+             "cuda engine: out of memory for the pair layout of %llu sequences",
+             (unsigned long long)db->n);
+    return NULL;
+}
+
+static int layout_join(cuda_state_t *S)
+{
+    if (S->layout_running) {
+        pthread_join(S->layout_th, NULL);
+        S->layout_running = 0;
+    }
+    return S->layout_rc ? swgpu__fail(S->layout_rc, "%s", S->layout_msg) : SWGPU_OK;
+}
+
+/* each chunk's share of the pair layout; pinned (registered) when streaming */
 static int make_pairs(cuda_state_t *S, int pinned)
 {
-    uint64_t rows = 0, pairs = 0;
+    int rc = layout_join(S);
+    if (rc)
+        return rc;
+    const uint64_t np = (S->db->n + 1) / 2;
+    S->h_poff = (uint32_t *)malloc((np ? np : 1) * sizeof(uint32_t));
+    if (!S->h_poff)
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu pairs",
+                           (unsigned long long)np);
     for (int c = 0; c < S->nchunks; c++) {
         chunk_t *ch = &S->chunks[c];
-        ch->pr0 = rows;
-        ch->pp0 = (uint32_t)pairs;
+        if (ch->k0 & 1)
+            return swgpu__fail(SWGPU_EINVAL, "cuda engine: chunk %d starts on an odd subject", c);
+        ch->pp0 = ch->k0 / 2;
         ch->np = (ch->n + 1) / 2;
-        ch->npr = 0;
-        for (uint32_t p = 0; p < ch->np; p++) {
-            uint32_t a = ch->k0 + 2 * p, la = S->h_len[a];
-            uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0;
-            ch->npr += la > lb ? la : lb;
-        }
+        ch->pr0 = S->h_gpoff[ch->pp0];
+        ch->npr = S->h_gpoff[ch->pp0 + ch->np] - ch->pr0;
         if (ch->npr > 0xffffffffull)
             return swgpu__fail(SWGPU_ERANGE, "cuda engine: chunk of %llu pair rows",
                                (unsigned long long)ch->npr);
-        rows += ch->npr;
-        pairs += ch->np;
+        for (uint32_t p = 0; p < ch->np; p++)
+            S->h_poff[ch->pp0 + p] = (uint32_t)(S->h_gpoff[ch->pp0 + p] - ch->pr0);
     }
-    size_t bytes = (size_t)(rows ? rows : 1) * sizeof(uint16_t);
-    if (pinned && cudaMallocHost((void **)&S->h_pres, bytes) == cudaSuccess) {
-        S->h_pres_pinned = 1;
-    } else {
-        cudaGetLastError();
-        S->h_pres = (uint16_t *)malloc(bytes);
-    }
-    S->h_poff = (uint32_t *)malloc((pairs ? pairs : 1) * sizeof(uint32_t));
-    if (!S->h_pres || !S->h_poff)
-        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu bytes", bytes);
-    for (int c = 0; c < S->nchunks; c++) {
-        const chunk_t *ch = &S->chunks[c];
-        uint64_t o = 0;
-        for (uint32_t p = 0; p < ch->np; p++) {
-            uint32_t a = ch->k0 + 2 * p, la = S->h_len[a];
-            uint32_t lb = 2 * p + 1 < ch->n ? S->h_len[a + 1] : 0;
-            S->h_poff[ch->pp0 + p] = (uint32_t)o;
-            o += la > lb ? la : lb;
-        }
-        pairs_ctx_t pc = {S, ch};
-        par_for(ch->np, 2048, fill_pairs, &pc);
+    if (pinned) {
+        size_t bytes = (size_t)(S->h_gpoff[np] ? S->h_gpoff[np] : 1) * sizeof(uint16_t);
+        if (cudaHostRegister(S->h_pres, bytes, cudaHostRegisterDefault) == cudaSuccess)
+            S->h_pres_pinned = 1;
+        else
+            cudaGetLastError(); /* streamed from pageable memory: slower, still correct */
     }
     return SWGPU_OK;
 }
@@ -526,7 +565,10 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
 
     const double t_start = swgpu__now();
     *state = NULL;
-    prep_wait();
+    /* the count; the contexts may still be in the making on the set-up
+     * thread (the runtime waits for them where needed) while the database
+     * layout starts below */
+    prep_wait_for(PREP_COUNTED);
     e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count <= 0) {
         cudaGetLastError();
@@ -590,6 +632,12 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
     }
     if (S->fam == FAM_DPX && !S->use16)
         S->fam = FAM_INTRA; /* 32-bit throughout */
+    if (S->fam == FAM_DPX) {
+        if (pthread_create(&S->layout_th, NULL, layout_thread, S) == 0)
+            S->layout_running = 1;
+        else
+            layout_thread(S); /* here, then */
+    }
     if (S->fam == FAM_SIMT) {
         for (int a = 0; a < 32; a++)
             for (int r = 0; r < 32; r++)
@@ -699,6 +747,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
                 else
                     while (e2 < n && wstart[e2] - wstart[k] < target)
                         e2++;
+                if (e2 < n && (e2 & 1))
+                    e2++; /* chunks start on an even subject */
                 int before = S->nchunks;
                 if ((rc = make_chunks(S, wstart, k, e2, ~0ull, &cap)))
                     goto fail;
@@ -731,9 +781,12 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
                 goto fail;
             S->streaming = 1;
         }
-        /* the packed residues */
+        /* the packed residues (the default family reads the pair layout only,
+         * its 32-bit recomputes too) */
         size_t bytes = (size_t)(w ? w : 1) * sizeof(uint32_t);
-        if (S->streaming && cudaMallocHost((void **)&S->h_res, bytes) == cudaSuccess) {
+        if (S->fam == FAM_DPX) {
+            /* nothing to pack */
+        } else if (S->streaming && cudaMallocHost((void **)&S->h_res, bytes) == cudaSuccess) {
             S->h_res_pinned = 1;
         } else {
             cudaGetLastError();
@@ -743,8 +796,10 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
                 goto fail;
             }
         }
-        pack_ctx_t pk = {db, wstart, S->h_res};
-        par_for(n, 1024, pack_res, &pk);
+        if (S->h_res) {
+            pack_ctx_t pk = {db, wstart, S->h_res};
+            par_for(n, 1024, pack_res, &pk);
+        }
     }
     swgpu__log(SWGPU_LOG_INFO, "cuda: database packed (%.3f s)", swgpu__now() - t_start);
 
@@ -758,7 +813,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             if (d->own < 0)
                 continue;
             const chunk_t *ch = &S->chunks[d->own];
-            if ((rc = dev_alloc_buf(d, &d->buf[0], ch->nw, ch->n, S->h_pres ? ch->npr + 1 : 0,
+            if ((rc = dev_alloc_buf(d, &d->buf[0], S->h_res ? ch->nw : 0, ch->n,
+                                    S->h_pres ? ch->npr + 1 : 0,
                                     ch->np)))
                 goto fail;
             d->nbuf_used = 1;
@@ -775,7 +831,8 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
                 if (S->chunks[c].np > mp) mp = S->chunks[c].np;
             }
             for (int b = 0; b < NBUF; b++)
-                if ((rc = dev_alloc_buf(d, &d->buf[b], mw, mn, S->h_pres ? mr + 1 : 0, mp)))
+                if ((rc = dev_alloc_buf(d, &d->buf[b], S->h_res ? mw : 0, mn,
+                                        S->h_pres ? mr + 1 : 0, mp)))
                     goto fail;
             d->nbuf_used = NBUF;
         }
@@ -1954,10 +2011,12 @@ static void cuda_destroy(void *state)
         free(S->h_res);
     free(S->h_woff);
     free(S->h_len);
+    if (S->layout_running)
+        pthread_join(S->layout_th, NULL);
     if (S->h_pres_pinned)
-        cudaFreeHost(S->h_pres);
-    else
-        free(S->h_pres);
+        cudaHostUnregister(S->h_pres);
+    free(S->h_pres);
+    free(S->h_gpoff);
     free(S->h_poff);
     free(S->chunks);
     cudaFreeHost(S->h_prof);
@@ -1971,46 +2030,65 @@ extern "C" const swgpu_engine_ops_t swgpu__engine_cuda = {"cuda", cuda_create, c
 
 /* swgpu__cuda_prepare: the driver and the contexts of the GPUs a search
  * will use, set up on a background thread while the caller reads its
- * inputs (about 0.2 s on an H100 machine); the engine waits for it */
-static pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER;
-static int prep_gpus;
+ * inputs (about 0.25 s on an H100 machine).  The device count is known
+ * first (prep_wait(PREP_COUNTED)); the engine waits for the contexts
+ * (PREP_DONE) only after it started laying out the database. */
+static pthread_mutex_t prep_mx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t prep_cv = PTHREAD_COND_INITIALIZER;
+static int prep_state = PREP_NONE, prep_gpus;
+
+static void prep_set(int state)
+{
+    pthread_mutex_lock(&prep_mx);
+    prep_state = state;
+    pthread_cond_broadcast(&prep_cv);
+    pthread_mutex_unlock(&prep_mx);
+}
 
 static void *prep_thread(void *arg)
 {
     (void)arg;
-    pthread_mutex_lock(&prep_lock);
     int n = 0;
-    if (cudaGetDeviceCount(&n) == cudaSuccess) {
-        if (prep_gpus > 0 && prep_gpus < n)
-            n = prep_gpus;
-        for (int i = 0; i < n; i++)
-            if (cudaSetDevice(i) == cudaSuccess)
-                cudaFree(0);
-    }
+    if (cudaGetDeviceCount(&n) != cudaSuccess)
+        n = 0;
+    prep_set(PREP_COUNTED);
+    if (prep_gpus > 0 && prep_gpus < n)
+        n = prep_gpus;
+    for (int i = 0; i < n; i++)
+        if (cudaSetDevice(i) == cudaSuccess)
+            cudaFree(0);
     cudaGetLastError();
-    pthread_mutex_unlock(&prep_lock);
+    prep_set(PREP_DONE);
     return NULL;
 }
 
 extern "C" void swgpu__cuda_prepare(int gpus)
 {
     pthread_t th;
-    prep_gpus = gpus;
-    if (pthread_create(&th, NULL, prep_thread, NULL) == 0)
-        pthread_detach(th);
+    pthread_mutex_lock(&prep_mx);
+    if (prep_state == PREP_NONE) {
+        prep_gpus = gpus;
+        if (pthread_create(&th, NULL, prep_thread, NULL) == 0) {
+            pthread_detach(th);
+            prep_state = PREP_STARTED;
+        }
+    }
+    pthread_mutex_unlock(&prep_mx);
 }
 
-/* wait for a set-up in progress */
-static void prep_wait(void)
+/* wait until a set-up in progress has reached state */
+static void prep_wait_for(int state)
 {
-    pthread_mutex_lock(&prep_lock);
-    pthread_mutex_unlock(&prep_lock);
+    pthread_mutex_lock(&prep_mx);
+    while (prep_state != PREP_NONE && prep_state < state)
+        pthread_cond_wait(&prep_cv, &prep_mx);
+    pthread_mutex_unlock(&prep_mx);
 }
 
 extern "C" int swgpu__cuda_device_count(void)
 {
     int n = 0;
-    prep_wait();
+    prep_wait_for(PREP_COUNTED);
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
         cudaGetLastError();
         return 0;

@@ -587,7 +587,11 @@ k_intra(swgpu_cu_batch_t b, const uint32_t *__restrict__ idx, uint32_t first, ui
                     ln.h = v.x;
                     ln.e = v.y;
                     int32_t sc[IR];
-                    sw_fetch<IR>(LS32(), prof + sw_res(b.res, wk, L, j) * IW, NULL, t, IB, sc);
+                    /* residues packed 4 per word, or (default family) from
+                     * the pair layout: subject k is half k & 1 of pair k >> 1 */
+                    const int rc = b.res ? sw_res(b.res, wk, L, j)
+                                         : (b.pres[b.poff[k >> 1] + j] >> ((k & 1) * 8)) & 0xff;
+                    sw_fetch<IR>(LS32(), prof + rc * IW, NULL, t, IB, sc);
                     ln.template row<false>(sc, -oe, -ext);
                     xb[s & 1][t] = make_int2(ln.h, ln.e);
                     if (t == IB - 1 && tile + 1 < ntiles)

@@ -37,7 +37,7 @@ extern "C" {
 
 /** One batch of subjects resident on the device. */
 typedef struct {
-    const uint32_t *res;  /* packed residues */
+    const uint32_t *res;  /* packed residues; NULL: the intra kernel reads the pair layout */
     const uint32_t *woff; /* word offset of each subject in res */
     const uint32_t *len;  /* residues of each subject */
     uint32_t n;           /* subjects in the batch */
