@@ -328,9 +328,15 @@ void swgpu_search_result_destroy(swgpu_search_result_t *r);
  * driver and each GPU's context, a few tenths of a second) on a background
  * thread, so that it overlaps the caller's own work, such as reading the
  * input files; swgpu_search then waits for it as needed.  Returns SWGPU_OK
- * whether or not a GPU is present.
+ * whether or not a GPU is present.  A program that called it must call
+ * swgpu_backend_wait() before it exits (exiting while the set-up thread is
+ * inside the GPU driver can crash the process).
  */
 int swgpu_backend_prepare(const swgpu_opts_t *o);
+
+/** Wait until a set-up started by swgpu_backend_prepare() is complete (at
+ *  once when none was started). */
+void swgpu_backend_wait(void);
 
 /* ---------------------------------------------------------------- output */
 

@@ -66,3 +66,10 @@ int swgpu_backend_prepare(const swgpu_opts_t *o)
 #endif
     return SWGPU_OK;
 }
+
+void swgpu_backend_wait(void)
+{
+#if SWGPU_HAVE_CUDA
+    swgpu__cuda_prepare_wait();
+#endif
+}

@@ -133,6 +133,8 @@ int swgpu__cuda_device_count(void);
 /** Set up the driver and the first `gpus` GPUs' contexts (0: all) on a
  *  background thread; the engine and swgpu__cuda_device_count wait for it. */
 void swgpu__cuda_prepare(int gpus);
+/** Wait until a set-up started by swgpu__cuda_prepare is complete. */
+void swgpu__cuda_prepare_wait(void);
 #endif
 
 #endif /* SWGPU_INTERNAL_H */

@@ -144,7 +144,9 @@ int main(int argc, char **argv)
         cli_error("unknown command '%s' (commands: search, makedb, version, help)", cmd);
         return 1;
     }
-    return c->fn(argc - 1, argv + 1) ? 1 : 0;
+    int status = c->fn(argc - 1, argv + 1) ? 1 : 0;
+    swgpu_backend_wait(); /* never exit while the GPU's set-up thread is in the driver */
+    return status;
 }
 
 /* "123", "512K", "1.5G", "4g": bytes (binary multiples). */

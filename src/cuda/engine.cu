@@ -2085,6 +2085,11 @@ static void prep_wait_for(int state)
     pthread_mutex_unlock(&prep_mx);
 }
 
+extern "C" void swgpu__cuda_prepare_wait(void)
+{
+    prep_wait_for(PREP_DONE);
+}
+
 extern "C" int swgpu__cuda_device_count(void)
 {
     int n = 0;
