@@ -311,6 +311,11 @@ static uint64_t names_size(const swgpu_db_t *db)
 
 int swgpu_db_write(const swgpu_db_t *db, const char *path)
 {
+    struct stat ps;
+    if (db && path && db->map && stat(path, &ps) == 0 && (uint64_t)ps.st_dev == db->src_dev &&
+        (uint64_t)ps.st_ino == db->src_ino)
+        return swgpu__fail(SWGPU_EINVAL, "database %s: is the file this database was read "
+                                         "from; refusing to replace it", path);
     static const unsigned char zeros[DB_ALIGN + DB_PAD];
     section_t sec[NSEC];
     unsigned char h[DB_HDR];
@@ -479,6 +484,8 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
         goto fail;
     }
     db->alphabet = (swgpu_alphabet_t)alphabet;
+    db->src_dev = (uint64_t)st.st_dev;
+    db->src_ino = (uint64_t)st.st_ino;
     db->n = n;
     db->total_res = total;
     db->max_len = max_len;

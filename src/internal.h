@@ -76,6 +76,7 @@ struct swgpu_db {
     /* ownership */
     void *map;              /* mmap base when opened from a file */
     size_t map_len;
+    uint64_t src_dev, src_ino; /* that file (swgpu_db_write never replaces it) */
     void *owned[6];         /* malloc'ed arrays to free */
 };
 

@@ -174,6 +174,15 @@ static void test_roundtrip_random(void)
     CHECK(a && b && n1 == n2 && !memcmp(a, b, n1), "rewrite is byte-identical");
     free(a);
     free(b);
+    /* ... but never over the file it was read from */
+    CHECK_EQ_INT(swgpu_db_write(m, tmp("rand.db")), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "refusing to replace") != NULL, "message: %s",
+          swgpu_last_error());
+    a = slurp(tmp("rand.db"), &n1);
+    b = slurp(tmp("rand2.db"), &n2);
+    CHECK(a && b && n1 == n2 && !memcmp(a, b, n1), "the source is unchanged");
+    free(a);
+    free(b);
     swgpu_db_destroy(m);
     swgpu_db_destroy(db);
     swgpu_seqset_destroy(set);

@@ -40,5 +40,15 @@ FILE *cli_out_open(cli_out_t *o, const char *path);
 int cli_out_close(cli_out_t *o);
 /* Close and remove the temporary (safe to call twice or when unopened). */
 void cli_out_abort(cli_out_t *o);
+/* An input of a command: its path and what it is ("query file", ...). */
+typedef struct {
+    const char *path;
+    const char *what;
+} cli_input_t;
+/* -1 after printing an error when output `out` (named by `opt`, e.g. "-o")
+ * is the same file as one of the n inputs: same device and inode, links
+ * followed, so a symbolic or hard link to an input counts too.  0 when out
+ * is NULL, does not exist yet, or is a device such as /dev/null. */
+int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n);
 
 #endif

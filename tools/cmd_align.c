@@ -559,6 +559,18 @@ int swgpu_cmd_align(int argc, char **argv)
         return 1;
     }
     cli_install_logger(verbosity);
+    {
+        /* an output never replaces an input (or the other output) */
+        const cli_input_t in[] = {{argv[optind], "sequence file A"},
+                                  {argv[optind + 1], "sequence file B"},
+                                  {mname, "matrix file"}, {opath, "output (-o)"}};
+        if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
+            return 1;
+        if (opath && plot && !strcmp(opath, plot)) {
+            cli_error("-o and --plot are both %s: give them different files", plot);
+            return 1;
+        }
+    }
 
     if (read_first(argv[optind], type, &sa, &A, verbosity) ||
         read_first(argv[optind + 1], type, &sb, &B, verbosity))

@@ -75,6 +75,11 @@ int swgpu_cmd_makedb(int argc, char **argv)
     }
     const char *in = argv[optind], *outp = argv[optind + 1];
     cli_install_logger(verbosity);
+    {
+        const cli_input_t inp[] = {{in, "input"}};
+        if (cli_check_output("makedb: OUT", outp, inp, 1) < 0)
+            return 1;
+    }
 
     swgpu_db_t *db = NULL;
     swgpu_read_info_t info;

@@ -254,7 +254,14 @@ int swgpu_cmd_search(int argc, char **argv)
     }
     cli_install_logger(verbosity);
 
-    /* Check what can be checked before reading any file. */
+    /* Check what can be checked before reading any file; an output never
+     * replaces an input */
+    {
+        const cli_input_t in[] = {{qpath, "query file"}, {dpath, "database"},
+                                  {mname, "matrix file"}};
+        if (cli_check_output("-o", opath, in, 3) < 0)
+            return 1;
+    }
     swgpu_opts_t o;
     swgpu_opts_init(&o, type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN);
     if (have_open) o.gap_open = gap_open;

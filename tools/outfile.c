@@ -116,3 +116,21 @@ void cli_out_abort(cli_out_t *o)
     }
     track(o, 0);
 }
+
+int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n)
+{
+    struct stat so, si;
+    if (!out || stat(out, &so) != 0 || S_ISCHR(so.st_mode) || S_ISFIFO(so.st_mode))
+        return 0; /* nothing there yet, or a device / pipe written in place */
+    for (int i = 0; i < n; i++) {
+        if (!in[i].path || stat(in[i].path, &si) != 0)
+            continue;
+        if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            cli_error("%s %s is the same file as the %s %s: refusing to overwrite an input "
+                      "(choose another output file)",
+                      opt, out, in[i].what, in[i].path);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -149,4 +149,22 @@ bad "makedb wrong arguments" "expected IN and OUT" makedb $DB
 bad "makedb not FASTA" "text\.txt, line 1: expected '>' or '@'" makedb "$T/text.txt" "$T/x.db"
 [ -e "$T/x.db" ] && fail "a failed makedb left its output" || pass
 
+# --- outputs never replace inputs (refused before any work; inputs intact) --
+cp $Q "$T/in_q.fa"; cp $DB "$T/in_db.fa"
+ln -s "$T/in_q.fa" "$T/q_symlink.fa"; ln "$T/in_db.fa" "$T/db_hardlink.fa"
+"$SWGPU" makedb "$T/in_db.fa" "$T/in_db.swdb" --quiet
+cp "$T/in_db.swdb" "$T/in_db.swdb.orig"
+bad "-o is the query file" 'same file as the query file' search -q "$T/in_q.fa" -d "$T/in_db.fa" -o "$T/in_q.fa"
+bad "-o is the database" 'same file as the database' search -q "$T/in_q.fa" -d "$T/in_db.fa" -o "$T/in_db.fa"
+bad "-o links to the query" 'q_symlink.fa is the same file as the query file' search -q "$T/in_q.fa" -d "$T/in_db.fa" -o "$T/q_symlink.fa"
+bad "-o hard link to the db" 'db_hardlink.fa is the same file as the database' search -q "$T/in_q.fa" -d "$T/in_db.fa" -o "$T/db_hardlink.fa"
+bad "-o is the makedb database" 'same file as the database' search -q "$T/in_q.fa" -d "$T/in_db.swdb" -o "$T/in_db.swdb"
+bad "makedb OUT is IN" 'OUT .* is the same file as the input' makedb "$T/in_db.fa" "$T/in_db.fa"
+bad "makedb OUT is IN (makedb)" 'OUT .* is the same file as the input' makedb "$T/in_db.swdb" "$T/in_db.swdb"
+bad "align -o is an input" 'same file as the sequence file B' align "$T/in_q.fa" "$T/in_db.fa" -o "$T/in_db.fa"
+bad "align --plot is an input" '--plot .* same file as the sequence file A' align "$T/in_q.fa" "$T/in_db.fa" --plot "$T/in_q.fa"
+bad "align -o and --plot equal" '-o and --plot are both' align "$T/in_q.fa" "$T/in_db.fa" -o "$T/a.out" --plot "$T/a.out"
+if cmp -s $Q "$T/in_q.fa" && cmp -s $DB "$T/in_db.fa" && cmp -s "$T/in_db.swdb" "$T/in_db.swdb.orig" &&
+    [ -L "$T/q_symlink.fa" ] && [ ! -e "$T/a.out" ]; then pass; else fail "an input was changed"; fi
+
 finish
