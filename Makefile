@@ -2,6 +2,7 @@
 #
 #   make            library (static + shared) and the swgpu tool
 #   make check      build and run every test (GPU tests skip without a device)
+#   make check-sanitize   the same, CPU build, under ASan (with leaks) + UBSan
 #   make demo       search the bundled example data
 #   make install PREFIX=/usr/local
 #
@@ -43,7 +44,7 @@ TESTS     := $(TESTS_C:tests/%.c=$(B)/tests/%)
 BENCH_C   := $(wildcard bench/*.c)
 BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
-.PHONY: all check demo install clean bench FORCE
+.PHONY: all check check-sanitize demo install clean bench FORCE
 all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(B)/swgpu.pc
 
 $(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
@@ -84,6 +85,12 @@ bench: $(BENCHES)
 
 check: $(TOOL) $(TESTS)
 	@sh tests/run.sh $(B)
+
+# every test of the CPU build under AddressSanitizer (leaks included) and
+# UndefinedBehaviorSanitizer, in its own build directory
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+check-sanitize:
+	SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
 
 demo: $(TOOL)
 	$(TOOL) search -q examples/queries.fasta -d examples/db.fasta -n 3 --outfmt 7

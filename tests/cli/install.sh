@@ -25,9 +25,9 @@ int main(void)
 }
 C
 libs=$(sed -n 's/^Libs.private: //p' "$tmp/p/lib/pkgconfig/swgpu.pc")
-if ${CC:-cc} "$tmp/t.c" -I"$tmp/p/include" "$tmp/p/lib/libswgpu.a" $libs -o "$tmp/t" 2>"$tmp/log" &&
+if ${CC:-cc} ${SWGPU_TEST_CFLAGS:-} "$tmp/t.c" -I"$tmp/p/include" "$tmp/p/lib/libswgpu.a" $libs -o "$tmp/t" 2>"$tmp/log" &&
    [ "$("$tmp/t")" = 11 ]; then ok; else bad "static link"; cat "$tmp/log"; fi
-if ${CC:-cc} "$tmp/t.c" -I"$tmp/p/include" -L"$tmp/p/lib" -lswgpu -Wl,-rpath,"$tmp/p/lib" -o "$tmp/t2" 2>"$tmp/log" &&
+if ${CC:-cc} ${SWGPU_TEST_CFLAGS:-} "$tmp/t.c" -I"$tmp/p/include" -L"$tmp/p/lib" -lswgpu -Wl,-rpath,"$tmp/p/lib" -o "$tmp/t2" 2>"$tmp/log" &&
    [ "$("$tmp/t2")" = 11 ]; then ok; else bad "shared link"; cat "$tmp/log"; fi
 if [ "$("$tmp/p/bin/swgpu" version 2>&1 | head -n 1 | grep -c 0.1.0)" = 1 ]; then ok; else bad "installed tool runs"; fi
 echo "$pass passed, $fail failed"
