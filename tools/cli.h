@@ -22,6 +22,9 @@ void cli_error(const char *fmt, ...)
 #endif
     ;
 double cli_elapsed(void);
+/* --threads N: N above the online cores is clamped to them, with a warning
+ * (unless quiet); 0 and negative values are returned unchanged */
+int cli_clamp_threads(int threads, int verbosity);
 /* "123", "512K", "1.5G", "4g" -> bytes (binary multiples); -1 after an error
  * naming the option */
 int cli_parse_size(const char *opt, const char *s, uint64_t *out);

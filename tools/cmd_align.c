@@ -559,6 +559,7 @@ int swgpu_cmd_align(int argc, char **argv)
         return 1;
     }
     cli_install_logger(verbosity);
+    threads = cli_clamp_threads(threads, verbosity);
     {
         /* an output never replaces an input (or the other output) */
         const cli_input_t in[] = {{argv[optind], "sequence file A"},

@@ -253,6 +253,7 @@ int swgpu_cmd_search(int argc, char **argv)
         return 1;
     }
     cli_install_logger(verbosity);
+    threads = cli_clamp_threads(threads, verbosity);
 
     /* Check what can be checked before reading any file; an output never
      * replaces an input */

@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <unistd.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +28,17 @@ static double now(void)
 double cli_elapsed(void)
 {
     return now() - t_start;
+}
+
+int cli_clamp_threads(int threads, int verbosity)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1 || threads <= cores)
+        return threads;
+    if (verbosity > 0)
+        fprintf(stderr, "[swgpu %.2fs] warning: --threads %d is more than the %ld cores: using %ld\n",
+                cli_elapsed(), threads, cores, cores);
+    return (int)cores;
 }
 
 static void log_stderr(swgpu_log_level_t level, const char *msg, void *user)

@@ -145,4 +145,13 @@ awk -F'\t' '$1 != $2' "$T/ava_all.tsv" | cut -f1,2,12 > "$T/ava_rest.txt"
 cut -f1,2,12 "$T/ava_fa.tsv" | grep -F -x -f "$T/ava_rest.txt" > "$T/ava_common.txt"
 if cmp -s "$T/ava_rest.txt" "$T/ava_common.txt"; then pass; else fail "--no-self changed the other hits"; fi
 
+# --threads above the core count: clamped with a warning, same output
+"$SWGPU" search -q $Q -d $DB -t 100000 > "$T/many_threads.out" 2> "$T/many_threads.err" || fail "-t 100000 failed"
+if cmp -s "$T/many_threads.out" "$E/search_6.out" &&
+    grep -q 'warning: --threads 100000 is more than the [0-9]* cores: using' "$T/many_threads.err"; then
+    pass
+else
+    fail "-t 100000: $(head -n 1 "$T/many_threads.err")"
+fi
+
 finish
