@@ -42,9 +42,11 @@ TOOL_C    := $(wildcard tools/*.c)
 TESTS_C   := $(wildcard tests/test_*.c)
 TESTS     := $(TESTS_C:tests/%.c=$(B)/tests/%)
 BENCH_C   := $(wildcard bench/*.c)
+FUZZ_C    := $(wildcard tests/fuzz/fuzz_*.c)
+REPLAYS   := $(FUZZ_C:tests/fuzz/%.c=$(B)/fuzz/replay_%)
 BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
-.PHONY: all check check-sanitize demo install clean bench FORCE
+.PHONY: all check check-sanitize fuzz fuzz-run demo install clean bench FORCE
 all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(B)/swgpu.pc
 
 $(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
@@ -83,8 +85,36 @@ FORCE:
 
 bench: $(BENCHES)
 
-check: $(TOOL) $(TESTS)
+check: $(TOOL) $(TESTS) $(REPLAYS)
 	@sh tests/run.sh $(B)
+
+# the fuzz harnesses without libFuzzer: make check replays the saved corpus
+$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libswgpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(WARN) -o $@ $< tests/fuzz/replay.c $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+
+# libFuzzer harnesses (Debian's clang): the CPU library built with clang under
+# ASan + UBSan in build-fuzz/, one fuzzer per tests/fuzz/fuzz_*.c
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZERS   := $(FUZZ_C:tests/fuzz/%.c=build-fuzz/fuzz/%)
+fuzz:
+	$(MAKE) B=build-fuzz NVCC= CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" build-fuzz/libswgpu.a
+	$(MAKE) $(FUZZERS)
+build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h build-fuzz/libswgpu.a
+	@mkdir -p $(dir $@)
+	clang $(STD) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libswgpu.a $(LDLIBS)
+# a short run of every fuzzer from its saved corpus (FUZZ_SECONDS each); new
+# inputs go to build-fuzz/corpus, crashes to build-fuzz/ (copy them into
+# tests/fuzz/corpus/ so that make check replays them from then on)
+FUZZ_SECONDS ?= 20
+fuzz-run: fuzz
+	@for f in $(FUZZERS); do n=$$(basename $$f | sed 's/^fuzz_//'); \
+	    mkdir -p build-fuzz/corpus/$$n; \
+	    echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -artifact_prefix=build-fuzz/ \
+	        build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>build-fuzz/$$n.log || \
+	        { tail -30 build-fuzz/$$n.log; exit 1; }; \
+	    tail -1 build-fuzz/$$n.log; done
 
 # every test of the CPU build under AddressSanitizer (leaks included) and
 # UndefinedBehaviorSanitizer, in its own build directory

@@ -1,0 +1,37 @@
+/*
+ * fuzz.h - shared by the libFuzzer harnesses (tests/fuzz/fuzz_*.c): the
+ * library reads files, so each input is written to one temporary file per
+ * process and the harness opens that path.  The harnesses are built two
+ * ways: with clang and -fsanitize=fuzzer (make fuzz) and, for the replay of
+ * the saved corpus in make check, with any C compiler and replay.c's main.
+ */
+#ifndef SWGPU_FUZZ_H
+#define SWGPU_FUZZ_H
+
+#include "swgpu.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* the input as a file; its path (the same file for every input) */
+static const char *fuzz_file(const uint8_t *data, size_t size)
+{
+    static char path[64];
+    if (!path[0]) {
+        snprintf(path, sizeof path, "/tmp/swgpu_fuzz_%ld", (long)getpid());
+    }
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        abort(); /* the harness cannot work at all */
+    if (size && fwrite(data, 1, size, fp) != size)
+        abort();
+    fclose(fp);
+    return path;
+}
+
+#endif
