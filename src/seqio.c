@@ -398,6 +398,8 @@ static int parse_header(parser_t *p, const char *h, size_t len)
 static int seq_line(parser_t *p, const char *line, size_t len, uint64_t *used)
 {
     swgpu_seqset_t *s = p->set;
+    if (len == 0) /* a blank line; res may still be NULL (found by fuzz_fasta) */
+        return 0;
     if (*used + len > s->res_cap) {
         int rc = reserve_res(s, *used + len);
         if (rc) return rc;
