@@ -332,7 +332,7 @@ void swgpu_search_result_destroy(swgpu_search_result_t *r)
 
 /* Parameters used when neither the table nor a fit gives any: the published
  * ones of the alphabet's default scoring system (warned about). */
-static int fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
+int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
 {
     swgpu_matrix_t *dm = NULL;
     int rc = a == SWGPU_DNA ? swgpu_matrix_dna(2, -3, &dm) : swgpu_matrix_builtin("BLOSUM62", &dm);
@@ -359,7 +359,7 @@ static size_t self_hits(const pipe_t *c, const swgpu_seq_t *q, uint64_t *ex, siz
         uint32_t x = c->id_ord[lo];
         if (strcmp(db->names + db->name_off[x], q->id) != 0)
             break;
-        uint64_t k = db->rank[x];
+        uint64_t k = db->rank[x] - db->part_first; /* x is one of the part's */
         uint64_t len = db->off[k + 1] - db->off[k];
         if (len == q->len && !memcmp(db->res + db->off[k], q->res, q->len))
             ex[n++] = k;
@@ -377,34 +377,13 @@ static int cmp_ids(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
-/* the engine's scores of query i: statistics, the top hits, their queued
- * alignments */
-static int sink(void *user, size_t i, const int32_t *scores)
+/* The best (up to) c->cap hits of query q in c->heap, best first, --no-self
+ * applied; returns the count. */
+static size_t select_top(pipe_t *c, const swgpu_seq_t *q, const int32_t *scores)
 {
-    pipe_t *c = user;
     const swgpu_db_t *db = c->db;
-    swgpu_query_result_t *qr = &c->r->q[i];
-    swgpu_seq_t q;
-    int rc;
-    qr->query = i;
-    if ((rc = swgpu_seqset_get(c->queries, i, &q)) < 0)
-        return rc;
-
-    if (c->have_fixed) {
-        qr->karlin = c->fixed;
-    } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q.len, &qr->karlin) < 0) {
-        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, q.id, swgpu_last_error());
-        if (!c->have_fallback) {
-            if ((rc = fallback_karlin(c->alphabet, &c->fallback)) < 0)
-                return rc;
-            c->have_fallback = 1;
-        }
-        qr->karlin = c->fallback;
-        c->n_fallback++;
-    }
-
     uint64_t ex[8];
-    size_t nex = c->id_ord ? self_hits(c, &q, ex, 8) : 0;
+    size_t nex = c->id_ord ? self_hits(c, q, ex, 8) : 0;
     size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
     size_t n = top_hits(db, scores, want, c->heap);
     if (nex) { /* drop the self hits: the rest are the best of the others */
@@ -418,11 +397,62 @@ static int sink(void *user, size_t i, const int32_t *scores)
         }
         n = w;
     }
-    if (n > c->cap)
-        n = c->cap;
+    return n > c->cap ? c->cap : n;
+}
+
+/* opts->candidates: query i's top candidates, nothing else (see swgpu.h) */
+static int candidates(pipe_t *c, size_t i, const swgpu_seq_t *q, const int32_t *scores)
+{
+    swgpu_query_result_t *qr = &c->r->q[i];
+    size_t n = select_top(c, q, scores);
+    if (n && !(qr->hits = calloc(n, sizeof *qr->hits)))
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", n);
+    for (size_t h = 0; h < n; h++) {
+        qr->hits[h].target = c->heap[h].target;
+        qr->hits[h].score = c->heap[h].score;
+        qr->hits[h].aln.score = c->heap[h].score;
+    }
+    qr->n_hits = n;
+    return SWGPU_OK;
+}
+
+/* the engine's scores of query i: statistics, the top hits, their queued
+ * alignments */
+static int sink(void *user, size_t i, const int32_t *scores)
+{
+    pipe_t *c = user;
+    const swgpu_db_t *db = c->db;
+    swgpu_query_result_t *qr = &c->r->q[i];
+    swgpu_seq_t q;
+    int rc;
+    qr->query = i;
+    if ((rc = swgpu_seqset_get(c->queries, i, &q)) < 0)
+        return rc;
+    if (c->o->on_scores &&
+        (rc = c->o->on_scores(c->o->on_scores_user, i, scores, (size_t)db->n)) < 0)
+        return swgpu__fail(rc, "search: the on_scores callback failed for query %zu (id %s)",
+                           i + 1, q.id);
+    if (c->o->candidates)
+        return candidates(c, i, &q, scores);
+
+    if (c->have_fixed) {
+        qr->karlin = c->fixed;
+    } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q.len, &qr->karlin) < 0) {
+        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, q.id, swgpu_last_error());
+        if (!c->have_fallback) {
+            if ((rc = swgpu__fallback_karlin(c->alphabet, &c->fallback)) < 0)
+                return rc;
+            c->have_fallback = 1;
+        }
+        qr->karlin = c->fallback;
+        c->n_fallback++;
+    }
+
+    size_t n = select_top(c, &q, scores);
     size_t kept = 0;
     for (size_t h = 0; h < n; h++) {
-        double e = swgpu_evalue(&qr->karlin, c->heap[h].score, q.len, db->total_res, db->n);
+        double e = swgpu_evalue(&qr->karlin, c->heap[h].score, q.len, swgpu__db_whole_res(db),
+                                swgpu__db_whole_n(db));
         if (e <= c->o->evalue)
             c->heap[kept++] = c->heap[h];
     }
@@ -433,7 +463,8 @@ static int sink(void *user, size_t i, const int32_t *scores)
         hit->target = c->heap[h].target;
         hit->score = c->heap[h].score;
         hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
-        hit->evalue = swgpu_evalue(&qr->karlin, hit->score, q.len, db->total_res, db->n);
+        hit->evalue = swgpu_evalue(&qr->karlin, hit->score, q.len, swgpu__db_whole_res(db),
+                                   swgpu__db_whole_n(db));
         hit->aln.score = hit->score;
     }
     qr->n_hits = kept;
@@ -467,6 +498,12 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
         return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
     if ((rc = swgpu_opts_check(opts, m)) < 0)
         return rc;
+    swgpu_opts_t cand_opts; /* candidates: no alignments */
+    if (opts->candidates) {
+        cand_opts = *opts;
+        cand_opts.no_align = 1;
+        opts = &cand_opts;
+    }
 
     swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db),
                      ma = swgpu_matrix_alphabet(m);
@@ -533,7 +570,7 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
             goto fail;
         }
         for (uint64_t x = 0; x < db->n; x++)
-            id_ord[x] = (uint32_t)x;
+            id_ord[x] = db->orig[x];
         pthread_mutex_lock(&cmp_lock);
         cmp_db = db;
         qsort(id_ord, (size_t)db->n, sizeof *id_ord, cmp_ids);
@@ -660,5 +697,68 @@ fail:
     free(ql);
     free(tid);
     swgpu_search_result_destroy(r);
+    return rc;
+}
+
+/* ---------------------------------------------------- alignments of a part */
+
+int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
+                       const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *opts)
+{
+    pipe_t c;
+    pthread_t *tid = NULL;
+    size_t started = 0, total = 0;
+    int rc;
+
+    if (!r || !queries || !db || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search_align: NULL argument");
+    if ((rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < r->n_queries; i++) {
+        if (r->q[i].query != i || i >= swgpu_seqset_size(queries))
+            return swgpu__fail(SWGPU_EINVAL, "search_align: result %zu names query %zu (%zu "
+                               "queries); result i must be query i", i, r->q[i].query,
+                               swgpu_seqset_size(queries));
+        total += r->q[i].n_hits;
+    }
+    if (!(c.jobs = malloc((total ? total : 1) * sizeof *c.jobs)))
+        return swgpu__fail(SWGPU_ENOMEM, "search_align: out of memory for %zu alignments", total);
+    /* the hits whose target this handle holds; job (i, h) is result i's hit h */
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++) {
+            uint64_t t = r->q[i].hits[h].target, k;
+            if (t >= swgpu__db_whole_n(db))
+                continue;
+            k = db->rank[t];
+            if (k >= db->part_first && k - db->part_first < db->n)
+                c.jobs[c.n_jobs++] = (job_t){i, h};
+        }
+    if (!r->backend)
+        r->backend = "unknown";
+    c.queries = queries;
+    c.db = db;
+    c.m = m;
+    c.o = opts;
+    c.r = r;
+    c.closed = 1;
+    pthread_mutex_init(&c.lock, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores();
+    if (nt > c.n_jobs)
+        nt = c.n_jobs;
+    if (nt > 1 && (tid = malloc(nt * sizeof *tid)))
+        for (; started < nt; started++)
+            if (pthread_create(&tid[started], NULL, align_worker, &c) != 0)
+                break;
+    if (started == 0)
+        align_worker(&c);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    rc = c.status < 0 ? swgpu__fail(c.status, "%s", c.msg) : SWGPU_OK;
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.lock);
+    free(c.jobs);
+    free(tid);
     return rc;
 }
