@@ -46,7 +46,8 @@ typedef enum {
     SWGPU_EDB = -10,      /* a database file is invalid, truncated or foreign */
     SWGPU_EBUDGET = -11,  /* the memory budget cannot hold the minimum needed */
     SWGPU_ERANGE = -12,   /* a value exceeds what can be represented */
-    SWGPU_ENOTFOUND = -13 /* a looked-up item does not exist */
+    SWGPU_ENOTFOUND = -13, /* a looked-up item does not exist */
+    SWGPU_EPART = -14     /* another part of a computation split across processes failed */
 } swgpu_status_t;
 
 /** Short description of a status code (static string, never NULL). */
@@ -492,6 +493,28 @@ void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 typedef void (*swgpu_progress_fn)(const char *phase, double fraction,
                                   uint64_t cells, double seconds, void *user);
 
+/**
+ * A transport between the parts of a computation split across processes
+ * (swgpu-mpi implements it with MPI; threads of one process can too).
+ * Every part calls the same library function with the same arguments and
+ * its own transport; the library moves data through these callbacks, each
+ * returning 0 or a negative status.
+ */
+typedef struct {
+    int rank;   /* this part, 0 .. size-1 */
+    int size;   /* number of parts */
+    void *user;
+    /* Point to point (boundary columns): len bytes to part `to`, from part
+     * `from`.  tag < 32768; messages with the same sender and tag arrive in
+     * the order they were sent.  Called from several threads at once. */
+    int (*send)(void *user, int to, int tag, const void *buf, size_t len);
+    int (*recv)(void *user, int from, int tag, void *buf, size_t len);
+    /* Collective, called by every part in the same order from the thread
+     * that called the library: part p's len[p] bytes lie in buf at offset
+     * len[0] + ... + len[p-1]; on return buf holds every part's bytes. */
+    int (*allgather)(void *user, void *buf, const size_t *len);
+} swgpu_comm_t;
+
 /** Options of swgpu_align_long(); fill with swgpu_long_opts_init(). */
 typedef struct {
     int gap_open;               /* gap of length k costs gap_open + k*gap_extend */
@@ -506,6 +529,10 @@ typedef struct {
                                    reach the best score (exact) */
     swgpu_progress_fn progress; /* NULL: no reports */
     void *progress_user;
+    const swgpu_comm_t *comm;   /* NULL: this process alone.  Otherwise every part of
+                                   comm calls swgpu_align_long() with the same arguments and
+                                   the passes are split across the parts by target columns
+                                   (see swgpu_align_long); part 0 gets the CIGAR */
 } swgpu_long_opts_t;
 
 /** What a swgpu_align_long() call did. */

@@ -17,6 +17,7 @@
 #include <time.h>
 
 static double t_start;
+const cli_dist_t *cli_dist;
 
 static double now(void)
 {
@@ -64,6 +65,14 @@ void cli_install_logger(int verbosity)
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
+    if (cli_dist && cli_dist->error) {
+        char msg[2048];
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        cli_dist->error(msg);
+        return;
+    }
     fflush(stdout);
     fputs("swgpu: ", stderr);
     va_start(ap, fmt);
@@ -122,7 +131,19 @@ static const command_t *find_command(const char *name)
     return NULL;
 }
 
+const char *cli_out_path(const char *path)
+{
+    return path && cli_dist && !cli_dist->writer ? "/dev/null" : path;
+}
+
+#ifndef SWGPU_MPI
 int main(int argc, char **argv)
+{
+    return cli_main(argc, argv);
+}
+#endif
+
+int cli_main(int argc, char **argv)
 {
     t_start = now();
     cli_install_logger(1);
