@@ -100,7 +100,8 @@ int swgpu__lsplit_gather(const swgpu_comm_t *comm, int rc, const void *mine, siz
         *all = NULL;
         return crc;
     }
-    memcpy(*all + off[comm->rank], mine, len);
+    if (len)
+        memcpy(*all + off[comm->rank], mine, len);
     if ((crc = comm->allgather(comm->user, *all, lens))) {
         free(*all);
         *all = NULL;

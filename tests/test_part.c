@@ -229,7 +229,8 @@ static int keep_scores(void *user, size_t query, const int32_t *scores, size_t n
     keep_t *k = user;
     if (n != k->n || query >= k->nq)
         return SWGPU_EINVAL;
-    memcpy(k->scores + query * n, scores, n * sizeof *scores);
+    if (n)
+        memcpy(k->scores + query * n, scores, n * sizeof *scores);
     return SWGPU_OK;
 }
 
@@ -242,7 +243,8 @@ static int merge_scores(void *user, size_t query, int32_t *out)
 {
     whole_scores_t *w = user;
     for (int p = 0; p < w->np; p++) {
-        memcpy(out, w->keep[p].scores + query * w->keep[p].n, w->keep[p].n * sizeof *out);
+        if (w->keep[p].n)
+            memcpy(out, w->keep[p].scores + query * w->keep[p].n, w->keep[p].n * sizeof *out);
         out += w->keep[p].n;
     }
     return SWGPU_OK;

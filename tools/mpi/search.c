@@ -51,7 +51,7 @@ typedef struct {
 
 static void put(buf_t *b, const void *x, size_t len)
 {
-    if (b->bad)
+    if (b->bad || len == 0)
         return;
     if (b->n + len > b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 4096;
@@ -418,7 +418,8 @@ static int keep_scores(void *user, size_t query, const int32_t *scores, size_t n
     keep_t *k = user;
     if (query >= k->nq || n != k->n)
         return SWGPU_EINVAL;
-    memcpy(k->s + query * k->n, scores, n * sizeof *scores);
+    if (n)
+        memcpy(k->s + query * k->n, scores, n * sizeof *scores);
     return SWGPU_OK;
 }
 
@@ -634,7 +635,8 @@ static int unpack_owned(rd_t *rd, swgpu_search_result_t *res, size_t q0, int no_
                 a->cigar = p;
                 a->m_cigar = nc;
             }
-            memcpy(a->cigar, c, nc * sizeof *a->cigar);
+            if (nc)
+                memcpy(a->cigar, c, nc * sizeof *a->cigar);
             a->n_cigar = nc;
         } else if (kind == 2) {
             rec_t r;
