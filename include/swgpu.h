@@ -572,6 +572,19 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * much is needed), SWGPU_ENODEV if backend cuda is asked for and absent,
  * SWGPU_ERANGE if a sequence is too long for 32-bit scores.
  * Thread safety: concurrent calls on different outputs are safe.
+ *
+ * Split across parts (o->comm with size > 1, every part calling with the
+ * same arguments): the CPU engines of all parts compute each pass together
+ * - the score pass, the reverse pass and the traceback's forward passes
+ * cut by target columns, one slice per part, the boundary columns passed
+ * from part to part strip by strip through comm->send/recv so that the
+ * parts work as a pipeline; batches of many regions and the traceback's
+ * pieces dealt out whole - and every part gets the alignment, identical to
+ * the single-process one (same options, same budget).  Each part uses
+ * o->threads threads and holds what one process would (the saved rows are
+ * shared out through comm->allgather).  backend cuda: SWGPU_ENODEV; ref:
+ * each part computes alone.  When one part fails, every part returns an
+ * error: that part its own, the others SWGPU_EPART.
  */
 int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                      const swgpu_matrix_t *m, const swgpu_long_opts_t *o,
