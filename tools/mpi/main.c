@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 mpi_state_t mpi_g;
 
@@ -88,19 +89,38 @@ static void bind_gpu(void)
             snprintf(list[n++], sizeof list[0], "%s", tok);
         free(copy);
     } else {
+        /* the driver's list of GPUs, else its device files /dev/nvidia0, 1, ... */
         DIR *d = opendir("/proc/driver/nvidia/gpus");
         struct dirent *de;
-        if (!d)
-            return; /* no NVIDIA driver: CPU ranks */
-        while ((de = readdir(d)) && n < 64)
-            if (de->d_name[0] != '.') {
+        if (d) {
+            while ((de = readdir(d)) && n < 64)
+                if (de->d_name[0] != '.') {
+                    snprintf(list[n], sizeof list[0], "%d", n);
+                    n++;
+                }
+            closedir(d);
+        } else {
+            char dev[32];
+            for (; n < 64; n++) {
+                snprintf(dev, sizeof dev, "/dev/nvidia%d", n);
+                if (access(dev, F_OK) != 0)
+                    break;
                 snprintf(list[n], sizeof list[0], "%d", n);
-                n++;
             }
-        closedir(d);
+        }
     }
     if (n > 0)
         setenv("CUDA_VISIBLE_DEVICES", list[atoi(lr) % n], 1);
+}
+
+/* 1 if the command line gives a thread count (-t N, -tN, --threads N or =N) */
+static int gives_threads(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--threads") ||
+            !strncmp(argv[i], "--threads=", 10) || (!strncmp(argv[i], "-t", 2) && argv[i][2]))
+            return 1;
+    return 0;
 }
 
 static const cli_dist_t dist = {
@@ -124,12 +144,31 @@ int main(int argc, char **argv)
     if (mpi_g.rank != 0 && !freopen("/dev/null", "w", stdout))
         cli_error("rank %d: cannot send standard output to /dev/null", mpi_g.rank);
 
+    /* search and align without -t: the node's cores shared by its ranks,
+     * rather than every rank taking them all */
+    char **args = argv, tbuf[32];
+    const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (argc >= 2 && (!strcmp(argv[1], "search") || !strcmp(argv[1], "align")) && ls &&
+        atoi(ls) > 1 && !gives_threads(argc, argv) && (args = malloc((size_t)(argc + 3) * sizeof *args))) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN) / atoi(ls);
+        snprintf(tbuf, sizeof tbuf, "%ld", cores > 1 ? cores : 1);
+        memcpy(args, argv, (size_t)argc * sizeof *args);
+        args[argc] = "-t";
+        args[argc + 1] = tbuf;
+        args[argc + 2] = NULL;
+        argc += 2;
+    } else {
+        args = argv;
+    }
+
     if (argc >= 2 && !strcmp(argv[1], "makedb") && mpi_g.rank != 0)
         status = mpi_g.have_msg; /* makedb: rank 0 alone */
     else if (mpi_g.have_msg)
         status = 1;
     else
-        status = cli_main(argc, argv);
+        status = cli_main(argc, args);
+    if (args != argv)
+        free(args);
 
     if (!mpi_g.known)
         mpi_agree(status != 0);

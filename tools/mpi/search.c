@@ -350,11 +350,12 @@ int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *q
     double *w = NULL, sum = 0, from, to;
     int rc;
     *db = NULL;
-    if (mpi_agree(0) < 0)
-        return mpi_peer_failed();
-    if (!(w = malloc((size_t)mpi_g.size * sizeof *w))) {
-        cli_error("out of memory");
-        return SWGPU_ENOMEM; /* the next agreement tells the others */
+    w = malloc((size_t)mpi_g.size * sizeof *w);
+    if (!w)
+        cli_error("out of memory for %d ranks' shares", mpi_g.size);
+    if (mpi_agree(!w) < 0) {
+        free(w);
+        return w ? mpi_peer_failed() : SWGPU_ENOMEM;
     }
     shares(queries, o, w);
     for (int k = 0; k < mpi_g.size; k++)
