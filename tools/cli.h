@@ -23,6 +23,7 @@ int cli_main(int argc, char **argv);
  */
 typedef struct {
     int writer;  /* 1 on the rank that writes the outputs and prints (rank 0) */
+    int threads; /* what --threads 0 means (0: all cores) */
     /* cli_error() hands its message here instead of printing it */
     void (*error)(const char *msg);
     /* search: open this rank's part of the database (the split may depend on
@@ -54,7 +55,8 @@ void cli_error(const char *fmt, ...)
     ;
 double cli_elapsed(void);
 /* --threads N: N above the online cores is clamped to them, with a warning
- * (unless quiet); 0 and negative values are returned unchanged */
+ * (unless quiet); negative values are returned unchanged, and 0 too (all
+ * cores) unless cli_dist gives it a meaning */
 int cli_clamp_threads(int threads, int verbosity);
 /* "123", "512K", "1.5G", "4g" -> bytes (binary multiples); -1 after an error
  * naming the option */

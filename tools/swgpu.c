@@ -34,6 +34,8 @@ double cli_elapsed(void)
 int cli_clamp_threads(int threads, int verbosity)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads == 0 && cli_dist && cli_dist->threads > 0)
+        return cli_dist->threads;
     if (cores < 1 || threads <= cores)
         return threads;
     if (verbosity > 0)

@@ -113,18 +113,8 @@ static void bind_gpu(void)
         setenv("CUDA_VISIBLE_DEVICES", list[atoi(lr) % n], 1);
 }
 
-/* 1 if the command line gives a thread count (-t N, -tN, --threads N or =N) */
-static int gives_threads(int argc, char **argv)
-{
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--threads") ||
-            !strncmp(argv[i], "--threads=", 10) || (!strncmp(argv[i], "-t", 2) && argv[i][2]))
-            return 1;
-    return 0;
-}
-
 static const cli_dist_t dist = {
-    0, stash_error, mpi_db_open, mpi_search, mpi_align_long,
+    0, 0, stash_error, mpi_db_open, mpi_search, mpi_align_long,
 };
 
 int main(int argc, char **argv)
@@ -144,21 +134,14 @@ int main(int argc, char **argv)
     if (mpi_g.rank != 0 && !freopen("/dev/null", "w", stdout))
         cli_error("rank %d: cannot send standard output to /dev/null", mpi_g.rank);
 
-    /* search and align without -t: the node's cores shared by its ranks,
-     * rather than every rank taking them all */
-    char **args = argv, tbuf[32];
-    const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    if (argc >= 2 && (!strcmp(argv[1], "search") || !strcmp(argv[1], "align")) && ls &&
-        atoi(ls) > 1 && !gives_threads(argc, argv) && (args = malloc((size_t)(argc + 3) * sizeof *args))) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN) / atoi(ls);
-        snprintf(tbuf, sizeof tbuf, "%ld", cores > 1 ? cores : 1);
-        memcpy(args, argv, (size_t)argc * sizeof *args);
-        args[argc] = "-t";
-        args[argc + 1] = tbuf;
-        args[argc + 2] = NULL;
-        argc += 2;
-    } else {
-        args = argv;
+    /* --threads 0 (the default): the node's cores shared by its ranks, rather
+     * than every rank taking them all */
+    {
+        const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+        if (ls && atoi(ls) > 1) {
+            long cores = sysconf(_SC_NPROCESSORS_ONLN) / atoi(ls);
+            d.threads = cores > 1 ? (int)cores : 1;
+        }
     }
 
     if (argc >= 2 && !strcmp(argv[1], "makedb") && mpi_g.rank != 0)
@@ -166,9 +149,7 @@ int main(int argc, char **argv)
     else if (mpi_g.have_msg)
         status = 1;
     else
-        status = cli_main(argc, args);
-    if (args != argv)
-        free(args);
+        status = cli_main(argc, argv);
 
     if (!mpi_g.known)
         mpi_agree(status != 0);
