@@ -200,4 +200,4 @@ def align_long(query, target, matrix=None, gap_open=None, gap_extend=None, *, ma
                          stats=LongStats(**stats), **f)
 
 
-align_long.__doc__ = align_long.__doc__.replace("{options}", _options_doc(_swgpu.long_options))
+align_long.__doc__ = align_long.__doc__.replace("{options}", _options_doc(_swgpu.long_options, 4))

@@ -5,6 +5,7 @@ the BLAST tabular number formats."""
 import logging
 import os
 import re
+import textwrap
 
 from . import _swgpu
 
@@ -94,11 +95,14 @@ def _clamp_threads(options):
     return options
 
 
-def _options_doc(table):
-    """The keyword options of a C options table, for docstrings."""
+def _options_doc(table, indent):
+    """The keyword options of a C options table, for docstrings indented by
+    indent spaces."""
     lines = []
     for name, kind, doc in table:
-        lines.append("    %s (%s): %s" % (name, kind, doc))
+        lines += textwrap.wrap("%s (%s): %s" % (name, kind, doc), 79,
+                               initial_indent=" " * indent,
+                               subsequent_indent=" " * (indent + 4))
     return "\n".join(lines)
 
 

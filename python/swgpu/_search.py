@@ -461,7 +461,7 @@ class Database(_SeqList):
 
 
 Database.search.__doc__ = Database.search.__doc__.replace(
-    "{options}", _options_doc(_swgpu.search_options))
+    "{options}", _options_doc(_swgpu.search_options, 8))
 
 
 def makedb(input, output, type="auto") -> Database:

@@ -454,7 +454,8 @@ static int set_field(const opt_field_t *f, void *base, PyObject *v, PyObject *ke
             int overflow = 0;
             long long y = PyLong_AsLongLongAndOverflow(v, &overflow);
             if (overflow || y < 0) {
-                raise_fmt(SWGPU_EINVAL, "option %s: a size must be >= 0 and fit 63 bits", f->name);
+                raise_fmt(SWGPU_EINVAL, "option %s: a size must be >= 0 and fit 63 bits",
+                          f->name);
                 return -1;
             }
             x = (uint64_t)y;
@@ -468,8 +469,9 @@ static int set_field(const opt_field_t *f, void *base, PyObject *v, PyObject *ke
                 return -1;
             }
         } else {
-            PyErr_Format(PyExc_TypeError, "option %s: expected an int or a str such as '4G', got %s",
-                         f->name, Py_TYPE(v)->tp_name);
+            PyErr_Format(PyExc_TypeError,
+                         "option %s: expected an int or a str such as '4G', got %s", f->name,
+                         Py_TYPE(v)->tp_name);
             return -1;
         }
         *(uint64_t *)p = x;
@@ -541,8 +543,9 @@ static int fill_opts(const char *what, const opt_field_t *tab, size_t n, void *b
                 size_t l = strlen(names);
                 snprintf(names + l, sizeof names - l, "%s%s", j ? ", " : "", tab[j].name);
             }
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s' (options: %s)",
-                         what, k, names);
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got an unexpected keyword argument '%s' (options: %s)", what, k,
+                         names);
             return -1;
         }
         if (val != Py_None && set_field(&tab[i], base, val, keep) < 0)
@@ -1316,6 +1319,18 @@ static int encode_pair(PyObject *q, PyObject *t, int a, swgpu_seqset_t **qs, swg
         !(*ts = encode_one(t, "target", a)))
         goto fail;
     swgpu_alphabet_t qa = swgpu_seqset_alphabet(*qs), ta = swgpu_seqset_alphabet(*ts);
+    if (qa != ta && a == SWGPU_AUTO) {
+        /* an empty sequence has no type of its own: it takes the other's */
+        int q_empty = swgpu_seqset_residues(*qs) == 0;
+        if (q_empty || swgpu_seqset_residues(*ts) == 0) {
+            swgpu_seqset_t **e = q_empty ? qs : ts;
+            swgpu_seqset_destroy(*e);
+            if (!(*e = encode_one(q_empty ? q : t, q_empty ? "query" : "target",
+                                  q_empty ? ta : qa)))
+                goto fail;
+            qa = ta = swgpu_seqset_alphabet(*qs);
+        }
+    }
     if (qa != ta) {
         raise_fmt(SWGPU_EALPHABET, "the query is a %s sequence and the target a %s sequence%s",
                   swgpu_alphabet_name(qa), swgpu_alphabet_name(ta),
@@ -1561,6 +1576,19 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* PyModule_AddObject of a new reference o (NULL: the error that made it
+ * fail), which the module takes or which is released. */
+static int add_new(PyObject *mod, const char *name, PyObject *o)
+{
+    if (!o)
+        return -1;
+    if (PyModule_AddObject(mod, name, o) < 0) {
+        Py_DECREF(o);
+        return -1;
+    }
+    return 0;
+}
+
 static int module_exec(PyObject *mod)
 {
     if (PyType_Ready(&SeqSetType) < 0 || PyType_Ready(&DatabaseType) < 0 ||
@@ -1594,7 +1622,7 @@ static int module_exec(PyObject *mod)
         }
         Py_DECREF(k);
     }
-    if (!codes || PyModule_AddObject(mod, "errors_by_status", codes) < 0)
+    if (add_new(mod, "errors_by_status", codes) < 0)
         return -1;
     if (add_ref(mod, "SeqSet", (PyObject *)&SeqSetType) < 0 ||
         add_ref(mod, "Database", (PyObject *)&DatabaseType) < 0 ||
@@ -1605,10 +1633,10 @@ static int module_exec(PyObject *mod)
 #else
         PyModule_AddIntConstant(mod, "has_cuda", 0) < 0 ||
 #endif
-        PyModule_AddObject(mod, "search_options",
-                           describe(search_fields, sizeof search_fields / sizeof search_fields[0])) < 0 ||
-        PyModule_AddObject(mod, "long_options",
-                           describe(long_fields, sizeof long_fields / sizeof long_fields[0])) < 0)
+        add_new(mod, "search_options",
+                describe(search_fields, sizeof search_fields / sizeof search_fields[0])) < 0 ||
+        add_new(mod, "long_options",
+                describe(long_fields, sizeof long_fields / sizeof long_fields[0])) < 0)
         return -1;
     swgpu_set_logger(on_log, NULL, SWGPU_LOG_DEBUG);
     return 0;

@@ -65,6 +65,8 @@ def test_no_alignment_and_score_only():
     a = swgpu.align("WWWW", "PPPP")
     assert (a.score, a.cigar, a.length, a.identity) == (0, "", 0, 0.0)
     assert swgpu.align("", "MKV").score == 0
+    # an empty sequence takes the other's type
+    assert (swgpu.align("", "ACGTAC").type, swgpu.align("ACGTAC", "").type) == ("dna", "dna")
     full = swgpu.align("MKWVTFISLLFLFSSAYS", "MKWVTFLLLLFISAYS")
     only = swgpu.align("MKWVTFISLLFLFSSAYS", "MKWVTFLLLLFISAYS", score_only=True)
     assert only.cigar is None
