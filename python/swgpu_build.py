@@ -3,17 +3,18 @@
 ``pip install .`` (and ``pip wheel .``) run it without any network access:
 pyproject.toml requires nothing, and this module needs only the standard
 library, GNU make and a C compiler.  build_wheel runs the project's Makefile
-(``make python`` in its own build directory, build/pip, with the running
-interpreter as PYTHON), so that the extension is compiled and linked exactly
-as ``make python`` does it (with CUDA when nvcc is found; NVCC= in the
-environment forces a CPU-only build), then writes the wheel itself: the
+(``make python`` in its own build directory, build/pip-cuda or build/pip-cpu,
+with the running interpreter as PYTHON), so that the extension is compiled
+and linked exactly as ``make python`` does it (with CUDA when nvcc is found
+or $NVCC names it; NVCC= in the environment forces a CPU-only build), then
+writes the wheel itself: the
 package's files plus the .dist-info METADATA, WHEEL and RECORD of the wheel
 format (PEP 427).  build_sdist writes a source archive of what the build
 needs.
 
 config_settings (``pip install . --config-settings jobs=N``): ``jobs``, the
 parallel jobs of make (default: the CPU count); ``build-dir``, the build
-directory (default build/pip).
+directory.
 """
 
 import base64
@@ -21,6 +22,7 @@ import hashlib
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -84,13 +86,28 @@ def _setting(config_settings, key, default):
     return default if value in (None, "") else value
 
 
+def _nvcc():
+    """The CUDA compiler the build uses, as the Makefile chooses it: $NVCC
+    when set (empty: a CPU-only build), else nvcc on PATH, else none."""
+    if "NVCC" in os.environ:
+        return os.environ["NVCC"]
+    return shutil.which("nvcc") or ""
+
+
 def _build(config_settings):
-    """Run make; returns the directory holding the built package."""
-    b = os.path.abspath(_setting(config_settings, "build-dir", os.path.join(ROOT, "build", "pip")))
+    """Run make; returns the directory holding the built package.  A build
+    with CUDA and one without have their own directories, so that neither
+    reuses the other's library."""
+    nvcc = _nvcc()
+    default = os.path.join(ROOT, "build", "pip-cuda" if nvcc else "pip-cpu")
+    b = os.path.abspath(_setting(config_settings, "build-dir", default))
     jobs = str(_setting(config_settings, "jobs", os.cpu_count() or 1))
-    cmd = ["make", "-C", ROOT, "-j" + jobs, "B=" + b, "PYTHON=" + sys.executable, "python"]
+    cmd = ["make", "-C", ROOT, "-j" + jobs, "B=" + b, "NVCC=" + nvcc, "PYTHON=" + sys.executable,
+           "python"]
+    # a make that runs pip (make check-python) must not pass its own flags on
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     print("swgpu_build: " + " ".join(cmd), file=sys.stderr)
-    subprocess.run(cmd, check=True, stdout=sys.stderr)
+    subprocess.run(cmd, check=True, stdout=sys.stderr, env=env)
     return os.path.join(b, "python", NAME)
 
 
