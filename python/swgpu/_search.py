@@ -3,6 +3,7 @@ search() and scores()), and the results as QueryResult and Hit objects with
 BLAST's tabular columns."""
 
 import array
+import operator
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple, Optional, Sequence as SequenceT, Tuple
@@ -74,8 +75,7 @@ class _SeqList:
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         n = len(self._c)
-        if not isinstance(i, int):
-            raise TypeError("index must be an int or a slice")
+        i = operator.index(i)  # ints, and NumPy's integers
         if i < 0:
             i += n
         if not 0 <= i < n:

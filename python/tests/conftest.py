@@ -20,7 +20,11 @@ try:
     import swgpu  # noqa: F401
 except ImportError:
     sys.path.insert(0, os.path.join(ROOT, "build", "python"))
-    import swgpu  # noqa: F401
+    try:
+        import swgpu  # noqa: F401
+    except ImportError as e:
+        raise ImportError("the swgpu package is neither installed nor built in build/python "
+                          "(make python, or pip install .): %s" % e) from e
 
 
 def data(name):
