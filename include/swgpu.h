@@ -324,6 +324,19 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 void swgpu_search_result_destroy(swgpu_search_result_t *r);
 
 /**
+ * Every database sequence's exact score against every query, without hits
+ * or statistics: out[i * swgpu_db_size(db) + j] is the score of query i
+ * against database sequence j (database order); out holds
+ * swgpu_seqset_size(queries) * swgpu_db_size(db) entries (the caller's).
+ * The engine is chosen as for swgpu_search (opts->backend, kernel, gpus,
+ * max_gpu_memory, threads); opts->top_n, evalue, no_align and no_self do not
+ * apply.  The scores equal the ones swgpu_search ranks its hits by.
+ * Thread safety: as swgpu_search (concurrent calls on different outputs).
+ */
+int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts, int32_t *out);
+
+/**
  * Optional: start setting up the backend that o selects (for a GPU: the
  * driver and each GPU's context, a few tenths of a second) on a background
  * thread, so that it overlaps the caller's own work, such as reading the

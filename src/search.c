@@ -442,6 +442,61 @@ static int sink(void *user, size_t i, const int32_t *scores)
     return push_jobs(c, i);
 }
 
+/* What a scan needs to know about its inputs, checked: the alphabets agree,
+ * the database fits 32-bit indices, no query can overflow a 32-bit score.
+ * On success *qp and *ql (the caller frees them) hold every query's residues
+ * and length. */
+static int scan_inputs(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                       const swgpu_matrix_t *m, const uint8_t ***qp, size_t **ql)
+{
+    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db),
+                     ma = swgpu_matrix_alphabet(m);
+    *qp = NULL;
+    *ql = NULL;
+    if (qa != da)
+        return swgpu__fail(SWGPU_EALPHABET,
+                           "the queries are %s sequences but the database holds %s sequences",
+                           swgpu_alphabet_name(qa), swgpu_alphabet_name(da));
+    if (ma != qa)
+        return swgpu__fail(SWGPU_EALPHABET, "matrix %s scores %s sequences but the queries are %s",
+                           swgpu_matrix_name(m), swgpu_alphabet_name(ma), swgpu_alphabet_name(qa));
+    if (db->n > UINT32_MAX)
+        return swgpu__fail(SWGPU_ERANGE, "search: %llu database sequences, at most %u supported",
+                           (unsigned long long)db->n, UINT32_MAX);
+
+    /* Scores are 32-bit: the best possible score is max * qlen. */
+    int mmax = swgpu_matrix_max(m);
+    size_t nq = swgpu_seqset_size(queries);
+    const uint8_t **p = malloc((nq ? nq : 1) * sizeof *p);
+    size_t *l = malloc((nq ? nq : 1) * sizeof *l);
+    int rc = SWGPU_OK;
+    if (!p || !l) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu queries", nq);
+        goto fail;
+    }
+    for (size_t i = 0; i < nq; i++) {
+        swgpu_seq_t q;
+        if ((rc = swgpu_seqset_get(queries, i, &q)) < 0)
+            goto fail;
+        if ((uint64_t)q.len > (uint64_t)INT32_MAX / (uint64_t)mmax) {
+            rc = swgpu__fail(SWGPU_ERANGE,
+                             "query %zu (id %s): %zu residues with matrix maximum %d may "
+                             "exceed a 32-bit score",
+                             i + 1, q.id, q.len, mmax);
+            goto fail;
+        }
+        p[i] = q.res;
+        l[i] = q.len;
+    }
+    *qp = p;
+    *ql = l;
+    return SWGPU_OK;
+fail:
+    free(p);
+    free(l);
+    return rc;
+}
+
 int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                  const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                  swgpu_search_result_t **out)
@@ -468,42 +523,10 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     if ((rc = swgpu_opts_check(opts, m)) < 0)
         return rc;
 
-    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db),
-                     ma = swgpu_matrix_alphabet(m);
-    if (qa != da)
-        return swgpu__fail(SWGPU_EALPHABET,
-                           "the queries are %s sequences but the database holds %s sequences",
-                           swgpu_alphabet_name(qa), swgpu_alphabet_name(da));
-    if (ma != qa)
-        return swgpu__fail(SWGPU_EALPHABET, "matrix %s scores %s sequences but the queries are %s",
-                           swgpu_matrix_name(m), swgpu_alphabet_name(ma), swgpu_alphabet_name(qa));
-    if (db->n > UINT32_MAX)
-        return swgpu__fail(SWGPU_ERANGE, "search: %llu database sequences, at most %u supported",
-                           (unsigned long long)db->n, UINT32_MAX);
-
-    /* Scores are 32-bit: the best possible score is max * qlen. */
-    int mmax = swgpu_matrix_max(m);
-    size_t nq = swgpu_seqset_size(queries);
-    qp = malloc((nq ? nq : 1) * sizeof *qp);
-    ql = malloc((nq ? nq : 1) * sizeof *ql);
-    if (!qp || !ql) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu queries", nq);
+    if ((rc = scan_inputs(queries, db, m, &qp, &ql)) < 0)
         goto fail;
-    }
-    for (size_t i = 0; i < nq; i++) {
-        swgpu_seq_t q;
-        if ((rc = swgpu_seqset_get(queries, i, &q)) < 0)
-            goto fail;
-        if ((uint64_t)q.len > (uint64_t)INT32_MAX / (uint64_t)mmax) {
-            rc = swgpu__fail(SWGPU_ERANGE,
-                             "query %zu (id %s): %zu residues with matrix maximum %d may "
-                             "exceed a 32-bit score",
-                             i + 1, q.id, q.len, mmax);
-            goto fail;
-        }
-        qp[i] = q.res;
-        ql[i] = q.len;
-    }
+    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries);
+    size_t nq = swgpu_seqset_size(queries);
 
     c.have_fixed =
         swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &c.fixed) == SWGPU_OK;
@@ -660,5 +683,65 @@ fail:
     free(ql);
     free(tid);
     swgpu_search_result_destroy(r);
+    return rc;
+}
+
+/* ------------------------------------------------------------ all scores */
+
+typedef struct {
+    const swgpu_db_t *db;
+    int32_t *out; /* nq rows of db->n scores, database order */
+} all_scores_t;
+
+/* one query's scores, sorted order, into its row in database order */
+static int scatter_scores(void *user, size_t i, const int32_t *scores)
+{
+    all_scores_t *a = user;
+    int32_t *row = a->out + i * (size_t)a->db->n;
+    for (uint64_t k = 0; k < a->db->n; k++)
+        row[a->db->orig[k]] = scores[k];
+    return SWGPU_OK;
+}
+
+int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts, int32_t *out)
+{
+    const swgpu_engine_ops_t *ops = NULL;
+    void *state = NULL;
+    const uint8_t **qp = NULL;
+    size_t *ql = NULL;
+    int32_t *scores = NULL;
+    int rc;
+
+    if (!queries || !db || !m || !opts || !out)
+        return swgpu__fail(SWGPU_EINVAL, "scan scores: NULL argument");
+    if ((rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
+    if ((rc = scan_inputs(queries, db, m, &qp, &ql)) < 0)
+        return rc;
+    size_t nq = swgpu_seqset_size(queries);
+    all_scores_t a = {db, out};
+    if ((rc = swgpu__engine_select(opts, &ops)) < 0 ||
+        (rc = ops->create(db, m, opts, &state)) < 0)
+        goto done;
+    swgpu_scan_stats_t st = {0, 0, 0};
+    if (ops->scan_many) {
+        rc = ops->scan_many(state, nq, qp, ql, scatter_scores, &a, &st);
+    } else {
+        if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
+            rc = swgpu__fail(SWGPU_ENOMEM, "scan scores: out of memory for %llu database scores",
+                             (unsigned long long)db->n);
+        for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
+            rc = ops->scan(state, qp[i], ql[i], scores, &st);
+            if (rc == SWGPU_OK)
+                rc = scatter_scores(&a, i, scores);
+        }
+    }
+done:
+    if (state)
+        ops->destroy(state);
+    free(scores);
+    free(qp);
+    free(ql);
     return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * test_search.c - swgpu_search and its options: top-N selection and its tie
  * rule, every query reported, E-value filter, scanned scores equal to the
- * alignments' scores, determinism across thread counts, option checks.
+ * alignments' scores, determinism across thread counts, option checks;
+ * swgpu_scan_scores (every score of a scan) against swgpu_align.
  */
 #include "swgpu.h"
 #include "tap.h"
@@ -538,6 +539,56 @@ static void test_errors(const swgpu_matrix_t *b62)
     swgpu_seqset_destroy(dna);
 }
 
+/* swgpu_scan_scores: every score, database order, equal to swgpu_align's and
+ * to the hits' scores, whatever the backend; errors as swgpu_search's. */
+static void test_scan_scores(const swgpu_matrix_t *b62)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    build_random(7, 5, 120, &qs, &db);
+    size_t nq = swgpu_seqset_size(qs), nd = swgpu_db_size(db);
+    int32_t *all = malloc(nq * nd * sizeof *all);
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.gap_open = 10;
+    o.gap_extend = 2;
+    static const swgpu_backend_t backends[] = {SWGPU_BACKEND_REF, SWGPU_BACKEND_CPU};
+    for (size_t b = 0; b < 2; b++) {
+        o.backend = backends[b];
+        o.threads = (int)b + 1;
+        memset(all, 0xff, nq * nd * sizeof *all);
+        CHECK_EQ_INT(swgpu_scan_scores(qs, db, b62, &o, all), SWGPU_OK);
+        size_t bad = 0;
+        for (size_t i = 0; i < nq; i++)
+            for (size_t j = 0; j < nd; j++)
+                bad += all[i * nd + j] != ref_score(qs, i, db, j, b62, &o);
+        CHECK(bad == 0, "backend %d: %zu scores differ from swgpu_align", (int)o.backend, bad);
+    }
+    /* the hits of a search are the top scores of the rows */
+    swgpu_search_result_t *r = NULL;
+    o.top_n = 3;
+    o.evalue = 1e9;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    for (size_t i = 0; r && i < nq; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++)
+            CHECK_EQ_INT(all[i * nd + r->q[i].hits[h].target], r->q[i].hits[h].score);
+    swgpu_search_result_destroy(r);
+
+    /* errors: alphabets, options, NULL */
+    const char *dq[] = {"ACGTACGTAC"};
+    swgpu_seqset_t *dna = make_set(SWGPU_DNA, dq, 1);
+    CHECK_EQ_INT(swgpu_scan_scores(dna, db, b62, &o, all), SWGPU_EALPHABET);
+    CHECK(strstr(swgpu_last_error(), "dna") != NULL, "%s", swgpu_last_error());
+    o.gap_open = -1;
+    CHECK_EQ_INT(swgpu_scan_scores(qs, db, b62, &o, all), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "gap open -1") != NULL, "%s", swgpu_last_error());
+    CHECK_EQ_INT(swgpu_scan_scores(qs, db, b62, &o, NULL), SWGPU_EINVAL);
+    swgpu_seqset_destroy(dna);
+    free(all);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 int main(void)
 {
     swgpu_matrix_t *b62 = NULL;
@@ -552,6 +603,7 @@ int main(void)
     test_no_self(b62);
     test_dna();
     test_errors(b62);
+    test_scan_scores(b62);
     swgpu_matrix_destroy(b62);
     return tap_done();
 }
