@@ -48,7 +48,10 @@
  *    as `blastdbcmd -outfmt %f -long_seqids` prints them (sp|P69905.2|HBA_HUMAN,
  *    tr|..|.. for unreviewed UniProt, gi|12345|ref|NP_000001.1|, pdb|1ABC|A,
  *    gnl|db|tag, ...), except that a lone local id is printed without "lcl|",
- *    as it was written in the FASTA file; the description is the title.
+ *    as it was written in the FASTA file; the description is the title;
+ *  - a sequence stored once for several entries (several Blast-def-lines)
+ *    gets " >ids title" of each further one added to its description, as
+ *    blastdbcmd shows them.
  * Descriptions are trimmed of blanks at both ends, as the FASTA reader trims.
  *
  * Residues.  NCBIstdaa codes map to the protein alphabet letter for letter
@@ -792,10 +795,11 @@ static int fmt_seqid(const ber_t *choice, int depth, sbuf_t *b, const char **why
 }
 
 /* One Blast-def-line: its Seq-ids in FASTA form joined by '|', appended to
- * ids (a lone local id without "lcl|"), and its title; *ord is 1 when the
- * only Seq-id is makeblastdb's gnl|BL_ORD_ID|n (no -parse_seqids). */
-static int parse_defline(const ber_t *def, sbuf_t *ids, const uint8_t **title, size_t *tlen,
-                         int *ord, const char **why)
+ * ids (with bare_local, a lone local id without "lcl|"), and its title; *ord
+ * is 1 when the only Seq-id is makeblastdb's gnl|BL_ORD_ID|n (no
+ * -parse_seqids). */
+static int parse_defline(const ber_t *def, int bare_local, sbuf_t *ids, const uint8_t **title,
+                         size_t *tlen, int *ord, const char **why)
 {
     ber_t f, list, id;
     const uint8_t *pos = def->c;
@@ -837,7 +841,7 @@ static int parse_defline(const ber_t *def, sbuf_t *ids, const uint8_t **title, s
     if (ids->oom)
         return *why = "out of memory", -1;
     *ord = nid == 1 && first_tag == 10 && !strncmp(ids->p + start, "gnl|BL_ORD_ID|", 14);
-    if (nid == 1 && first_tag == 0) { /* lcl|x -> x */
+    if (bare_local && nid == 1 && first_tag == 0) { /* lcl|x -> x */
         memmove(ids->p + start, ids->p + start + 4, ids->n - start - 4 + 1);
         ids->n -= 4;
     }
@@ -880,7 +884,7 @@ static int parse_header(const uint8_t *p, size_t n, sbuf_t *id, sbuf_t *desc, co
     pos = set.c;
     while ((r = ber_child(&set, &pos, 1, &def, why)) > 0) {
         if (k++ == 0) {
-            if (parse_defline(&def, id, &t, &tl, &ord, why))
+            if (parse_defline(&def, 1, id, &t, &tl, &ord, why))
                 return -1;
             trim(&t, &tl);
             if (ord) { /* the title is the FASTA header line */
@@ -898,7 +902,7 @@ static int parse_header(const uint8_t *p, size_t n, sbuf_t *id, sbuf_t *desc, co
             size_t mark;
             sb_add(desc, " >", 2);
             mark = desc->n;
-            if (parse_defline(&def, desc, &t, &tl, &ord, why))
+            if (parse_defline(&def, 0, desc, &t, &tl, &ord, why))
                 return -1;
             if (ord)
                 desc->n = mark;
