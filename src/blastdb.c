@@ -595,29 +595,50 @@ static int fmt_object_id(const ber_t *choice, int depth, sbuf_t *b, const char *
     return 0;
 }
 
+/* The fields [0]..[7] of a SEQUENCE whose fields are explicitly tagged:
+ * f[n] is field n when bit n of *have is set; other elements are skipped. */
+static int seq_fields(const ber_t *seq, int depth, ber_t f[8], unsigned *have, const char **why)
+{
+    ber_t c;
+    const uint8_t *pos = seq->c;
+    int r;
+    *have = 0;
+    if (seq->id != 0x30)
+        return *why = "expected a SEQUENCE", -1;
+    while ((r = ber_child(seq, &pos, depth + 1, &c, why)) > 0) {
+        unsigned t = c.id & 0x1f;
+        if ((c.id & 0xe0) == 0xa0 && t < 8) {
+            f[t] = c;
+            *have |= 1u << t;
+        }
+    }
+    return r;
+}
+
+/* an optional string field: empty when absent */
+static int opt_str(const ber_t f[8], unsigned have, int n, int depth, const uint8_t **s,
+                   size_t *len, const char **why)
+{
+    *s = NULL;
+    *len = 0;
+    return have >> n & 1 ? field_str(&f[n], depth, s, len, why) : 0;
+}
+
 /* Textseq-id ::= SEQUENCE { name [0], accession [1], release [2], version [3] }
  * as prefix|accession[.version]|name; UniProt's unreviewed swissprot is "tr" */
 static int fmt_textseq(const ber_t *seq, int depth, const char *prefix, sbuf_t *b,
                        const char **why)
 {
-    const uint8_t *name = NULL, *acc = NULL, *rel = NULL;
-    size_t nname = 0, nacc = 0, nrel = 0;
+    ber_t f[8];
+    unsigned have;
+    const uint8_t *name, *acc, *rel;
+    size_t nname, nacc, nrel;
     int64_t ver = 0;
-    ber_t f;
-    const uint8_t *pos = seq->c;
-    int r;
-    if (seq->id != 0x30)
-        return *why = "invalid Textseq-id", -1;
-    while ((r = ber_child(seq, &pos, depth + 1, &f, why)) > 0) {
-        int bad = f.id == 0xa0   ? field_str(&f, depth + 1, &name, &nname, why)
-                  : f.id == 0xa1 ? field_str(&f, depth + 1, &acc, &nacc, why)
-                  : f.id == 0xa2 ? field_str(&f, depth + 1, &rel, &nrel, why)
-                  : f.id == 0xa3 ? field_int(&f, depth + 1, &ver, why)
-                                 : (*why = "invalid Textseq-id field", -1);
-        if (bad)
-            return -1;
-    }
-    if (r < 0)
+    if (seq_fields(seq, depth, f, &have, why) ||
+        opt_str(f, have, 0, depth + 1, &name, &nname, why) ||
+        opt_str(f, have, 1, depth + 1, &acc, &nacc, why) ||
+        opt_str(f, have, 2, depth + 1, &rel, &nrel, why) ||
+        (have & 8 && field_int(&f[3], depth + 1, &ver, why)))
         return -1;
     if (!strcmp(prefix, "sp") && nrel == 10 && !memcmp(rel, "unreviewed", 10))
         prefix = "tr";
@@ -633,24 +654,117 @@ static int fmt_textseq(const ber_t *seq, int depth, const char *prefix, sbuf_t *
     return 0;
 }
 
+/* Giimport-id ::= SEQUENCE { id [0] INTEGER, db [1], release [2] }: gim|id */
+static int fmt_giim(const ber_t *seq, int depth, sbuf_t *b, const char **why)
+{
+    ber_t f[8];
+    unsigned have;
+    int64_t v;
+    if (seq_fields(seq, depth, f, &have, why))
+        return -1;
+    if (!(have & 1))
+        return *why = "Giimport-id without id", -1;
+    if (field_int(&f[0], depth + 1, &v, why))
+        return -1;
+    sb_str(b, "gim|");
+    sb_int(b, v);
+    return 0;
+}
+
+/* Patent-seq-id ::= SEQUENCE { seqid [0] INTEGER, cit [1] Id-pat }, Id-pat ::=
+ * SEQUENCE { country [0], id [1] CHOICE { number [0], app-number [1] },
+ * doc-type [2] }: pat|country|number|seqid (pgp|... for an application) */
+static int fmt_patent(const ber_t *seq, int depth, sbuf_t *b, const char **why)
+{
+    ber_t f[8], g[8], cit, id;
+    unsigned have, ghave;
+    int64_t seqno = 0;
+    const uint8_t *country, *num;
+    size_t ncountry, nnum;
+    if (seq_fields(seq, depth, f, &have, why))
+        return -1;
+    if ((have & 3) != 3)
+        return *why = "Patent-seq-id without seqid or cit", -1;
+    if (field_int(&f[0], depth + 1, &seqno, why) || ber_inner(&f[1], depth + 1, &cit, why) ||
+        seq_fields(&cit, depth + 2, g, &ghave, why) ||
+        opt_str(g, ghave, 0, depth + 3, &country, &ncountry, why))
+        return -1;
+    if (!(ghave & 2))
+        return *why = "Id-pat without id", -1;
+    if (ber_inner(&g[1], depth + 3, &id, why))
+        return -1;
+    if (id.id != 0xa0 && id.id != 0xa1)
+        return *why = "invalid Id-pat id", -1;
+    if (field_str(&id, depth + 4, &num, &nnum, why))
+        return -1;
+    sb_str(b, id.id == 0xa1 ? "pgp|" : "pat|");
+    sb_add(b, country, ncountry);
+    sb_add(b, "|", 1);
+    sb_add(b, num, nnum);
+    sb_add(b, "|", 1);
+    sb_int(b, seqno);
+    return 0;
+}
+
+/* Dbtag ::= SEQUENCE { db [0] VisibleString, tag [1] Object-id }: gnl|db|tag */
+static int fmt_dbtag(const ber_t *seq, int depth, sbuf_t *b, const char **why)
+{
+    ber_t f[8], tag;
+    unsigned have;
+    const uint8_t *db;
+    size_t ndb;
+    if (seq_fields(seq, depth, f, &have, why) || opt_str(f, have, 0, depth + 1, &db, &ndb, why))
+        return -1;
+    if (!(have & 2))
+        return *why = "Dbtag without tag", -1;
+    if (ber_inner(&f[1], depth + 1, &tag, why))
+        return -1;
+    sb_str(b, "gnl|");
+    sb_add(b, db, ndb);
+    sb_add(b, "|", 1);
+    return fmt_object_id(&tag, depth + 2, b, why);
+}
+
+/* PDB-seq-id ::= SEQUENCE { mol [0], chain [1] INTEGER (default ' '), rel [2],
+ * chain-id [3] }: pdb|mol|chain-id, or the chain as a letter */
+static int fmt_pdb(const ber_t *seq, int depth, sbuf_t *b, const char **why)
+{
+    ber_t f[8];
+    unsigned have;
+    const uint8_t *mol, *cid;
+    size_t nmol, ncid;
+    int64_t chain = ' ';
+    if (seq_fields(seq, depth, f, &have, why) || opt_str(f, have, 0, depth + 1, &mol, &nmol, why) ||
+        opt_str(f, have, 3, depth + 1, &cid, &ncid, why) ||
+        (have & 2 && field_int(&f[1], depth + 1, &chain, why)))
+        return -1;
+    sb_str(b, "pdb|");
+    sb_add(b, mol, nmol);
+    sb_add(b, "|", 1);
+    if (have & 8) {
+        sb_add(b, cid, ncid);
+    } else if (chain > ' ' && chain < 127) {
+        char ch = (char)chain;
+        sb_add(b, &ch, 1);
+    }
+    return 0;
+}
+
 static const char *const seqid_prefix[20] = {
     "lcl", "bbs", "bbm", "gim", "gb",  "emb", "pir", "sp",  "pat", "ref",
     "gnl", "gi",  "dbj", "prf", "pdb", "tpg", "tpe", "tpd", "gpp", "nat"};
 
-/* one Seq-id (a [n] choice) in FASTA form */
+/* one Seq-id (a CHOICE, tag [0]..[19]) in FASTA form */
 static int fmt_seqid(const ber_t *choice, int depth, sbuf_t *b, const char **why)
 {
     unsigned tag = choice->id & 0x1f;
-    ber_t in, f, g;
-    const uint8_t *pos;
+    ber_t in;
     int64_t v;
-    int r;
     if ((choice->id & 0xe0) != 0xa0 || tag >= 20)
         return *why = "unknown Seq-id type", -1;
     if (ber_inner(choice, depth, &in, why))
         return -1;
     depth++;
-    const char *prefix = seqid_prefix[tag];
     switch (tag) {
     case 0: /* local: Object-id */
         sb_str(b, "lcl|");
@@ -658,139 +772,16 @@ static int fmt_seqid(const ber_t *choice, int depth, sbuf_t *b, const char **why
     case 1: case 2: case 11: /* gibbsq, gibbmt, gi: INTEGER */
         if (ber_int(&in, &v, why))
             return -1;
-        sb_str(b, prefix);
+        sb_str(b, seqid_prefix[tag]);
         sb_add(b, "|", 1);
         sb_int(b, v);
         return 0;
-    case 3: /* giim: Giimport-id { id [0] INTEGER, db [1], release [2] } */
-        if (in.id != 0x30)
-            return *why = "invalid Giimport-id", -1;
-        pos = in.c;
-        while ((r = ber_child(&in, &pos, depth, &f, why)) > 0)
-            if (f.id == 0xa0) {
-                if (field_int(&f, depth, &v, why))
-                    return -1;
-                sb_str(b, "gim|");
-                sb_int(b, v);
-                return 0;
-            }
-        return r < 0 ? -1 : (*why = "Giimport-id without id", -1);
-    case 8: { /* patent: { seqid [0] INTEGER, cit [1] Id-pat { country [0],
-                 id [1] CHOICE { number [0], app-number [1] }, doc-type [2] } } */
-        int64_t seqno = 0;
-        const uint8_t *country = NULL, *num = NULL;
-        size_t ncountry = 0, nnum = 0;
-        int app = 0, have_cit = 0;
-        if (in.id != 0x30)
-            return *why = "invalid Patent-seq-id", -1;
-        pos = in.c;
-        while ((r = ber_child(&in, &pos, depth, &f, why)) > 0) {
-            if (f.id == 0xa0) {
-                if (field_int(&f, depth, &seqno, why))
-                    return -1;
-            } else if (f.id == 0xa1) {
-                const uint8_t *p2;
-                if (ber_inner(&f, depth, &g, why))
-                    return -1;
-                if (g.id != 0x30)
-                    return *why = "invalid Id-pat", -1;
-                have_cit = 1;
-                p2 = g.c;
-                ber_t h, k;
-                while ((r = ber_child(&g, &p2, depth + 2, &h, why)) > 0) {
-                    if (h.id == 0xa0) {
-                        if (field_str(&h, depth + 2, &country, &ncountry, why))
-                            return -1;
-                    } else if (h.id == 0xa1) {
-                        if (ber_inner(&h, depth + 2, &k, why))
-                            return -1;
-                        if (k.id != 0xa0 && k.id != 0xa1)
-                            return *why = "invalid Id-pat id", -1;
-                        app = k.id == 0xa1;
-                        if (field_str(&k, depth + 3, &num, &nnum, why))
-                            return -1;
-                    }
-                }
-                if (r < 0)
-                    return -1;
-            }
-        }
-        if (r < 0)
-            return -1;
-        if (!have_cit)
-            return *why = "Patent-seq-id without cit", -1;
-        sb_str(b, app ? "pgp|" : "pat|");
-        sb_add(b, country, ncountry);
-        sb_add(b, "|", 1);
-        sb_add(b, num, nnum);
-        sb_add(b, "|", 1);
-        sb_int(b, seqno);
-        return 0;
-    }
-    case 10: { /* general: Dbtag { db [0] VisibleString, tag [1] Object-id } */
-        int have_tag = 0;
-        if (in.id != 0x30)
-            return *why = "invalid Dbtag", -1;
-        sb_str(b, "gnl|");
-        pos = in.c;
-        /* db first, whatever the stored order */
-        const uint8_t *db = NULL;
-        size_t ndb = 0;
-        ber_t tagel;
-        while ((r = ber_child(&in, &pos, depth, &f, why)) > 0) {
-            if (f.id == 0xa0) {
-                if (field_str(&f, depth, &db, &ndb, why))
-                    return -1;
-            } else if (f.id == 0xa1) {
-                if (ber_inner(&f, depth, &tagel, why))
-                    return -1;
-                have_tag = 1;
-            } else {
-                return *why = "invalid Dbtag field", -1;
-            }
-        }
-        if (r < 0)
-            return -1;
-        if (!have_tag)
-            return *why = "Dbtag without tag", -1;
-        sb_add(b, db, ndb);
-        sb_add(b, "|", 1);
-        return fmt_object_id(&tagel, depth + 1, b, why);
-    }
-    case 14: { /* pdb: { mol [0], chain [1] INTEGER, rel [2] Date, chain-id [3] } */
-        const uint8_t *mol = NULL, *cid = NULL;
-        size_t nmol = 0, ncid = 0;
-        int64_t chain = 32;
-        if (in.id != 0x30)
-            return *why = "invalid PDB-seq-id", -1;
-        pos = in.c;
-        while ((r = ber_child(&in, &pos, depth, &f, why)) > 0) {
-            if (f.id == 0xa0) {
-                if (field_str(&f, depth, &mol, &nmol, why))
-                    return -1;
-            } else if (f.id == 0xa1) {
-                if (field_int(&f, depth, &chain, why))
-                    return -1;
-            } else if (f.id == 0xa3) {
-                if (field_str(&f, depth, &cid, &ncid, why))
-                    return -1;
-            }
-        }
-        if (r < 0)
-            return -1;
-        sb_str(b, "pdb|");
-        sb_add(b, mol, nmol);
-        sb_add(b, "|", 1);
-        if (cid) {
-            sb_add(b, cid, ncid);
-        } else if (chain > 32 && chain < 127) {
-            char ch = (char)chain;
-            sb_add(b, &ch, 1);
-        }
-        return 0;
-    }
-    default: /* the Textseq-id types */
-        return fmt_textseq(&in, depth, prefix, b, why);
+    case 3: return fmt_giim(&in, depth, b, why);
+    case 8: return fmt_patent(&in, depth, b, why);
+    case 10: return fmt_dbtag(&in, depth, b, why);
+    case 14: return fmt_pdb(&in, depth, b, why);
+    default: /* genbank, embl, pir, swissprot, other (refseq), ddbj, prf, tpg, ... */
+        return fmt_textseq(&in, depth, seqid_prefix[tag], b, why);
     }
 }
 
@@ -991,120 +982,151 @@ static void note(char *dst, size_t cap, const char *id, size_t idlen)
     snprintf(dst, cap, "%.*s", (int)(idlen < cap ? idlen : cap - 1), id);
 }
 
+/* where a record's residues are, its offsets checked against the file */
+typedef struct {
+    uint64_t oid;
+    const uint8_t *raw; /* protein: NCBIstdaa codes; nucleotide: packed bases */
+    uint64_t len;       /* residues */
+    const uint8_t *amb; /* nucleotide: the ambiguity data, amb_bytes long */
+    size_t amb_bytes;
+} rec_t;
+
+static int locate(const ctx_t *c, const vol_t *v, uint32_t i, rec_t *r)
+{
+    uint32_t s = be32(v->soff + 4 * (size_t)i), e = be32(v->soff + 4 * ((size_t)i + 1));
+    r->oid = v->oid0 + i;
+    r->len = 0;
+    r->raw = v->seq.p + s;
+    r->amb = NULL;
+    r->amb_bytes = 0;
+    if (!c->nucl) { /* the codes, then a NUL */
+        if (s >= e || e > v->seq.n)
+            return BAD("%s, OID %" PRIu64 ": sequence offsets %" PRIu32 "..%" PRIu32
+                       " outside the file (%zu bytes) or out of order",
+                       v->seq.path, r->oid, s, e, v->seq.n);
+        if (v->seq.p[e - 1] != 0)
+            return BAD("%s, OID %" PRIu64 ": no NUL byte after the sequence", v->seq.path, r->oid);
+        r->len = e - s - 1;
+        return SWGPU_OK;
+    }
+    uint32_t a = be32(v->aoff + 4 * (size_t)i); /* packed bases, at least one byte */
+    if (s >= a || a > e || e > v->seq.n)
+        return BAD("%s, OID %" PRIu64 ": sequence offsets %" PRIu32 "..%" PRIu32 "..%" PRIu32
+                   " outside the file (%zu bytes) or out of order",
+                   v->seq.path, r->oid, s, a, e, v->seq.n);
+    r->len = (uint64_t)(a - s - 1) * 4 + (r->raw[a - s - 1] & 3);
+    r->amb = v->seq.p + a;
+    r->amb_bytes = e - a;
+    return SWGPU_OK;
+}
+
+/* the first n codes of a protein record into res; *miss: gaps */
+static int decode_prot(const vol_t *v, const rec_t *r, const decode_t *d, uint64_t n,
+                       uint8_t *res, uint64_t *miss)
+{
+    uint8_t bad = 0;
+    uint64_t gaps = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint8_t code = d->prot[r->raw[k]];
+        bad |= code == 0xFF;
+        gaps += r->raw[k] == 0;
+        res[k] = code;
+    }
+    *miss = gaps;
+    if (!bad)
+        return SWGPU_OK;
+    uint64_t k = 0;
+    while (d->prot[r->raw[k]] != 0xFF)
+        k++;
+    return BAD("%s, OID %" PRIu64 ": invalid residue byte 0x%02x at position %" PRIu64,
+               v->seq.path, r->oid, r->raw[k], k + 1);
+}
+
+/* a nucleotide record into res: the packed bases, then the ambiguity runs;
+ * *miss: bases given as gaps */
+static int decode_nucl(const vol_t *v, const rec_t *r, const decode_t *d, uint8_t *res,
+                       uint64_t *miss)
+{
+    uint64_t full = r->len / 4, k = 0; /* whole bytes; then the last, with the count */
+    for (uint64_t j = 0; j < full; j++, k += 4) { /* four bases a byte, high bits first */
+        uint8_t b = r->raw[j];
+        res[k] = b >> 6;
+        res[k + 1] = (b >> 4) & 3;
+        res[k + 2] = (b >> 2) & 3;
+        res[k + 3] = b & 3;
+    }
+    for (int i = 0; k < r->len; k++, i++)
+        res[k] = (r->raw[full] >> (6 - 2 * i)) & 3;
+    *miss = 0;
+    if (!r->amb_bytes)
+        return SWGPU_OK;
+    const uint8_t *q = r->amb;
+    if (r->amb_bytes < 4 || r->amb_bytes % 4)
+        return BAD("%s, OID %" PRIu64 ": ambiguity data of %zu bytes", v->seq.path, r->oid,
+                   r->amb_bytes);
+    uint32_t cnt = be32(q);
+    int lng = cnt >> 31; /* the long form: two words a run */
+    uint64_t words = cnt & 0x7fffffffu;
+    if (4 + 4 * words != r->amb_bytes || (lng && words % 2))
+        return BAD("%s, OID %" PRIu64 ": ambiguity count %" PRIu64 " does not fit its %zu bytes",
+                   v->seq.path, r->oid, words, r->amb_bytes);
+    for (uint64_t w = 0; w < words; w += 1 + lng) {
+        uint32_t x = be32(q + 4 + 4 * w);
+        uint8_t code = x >> 28;
+        uint64_t run, pos;
+        if (lng) {
+            run = ((x >> 16) & 0xfff) + 1;
+            pos = (uint64_t)(x & 0xffff) << 32 | be32(q + 8 + 4 * w);
+        } else {
+            run = ((x >> 24) & 0xf) + 1;
+            pos = x & 0xffffff;
+        }
+        if (pos > r->len || run > r->len - pos)
+            return BAD("%s, OID %" PRIu64 ": ambiguity run of %" PRIu64 " at %" PRIu64
+                       " past the end of the sequence (%" PRIu64 " bases)",
+                       v->seq.path, r->oid, run, pos, r->len);
+        memset(res + pos, d->na4[code], (size_t)run);
+        if (code == 0)
+            *miss += run;
+    }
+    return SWGPU_OK;
+}
+
 /* one volume's sequences, appended to set */
 static int read_volume(ctx_t *c, vol_t *v, swgpu_seqset_t *set, decode_t *d)
 {
     uint64_t total = 0, maxlen = 0;
     for (uint32_t i = 0; i < v->n; i++) {
-        uint64_t oid = v->oid0 + i;
-        uint32_t s = be32(v->soff + 4 * (size_t)i), e = be32(v->soff + 4 * ((size_t)i + 1));
-        uint32_t a = c->nucl ? be32(v->aoff + 4 * (size_t)i) : 0;
-        const uint8_t *raw = v->seq.p + s;
-        uint64_t len;
-        if (!c->nucl) {
-            if (s >= e || e > v->seq.n)
-                return BAD("%s, OID %" PRIu64 ": sequence offsets %" PRIu32 "..%" PRIu32
-                           " outside the file (%zu bytes) or out of order",
-                           v->seq.path, oid, s, e, v->seq.n);
-            if (v->seq.p[e - 1] != 0)
-                return BAD("%s, OID %" PRIu64 ": no NUL byte after the sequence", v->seq.path, oid);
-            len = e - s - 1;
-        } else {
-            if (s >= a || a > e || e > v->seq.n)
-                return BAD("%s, OID %" PRIu64 ": sequence offsets %" PRIu32 "..%" PRIu32
-                           "..%" PRIu32 " outside the file (%zu bytes) or out of order",
-                           v->seq.path, oid, s, a, e, v->seq.n);
-            len = (uint64_t)(a - s - 1) * 4 + (raw[a - s - 1] & 3);
-        }
-        total += len;
-        if (len > maxlen)
-            maxlen = len;
-
-        int rc = record_names(c, v, i);
+        rec_t r;
+        int rc = locate(c, v, i, &r);
+        if (!rc)
+            rc = record_names(c, v, i);
         if (rc)
             return rc;
-        const char *id = c->id.p, *desc = c->desc.p;
-        size_t idlen = c->id.n, dlen = c->desc.n;
-        uint64_t keep = len;
+        total += r.len;
+        if (r.len > maxlen)
+            maxlen = r.len;
+        uint64_t keep = r.len;
         if (!c->nucl) /* trailing stops, as the FASTA reader strips them */
-            while (keep && raw[keep - 1] == 25)
+            while (keep && r.raw[keep - 1] == 25)
                 keep--;
         if (!keep) {
             if (!d->n_empty++) {
-                d->first_empty = oid;
-                note(d->first_empty_id, sizeof d->first_empty_id, id, idlen);
+                d->first_empty = r.oid;
+                note(d->first_empty_id, sizeof d->first_empty_id, c->id.p, c->id.n);
             }
             continue;
         }
         uint8_t *res;
-        if ((rc = swgpu__seqset_append(set, id, idlen, desc, dlen, (size_t)keep, &res)))
+        uint64_t miss;
+        if ((rc = swgpu__seqset_append(set, c->id.p, c->id.n, c->desc.p, c->desc.n,
+                                       (size_t)keep, &res)) ||
+            (rc = c->nucl ? decode_nucl(v, &r, d, res, &miss)
+                          : decode_prot(v, &r, d, keep, res, &miss)))
             return rc;
-        uint64_t miss = 0;
-        if (!c->nucl) {
-            uint8_t bad = 0;
-            for (uint64_t k = 0; k < keep; k++) {
-                uint8_t code = d->prot[raw[k]];
-                bad |= code == 0xFF;
-                miss += raw[k] == 0;
-                res[k] = code;
-            }
-            if (bad) {
-                uint64_t k = 0;
-                while (d->prot[raw[k]] != 0xFF)
-                    k++;
-                return BAD("%s, OID %" PRIu64 ": invalid residue byte 0x%02x at position %" PRIu64,
-                           v->seq.path, oid, raw[k], k + 1);
-            }
-        } else {
-            /* ncbi2na, four bases a byte from the high bits */
-            uint64_t full = a - s - 1, k = 0;
-            for (uint64_t j = 0; j < full; j++, k += 4) {
-                uint8_t b = raw[j];
-                res[k] = b >> 6;
-                res[k + 1] = (b >> 4) & 3;
-                res[k + 2] = (b >> 2) & 3;
-                res[k + 3] = b & 3;
-            }
-            for (int r = 0; k < len; k++, r++)
-                res[k] = (raw[full] >> (6 - 2 * r)) & 3;
-            /* ambiguity runs */
-            if (a < e) {
-                const uint8_t *q = v->seq.p + a;
-                size_t bytes = e - a;
-                if (bytes < 4 || bytes % 4)
-                    return BAD("%s, OID %" PRIu64 ": ambiguity data of %zu bytes", v->seq.path,
-                               oid, bytes);
-                uint32_t cnt = be32(q);
-                int lng = cnt >> 31;
-                uint64_t words = cnt & 0x7fffffffu;
-                if (4 + 4 * words != bytes || (lng && words % 2))
-                    return BAD("%s, OID %" PRIu64 ": ambiguity count %" PRIu64 " does not fit "
-                               "its %zu bytes",
-                               v->seq.path, oid, words, bytes);
-                for (uint64_t w = 0; w < words; w += 1 + lng) {
-                    uint32_t x = be32(q + 4 + 4 * w);
-                    uint8_t code = x >> 28;
-                    uint64_t run, pos;
-                    if (lng) {
-                        run = ((x >> 16) & 0xfff) + 1;
-                        pos = (uint64_t)(x & 0xffff) << 32 | be32(q + 8 + 4 * w);
-                    } else {
-                        run = ((x >> 24) & 0xf) + 1;
-                        pos = x & 0xffffff;
-                    }
-                    if (pos > len || run > len - pos)
-                        return BAD("%s, OID %" PRIu64 ": ambiguity run of %" PRIu64 " at %" PRIu64
-                                   " past the end of the sequence (%" PRIu64 " bases)",
-                                   v->seq.path, oid, run, pos, len);
-                    memset(res + pos, d->na4[code], (size_t)run);
-                    if (code == 0)
-                        miss += run;
-                }
-            }
-        }
         if (miss && !d->n_unknown) {
-            d->first_unknown = oid;
-            note(d->first_unknown_id, sizeof d->first_unknown_id, id, idlen);
+            d->first_unknown = r.oid;
+            note(d->first_unknown_id, sizeof d->first_unknown_id, c->id.p, c->id.n);
         }
         d->n_unknown += miss;
     }
