@@ -118,7 +118,10 @@ typedef struct {
  * content).  Multi-line records, lower case, CRLF and a trailing '*' are
  * accepted.  alphabet SWGPU_AUTO detects DNA vs protein from the residues.
  * Empty records are skipped (counted, logged as a warning).  A makedb
- * database (swgpu_db_write) is read too: its sequences in database order.
+ * database (swgpu_db_write) is read too: its sequences in database order;
+ * so is an NCBI BLAST database, named by its makeblastdb prefix (versions 4
+ * and 5, alias files and volumes; ids and titles as the README's "BLAST
+ * databases" says; SWGPU_EDB naming the file and OID when it is damaged).
  * info may be NULL.  On success *out is owned by the caller.
  */
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
@@ -244,7 +247,8 @@ typedef struct swgpu_db swgpu_db_t;
 /** Build an in-memory database from a sequence set (copied). */
 int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out);
 /** Open a makedb database (memory-mapped, validated) or, when path is a
- *  FASTA/FASTQ file, build one in memory.  info may be NULL. */
+ *  FASTA/FASTQ file or a BLAST database prefix (see swgpu_seqset_read),
+ *  build one in memory.  info may be NULL. */
 int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet,
                   swgpu_db_t **out, swgpu_read_info_t *info);
 /** Write db as a makedb file (written to a temporary name, then renamed). */

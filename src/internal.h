@@ -44,6 +44,14 @@ struct swgpu_seqset {
     uint64_t max_len;
 };
 
+/** Room for `residues` more residues (appending them then moves nothing). */
+int swgpu__seqset_reserve(swgpu_seqset_t *s, uint64_t residues);
+/** Append a record: its id and description (copied, lengths given, no NUL
+ *  inside) and len residue codes, which the caller writes through *res
+ *  (valid until the next change to s; NULL when len is 0). */
+int swgpu__seqset_append(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc,
+                         size_t dlen, size_t len, uint8_t **res);
+
 /* ---------------------------------------------------------------- matrix */
 
 struct swgpu_matrix {
@@ -56,6 +64,11 @@ struct swgpu_matrix {
 };
 
 /* -------------------------------------------------------------- database */
+
+/** A file's identity (device and inode), to recognise it under any name. */
+typedef struct {
+    uint64_t dev, ino;
+} swgpu__file_id_t;
 
 /*
  * A database: sequences sorted by ascending length (ties: database order),
@@ -76,7 +89,9 @@ struct swgpu_db {
     /* ownership */
     void *map;              /* mmap base when opened from a file */
     size_t map_len;
-    uint64_t src_dev, src_ino; /* that file (swgpu_db_write never replaces it) */
+    swgpu__file_id_t *src;  /* the files it was read from: the makedb file, or a BLAST
+                               database's files (swgpu_db_write never replaces one) */
+    size_t n_src;
     void *owned[6];         /* malloc'ed arrays to free */
 };
 
