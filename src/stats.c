@@ -574,10 +574,11 @@ double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tl
  *     t(n) / n >= Phi(u) + (sd phi(u) - mean Phi(u)) / n >= Phi(u)
  * for any u with sd phi(u) >= mean Phi(u).  Such u are those below the root
  * of that difference; u = -mean/sd is one (Mills' inequality), and bisection
- * moves u up towards the root, tightening the bound.  For mean <= 0,
+ * moves u up towards the root, tightening the bound (only done when the
+ * first bound is not already above `enough`).  For mean <= 0,
  * t(n) >= n - mean >= n: the bound is 1.
  */
-static double spouge_bound(const swgpu__evalue_ctx_t *c, int32_t score)
+static double spouge_bound(const swgpu__evalue_ctx_t *c, int32_t score, double enough)
 {
     if (c->k.round_down)
         score &= ~(int32_t)1;
@@ -585,24 +586,24 @@ static double spouge_bound(const swgpu__evalue_ctx_t *c, int32_t score)
         return 0;
     double S = (double)score, mean, sd, cov, Pq;
     spouge_moments(c, S, &mean, &sd, &cov);
-    double lq = left_over(c->m, mean, sd, &Pq);
-    double f = 1;
-    if (mean > 0) {
+    double scale = left_over(c->m, mean, sd, &Pq) * c->k.K * exp(-c->k.lambda * S) * c->db;
+    if (!(mean > 0))
+        return scale;
 #define GAP(u) (sd * INV_SQRT_2PI * exp(-0.5 * (u) * (u)) - mean * norm_cdf(u))
-        double lo = -mean / sd, hi = 40;
-        if (!(GAP(lo) >= 0))
-            return 0;
-        for (int it = 0; it < 12; it++) {
-            double mid = 0.5 * (lo + hi);
-            if (GAP(mid) >= 0)
-                lo = mid;
-            else
-                hi = mid;
-        }
-#undef GAP
-        f = norm_cdf(lo);
+    double lo = -mean / sd, hi = 40;
+    if (!(GAP(lo) >= 0))
+        return 0;
+    if (scale * norm_cdf(lo) > enough)
+        return scale * norm_cdf(lo);
+    for (int it = 0; it < 12; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (GAP(mid) >= 0)
+            lo = mid;
+        else
+            hi = mid;
     }
-    return lq * f * c->k.K * exp(-c->k.lambda * S) * c->db;
+#undef GAP
+    return scale * norm_cdf(lo);
 }
 
 int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
@@ -623,8 +624,9 @@ int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
     }
     /* every score below the result is checked on its own: the bound need
      * not be monotonic (a small margin covers rounding) */
+    double enough = max_e * (1 + 1e-6);
     for (int32_t s = 1; s < limit; s++)
-        if (!(spouge_bound(c, s) > max_e * (1 + 1e-6)))
+        if (!(spouge_bound(c, s, enough) > enough))
             return s;
     return INT32_MAX;
 }
