@@ -194,10 +194,12 @@ typedef struct {
     int no_self;             /* 1: a database sequence with the query's id and the same
                                 residues (the query itself, in an all-against-all search)
                                 is not reported as a hit of that query */
+    swgpu_evalue_model_t evalue_model; /* the E-values of the hits and of the evalue
+                                          threshold (default SWGPU_EVALUE_SPOUGE) */
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,
- *  evalue 10, threads 0, backend auto. */
+ *  evalue 10, threads 0, backend auto, evalue_model SWGPU_EVALUE_SPOUGE. */
 void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet);
 /** SWGPU_EINVAL with a message for negative/absurd gaps, top_n < 1, ... */
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m);
