@@ -49,7 +49,10 @@
 # identically, the share consistent within print precision (the two
 # intervals overlap), the share within 1% (the intervals, each widened by 1%,
 # overlap), and the distribution of swgpu/BLAST ratios of the printed values
-# (hits where either prints 0.0 are left out of the ratios).
+# (hits where either prints 0.0 are left out of the ratios).  Exit status 1
+# if a same-score hit is not within 1% under the matching model (the
+# comparison of BLAST+'s default with --evalue-model old-fsc is shown for
+# information).
 set -u
 QUERIES=${1:-/work/shared/data/queries250.fasta}
 DB=${2:-/work/shared/data/uniprot20k.fasta.gz}
@@ -266,7 +269,7 @@ def compare(title, blast_path, swgpu_path):
           % (len(bpairs), len(spairs), capped, len(bpairs & spairs)))
     print('  same (query, subject, raw score): %d' % n)
     if n == 0:
-        return
+        return 0
     print('  printed identically: %d (%.2f%%); within print precision: %d (%.2f%%); '
           'within 1%%: %d (%.2f%%)' % (same, 100.0 * same / n, prec, 100.0 * prec / n,
                                         pct, 100.0 * pct / n))
@@ -280,25 +283,33 @@ def compare(title, blast_path, swgpu_path):
     bad = sorted((w for w in worst if not w[1]), reverse=True)[:5]
     for w in bad:
         print('    not within 1%%: %s %s score %d: BLAST %s, swgpu %s' % (w[2] + (w[3], w[4])))
+    return n - pct
 
-compare('protein, BLAST+ default (Spouge) vs swgpu --evalue-model spouge',
-        W + '/blastp_spouge.tsv', W + '/swgpu_spouge.tsv')
-compare('protein, BLAST+ OLD_FSC=1 vs swgpu --evalue-model old-fsc',
-        W + '/blastp_old.tsv', W + '/swgpu_old-fsc.tsv')
+off = 0  # same-score hits not within 1% where the models should agree
+off += compare('protein, BLAST+ default (Spouge) vs swgpu --evalue-model spouge',
+               W + '/blastp_spouge.tsv', W + '/swgpu_spouge.tsv')
+off += compare('protein, BLAST+ OLD_FSC=1 vs swgpu --evalue-model old-fsc',
+               W + '/blastp_old.tsv', W + '/swgpu_old-fsc.tsv')
 compare('protein, BLAST+ default (Spouge) vs swgpu --evalue-model old-fsc (the old default)',
         W + '/blastp_spouge.tsv', W + '/swgpu_old-fsc.tsv')
 for sc in scoring:
     tag = sc.replace('/', '-')
-    compare('protein %s, first %s queries: BLAST+ default (Spouge) vs swgpu --evalue-model spouge'
-            % (sc, scoring_nq), W + '/blastp_spouge_%s.tsv' % tag, W + '/swgpu_spouge_%s.tsv' % tag)
-    compare('protein %s, first %s queries: BLAST+ OLD_FSC=1 vs swgpu --evalue-model old-fsc'
-            % (sc, scoring_nq), W + '/blastp_old_%s.tsv' % tag, W + '/swgpu_old-fsc_%s.tsv' % tag)
+    off += compare('protein %s, first %s queries: BLAST+ default (Spouge) vs swgpu '
+                   '--evalue-model spouge' % (sc, scoring_nq),
+                   W + '/blastp_spouge_%s.tsv' % tag, W + '/swgpu_spouge_%s.tsv' % tag)
+    off += compare('protein %s, first %s queries: BLAST+ OLD_FSC=1 vs swgpu '
+                   '--evalue-model old-fsc' % (sc, scoring_nq),
+                   W + '/blastp_old_%s.tsv' % tag, W + '/swgpu_old-fsc_%s.tsv' % tag)
 if dna:
     same = open(W + '/blastn_spouge.tsv').read() == open(W + '/blastn_old.tsv').read()
     print('DNA: blastn default and OLD_FSC=1 outputs %s' % ('identical' if same else 'DIFFER'))
-    compare('DNA, blastn default vs swgpu (default model)',
-            W + '/blastn_spouge.tsv', W + '/swgpu_dna_spouge.tsv')
-    compare('DNA, blastn OLD_FSC=1 vs swgpu --evalue-model old-fsc',
-            W + '/blastn_old.tsv', W + '/swgpu_dna_old-fsc.tsv')
+    off += compare('DNA, blastn default vs swgpu (default model)',
+                   W + '/blastn_spouge.tsv', W + '/swgpu_dna_spouge.tsv')
+    off += compare('DNA, blastn OLD_FSC=1 vs swgpu --evalue-model old-fsc',
+                   W + '/blastn_old.tsv', W + '/swgpu_dna_old-fsc.tsv')
+print('%d same-score hits not within 1%% of BLAST+ under the matching model' % off)
+sys.exit(1 if off else 0)
 EOF
+rc=$?
 echo "protein: $nq queries; blastp (both runs) $((t1 - t0)) s, swgpu (both runs) $((t2 - t1)) s, $THREADS threads"
+exit $rc
