@@ -169,6 +169,18 @@ typedef enum {
     SWGPU_BACKEND_CUDA = 3  /* NVIDIA GPUs */
 } swgpu_backend_t;
 
+/** How E-values are computed (swgpu_opts_t.evalue_model, swgpu_hit_evalue). */
+typedef enum {
+    SWGPU_EVALUE_SPOUGE = 0, /* BLAST+'s default: Spouge's finite-size correction, per
+                                hit, from the query, the hit's subject and the database
+                                length.  Parameters without Spouge's set (DNA, fitted,
+                                see swgpu_karlin_t.has_spouge) use SWGPU_EVALUE_OLD_FSC,
+                                as BLAST+ does for blastn */
+    SWGPU_EVALUE_OLD_FSC = 1 /* BLAST+ with OLD_FSC=1 in the environment: Karlin-Altschul
+                                over the length-adjusted search space of the query and
+                                the whole database (the same for every hit of a query) */
+} swgpu_evalue_model_t;
+
 typedef struct {
     int gap_open;            /* gap of length k costs gap_open + k*gap_extend */
     int gap_extend;
@@ -185,10 +197,12 @@ typedef struct {
     int no_self;             /* 1: a database sequence with the query's id and the same
                                 residues (the query itself, in an all-against-all search)
                                 is not reported as a hit of that query */
+    swgpu_evalue_model_t evalue_model; /* the E-values of the hits and of the evalue
+                                          threshold (default SWGPU_EVALUE_SPOUGE) */
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,
- *  evalue 10, threads 0, backend auto. */
+ *  evalue 10, threads 0, backend auto, evalue_model SWGPU_EVALUE_SPOUGE. */
 void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet);
 /** SWGPU_EINVAL with a message for negative/absurd gaps, top_n < 1, ... */
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m);
@@ -263,15 +277,34 @@ void swgpu_db_destroy(swgpu_db_t *db);
 
 /* ------------------------------------------------------------ statistics */
 
+/**
+ * Spouge's finite-size correction (Park, Sheetlin, Ma, Mott & Spouge 2012).
+ * An alignment of score S takes up a stretch of the query and one of the
+ * subject; their lengths are taken as normal, each with mean a S + b and
+ * variance alpha S + beta, and with covariance sigma S + tau.  BLAST+ puts a
+ * floor under the variance and the covariance: 2 alpha / lambda and
+ * 2 sigma / lambda.  See swgpu_hit_evalue() for the E-value.
+ */
+typedef struct {
+    double a, b;         /* mean length of the aligned stretch: a S + b */
+    double alpha, beta;  /* its variance: alpha S + beta */
+    double sigma, tau;   /* covariance of the query's and the subject's: sigma S + tau */
+} swgpu_spouge_t;
+
 typedef struct {
     double lambda, K, H; /* gapped Karlin-Altschul parameters */
     double alpha, beta;  /* BLAST length-correction parameters */
     int estimated;       /* 0: published table; 1: fitted to the search's scores */
     int round_down;      /* 1: the E-value of an odd score is that of the even
                           * score below (BLAST, for DNA +2/-3, +3/-4, +2/-5, +2/-7) */
+    int has_spouge;      /* 1: spouge holds BLAST+'s finite-size correction parameters
+                          * (the protein tables; 0 for DNA and fitted parameters) */
+    swgpu_spouge_t spouge;
 } swgpu_karlin_t;
 
-/** Published gapped parameters for matrix + gaps; SWGPU_ENOTFOUND if none. */
+/** Published gapped parameters for matrix + gaps; SWGPU_ENOTFOUND if none.
+ *  Protein tables come with Spouge's parameters (has_spouge 1), DNA ones
+ *  without (BLAST+ has none for blastn). */
 int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
                         swgpu_karlin_t *out);
 /** Fit lambda and K to raw scores of unrelated pairs (maximum likelihood,
@@ -280,8 +313,34 @@ int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
 int swgpu_karlin_fit(const int32_t *scores, const uint64_t *tlen, size_t n,
                      uint64_t qlen, swgpu_karlin_t *out);
 double swgpu_bitscore(const swgpu_karlin_t *k, int32_t score);
-/** E-value of a raw score for a query of qlen residues against a database
- *  of db_residues residues in db_nseq sequences (BLAST length correction). */
+
+/**
+ * E-value of a hit of raw score `score` between a query of qlen residues
+ * and a subject of tlen residues, in a database of db_residues residues in
+ * db_nseq sequences, under `model`:
+ *
+ *  SWGPU_EVALUE_SPOUGE (when k->has_spouge; otherwise as OLD_FSC):
+ *      E = K e^{-lambda S} (db_residues / tlen) (p_q p_t + c Phi(u_q) Phi(u_t)),
+ *    where for the query  l_q = qlen - (a S + b),  v = max(2 alpha / lambda,
+ *    alpha S + beta),  u_q = l_q / sqrt(v),  p_q = l_q Phi(u_q) + sqrt(v) phi(u_q)
+ *    (the expected length left over by the alignment), the same with tlen for
+ *    the subject, c = max(2 sigma / lambda, sigma S + tau), and Phi, phi the
+ *    standard normal distribution and density.  This is BLAST+'s default
+ *    (blastp 2.12.0+ checked: tests/test_stats.c, bench/evalue_compare.sh).
+ *    db_residues 0: the pair's own E-value (no database factor); tlen 0
+ *    counts as 1.  db_nseq is not used.
+ *  SWGPU_EVALUE_OLD_FSC: E = K m' n' e^{-lambda S} with BLAST's length
+ *    adjustment L (m' = qlen - L, n' = db_residues - db_nseq L; no adjustment
+ *    for fitted parameters); tlen is not used.  BLAST+ with OLD_FSC=1.
+ *
+ * Parameters with round_down give an odd score the E-value of the even score
+ * below.  Thread-safe (no state).
+ */
+double swgpu_hit_evalue(const swgpu_karlin_t *k, swgpu_evalue_model_t model, int32_t score,
+                        uint64_t qlen, uint64_t tlen, uint64_t db_residues, uint64_t db_nseq);
+
+/** The SWGPU_EVALUE_OLD_FSC E-value: swgpu_hit_evalue(k, SWGPU_EVALUE_OLD_FSC,
+ *  score, qlen, 0, db_residues, db_nseq). */
 double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
                     uint64_t db_residues, uint64_t db_nseq);
 

@@ -95,6 +95,29 @@ struct swgpu_db {
     void *owned[6];         /* malloc'ed arrays to free */
 };
 
+/* ------------------------------------------------------------ statistics */
+
+/** One query's E-values (stats.c): the parameters, the model and what
+ *  depends only on the query and the database, set up once. */
+typedef struct {
+    swgpu_karlin_t k;
+    int spouge;   /* 1: Spouge's model (asked for, and k has its parameters) */
+    double m;     /* query residues */
+    double db;    /* database residues (0: none, the pair's own E-value) */
+    double space; /* otherwise: the length-adjusted search space K m' n' */
+} swgpu__evalue_ctx_t;
+
+void swgpu__evalue_init(swgpu__evalue_ctx_t *c, const swgpu_karlin_t *k,
+                        swgpu_evalue_model_t model, uint64_t qlen, uint64_t db_residues,
+                        uint64_t db_nseq);
+/** swgpu_hit_evalue() for a subject of tlen residues. */
+double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tlen);
+/** A score (>= 1) below which no subject, whatever its length, gets an
+ *  E-value <= max_e; INT32_MAX when no score reaches it.  Exact for the
+ *  length-adjusted model (E <= max_e iff score >= it), a lower bound for
+ *  Spouge's (scores from it up still need their E-values checked). */
+int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
+
 /* --------------------------------------------------------------- engines */
 
 /** Counters an engine fills during a scan (added to, not reset). */

@@ -5,11 +5,14 @@
  * For every query:
  *   1. the engine (backend.c picks it once per search) scores the query
  *      against every database sequence: scores[k] for sorted index k;
- *   2. the top_n hits with score > 0 are chosen by (score desc, database
- *      index asc) - deterministic whatever the engine;
- *   3. Karlin-Altschul parameters: the published ones for the matrix and gap
+ *   2. Karlin-Altschul parameters: the published ones for the matrix and gap
  *      pair, else a fit to this query's own score distribution;
- *   4. hits with E-value > opts->evalue are dropped.
+ *   3. the top_n hits with score > 0 and E-value <= opts->evalue are chosen
+ *      by (score desc, database index asc) - deterministic whatever the
+ *      engine.  Under Spouge's model the E-value depends on the subject's
+ *      length too, so the filter comes first: only scores from
+ *      swgpu__evalue_min_score up can pass, and of those the E-value is
+ *      computed for the candidates that would enter the top_n.
  * Then the alignments of all kept hits are computed on opts->threads
  * threads: the end by the SIMD pair engine (swgpu__cpu_score_pair, one
  * thread, the reference's tie rule), the begin and the path by the
@@ -54,6 +57,8 @@ void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet)
     o->gpus = 0;
     o->max_gpu_memory = 0;
     o->no_align = 0;
+    o->no_self = 0;
+    o->evalue_model = SWGPU_EVALUE_SPOUGE;
 }
 
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
@@ -88,6 +93,8 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
         return swgpu__fail(SWGPU_EINVAL, "gpus %d: must be >= 0 (0 = all visible)", o->gpus);
     if (o->backend < SWGPU_BACKEND_AUTO || o->backend > SWGPU_BACKEND_CUDA)
         return swgpu__fail(SWGPU_EINVAL, "backend %d: unknown", (int)o->backend);
+    if (o->evalue_model != SWGPU_EVALUE_SPOUGE && o->evalue_model != SWGPU_EVALUE_OLD_FSC)
+        return swgpu__fail(SWGPU_EINVAL, "E-value model %d: unknown", (int)o->evalue_model);
     if (m) {
         swgpu_alphabet_t a = swgpu_matrix_alphabet(m);
         if (a != SWGPU_PROTEIN && a != SWGPU_DNA)
@@ -105,10 +112,11 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
 
 /* ----------------------------------------------------------------- top-N */
 
-/* Candidate hit while scanning: score and database index. */
+/* Candidate hit while scanning: score, database index, E-value. */
 typedef struct {
     int32_t score;
     uint32_t target;
+    double evalue;
 } cand_t;
 
 /* 1 if a ranks better than b: higher score, then smaller database index. */
@@ -152,19 +160,30 @@ static int cmp_rank(const void *a, const void *b)
     return better(x, y) ? -1 : better(y, x) ? 1 : 0;
 }
 
-/* The best (up to) cap candidates with score > 0, best first; returns the
- * count.  heap has room for cap entries. */
-static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, size_t cap, cand_t *heap)
+/* The best (up to) cap candidates with score > 0 and E-value <= max_e,
+ * best first; returns the count.  heap has room for cap entries.  Scores
+ * below min_score cannot reach max_e (swgpu__evalue_min_score); the others
+ * get their E-value computed when they would enter the heap. */
+static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint64_t *tlen,
+                       const swgpu__evalue_ctx_t *ev, int32_t min_score, double max_e,
+                       size_t cap, cand_t *heap)
 {
     size_t n = 0;
-    for (uint64_t k = 0; k < db->n; k++) {
-        if (scores[k] <= 0)
+    if (min_score < 1)
+        min_score = 1;
+    for (uint64_t k = 0; k < db->n && cap > 0; k++) {
+        if (scores[k] < min_score)
             continue;
-        cand_t c = {scores[k], db->orig[k]};
+        cand_t c = {scores[k], db->orig[k], 0.0};
+        if (n == cap && !better(&c, &heap[0]))
+            continue;
+        c.evalue = swgpu__evalue_of(ev, c.score, tlen[k]);
+        if (!(c.evalue <= max_e))
+            continue;
         if (n < cap) {
             heap[n] = c;
             heap_up(heap, n++);
-        } else if (better(&c, &heap[0])) {
+        } else {
             heap[0] = c;
             heap_down(heap, n, 0);
         }
@@ -403,10 +422,14 @@ static int sink(void *user, size_t i, const int32_t *scores)
         c->n_fallback++;
     }
 
+    swgpu__evalue_ctx_t ev;
+    swgpu__evalue_init(&ev, &qr->karlin, c->o->evalue_model, q.len, db->total_res, db->n);
+    int32_t min_score = swgpu__evalue_min_score(&ev, c->o->evalue);
+
     uint64_t ex[8];
     size_t nex = c->id_ord ? self_hits(c, &q, ex, 8) : 0;
     size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
-    size_t n = top_hits(db, scores, want, c->heap);
+    size_t n = top_hits(db, scores, c->tlen, &ev, min_score, c->o->evalue, want, c->heap);
     if (nex) { /* drop the self hits: the rest are the best of the others */
         size_t w = 0;
         for (size_t h = 0; h < n; h++) {
@@ -418,14 +441,7 @@ static int sink(void *user, size_t i, const int32_t *scores)
         }
         n = w;
     }
-    if (n > c->cap)
-        n = c->cap;
-    size_t kept = 0;
-    for (size_t h = 0; h < n; h++) {
-        double e = swgpu_evalue(&qr->karlin, c->heap[h].score, q.len, db->total_res, db->n);
-        if (e <= c->o->evalue)
-            c->heap[kept++] = c->heap[h];
-    }
+    size_t kept = n < c->cap ? n : c->cap;
     if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits)))
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", kept);
     for (size_t h = 0; h < kept; h++) {
@@ -433,7 +449,7 @@ static int sink(void *user, size_t i, const int32_t *scores)
         hit->target = c->heap[h].target;
         hit->score = c->heap[h].score;
         hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
-        hit->evalue = swgpu_evalue(&qr->karlin, hit->score, q.len, db->total_res, db->n);
+        hit->evalue = c->heap[h].evalue;
         hit->aln.score = hit->score;
     }
     qr->n_hits = kept;

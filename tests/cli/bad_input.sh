@@ -84,6 +84,7 @@ bad "non-numeric gap" "--gap-open: 'x11' is not an integer" search -q $Q -d $DB 
 bad "-n 0" "-n must be >= 1" search -q $Q -d $DB -n 0
 bad "-n not a number" "-n: 'ten' is not an integer" search -q $Q -d $DB -n ten
 bad "evalue 0" "E-value threshold 0: must be > 0" search -q $Q -d $DB --evalue 0
+bad "evalue model" "--evalue-model: 'old' is not spouge or old-fsc" search -q $Q -d $DB --evalue-model old
 bad "search --max-memory not a size" "--max-memory: '12Q' is not a size" search -q $Q -d $DB --max-memory 12Q
 bad "search --max-memory 0" "--max-memory: '0' is not a size" search -q $Q -d $DB --max-memory 0
 bad "negative threads" "threads -2" search -q $Q -d $DB --threads -2
