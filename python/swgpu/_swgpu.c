@@ -335,6 +335,11 @@ _Static_assert(sizeof(swgpu_backend_t) == sizeof(int), "enums are int-sized");
 _Static_assert(SWGPU_BACKEND_AUTO == 0 && SWGPU_BACKEND_REF == 1 && SWGPU_BACKEND_CPU == 2 &&
                SWGPU_BACKEND_CUDA == 3, "backend_names follows swgpu_backend_t");
 
+static const char *const evalue_model_names[] = {"spouge", "old-fsc", NULL};
+_Static_assert(sizeof(swgpu_evalue_model_t) == sizeof(int), "enums are int-sized");
+_Static_assert(SWGPU_EVALUE_SPOUGE == 0 && SWGPU_EVALUE_OLD_FSC == 1,
+               "evalue_model_names follows swgpu_evalue_model_t");
+
 #define SOPT(name, kind, field, names, doc) {name, kind, offsetof(swgpu_opts_t, field), names, doc}
 /* swgpu_opts_t: db.search() and db.scores() (the command line's search options) */
 static const opt_field_t search_fields[] = {
@@ -356,6 +361,9 @@ static const opt_field_t search_fields[] = {
          "scores and E-values only: hits have no alignment (False)"),
     SOPT("no_self", OPT_BOOL, no_self, NULL,
          "do not report a query's own sequence (same id, same residues) as its hit (False)"),
+    SOPT("evalue_model", OPT_ENUM, evalue_model, evalue_model_names,
+         "'spouge' (BLAST+'s default: Spouge's finite-size correction) or 'old-fsc' (BLAST+ "
+         "with OLD_FSC=1: the length adjustment)"),
 };
 
 #define LOPT(name, kind, field, names, doc) \

@@ -29,6 +29,7 @@ CASES = [
                             "--gap-extend", "2", "--evalue", "1e9"],
      {"matrix": data("cli_ident.mat"), "gap_open": 9, "gap_extend": 2, "evalue": 1e9}),
     ("no-align", Q, DB, ["--no-align"], {"no_align": True}),
+    ("old-fsc", Q, DB, ["--evalue-model", "old-fsc"], {"evalue_model": "old-fsc"}),
     ("all-vs-all", DB, DB, [], {}),
     ("no-self", DB, DB, ["--no-self", "-n", "3"], {"no_self": True, "top": 3}),
     ("ref", Q, DB, ["--backend", "ref", "--threads", "1"], {"backend": "ref", "threads": 1}),
@@ -89,9 +90,13 @@ def test_known_hits():
     assert (h.qseq, h.sseq, h.positive, h.btop) == ("MKWVTFISLLFLFSSAYS",) * 2 + (18, "18")
     assert h.target_index == 2 and h.query_index == 1
     assert (h.alignment.query_begin, h.alignment.target_end) == (0, 18)
-    assert h.evalue == pytest.approx(1.34e-08, rel=0.01)
+    # BLAST+'s default E-value (Spouge), and with BLAST+'s OLD_FSC=1 model
+    # (tests/cli/expected/search_6.out and search_6_old_fsc.out)
+    assert h.evalue == pytest.approx(4.07e-11, rel=0.01)
     assert (swgpu.format_evalue(h.evalue), swgpu.format_bitscore(h.bitscore)) == \
-        ("1.34e-08", "39.7")
+        ("4.07e-11", "39.7")
+    old = swgpu.Database(DB).search(swgpu.Queries.read(Q), evalue_model="old-fsc")[1][0]
+    assert (old.sseqid, swgpu.format_evalue(old.evalue)) == ("t3", "1.34e-08")
     assert h.stitle.startswith("t3 ")
     # the gapped hit of q1: 13M1I7M on t2
     g = [h for h in q1 if h.sseqid == "t2"][0]
@@ -100,7 +105,10 @@ def test_known_hits():
     # published BLOSUM62 11/1 parameters
     k = q1.karlin
     assert (k.lambda_, k.K, k.H, k.estimated) == (0.267, 0.041, 0.14, False)
-    assert len(q3) == 1 and q3[0].sseqid == "t6"
+    # q3's one hit (t6) has E-value 10.6 under Spouge, 7.6 with old-fsc (-e 10)
+    assert len(q3) == 0
+    old3 = swgpu.Database(DB).search(swgpu.Queries.read(Q), evalue_model="old-fsc")[2]
+    assert len(old3) == 1 and old3[0].sseqid == "t6"
     assert res.backend == ("cuda" if swgpu.has_cuda and res.backend == "cuda" else "cpu")
     assert res.cells == swgpu.Queries.read(Q).residues * swgpu.Database(DB).residues
     no = swgpu.Database(DB).search(swgpu.Queries.read(Q), no_align=True)
@@ -259,4 +267,5 @@ def test_results_write(tmp_path):
     assert "# Database: %s\n" % DB in res.format("7")
     assert "# Database: unnamed\n" in swgpu.Database.from_sequences(["MKV"]).search(
         "MKV").format("7")
-    assert repr(res) == "SearchResults(3 queries, 10 hits, backend cpu)"
+    # 9 hits: q3's weak hit has E-value 10.6 under Spouge (golden search_6.out)
+    assert repr(res) == "SearchResults(3 queries, 9 hits, backend cpu)"
