@@ -269,3 +269,16 @@ def test_results_write(tmp_path):
         "MKV").format("7")
     # 9 hits: q3's weak hit has E-value 10.6 under Spouge (golden search_6.out)
     assert repr(res) == "SearchResults(3 queries, 9 hits, backend cpu)"
+
+
+@pytest.mark.parametrize("prefix", ["prot_v4", "prot_v5s", "prot_mv"])
+def test_blast_database_equals_its_fasta(prefix):
+    """A makeblastdb database (tests/data/blastdb, versions 4 and 5, with and
+    without -parse_seqids, several volumes) opens by its prefix and searches
+    exactly as the FASTA file it was built from."""
+    fasta = swgpu.Database(data("blastdb/prot.fa"))
+    blast = swgpu.Database(data("blastdb/" + prefix))
+    assert len(blast) == len(fasta)
+    assert [tuple(s) for s in blast] == [tuple(s) for s in fasta]
+    queries = swgpu.Queries([s.sequence for s in fasta][:3])
+    assert blast.search(queries, top=5).format("6") == fasta.search(queries, top=5).format("6")
