@@ -199,6 +199,15 @@ typedef struct {
                                 is not reported as a hit of that query */
     swgpu_evalue_model_t evalue_model; /* the E-values of the hits and of the evalue
                                           threshold (default SWGPU_EVALUE_SPOUGE) */
+    /* Progress of swgpu_search (NULL: none): called when a query's scores are
+     * ready, at most about 5 times a second plus once when the last query is
+     * done, never from two threads at once (not always from the calling
+     * thread).  done of total queries scanned, cells (qlen x database
+     * residues) of those and of all queries, seconds since the scan began.
+     * It must not call back into the library for the same search. */
+    void (*progress)(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
+                     double seconds, void *user);
+    void *progress_user;
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,

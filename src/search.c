@@ -222,6 +222,11 @@ typedef struct {
     size_t cap;
     cand_t *heap;
     const uint32_t *id_ord;  /* --no-self: database indices sorted by id */
+    /* progress (opts->progress): queries and cells done, when the scan began
+     * and when progress was last reported */
+    size_t n_done;
+    uint64_t cells_done, cells_total;
+    double t0, t_report;
     /* the alignment queue */
     pthread_mutex_t lock;
     pthread_cond_t cv;
@@ -396,6 +401,22 @@ static int cmp_ids(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
+/* one more query scanned (cells of it): tell opts->progress, at most about
+ * five times a second and once for the last query */
+static void report_progress(pipe_t *c, uint64_t cells)
+{
+    c->n_done++;
+    c->cells_done += cells;
+    if (!c->o->progress)
+        return;
+    double now = swgpu__now();
+    if (c->n_done < c->r->n_queries && now - c->t_report < 0.2)
+        return;
+    c->t_report = now;
+    c->o->progress(c->n_done, c->r->n_queries, c->cells_done, c->cells_total, now - c->t0,
+                   c->o->progress_user);
+}
+
 /* the engine's scores of query i: statistics, the top hits, their queued
  * alignments */
 static int sink(void *user, size_t i, const int32_t *scores)
@@ -455,7 +476,10 @@ static int sink(void *user, size_t i, const int32_t *scores)
     qr->n_hits = kept;
     swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s, %zu residues): %zu hits, best score %d",
                i + 1, q.id, q.len, kept, kept ? (int)qr->hits[0].score : 0);
-    return push_jobs(c, i);
+    if ((rc = push_jobs(c, i)) < 0)
+        return rc;
+    report_progress(c, (uint64_t)q.len * db->total_res);
+    return SWGPU_OK;
 }
 
 /* What a scan needs to know about its inputs, checked: the alphabets agree,
@@ -610,6 +634,9 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     }
 
     double t0 = swgpu__now();
+    c.t0 = c.t_report = t0;
+    for (size_t i = 0; i < nq; i++)
+        c.cells_total += (uint64_t)ql[i] * db->total_res;
     {
         swgpu_scan_stats_t st = {0, 0, 0};
         if (ops->scan_many) {

@@ -457,6 +457,63 @@ static void test_no_align(const swgpu_matrix_t *b62)
     swgpu_seqset_destroy(qs);
 }
 
+/* opts.progress: called with queries and cells counting up, the last call
+ * with every query and every cell done; the result is the same without it */
+typedef struct {
+    int calls, ordered;
+    size_t done, total;
+    uint64_t cells_done, cells_total;
+} progress_log_t;
+
+static void log_progress(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
+                         double seconds, void *user)
+{
+    progress_log_t *p = user;
+    if (done <= p->done || cells_done <= p->cells_done || seconds < 0 || done > total)
+        p->ordered = 0;
+    p->calls++;
+    p->done = done;
+    p->total = total;
+    p->cells_done = cells_done;
+    p->cells_total = cells_total;
+}
+
+static void test_progress(const swgpu_matrix_t *b62)
+{
+    const char *q[] = {"MKWVTFISLL", "AAAMKW", "FISLLAAAW"};
+    const char *d[] = {"AAAMKWVTFISLLAAA", "MKWVTAAAFISLL", "WWW"};
+    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 3);
+    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 3);
+    const swgpu_backend_t be[] = {SWGPU_BACKEND_REF, SWGPU_BACKEND_CPU};
+    for (int b = 0; b < 2; b++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *r1 = NULL, *r2 = NULL;
+        progress_log_t log = {0, 1, 0, 0, 0, 0};
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.backend = be[b];
+        CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r1), SWGPU_OK);
+        o.progress = log_progress;
+        o.progress_user = &log;
+        CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r2), SWGPU_OK);
+        CHECK(log.calls >= 1 && log.ordered, "progress calls in order (%d calls)", log.calls);
+        CHECK_EQ_INT((int)log.done, 3);
+        CHECK_EQ_INT((int)log.total, 3);
+        /* (10 + 6 + 9) query residues x 32 database residues */
+        CHECK_EQ_INT((int)log.cells_total, 800);
+        CHECK_EQ_INT((int)log.cells_done, 800);
+        if (r1 && r2)
+            for (size_t i = 0; i < 3; i++) {
+                CHECK_EQ_INT((int)r2->q[i].n_hits, (int)r1->q[i].n_hits);
+                for (size_t h = 0; h < r1->q[i].n_hits && h < r2->q[i].n_hits; h++)
+                    CHECK_EQ_INT(r2->q[i].hits[h].score, r1->q[i].hits[h].score);
+            }
+        swgpu_search_result_destroy(r1);
+        swgpu_search_result_destroy(r2);
+    }
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 /* all against all: --no-self drops exactly the query's own sequence (same id,
  * same residues), keeps a same-id sequence with other residues, and the
  * next best hit moves up; the same file read as a makedb database gives the
@@ -692,6 +749,7 @@ int main(void)
     test_random(b62);
     test_evalue_models(b62);
     test_no_align(b62);
+    test_progress(b62);
     test_no_self(b62);
     test_dna();
     test_errors(b62);
