@@ -407,7 +407,7 @@ class Database(_SeqList):
             return Queries.read(queries)
         return Queries(_entries(queries, "query"), type=self.type)
 
-    def search(self, queries, *, matrix=None, match=None, mismatch=None,
+    def search(self, queries, *, matrix=None, match=None, mismatch=None, progress=None,
                **options) -> SearchResults:
         """Search every query against every database sequence (``swgpu
         search``): every sequence is scored exactly; per query the best
@@ -420,6 +420,11 @@ class Database(_SeqList):
             type detected, as ``-q``).
         matrix: protein matrix name or NCBI matrix file (None: BLOSUM62).
         match, mismatch: DNA scores (None: +2, -3).
+        progress: None, or a callable progress(done, total, cells_done,
+            cells_total, seconds) called as queries are scanned (at most
+            about five times a second, and once when the last is done),
+            possibly from another thread; an exception it raises ends
+            nothing early but is raised when the search returns.
 
         Keyword options (None or absent: the default):
 {options}
@@ -428,7 +433,8 @@ class Database(_SeqList):
         objects; its format() writes the command line's output formats.
         """
         q = self._queries(queries)
-        res = _swgpu.search(q._c, self._c, matrix, match, mismatch, _clamp_threads(options))
+        res = _swgpu.search(q._c, self._c, matrix, match, mismatch, _clamp_threads(options),
+                            progress)
         return SearchResults(res, q, self)
 
     def scores(self, queries, *, matrix=None, match=None, mismatch=None, **options):

@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1214,15 +1215,72 @@ static int search_setup(const char *what, SeqSetObject *q, DatabaseObject *db, P
     return 0;
 }
 
+/* A Python progress callable called from the library (any thread, the GIL
+ * released by the caller of the library); its first exception is kept and
+ * raised when the call returns, and silences it from then on. */
+typedef struct {
+    PyObject *fn;
+    int failed;
+    PyObject *et, *ev, *tb; /* the callback's exception */
+} progress_t;
+
+static void progress_call(progress_t *p, const char *fmt, ...)
+{
+    if (p->failed)
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *a = Py_VaBuildValue(fmt, ap);
+    va_end(ap);
+    PyObject *r = a ? PyObject_CallObject(p->fn, a) : NULL;
+    if (!r) {
+        p->failed = 1;
+        PyErr_Fetch(&p->et, &p->ev, &p->tb);
+    }
+    Py_XDECREF(a);
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+}
+
+/* after the library call: raise the callback's exception, if any (-1) */
+static int progress_finish(progress_t *p)
+{
+    if (!p->failed)
+        return 0;
+    PyErr_Restore(p->et, p->ev, p->tb);
+    p->et = p->ev = p->tb = NULL;
+    return -1;
+}
+
+static void progress_clear(progress_t *p)
+{
+    Py_XDECREF(p->et);
+    Py_XDECREF(p->ev);
+    Py_XDECREF(p->tb);
+    p->et = p->ev = p->tb = NULL;
+}
+
+/* search's progress: (done, total, cells_done, cells_total, seconds) */
+static void on_search_progress(size_t done, size_t total, uint64_t cells_done,
+                               uint64_t cells_total, double seconds, void *user)
+{
+    progress_call(user, "(nnKKd)", (Py_ssize_t)done, (Py_ssize_t)total,
+                  (unsigned long long)cells_done, (unsigned long long)cells_total, seconds);
+}
+
 static PyObject *py_search(PyObject *self, PyObject *args)
 {
     SeqSetObject *q;
     DatabaseObject *db;
-    PyObject *matrix, *match, *mismatch, *opts;
+    PyObject *matrix, *match, *mismatch, *opts, *progress = Py_None;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!O!OOOO:search", &SeqSetType, &q, &DatabaseType, &db, &matrix,
-                          &match, &mismatch, &opts))
+    if (!PyArg_ParseTuple(args, "O!O!OOOO|O:search", &SeqSetType, &q, &DatabaseType, &db, &matrix,
+                          &match, &mismatch, &opts, &progress))
         return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress))
+        return PyErr_Format(PyExc_TypeError, "progress: expected a callable or None");
+    progress_t prog = {progress, 0, NULL, NULL, NULL};
     PyObject *keep = PyList_New(0);
     if (!keep)
         return NULL;
@@ -1234,12 +1292,18 @@ static PyObject *py_search(PyObject *self, PyObject *args)
     }
     if (search_setup("search", q, db, matrix, match, mismatch, opts, &res->o, &res->m, keep) < 0)
         goto fail;
+    if (progress != Py_None) {
+        res->o.progress = on_search_progress;
+        res->o.progress_user = &prog;
+    }
     int rc;
     log_begin();
     Py_BEGIN_ALLOW_THREADS
     rc = swgpu_search(q->set, db->db, res->m, &res->o, &res->r);
     Py_END_ALLOW_THREADS
-    if (finish(rc) < 0)
+    res->o.progress = NULL;
+    res->o.progress_user = NULL;
+    if (finish(rc) < 0 || progress_finish(&prog) < 0)
         goto fail;
     /* the options' strings are not needed after the call: the writer ignores
      * them, and the struct keeps no pointer the result uses */
@@ -1251,6 +1315,7 @@ static PyObject *py_search(PyObject *self, PyObject *args)
     Py_DECREF(keep);
     return (PyObject *)res;
 fail:
+    progress_clear(&prog);
     Py_DECREF(keep);
     Py_DECREF(res);
     return NULL;
@@ -1400,28 +1465,11 @@ done:
     return ret;
 }
 
-/* align_long's progress: the calling thread, GIL released by the caller. */
-typedef struct {
-    PyObject *fn;
-    int failed;
-    PyObject *et, *ev, *tb; /* the callback's exception */
-} progress_t;
-
+/* align_long's progress: (phase, fraction, cells, seconds) */
 static void on_progress(const char *phase, double fraction, uint64_t cells, double seconds,
                         void *user)
 {
-    progress_t *p = user;
-    if (p->failed)
-        return;
-    PyGILState_STATE g = PyGILState_Ensure();
-    PyObject *r = PyObject_CallFunction(p->fn, "sdKd", phase, fraction, (unsigned long long)cells,
-                                        seconds);
-    if (!r) {
-        p->failed = 1;
-        PyErr_Fetch(&p->et, &p->ev, &p->tb);
-    }
-    Py_XDECREF(r);
-    PyGILState_Release(g);
+    progress_call(user, "(sdKd)", phase, fraction, (unsigned long long)cells, seconds);
 }
 
 static PyObject *long_stats(const swgpu_long_stats_t *s)
@@ -1506,13 +1554,8 @@ static PyObject *py_align_long(PyObject *self, PyObject *args)
             n++;
     }
     Py_END_ALLOW_THREADS
-    if (finish(rc) < 0)
+    if (finish(rc) < 0 || progress_finish(&prog) < 0)
         goto done;
-    if (prog.failed) {
-        PyErr_Restore(prog.et, prog.ev, prog.tb);
-        prog.et = prog.ev = prog.tb = NULL;
-        goto done;
-    }
     PyObject *list = PyList_New(n);
     for (int k = 0, s = strand == 1 ? 1 : 0; list && k < n; k++, s++) {
         PyObject *row = Py_BuildValue("(ONN)", s == 1 ? Py_True : Py_False, aln_tuple(&aln[k]),
@@ -1526,9 +1569,7 @@ static PyObject *py_align_long(PyObject *self, PyObject *args)
     if (list)
         ret = Py_BuildValue("(innN)", (int)al, (Py_ssize_t)sq.len, (Py_ssize_t)stg.len, list);
 done:
-    Py_XDECREF(prog.et);
-    Py_XDECREF(prog.ev);
-    Py_XDECREF(prog.tb);
+    progress_clear(&prog);
     Py_XDECREF(keep);
     for (int k = 0; k < 2; k++)
         swgpu_aln_free(&aln[k]);

@@ -282,3 +282,26 @@ def test_blast_database_equals_its_fasta(prefix):
     assert [tuple(s) for s in blast] == [tuple(s) for s in fasta]
     queries = swgpu.Queries([s.sequence for s in fasta][:3])
     assert blast.search(queries, top=5).format("6") == fasta.search(queries, top=5).format("6")
+
+
+@pytest.mark.parametrize("backend", ["ref", "cpu"])
+def test_search_progress(backend):
+    db = swgpu.Database(DB)
+    queries = swgpu.Queries.read(Q)
+    seen = []
+    res = db.search(queries, backend=backend, progress=lambda *a: seen.append(a))
+    assert res.format("6") == db.search(queries, backend=backend).format("6")
+    cells = sum(len(q.sequence) for q in queries) * sum(len(s.sequence) for s in db)
+    assert seen and seen[-1][:4] == (3, 3, cells, cells)
+    assert [s[0] for s in seen] == sorted({s[0] for s in seen})
+    assert all(s[4] >= 0 for s in seen)
+
+
+def test_search_progress_exception():
+    def progress(done, total, cells_done, cells_total, seconds):
+        raise KeyError("stop %d" % done)
+
+    with pytest.raises(KeyError, match=r"stop [123]"):
+        swgpu.Database(DB).search(swgpu.Queries.read(Q), progress=progress)
+    with pytest.raises(TypeError, match="progress"):
+        swgpu.Database(DB).search("MKV", progress=3)
