@@ -510,3 +510,12 @@ int swgpu_pssm_max(const swgpu_pssm_t *p)
 {
     return p ? p->max : 0;
 }
+
+void swgpu__pssm_query(const swgpu_pssm_t *p, swgpu__query_t *q)
+{
+    q->res = p->res;
+    q->len = p->len;
+    q->rows = p->rows;
+    q->smin = p->min;
+    q->smax = p->max;
+}
