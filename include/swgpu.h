@@ -388,6 +388,23 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 void swgpu_search_result_destroy(swgpu_search_result_t *r);
 
 /**
+ * Search with position-specific score matrices as queries: pssms[0..n) in
+ * place of a sequence set, otherwise exactly swgpu_search() (every
+ * database sequence scored exactly, every backend, the same batching,
+ * top-N, tie rule and alignments).  Query position i scores against
+ * database residue code c as swgpu_pssm_score(pssms[q], i, c); m must be
+ * a protein matrix: it picks the Karlin-Altschul parameters of the
+ * E-values (those of m and the gaps, as swgpu_search() uses them) and is
+ * never used for scores.  Alignments compare the database residues with
+ * the PSSM's query residues (swgpu_pssm_residues) for the identity and
+ * mismatch counts.  r->q[i].query is the index i into pssms.  db must be a
+ * protein database.  The PSSMs must outlive the call only.
+ */
+int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      swgpu_search_result_t **out);
+
+/**
  * Optional: start setting up the backend that o selects (for a GPU: the
  * driver and each GPU's context, a few tenths of a second) on a background
  * thread, so that it overlaps the caller's own work, such as reading the

@@ -522,6 +522,44 @@ done:
     return rc;
 }
 
+int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      swgpu_search_result_t **out)
+{
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
+    int rc;
+
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
+    *out = NULL;
+    if ((!pssms && n) || !db || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
+    if ((rc = check_search(SWGPU_PROTEIN, db, m, opts)) < 0)
+        return rc;
+    qs = malloc((n ? n : 1) * sizeof *qs);
+    ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!qs || !ids) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!pssms[i]) {
+            rc = swgpu__fail(SWGPU_EINVAL, "search: PSSM %zu is NULL", i + 1);
+            goto done;
+        }
+        swgpu__pssm_query(pssms[i], &qs[i]);
+        ids[i] = swgpu_pssm_id(pssms[i]);
+        if ((rc = check_query_range(&qs[i], ids[i], i, qs[i].smax)) < 0)
+            goto done;
+    }
+    rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, out);
+done:
+    free(qs);
+    free(ids);
+    return rc;
+}
+
 /* The search of nq queries (checked), their ids for messages and --no-self;
  * qa their alphabet. */
 static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,

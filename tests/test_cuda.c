@@ -13,7 +13,8 @@
  * PSSM queries (a PSSM's score rows instead of a query's residues) in both
  * parts: the host model on PSSM profiles (part1_pssm) and, on a GPU, every
  * kernel family, the many-query batches mixing PSSMs and plain queries,
- * overflows, a split scan and a streamed database (part2_pssm).
+ * overflows, a split scan, a streamed database, swgpu_search_pssm against
+ * the CPU backend and psiblast's fixture (part2_pssm).
  *
  * SWGPU_TEST_SMALL=1 shrinks part 2 (for compute-sanitizer runs).
  */
@@ -669,6 +670,105 @@ static void gpu_profiles_pssm(const swgpu__query_t *Q)
     free(mat);
 }
 
+/* search with PSSMs (swgpu_search_pssm): backend cuda = backend cpu, hits,
+ * E-values and alignments */
+static void gpu_search_pssm(const swgpu_db_t *db, swgpu_pssm_t *const *ps, size_t n,
+                            const char *what)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_search_result_t *r[2] = {NULL, NULL};
+    int rc[2];
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    for (int b = 0; b < 2; b++) {
+        swgpu_opts_t o;
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.top_n = 20;
+        o.evalue = 1e30;
+        o.backend = b ? SWGPU_BACKEND_CUDA : SWGPU_BACKEND_CPU;
+        rc[b] = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, n, db, b62, &o, &r[b]);
+        CHECK(rc[b] == 0, "search_pssm %s (%s): %s", b ? "cuda" : "cpu", what, swgpu_last_error());
+    }
+    if (!rc[0] && !rc[1]) {
+        long bad = 0, hits = 0;
+        CHECK_EQ_STR(r[1]->backend, "cuda");
+        for (size_t i = 0; i < n; i++) {
+            const swgpu_query_result_t *x = &r[0]->q[i], *y = &r[1]->q[i];
+            if (x->n_hits != y->n_hits) {
+                bad++;
+                continue;
+            }
+            for (size_t h = 0; h < x->n_hits; h++) {
+                const swgpu_hit_t *p = &x->hits[h], *q = &y->hits[h];
+                hits++;
+                bad += !(p->target == q->target && p->score == q->score && p->evalue == q->evalue &&
+                         p->aln.qbeg == q->aln.qbeg && p->aln.tbeg == q->aln.tbeg &&
+                         p->aln.qend == q->aln.qend && p->aln.tend == q->aln.tend &&
+                         p->aln.n_cigar == q->aln.n_cigar && p->aln.n_ident == q->aln.n_ident &&
+                         !memcmp(p->aln.cigar, q->aln.cigar, p->aln.n_cigar * sizeof *p->aln.cigar));
+            }
+        }
+        CHECK(bad == 0 && hits > 0, "search_pssm (%s): cuda and cpu differ in %ld of %ld hits",
+              what, bad, hits);
+    }
+    swgpu_search_result_destroy(r[0]);
+    swgpu_search_result_destroy(r[1]);
+    swgpu_matrix_destroy(b62);
+}
+
+/* psiblast's PSSM of one query and subjects with B Z X U O J * (the
+ * fixture of tests/test_pssm.c, which holds its provenance): psiblast's
+ * raw scores on the GPU, every kernel family */
+static void gpu_psiblast_fixture(void)
+{
+    static const char *ids[] = {"base", "p200_X", "p200_B", "p200_Z", "p200_J", "p200_U", "p200_O",
+                                "p200_star", "p242_B", "p242_Z", "p242_J", "p242_U", "p242_O",
+                                "p242_X", "p242_star", "mix1", "mix2", "mix3", "p210_X"};
+    static const int want[] = {339, 332, 309, 309, 309, 309, 309, 329, 335, 338,
+                               331, 333, 333, 333, 330, 309, 304, 305, 336};
+    swgpu_pssm_t *p = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *b62 = NULL;
+    if (swgpu_pssm_read("tests/data/q104.pssm", &p) < 0 ||
+        swgpu_db_open("tests/data/pssm_subjects.fa", SWGPU_PROTEIN, &db, NULL) < 0 ||
+        swgpu_matrix_builtin("BLOSUM62", &b62) < 0) {
+        CHECK(0, "psiblast fixture: %s", swgpu_last_error());
+        goto out;
+    }
+    for (int kk = 0; kk < NKERN; kk++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *r = NULL;
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.top_n = 50;
+        o.evalue = 1e30;
+        o.backend = SWGPU_BACKEND_CUDA;
+        o.kernel = kernels[kk];
+        int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&p, 1, db, b62, &o, &r);
+        CHECK(rc == 0, "psiblast fixture, kernel %s: %s", kernels[kk] ? kernels[kk] : "default",
+              swgpu_last_error());
+        if (rc)
+            continue;
+        int bad = r->q[0].n_hits != sizeof want / sizeof want[0];
+        for (size_t h = 0; h < r->q[0].n_hits; h++) {
+            swgpu_seq_t t;
+            swgpu_db_get(db, r->q[0].hits[h].target, &t);
+            for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+                if (!strcmp(t.id, ids[k]) && r->q[0].hits[h].score != want[k]) {
+                    bad++;
+                    fprintf(stderr, "psiblast fixture %s: %s scored %d, psiblast %d\n",
+                            kernels[kk] ? kernels[kk] : "default", t.id, r->q[0].hits[h].score,
+                            want[k]);
+                }
+        }
+        CHECK(bad == 0, "psiblast fixture, kernel %s: psiblast's raw scores",
+              kernels[kk] ? kernels[kk] : "default");
+        swgpu_search_result_destroy(r);
+    }
+out:
+    swgpu_pssm_destroy(p);
+    swgpu_db_destroy(db);
+    swgpu_matrix_destroy(b62);
+}
+
 /*
  * PSSM queries on the GPU: the profiles built from rows, every kernel
  * family and DPX configuration against the reference (BLOSUM62 rows = the
@@ -676,7 +776,8 @@ static void gpu_profiles_pssm(const swgpu__query_t *Q)
  * scores on subjects of every letter; rows in [-127, 127] for simt's 8-bit
  * profile; large scores with overflows recomputed), scan_many with PSSMs
  * and plain queries in the same batches (one- and multi-tile, the long-
- * subject path), a split scan.  (Streamed: in part2's streaming block.)
+ * subject path), a split scan, the search (cuda = cpu) and psiblast's
+ * fixture.  (Streamed: in part2's streaming block.)
  */
 static void part2_pssm(int small)
 {
@@ -776,6 +877,7 @@ static void part2_pssm(int small)
             for (int kk = 1; kk < NKERN; kk++)
                 gpu_many_q(&T.db, mix, nm, b62, 11, 1, kernels[kk], kernels[kk], NULL);
     }
+    gpu_search_pssm(&T.db, ps, nps, "random PSSMs");
     for (size_t i = 0; i < nps; i++)
         swgpu_pssm_destroy(ps[i]);
     db_free(&T);
@@ -816,11 +918,13 @@ static void part2_pssm(int small)
             swgpu__query_t Q;
             swgpu__pssm_query(p, &Q);
             gpu_cases_q(&T.db, &Q, b62, 11, 1, "PSSM, split scan", NULL);
+            gpu_search_pssm(&T.db, &p, 1, "split scan");
             swgpu_pssm_destroy(p);
         }
         db_free(&T);
         free(lsp);
     }
+    gpu_psiblast_fixture();
     swgpu_matrix_destroy(b62);
 }
 
