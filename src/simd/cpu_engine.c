@@ -24,6 +24,14 @@
  * Which phases apply depends on the matrix and gaps: the 8-bit phase needs
  * scores in [-128, 127] and open+extend <= 127, the 16-bit one the same
  * within int16; otherwise targets start at the next wider phase.
+ *
+ * A PSSM query (swgpu__query_t with rows) runs the same phases with the
+ * PSSM form of the batch kernels (sw_template.h), its rows converted per
+ * query (pssm_rows).  Its 8-bit phase needs no score above 127 (and the
+ * matrix's 8-bit layout); lower scores, psiblast's -32768 among them, are
+ * clamped to -128, and a target holding a clamped code is rescored at 16
+ * bits from a score of 129 (collect).  The pair kernel keeps a PSSM query
+ * in the striped position whatever the lengths.
  */
 #include "simd/simd.h"
 
