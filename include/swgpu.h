@@ -160,6 +160,70 @@ int swgpu_matrix_min(const swgpu_matrix_t *m);
 int swgpu_matrix_max(const swgpu_matrix_t *m);
 void swgpu_matrix_destroy(swgpu_matrix_t *m);
 
+/* ------------------------------------------------- profiles (PSSM queries) */
+
+/**
+ * A position-specific score matrix (PSSM): per query position, a score for
+ * every database residue, used as a query by swgpu_search_pssm().  A PSSM
+ * holds 20 scores per position in the order ARNDCQEGHILKMFPSTWYV (protein
+ * codes 0..19) and its query residues.  Database residues without a column
+ * of their own score as psiblast scores them in an -in_pssm search:
+ *   X (and every letter read as X) -1, '*' -4, and B, Z, J, U, O
+ *   SWGPU_PSSM_FORBIDDEN (psiblast's -32768: never in a positive-scoring
+ *   alignment), except at positions psiblast computed from no observed
+ *   residue (a row of the ASCII file whose weighted observed percentages
+ *   are all 0), where U and O score -1 and B, Z, J the BLOSUM62 score of
+ *   the position's query residue against them.
+ * Read-only after creation: may be shared between threads.
+ */
+typedef struct swgpu_pssm swgpu_pssm_t;
+
+/** psiblast's score of a pair it never aligns (BLAST_SCORE_MIN). */
+#define SWGPU_PSSM_FORBIDDEN (-32768)
+/** Scores a PSSM may hold: SWGPU_PSSM_FORBIDDEN .. SWGPU_PSSM_SCORE_MAX. */
+#define SWGPU_PSSM_SCORE_MAX 1000
+
+/**
+ * Read a PSSM in psiblast's ASCII format (psiblast -out_ascii_pssm), plain
+ * or gzip-compressed: the header line of column letters, one row per
+ * position ("position residue 20 scores", optionally followed by the 20
+ * weighted observed percentages, the information and the relative weight),
+ * lines before the header (psiblast's title) and after the blank line that
+ * ends the matrix (its statistics) ignored; CRLF line ends accepted.  Its
+ * id is the file's base name without ".gz" and without its extension
+ * ("dir/q101.pssm" -> "q101").  SWGPU_EIO if the file cannot be read,
+ * SWGPU_EFORMAT naming the file, line and problem for anything malformed
+ * (no header, rows out of order, wrong number of values, a value that is
+ * not an integer or out of range, no positions).  *out is the caller's.
+ */
+int swgpu_pssm_read(const char *path, swgpu_pssm_t **out);
+
+/**
+ * A PSSM from memory: len positions, scores[i*20 + c] the score of
+ * position i against column c of ARNDCQEGHILKMFPSTWYV (each in
+ * SWGPU_PSSM_FORBIDDEN..SWGPU_PSSM_SCORE_MAX); residues: len protein
+ * letters (either case), or NULL for each position's best-scoring column
+ * letter (the first in that order on ties).  Every position counts as
+ * computed from observed residues (B, Z, J, U, O forbidden).  id is copied
+ * (NULL: "").  SWGPU_EINVAL for len 0, a score out of range or a letter
+ * outside the protein alphabet.
+ */
+int swgpu_pssm_create(const char *id, const char *residues, const int32_t *scores,
+                      size_t len, swgpu_pssm_t **out);
+
+const char *swgpu_pssm_id(const swgpu_pssm_t *p);
+/** Positions (the query length). */
+size_t swgpu_pssm_length(const swgpu_pssm_t *p);
+/** The query residues, one upper-case letter per position, NUL-terminated. */
+const char *swgpu_pssm_residues(const swgpu_pssm_t *p);
+/** Score of position pos against protein code code (any code < SWGPU_NCODES,
+ *  the rule above included); SWGPU_PSSM_FORBIDDEN when out of range. */
+int swgpu_pssm_score(const swgpu_pssm_t *p, size_t pos, uint8_t code);
+/** Least and greatest score over every position and code. */
+int swgpu_pssm_min(const swgpu_pssm_t *p);
+int swgpu_pssm_max(const swgpu_pssm_t *p);
+void swgpu_pssm_destroy(swgpu_pssm_t *p);
+
 /* --------------------------------------------------------------- options */
 
 typedef enum {
@@ -407,6 +471,23 @@ void swgpu_search_result_destroy(swgpu_search_result_t *r);
  */
 int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts, int32_t *out);
+
+/**
+ * Search with position-specific score matrices as queries: pssms[0..n) in
+ * place of a sequence set, otherwise exactly swgpu_search() (every
+ * database sequence scored exactly, every backend, the same batching,
+ * top-N, tie rule and alignments).  Query position i scores against
+ * database residue code c as swgpu_pssm_score(pssms[q], i, c); m must be
+ * a protein matrix: it picks the Karlin-Altschul parameters of the
+ * E-values (those of m and the gaps, as swgpu_search() uses them) and is
+ * never used for scores.  Alignments compare the database residues with
+ * the PSSM's query residues (swgpu_pssm_residues) for the identity and
+ * mismatch counts.  r->q[i].query is the index i into pssms.  db must be a
+ * protein database.  The PSSMs must outlive the call only.
+ */
+int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      swgpu_search_result_t **out);
 
 /**
  * Optional: start setting up the backend that o selects (for a GPU: the

@@ -118,6 +118,44 @@ double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tl
  *  Spouge's (scores from it up still need their E-values checked). */
 int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
 
+/* --------------------------------------------------------------- queries */
+
+/*
+ * One query as the engines and the pair aligners score it.  Query position
+ * i scores against subject code c as
+ *     rows ? rows[i * SWGPU_NCODES + c] : m->s[res[i]][c]
+ * with m the matrix of the engine or the call.  rows, when set, is a
+ * position-specific score matrix (a PSSM, src/pssm.c): len rows of
+ * SWGPU_NCODES scores; smin / smax are the least and greatest of all of
+ * them (entries may be SWGPU_PSSM_FORBIDDEN).  res is always set: the
+ * query's residue codes (for a PSSM its query residues, which alignment
+ * statistics and --no-self compare with the subject's; never scored).
+ */
+typedef struct {
+    const uint8_t *res;
+    size_t len;
+    const int32_t *rows;
+    int32_t smin, smax;
+} swgpu__query_t;
+
+/** A query scored by the matrix rows of its residues. */
+static inline swgpu__query_t swgpu__query_plain(const uint8_t *res, size_t len)
+{
+    swgpu__query_t q = {res, len, NULL, 0, 0};
+    return q;
+}
+
+/** The query of a PSSM (pointers into p, valid while p lives). */
+void swgpu__pssm_query(const swgpu_pssm_t *p, swgpu__query_t *q);
+
+/** The least and greatest score q uses under m: the rows' range, or m's. */
+static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matrix_t *m,
+                                      int32_t *smin, int32_t *smax)
+{
+    *smin = q->rows ? q->smin : m->min;
+    *smax = q->rows ? q->smax : m->max;
+}
+
 /* --------------------------------------------------------------- engines */
 
 /** Counters an engine fills during a scan (added to, not reset). */
@@ -140,8 +178,9 @@ typedef int (*swgpu_scan_sink_t)(void *user, size_t i, const int32_t *scores);
 
 /**
  * A database-scan engine.  create() prepares per-database state (for a GPU:
- * the uploaded database); scan() scores one query against every database
- * sequence and writes exact 32-bit scores indexed by SORTED position.
+ * the uploaded database); scan() scores one query (its residues with m's
+ * rows, or a PSSM: swgpu__query_t) against every database sequence and
+ * writes exact 32-bit scores indexed by SORTED position.
  * scan_many() (optional, NULL: the caller loops over scan()) scores nq
  * queries, batching them as the engine sees fit (many short queries share
  * one pass over a small database), and hands each query's scores to sink;
@@ -152,11 +191,10 @@ typedef struct swgpu_engine_ops {
     const char *name;
     int (*create)(const swgpu_db_t *db, const swgpu_matrix_t *m,
                   const swgpu_opts_t *o, void **state);
-    int (*scan)(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
-                swgpu_scan_stats_t *st);
+    int (*scan)(void *state, const swgpu__query_t *q, int32_t *scores, swgpu_scan_stats_t *st);
     void (*destroy)(void *state);
-    int (*scan_many)(void *state, size_t nq, const uint8_t *const *q, const size_t *qlen,
-                     swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st);
+    int (*scan_many)(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
+                     void *user, swgpu_scan_stats_t *st);
 } swgpu_engine_ops_t;
 
 /** The one dispatch point (backend.c): the engine for o->backend. */

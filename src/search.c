@@ -14,12 +14,16 @@
  *      swgpu__evalue_min_score up can pass, and of those the E-value is
  *      computed for the candidates that would enter the top_n.
  * Then the alignments of all kept hits are computed on opts->threads
- * threads: the end by the SIMD pair engine (swgpu__cpu_score_pair, one
+ * threads: the end by the SIMD pair engine (swgpu__cpu_score_pair_q, one
  * thread, the reference's tie rule), the begin and the path by the
- * reference engine (swgpu__align_from_end), each hit in its own slot
+ * reference engine (swgpu__align_from_end_q), each hit in its own slot
  * (so the result does not depend on the thread count), and each alignment
  * score is checked against the score the engine reported: a mismatch is an
  * internal error, never a silently different result.
+ *
+ * Queries are sequences (swgpu_search) or PSSMs (swgpu_search_pssm): both
+ * become an array of swgpu__query_t (internal.h) with their ids, and every
+ * step above is the same for both.
  */
 #include "internal.h"
 #include "ref/ref.h"
@@ -208,7 +212,8 @@ typedef struct {
 } job_t;
 
 typedef struct {
-    const swgpu_seqset_t *queries;
+    const swgpu__query_t *qs; /* the queries, nq of them, and their ids */
+    const char *const *ids;
     const swgpu_db_t *db;
     const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
@@ -248,23 +253,21 @@ static int job_before(const job_t *a, const job_t *b)
 /* Align one hit and verify its score; 0 or a status with last_error set. */
 static int align_one(pipe_t *c, const job_t *j)
 {
-    swgpu_seq_t q, t;
+    const swgpu__query_t *q = &c->qs[j->query];
+    swgpu_seq_t t;
     swgpu_hit_t *h = &c->r->q[j->query].hits[j->hit];
-    int rc = swgpu_seqset_get(c->queries, j->query, &q);
-    if (rc < 0)
-        return rc;
-    rc = swgpu_db_get(c->db, h->target, &t);
+    int rc = swgpu_db_get(c->db, h->target, &t);
     if (rc < 0)
         return rc;
     {
         int32_t score = 0;
         int64_t qend = 0, tend = 0;
-        rc = swgpu__cpu_score_pair(q.res, q.len, t.res, t.len, c->m, c->o->gap_open,
-                                   c->o->gap_extend, 1, &score, &qend, &tend);
+        rc = swgpu__cpu_score_pair_q(q, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend, 1,
+                                     swgpu__cpu_isa_best(), 0, NULL, NULL, &score, &qend, &tend);
         if (rc < 0)
             return rc;
-        rc = swgpu__align_from_end(q.res, q.len, t.res, t.len, c->m, c->o->gap_open,
-                                   c->o->gap_extend, score, qend, tend, 0, &h->aln);
+        rc = swgpu__align_from_end_q(q, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend,
+                                     score, qend, tend, 0, &h->aln, -1);
         if (rc < 0)
             return rc;
     }
@@ -272,7 +275,7 @@ static int align_one(pipe_t *c, const job_t *j)
         return swgpu__fail(SWGPU_ERANGE,
                            "internal error: query %zu (id %s) vs database sequence %zu (id %s): "
                            "backend %s scored %d but the reference alignment scores %d",
-                           j->query + 1, q.id, h->target + 1, t.id, c->r->backend,
+                           j->query + 1, c->ids[j->query], h->target + 1, t.id, c->r->backend,
                            (int)h->score, (int)h->aln.score);
     return SWGPU_OK;
 }
@@ -366,22 +369,24 @@ static int fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
     return rc;
 }
 
-/* --no-self: the database sequences with the same id as query i and the
- * same residues, as sorted indices into ex (at most cap); returns the count */
-static size_t self_hits(const pipe_t *c, const swgpu_seq_t *q, uint64_t *ex, size_t cap)
+/* --no-self: the database sequences with the same id as query q (id) and
+ * the same residues, as sorted indices into ex (at most cap); returns the
+ * count */
+static size_t self_hits(const pipe_t *c, const char *id, const swgpu__query_t *q, uint64_t *ex,
+                        size_t cap)
 {
     const swgpu_db_t *db = c->db;
     size_t lo = 0, hi = (size_t)db->n, n = 0;
-    while (lo < hi) { /* first id >= q->id */
+    while (lo < hi) { /* first id >= id */
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(db->names + db->name_off[c->id_ord[mid]], q->id) < 0)
+        if (strcmp(db->names + db->name_off[c->id_ord[mid]], id) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     for (; lo < db->n && n < cap; lo++) {
         uint32_t x = c->id_ord[lo];
-        if (strcmp(db->names + db->name_off[x], q->id) != 0)
+        if (strcmp(db->names + db->name_off[x], id) != 0)
             break;
         uint64_t k = db->rank[x];
         uint64_t len = db->off[k + 1] - db->off[k];
@@ -424,16 +429,15 @@ static int sink(void *user, size_t i, const int32_t *scores)
     pipe_t *c = user;
     const swgpu_db_t *db = c->db;
     swgpu_query_result_t *qr = &c->r->q[i];
-    swgpu_seq_t q;
+    const swgpu__query_t *q = &c->qs[i];
+    const char *id = c->ids[i];
     int rc;
     qr->query = i;
-    if ((rc = swgpu_seqset_get(c->queries, i, &q)) < 0)
-        return rc;
 
     if (c->have_fixed) {
         qr->karlin = c->fixed;
-    } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q.len, &qr->karlin) < 0) {
-        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, q.id, swgpu_last_error());
+    } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q->len, &qr->karlin) < 0) {
+        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, id, swgpu_last_error());
         if (!c->have_fallback) {
             if ((rc = fallback_karlin(c->alphabet, &c->fallback)) < 0)
                 return rc;
@@ -444,11 +448,11 @@ static int sink(void *user, size_t i, const int32_t *scores)
     }
 
     swgpu__evalue_ctx_t ev;
-    swgpu__evalue_init(&ev, &qr->karlin, c->o->evalue_model, q.len, db->total_res, db->n);
+    swgpu__evalue_init(&ev, &qr->karlin, c->o->evalue_model, q->len, db->total_res, db->n);
     int32_t min_score = swgpu__evalue_min_score(&ev, c->o->evalue);
 
     uint64_t ex[8];
-    size_t nex = c->id_ord ? self_hits(c, &q, ex, 8) : 0;
+    size_t nex = c->id_ord ? self_hits(c, id, q, ex, 8) : 0;
     size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
     size_t n = top_hits(db, scores, c->tlen, &ev, min_score, c->o->evalue, want, c->heap);
     if (nex) { /* drop the self hits: the rest are the best of the others */
@@ -475,24 +479,22 @@ static int sink(void *user, size_t i, const int32_t *scores)
     }
     qr->n_hits = kept;
     swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s, %zu residues): %zu hits, best score %d",
-               i + 1, q.id, q.len, kept, kept ? (int)qr->hits[0].score : 0);
+               i + 1, id, q->len, kept, kept ? (int)qr->hits[0].score : 0);
     if ((rc = push_jobs(c, i)) < 0)
         return rc;
-    report_progress(c, (uint64_t)q.len * db->total_res);
+    report_progress(c, (uint64_t)q->len * db->total_res);
     return SWGPU_OK;
 }
 
-/* What a scan needs to know about its inputs, checked: the alphabets agree,
- * the database fits 32-bit indices, no query can overflow a 32-bit score.
- * On success *qp and *ql (the caller frees them) hold every query's residues
- * and length. */
-static int scan_inputs(const swgpu_seqset_t *queries, const swgpu_db_t *db,
-                       const swgpu_matrix_t *m, const uint8_t ***qp, size_t **ql)
+/* Common checks of a search's database, matrix and options; the queries'
+ * alphabet qa must be the database's and the matrix's. */
+static int check_search(swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                        const swgpu_opts_t *opts)
 {
-    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db),
-                     ma = swgpu_matrix_alphabet(m);
-    *qp = NULL;
-    *ql = NULL;
+    int rc;
+    if ((rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
+    swgpu_alphabet_t da = swgpu_db_alphabet(db), ma = swgpu_matrix_alphabet(m);
     if (qa != da)
         return swgpu__fail(SWGPU_EALPHABET,
                            "the queries are %s sequences but the database holds %s sequences",
@@ -503,37 +505,58 @@ static int scan_inputs(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     if (db->n > UINT32_MAX)
         return swgpu__fail(SWGPU_ERANGE, "search: %llu database sequences, at most %u supported",
                            (unsigned long long)db->n, UINT32_MAX);
+    return SWGPU_OK;
+}
 
-    /* Scores are 32-bit: the best possible score is max * qlen. */
-    int mmax = swgpu_matrix_max(m);
+/* Scores are 32-bit: the best possible score of query i is max * qlen. */
+static int check_query_range(const swgpu__query_t *q, const char *id, size_t i, int32_t smax)
+{
+    if (smax > 0 && (uint64_t)q->len > (uint64_t)INT32_MAX / (uint64_t)smax)
+        return swgpu__fail(SWGPU_ERANGE,
+                           "query %zu (id %s): %zu residues with %s maximum %d may exceed a "
+                           "32-bit score", i + 1, id, q->len, q->rows ? "PSSM" : "matrix",
+                           (int)smax);
+    return SWGPU_OK;
+}
+
+static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
+                      swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                      const swgpu_opts_t *opts, swgpu_search_result_t **out);
+
+/* The sequences of a query set as the engines' queries, checked against
+ * the database, matrix and options (*qs and *ids: the caller frees them) */
+static int seqset_queries(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                          const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                          swgpu__query_t **qs, const char ***ids)
+{
+    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries);
+    int rc;
+    *qs = NULL;
+    *ids = NULL;
+    if ((rc = check_search(qa, db, m, opts)) < 0)
+        return rc;
     size_t nq = swgpu_seqset_size(queries);
-    const uint8_t **p = malloc((nq ? nq : 1) * sizeof *p);
-    size_t *l = malloc((nq ? nq : 1) * sizeof *l);
-    int rc = SWGPU_OK;
-    if (!p || !l) {
+    swgpu__query_t *q = malloc((nq ? nq : 1) * sizeof *q);
+    const char **id = malloc((nq ? nq : 1) * sizeof *id);
+    if (!q || !id) {
         rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu queries", nq);
         goto fail;
     }
     for (size_t i = 0; i < nq; i++) {
-        swgpu_seq_t q;
-        if ((rc = swgpu_seqset_get(queries, i, &q)) < 0)
+        swgpu_seq_t sq;
+        if ((rc = swgpu_seqset_get(queries, i, &sq)) < 0)
             goto fail;
-        if ((uint64_t)q.len > (uint64_t)INT32_MAX / (uint64_t)mmax) {
-            rc = swgpu__fail(SWGPU_ERANGE,
-                             "query %zu (id %s): %zu residues with matrix maximum %d may "
-                             "exceed a 32-bit score",
-                             i + 1, q.id, q.len, mmax);
+        q[i] = swgpu__query_plain(sq.res, sq.len);
+        id[i] = sq.id;
+        if ((rc = check_query_range(&q[i], sq.id, i, swgpu_matrix_max(m))) < 0)
             goto fail;
-        }
-        p[i] = q.res;
-        l[i] = q.len;
     }
-    *qp = p;
-    *ql = l;
+    *qs = q;
+    *ids = id;
     return SWGPU_OK;
 fail:
-    free(p);
-    free(l);
+    free(q);
+    free(id);
     return rc;
 }
 
@@ -541,33 +564,79 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                  const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                  swgpu_search_result_t **out)
 {
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
+    int rc;
+
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
+    *out = NULL;
+    if (!queries || !db || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
+    if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) == SWGPU_OK)
+        rc = search_run(qs, ids, swgpu_seqset_size(queries), swgpu_seqset_alphabet(queries), db,
+                        m, opts, out);
+    free(qs);
+    free(ids);
+    return rc;
+}
+
+int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      swgpu_search_result_t **out)
+{
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
+    int rc;
+
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
+    *out = NULL;
+    if ((!pssms && n) || !db || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
+    if ((rc = check_search(SWGPU_PROTEIN, db, m, opts)) < 0)
+        return rc;
+    qs = malloc((n ? n : 1) * sizeof *qs);
+    ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!qs || !ids) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!pssms[i]) {
+            rc = swgpu__fail(SWGPU_EINVAL, "search: PSSM %zu is NULL", i + 1);
+            goto done;
+        }
+        swgpu__pssm_query(pssms[i], &qs[i]);
+        ids[i] = swgpu_pssm_id(pssms[i]);
+        if ((rc = check_query_range(&qs[i], ids[i], i, qs[i].smax)) < 0)
+            goto done;
+    }
+    rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, out);
+done:
+    free(qs);
+    free(ids);
+    return rc;
+}
+
+/* The search of nq queries (checked), their ids for messages and --no-self;
+ * qa their alphabet. */
+static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
+                      swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                      const swgpu_opts_t *opts, swgpu_search_result_t **out)
+{
     const swgpu_engine_ops_t *ops = NULL;
     void *state = NULL;
     swgpu_search_result_t *r = NULL;
     int32_t *scores = NULL;
     uint64_t *tlen = NULL;
     uint32_t *id_ord = NULL;
-    const uint8_t **qp = NULL;
-    size_t *ql = NULL;
     pthread_t *tid = NULL;
     size_t started = 0;
     pipe_t c;
     int rc;
 
     memset(&c, 0, sizeof c);
-    if (!out)
-        return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
-    *out = NULL;
-    if (!queries || !db || !m || !opts)
-        return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
-    if ((rc = swgpu_opts_check(opts, m)) < 0)
-        return rc;
-
-    if ((rc = scan_inputs(queries, db, m, &qp, &ql)) < 0)
-        goto fail;
-    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries);
-    size_t nq = swgpu_seqset_size(queries);
-
     c.have_fixed =
         swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &c.fixed) == SWGPU_OK;
 
@@ -604,7 +673,8 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
         pthread_mutex_unlock(&cmp_lock);
     }
 
-    c.queries = queries;
+    c.qs = qs;
+    c.ids = ids;
     c.db = db;
     c.m = m;
     c.o = opts;
@@ -636,18 +706,18 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     double t0 = swgpu__now();
     c.t0 = c.t_report = t0;
     for (size_t i = 0; i < nq; i++)
-        c.cells_total += (uint64_t)ql[i] * db->total_res;
+        c.cells_total += (uint64_t)qs[i].len * db->total_res;
     {
         swgpu_scan_stats_t st = {0, 0, 0};
         if (ops->scan_many) {
-            rc = ops->scan_many(state, nq, qp, ql, sink, &c, &st);
+            rc = ops->scan_many(state, nq, qs, sink, &c, &st);
         } else {
             rc = SWGPU_OK;
             if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
                 rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu database scores",
                                  (unsigned long long)db->n);
             for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
-                rc = ops->scan(state, qp[i], ql[i], scores, &st);
+                rc = ops->scan(state, &qs[i], scores, &st);
                 if (rc == SWGPU_OK)
                     rc = sink(&c, i, scores);
             }
@@ -696,8 +766,6 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     free(scores);
     free(tlen);
     free(id_ord);
-    free(qp);
-    free(ql);
     free(tid);
     *out = r;
     return SWGPU_OK;
@@ -722,8 +790,6 @@ fail:
     free(scores);
     free(tlen);
     free(id_ord);
-    free(qp);
-    free(ql);
     free(tid);
     swgpu_search_result_destroy(r);
     return rc;
@@ -751,16 +817,14 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 {
     const swgpu_engine_ops_t *ops = NULL;
     void *state = NULL;
-    const uint8_t **qp = NULL;
-    size_t *ql = NULL;
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
     int32_t *scores = NULL;
     int rc;
 
     if (!queries || !db || !m || !opts || !out)
         return swgpu__fail(SWGPU_EINVAL, "scan scores: NULL argument");
-    if ((rc = swgpu_opts_check(opts, m)) < 0)
-        return rc;
-    if ((rc = scan_inputs(queries, db, m, &qp, &ql)) < 0)
+    if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) < 0)
         return rc;
     size_t nq = swgpu_seqset_size(queries);
     all_scores_t a = {db, out};
@@ -769,13 +833,13 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
         goto done;
     swgpu_scan_stats_t st = {0, 0, 0};
     if (ops->scan_many) {
-        rc = ops->scan_many(state, nq, qp, ql, scatter_scores, &a, &st);
+        rc = ops->scan_many(state, nq, qs, scatter_scores, &a, &st);
     } else {
         if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
             rc = swgpu__fail(SWGPU_ENOMEM, "scan scores: out of memory for %llu database scores",
                              (unsigned long long)db->n);
         for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
-            rc = ops->scan(state, qp[i], ql[i], scores, &st);
+            rc = ops->scan(state, &qs[i], scores, &st);
             if (rc == SWGPU_OK)
                 rc = scatter_scores(&a, i, scores);
         }
@@ -784,7 +848,7 @@ done:
     if (state)
         ops->destroy(state);
     free(scores);
-    free(qp);
-    free(ql);
+    free(qs);
+    free(ids);
     return rc;
 }
