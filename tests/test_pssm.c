@@ -18,7 +18,7 @@
  *  - (c) psiblast's own PSSM of one query and subjects with B, Z, X, U, O, J
  *    and '*' (tests/data/pssm_subjects.fa): psiblast's raw scores;
  *  - (d) when the shared benchmark data is present ($SWGPU_TEST_DATA, default
- *    /work/shared/data): psiblast's PSSMs of queries250 records 101-110
+ *    ../shared/data, beside the checkout): psiblast's PSSMs of queries250 records 101-110
  *    against uniprot20k (tests/data/psiblast/README.md): every subject
  *    psiblast reports is a hit, with a raw score >= psiblast's and equal to
  *    the exact score.
@@ -1073,7 +1073,7 @@ static void test_acceptance(void)
     swgpu_matrix_t *b62 = NULL;
     swgpu_pssm_t *ps[10] = {0};
     FILE *fp;
-    snprintf(path, sizeof path, "%s/uniprot20k.fasta.gz", dir && *dir ? dir : "/work/shared/data");
+    snprintf(path, sizeof path, "%s/uniprot20k.fasta.gz", dir && *dir ? dir : "../shared/data");
     if (access(path, R_OK) != 0) {
         SKIP(1, "psiblast acceptance: no uniprot20k.fasta.gz ($SWGPU_TEST_DATA)");
         return;
