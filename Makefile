@@ -3,6 +3,8 @@
 #   make            library (static + shared) and the swgpu tool
 #   make check      build and run every test (GPU tests skip without a device)
 #   make check-sanitize   the same, CPU build, under ASan (with leaks) + UBSan
+#   make python     the Python package (python/) built in place in build/python
+#   make check-python     its tests (pytest), against the swgpu tool's outputs
 #   make demo       search the bundled example data
 #   make install PREFIX=/usr/local
 #
@@ -51,7 +53,8 @@ FUZZ_C    := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(FUZZ_C:tests/fuzz/%.c=$(B)/fuzz/replay_%)
 BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
-.PHONY: all check check-sanitize fuzz fuzz-run demo install clean bench FORCE
+.PHONY: all check check-sanitize fuzz fuzz-run demo install clean bench FORCE \
+        python py-ext check-python
 all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(MPI_TOOL) $(B)/swgpu.pc
 
 $(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
@@ -129,6 +132,38 @@ fuzz-run: fuzz
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-sanitize:
 	SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
+
+# The Python package (python/swgpu): the extension module, linked with the
+# static library (and CUDA's static runtime when the library has CUDA), next
+# to the package's .py files in $(PY_B)/swgpu, importable with
+# PYTHONPATH=$(PY_B).  PYTHON is the interpreter it is built for and tested
+# with (default: python/find-python, /usr/bin/python3 when it has its headers
+# and pytest).  `pip install .` builds the same through python/swgpu_build.py.
+PYTHON    ?= $(eval PYTHON := $(shell sh python/find-python))$(PYTHON)
+PY_B      ?= $(B)/python
+PY_SRC    := $(wildcard python/swgpu/*.py)
+PY_CFLAGS := -fPIC -fvisibility=hidden -shared -Wl,--exclude-libs,ALL
+
+python: $(B)/libswgpu.a
+	@test -n "$(PYTHON)" || { echo "make python: no Python 3 with its C headers (apt-get install python3-dev)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory py-ext \
+	    PY_EXT="$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')" \
+	    PY_INC="$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+
+py-ext: $(PY_B)/swgpu/_swgpu$(PY_EXT) $(PY_SRC:python/%=$(PY_B)/%)
+
+$(PY_B)/swgpu/_swgpu$(PY_EXT): python/swgpu/_swgpu.c include/swgpu.h $(B)/libswgpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(CPPFLAGS) -I$(PY_INC) $(CFLAGS) $(WARN) $(PY_CFLAGS) -o $@ $< \
+	    $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+
+$(PY_B)/swgpu/%.py: python/swgpu/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# the package's tests; SWGPU_CLI is the tool they compare outputs with
+check-python: python $(TOOL)
+	SWGPU_CLI=$(abspath $(TOOL)) PYTHONPATH=$(abspath $(PY_B)) $(PYTHON) -m pytest -q python/tests
 
 demo: $(TOOL)
 	$(TOOL) search -q examples/queries.fasta -d examples/db.fasta -n 3 --outfmt 7

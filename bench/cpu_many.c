@@ -65,8 +65,7 @@ int main(int argc, char **argv)
     void *st = NULL;
     int32_t *scores = NULL;
     uint64_t *sum_scan = NULL, *sum_many = NULL, qres = 0;
-    const uint8_t **qp = NULL;
-    size_t *ql = NULL;
+    swgpu__query_t *qp = NULL;
 
     while ((c = getopt(argc, argv, "t:n:m:g:r:s:h")) != -1) {
         switch (c) {
@@ -113,16 +112,14 @@ int main(int argc, char **argv)
     sum_scan = calloc(nq + 1, sizeof *sum_scan);
     sum_many = calloc(nq + 1, sizeof *sum_many);
     qp = malloc((nq + 1) * sizeof *qp);
-    ql = malloc((nq + 1) * sizeof *ql);
-    if (!scores || !sum_scan || !sum_many || !qp || !ql) {
+    if (!scores || !sum_scan || !sum_many || !qp) {
         fprintf(stderr, "cpu_many: out of memory\n");
         goto done;
     }
     for (size_t i = 0; i < nq; i++) {
         swgpu_seq_t q;
         swgpu_seqset_get(qs, i, &q);
-        qp[i] = q.res;
-        ql[i] = q.len;
+        qp[i] = swgpu__query_plain(q.res, q.len);
         qres += q.len;
     }
     if (swgpu__engine_cpu.create(db, m, &o, &st)) {
@@ -142,7 +139,7 @@ int main(int argc, char **argv)
             swgpu_scan_stats_t ss = {0, 0, 0};
             double w0 = swgpu__now();
             for (size_t i = 0; i < nq; i++) {
-                if (swgpu__engine_cpu.scan(st, qp[i], ql[i], scores, &ss)) {
+                if (swgpu__engine_cpu.scan(st, &qp[i], scores, &ss)) {
                     fprintf(stderr, "cpu_many: scan: %s\n", swgpu_last_error());
                     goto done;
                 }
@@ -157,7 +154,7 @@ int main(int argc, char **argv)
             swgpu_scan_stats_t ss = {0, 0, 0};
             sink_t k = {sum_many, n};
             double w0 = swgpu__now();
-            if (swgpu__engine_cpu.scan_many(st, nq, qp, ql, sink_fn, &k, &ss)) {
+            if (swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, &k, &ss)) {
                 fprintf(stderr, "cpu_many: scan_many: %s\n", swgpu_last_error());
                 goto done;
             }
@@ -181,7 +178,6 @@ done:
     free(sum_scan);
     free(sum_many);
     free(qp);
-    free(ql);
     swgpu_matrix_destroy(m);
     swgpu_seqset_destroy(qs);
     swgpu_db_destroy(db);

@@ -105,7 +105,8 @@ int main(int argc, char **argv)
             swgpu_seq_t q;
             swgpu_seqset_get(qs, (size_t)qi, &q);
             want[qi] = malloc(n * sizeof *want[qi]);
-            if (!want[qi] || swgpu__engine_ref.scan(st, q.res, q.len, want[qi], NULL)) {
+            swgpu__query_t Q = swgpu__query_plain(q.res, q.len);
+            if (!want[qi] || swgpu__engine_ref.scan(st, &Q, want[qi], NULL)) {
                 fprintf(stderr, "cpu_scan: reference scan: %s\n", swgpu_last_error());
                 swgpu__engine_ref.destroy(st);
                 goto done;
@@ -140,7 +141,8 @@ int main(int argc, char **argv)
             for (int r = 0; r < repeat; r++) {
                 swgpu_scan_stats_t s1 = {0, 0, 0};
                 double w0 = swgpu__now(), c0 = cpu_seconds();
-                if (swgpu__engine_cpu.scan(st, q.res, q.len, scores, &s1)) {
+                swgpu__query_t Q = swgpu__query_plain(q.res, q.len);
+                if (swgpu__engine_cpu.scan(st, &Q, scores, &s1)) {
                     fprintf(stderr, "cpu_scan: %s\n", swgpu_last_error());
                     swgpu__engine_cpu.destroy(st);
                     goto done;

@@ -149,7 +149,8 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
     double create_s = swgpu__now() - t0;
     int32_t *scores = malloc(db->n * sizeof *scores);
     swgpu_scan_stats_t ss = {0, 0, 0};
-    if ((rc = ENGINE->scan(st, Q[0].res, Q[0].len, scores, &ss))) { /* warm-up */
+    swgpu__query_t Q0 = swgpu__query_plain(Q[0].res, Q[0].len);
+    if ((rc = ENGINE->scan(st, &Q0, scores, &ss))) { /* warm-up */
         fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
         return 1;
     }
@@ -165,7 +166,8 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
         for (int r = 0; r < repeats; r++) {
             swgpu_scan_stats_t s1 = {0, 0, 0};
             double a = swgpu__now();
-            if ((rc = ENGINE->scan(st, Q[i].res, Q[i].len, scores, &s1))) {
+            swgpu__query_t Qi = swgpu__query_plain(Q[i].res, Q[i].len);
+            if ((rc = ENGINE->scan(st, &Qi, scores, &s1))) {
                 fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
                 return 1;
             }

@@ -119,7 +119,10 @@ typedef struct {
  * content).  Multi-line records, lower case, CRLF and a trailing '*' are
  * accepted.  alphabet SWGPU_AUTO detects DNA vs protein from the residues.
  * Empty records are skipped (counted, logged as a warning).  A makedb
- * database (swgpu_db_write) is read too: its sequences in database order.
+ * database (swgpu_db_write) is read too: its sequences in database order;
+ * so is an NCBI BLAST database, named by its makeblastdb prefix (versions 4
+ * and 5, alias files and volumes; ids and titles as the README's "BLAST
+ * databases" says; SWGPU_EDB naming the file and OID when it is damaged).
  * info may be NULL.  On success *out is owned by the caller.
  */
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
@@ -158,6 +161,70 @@ int swgpu_matrix_min(const swgpu_matrix_t *m);
 int swgpu_matrix_max(const swgpu_matrix_t *m);
 void swgpu_matrix_destroy(swgpu_matrix_t *m);
 
+/* ------------------------------------------------- profiles (PSSM queries) */
+
+/**
+ * A position-specific score matrix (PSSM): per query position, a score for
+ * every database residue, used as a query by swgpu_search_pssm().  A PSSM
+ * holds 20 scores per position in the order ARNDCQEGHILKMFPSTWYV (protein
+ * codes 0..19) and its query residues.  Database residues without a column
+ * of their own score as psiblast scores them in an -in_pssm search:
+ *   X (and every letter read as X) -1, '*' -4, and B, Z, J, U, O
+ *   SWGPU_PSSM_FORBIDDEN (psiblast's -32768: never in a positive-scoring
+ *   alignment), except at positions psiblast computed from no observed
+ *   residue (a row of the ASCII file whose weighted observed percentages
+ *   are all 0), where U and O score -1 and B, Z, J the BLOSUM62 score of
+ *   the position's query residue against them.
+ * Read-only after creation: may be shared between threads.
+ */
+typedef struct swgpu_pssm swgpu_pssm_t;
+
+/** psiblast's score of a pair it never aligns (BLAST_SCORE_MIN). */
+#define SWGPU_PSSM_FORBIDDEN (-32768)
+/** Scores a PSSM may hold: SWGPU_PSSM_FORBIDDEN .. SWGPU_PSSM_SCORE_MAX. */
+#define SWGPU_PSSM_SCORE_MAX 1000
+
+/**
+ * Read a PSSM in psiblast's ASCII format (psiblast -out_ascii_pssm), plain
+ * or gzip-compressed: the header line of column letters, one row per
+ * position ("position residue 20 scores", optionally followed by the 20
+ * weighted observed percentages, the information and the relative weight),
+ * lines before the header (psiblast's title) and after the blank line that
+ * ends the matrix (its statistics) ignored; CRLF line ends accepted.  Its
+ * id is the file's base name without ".gz" and without its extension
+ * ("dir/q101.pssm" -> "q101").  SWGPU_EIO if the file cannot be read,
+ * SWGPU_EFORMAT naming the file, line and problem for anything malformed
+ * (no header, rows out of order, wrong number of values, a value that is
+ * not an integer or out of range, no positions).  *out is the caller's.
+ */
+int swgpu_pssm_read(const char *path, swgpu_pssm_t **out);
+
+/**
+ * A PSSM from memory: len positions, scores[i*20 + c] the score of
+ * position i against column c of ARNDCQEGHILKMFPSTWYV (each in
+ * SWGPU_PSSM_FORBIDDEN..SWGPU_PSSM_SCORE_MAX); residues: len protein
+ * letters (either case), or NULL for each position's best-scoring column
+ * letter (the first in that order on ties).  Every position counts as
+ * computed from observed residues (B, Z, J, U, O forbidden).  id is copied
+ * (NULL: "").  SWGPU_EINVAL for len 0, a score out of range or a letter
+ * outside the protein alphabet.
+ */
+int swgpu_pssm_create(const char *id, const char *residues, const int32_t *scores,
+                      size_t len, swgpu_pssm_t **out);
+
+const char *swgpu_pssm_id(const swgpu_pssm_t *p);
+/** Positions (the query length). */
+size_t swgpu_pssm_length(const swgpu_pssm_t *p);
+/** The query residues, one upper-case letter per position, NUL-terminated. */
+const char *swgpu_pssm_residues(const swgpu_pssm_t *p);
+/** Score of position pos against protein code code (any code < SWGPU_NCODES,
+ *  the rule above included); SWGPU_PSSM_FORBIDDEN when out of range. */
+int swgpu_pssm_score(const swgpu_pssm_t *p, size_t pos, uint8_t code);
+/** Least and greatest score over every position and code. */
+int swgpu_pssm_min(const swgpu_pssm_t *p);
+int swgpu_pssm_max(const swgpu_pssm_t *p);
+void swgpu_pssm_destroy(swgpu_pssm_t *p);
+
 /* --------------------------------------------------------------- options */
 
 /**
@@ -176,6 +243,18 @@ typedef enum {
     SWGPU_BACKEND_CUDA = 3  /* NVIDIA GPUs */
 } swgpu_backend_t;
 
+/** How E-values are computed (swgpu_opts_t.evalue_model, swgpu_hit_evalue). */
+typedef enum {
+    SWGPU_EVALUE_SPOUGE = 0, /* BLAST+'s default: Spouge's finite-size correction, per
+                                hit, from the query, the hit's subject and the database
+                                length.  Parameters without Spouge's set (DNA, fitted,
+                                see swgpu_karlin_t.has_spouge) use SWGPU_EVALUE_OLD_FSC,
+                                as BLAST+ does for blastn */
+    SWGPU_EVALUE_OLD_FSC = 1 /* BLAST+ with OLD_FSC=1 in the environment: Karlin-Altschul
+                                over the length-adjusted search space of the query and
+                                the whole database (the same for every hit of a query) */
+} swgpu_evalue_model_t;
+
 typedef struct {
     int gap_open;            /* gap of length k costs gap_open + k*gap_extend */
     int gap_extend;
@@ -192,17 +271,36 @@ typedef struct {
     int no_self;             /* 1: a database sequence with the query's id and the same
                                 residues (the query itself, in an all-against-all search)
                                 is not reported as a hit of that query */
+    swgpu_evalue_model_t evalue_model; /* the E-values of the hits and of the evalue
+                                          threshold (default SWGPU_EVALUE_SPOUGE) */
+    /* Progress of swgpu_search (NULL: none): called when a query's scores are
+     * ready, at most about 5 times a second plus once when the last query is
+     * done, never from two threads at once (not always from the calling
+     * thread).  done of total queries scanned, cells (qlen x database
+     * residues) of those and of all queries, seconds since the scan began.
+     * For a part of a database, the part's own residues count.
+     * It must not call back into the library for the same search. */
+    void (*progress)(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
+                     double seconds, void *user);
+    void *progress_user;
     /* A search split over database parts (swgpu_db_part; swgpu-mpi): */
-    int candidates;          /* 1: per query only the best top_n database sequences with
-                                score > 0, by (score desc, database index asc), no_self
-                                applied - no statistics, E-value filter or alignments (karlin
-                                zero, bits and evalue 0); swgpu_search_merge() finishes them */
+    int candidates;          /* 1: per query only the database sequences that may be among
+                                the whole search's hits, best first by (score desc, database
+                                index asc), no_self applied, no alignments: with published
+                                parameters the best top_n of those whose E-value (the whole
+                                database's size) passes opts->evalue, else (parameters fitted
+                                on the whole database later) the best top_n with score > 0,
+                                plus, where the fallback parameters' E-values depend on the
+                                subject's length (Spouge), the best top_n that pass under
+                                them.  evalue: the E-value under the published parameters,
+                                else the fallback ones; karlin zero, bits 0.
+                                swgpu_search_merge() finishes them */
     swgpu_scores_fn on_scores; /* NULL, or called with every query's scores (for fits) */
     void *on_scores_user;
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,
- *  evalue 10, threads 0, backend auto. */
+ *  evalue 10, threads 0, backend auto, evalue_model SWGPU_EVALUE_SPOUGE. */
 void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet);
 /** SWGPU_EINVAL with a message for negative/absurd gaps, top_n < 1, ... */
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m);
@@ -261,7 +359,8 @@ typedef struct swgpu_db swgpu_db_t;
 /** Build an in-memory database from a sequence set (copied). */
 int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out);
 /** Open a makedb database (memory-mapped, validated) or, when path is a
- *  FASTA/FASTQ file, build one in memory.  info may be NULL. */
+ *  FASTA/FASTQ file or a BLAST database prefix (see swgpu_seqset_read),
+ *  build one in memory.  info may be NULL. */
 int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet,
                   swgpu_db_t **out, swgpu_read_info_t *info);
 /** Write db as a makedb file (written to a temporary name, then renamed). */
@@ -335,15 +434,34 @@ size_t swgpu_db_scan_index(const swgpu_db_t *db, size_t k);
 
 /* ------------------------------------------------------------ statistics */
 
+/**
+ * Spouge's finite-size correction (Park, Sheetlin, Ma, Mott & Spouge 2012).
+ * An alignment of score S takes up a stretch of the query and one of the
+ * subject; their lengths are taken as normal, each with mean a S + b and
+ * variance alpha S + beta, and with covariance sigma S + tau.  BLAST+ puts a
+ * floor under the variance and the covariance: 2 alpha / lambda and
+ * 2 sigma / lambda.  See swgpu_hit_evalue() for the E-value.
+ */
+typedef struct {
+    double a, b;         /* mean length of the aligned stretch: a S + b */
+    double alpha, beta;  /* its variance: alpha S + beta */
+    double sigma, tau;   /* covariance of the query's and the subject's: sigma S + tau */
+} swgpu_spouge_t;
+
 typedef struct {
     double lambda, K, H; /* gapped Karlin-Altschul parameters */
     double alpha, beta;  /* BLAST length-correction parameters */
     int estimated;       /* 0: published table; 1: fitted to the search's scores */
     int round_down;      /* 1: the E-value of an odd score is that of the even
                           * score below (BLAST, for DNA +2/-3, +3/-4, +2/-5, +2/-7) */
+    int has_spouge;      /* 1: spouge holds BLAST+'s finite-size correction parameters
+                          * (the protein tables; 0 for DNA and fitted parameters) */
+    swgpu_spouge_t spouge;
 } swgpu_karlin_t;
 
-/** Published gapped parameters for matrix + gaps; SWGPU_ENOTFOUND if none. */
+/** Published gapped parameters for matrix + gaps; SWGPU_ENOTFOUND if none.
+ *  Protein tables come with Spouge's parameters (has_spouge 1), DNA ones
+ *  without (BLAST+ has none for blastn). */
 int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
                         swgpu_karlin_t *out);
 /** Fit lambda and K to raw scores of unrelated pairs (maximum likelihood,
@@ -352,8 +470,34 @@ int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
 int swgpu_karlin_fit(const int32_t *scores, const uint64_t *tlen, size_t n,
                      uint64_t qlen, swgpu_karlin_t *out);
 double swgpu_bitscore(const swgpu_karlin_t *k, int32_t score);
-/** E-value of a raw score for a query of qlen residues against a database
- *  of db_residues residues in db_nseq sequences (BLAST length correction). */
+
+/**
+ * E-value of a hit of raw score `score` between a query of qlen residues
+ * and a subject of tlen residues, in a database of db_residues residues in
+ * db_nseq sequences, under `model`:
+ *
+ *  SWGPU_EVALUE_SPOUGE (when k->has_spouge; otherwise as OLD_FSC):
+ *      E = K e^{-lambda S} (db_residues / tlen) (p_q p_t + c Phi(u_q) Phi(u_t)),
+ *    where for the query  l_q = qlen - (a S + b),  v = max(2 alpha / lambda,
+ *    alpha S + beta),  u_q = l_q / sqrt(v),  p_q = l_q Phi(u_q) + sqrt(v) phi(u_q)
+ *    (the expected length left over by the alignment), the same with tlen for
+ *    the subject, c = max(2 sigma / lambda, sigma S + tau), and Phi, phi the
+ *    standard normal distribution and density.  This is BLAST+'s default
+ *    (blastp 2.12.0+ checked: tests/test_stats.c, bench/evalue_compare.sh).
+ *    db_residues 0: the pair's own E-value (no database factor); tlen 0
+ *    counts as 1.  db_nseq is not used.
+ *  SWGPU_EVALUE_OLD_FSC: E = K m' n' e^{-lambda S} with BLAST's length
+ *    adjustment L (m' = qlen - L, n' = db_residues - db_nseq L; no adjustment
+ *    for fitted parameters); tlen is not used.  BLAST+ with OLD_FSC=1.
+ *
+ * Parameters with round_down give an odd score the E-value of the even score
+ * below.  Thread-safe (no state).
+ */
+double swgpu_hit_evalue(const swgpu_karlin_t *k, swgpu_evalue_model_t model, int32_t score,
+                        uint64_t qlen, uint64_t tlen, uint64_t db_residues, uint64_t db_nseq);
+
+/** The SWGPU_EVALUE_OLD_FSC E-value: swgpu_hit_evalue(k, SWGPU_EVALUE_OLD_FSC,
+ *  score, qlen, 0, db_residues, db_nseq). */
 double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
                     uint64_t db_residues, uint64_t db_nseq);
 
@@ -426,10 +570,12 @@ typedef struct {
 /**
  * Merge the candidates of nparts parts (results of swgpu_search() with
  * opts->candidates, each over the same queries; parts in any order) into
- * the whole search's result without alignments: per query the top_n best,
- * parameters published or fitted (then src->tlen and src->scores are
- * required), the E-value filter, bit scores and E-values with the whole
- * database's size.  opts as given to the parts (candidates ignored).
+ * the whole search's result without alignments: per query the parameters,
+ * published or fitted (then src->tlen and src->scores are required), the
+ * E-value filter (opts->evalue_model, the whole database's size), then the
+ * top_n best of those that pass, bit scores and E-values (a candidate's own
+ * where the E-value depends on the subject's length).  opts as given to the
+ * parts (candidates ignored).
  * cells and overflows are the parts' sums, scan_seconds their maximum.
  * *out is the caller's (swgpu_search_result_destroy).
  */
@@ -447,6 +593,36 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
  */
 int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
                        const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+
+/**
+ * Every database sequence's exact score against every query, without hits
+ * or statistics: out[i * swgpu_db_size(db) + j] is the score of query i
+ * against database sequence j (database order); out holds
+ * swgpu_seqset_size(queries) * swgpu_db_size(db) entries (the caller's).
+ * The engine is chosen as for swgpu_search (opts->backend, kernel, gpus,
+ * max_gpu_memory, threads); opts->top_n, evalue, no_align and no_self do not
+ * apply.  The scores equal the ones swgpu_search ranks its hits by.
+ * Thread safety: as swgpu_search (concurrent calls on different outputs).
+ */
+int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts, int32_t *out);
+
+/**
+ * Search with position-specific score matrices as queries: pssms[0..n) in
+ * place of a sequence set, otherwise exactly swgpu_search() (every
+ * database sequence scored exactly, every backend, the same batching,
+ * top-N, tie rule and alignments).  Query position i scores against
+ * database residue code c as swgpu_pssm_score(pssms[q], i, c); m must be
+ * a protein matrix: it picks the Karlin-Altschul parameters of the
+ * E-values (those of m and the gaps, as swgpu_search() uses them) and is
+ * never used for scores.  Alignments compare the database residues with
+ * the PSSM's query residues (swgpu_pssm_residues) for the identity and
+ * mismatch counts.  r->q[i].query is the index i into pssms.  db must be a
+ * protein database.  The PSSMs must outlive the call only.
+ */
+int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      swgpu_search_result_t **out);
 
 /**
  * Optional: start setting up the backend that o selects (for a GPU: the

@@ -35,6 +35,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "blastdb.h"
 
 #include <pthread.h>
 
@@ -312,10 +313,12 @@ static uint64_t names_size(const swgpu_db_t *db)
 int swgpu_db_write(const swgpu_db_t *db, const char *path)
 {
     struct stat ps;
-    if (db && path && db->map && stat(path, &ps) == 0 && (uint64_t)ps.st_dev == db->src_dev &&
-        (uint64_t)ps.st_ino == db->src_ino)
-        return swgpu__fail(SWGPU_EINVAL, "database %s: is the file this database was read "
-                                         "from; refusing to replace it", path);
+    if (db && path && db->n_src && stat(path, &ps) == 0)
+        for (size_t i = 0; i < db->n_src; i++)
+            if ((uint64_t)ps.st_dev == db->src[i].dev && (uint64_t)ps.st_ino == db->src[i].ino)
+                return swgpu__fail(SWGPU_EINVAL, "database %s: is %s this database was read "
+                                                 "from; refusing to replace it",
+                                   path, db->map ? "the file" : "a file");
     static const unsigned char zeros[DB_ALIGN + DB_PAD];
     section_t sec[NSEC];
     unsigned char h[DB_HDR];
@@ -507,13 +510,17 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
     if (bad) BAD("database %s: residue code out of range for the %s alphabet", path, swgpu_alphabet_name((swgpu_alphabet_t)alphabet));
 
     db = calloc(1, sizeof *db);
+    if (db && !(db->src = malloc(sizeof *db->src))) {
+        free(db);
+        db = NULL;
+    }
     if (!db) {
         rc = swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
         goto fail;
     }
     db->alphabet = (swgpu_alphabet_t)alphabet;
-    db->src_dev = (uint64_t)st.st_dev;
-    db->src_ino = (uint64_t)st.st_ino;
+    db->src[0] = (swgpu__file_id_t){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    db->n_src = 1;
     db->n = n;
     db->total_res = total;
     db->max_len = max_len;
@@ -656,6 +663,10 @@ static int part_take(swgpu_db_t *whole, uint64_t first, uint64_t last, swgpu_db_
     p->owned[OWN_NAMES] = whole->owned[OWN_NAMES];
     p->owned[OWN_NAME_OFF] = whole->owned[OWN_NAME_OFF];
     whole->owned[OWN_RANK] = whole->owned[OWN_NAMES] = whole->owned[OWN_NAME_OFF] = NULL;
+    p->src = whole->src; /* the files it was read from (a BLAST database's several) */
+    p->n_src = whole->n_src;
+    whole->src = NULL;
+    whole->n_src = 0;
     swgpu_db_destroy(whole);
     *out = p;
     return SWGPU_OK;
@@ -769,13 +780,17 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
     fd = -1;
 
     db = calloc(1, sizeof *db);
+    if (db && !(db->src = malloc(sizeof *db->src))) {
+        free(db);
+        db = NULL;
+    }
     if (!db) {
         rc = swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
         goto fail;
     }
     db->alphabet = (swgpu_alphabet_t)H.alphabet;
-    db->src_dev = (uint64_t)st.st_dev;
-    db->src_ino = (uint64_t)st.st_ino;
+    db->src[0] = (swgpu__file_id_t){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    db->n_src = 1;
     db->map = imap;
     db->map_len = ilen;
     db->map_res = rmap;
@@ -816,6 +831,21 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
     *out = NULL;
     if (info) memset(info, 0, sizeof *info);
     if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open: no file name");
+    if (swgpu__blastdb_probe(path)) {
+        swgpu__file_id_t *files = NULL;
+        size_t nfiles = 0;
+        int rc = swgpu__blastdb_read(path, alphabet, &set, info, &files, &nfiles);
+        if (!rc) rc = swgpu_db_from_seqset(set, out);
+        swgpu_seqset_destroy(set);
+        if (rc) {
+            free(files);
+            if (info) memset(info, 0, sizeof *info);
+            return rc;
+        }
+        (*out)->src = files;
+        (*out)->n_src = nfiles;
+        return SWGPU_OK;
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
     ssize_t got = pread(fd, head, sizeof head, 0);
@@ -957,6 +987,7 @@ void swgpu_db_destroy(swgpu_db_t *db)
     if (!db) return;
     if (db->map) munmap(db->map, db->map_len);
     if (db->map_res) munmap(db->map_res, db->map_res_len);
+    free(db->src);
     for (size_t i = 0; i < sizeof db->owned / sizeof *db->owned; i++) free(db->owned[i]);
     free(db);
 }

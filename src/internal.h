@@ -49,6 +49,14 @@ struct swgpu_seqset {
     uint64_t max_len;
 };
 
+/** Room for `residues` more residues (appending them then moves nothing). */
+int swgpu__seqset_reserve(swgpu_seqset_t *s, uint64_t residues);
+/** Append a record: its id and description (copied, lengths given, no NUL
+ *  inside) and len residue codes, which the caller writes through *res
+ *  (valid until the next change to s; NULL when len is 0). */
+int swgpu__seqset_append(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc,
+                         size_t dlen, size_t len, uint8_t **res);
+
 /* ---------------------------------------------------------------- matrix */
 
 struct swgpu_matrix {
@@ -61,6 +69,11 @@ struct swgpu_matrix {
 };
 
 /* -------------------------------------------------------------- database */
+
+/** A file's identity (device and inode), to recognise it under any name. */
+typedef struct {
+    uint64_t dev, ino;
+} swgpu__file_id_t;
 
 /*
  * A database: sequences sorted by ascending length (ties: database order),
@@ -89,7 +102,9 @@ struct swgpu_db {
     size_t map_len;
     void *map_res;          /* a part of a makedb file: its residues' own mapping */
     size_t map_res_len;
-    uint64_t src_dev, src_ino; /* that file (swgpu_db_write never replaces it) */
+    swgpu__file_id_t *src;  /* the files it was read from: the makedb file, or a BLAST
+                               database's files (swgpu_db_write never replaces one) */
+    size_t n_src;
     void *owned[6];         /* malloc'ed arrays to free */
 };
 
@@ -102,6 +117,67 @@ static inline uint64_t swgpu__db_whole_n(const swgpu_db_t *db)
 static inline uint64_t swgpu__db_whole_res(const swgpu_db_t *db)
 {
     return db->whole_n ? db->whole_res : db->total_res;
+}
+
+/* ------------------------------------------------------------ statistics */
+
+/** One query's E-values (stats.c): the parameters, the model and what
+ *  depends only on the query and the database, set up once. */
+typedef struct {
+    swgpu_karlin_t k;
+    int spouge;   /* 1: Spouge's model (asked for, and k has its parameters) */
+    double m;     /* query residues */
+    double db;    /* database residues (0: none, the pair's own E-value) */
+    double space; /* otherwise: the length-adjusted search space K m' n' */
+} swgpu__evalue_ctx_t;
+
+void swgpu__evalue_init(swgpu__evalue_ctx_t *c, const swgpu_karlin_t *k,
+                        swgpu_evalue_model_t model, uint64_t qlen, uint64_t db_residues,
+                        uint64_t db_nseq);
+/** swgpu_hit_evalue() for a subject of tlen residues. */
+double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tlen);
+/** A score (>= 1) below which no subject, whatever its length, gets an
+ *  E-value <= max_e; INT32_MAX when no score reaches it.  Exact for the
+ *  length-adjusted model (E <= max_e iff score >= it), a lower bound for
+ *  Spouge's (scores from it up still need their E-values checked). */
+int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
+
+/* --------------------------------------------------------------- queries */
+
+/*
+ * One query as the engines and the pair aligners score it.  Query position
+ * i scores against subject code c as
+ *     rows ? rows[i * SWGPU_NCODES + c] : m->s[res[i]][c]
+ * with m the matrix of the engine or the call.  rows, when set, is a
+ * position-specific score matrix (a PSSM, src/pssm.c): len rows of
+ * SWGPU_NCODES scores; smin / smax are the least and greatest of all of
+ * them (entries may be SWGPU_PSSM_FORBIDDEN).  res is always set: the
+ * query's residue codes (for a PSSM its query residues, which alignment
+ * statistics and --no-self compare with the subject's; never scored).
+ */
+typedef struct {
+    const uint8_t *res;
+    size_t len;
+    const int32_t *rows;
+    int32_t smin, smax;
+} swgpu__query_t;
+
+/** A query scored by the matrix rows of its residues. */
+static inline swgpu__query_t swgpu__query_plain(const uint8_t *res, size_t len)
+{
+    swgpu__query_t q = {res, len, NULL, 0, 0};
+    return q;
+}
+
+/** The query of a PSSM (pointers into p, valid while p lives). */
+void swgpu__pssm_query(const swgpu_pssm_t *p, swgpu__query_t *q);
+
+/** The least and greatest score q uses under m: the rows' range, or m's. */
+static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matrix_t *m,
+                                      int32_t *smin, int32_t *smax)
+{
+    *smin = q->rows ? q->smin : m->min;
+    *smax = q->rows ? q->smax : m->max;
 }
 
 /* --------------------------------------------------------------- engines */
@@ -126,8 +202,9 @@ typedef int (*swgpu_scan_sink_t)(void *user, size_t i, const int32_t *scores);
 
 /**
  * A database-scan engine.  create() prepares per-database state (for a GPU:
- * the uploaded database); scan() scores one query against every database
- * sequence and writes exact 32-bit scores indexed by SORTED position.
+ * the uploaded database); scan() scores one query (its residues with m's
+ * rows, or a PSSM: swgpu__query_t) against every database sequence and
+ * writes exact 32-bit scores indexed by SORTED position.
  * scan_many() (optional, NULL: the caller loops over scan()) scores nq
  * queries, batching them as the engine sees fit (many short queries share
  * one pass over a small database), and hands each query's scores to sink;
@@ -138,11 +215,10 @@ typedef struct swgpu_engine_ops {
     const char *name;
     int (*create)(const swgpu_db_t *db, const swgpu_matrix_t *m,
                   const swgpu_opts_t *o, void **state);
-    int (*scan)(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
-                swgpu_scan_stats_t *st);
+    int (*scan)(void *state, const swgpu__query_t *q, int32_t *scores, swgpu_scan_stats_t *st);
     void (*destroy)(void *state);
-    int (*scan_many)(void *state, size_t nq, const uint8_t *const *q, const size_t *qlen,
-                     swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st);
+    int (*scan_many)(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
+                     void *user, swgpu_scan_stats_t *st);
 } swgpu_engine_ops_t;
 
 /** The one dispatch point (backend.c): the engine for o->backend. */

@@ -2,16 +2,26 @@
  * merge.c - the last step of a search split over database parts:
  * swgpu_search_merge().
  *
- * Each part's search (opts->candidates) kept its best top_n candidates by
- * (score desc, database index asc); the whole search's best top_n are the
- * best top_n of their union, since every part ranks by the same key.  What
- * follows selection in search.c's sink() then happens here once, for the
- * whole database: the Karlin-Altschul parameters (published, else fitted
- * to the query's scores against every database sequence, else the
- * fallback), the E-value filter, bit scores and E-values with the whole
- * database's size.  The two must agree: tests/test_part.c compares this
- * path with swgpu_search() on the whole database, hit for hit and bit for
- * bit, in the published, fitted and fallback cases.
+ * search.c's sink() picks a query's hits as the best top_n, by (score desc,
+ * database index asc), of those with E-value <= opts->evalue (under
+ * Spouge's model the E-value depends on the subject's length too, so a
+ * weaker hit may pass where a stronger one fails: the filter comes first).
+ * Each part's search (opts->candidates) sent every hit of its own that may
+ * be among them (see search.c's candidates()): a hit that passes and is
+ * not among its part's candidates has top_n better passing hits in its own
+ * part, so the whole search's hits are the best top_n of the candidates
+ * that pass.  What follows the scan in sink() then happens here once, for
+ * the whole database: the Karlin-Altschul parameters (published, else
+ * fitted to the query's scores against every database sequence, else the
+ * fallback), the E-value filter with the whole database's size, top_n, bit
+ * scores and E-values.  Where the E-value depends on the subject's length
+ * (Spouge's model with parameters that have its correction: published or
+ * the fallback, never fitted ones) the merge, which knows no lengths, takes
+ * the candidate's own E-value, which its part computed with the same
+ * parameters and the same function.  The two must agree: tests/test_part.c
+ * compares this path with swgpu_search() on the whole database, hit for hit
+ * and bit for bit, in the published, fitted and fallback cases, under both
+ * E-value models.
  */
 #include "internal.h"
 
@@ -107,7 +117,15 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
             }
         }
 
-        /* the union of the parts' candidates, best first */
+        /* the E-values, with the whole database's size, as sink() computes them */
+        swgpu__evalue_ctx_t ev;
+        swgpu__evalue_init(&ev, &qr->karlin, opts->evalue_model, q.len, src->db_residues,
+                           src->db_sequences);
+        int32_t min_score = swgpu__evalue_min_score(&ev, opts->evalue);
+        if (min_score < 1)
+            min_score = 1;
+
+        /* the parts' candidates that pass, best first */
         for (size_t p = 0; p < nparts; p++)
             n += parts[p]->q[i].n_hits;
         if (n > pool_cap) {
@@ -122,23 +140,29 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
         n = 0;
         for (size_t p = 0; p < nparts; p++)
             for (size_t h = 0; h < parts[p]->q[i].n_hits; h++) {
+                const swgpu_hit_t *c = &parts[p]->q[i].hits[h];
+                if (c->score < min_score)
+                    continue;
+                /* the subject's length only matters under Spouge's model, where the
+                 * candidate's part computed its E-value with these parameters */
+                double e = ev.spouge ? c->evalue : swgpu__evalue_of(&ev, c->score, 0);
+                if (!(e <= opts->evalue))
+                    continue;
                 memset(&pool[n], 0, sizeof pool[n]);
-                pool[n].target = parts[p]->q[i].hits[h].target;
-                pool[n].score = parts[p]->q[i].hits[h].score;
+                pool[n].target = c->target;
+                pool[n].score = c->score;
+                pool[n].evalue = e;
                 n++;
             }
         qsort(pool, n, sizeof *pool, rank_cmp);
-        if (n > cap)
-            n = cap;
-
-        /* the E-value filter and the statistics, with the whole database's size */
-        size_t kept = 0;
-        for (size_t h = 0; h < n; h++) {
-            double e = swgpu_evalue(&qr->karlin, pool[h].score, q.len, src->db_residues,
-                                    src->db_sequences);
-            if (e <= opts->evalue)
-                pool[kept++] = pool[h];
-        }
+        for (size_t h = 1; h < n; h++)
+            if (pool[h].target == pool[h - 1].target) {
+                rc = swgpu__fail(SWGPU_EINVAL, "search_merge: query %zu (id %s): database "
+                                 "sequence %zu is a candidate of two parts", i + 1, q.id,
+                                 pool[h].target + 1);
+                goto fail;
+            }
+        size_t kept = n < cap ? n : cap;
         if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits))) {
             rc = swgpu__fail(SWGPU_ENOMEM, "search_merge: out of memory for %zu hits", kept);
             goto fail;
@@ -148,8 +172,7 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
             hit->target = pool[h].target;
             hit->score = pool[h].score;
             hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
-            hit->evalue = swgpu_evalue(&qr->karlin, hit->score, q.len, src->db_residues,
-                                       src->db_sequences);
+            hit->evalue = pool[h].evalue;
             hit->aln.score = hit->score;
         }
         qr->n_hits = kept;

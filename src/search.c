@@ -5,18 +5,31 @@
  * For every query:
  *   1. the engine (backend.c picks it once per search) scores the query
  *      against every database sequence: scores[k] for sorted index k;
- *   2. the top_n hits with score > 0 are chosen by (score desc, database
- *      index asc) - deterministic whatever the engine;
- *   3. Karlin-Altschul parameters: the published ones for the matrix and gap
+ *   2. Karlin-Altschul parameters: the published ones for the matrix and gap
  *      pair, else a fit to this query's own score distribution;
- *   4. hits with E-value > opts->evalue are dropped.
+ *   3. the top_n hits with score > 0 and E-value <= opts->evalue are chosen
+ *      by (score desc, database index asc) - deterministic whatever the
+ *      engine.  Under Spouge's model the E-value depends on the subject's
+ *      length too, so the filter comes first: only scores from
+ *      swgpu__evalue_min_score up can pass, and of those the E-value is
+ *      computed for the candidates that would enter the top_n.
  * Then the alignments of all kept hits are computed on opts->threads
- * threads: the end by the SIMD pair engine (swgpu__cpu_score_pair, one
+ * threads: the end by the SIMD pair engine (swgpu__cpu_score_pair_q, one
  * thread, the reference's tie rule), the begin and the path by the
- * reference engine (swgpu__align_from_end), each hit in its own slot
+ * reference engine (swgpu__align_from_end_q), each hit in its own slot
  * (so the result does not depend on the thread count), and each alignment
  * score is checked against the score the engine reported: a mismatch is an
  * internal error, never a silently different result.
+ *
+ * Queries are sequences (swgpu_search) or PSSMs (swgpu_search_pssm): both
+ * become an array of swgpu__query_t (internal.h) with their ids, and every
+ * step above is the same for both.
+ *
+ * A search split over database parts (swgpu-mpi): each part's search with
+ * opts->candidates stops after the scan with the hits of its own that may
+ * be among the whole search's (candidates()), swgpu_search_merge()
+ * (merge.c) repeats steps 2 and 3 for the whole database, and
+ * swgpu_search_align() aligns each part's share of the kept hits.
  */
 #include "internal.h"
 #include "ref/ref.h"
@@ -54,6 +67,8 @@ void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet)
     o->gpus = 0;
     o->max_gpu_memory = 0;
     o->no_align = 0;
+    o->no_self = 0;
+    o->evalue_model = SWGPU_EVALUE_SPOUGE;
 }
 
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
@@ -88,6 +103,8 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
         return swgpu__fail(SWGPU_EINVAL, "gpus %d: must be >= 0 (0 = all visible)", o->gpus);
     if (o->backend < SWGPU_BACKEND_AUTO || o->backend > SWGPU_BACKEND_CUDA)
         return swgpu__fail(SWGPU_EINVAL, "backend %d: unknown", (int)o->backend);
+    if (o->evalue_model != SWGPU_EVALUE_SPOUGE && o->evalue_model != SWGPU_EVALUE_OLD_FSC)
+        return swgpu__fail(SWGPU_EINVAL, "E-value model %d: unknown", (int)o->evalue_model);
     if (m) {
         swgpu_alphabet_t a = swgpu_matrix_alphabet(m);
         if (a != SWGPU_PROTEIN && a != SWGPU_DNA)
@@ -105,10 +122,11 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
 
 /* ----------------------------------------------------------------- top-N */
 
-/* Candidate hit while scanning: score and database index. */
+/* Candidate hit while scanning: score, database index, E-value. */
 typedef struct {
     int32_t score;
     uint32_t target;
+    double evalue;
 } cand_t;
 
 /* 1 if a ranks better than b: higher score, then smaller database index. */
@@ -152,19 +170,32 @@ static int cmp_rank(const void *a, const void *b)
     return better(x, y) ? -1 : better(y, x) ? 1 : 0;
 }
 
-/* The best (up to) cap candidates with score > 0, best first; returns the
- * count.  heap has room for cap entries. */
-static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, size_t cap, cand_t *heap)
+/* The best (up to) cap candidates with score > 0 and, when filter is set,
+ * E-value <= max_e, best first; returns the count.  heap has room for cap
+ * entries.  Scores below min_score cannot reach max_e
+ * (swgpu__evalue_min_score) or are not wanted; the others get their E-value
+ * under ev (none: 0) computed when they would enter the heap. */
+static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint64_t *tlen,
+                       const swgpu__evalue_ctx_t *ev, int32_t min_score, double max_e,
+                       int filter, size_t cap, cand_t *heap)
 {
     size_t n = 0;
-    for (uint64_t k = 0; k < db->n; k++) {
-        if (scores[k] <= 0)
+    if (min_score < 1)
+        min_score = 1;
+    for (uint64_t k = 0; k < db->n && cap > 0; k++) {
+        if (scores[k] < min_score)
             continue;
-        cand_t c = {scores[k], db->orig[k]};
+        cand_t c = {scores[k], db->orig[k], 0.0};
+        if (n == cap && !better(&c, &heap[0]))
+            continue;
+        if (ev)
+            c.evalue = swgpu__evalue_of(ev, c.score, tlen[k]);
+        if (filter && !(c.evalue <= max_e))
+            continue;
         if (n < cap) {
             heap[n] = c;
             heap_up(heap, n++);
-        } else if (better(&c, &heap[0])) {
+        } else {
             heap[0] = c;
             heap_down(heap, n, 0);
         }
@@ -189,7 +220,8 @@ typedef struct {
 } job_t;
 
 typedef struct {
-    const swgpu_seqset_t *queries;
+    const swgpu__query_t *qs; /* the queries, nq of them, and their ids */
+    const char *const *ids;
     const swgpu_db_t *db;
     const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
@@ -203,6 +235,11 @@ typedef struct {
     size_t cap;
     cand_t *heap;
     const uint32_t *id_ord;  /* --no-self: database indices sorted by id */
+    /* progress (opts->progress): queries and cells done, when the scan began
+     * and when progress was last reported */
+    size_t n_done;
+    uint64_t cells_done, cells_total;
+    double t0, t_report;
     /* the alignment queue */
     pthread_mutex_t lock;
     pthread_cond_t cv;
@@ -224,23 +261,21 @@ static int job_before(const job_t *a, const job_t *b)
 /* Align one hit and verify its score; 0 or a status with last_error set. */
 static int align_one(pipe_t *c, const job_t *j)
 {
-    swgpu_seq_t q, t;
+    const swgpu__query_t *q = &c->qs[j->query];
+    swgpu_seq_t t;
     swgpu_hit_t *h = &c->r->q[j->query].hits[j->hit];
-    int rc = swgpu_seqset_get(c->queries, j->query, &q);
-    if (rc < 0)
-        return rc;
-    rc = swgpu_db_get(c->db, h->target, &t);
+    int rc = swgpu_db_get(c->db, h->target, &t);
     if (rc < 0)
         return rc;
     {
         int32_t score = 0;
         int64_t qend = 0, tend = 0;
-        rc = swgpu__cpu_score_pair(q.res, q.len, t.res, t.len, c->m, c->o->gap_open,
-                                   c->o->gap_extend, 1, &score, &qend, &tend);
+        rc = swgpu__cpu_score_pair_q(q, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend, 1,
+                                     swgpu__cpu_isa_best(), 0, NULL, NULL, &score, &qend, &tend);
         if (rc < 0)
             return rc;
-        rc = swgpu__align_from_end(q.res, q.len, t.res, t.len, c->m, c->o->gap_open,
-                                   c->o->gap_extend, score, qend, tend, 0, &h->aln);
+        rc = swgpu__align_from_end_q(q, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend,
+                                     score, qend, tend, 0, &h->aln, -1);
         if (rc < 0)
             return rc;
     }
@@ -248,7 +283,7 @@ static int align_one(pipe_t *c, const job_t *j)
         return swgpu__fail(SWGPU_ERANGE,
                            "internal error: query %zu (id %s) vs database sequence %zu (id %s): "
                            "backend %s scored %d but the reference alignment scores %d",
-                           j->query + 1, q.id, h->target + 1, t.id, c->r->backend,
+                           j->query + 1, c->ids[j->query], h->target + 1, t.id, c->r->backend,
                            (int)h->score, (int)h->aln.score);
     return SWGPU_OK;
 }
@@ -342,22 +377,24 @@ int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
     return rc;
 }
 
-/* --no-self: the database sequences with the same id as query i and the
- * same residues, as sorted indices into ex (at most cap); returns the count */
-static size_t self_hits(const pipe_t *c, const swgpu_seq_t *q, uint64_t *ex, size_t cap)
+/* --no-self: the database sequences with the same id as query q (id) and
+ * the same residues, as sorted indices into ex (at most cap); returns the
+ * count */
+static size_t self_hits(const pipe_t *c, const char *id, const swgpu__query_t *q, uint64_t *ex,
+                        size_t cap)
 {
     const swgpu_db_t *db = c->db;
     size_t lo = 0, hi = (size_t)db->n, n = 0;
-    while (lo < hi) { /* first id >= q->id */
+    while (lo < hi) { /* first id >= id */
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(db->names + db->name_off[c->id_ord[mid]], q->id) < 0)
+        if (strcmp(db->names + db->name_off[c->id_ord[mid]], id) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     for (; lo < db->n && n < cap; lo++) {
         uint32_t x = c->id_ord[lo];
-        if (strcmp(db->names + db->name_off[x], q->id) != 0)
+        if (strcmp(db->names + db->name_off[x], id) != 0)
             break;
         uint64_t k = db->rank[x] - db->part_first; /* x is one of the part's */
         uint64_t len = db->off[k + 1] - db->off[k];
@@ -377,15 +414,45 @@ static int cmp_ids(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
-/* The best (up to) c->cap hits of query q in c->heap, best first, --no-self
- * applied; returns the count. */
-static size_t select_top(pipe_t *c, const swgpu_seq_t *q, const int32_t *scores)
+/* one more query scanned (cells of it): tell opts->progress, at most about
+ * five times a second and once for the last query */
+static void report_progress(pipe_t *c, uint64_t cells)
+{
+    c->n_done++;
+    c->cells_done += cells;
+    if (!c->o->progress)
+        return;
+    double now = swgpu__now();
+    if (c->n_done < c->r->n_queries && now - c->t_report < 0.2)
+        return;
+    c->t_report = now;
+    c->o->progress(c->n_done, c->r->n_queries, c->cells_done, c->cells_total, now - c->t0,
+                   c->o->progress_user);
+}
+
+/* the fallback parameters (fallback_karlin), looked up once */
+static int get_fallback(pipe_t *c)
+{
+    int rc;
+    if (!c->have_fallback) {
+        if ((rc = swgpu__fallback_karlin(c->alphabet, &c->fallback)) < 0)
+            return rc;
+        c->have_fallback = 1;
+    }
+    return SWGPU_OK;
+}
+
+/* The best (up to) c->cap hits of query i in c->heap, best first, --no-self
+ * applied: top_hits() with ev, min_score, max_e and filter; returns the
+ * count. */
+static size_t select_top(pipe_t *c, size_t i, const int32_t *scores,
+                         const swgpu__evalue_ctx_t *ev, int32_t min_score, int filter)
 {
     const swgpu_db_t *db = c->db;
     uint64_t ex[8];
-    size_t nex = c->id_ord ? self_hits(c, q, ex, 8) : 0;
+    size_t nex = c->id_ord ? self_hits(c, c->ids[i], &c->qs[i], ex, 8) : 0;
     size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
-    size_t n = top_hits(db, scores, want, c->heap);
+    size_t n = top_hits(db, scores, c->tlen, ev, min_score, c->o->evalue, filter, want, c->heap);
     if (nex) { /* drop the self hits: the rest are the best of the others */
         size_t w = 0;
         for (size_t h = 0; h < n; h++) {
@@ -397,22 +464,74 @@ static size_t select_top(pipe_t *c, const swgpu_seq_t *q, const int32_t *scores)
         }
         n = w;
     }
-    return n > c->cap ? c->cap : n;
+    return n < c->cap ? n : c->cap;
 }
 
-/* opts->candidates: query i's top candidates, nothing else (see swgpu.h) */
-static int candidates(pipe_t *c, size_t i, const swgpu_seq_t *q, const int32_t *scores)
+/*
+ * opts->candidates: query i's candidates, nothing else (see swgpu.h).  The
+ * whole search picks its top_n among the hits with E-value <= opts->evalue,
+ * so every part must send each hit of its own that could be among them:
+ *  - published parameters: the part's best top_n of the hits that pass, as
+ *    sink() chooses them (the E-values with the whole database's size);
+ *  - parameters fitted to the whole database's scores (swgpu_search_merge):
+ *    unknown here.  Fitted parameters give E-values that depend on the
+ *    score alone, so the part's best top_n by score hold the best that
+ *    pass; if the fit fails, the fallback parameters apply, whose E-values
+ *    under Spouge's model depend on the subject's length too: then the
+ *    best top_n of those that pass under the fallback are added.
+ * Each candidate's evalue is its E-value under the published parameters,
+ * else under the fallback ones (the merge takes it where it depends on the
+ * subject's length, which the merge does not know).
+ */
+static int candidates(pipe_t *c, size_t i, const int32_t *scores)
 {
+    const swgpu_db_t *db = c->db;
+    const swgpu__query_t *q = &c->qs[i];
     swgpu_query_result_t *qr = &c->r->q[i];
-    size_t n = select_top(c, q, scores);
-    if (n && !(qr->hits = calloc(n, sizeof *qr->hits)))
-        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", n);
-    for (size_t h = 0; h < n; h++) {
-        qr->hits[h].target = c->heap[h].target;
-        qr->hits[h].score = c->heap[h].score;
-        qr->hits[h].aln.score = c->heap[h].score;
+    swgpu__evalue_ctx_t ev;
+    cand_t *more = NULL;
+    size_t n, nb = 0;
+    int rc;
+
+    if (c->have_fixed) {
+        swgpu__evalue_init(&ev, &c->fixed, c->o->evalue_model, q->len, swgpu__db_whole_res(db),
+                           swgpu__db_whole_n(db));
+        n = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
+    } else {
+        if ((rc = get_fallback(c)) < 0)
+            return rc;
+        swgpu__evalue_init(&ev, &c->fallback, c->o->evalue_model, q->len,
+                           swgpu__db_whole_res(db), swgpu__db_whole_n(db));
+        if (ev.spouge) { /* the best that pass should the fit fail */
+            nb = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
+            if (nb && !(more = malloc(nb * sizeof *more)))
+                return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", nb);
+            if (nb)
+                memcpy(more, c->heap, nb * sizeof *more);
+        }
+        n = select_top(c, i, scores, &ev, 1, 0); /* the best by score */
     }
-    qr->n_hits = n;
+    if (n + nb && !(qr->hits = calloc(n + nb, sizeof *qr->hits))) {
+        free(more);
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", n + nb);
+    }
+    size_t a = 0, b = 0, k = 0; /* both lists best first: their union, best first */
+    while (a < n || b < nb) {
+        const cand_t *x;
+        if (b == nb || (a < n && !better(&more[b], &c->heap[a])))
+            x = &c->heap[a++];
+        else
+            x = &more[b++];
+        if (k && qr->hits[k - 1].target == x->target)
+            continue; /* in both */
+        qr->hits[k].target = x->target;
+        qr->hits[k].score = x->score;
+        qr->hits[k].evalue = x->evalue;
+        qr->hits[k].aln.score = x->score;
+        k++;
+    }
+    qr->n_hits = k;
+    free(more);
     return SWGPU_OK;
 }
 
@@ -423,39 +542,37 @@ static int sink(void *user, size_t i, const int32_t *scores)
     pipe_t *c = user;
     const swgpu_db_t *db = c->db;
     swgpu_query_result_t *qr = &c->r->q[i];
-    swgpu_seq_t q;
+    const swgpu__query_t *q = &c->qs[i];
+    const char *id = c->ids[i];
     int rc;
     qr->query = i;
-    if ((rc = swgpu_seqset_get(c->queries, i, &q)) < 0)
-        return rc;
+
     if (c->o->on_scores &&
         (rc = c->o->on_scores(c->o->on_scores_user, i, scores, (size_t)db->n)) < 0)
         return swgpu__fail(rc, "search: the on_scores callback failed for query %zu (id %s)",
-                           i + 1, q.id);
-    if (c->o->candidates)
-        return candidates(c, i, &q, scores);
+                           i + 1, id);
+    if (c->o->candidates) {
+        if ((rc = candidates(c, i, scores)) < 0)
+            return rc;
+        report_progress(c, (uint64_t)q->len * db->total_res);
+        return SWGPU_OK;
+    }
 
     if (c->have_fixed) {
         qr->karlin = c->fixed;
-    } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q.len, &qr->karlin) < 0) {
-        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, q.id, swgpu_last_error());
-        if (!c->have_fallback) {
-            if ((rc = swgpu__fallback_karlin(c->alphabet, &c->fallback)) < 0)
-                return rc;
-            c->have_fallback = 1;
-        }
+    } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q->len, &qr->karlin) < 0) {
+        swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, id, swgpu_last_error());
+        if ((rc = get_fallback(c)) < 0)
+            return rc;
         qr->karlin = c->fallback;
         c->n_fallback++;
     }
 
-    size_t n = select_top(c, &q, scores);
-    size_t kept = 0;
-    for (size_t h = 0; h < n; h++) {
-        double e = swgpu_evalue(&qr->karlin, c->heap[h].score, q.len, swgpu__db_whole_res(db),
-                                swgpu__db_whole_n(db));
-        if (e <= c->o->evalue)
-            c->heap[kept++] = c->heap[h];
-    }
+    /* E-values with the whole database's size (a part's too) */
+    swgpu__evalue_ctx_t ev;
+    swgpu__evalue_init(&ev, &qr->karlin, c->o->evalue_model, q->len, swgpu__db_whole_res(db),
+                       swgpu__db_whole_n(db));
+    size_t kept = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
     if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits)))
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", kept);
     for (size_t h = 0; h < kept; h++) {
@@ -463,50 +580,27 @@ static int sink(void *user, size_t i, const int32_t *scores)
         hit->target = c->heap[h].target;
         hit->score = c->heap[h].score;
         hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
-        hit->evalue = swgpu_evalue(&qr->karlin, hit->score, q.len, swgpu__db_whole_res(db),
-                                   swgpu__db_whole_n(db));
+        hit->evalue = c->heap[h].evalue;
         hit->aln.score = hit->score;
     }
     qr->n_hits = kept;
     swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s, %zu residues): %zu hits, best score %d",
-               i + 1, q.id, q.len, kept, kept ? (int)qr->hits[0].score : 0);
-    return push_jobs(c, i);
+               i + 1, id, q->len, kept, kept ? (int)qr->hits[0].score : 0);
+    if ((rc = push_jobs(c, i)) < 0)
+        return rc;
+    report_progress(c, (uint64_t)q->len * db->total_res);
+    return SWGPU_OK;
 }
 
-int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
-                 const swgpu_matrix_t *m, const swgpu_opts_t *opts,
-                 swgpu_search_result_t **out)
+/* Common checks of a search's database, matrix and options; the queries'
+ * alphabet qa must be the database's and the matrix's. */
+static int check_search(swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                        const swgpu_opts_t *opts)
 {
-    const swgpu_engine_ops_t *ops = NULL;
-    void *state = NULL;
-    swgpu_search_result_t *r = NULL;
-    int32_t *scores = NULL;
-    uint64_t *tlen = NULL;
-    uint32_t *id_ord = NULL;
-    const uint8_t **qp = NULL;
-    size_t *ql = NULL;
-    pthread_t *tid = NULL;
-    size_t started = 0;
-    pipe_t c;
     int rc;
-
-    memset(&c, 0, sizeof c);
-    if (!out)
-        return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
-    *out = NULL;
-    if (!queries || !db || !m || !opts)
-        return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
     if ((rc = swgpu_opts_check(opts, m)) < 0)
         return rc;
-    swgpu_opts_t cand_opts; /* candidates: no alignments */
-    if (opts->candidates) {
-        cand_opts = *opts;
-        cand_opts.no_align = 1;
-        opts = &cand_opts;
-    }
-
-    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db),
-                     ma = swgpu_matrix_alphabet(m);
+    swgpu_alphabet_t da = swgpu_db_alphabet(db), ma = swgpu_matrix_alphabet(m);
     if (qa != da)
         return swgpu__fail(SWGPU_EALPHABET,
                            "the queries are %s sequences but the database holds %s sequences",
@@ -517,33 +611,146 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     if (db->n > UINT32_MAX)
         return swgpu__fail(SWGPU_ERANGE, "search: %llu database sequences, at most %u supported",
                            (unsigned long long)db->n, UINT32_MAX);
+    return SWGPU_OK;
+}
 
-    /* Scores are 32-bit: the best possible score is max * qlen. */
-    int mmax = swgpu_matrix_max(m);
+/* Scores are 32-bit: the best possible score of query i is max * qlen. */
+static int check_query_range(const swgpu__query_t *q, const char *id, size_t i, int32_t smax)
+{
+    if (smax > 0 && (uint64_t)q->len > (uint64_t)INT32_MAX / (uint64_t)smax)
+        return swgpu__fail(SWGPU_ERANGE,
+                           "query %zu (id %s): %zu residues with %s maximum %d may exceed a "
+                           "32-bit score", i + 1, id, q->len, q->rows ? "PSSM" : "matrix",
+                           (int)smax);
+    return SWGPU_OK;
+}
+
+static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
+                      swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                      const swgpu_opts_t *opts, swgpu_search_result_t **out);
+
+/* The sequences of a query set as the engines' queries, checked against
+ * the database, matrix and options (*qs and *ids: the caller frees them) */
+static int seqset_queries(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                          const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                          swgpu__query_t **qs, const char ***ids)
+{
+    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries);
+    int rc;
+    *qs = NULL;
+    *ids = NULL;
+    if ((rc = check_search(qa, db, m, opts)) < 0)
+        return rc;
     size_t nq = swgpu_seqset_size(queries);
-    qp = malloc((nq ? nq : 1) * sizeof *qp);
-    ql = malloc((nq ? nq : 1) * sizeof *ql);
-    if (!qp || !ql) {
+    swgpu__query_t *q = malloc((nq ? nq : 1) * sizeof *q);
+    const char **id = malloc((nq ? nq : 1) * sizeof *id);
+    if (!q || !id) {
         rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu queries", nq);
         goto fail;
     }
     for (size_t i = 0; i < nq; i++) {
-        swgpu_seq_t q;
-        if ((rc = swgpu_seqset_get(queries, i, &q)) < 0)
+        swgpu_seq_t sq;
+        if ((rc = swgpu_seqset_get(queries, i, &sq)) < 0)
             goto fail;
-        if ((uint64_t)q.len > (uint64_t)INT32_MAX / (uint64_t)mmax) {
-            rc = swgpu__fail(SWGPU_ERANGE,
-                             "query %zu (id %s): %zu residues with matrix maximum %d may "
-                             "exceed a 32-bit score",
-                             i + 1, q.id, q.len, mmax);
+        q[i] = swgpu__query_plain(sq.res, sq.len);
+        id[i] = sq.id;
+        if ((rc = check_query_range(&q[i], sq.id, i, swgpu_matrix_max(m))) < 0)
             goto fail;
-        }
-        qp[i] = q.res;
-        ql[i] = q.len;
     }
+    *qs = q;
+    *ids = id;
+    return SWGPU_OK;
+fail:
+    free(q);
+    free(id);
+    return rc;
+}
 
+int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                 const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                 swgpu_search_result_t **out)
+{
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
+    int rc;
+
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
+    *out = NULL;
+    if (!queries || !db || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
+    if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) == SWGPU_OK)
+        rc = search_run(qs, ids, swgpu_seqset_size(queries), swgpu_seqset_alphabet(queries), db,
+                        m, opts, out);
+    free(qs);
+    free(ids);
+    return rc;
+}
+
+int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      swgpu_search_result_t **out)
+{
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
+    int rc;
+
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL result pointer");
+    *out = NULL;
+    if ((!pssms && n) || !db || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
+    if ((rc = check_search(SWGPU_PROTEIN, db, m, opts)) < 0)
+        return rc;
+    qs = malloc((n ? n : 1) * sizeof *qs);
+    ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!qs || !ids) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!pssms[i]) {
+            rc = swgpu__fail(SWGPU_EINVAL, "search: PSSM %zu is NULL", i + 1);
+            goto done;
+        }
+        swgpu__pssm_query(pssms[i], &qs[i]);
+        ids[i] = swgpu_pssm_id(pssms[i]);
+        if ((rc = check_query_range(&qs[i], ids[i], i, qs[i].smax)) < 0)
+            goto done;
+    }
+    rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, out);
+done:
+    free(qs);
+    free(ids);
+    return rc;
+}
+
+/* The search of nq queries (checked), their ids for messages and --no-self;
+ * qa their alphabet. */
+static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
+                      swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                      const swgpu_opts_t *opts, swgpu_search_result_t **out)
+{
+    const swgpu_engine_ops_t *ops = NULL;
+    void *state = NULL;
+    swgpu_search_result_t *r = NULL;
+    int32_t *scores = NULL;
+    uint64_t *tlen = NULL;
+    uint32_t *id_ord = NULL;
+    pthread_t *tid = NULL;
+    size_t started = 0;
+    pipe_t c;
+    int rc;
+
+    memset(&c, 0, sizeof c);
     c.have_fixed =
         swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &c.fixed) == SWGPU_OK;
+    swgpu_opts_t cand_opts; /* candidates: no alignments */
+    if (opts->candidates) {
+        cand_opts = *opts;
+        cand_opts.no_align = 1;
+        opts = &cand_opts;
+    }
 
     if ((rc = swgpu__engine_select(opts, &ops)) < 0)
         goto fail;
@@ -578,7 +785,8 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
         pthread_mutex_unlock(&cmp_lock);
     }
 
-    c.queries = queries;
+    c.qs = qs;
+    c.ids = ids;
     c.db = db;
     c.m = m;
     c.o = opts;
@@ -608,17 +816,20 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     }
 
     double t0 = swgpu__now();
+    c.t0 = c.t_report = t0;
+    for (size_t i = 0; i < nq; i++)
+        c.cells_total += (uint64_t)qs[i].len * db->total_res;
     {
         swgpu_scan_stats_t st = {0, 0, 0};
         if (ops->scan_many) {
-            rc = ops->scan_many(state, nq, qp, ql, sink, &c, &st);
+            rc = ops->scan_many(state, nq, qs, sink, &c, &st);
         } else {
             rc = SWGPU_OK;
             if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
                 rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu database scores",
                                  (unsigned long long)db->n);
             for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
-                rc = ops->scan(state, qp[i], ql[i], scores, &st);
+                rc = ops->scan(state, &qs[i], scores, &st);
                 if (rc == SWGPU_OK)
                     rc = sink(&c, i, scores);
             }
@@ -667,8 +878,6 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     free(scores);
     free(tlen);
     free(id_ord);
-    free(qp);
-    free(ql);
     free(tid);
     *out = r;
     return SWGPU_OK;
@@ -693,8 +902,6 @@ fail:
     free(scores);
     free(tlen);
     free(id_ord);
-    free(qp);
-    free(ql);
     free(tid);
     swgpu_search_result_destroy(r);
     return rc;
@@ -707,13 +914,13 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
 {
     pipe_t c;
     pthread_t *tid = NULL;
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
     size_t started = 0, total = 0;
     int rc;
 
     if (!r || !queries || !db || !m || !opts)
         return swgpu__fail(SWGPU_EINVAL, "search_align: NULL argument");
-    if ((rc = swgpu_opts_check(opts, m)) < 0)
-        return rc;
     memset(&c, 0, sizeof c);
     for (size_t i = 0; i < r->n_queries; i++) {
         if (r->q[i].query != i || i >= swgpu_seqset_size(queries))
@@ -722,8 +929,13 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
                                swgpu_seqset_size(queries));
         total += r->q[i].n_hits;
     }
-    if (!(c.jobs = malloc((total ? total : 1) * sizeof *c.jobs)))
+    if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) < 0)
+        return rc;
+    if (!(c.jobs = malloc((total ? total : 1) * sizeof *c.jobs))) {
+        free(qs);
+        free(ids);
         return swgpu__fail(SWGPU_ENOMEM, "search_align: out of memory for %zu alignments", total);
+    }
     /* the hits whose target this handle holds; job (i, h) is result i's hit h */
     for (size_t i = 0; i < r->n_queries; i++)
         for (size_t h = 0; h < r->q[i].n_hits; h++) {
@@ -736,7 +948,8 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
         }
     if (!r->backend)
         r->backend = "unknown";
-    c.queries = queries;
+    c.qs = qs;
+    c.ids = ids;
     c.db = db;
     c.m = m;
     c.o = opts;
@@ -760,5 +973,65 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
     pthread_mutex_destroy(&c.lock);
     free(c.jobs);
     free(tid);
+    free(qs);
+    free(ids);
+    return rc;
+}
+
+/* ------------------------------------------------------------ all scores */
+
+typedef struct {
+    const swgpu_db_t *db;
+    int32_t *out; /* nq rows of db->n scores, database order */
+} all_scores_t;
+
+/* one query's scores, sorted order, into its row in database order */
+static int scatter_scores(void *user, size_t i, const int32_t *scores)
+{
+    all_scores_t *a = user;
+    int32_t *row = a->out + i * (size_t)a->db->n;
+    for (uint64_t k = 0; k < a->db->n; k++)
+        row[a->db->orig[k]] = scores[k];
+    return SWGPU_OK;
+}
+
+int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts, int32_t *out)
+{
+    const swgpu_engine_ops_t *ops = NULL;
+    void *state = NULL;
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
+    int32_t *scores = NULL;
+    int rc;
+
+    if (!queries || !db || !m || !opts || !out)
+        return swgpu__fail(SWGPU_EINVAL, "scan scores: NULL argument");
+    if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) < 0)
+        return rc;
+    size_t nq = swgpu_seqset_size(queries);
+    all_scores_t a = {db, out};
+    if ((rc = swgpu__engine_select(opts, &ops)) < 0 ||
+        (rc = ops->create(db, m, opts, &state)) < 0)
+        goto done;
+    swgpu_scan_stats_t st = {0, 0, 0};
+    if (ops->scan_many) {
+        rc = ops->scan_many(state, nq, qs, scatter_scores, &a, &st);
+    } else {
+        if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
+            rc = swgpu__fail(SWGPU_ENOMEM, "scan scores: out of memory for %llu database scores",
+                             (unsigned long long)db->n);
+        for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
+            rc = ops->scan(state, &qs[i], scores, &st);
+            if (rc == SWGPU_OK)
+                rc = scatter_scores(&a, i, scores);
+        }
+    }
+done:
+    if (state)
+        ops->destroy(state);
+    free(scores);
+    free(qs);
+    free(ids);
     return rc;
 }

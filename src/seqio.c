@@ -31,6 +31,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "blastdb.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -544,6 +545,30 @@ static void encode_all(parser_t *p, swgpu_alphabet_t want, swgpu_read_info_t *in
     info->n_unknown = n_unknown;
 }
 
+int swgpu__seqset_reserve(swgpu_seqset_t *s, uint64_t residues)
+{
+    return reserve_res(s, s->off[s->n] + residues);
+}
+
+int swgpu__seqset_append(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc,
+                         size_t dlen, size_t len, uint8_t **res)
+{
+    int rc = reserve_slot(s);
+    if (!rc)
+        rc = reserve_res(s, s->off[s->n] + len);
+    if (!rc)
+        rc = add_names(s, id, idlen, desc, dlen);
+    if (rc)
+        return rc;
+    s->name_off[s->n] = s->names_len - idlen - dlen - 2;
+    *res = len ? s->res + s->off[s->n] : NULL;
+    s->off[s->n + 1] = s->off[s->n] + len;
+    s->n++;
+    if (len > s->max_len)
+        s->max_len = len;
+    return SWGPU_OK;
+}
+
 /* The sequences of a makedb database, in database order, as a set (so that
  * the same file serves as queries and database: all against all). */
 static int seqset_from_db(const char *path, swgpu_alphabet_t alphabet, swgpu_seqset_t **out,
@@ -562,15 +587,13 @@ static int seqset_from_db(const char *path, swgpu_alphabet_t alphabet, swgpu_seq
         goto done;
     for (size_t i = 0; i < swgpu_db_size(db); i++) {
         swgpu_seq_t q;
-        if ((rc = swgpu_db_get(db, i, &q)) < 0 || (rc = reserve_slot(s)) < 0 ||
-            (rc = add_names(s, q.id, strlen(q.id), q.desc, strlen(q.desc))) < 0)
+        uint8_t *res;
+        if ((rc = swgpu_db_get(db, i, &q)) < 0 ||
+            (rc = swgpu__seqset_append(s, q.id, strlen(q.id), q.desc, strlen(q.desc), q.len,
+                                       &res)) < 0)
             goto done;
-        memcpy(s->res + s->off[s->n], q.res, q.len);
-        s->name_off[s->n] = s->names_len - strlen(q.id) - strlen(q.desc) - 2;
-        s->off[s->n + 1] = s->off[s->n] + q.len;
-        s->n++;
-        if (q.len > s->max_len)
-            s->max_len = q.len;
+        if (q.len)
+            memcpy(res, q.res, q.len);
     }
     if (info) {
         info->n_records = s->n;
@@ -599,6 +622,12 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
         return swgpu__fail(SWGPU_EINVAL, "seqset_read: no file name");
     if (alphabet != SWGPU_AUTO && alphabet != SWGPU_PROTEIN && alphabet != SWGPU_DNA)
         return swgpu__fail(SWGPU_EINVAL, "file %s: invalid alphabet %d", path, (int)alphabet);
+    if (swgpu__blastdb_probe(path)) {
+        rc = swgpu__blastdb_read(path, alphabet, out, info, NULL, NULL);
+        if (rc)
+            memset(info, 0, sizeof *info);
+        return rc;
+    }
     p.r.path = path;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

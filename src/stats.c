@@ -17,24 +17,42 @@
  * values are typed in below as data; the gap pair (open, extend) uses the
  * same convention as swgpu (a gap of length k costs open + k*extend).
  *
- * Length correction (swgpu_evalue).  Alignments cannot start near the end of
- * a sequence, so BLAST shortens every sequence by a length adjustment L, the
- * largest integer not above the fixed point of
+ * Two E-value models (swgpu_hit_evalue), both BLAST+'s.
+ *
+ * SWGPU_EVALUE_OLD_FSC, length correction.  Alignments cannot start near the
+ * end of a sequence, so BLAST shortens every sequence by a length
+ * adjustment L, the largest integer not above the fixed point of
  *
  *     f(L) = beta + (alpha / lambda) * ( ln K + ln((m - L)(n - N L)) )
  *
  * (n: database residues, N: database sequences), limited so that
- * K (m - L)(n - N L) > max(m, n).  Then E = K (m - L)(n - N L) e^{-lambda S}.
+ * K (m - L)(n - N L) > max(m, n).  Then E = K (m - L)(n - N L) e^{-lambda S},
+ * the same for every target.  Fitted parameters (swgpu_karlin_fit) have no
+ * alpha/beta; for them no length correction is applied (L = 0), see the
+ * comment at swgpu_karlin_fit.
  *
- * Fitted parameters (swgpu_karlin_fit) have no alpha/beta; for them no length
- * correction is applied (L = 0), see the comment at swgpu_karlin_fit.
+ * SWGPU_EVALUE_SPOUGE, finite-size correction (Sheetlin, Park & Spouge
+ * 2005; Park, Sheetlin, Ma, Mott & Spouge 2012, "Approximate p-values for
+ * local sequence alignments: numerical studies").  An alignment of score S covers a stretch of
+ * the query and one of the target whose lengths are taken as normal with
+ * mean a S + b, variance alpha_v S + beta_v and covariance sigma S + tau; the
+ * chance that a pair of m and n residues holds one scoring >= S is then
+ * K e^{-lambda S} E[(m - L_q)^+ (n - L_t)^+], approximated by
+ * p_q p_t + cov Phi_q Phi_t (see swgpu.h), and BLAST+ scales it by
+ * (database residues / n) to an E-value over the database.  So the E-value
+ * depends on each hit's target length, and short sequences, which leave
+ * little room for an alignment, get much smaller E-values than under the
+ * length correction.  BLAST+ tabulates a, alpha_v and sigma per protein
+ * matrix and gap pair (the same source as lambda and K; a is the table's
+ * alpha) and has none for blastn, whose default stays the length
+ * correction.  Parameters without them use the length correction here too.
  *
- * Checked against NCBI blastp/blastn 2.12.0+: the effective search space and
- * the tabular E-values and bit scores agree digit for digit with BLAST's
- * classic Karlin-Altschul statistics (environment OLD_FSC=1; by default
- * BLAST+ now applies Spouge's finite-size correction to protein E-values,
- * which swgpu does not).  Like BLAST, DNA tables marked round_down give an
- * odd score the E-value of the even score below it (bit scores unchanged).
+ * Checked against NCBI blastp/blastn 2.12.0+ (tests/test_stats.c,
+ * bench/evalue_compare.sh): the tabular E-values and bit scores agree digit
+ * for digit with BLAST+'s default (Spouge) output and, for the length
+ * correction, with its output under OLD_FSC=1.  Like BLAST, DNA tables
+ * marked round_down give an odd score the E-value of the even score below
+ * it (bit scores unchanged).
  */
 #include "internal.h"
 
@@ -50,81 +68,131 @@ typedef struct {
     double lambda, K, H, alpha, beta;
 } karlin_row_t;
 
+/* A protein row adds Spouge's variance and covariance slopes. */
+typedef struct {
+    karlin_row_t k;
+    double alpha_v, sigma;
+} protein_row_t;
+
 typedef struct {
     const char *name;
-    const karlin_row_t *rows;
+    const protein_row_t *rows;
     size_t n;
+    double alpha_un, alpha_v_un; /* the ungapped row's alpha and alpha_v */
 } karlin_table_t;
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Protein matrices: gap open, gap extend, lambda, K, H, alpha, beta. */
-static const karlin_row_t blosum45[] = {
-    {13, 3, 0.207, 0.049, 0.14, 1.5, -22},  {12, 3, 0.199, 0.039, 0.11, 1.8, -34},
-    {11, 3, 0.190, 0.031, 0.095, 2.0, -38}, {10, 3, 0.179, 0.023, 0.075, 2.4, -51},
-    {16, 2, 0.210, 0.051, 0.14, 1.5, -24},  {15, 2, 0.203, 0.041, 0.12, 1.7, -31},
-    {14, 2, 0.195, 0.032, 0.10, 1.9, -36},  {13, 2, 0.185, 0.024, 0.084, 2.2, -45},
-    {12, 2, 0.171, 0.016, 0.061, 2.8, -65}, {19, 1, 0.205, 0.040, 0.11, 1.9, -43},
-    {18, 1, 0.198, 0.032, 0.10, 2.0, -43},  {17, 1, 0.189, 0.024, 0.079, 2.4, -57},
-    {16, 1, 0.176, 0.016, 0.063, 2.8, -67},
+/* Protein matrices: gap open, gap extend, lambda, K, H, alpha, beta, and
+ * Spouge's alpha_v (variance) and sigma (covariance) slopes. */
+static const protein_row_t blosum45[] = {
+    {{13, 3, 0.207, 0.049, 0.14, 1.5, -22}, 35.8559, 35.9639},
+    {{12, 3, 0.199, 0.039, 0.11, 1.8, -34}, 45.6936, 45.8517},
+    {{11, 3, 0.190, 0.031, 0.095, 2.0, -38}, 62.8741, 63.1037},
+    {{10, 3, 0.179, 0.023, 0.075, 2.4, -51}, 88.2868, 88.6391},
+    {{16, 2, 0.210, 0.051, 0.14, 1.5, -24}, 36.2798, 36.4524},
+    {{15, 2, 0.203, 0.041, 0.12, 1.7, -31}, 44.8257, 45.0604},
+    {{14, 2, 0.195, 0.032, 0.10, 1.9, -36}, 60.7362, 61.1023},
+    {{13, 2, 0.185, 0.024, 0.084, 2.2, -45}, 85.1481, 85.6894},
+    {{12, 2, 0.171, 0.016, 0.061, 2.8, -65}, 127.758, 128.582},
+    {{19, 1, 0.205, 0.040, 0.11, 1.9, -43}, 53.0714, 53.8282},
+    {{18, 1, 0.198, 0.032, 0.10, 2.0, -43}, 72.3424, 73.4039},
+    {{17, 1, 0.189, 0.024, 0.079, 2.4, -57}, 103.055, 104.721},
+    {{16, 1, 0.176, 0.016, 0.063, 2.8, -67}, 170.1, 173.003},
 };
-static const karlin_row_t blosum50[] = {
-    {13, 3, 0.212, 0.063, 0.19, 1.1, -16},  {12, 3, 0.206, 0.055, 0.17, 1.2, -18},
-    {11, 3, 0.197, 0.042, 0.14, 1.4, -25},  {10, 3, 0.186, 0.031, 0.11, 1.7, -34},
-    {9, 3, 0.172, 0.022, 0.082, 2.1, -48},  {16, 2, 0.215, 0.066, 0.20, 1.05, -15},
-    {15, 2, 0.210, 0.058, 0.17, 1.2, -20},  {14, 2, 0.202, 0.045, 0.14, 1.4, -27},
-    {13, 2, 0.193, 0.035, 0.12, 1.6, -32},  {12, 2, 0.181, 0.025, 0.095, 1.9, -41},
-    {19, 1, 0.212, 0.057, 0.18, 1.2, -21},  {18, 1, 0.207, 0.050, 0.15, 1.4, -28},
-    {17, 1, 0.198, 0.037, 0.12, 1.6, -33},  {16, 1, 0.186, 0.025, 0.10, 1.9, -42},
-    {15, 1, 0.171, 0.015, 0.063, 2.7, -76},
+static const protein_row_t blosum50[] = {
+    {{13, 3, 0.212, 0.063, 0.19, 1.1, -16}, 18.1138, 18.2028},
+    {{12, 3, 0.206, 0.055, 0.17, 1.2, -18}, 22.6546, 22.7777},
+    {{11, 3, 0.197, 0.042, 0.14, 1.4, -25}, 29.8611, 30.0457},
+    {{10, 3, 0.186, 0.031, 0.11, 1.7, -34}, 42.3938, 42.674},
+    {{9, 3, 0.172, 0.022, 0.082, 2.1, -48}, 66.0696, 66.5164},
+    {{16, 2, 0.215, 0.066, 0.20, 1.05, -15}, 17.9518, 18.0921},
+    {{15, 2, 0.210, 0.058, 0.17, 1.2, -20}, 21.9401, 22.1418},
+    {{14, 2, 0.202, 0.045, 0.14, 1.4, -27}, 28.6812, 28.9619},
+    {{13, 2, 0.193, 0.035, 0.12, 1.6, -32}, 42.0595, 42.4716},
+    {{12, 2, 0.181, 0.025, 0.095, 1.9, -41}, 63.7476, 64.3973},
+    {{19, 1, 0.212, 0.057, 0.18, 1.2, -21}, 26.3112, 26.9233},
+    {{18, 1, 0.207, 0.050, 0.15, 1.4, -28}, 34.9037, 35.7348},
+    {{17, 1, 0.198, 0.037, 0.12, 1.6, -33}, 48.8958, 50.1486},
+    {{16, 1, 0.186, 0.025, 0.10, 1.9, -42}, 76.4691, 78.443},
+    {{15, 1, 0.171, 0.015, 0.063, 2.7, -76}, 140.053, 144.16},
 };
-static const karlin_row_t blosum62[] = {
-    {11, 2, 0.297, 0.082, 0.27, 1.1, -10},  {10, 2, 0.291, 0.075, 0.23, 1.3, -15},
-    {9, 2, 0.279, 0.058, 0.19, 1.5, -19},   {8, 2, 0.264, 0.045, 0.15, 1.8, -26},
-    {7, 2, 0.239, 0.027, 0.10, 2.5, -46},   {6, 2, 0.201, 0.012, 0.061, 3.3, -58},
-    {13, 1, 0.292, 0.071, 0.23, 1.2, -11},  {12, 1, 0.283, 0.059, 0.19, 1.5, -19},
-    {11, 1, 0.267, 0.041, 0.14, 1.9, -30},  {10, 1, 0.243, 0.024, 0.10, 2.5, -44},
-    {9, 1, 0.206, 0.010, 0.052, 4.0, -87},
+static const protein_row_t blosum62[] = {
+    {{11, 2, 0.297, 0.082, 0.27, 1.1, -10}, 12.6738, 12.7576},
+    {{10, 2, 0.291, 0.075, 0.23, 1.3, -15}, 16.474, 16.6026},
+    {{9, 2, 0.279, 0.058, 0.19, 1.5, -19}, 22.7519, 22.95},
+    {{8, 2, 0.264, 0.045, 0.15, 1.8, -26}, 35.4838, 35.8213},
+    {{7, 2, 0.239, 0.027, 0.10, 2.5, -46}, 61.2383, 61.886},
+    {{6, 2, 0.201, 0.012, 0.061, 3.3, -58}, 140.417, 141.882},
+    {{13, 1, 0.292, 0.071, 0.23, 1.2, -11}, 19.5063, 19.8931},
+    {{12, 1, 0.283, 0.059, 0.19, 1.5, -19}, 27.8562, 28.4699},
+    {{11, 1, 0.267, 0.041, 0.14, 1.9, -30}, 42.6028, 43.6362},
+    {{10, 1, 0.243, 0.024, 0.10, 2.5, -44}, 83.1787, 85.0656},
+    {{9, 1, 0.206, 0.010, 0.052, 4.0, -87}, 210.333, 214.842},
 };
-static const karlin_row_t blosum80[] = {
-    {25, 2, 0.342, 0.17, 0.66, 0.52, -1.6}, {13, 2, 0.336, 0.15, 0.57, 0.59, -3},
-    {9, 2, 0.319, 0.11, 0.42, 0.76, -6},    {8, 2, 0.308, 0.090, 0.35, 0.89, -9},
-    {7, 2, 0.293, 0.070, 0.27, 1.1, -14},   {6, 2, 0.268, 0.045, 0.19, 1.4, -19},
-    {11, 1, 0.314, 0.095, 0.35, 0.90, -9},  {10, 1, 0.299, 0.071, 0.27, 1.1, -14},
-    {9, 1, 0.279, 0.048, 0.20, 1.4, -19},
+static const protein_row_t blosum80[] = {
+    {{25, 2, 0.342, 0.17, 0.66, 0.52, -1.6}, 1.731, 1.7313},
+    {{13, 2, 0.336, 0.15, 0.57, 0.59, -3}, 2.67347, 2.6923},
+    {{9, 2, 0.319, 0.11, 0.42, 0.76, -6}, 5.57609, 5.66786},
+    {{8, 2, 0.308, 0.090, 0.35, 0.89, -9}, 7.53695, 7.68623},
+    {{7, 2, 0.293, 0.070, 0.27, 1.1, -14}, 11.5866, 11.8404},
+    {{6, 2, 0.268, 0.045, 0.19, 1.4, -19}, 19.9581, 20.4412},
+    {{11, 1, 0.314, 0.095, 0.35, 0.90, -9}, 8.80861, 9.22332},
+    {{10, 1, 0.299, 0.071, 0.27, 1.1, -14}, 13.8338, 14.5334},
+    {{9, 1, 0.279, 0.048, 0.20, 1.4, -19}, 24.252, 25.4904},
 };
-static const karlin_row_t blosum90[] = {
-    {9, 2, 0.310, 0.12, 0.46, 0.67, -6},    {8, 2, 0.300, 0.099, 0.39, 0.76, -7},
-    {7, 2, 0.283, 0.072, 0.30, 0.93, -11},  {6, 2, 0.259, 0.048, 0.22, 1.2, -16},
-    {11, 1, 0.302, 0.093, 0.39, 0.78, -8},  {10, 1, 0.290, 0.075, 0.28, 1.04, -15},
-    {9, 1, 0.265, 0.044, 0.20, 1.3, -19},
+static const protein_row_t blosum90[] = {
+    {{9, 2, 0.310, 0.12, 0.46, 0.67, -6}, 4.23229, 4.33417},
+    {{8, 2, 0.300, 0.099, 0.39, 0.76, -7}, 5.79702, 5.96142},
+    {{7, 2, 0.283, 0.072, 0.30, 0.93, -11}, 9.04088, 9.3216},
+    {{6, 2, 0.259, 0.048, 0.22, 1.2, -16}, 16.0244, 16.5316},
+    {{11, 1, 0.302, 0.093, 0.39, 0.78, -8}, 7.14325, 7.61919},
+    {{10, 1, 0.290, 0.075, 0.28, 1.04, -15}, 11.4839, 12.2698},
+    {{9, 1, 0.265, 0.044, 0.20, 1.3, -19}, 21.4083, 22.8409},
 };
-static const karlin_row_t pam30[] = {
-    {7, 2, 0.305, 0.15, 0.87, 0.35, -3},    {6, 2, 0.287, 0.11, 0.68, 0.42, -4},
-    {5, 2, 0.264, 0.079, 0.45, 0.59, -7},   {10, 1, 0.309, 0.15, 0.88, 0.35, -3},
-    {9, 1, 0.294, 0.11, 0.61, 0.48, -6},    {8, 1, 0.270, 0.072, 0.40, 0.68, -10},
+static const protein_row_t pam30[] = {
+    {{7, 2, 0.305, 0.15, 0.87, 0.35, -3}, 1.01401, 1.16273},
+    {{6, 2, 0.287, 0.11, 0.68, 0.42, -4}, 1.68806, 1.95143},
+    {{5, 2, 0.264, 0.079, 0.45, 0.59, -7}, 3.37701, 3.87195},
+    {{10, 1, 0.309, 0.15, 0.88, 0.35, -3}, 1.37205, 1.78877},
+    {{9, 1, 0.294, 0.11, 0.61, 0.48, -6}, 2.46392, 3.18615},
+    {{8, 1, 0.270, 0.072, 0.40, 0.68, -10}, 5.36813, 6.76348},
 };
-static const karlin_row_t pam70[] = {
-    {8, 2, 0.301, 0.12, 0.54, 0.56, -5},    {7, 2, 0.286, 0.093, 0.43, 0.67, -7},
-    {6, 2, 0.264, 0.064, 0.29, 0.90, -12},  {11, 1, 0.305, 0.12, 0.52, 0.59, -6},
-    {10, 1, 0.291, 0.091, 0.41, 0.71, -9},  {9, 1, 0.270, 0.060, 0.28, 0.97, -14},
+static const protein_row_t pam70[] = {
+    {{8, 2, 0.301, 0.12, 0.54, 0.56, -5}, 2.88165, 3.02571},
+    {{7, 2, 0.286, 0.093, 0.43, 0.67, -7}, 4.53454, 4.78578},
+    {{6, 2, 0.264, 0.064, 0.29, 0.90, -12}, 7.94263, 8.40272},
+    {{11, 1, 0.305, 0.12, 0.52, 0.59, -6}, 3.6814, 4.10802},
+    {{10, 1, 0.291, 0.091, 0.41, 0.71, -9}, 6.00297, 6.71657},
+    {{9, 1, 0.270, 0.060, 0.28, 0.97, -14}, 11.3608, 12.6367},
 };
-static const karlin_row_t pam250[] = {
-    {15, 3, 0.205, 0.049, 0.13, 1.6, -23},  {14, 3, 0.200, 0.043, 0.12, 1.7, -26},
-    {13, 3, 0.194, 0.036, 0.10, 1.9, -31},  {12, 3, 0.186, 0.029, 0.085, 2.2, -41},
-    {11, 3, 0.174, 0.020, 0.070, 2.5, -48}, {17, 2, 0.204, 0.047, 0.12, 1.7, -28},
-    {16, 2, 0.198, 0.038, 0.11, 1.8, -29},  {15, 2, 0.191, 0.031, 0.087, 2.2, -44},
-    {14, 2, 0.182, 0.024, 0.073, 2.5, -53}, {13, 2, 0.171, 0.017, 0.059, 2.9, -64},
-    {21, 1, 0.205, 0.045, 0.11, 1.8, -34},  {20, 1, 0.199, 0.037, 0.10, 1.9, -35},
-    {19, 1, 0.192, 0.029, 0.083, 2.3, -52}, {18, 1, 0.183, 0.021, 0.070, 2.6, -60},
-    {17, 1, 0.171, 0.014, 0.052, 3.3, -86},
+static const protein_row_t pam250[] = {
+    {{15, 3, 0.205, 0.049, 0.13, 1.6, -23}, 34.5784, 34.928},
+    {{14, 3, 0.200, 0.043, 0.12, 1.7, -26}, 43.353, 43.4438},
+    {{13, 3, 0.194, 0.036, 0.10, 1.9, -31}, 50.9485, 51.0817},
+    {{12, 3, 0.186, 0.029, 0.085, 2.2, -41}, 69.6065, 69.7936},
+    {{11, 3, 0.174, 0.020, 0.070, 2.5, -48}, 98.6535, 98.9271},
+    {{17, 2, 0.204, 0.047, 0.12, 1.7, -28}, 41.5838, 41.7358},
+    {{16, 2, 0.198, 0.038, 0.11, 1.8, -29}, 51.6352, 51.8439},
+    {{15, 2, 0.191, 0.031, 0.087, 2.2, -44}, 67.2567, 67.5585},
+    {{14, 2, 0.182, 0.024, 0.073, 2.5, -53}, 96.3151, 96.7568},
+    {{13, 2, 0.171, 0.017, 0.059, 2.9, -64}, 135.653, 136.339},
+    {{21, 1, 0.205, 0.045, 0.11, 1.8, -34}, 48.7282, 49.2188},
+    {{20, 1, 0.199, 0.037, 0.10, 1.9, -35}, 60.832, 61.5141},
+    {{19, 1, 0.192, 0.029, 0.083, 2.3, -52}, 84.0197, 84.9856},
+    {{18, 1, 0.183, 0.021, 0.070, 2.6, -60}, 113.829, 115.184},
+    {{17, 1, 0.171, 0.014, 0.052, 3.3, -86}, 175.071, 177.196},
 };
 
 static const karlin_table_t protein_tables[] = {
-    {"BLOSUM45", blosum45, NROWS(blosum45)}, {"BLOSUM50", blosum50, NROWS(blosum50)},
-    {"BLOSUM62", blosum62, NROWS(blosum62)}, {"BLOSUM80", blosum80, NROWS(blosum80)},
-    {"BLOSUM90", blosum90, NROWS(blosum90)}, {"PAM30", pam30, NROWS(pam30)},
-    {"PAM70", pam70, NROWS(pam70)},          {"PAM250", pam250, NROWS(pam250)},
+    {"BLOSUM45", blosum45, NROWS(blosum45), 0.9113, 9.61106},
+    {"BLOSUM50", blosum50, NROWS(blosum50), 0.6895, 5.38831},
+    {"BLOSUM62", blosum62, NROWS(blosum62), 0.7916, 4.96466},
+    {"BLOSUM80", blosum80, NROWS(blosum80), 0.5222, 1.91813},
+    {"BLOSUM90", blosum90, NROWS(blosum90), 0.4434, 1.37776},
+    {"PAM30", pam30, NROWS(pam30), 0.1938, 0.161818},
+    {"PAM70", pam70, NROWS(pam70), 0.3250, 0.633439},
+    {"PAM250", pam250, NROWS(pam250), 0.98, 11.7543},
 };
 
 /* DNA match/mismatch pairs (BLASTN), in lowest terms.  The greedy
@@ -222,6 +290,30 @@ static void set_from_row(swgpu_karlin_t *out, const karlin_row_t *r, int scale)
     out->beta = r->beta;
     out->estimated = 0;
     out->round_down = 0;
+    out->has_spouge = 0;
+    memset(&out->spouge, 0, sizeof out->spouge);
+}
+
+/*
+ * Spouge's parameters of a protein row.  The slopes a (= the row's alpha),
+ * alpha_v and sigma are tabulated; the intercepts are not: BLAST+ derives
+ * them from the slopes, the ungapped row's slopes and G = open + extend, the
+ * cost of a one-residue gap, as
+ *     b = 2 G (a_un - a),  beta = 2 G (alpha_v_un - alpha_v),
+ *     tau = 2 G (alpha_v_un - sigma),
+ * and so does swgpu (the E-values then agree with blastp's, see
+ * tests/test_stats.c).
+ */
+static void set_spouge(swgpu_karlin_t *out, const karlin_table_t *tb, const protein_row_t *r)
+{
+    double G = r->k.open + r->k.extend;
+    out->has_spouge = 1;
+    out->spouge.a = r->k.alpha;
+    out->spouge.b = 2 * G * (tb->alpha_un - r->k.alpha);
+    out->spouge.alpha = r->alpha_v;
+    out->spouge.beta = 2 * G * (tb->alpha_v_un - r->alpha_v);
+    out->spouge.sigma = r->sigma;
+    out->spouge.tau = 2 * G * (tb->alpha_v_un - r->sigma);
 }
 
 /* The 20 standard amino acids are codes 0..19 (ARNDCQEGHILKMFPSTWYV). */
@@ -338,8 +430,9 @@ int swgpu_karlin_lookup(const swgpu_matrix_t *m, int gap_open, int gap_extend,
                            swgpu_matrix_name(m));
     const karlin_table_t *tb = &protein_tables[which];
     for (size_t r = 0; r < tb->n; r++) {
-        if (tb->rows[r].open == gap_open && tb->rows[r].extend == gap_extend) {
-            set_from_row(out, &tb->rows[r], 1);
+        if (tb->rows[r].k.open == gap_open && tb->rows[r].k.extend == gap_extend) {
+            set_from_row(out, &tb->rows[r].k, 1);
+            set_spouge(out, tb, &tb->rows[r]);
             return SWGPU_OK;
         }
     }
@@ -398,11 +491,17 @@ static double length_adjustment(const swgpu_karlin_t *k, double m, double n, dou
     return L;
 }
 
-double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
-                    uint64_t db_residues, uint64_t db_nseq)
+void swgpu__evalue_init(swgpu__evalue_ctx_t *c, const swgpu_karlin_t *k,
+                        swgpu_evalue_model_t model, uint64_t qlen, uint64_t db_residues,
+                        uint64_t db_nseq)
 {
-    if (k->round_down)
-        score &= ~(int32_t)1; /* as BLAST: the lattice of these tables is even */
+    memset(c, 0, sizeof *c);
+    c->k = *k;
+    c->spouge = model == SWGPU_EVALUE_SPOUGE && k->has_spouge;
+    c->m = (double)qlen;
+    c->db = (double)db_residues;
+    if (c->spouge)
+        return;
     double m = (double)qlen, n = (double)db_residues, N = (double)db_nseq;
     double L = 0;
     if (!k->estimated && k->alpha > 0 && qlen > 0 && db_residues > 0 && db_nseq > 0)
@@ -412,7 +511,138 @@ double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
         m_eff = 1;
     if (n_eff < 1)
         n_eff = 1;
-    return k->K * m_eff * n_eff * exp(-k->lambda * (double)score);
+    c->space = k->K * m_eff * n_eff;
+}
+
+#define INV_SQRT_2PI 0.39894228040143267794
+#define SQRT_HALF 0.70710678118654752440
+
+/* Standard normal distribution function, through erfc for its lower tail. */
+static double norm_cdf(double u)
+{
+    return 0.5 * erfc(-u * SQRT_HALF);
+}
+
+/*
+ * E[(n - X)^+] for X normal with mean `mean` and standard deviation sd: the
+ * expected length of a sequence of n residues that an alignment leaves over
+ * (l Phi(l/sd) + sd phi(l/sd), l = n - mean).  *cdf gets Phi(l/sd), the
+ * probability that the alignment fits at all.
+ */
+static double left_over(double n, double mean, double sd, double *cdf)
+{
+    double l = n - mean, u = l / sd;
+    *cdf = norm_cdf(u);
+    return l * *cdf + sd * INV_SQRT_2PI * exp(-0.5 * u * u);
+}
+
+/* Spouge's mean, standard deviation and covariance of the aligned lengths
+ * at score S, with BLAST+'s floors. */
+static void spouge_moments(const swgpu__evalue_ctx_t *c, double S, double *mean, double *sd,
+                           double *cov)
+{
+    const swgpu_spouge_t *p = &c->k.spouge;
+    double lambda = c->k.lambda;
+    *mean = p->a * S + p->b;
+    *sd = sqrt(fmax(2 * p->alpha / lambda, p->alpha * S + p->beta));
+    *cov = fmax(2 * p->sigma / lambda, p->sigma * S + p->tau);
+}
+
+double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tlen)
+{
+    if (c->k.round_down)
+        score &= ~(int32_t)1; /* as BLAST: the lattice of these tables is even */
+    double S = (double)score;
+    if (!c->spouge)
+        return c->space * exp(-c->k.lambda * S);
+    double n = tlen ? (double)tlen : 1.0;
+    double mean, sd, cov, Pq, Pt;
+    spouge_moments(c, S, &mean, &sd, &cov);
+    double lq = left_over(c->m, mean, sd, &Pq);
+    double lt = left_over(n, mean, sd, &Pt);
+    double area = lq * lt + cov * Pq * Pt;
+    double per_db = c->db > 0 ? c->db / n : 1.0; /* the pair's E-value over the database */
+    return area * c->k.K * exp(-c->k.lambda * S) * per_db;
+}
+
+/*
+ * A lower bound of the Spouge E-value at score S over every subject length
+ * n > 0 (0 when none is known).  With t(n) = left_over(n, ...), the database
+ * factor makes the E-value proportional to t(n) / n plus a positive
+ * covariance term, which the bound drops.  t is convex with slope
+ * Phi((n - mean)/sd), so its tangent at x = mean + sd u gives, for all n > 0,
+ *     t(n) / n >= Phi(u) + (sd phi(u) - mean Phi(u)) / n >= Phi(u)
+ * for any u with sd phi(u) >= mean Phi(u).  Such u are those below the root
+ * of that difference; u = -mean/sd is one (Mills' inequality), and bisection
+ * moves u up towards the root, tightening the bound (only done when the
+ * first bound is not already above `enough`).  For mean <= 0,
+ * t(n) >= n - mean >= n: the bound is 1.
+ */
+static double spouge_bound(const swgpu__evalue_ctx_t *c, int32_t score, double enough)
+{
+    if (c->k.round_down)
+        score &= ~(int32_t)1;
+    if (!(c->db > 0))
+        return 0;
+    double S = (double)score, mean, sd, cov, Pq;
+    spouge_moments(c, S, &mean, &sd, &cov);
+    double scale = left_over(c->m, mean, sd, &Pq) * c->k.K * exp(-c->k.lambda * S) * c->db;
+    if (!(mean > 0))
+        return scale;
+#define GAP(u) (sd * INV_SQRT_2PI * exp(-0.5 * (u) * (u)) - mean * norm_cdf(u))
+    double lo = -mean / sd, hi = 40;
+    if (!(GAP(lo) >= 0))
+        return 0;
+    if (scale * norm_cdf(lo) > enough)
+        return scale * norm_cdf(lo);
+    for (int it = 0; it < 12; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (GAP(mid) >= 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+#undef GAP
+    return scale * norm_cdf(lo);
+}
+
+int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
+{
+    const int32_t limit = 1 << 24; /* far above any E-value's range */
+    if (!c->spouge) {
+        /* E is non-increasing in S: start from the solution of E(S) = max_e
+         * and settle the integer with the function itself */
+        double x = log(c->space / max_e) / c->k.lambda;
+        if (!(x < limit))
+            return INT32_MAX;
+        int32_t s = x < 1 ? 1 : (int32_t)ceil(x);
+        while (s > 1 && swgpu__evalue_of(c, s - 1, 0) <= max_e)
+            s--;
+        while (s < limit && !(swgpu__evalue_of(c, s, 0) <= max_e))
+            s++;
+        return s < limit ? s : INT32_MAX;
+    }
+    /* every score below the result is checked on its own: the bound need
+     * not be monotonic (a small margin covers rounding) */
+    double enough = max_e * (1 + 1e-6);
+    for (int32_t s = 1; s < limit; s++)
+        if (!(spouge_bound(c, s, enough) > enough))
+            return s;
+    return INT32_MAX;
+}
+
+double swgpu_hit_evalue(const swgpu_karlin_t *k, swgpu_evalue_model_t model, int32_t score,
+                        uint64_t qlen, uint64_t tlen, uint64_t db_residues, uint64_t db_nseq)
+{
+    swgpu__evalue_ctx_t c;
+    swgpu__evalue_init(&c, k, model, qlen, db_residues, db_nseq);
+    return swgpu__evalue_of(&c, score, tlen);
+}
+
+double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
+                    uint64_t db_residues, uint64_t db_nseq)
+{
+    return swgpu_hit_evalue(k, SWGPU_EVALUE_OLD_FSC, score, qlen, 0, db_residues, db_nseq);
 }
 
 /* ------------------------------------------------ maximum-likelihood fit */

@@ -10,6 +10,12 @@
  * memory budget.  Every score must equal the reference exactly.  The
  * profiles built on the GPU must equal the host builder's byte for byte.
  *
+ * PSSM queries (a PSSM's score rows instead of a query's residues) in both
+ * parts: the host model on PSSM profiles (part1_pssm) and, on a GPU, every
+ * kernel family, the many-query batches mixing PSSMs and plain queries,
+ * overflows, a split scan, a streamed database, swgpu_search_pssm against
+ * the CPU backend and psiblast's fixture (part2_pssm).
+ *
  * SWGPU_TEST_SMALL=1 shrinks part 2 (for compute-sanitizer runs).
  */
 #include "internal.h"
@@ -33,6 +39,17 @@ static int32_t ref_score(const uint8_t *q, size_t m, const uint8_t *t, size_t n,
     int rc = swgpu__ref_score(q, m, t, n, mat, open, ext, &sc, NULL, NULL);
     if (rc)
         fprintf(stderr, "swgpu__ref_score: %s\n", swgpu_last_error());
+    return sc;
+}
+
+/* the same for a query given as swgpu__query_t (a PSSM's rows) */
+static int32_t ref_score_q(const swgpu__query_t *q, const uint8_t *t, size_t n,
+                           const swgpu_matrix_t *mat, int open, int ext)
+{
+    int32_t sc = -1;
+    int rc = swgpu__ref_score_q(q, t, n, mat, open, ext, &sc, NULL, NULL);
+    if (rc)
+        fprintf(stderr, "swgpu__ref_score_q: %s\n", swgpu_last_error());
     return sc;
 }
 
@@ -70,9 +87,13 @@ static void mat_dna(swgpu_matrix_t *m, int match, int mismatch)
     m->mismatch = mismatch;
 }
 
+/* a residue: protein (dna 0; 1 in 40 outside the 20 standard letters),
+ * DNA (1), protein of the 20 standard letters only (2) */
 static uint8_t rand_res(int dna)
 {
     uint64_t r = tap_rand(&seed);
+    if (dna == 2)
+        return (uint8_t)(r % 20);
     if (dna)
         return (uint8_t)(r % 50 == 0 ? 4 + r / 50 % 11 : r % 4);
     return (uint8_t)(r % 40 == 0 ? 20 + r / 40 % 7 : r % 20);
@@ -117,7 +138,7 @@ static void db_make(testdb_t *T, const uint32_t *lens, size_t n, int dna, const 
         T->orig[i] = T->rank[i] = (uint32_t)i;
     }
     T->off[n] = o;
-    T->db.alphabet = dna ? SWGPU_DNA : SWGPU_PROTEIN;
+    T->db.alphabet = dna == 1 ? SWGPU_DNA : SWGPU_PROTEIN;
     T->db.n = n;
     T->db.total_res = tot;
     T->db.max_len = mx;
@@ -140,6 +161,43 @@ static void rand_seq(uint8_t *s, size_t n, int dna)
 {
     for (size_t i = 0; i < n; i++)
         s[i] = rand_res(dna);
+}
+
+/* A PSSM over the residues q (codes): position i scores m's row of q[i]
+ * times scale (m NULL: random scores in [lo, hi], about 1 in 60 of them
+ * psiblast's forbidden -32768).  B, Z, J, U, O then score -32768 by the
+ * PSSM rule (swgpu.h). */
+static swgpu_pssm_t *pssm_make(const uint8_t *q, size_t len, const swgpu_matrix_t *m, int scale,
+                               int lo, int hi)
+{
+    int32_t *sc = malloc(len * 20 * sizeof *sc);
+    char *res = malloc(len + 1);
+    swgpu_pssm_t *p = NULL;
+    for (size_t i = 0; i < len; i++) {
+        res[i] = swgpu_decode(SWGPU_PROTEIN, q[i]);
+        for (int c = 0; c < 20; c++) {
+            if (m)
+                sc[i * 20 + c] = m->s[q[i]][c] * scale;
+            else if (tap_rand(&seed) % 60 == 0)
+                sc[i * 20 + c] = SWGPU_PSSM_FORBIDDEN;
+            else
+                sc[i * 20 + c] = lo + (int32_t)(tap_rand(&seed) % (uint64_t)(hi - lo + 1));
+        }
+    }
+    if (swgpu_pssm_create("p", res, sc, len, &p) < 0)
+        fprintf(stderr, "pssm_make: %s\n", swgpu_last_error());
+    free(sc);
+    free(res);
+    return p;
+}
+
+/* a PSSM's rows as int16, the profile builders' matrix of qlen rows */
+static int16_t *rows16(const swgpu__query_t *Q)
+{
+    int16_t *r = malloc(Q->len * 32 * sizeof *r + 2);
+    for (size_t k = 0; k < Q->len * 32; k++)
+        r[k] = (int16_t)Q->rows[k];
+    return r;
 }
 
 /* pack a db as the kernels want it (words, word offsets, lengths) */
@@ -205,6 +263,108 @@ static void model_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen,
     free(got);
 }
 
+/* the host model with a PSSM query: the profiles built from its rows (no
+ * codes), every DPX configuration and the intra kernel */
+static void model_case_pssm(const swgpu_db_t *db, const swgpu__query_t *Q,
+                            const swgpu_matrix_t *m, int open, int ext, const char *what)
+{
+    uint32_t *res, *woff, *len;
+    int16_t *mat = rows16(Q);
+    int32_t *want = malloc(db->n * sizeof *want), *got = malloc(db->n * sizeof *got);
+    int ncfg;
+    const swgpu_cu_cfg_t *cfg = swgpu__cu_dpx_configs(&ncfg);
+    pack(db, &res, &woff, &len);
+    for (uint64_t k = 0; k < db->n; k++)
+        want[k] = ref_score_q(Q, db->res + db->off[k], db->off[k + 1] - db->off[k], m, open, ext);
+    int sat = 32767 - (Q->smax > 0 ? Q->smax : 0) - 2 * (open + ext);
+    for (int c = -1; c < ncfg; c++) {
+        swgpu_cu_cfg_t cf = c < 0 ? (swgpu_cu_cfg_t){0, 0, 0} : cfg[c];
+        int rc = swgpu__cu_emulate(c < 0 ? 1 : 0, cf, res, woff, len, (uint32_t)db->n, NULL,
+                                   (int)Q->len, mat, open + ext, ext, got);
+        CHECK_EQ_INT(rc, 0);
+        int bad = 0;
+        for (uint64_t k = 0; k < db->n && bad < 3; k++) {
+            int ok = c < 0 ? got[k] == want[k]
+                           : (want[k] < sat ? got[k] == want[k] : got[k] >= sat);
+            if (!ok) {
+                bad++;
+                CHECK(0, "model %s G=%d R=%d P=%d (%s, PSSM of %zu): subject %llu (len %u) "
+                         "scored %d, expected %d", c < 0 ? "intra" : "dpx", cf.G, cf.R, cf.P,
+                      what, Q->len, (unsigned long long)k, len[k], got[k], want[k]);
+            }
+        }
+        if (!bad)
+            tap_passed++;
+    }
+    free(res);
+    free(woff);
+    free(len);
+    free(want);
+    free(got);
+    free(mat);
+}
+
+/* PSSM queries in the host model: BLOSUM62's rows (the plain scores on
+ * subjects of the 20 standard letters), random rows with psiblast's
+ * forbidden -32768 against subjects of every letter (forbidden pairs in
+ * the 16-bit lanes), large scores (saturating lanes reported) */
+static void part1_pssm(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    testdb_t T;
+    uint8_t q[1100];
+    if (swgpu_matrix_builtin("BLOSUM62", &b62) < 0)
+        return;
+    rand_seq(q, sizeof q, 2);
+    uint32_t lens[] = {1, 2, 3, 7, 8, 9, 31, 32, 33, 64, 100, 128, 129, 200, 256, 257, 333, 512,
+                       513, 700};
+    db_make(&T, lens, sizeof lens / sizeof lens[0], 2, q, 600);
+    size_t qls[] = {1, 97, 257, 1025};
+    for (size_t i = 0; i < sizeof qls / sizeof qls[0]; i++) {
+        swgpu_pssm_t *p = pssm_make(q, qls[i], b62, 1, 0, 0);
+        swgpu__query_t Q;
+        if (!p)
+            continue;
+        swgpu__pssm_query(p, &Q);
+        /* the rows are the plain query's scores here */
+        int same = 1;
+        for (uint64_t k = 0; k < T.db.n; k++)
+            same &= ref_score_q(&Q, T.db.res + T.db.off[k], T.db.off[k + 1] - T.db.off[k], b62,
+                                11, 1) == ref_score(q, qls[i], T.db.res + T.db.off[k],
+                                                    T.db.off[k + 1] - T.db.off[k], b62, 11, 1);
+        CHECK(same, "BLOSUM62 rows of %zu residues: the reference differs from the plain query",
+              qls[i]);
+        model_case_pssm(&T.db, &Q, b62, 11, 1, "BLOSUM62 rows");
+        swgpu_pssm_destroy(p);
+    }
+    db_free(&T);
+    db_make(&T, lens, sizeof lens / sizeof lens[0], 0, q, 600);
+    for (size_t i = 0; i < sizeof qls / sizeof qls[0]; i++) {
+        swgpu_pssm_t *p = pssm_make(q, qls[i], NULL, 1, -6, 9);
+        swgpu__query_t Q;
+        if (!p)
+            continue;
+        swgpu__pssm_query(p, &Q);
+        model_case_pssm(&T.db, &Q, b62, 11, 1, "random rows");
+        model_case_pssm(&T.db, &Q, b62, 3, 3, "random rows 3/3");
+        swgpu_pssm_destroy(p);
+    }
+    db_free(&T);
+    uint32_t lb[] = {600, 700, 900, 1000, 1100, 1100, 50, 10};
+    db_make(&T, lb, sizeof lb / sizeof lb[0], 0, q, 1100);
+    {
+        swgpu_pssm_t *p = pssm_make(q, 1100, b62, 60, 0, 0); /* up to 660 a residue */
+        swgpu__query_t Q;
+        if (p) {
+            swgpu__pssm_query(p, &Q);
+            model_case_pssm(&T.db, &Q, b62, 11, 1, "large scores");
+            swgpu_pssm_destroy(p);
+        }
+    }
+    db_free(&T);
+    swgpu_matrix_destroy(b62);
+}
+
 static void part1(void)
 {
     swgpu_matrix_t prot, dna, big;
@@ -259,14 +419,15 @@ static void grab_log(swgpu_log_level_t level, const char *msg, void *user)
 static int expect_streaming;
 static uint64_t case_gpu_memory; /* swgpu_opts_t.max_gpu_memory of gpu_cases */
 
-/* every kernel family on one case; the reference is computed once */
-static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m,
-                      int open, int ext, const char *what, uint64_t *overflows)
+/* every kernel family on one case (query Q: residues, or a PSSM's rows);
+ * the reference is computed once */
+static void gpu_cases_q(const swgpu_db_t *db, const swgpu__query_t *Q, const swgpu_matrix_t *m,
+                        int open, int ext, const char *what, uint64_t *overflows)
 {
+    const size_t qlen = Q->len;
     int32_t *want = malloc(db->n * sizeof *want), *got = malloc(db->n * sizeof *got);
     for (uint64_t k = 0; k < db->n; k++)
-        want[k] = ref_score(q, qlen, db->res + db->off[k], db->off[k + 1] - db->off[k], m, open,
-                            ext);
+        want[k] = ref_score_q(Q, db->res + db->off[k], db->off[k + 1] - db->off[k], m, open, ext);
     for (int kk = 0; kk < NKERN; kk++) {
         const char *kernel = kernels[kk], *kname = kernel ? kernel : "default";
         swgpu_opts_t o;
@@ -287,7 +448,7 @@ static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const
         for (uint64_t k = 0; k < db->n; k++)
             got[k] = -7;
         swgpu_scan_stats_t ss = {0, 0, 0};
-        rc = swgpu__engine_cuda.scan(st, q, qlen, got, &ss);
+        rc = swgpu__engine_cuda.scan(st, Q, got, &ss);
         CHECK(rc == 0, "scan %s (%s): %s", kname, what, swgpu_last_error());
         int bad = 0;
         for (uint64_t k = 0; k < db->n && !rc && bad < 3; k++) {
@@ -307,6 +468,13 @@ static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const
     }
     free(want);
     free(got);
+}
+
+static void gpu_cases(const swgpu_db_t *db, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m,
+                      int open, int ext, const char *what, uint64_t *overflows)
+{
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    gpu_cases_q(db, &Q, m, open, ext, what, overflows);
 }
 
 /* scan_many: several queries per call (batched by configuration on the
@@ -344,19 +512,18 @@ static int many_sink(void *user, size_t i, const int32_t *scores)
     return SWGPU_OK;
 }
 
-static void gpu_many(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, size_t nq,
-                     const swgpu_matrix_t *m, int open, int ext, const char *kernel,
-                     const char *what, uint64_t *overflows)
+/* scan_many of queries qp[0..nq) (residues, or PSSMs' rows) */
+static void gpu_many_q(const swgpu_db_t *db, const swgpu__query_t *qp, size_t nq,
+                       const swgpu_matrix_t *m, int open, int ext, const char *kernel,
+                       const char *what, uint64_t *overflows)
 {
-    const uint8_t **qp = malloc(nq * sizeof *qp);
     int32_t **want = malloc(nq * sizeof *want);
     int *seen = calloc(nq, sizeof *seen);
     for (size_t i = 0; i < nq; i++) {
-        qp[i] = q + (i * 37) % 500; /* different queries of the same length */
         want[i] = malloc((db->n ? db->n : 1) * sizeof **want);
         for (uint64_t k = 0; k < db->n; k++)
-            want[i][k] = ref_score(qp[i], qls[i], db->res + db->off[k],
-                                   db->off[k + 1] - db->off[k], m, open, ext);
+            want[i][k] = ref_score_q(&qp[i], db->res + db->off[k], db->off[k + 1] - db->off[k],
+                                     m, open, ext);
     }
     swgpu_opts_t o;
     memset(&o, 0, sizeof o);
@@ -373,8 +540,8 @@ static void gpu_many(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, 
         swgpu_scan_stats_t ss = {0, 0, 0};
         uint64_t cells = 0;
         for (size_t i = 0; i < nq; i++)
-            cells += (uint64_t)qls[i] * db->total_res;
-        rc = swgpu__engine_cuda.scan_many(st, nq, qp, qls, many_sink, &c, &ss);
+            cells += (uint64_t)qp[i].len * db->total_res;
+        rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, &c, &ss);
         CHECK(rc == 0, "scan_many %s: %s", what, swgpu_last_error());
         size_t once = 0;
         for (size_t i = 0; i < nq; i++)
@@ -387,12 +554,12 @@ static void gpu_many(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, 
         /* a sink failure stops the scan with its status; the engine stays usable */
         if (nq > 2) {
             many_ctx_t f = {db, want, seen, nq, 0, (int)nq / 2, 0, what};
-            rc = swgpu__engine_cuda.scan_many(st, nq, qp, qls, many_sink, &f, NULL);
+            rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, &f, NULL);
             CHECK_EQ_INT(rc, SWGPU_EINVAL);
             CHECK(f.bad == 0, "scan_many %s: wrong scores before the stop", what);
             memset(seen, 0, nq * sizeof *seen);
             many_ctx_t g = {db, want, seen, nq, 0, -1, 0, what};
-            rc = swgpu__engine_cuda.scan_many(st, nq, qp, qls, many_sink, &g, NULL);
+            rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, &g, NULL);
             CHECK(rc == 0 && g.bad == 0, "scan_many %s after a stopped scan: %s", what,
                   rc ? swgpu_last_error() : "wrong scores");
         }
@@ -402,6 +569,16 @@ static void gpu_many(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, 
         free(want[i]);
     free(want);
     free(seen);
+}
+
+static void gpu_many(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, size_t nq,
+                     const swgpu_matrix_t *m, int open, int ext, const char *kernel,
+                     const char *what, uint64_t *overflows)
+{
+    swgpu__query_t *qp = malloc(nq * sizeof *qp);
+    for (size_t i = 0; i < nq; i++) /* different queries of the same length */
+        qp[i] = swgpu__query_plain(q + (i * 37) % 500, qls[i]);
+    gpu_many_q(db, qp, nq, m, open, ext, kernel, what, overflows);
     free(qp);
 }
 
@@ -451,6 +628,304 @@ static void gpu_profiles(const swgpu_matrix_t *m, const uint8_t *q)
     cudaFree(dq);
     cudaFree(dmat);
     cudaFree(dout);
+}
+
+/* the same for a PSSM's rows (q NULL: the matrix has a row per column) */
+static void gpu_profiles_pssm(const swgpu__query_t *Q)
+{
+    int16_t *mat = rows16(Q);
+    int ncfg;
+    const swgpu_cu_cfg_t *dc = swgpu__cu_dpx_configs(&ncfg);
+    swgpu_cu_cfg_t cf[64];
+    int nc = 0;
+    for (int c = 0; c < ncfg && nc < 62; c++)
+        cf[nc++] = dc[c];
+    cf[nc++] = (swgpu_cu_cfg_t){SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0}; /* intra */
+    int16_t *dmat = NULL;
+    void *dout = NULL;
+    size_t cap = 0, mb = Q->len * 32 * sizeof *mat;
+    int ok = cudaMalloc((void **)&dmat, mb) == cudaSuccess &&
+             cudaMemcpy(dmat, mat, mb, cudaMemcpyHostToDevice) == cudaSuccess;
+    CHECK(ok, "PSSM profiles: device buffers");
+    for (int c = 0; c < nc && ok; c++) {
+        size_t nb = swgpu__cu_dpx_prof_bytes(cf[c], (int)Q->len);
+        void *want = malloc(nb), *got = malloc(nb);
+        if (nb > cap) {
+            cudaFree(dout);
+            cap = 0;
+            if (cudaMalloc(&dout, nb) == cudaSuccess)
+                cap = nb;
+        }
+        swgpu__cu_dpx_prof(cf[c], NULL, (int)Q->len, mat, want);
+        int rc = cap >= nb ? swgpu__cu_prof_dev(cf[c], NULL, (int)Q->len, dmat, dout, 0) : -1;
+        int same = rc == 0 && cudaMemcpy(got, dout, nb, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                   memcmp(want, got, nb) == 0;
+        CHECK(same, "PSSM profile G=%d R=%d P=%d qlen %zu: built on the GPU differs from the "
+                    "host's", cf[c].G, cf[c].R, cf[c].P, Q->len);
+        free(want);
+        free(got);
+    }
+    cudaFree(dmat);
+    cudaFree(dout);
+    free(mat);
+}
+
+/* search with PSSMs (swgpu_search_pssm): backend cuda = backend cpu, hits,
+ * E-values and alignments */
+static void gpu_search_pssm(const swgpu_db_t *db, swgpu_pssm_t *const *ps, size_t n,
+                            const char *what)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_search_result_t *r[2] = {NULL, NULL};
+    int rc[2];
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    for (int b = 0; b < 2; b++) {
+        swgpu_opts_t o;
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.top_n = 20;
+        o.evalue = 1e30;
+        o.backend = b ? SWGPU_BACKEND_CUDA : SWGPU_BACKEND_CPU;
+        rc[b] = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, n, db, b62, &o, &r[b]);
+        CHECK(rc[b] == 0, "search_pssm %s (%s): %s", b ? "cuda" : "cpu", what, swgpu_last_error());
+    }
+    if (!rc[0] && !rc[1]) {
+        long bad = 0, hits = 0;
+        CHECK_EQ_STR(r[1]->backend, "cuda");
+        for (size_t i = 0; i < n; i++) {
+            const swgpu_query_result_t *x = &r[0]->q[i], *y = &r[1]->q[i];
+            if (x->n_hits != y->n_hits) {
+                bad++;
+                continue;
+            }
+            for (size_t h = 0; h < x->n_hits; h++) {
+                const swgpu_hit_t *p = &x->hits[h], *q = &y->hits[h];
+                hits++;
+                bad += !(p->target == q->target && p->score == q->score && p->evalue == q->evalue &&
+                         p->aln.qbeg == q->aln.qbeg && p->aln.tbeg == q->aln.tbeg &&
+                         p->aln.qend == q->aln.qend && p->aln.tend == q->aln.tend &&
+                         p->aln.n_cigar == q->aln.n_cigar && p->aln.n_ident == q->aln.n_ident &&
+                         !memcmp(p->aln.cigar, q->aln.cigar, p->aln.n_cigar * sizeof *p->aln.cigar));
+            }
+        }
+        CHECK(bad == 0 && hits > 0, "search_pssm (%s): cuda and cpu differ in %ld of %ld hits",
+              what, bad, hits);
+    }
+    swgpu_search_result_destroy(r[0]);
+    swgpu_search_result_destroy(r[1]);
+    swgpu_matrix_destroy(b62);
+}
+
+/* psiblast's PSSM of one query and subjects with B Z X U O J * (the
+ * fixture of tests/test_pssm.c, which holds its provenance): psiblast's
+ * raw scores on the GPU, every kernel family */
+static void gpu_psiblast_fixture(void)
+{
+    static const char *ids[] = {"base", "p200_X", "p200_B", "p200_Z", "p200_J", "p200_U", "p200_O",
+                                "p200_star", "p242_B", "p242_Z", "p242_J", "p242_U", "p242_O",
+                                "p242_X", "p242_star", "mix1", "mix2", "mix3", "p210_X"};
+    static const int want[] = {339, 332, 309, 309, 309, 309, 309, 329, 335, 338,
+                               331, 333, 333, 333, 330, 309, 304, 305, 336};
+    swgpu_pssm_t *p = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *b62 = NULL;
+    if (swgpu_pssm_read("tests/data/q104.pssm", &p) < 0 ||
+        swgpu_db_open("tests/data/pssm_subjects.fa", SWGPU_PROTEIN, &db, NULL) < 0 ||
+        swgpu_matrix_builtin("BLOSUM62", &b62) < 0) {
+        CHECK(0, "psiblast fixture: %s", swgpu_last_error());
+        goto out;
+    }
+    for (int kk = 0; kk < NKERN; kk++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *r = NULL;
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.top_n = 50;
+        o.evalue = 1e30;
+        o.backend = SWGPU_BACKEND_CUDA;
+        o.kernel = kernels[kk];
+        int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&p, 1, db, b62, &o, &r);
+        CHECK(rc == 0, "psiblast fixture, kernel %s: %s", kernels[kk] ? kernels[kk] : "default",
+              swgpu_last_error());
+        if (rc)
+            continue;
+        int bad = r->q[0].n_hits != sizeof want / sizeof want[0];
+        for (size_t h = 0; h < r->q[0].n_hits; h++) {
+            swgpu_seq_t t;
+            swgpu_db_get(db, r->q[0].hits[h].target, &t);
+            for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+                if (!strcmp(t.id, ids[k]) && r->q[0].hits[h].score != want[k]) {
+                    bad++;
+                    fprintf(stderr, "psiblast fixture %s: %s scored %d, psiblast %d\n",
+                            kernels[kk] ? kernels[kk] : "default", t.id, r->q[0].hits[h].score,
+                            want[k]);
+                }
+        }
+        CHECK(bad == 0, "psiblast fixture, kernel %s: psiblast's raw scores",
+              kernels[kk] ? kernels[kk] : "default");
+        swgpu_search_result_destroy(r);
+    }
+out:
+    swgpu_pssm_destroy(p);
+    swgpu_db_destroy(db);
+    swgpu_matrix_destroy(b62);
+}
+
+/*
+ * PSSM queries on the GPU: the profiles built from rows, every kernel
+ * family and DPX configuration against the reference (BLOSUM62 rows = the
+ * plain query on 20-letter subjects; random rows with psiblast's forbidden
+ * scores on subjects of every letter; rows in [-127, 127] for simt's 8-bit
+ * profile; large scores with overflows recomputed), scan_many with PSSMs
+ * and plain queries in the same batches (one- and multi-tile, the long-
+ * subject path), a split scan, the search (cuda = cpu) and psiblast's
+ * fixture.  (Streamed: in part2's streaming block.)
+ */
+static void part2_pssm(int small)
+{
+    swgpu_matrix_t *b62 = NULL;
+    static uint8_t q[6000];
+    testdb_t T;
+    if (swgpu_matrix_builtin("BLOSUM62", &b62) < 0)
+        return;
+    rand_seq(q, sizeof q, 2);
+
+    {
+        swgpu_pssm_t *p = pssm_make(q, 1025, NULL, 1, -6, 9);
+        swgpu__query_t Q;
+        if (p) {
+            swgpu__pssm_query(p, &Q);
+            gpu_profiles_pssm(&Q);
+            swgpu_pssm_destroy(p);
+        }
+    }
+
+    /* BLOSUM62 rows on 20-letter subjects: the plain query's scores */
+    size_t n = small ? 60 : 400;
+    uint32_t *lens = malloc((n + 16) * sizeof *lens);
+    uint32_t edge[] = {1, 2, 3, 4, 5, 8, 31, 32, 33, 2047, 2048, 2049, 2050, 3000, 4100, 1};
+    for (size_t i = 0; i < n; i++)
+        lens[i] = 1 + (uint32_t)(tap_rand(&seed) % (i % 7 == 0 ? 1500 : 400));
+    memcpy(lens + n, edge, sizeof edge);
+    db_make(&T, lens, n + (small ? 4 : 16), 2, q, 2500);
+    size_t qls[] = {1, 144, 257, 464, 1025, 1500, 5478};
+    for (size_t i = 0; i < (small ? 3 : sizeof qls / sizeof qls[0]); i++) {
+        swgpu_pssm_t *p = pssm_make(q, qls[i], b62, 1, 0, 0);
+        swgpu__query_t Q;
+        if (!p)
+            continue;
+        swgpu__pssm_query(p, &Q);
+        int same = 1;
+        for (uint64_t k = 0; k < T.db.n; k++)
+            same &= ref_score_q(&Q, T.db.res + T.db.off[k], T.db.off[k + 1] - T.db.off[k], b62,
+                                11, 1) == ref_score(q, qls[i], T.db.res + T.db.off[k],
+                                                    T.db.off[k + 1] - T.db.off[k], b62, 11, 1);
+        CHECK(same, "BLOSUM62 rows of %zu residues: not the plain query's scores", qls[i]);
+        gpu_cases_q(&T.db, &Q, b62, 11, 1, "PSSM of BLOSUM62 rows", NULL);
+        gpu_cases(&T.db, q, qls[i], b62, 11, 1, "plain query of the BLOSUM62-rows PSSM", NULL);
+        swgpu_pssm_destroy(p);
+    }
+    db_free(&T);
+
+    /* random rows, forbidden scores, subjects of every letter */
+    db_make(&T, lens, n + (small ? 4 : 16), 0, q, 2500);
+    swgpu_pssm_t *ps[12] = {0};
+    swgpu__query_t qs[12], mix[24];
+    size_t nps = 0;
+    for (size_t i = 0; i < (small ? 3 : sizeof qls / sizeof qls[0]); i++) {
+        ps[nps] = pssm_make(q + i * 7, qls[i], NULL, 1, -6, 9);
+        if (!ps[nps])
+            continue;
+        swgpu__pssm_query(ps[nps], &qs[nps]);
+        gpu_cases_q(&T.db, &qs[nps], b62, 11, 1, "random PSSM", NULL);
+        if (i == 2)
+            gpu_cases_q(&T.db, &qs[nps], b62, 5, 2, "random PSSM, gaps 5/2", NULL);
+        nps++;
+    }
+    /* every compiled DPX configuration, forced */
+    {
+        int ncfg;
+        const swgpu_cu_cfg_t *cf = swgpu__cu_dpx_configs(&ncfg);
+        for (int c = 0; c < ncfg && !small && nps > 4; c++) {
+            char v[32], what[80];
+            snprintf(v, sizeof v, "%d,%d,%d", cf[c].G, cf[c].R, cf[c].P);
+            snprintf(what, sizeof what, "PSSM, SWGPU_CUDA_CFG=%s", v);
+            setenv("SWGPU_CUDA_CFG", v, 1);
+            gpu_cases_q(&T.db, &qs[1], b62, 11, 1, what, NULL);
+            gpu_cases_q(&T.db, &qs[4], b62, 11, 1, what, NULL);
+            unsetenv("SWGPU_CUDA_CFG");
+        }
+    }
+    /* rows within [-127, 127] (no forbidden score): simt's 8-bit profile */
+    if (nps > 2) {
+        int32_t *r = malloc(qs[2].len * 32 * sizeof *r);
+        swgpu__query_t Q = qs[2];
+        for (size_t k = 0; k < Q.len * 32; k++)
+            r[k] = Q.rows[k] == SWGPU_PSSM_FORBIDDEN ? -20 : Q.rows[k];
+        Q.rows = r;
+        Q.smin = -20;
+        gpu_cases_q(&T.db, &Q, b62, 11, 1, "PSSM rows in 8 bits", NULL);
+        free(r);
+    }
+    /* scan_many: PSSMs and plain queries in the same batches */
+    {
+        size_t nm = 0;
+        for (size_t i = 0; i < nps; i++) {
+            mix[nm++] = qs[i];
+            mix[nm++] = swgpu__query_plain(q + 100 + i, qs[i].len);
+        }
+        gpu_many_q(&T.db, mix, nm, b62, 11, 1, NULL, "PSSMs and plain queries", NULL);
+        if (!small)
+            for (int kk = 1; kk < NKERN; kk++)
+                gpu_many_q(&T.db, mix, nm, b62, 11, 1, kernels[kk], kernels[kk], NULL);
+    }
+    gpu_search_pssm(&T.db, ps, nps, "random PSSMs");
+    for (size_t i = 0; i < nps; i++)
+        swgpu_pssm_destroy(ps[i]);
+    db_free(&T);
+    free(lens);
+
+    /* overflow-forcing: BLOSUM62 rows x 60 (up to 660), copies of the query */
+    {
+        uint32_t lo[] = {3000, 3000, 2900, 2500, 2100, 1500, 1000, 500, 100, 10, 1, 4000};
+        db_make(&T, lo, sizeof lo / sizeof lo[0], 2, q, 4000);
+        swgpu_pssm_t *pb[3] = {pssm_make(q, 3000, b62, 60, 0, 0), pssm_make(q, 900, b62, 60, 0, 0),
+                               pssm_make(q + 5, 900, NULL, 1, -6, 9)};
+        if (pb[0] && pb[1] && pb[2]) {
+            swgpu__query_t Q[3];
+            uint64_t ov = 0, ovm = 0;
+            for (int i = 0; i < 3; i++)
+                swgpu__pssm_query(pb[i], &Q[i]);
+            gpu_cases_q(&T.db, &Q[0], b62, 11, 1, "PSSM, overflow", &ov);
+            CHECK(ov > 0, "PSSM: no overflow recomputed with large scores");
+            gpu_many_q(&T.db, Q, 3, b62, 11, 1, NULL, "PSSMs, overflow, many queries", &ovm);
+            CHECK(ovm > 0, "PSSM scan_many: no overflow recomputed with large scores");
+        }
+        for (int i = 0; i < 3; i++)
+            swgpu_pssm_destroy(pb[i]);
+        db_free(&T);
+    }
+
+    /* a split scan (9000 subjects) */
+    if (!small) {
+        size_t nsp = 9000;
+        uint32_t *lsp = malloc(nsp * sizeof *lsp);
+        for (size_t i = 0; i < nsp; i++)
+            lsp[i] = 1 + (uint32_t)(tap_rand(&seed) % (i % 50 == 0 ? 1200 : 150));
+        lsp[0] = 2100;
+        lsp[1] = 2600;
+        db_make(&T, lsp, nsp, 0, q, 2600);
+        swgpu_pssm_t *p = pssm_make(q, 1100, NULL, 1, -6, 9);
+        if (p) {
+            swgpu__query_t Q;
+            swgpu__pssm_query(p, &Q);
+            gpu_cases_q(&T.db, &Q, b62, 11, 1, "PSSM, split scan", NULL);
+            gpu_search_pssm(&T.db, &p, 1, "split scan");
+            swgpu_pssm_destroy(p);
+        }
+        db_free(&T);
+        free(lsp);
+    }
+    gpu_psiblast_fixture();
+    swgpu_matrix_destroy(b62);
 }
 
 static void part2(int small)
@@ -596,6 +1071,21 @@ static void part2(int small)
             size_t sq[] = {100, 500, 1600};
             gpu_many(&T.db, q, sq, 3, &prot, 11, 1, NULL, "streamed, many queries", NULL);
         }
+        {
+            /* PSSM queries on a streamed database, one and several at once */
+            swgpu_pssm_t *pa = pssm_make(q, 500, NULL, 1, -6, 9), *pb = pssm_make(q, 1600, NULL, 1, -6, 9);
+            if (pa && pb) {
+                swgpu__query_t Q[3];
+                swgpu__pssm_query(pa, &Q[0]);
+                swgpu__pssm_query(pb, &Q[1]);
+                Q[2] = swgpu__query_plain(q + 3, 700);
+                gpu_cases_q(&T.db, &Q[1], &prot, 11, 1, "streamed PSSM", NULL);
+                gpu_many_q(&T.db, Q, 3, &prot, 11, 1, NULL, "streamed, PSSMs and a plain query",
+                           NULL);
+            }
+            swgpu_pssm_destroy(pa);
+            swgpu_pssm_destroy(pb);
+        }
         case_gpu_memory = 0;
         expect_streaming = 0;
         swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
@@ -611,10 +1101,13 @@ int main(void)
 {
 #if SWGPU_HAVE_CUDA
     part1();
-    if (swgpu__cuda_device_count() <= 0)
+    part1_pssm();
+    if (swgpu__cuda_device_count() <= 0) {
         SKIP(1, "no CUDA device");
-    else
+    } else {
         part2(getenv("SWGPU_TEST_SMALL") != NULL);
+        part2_pssm(getenv("SWGPU_TEST_SMALL") != NULL);
+    }
 #else
     SKIP(1, "no CUDA device (built without CUDA)");
 #endif

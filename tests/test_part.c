@@ -324,10 +324,11 @@ static long split_search(const swgpu_seqset_t *qs, const swgpu_db_t *db, const c
             swgpu_db_get(part[p], swgpu_db_scan_index(part[p], k), &s);
             tlen[nt++] = s.len;
         }
-        /* candidates carry no statistics and no alignments */
+        /* candidates carry no bit scores and no alignments (their E-values
+         * are the merge's where these depend on the subject's length) */
         for (size_t i = 0; i < nq; i++)
             for (size_t h = 0; h < cand[p]->q[i].n_hits; h++)
-                bad += cand[p]->q[i].hits[h].aln.n_cigar != 0 || cand[p]->q[i].hits[h].evalue != 0;
+                bad += cand[p]->q[i].hits[h].aln.n_cigar != 0 || cand[p]->q[i].hits[h].bits != 0;
     }
     whole_scores_t ws = {keep, np};
     swgpu_merge_src_t ms = {swgpu_db_size(db), swgpu_db_residues(db), tlen, merge_scores, &ws};

@@ -552,11 +552,12 @@ static void test_engine(void)
         o.threads = th;
         CHECK_EQ_INT(swgpu__engine_ref.create(&db, &m, &o, &st), 0);
         memset(got, 0x7f, sizeof got);
-        CHECK_EQ_INT(swgpu__engine_ref.scan(st, q, qlen, got, &stats), 0);
+        swgpu__query_t Q = swgpu__query_plain(q, qlen), Q0 = swgpu__query_plain(q, 0);
+        CHECK_EQ_INT(swgpu__engine_ref.scan(st, &Q, got, &stats), 0);
         CHECK(memcmp(got, want, sizeof got) == 0, "engine scores with %d threads", th);
         CHECK_EQ_INT(stats.cells, (uint64_t)qlen * off[NSEQ]);
         /* an empty query scores 0 everywhere */
-        CHECK_EQ_INT(swgpu__engine_ref.scan(st, q, 0, got, &stats), 0);
+        CHECK_EQ_INT(swgpu__engine_ref.scan(st, &Q0, got, &stats), 0);
         CHECK_EQ_INT(got[NSEQ - 1] + got[NSEQ / 2], 0);
         swgpu__engine_ref.destroy(st);
     }

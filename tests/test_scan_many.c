@@ -173,13 +173,15 @@ static int32_t *ref_scores(const tdb_t *d, const swgpu_matrix_t *m, int go, int 
         free(want);
         return NULL;
     }
-    for (size_t qi = 0; qi < qs->n; qi++)
-        if (swgpu__engine_ref.scan(st, qs->q[qi], qs->len[qi], want + qi * n, NULL)) {
+    for (size_t qi = 0; qi < qs->n; qi++) {
+        swgpu__query_t Q = swgpu__query_plain(qs->q[qi], qs->len[qi]);
+        if (swgpu__engine_ref.scan(st, &Q, want + qi * n, NULL)) {
             CHECK(0, "reference scan: %s", swgpu_last_error());
             free(want);
             want = NULL;
             break;
         }
+    }
     swgpu__engine_ref.destroy(st);
     return want;
 }
@@ -214,12 +216,12 @@ static void check_many(const char *what, const tdb_t *d, const swgpu_matrix_t *m
     size_t n = d->db.n, nq = qs->n;
     int32_t *want = use_ref ? ref_scores(d, m, go, ge, qs) : NULL;
     int32_t *base = malloc(nq * n * sizeof *base + 1);
-    const uint8_t *qp[512];
+    swgpu__query_t qp[512];
     uint64_t cells = 0;
 
     if (use_ref && !want) goto out;
     for (size_t qi = 0; qi < nq; qi++) {
-        qp[qi] = qs->q[qi];
+        qp[qi] = swgpu__query_plain(qs->q[qi], qs->len[qi]);
         cells += (uint64_t)qs->len[qi] * d->db.total_res;
     }
     for (int ii = 0; ii < N_ISAS; ii++) {
@@ -241,7 +243,7 @@ static void check_many(const char *what, const tdb_t *d, const swgpu_matrix_t *m
         CHECK(rc == 0, "%s %s: create: %s", what, iname, swgpu_last_error());
         if (rc) continue;
         rc = 0;
-        for (size_t qi = 0; qi < nq && !rc; qi++) rc = swgpu__engine_cpu.scan(st, qs->q[qi], qs->len[qi], base + qi * n, &base_st);
+        for (size_t qi = 0; qi < nq && !rc; qi++) rc = swgpu__engine_cpu.scan(st, &qp[qi], base + qi * n, &base_st);
         swgpu__engine_cpu.destroy(st);
         CHECK(rc == 0, "%s %s: scan: %s", what, iname, swgpu_last_error());
         if (rc) continue;
@@ -261,7 +263,7 @@ static void check_many(const char *what, const tdb_t *d, const swgpu_matrix_t *m
             CHECK(rc == 0, "%s: create: %s", w, swgpu_last_error());
             if (rc) continue;
             sink_init(&k, nq, n, 0);
-            rc = swgpu__engine_cpu.scan_many(st, nq, qp, qs->len, sink_fn, &k, &ss);
+            rc = swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, &k, &ss);
             swgpu__engine_cpu.destroy(st);
             CHECK(rc == 0, "%s: scan_many: %s", w, swgpu_last_error());
             for (size_t qi = 0; qi < nq; qi++) missed += k.seen[qi] != 1;
@@ -457,7 +459,7 @@ static void test_edges(void)
     if (st) {
         swgpu_scan_stats_t ss = {0, 0, 0};
         sink_init(&k, 1, d.db.n, 0);
-        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 0, NULL, NULL, sink_fn, &k, &ss), 0);
+        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 0, NULL, sink_fn, &k, &ss), 0);
         CHECK_EQ_INT(k.calls, 0);
         CHECK_EQ_INT(ss.cells, 0);
         sink_free(&k);
@@ -472,10 +474,10 @@ static void test_edges(void)
     tdb_build(&d, SWGPU_PROTEIN, NULL, NULL, 0);
     CHECK_EQ_INT(swgpu__engine_cpu.create(&d.db, mp, &o, &st), 0);
     if (st) {
-        const uint8_t *qp[5];
-        for (int i = 0; i < 5; i++) qp[i] = qs.q[i];
+        swgpu__query_t qp[5];
+        for (int i = 0; i < 5; i++) qp[i] = swgpu__query_plain(qs.q[i], qs.len[i]);
         sink_init(&k, 5, 0, 0);
-        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 5, qp, qs.len, sink_fn, &k, NULL), 0);
+        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 5, qp, sink_fn, &k, NULL), 0);
         CHECK_EQ_INT(k.calls, 5);
         CHECK(k.seen[0] == 1 && k.seen[4] == 1, "empty database: each query once");
         sink_free(&k);
@@ -495,14 +497,14 @@ static void test_abort(void)
     swgpu_matrix_t *mp = NULL;
     qset_t qs;
     tdb_t d;
-    const uint8_t *qp[512];
+    swgpu__query_t qp[512];
 
     if (swgpu_matrix_builtin("BLOSUM62", &mp)) {
         CHECK(0, "BLOSUM62: %s", swgpu_last_error());
         return;
     }
     varied_queries(&qs, 60, 120, 20, &rng);
-    for (size_t i = 0; i < qs.n; i++) qp[i] = qs.q[i];
+    for (size_t i = 0; i < qs.n; i++) qp[i] = swgpu__query_plain(qs.q[i], qs.len[i]);
     build_db(&d, SWGPU_PROTEIN, 400, 300, &qs, &rng);
     for (int ti = 0; ti < N_THREADS; ti++) {
         static const long at[] = {1, 2, 3, 10, 59, 60};
@@ -517,7 +519,7 @@ static void test_abort(void)
             }
             sink_init(&k, qs.n, d.db.n, at[ai]);
             swgpu__fail(SWGPU_OK, "no error");
-            rc = swgpu__engine_cpu.scan_many(st, qs.n, qp, qs.len, sink_fn, &k, NULL);
+            rc = swgpu__engine_cpu.scan_many(st, qs.n, qp, sink_fn, &k, NULL);
             CHECK(rc == SWGPU_ENOTFOUND && k.calls == at[ai] && k.overlap == 0 &&
                       !strncmp(swgpu_last_error(), "sink stops at call", 18),
                   "threads %d abort at %ld: rc %d, %ld calls, last error \"%s\"", thread_counts[ti], at[ai],
@@ -534,7 +536,7 @@ static void test_abort(void)
         if (swgpu__engine_cpu.create(&d.db, mp, &o, &st) == 0) {
             qs.q[30][qs.len[30] / 2] = SWGPU__PAD;
             sink_init(&k, qs.n, d.db.n, 0);
-            CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, qs.n, qp, qs.len, sink_fn, &k, NULL), SWGPU_EINVAL);
+            CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, qs.n, qp, sink_fn, &k, NULL), SWGPU_EINVAL);
             CHECK_EQ_INT(k.calls, 0);
             sink_free(&k);
             swgpu__engine_cpu.destroy(st);

@@ -1,7 +1,8 @@
 /*
  * test_search.c - swgpu_search and its options: top-N selection and its tie
- * rule, every query reported, E-value filter, scanned scores equal to the
- * alignments' scores, determinism across thread counts, option checks.
+ * rule, every query reported, E-value filter and models, scanned scores
+ * equal to the alignments' scores, determinism across thread counts, option
+ * checks; swgpu_scan_scores (every score of a scan) against swgpu_align.
  */
 #include "swgpu.h"
 #include "tap.h"
@@ -340,6 +341,97 @@ done:
     swgpu_seqset_destroy(qs);
 }
 
+/*
+ * E-value models: every hit's E-value is swgpu_hit_evalue() of its score,
+ * query, subject and database; the hits are the top_n by (score, database
+ * order) among those with E-value <= the threshold.  Under Spouge's model a
+ * short subject can pass with a lower score than a long one that fails, so
+ * the filter must come before the top_n (checked against the full list);
+ * under OLD_FSC the E-value falls with the score alone.
+ */
+static void test_evalue_models(const swgpu_matrix_t *b62)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    build_random(7, 8, 400, &qs, &db);
+    CHECK(qs && db, "random inputs built");
+    if (!qs || !db)
+        goto out;
+    size_t nd = swgpu_db_size(db);
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    CHECK_EQ_INT(o.evalue_model, SWGPU_EVALUE_SPOUGE);
+    o.threads = 2;
+    o.no_align = 1;
+    static const swgpu_evalue_model_t models[] = {SWGPU_EVALUE_SPOUGE, SWGPU_EVALUE_OLD_FSC};
+    static const double thresholds[] = {1e-6, 0.02, 3};
+    static const int tops[] = {1, 4, 1000};
+    for (size_t mi = 0; mi < 2; mi++) {
+        swgpu_search_result_t *all = NULL;
+        o.evalue_model = models[mi];
+        o.top_n = (int)nd;
+        o.evalue = 1e300;
+        CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &all), SWGPU_OK);
+        if (!all)
+            continue;
+        long bad_e = 0, inversions = 0, bad_list = 0, kept = 0;
+        for (size_t i = 0; i < all->n_queries; i++) {
+            const swgpu_query_result_t *qa = &all->q[i];
+            swgpu_seq_t q, t;
+            swgpu_seqset_get(qs, i, &q);
+            CHECK(qa->karlin.has_spouge == 1, "BLOSUM62 11/1 has Spouge's parameters");
+            for (size_t h = 0; h < qa->n_hits; h++) {
+                swgpu_db_get(db, qa->hits[h].target, &t);
+                double e = swgpu_hit_evalue(&qa->karlin, models[mi], qa->hits[h].score, q.len,
+                                            t.len, swgpu_db_residues(db), nd);
+                bad_e += e != qa->hits[h].evalue;
+            }
+            for (size_t x = 0; x < 3; x++)
+                for (size_t a = 0; a < qa->n_hits; a++)
+                    for (size_t b = a + 1; b < qa->n_hits; b++)
+                        inversions += qa->hits[a].evalue > thresholds[x] &&
+                                      qa->hits[b].evalue <= thresholds[x];
+        }
+        for (size_t x = 0; x < 3; x++)
+            for (size_t k = 0; k < 3; k++) {
+                swgpu_search_result_t *r = NULL;
+                o.evalue = thresholds[x];
+                o.top_n = tops[k];
+                CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+                for (size_t i = 0; r && i < r->n_queries; i++) {
+                    const swgpu_query_result_t *qa = &all->q[i], *qr = &r->q[i];
+                    size_t n = 0;
+                    for (size_t h = 0; h < qa->n_hits && n < (size_t)tops[k]; h++) {
+                        if (!(qa->hits[h].evalue <= thresholds[x]))
+                            continue;
+                        bad_list += n >= qr->n_hits || qr->hits[n].target != qa->hits[h].target ||
+                                    qr->hits[n].score != qa->hits[h].score ||
+                                    qr->hits[n].evalue != qa->hits[h].evalue;
+                        n++;
+                    }
+                    bad_list += n != qr->n_hits;
+                    kept += (long)n;
+                }
+                swgpu_search_result_destroy(r);
+            }
+        CHECK_EQ_INT(bad_e, 0);
+        CHECK_EQ_INT(bad_list, 0);
+        CHECK(kept > 20, "%s: %ld hits kept over the thresholds", mi ? "old-fsc" : "spouge", kept);
+        if (models[mi] == SWGPU_EVALUE_SPOUGE)
+            CHECK(inversions > 0, "spouge: a weaker hit passes where a stronger one fails (%ld)",
+                  inversions);
+        else
+            CHECK_EQ_INT(inversions, 0);
+        swgpu_search_result_destroy(all);
+    }
+    o.evalue_model = (swgpu_evalue_model_t)2;
+    CHECK_EQ_INT(swgpu_opts_check(&o, b62), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "E-value model 2") != NULL, "%s", swgpu_last_error());
+out:
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 static void test_no_align(const swgpu_matrix_t *b62)
 {
     const char *q[] = {"MKWVTFISLL"};
@@ -361,6 +453,63 @@ static void test_no_align(const swgpu_matrix_t *b62)
         CHECK(0, "expected 2 hits");
     }
     swgpu_search_result_destroy(r);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+/* opts.progress: called with queries and cells counting up, the last call
+ * with every query and every cell done; the result is the same without it */
+typedef struct {
+    int calls, ordered;
+    size_t done, total;
+    uint64_t cells_done, cells_total;
+} progress_log_t;
+
+static void log_progress(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
+                         double seconds, void *user)
+{
+    progress_log_t *p = user;
+    if (done <= p->done || cells_done <= p->cells_done || seconds < 0 || done > total)
+        p->ordered = 0;
+    p->calls++;
+    p->done = done;
+    p->total = total;
+    p->cells_done = cells_done;
+    p->cells_total = cells_total;
+}
+
+static void test_progress(const swgpu_matrix_t *b62)
+{
+    const char *q[] = {"MKWVTFISLL", "AAAMKW", "FISLLAAAW"};
+    const char *d[] = {"AAAMKWVTFISLLAAA", "MKWVTAAAFISLL", "WWW"};
+    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 3);
+    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 3);
+    const swgpu_backend_t be[] = {SWGPU_BACKEND_REF, SWGPU_BACKEND_CPU};
+    for (int b = 0; b < 2; b++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *r1 = NULL, *r2 = NULL;
+        progress_log_t log = {0, 1, 0, 0, 0, 0};
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.backend = be[b];
+        CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r1), SWGPU_OK);
+        o.progress = log_progress;
+        o.progress_user = &log;
+        CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r2), SWGPU_OK);
+        CHECK(log.calls >= 1 && log.ordered, "progress calls in order (%d calls)", log.calls);
+        CHECK_EQ_INT((int)log.done, 3);
+        CHECK_EQ_INT((int)log.total, 3);
+        /* (10 + 6 + 9) query residues x 32 database residues */
+        CHECK_EQ_INT((int)log.cells_total, 800);
+        CHECK_EQ_INT((int)log.cells_done, 800);
+        if (r1 && r2)
+            for (size_t i = 0; i < 3; i++) {
+                CHECK_EQ_INT((int)r2->q[i].n_hits, (int)r1->q[i].n_hits);
+                for (size_t h = 0; h < r1->q[i].n_hits && h < r2->q[i].n_hits; h++)
+                    CHECK_EQ_INT(r2->q[i].hits[h].score, r1->q[i].hits[h].score);
+            }
+        swgpu_search_result_destroy(r1);
+        swgpu_search_result_destroy(r2);
+    }
     swgpu_db_destroy(db);
     swgpu_seqset_destroy(qs);
 }
@@ -538,6 +687,56 @@ static void test_errors(const swgpu_matrix_t *b62)
     swgpu_seqset_destroy(dna);
 }
 
+/* swgpu_scan_scores: every score, database order, equal to swgpu_align's and
+ * to the hits' scores, whatever the backend; errors as swgpu_search's. */
+static void test_scan_scores(const swgpu_matrix_t *b62)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    build_random(7, 5, 120, &qs, &db);
+    size_t nq = swgpu_seqset_size(qs), nd = swgpu_db_size(db);
+    int32_t *all = malloc(nq * nd * sizeof *all);
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.gap_open = 10;
+    o.gap_extend = 2;
+    static const swgpu_backend_t backends[] = {SWGPU_BACKEND_REF, SWGPU_BACKEND_CPU};
+    for (size_t b = 0; b < 2; b++) {
+        o.backend = backends[b];
+        o.threads = (int)b + 1;
+        memset(all, 0xff, nq * nd * sizeof *all);
+        CHECK_EQ_INT(swgpu_scan_scores(qs, db, b62, &o, all), SWGPU_OK);
+        size_t bad = 0;
+        for (size_t i = 0; i < nq; i++)
+            for (size_t j = 0; j < nd; j++)
+                bad += all[i * nd + j] != ref_score(qs, i, db, j, b62, &o);
+        CHECK(bad == 0, "backend %d: %zu scores differ from swgpu_align", (int)o.backend, bad);
+    }
+    /* the hits of a search are the top scores of the rows */
+    swgpu_search_result_t *r = NULL;
+    o.top_n = 3;
+    o.evalue = 1e9;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    for (size_t i = 0; r && i < nq; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++)
+            CHECK_EQ_INT(all[i * nd + r->q[i].hits[h].target], r->q[i].hits[h].score);
+    swgpu_search_result_destroy(r);
+
+    /* errors: alphabets, options, NULL */
+    const char *dq[] = {"ACGTACGTAC"};
+    swgpu_seqset_t *dna = make_set(SWGPU_DNA, dq, 1);
+    CHECK_EQ_INT(swgpu_scan_scores(dna, db, b62, &o, all), SWGPU_EALPHABET);
+    CHECK(strstr(swgpu_last_error(), "dna") != NULL, "%s", swgpu_last_error());
+    o.gap_open = -1;
+    CHECK_EQ_INT(swgpu_scan_scores(qs, db, b62, &o, all), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "gap open -1") != NULL, "%s", swgpu_last_error());
+    CHECK_EQ_INT(swgpu_scan_scores(qs, db, b62, &o, NULL), SWGPU_EINVAL);
+    swgpu_seqset_destroy(dna);
+    free(all);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 int main(void)
 {
     swgpu_matrix_t *b62 = NULL;
@@ -548,10 +747,13 @@ int main(void)
     test_ties(b62);
     test_every_query_reported(b62);
     test_random(b62);
+    test_evalue_models(b62);
     test_no_align(b62);
+    test_progress(b62);
     test_no_self(b62);
     test_dna();
     test_errors(b62);
+    test_scan_scores(b62);
     swgpu_matrix_destroy(b62);
     return tap_done();
 }

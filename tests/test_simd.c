@@ -146,7 +146,8 @@ static uint64_t check_engine(const char *what, const tdb_t *d, const swgpu_matri
             for (size_t qi = 0; qi < nq; qi++) {
                 swgpu_scan_stats_t ss = {0, 0, 0};
                 for (size_t k = 0; k < n; k++) got[k] = -7;
-                rc = swgpu__engine_cpu.scan(st, qs[qi], qlens[qi], got, &ss);
+                swgpu__query_t Q = swgpu__query_plain(qs[qi], qlens[qi]);
+                rc = swgpu__engine_cpu.scan(st, &Q, got, &ss);
                 if (rc) {
                     bad++;
                     fprintf(stderr, "%s: scan failed: %s\n", what, swgpu_last_error());
@@ -386,7 +387,8 @@ static void test_edges(void)
     o.gap_extend = 1;
     CHECK_EQ_INT(swgpu__engine_cpu.create(&d.db, &m, &o, &st), 0);
     if (st) {
-        CHECK_EQ_INT(swgpu__engine_cpu.scan(st, qa, 0, sc, NULL), 0);
+        swgpu__query_t Q = swgpu__query_plain(qa, 0);
+        CHECK_EQ_INT(swgpu__engine_cpu.scan(st, &Q, sc, NULL), 0);
         CHECK_EQ_INT(sc[0], 0);
         CHECK_EQ_INT(sc[1], 0);
         swgpu__engine_cpu.destroy(st);

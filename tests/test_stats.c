@@ -288,6 +288,200 @@ static void test_against_blast(void)
     }
 }
 
+/*
+ * Spouge's parameters: the slopes as BLAST+ 2.12.0 tabulates them, the
+ * intercepts from the gap cost G = open + extend and the ungapped row
+ * (b = 2G(a_un - a), beta = 2G(alpha_un - alpha), tau = 2G(alpha_un - sigma)).
+ */
+static void test_spouge_table(void)
+{
+    static const struct {
+        const char *matrix;
+        int open, extend;
+        double a, alpha, sigma, a_un, alpha_un;
+    } rows[] = {
+        {"BLOSUM62", 11, 1, 1.9, 42.6028, 43.6362, 0.7916, 4.96466},
+        {"BLOSUM62", 9, 2, 1.5, 22.7519, 22.95, 0.7916, 4.96466},
+        {"BLOSUM45", 15, 2, 1.7, 44.8257, 45.0604, 0.9113, 9.61106},
+        {"BLOSUM50", 13, 2, 1.6, 42.0595, 42.4716, 0.6895, 5.38831},
+        {"BLOSUM80", 10, 1, 1.1, 13.8338, 14.5334, 0.5222, 1.91813},
+        {"BLOSUM90", 10, 1, 1.04, 11.4839, 12.2698, 0.4434, 1.37776},
+        {"PAM30", 9, 1, 0.48, 2.46392, 3.18615, 0.1938, 0.161818},
+        {"PAM70", 10, 1, 0.71, 6.00297, 6.71657, 0.3250, 0.633439},
+        {"PAM250", 14, 2, 2.5, 96.3151, 96.7568, 0.98, 11.7543},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        swgpu_matrix_t *m = NULL;
+        swgpu_karlin_t k;
+        CHECK_EQ_INT(swgpu_matrix_builtin(rows[i].matrix, &m), 0);
+        if (!m)
+            continue;
+        CHECK_EQ_INT(swgpu_karlin_lookup(m, rows[i].open, rows[i].extend, &k), 0);
+        double G = rows[i].open + rows[i].extend;
+        CHECK(k.has_spouge == 1 && k.spouge.a == rows[i].a && k.spouge.alpha == rows[i].alpha &&
+                  k.spouge.sigma == rows[i].sigma &&
+                  near(k.spouge.b, 2 * G * (rows[i].a_un - rows[i].a), 1e-12) &&
+                  near(k.spouge.beta, 2 * G * (rows[i].alpha_un - rows[i].alpha), 1e-12) &&
+                  near(k.spouge.tau, 2 * G * (rows[i].alpha_un - rows[i].sigma), 1e-12),
+              "%s %d/%d: spouge %d a %g b %g alpha %g beta %g sigma %g tau %g", rows[i].matrix,
+              rows[i].open, rows[i].extend, k.has_spouge, k.spouge.a, k.spouge.b, k.spouge.alpha,
+              k.spouge.beta, k.spouge.sigma, k.spouge.tau);
+        swgpu_matrix_destroy(m);
+    }
+    /* BLOSUM62 11/1 in numbers: b = 24 (0.7916 - 1.9), beta = 24 (4.96466 - 42.6028),
+     * tau = 24 (4.96466 - 43.6362) */
+    swgpu_matrix_t *m = NULL;
+    swgpu_karlin_t k;
+    CHECK_EQ_INT(swgpu_matrix_builtin("BLOSUM62", &m), 0);
+    CHECK_EQ_INT(m ? swgpu_karlin_lookup(m, 11, 1, &k) : -1, 0);
+    CHECK_NEAR(k.spouge.b, -26.6016, 1e-12);
+    CHECK_NEAR(k.spouge.beta, -903.31536, 1e-12);
+    CHECK_NEAR(k.spouge.tau, -928.11696, 1e-12);
+    swgpu_matrix_destroy(m);
+    /* DNA: BLAST+ has no Spouge parameters for blastn */
+    m = NULL;
+    CHECK_EQ_INT(swgpu_matrix_dna(2, -3, &m), 0);
+    CHECK_EQ_INT(m ? swgpu_karlin_lookup(m, 5, 2, &k) : -1, 0);
+    CHECK(k.has_spouge == 0, "DNA +2/-3 5/2: no Spouge parameters");
+    swgpu_matrix_destroy(m);
+}
+
+/*
+ * Spouge E-values against blastp 2.12.0+ (Debian ncbi-blast+), which applies
+ * Spouge's finite-size correction by default: queries250 x uniprot20k
+ * (20,000 sequences, 9,055,569 residues), BLOSUM62 11/1, -comp_based_stats 0
+ * -seg no -max_target_seqs 500 -evalue 10, -outfmt '6 qseqid sseqid score
+ * evalue bitscore qlen slen' (bench/evalue_compare.sh keeps these files).
+ * Each row: raw score, query and subject lengths, blastp's E-value and bit
+ * score, and the E-value to 17 digits as the formula of swgpu.h gives it,
+ * evaluated independently in Python (math.erfc) from the table's numbers.
+ * The first row is issue 14's 57-residue self hit (old model: 1.81e-29).
+ */
+static void test_spouge_against_blast(void)
+{
+    static const struct {
+        int32_t score;
+        uint64_t qlen, tlen;
+        const char *evalue, *bits;
+        double exact;
+    } rows[] = {
+        /* tr|A7TBS3|A7TBS3_NEMVE against itself */
+        {308, 57, 57, "1.32e-39", "123", 1.3204777123241599e-39},
+        {65, 646, 1528, "5.6", "29.6", 5.5561252128143375},
+        {56, 143, 923, "7.2", "26.2", 7.154042969280284},
+        {55, 356, 78, "9.9", "25.8", 9.89935628519576},
+        {50, 57, 2886, "5.3", "23.9", 5.296374044064584},
+        {48, 57, 93, "7.7", "23.1", 7.656154153138079},
+        {77, 1489, 1947, "0.56", "34.3", 0.5628655141937636},
+        {67, 639, 61, "0.29", "30.4", 0.28602982463855386},
+        {56, 57, 423, "0.75", "26.2", 0.7541536851459116},
+        {85, 850, 1423, "0.034", "37.4", 0.03355896086332992},
+        {84, 1280, 60, "0.003", "37.0", 0.002630705945407776},
+        {74, 67, 63, "0.001", "33.1", 0.0010206259616279839},
+        {118, 1826, 2918, "1.17e-05", "50.1", 1.1709558507286854e-05},
+        {210, 108, 83, "1.77e-23", "85.5", 1.7661400819683464e-23},
+        {100, 80, 2934, "1.81e-06", "43.1", 1.8143916968359337e-06},
+        {83, 57, 657, "1.47e-04", "36.6", 0.00014726721260432377},
+        {191, 67, 66, "1.82e-21", "78.2", 1.8191465646188485e-21},
+        {1602, 465, 468, "0.0", "621", 1.7077605374611383e-223},
+    };
+    swgpu_matrix_t *m = NULL;
+    swgpu_karlin_t k;
+    CHECK_EQ_INT(swgpu_matrix_builtin("BLOSUM62", &m), 0);
+    CHECK_EQ_INT(m ? swgpu_karlin_lookup(m, 11, 1, &k) : -1, 0);
+    swgpu_matrix_destroy(m);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char e[64], b[64];
+        double ev = swgpu_hit_evalue(&k, SWGPU_EVALUE_SPOUGE, rows[i].score, rows[i].qlen,
+                                     rows[i].tlen, 9055569, 20000);
+        CHECK_NEAR(ev, rows[i].exact, 1e-12);
+        blast_tabular(e, b, sizeof e, ev, swgpu_bitscore(&k, rows[i].score));
+        CHECK(!strcmp(e, rows[i].evalue) && !strcmp(b, rows[i].bits),
+              "score %d qlen %llu slen %llu: E %s bits %s, blastp %s %s", (int)rows[i].score,
+              (unsigned long long)rows[i].qlen, (unsigned long long)rows[i].tlen, e, b,
+              rows[i].evalue, rows[i].bits);
+    }
+    /* the self hit under the old model, as issue 14 quotes it */
+    char e[64], b[64];
+    blast_tabular(e, b, sizeof e, swgpu_hit_evalue(&k, SWGPU_EVALUE_OLD_FSC, 308, 57, 57,
+                                                   9055569, 20000), 0);
+    CHECK(!strcmp(e, "1.81e-29"), "old model, self hit: %s", e);
+
+    /* no database: the pair's own E-value; tlen 0 counts as 1 */
+    CHECK_NEAR(swgpu_hit_evalue(&k, SWGPU_EVALUE_SPOUGE, 308, 57, 57, 0, 0),
+               1.3204777123241599e-39 * 57 / 9055569, 1e-12);
+    CHECK(swgpu_hit_evalue(&k, SWGPU_EVALUE_SPOUGE, 40, 100, 0, 9055569, 20000) ==
+              swgpu_hit_evalue(&k, SWGPU_EVALUE_SPOUGE, 40, 100, 1, 9055569, 20000),
+          "tlen 0 as 1");
+    /* parameters without Spouge's set: the OLD_FSC value, whatever tlen */
+    swgpu_karlin_t plain = k;
+    plain.has_spouge = 0;
+    CHECK(swgpu_hit_evalue(&plain, SWGPU_EVALUE_SPOUGE, 100, 300, 77, 10000000, 30000) ==
+              swgpu_evalue(&k, 100, 300, 10000000, 30000),
+          "no Spouge parameters: OLD_FSC");
+    CHECK_NEAR(swgpu_hit_evalue(&k, SWGPU_EVALUE_OLD_FSC, 100, 300, 77, 10000000, 30000),
+               0.00014971436168096026, 1e-9);
+}
+
+/*
+ * swgpu__evalue_min_score: no score below it reaches the threshold for any
+ * subject length (checked over lengths 1..2000 and a few longer), and under
+ * OLD_FSC it is exact.
+ */
+static void test_min_score(void)
+{
+    swgpu_matrix_t *m = NULL;
+    swgpu_karlin_t k, kd;
+    CHECK_EQ_INT(swgpu_matrix_builtin("BLOSUM62", &m), 0);
+    CHECK_EQ_INT(m ? swgpu_karlin_lookup(m, 11, 1, &k) : -1, 0);
+    swgpu_matrix_destroy(m);
+    m = NULL;
+    CHECK_EQ_INT(swgpu_matrix_dna(2, -3, &m), 0);
+    CHECK_EQ_INT(m ? swgpu_karlin_lookup(m, 5, 2, &kd) : -1, 0);
+    swgpu_matrix_destroy(m);
+    static const uint64_t qlens[] = {8, 57, 300, 4000};
+    static const double max_e[] = {1e-30, 1e-3, 10, 1e5};
+    static const uint64_t longer[] = {3000, 8081, 50000, 1000000};
+    long bad = 0, loose = 0;
+    for (size_t qi = 0; qi < 4; qi++)
+        for (size_t xi = 0; xi < 4; xi++) {
+            swgpu__evalue_ctx_t c;
+            swgpu__evalue_init(&c, &k, SWGPU_EVALUE_SPOUGE, qlens[qi], 9055569, 20000);
+            int32_t s0 = swgpu__evalue_min_score(&c, max_e[xi]);
+            CHECK(s0 >= 1 && s0 < 100000, "qlen %llu E %g: min score %d",
+                  (unsigned long long)qlens[qi], max_e[xi], (int)s0);
+            for (int32_t s = s0 > 30 ? s0 - 30 : 1; s < s0; s++) {
+                for (uint64_t n = 1; n <= 2000; n++)
+                    bad += !(swgpu__evalue_of(&c, s, n) > max_e[xi]);
+                for (size_t j = 0; j < 4; j++)
+                    bad += !(swgpu__evalue_of(&c, s, longer[j]) > max_e[xi]);
+            }
+            /* and it is not far below the scores that do pass */
+            int pass = 0;
+            for (uint64_t n = 1; n <= 2000 && !pass; n++)
+                pass = swgpu__evalue_of(&c, s0 + 12, n) <= max_e[xi];
+            loose += !pass;
+
+            /* OLD_FSC (and DNA, which has no Spouge set): exact */
+            for (int d = 0; d < 2; d++) {
+                swgpu__evalue_init(&c, d ? &kd : &k, d ? SWGPU_EVALUE_SPOUGE : SWGPU_EVALUE_OLD_FSC,
+                                   qlens[qi], 9055569, 20000);
+                int32_t s1 = swgpu__evalue_min_score(&c, max_e[xi]);
+                CHECK(swgpu__evalue_of(&c, s1, 0) <= max_e[xi] &&
+                          (s1 == 1 || swgpu__evalue_of(&c, s1 - 1, 0) > max_e[xi]),
+                      "%s qlen %llu E %g: min score %d", d ? "DNA" : "OLD_FSC",
+                      (unsigned long long)qlens[qi], max_e[xi], (int)s1);
+            }
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(loose, 0);
+    /* nothing passes: a threshold below every E-value there is */
+    swgpu__evalue_ctx_t c;
+    swgpu__evalue_init(&c, &k, SWGPU_EVALUE_OLD_FSC, 300, 9055569, 20000);
+    CHECK(swgpu__evalue_min_score(&c, 1e-300) > 2000, "E 1e-300: %d",
+          (int)swgpu__evalue_min_score(&c, 1e-300));
+}
+
 /* ------------------------------------------------------------- the fit */
 
 static double unif(uint64_t *s)
@@ -374,6 +568,9 @@ int main(void)
     test_dna_table();
     test_bitscore_evalue();
     test_against_blast();
+    test_spouge_table();
+    test_spouge_against_blast();
+    test_min_score();
     test_fit();
     return tap_done();
 }

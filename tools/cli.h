@@ -83,8 +83,9 @@ typedef struct {
 } cli_input_t;
 /* -1 after printing an error when output `out` (named by `opt`, e.g. "-o")
  * is the same file as one of the n inputs: same device and inode, links
- * followed, so a symbolic or hard link to an input counts too.  0 when out
- * is NULL, does not exist yet, or is a device such as /dev/null. */
+ * followed, so a symbolic or hard link to an input counts too, or when an
+ * input names a BLAST database (a prefix) and out is one of its files.  0
+ * when out is NULL, does not exist yet, or is a device such as /dev/null. */
 int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n);
 
 #endif

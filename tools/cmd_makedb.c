@@ -1,6 +1,6 @@
 /*
  * cmd_makedb.c - `swgpu makedb IN OUT`: read a FASTA/FASTQ file (plain or
- * gzip) and write the binary, length-sorted, memory-mappable database that
+ * gzip) or a BLAST database and write the binary, length-sorted, memory-mappable database that
  * `swgpu search -d` opens without parsing.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -14,8 +14,9 @@ static void usage(FILE *fp)
 {
     fputs("usage: swgpu makedb [options] IN OUT\n"
           "\n"
-          "Converts IN (FASTA or FASTQ, plain or gzip) into the binary database OUT for\n"
-          "'swgpu search -d OUT'.  OUT is written to a temporary name and renamed when complete.\n"
+          "Converts IN (FASTA or FASTQ, plain or gzip, or a BLAST database named as given to\n"
+          "makeblastdb -out) into the binary database OUT for 'swgpu search -d OUT'.  OUT is\n"
+          "written to a temporary name and renamed when complete.\n"
           "\n"
           "options:\n"
           "      --type prot|dna    sequence type (default: detected from the sequences)\n"

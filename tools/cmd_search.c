@@ -31,8 +31,11 @@ static void usage(FILE *fp)
           "affine gaps) and reports the best hits with E-values and alignments.\n"
           "\n"
           "input:\n"
-          "  -q, --query FILE       query sequences: FASTA or FASTQ, plain or gzip\n"
-          "  -d, --db FILE          database: a 'swgpu makedb' file, or FASTA/FASTQ (plain or gzip)\n"
+          "  -q, --query FILE       query sequences: FASTA or FASTQ, plain or gzip (or a\n"
+          "                         database, as -d takes it)\n"
+          "  -d, --db FILE          database: a 'swgpu makedb' file, a BLAST database (its\n"
+          "                         name as given to makeblastdb -out), or FASTA/FASTQ (plain\n"
+          "                         or gzip)\n"
           "      --type prot|dna    sequence type (default: detected from the sequences)\n"
           "\n"
           "scoring (a gap of length k costs OPEN + k*EXTEND, as in BLAST and ssearch36):\n"
@@ -46,6 +49,12 @@ static void usage(FILE *fp)
           "reporting:\n"
           "  -n, --top N            hits reported per query (default 10)\n"
           "  -e, --evalue X         report hits with E-value <= X (default 10)\n"
+          "      --evalue-model M   spouge (default): E-values as BLAST+ computes them by\n"
+          "                         default (Spouge's finite-size correction, from the lengths\n"
+          "                         of the query, the hit and the database); old-fsc: as\n"
+          "                         BLAST+ with OLD_FSC=1 in the environment (Karlin-Altschul\n"
+          "                         over the length-adjusted search space).  DNA and fitted\n"
+          "                         statistics have no Spouge parameters and use old-fsc\n"
           "  -f, --outfmt FMT       6 (BLAST tabular, default), 7 (tabular with comment lines),\n"
           "                         pair (pairwise alignments), or '6 COLUMNS...' with columns\n"
           "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
@@ -110,6 +119,19 @@ static int parse_type(const char *s, swgpu_alphabet_t *a)
     return 0;
 }
 
+static int parse_evalue_model(const char *s, swgpu_evalue_model_t *m)
+{
+    if (!strcmp(s, "spouge"))
+        *m = SWGPU_EVALUE_SPOUGE;
+    else if (!strcmp(s, "old-fsc"))
+        *m = SWGPU_EVALUE_OLD_FSC;
+    else {
+        cli_error("--evalue-model: '%s' is not spouge or old-fsc", s);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_backend(const char *s, swgpu_backend_t *b)
 {
     if (!strcmp(s, "auto")) *b = SWGPU_BACKEND_AUTO;
@@ -142,7 +164,8 @@ static double peak_rss_mb(void)
 
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
-    OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF
+    OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF,
+    OPT_EVALUE_MODEL
 };
 
 int swgpu_cmd_search(int argc, char **argv)
@@ -170,6 +193,7 @@ int swgpu_cmd_search(int argc, char **argv)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"no-align", no_argument, NULL, OPT_NO_ALIGN},
         {"no-self", no_argument, NULL, OPT_NO_SELF},
+        {"evalue-model", required_argument, NULL, OPT_EVALUE_MODEL},
         {NULL, 0, NULL, 0},
     };
     const char *qpath = NULL, *dpath = NULL, *mname = NULL, *fmtspec = "6", *opath = NULL;
@@ -181,6 +205,7 @@ int swgpu_cmd_search(int argc, char **argv)
     double evalue = 10.0;
     swgpu_alphabet_t type = SWGPU_AUTO;
     swgpu_backend_t backend = SWGPU_BACKEND_AUTO;
+    swgpu_evalue_model_t evalue_model = SWGPU_EVALUE_SPOUGE;
 
     swgpu_outfmt_t *fmt = NULL;
     swgpu_seqset_t *queries = NULL;
@@ -230,6 +255,7 @@ int swgpu_cmd_search(int argc, char **argv)
         case OPT_QUIET: verbosity = 0; break;
         case OPT_NO_ALIGN: no_align = 1; break;
         case OPT_NO_SELF: no_self = 1; break;
+        case OPT_EVALUE_MODEL: if (parse_evalue_model(optarg, &evalue_model)) return 1; break;
         case ':':
             cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
             return 1;
@@ -278,6 +304,7 @@ int swgpu_cmd_search(int argc, char **argv)
     o.max_gpu_memory = maxmem;
     o.no_align = no_align;
     o.no_self = no_self;
+    o.evalue_model = evalue_model;
     if ((rc = swgpu_opts_check(&o, NULL)) < 0) {
         lib_error(rc);
         return 1;
@@ -343,6 +370,7 @@ int swgpu_cmd_search(int argc, char **argv)
     o.max_gpu_memory = maxmem;
     o.no_align = no_align;
     o.no_self = no_self;
+    o.evalue_model = evalue_model;
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;
 

@@ -11,8 +11,10 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -117,12 +119,45 @@ void cli_out_abort(cli_out_t *o)
     track(o, 0);
 }
 
+/* 1 when out (an existing file) belongs to the BLAST database that the
+ * prefix in names: in's directory, in's name, '.', anything (a volume
+ * number), and an extension of the files searching reads */
+static int blastdb_file(const char *in, const char *out)
+{
+    static const char *const ext[] = {".pal", ".pin", ".psq", ".phr",
+                                      ".nal", ".nin", ".nsq", ".nhr"};
+    char dir[PATH_MAX], rdir[PATH_MAX], rout[PATH_MAX], want[PATH_MAX + 8];
+    size_t n = strlen(out), k;
+    for (k = 0; k < sizeof ext / sizeof *ext; k++)
+        if (n > 4 && !strcmp(out + n - 4, ext[k]))
+            break;
+    if (k == sizeof ext / sizeof *ext)
+        return 0;
+    const char *slash = strrchr(in, '/');
+    const char *base = slash ? slash + 1 : in;
+    if (!*base)
+        return 0;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - in) + (slash == in) : 1,
+             slash ? in : ".");
+    if (!realpath(dir, rdir) || !realpath(out, rout))
+        return 0;
+    int w = snprintf(want, sizeof want, "%s%s%s.", rdir,
+                     rdir[strlen(rdir) - 1] == '/' ? "" : "/", base);
+    return w > 0 && (size_t)w < sizeof want && !strncmp(rout, want, (size_t)w);
+}
+
 int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n)
 {
     struct stat so, si;
     if (!out || stat(out, &so) != 0 || S_ISCHR(so.st_mode) || S_ISFIFO(so.st_mode))
         return 0; /* nothing there yet, or a device / pipe written in place */
     for (int i = 0; i < n; i++) {
+        if (in[i].path && stat(in[i].path, &si) != 0 && blastdb_file(in[i].path, out)) {
+            cli_error("%s %s is a file of the BLAST database %s (the %s): refusing to "
+                      "overwrite an input (choose another output file)",
+                      opt, out, in[i].path, in[i].what);
+            return -1;
+        }
         if (!in[i].path || stat(in[i].path, &si) != 0)
             continue;
         if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {

@@ -154,8 +154,10 @@ typedef struct cuda_state {
     int ndev;
     gpu_t *dev;
     /* current scan */
+    const swgpu__query_t *Q; /* the query: its codes, or a PSSM's rows */
     const uint8_t *q;
     int qlen;
+    int32_t qsat;           /* DPX scores >= this are recomputed (INT32_MAX: other kernels) */
     swgpu_cu_cfg_t cfg_main, cfg_long;
     int use_long;
     int32_t *h_prof;        /* simt / vector / scan profile (DPX and intra: built on the GPU) */
@@ -224,6 +226,70 @@ static size_t prof_words(int fam, int qlen)
     case FAM_SCAN: return (size_t)SWGPU_CU_NRES * swgpu__cu_scan_qpad(qlen);
     default: return 0;
     }
+}
+
+/*
+ * A query on the GPU: its residue codes, or a PSSM's rows as int16 (32 per
+ * position), which the profile builders take as a matrix of qlen rows with
+ * no codes (kernels.cuh).  blob_q / blob_mat: what the builders take for a
+ * blob at d_blob on GPU d.
+ */
+static size_t qblob_bytes(const swgpu__query_t *q)
+{
+    return q->rows ? q->len * SWGPU_CU_NRES * sizeof(int16_t) : q->len;
+}
+
+static void qblob_fill(const swgpu__query_t *q, void *dst)
+{
+    if (!q->rows) {
+        memcpy(dst, q->res, q->len);
+        return;
+    }
+    int16_t *d = (int16_t *)dst;
+    for (size_t k = 0; k < q->len * SWGPU_CU_NRES; k++)
+        d[k] = (int16_t)q->rows[k]; /* in range: check_query */
+}
+
+static const uint8_t *blob_q(const swgpu__query_t *q, const void *d_blob)
+{
+    return q->rows ? NULL : (const uint8_t *)d_blob;
+}
+
+static const int16_t *blob_mat(const swgpu__query_t *q, const void *d_blob, const int16_t *d_mat)
+{
+    return q->rows ? (const int16_t *)d_blob : d_mat;
+}
+
+/* A PSSM's scores must fit the int16 profiles (the matrix's are checked
+ * at create). */
+static int check_query(const swgpu__query_t *q, size_t i)
+{
+    if (q->rows && q->len && (q->smin < -32768 || q->smax > 16383))
+        return swgpu__fail(SWGPU_ERANGE, "backend cuda: query %zu: PSSM scores %d..%d outside "
+                                         "[-32768, 16383]", i + 1, (int)q->smin, (int)q->smax);
+    return SWGPU_OK;
+}
+
+/* The DPX kernel's threshold for q: a subject scoring this or more may
+ * have saturated its 16-bit lane (cells.cuh: every H stays exact below
+ * 32767 - smax - 2oe). */
+static int32_t qsat_of(const cuda_state_t *S, const swgpu__query_t *q)
+{
+    if (!q->rows)
+        return S->sat;
+    return SWGPU_CU_SAT16 - (q->smax > 0 ? q->smax : 0) - 2 * S->oe;
+}
+
+/* 1 if q may run on the 16-bit DPX kernel: the matrix's condition, or for
+ * a PSSM the gap costs and its greatest score (its least score does not
+ * matter: the kernel adds a score to an H held >= 0 and takes the maximum
+ * with F >= -oe, so a score down to -32768 neither wraps a lane nor raises
+ * a cell, kernels.cuh) */
+static int q_use16(const cuda_state_t *S, const swgpu__query_t *q)
+{
+    if (!q->rows)
+        return S->use16;
+    return 2 * S->oe + S->ext < 16000 && q->smax < 8000;
 }
 
 /* fn(ctx, a, b) over [0, n) in ranges of grain items on all cores (the
@@ -862,7 +928,8 @@ static int intra_prof(cuda_state_t *S, gpu_t *d)
         return SWGPU_OK;
     const size_t n = swgpu__cu_dpx_prof_bytes(cfg, S->qlen);
     if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra, n)) ||
-        (rc = swgpu__cu_prof_dev(cfg, d->d_q, S->qlen, d->d_mat, d->d_tp_intra, d->st)))
+        (rc = swgpu__cu_prof_dev(cfg, blob_q(S->Q, d->d_q), S->qlen,
+                                 blob_mat(S->Q, d->d_q, d->d_mat), d->d_tp_intra, d->st)))
         return rc;
     d->intra_up = 1;
     return SWGPU_OK;
@@ -873,13 +940,19 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
 {
     int rc, qlen = S->qlen;
     CU_CHECK(cudaSetDevice(d->id));
-    /* the query through a pinned buffer: an asynchronous copy (from the
-     * caller's pageable memory the driver stages it and waits) */
-    if ((rc = dgrow((void **)&d->d_q, &d->cap_q, qlen)) ||
-        (rc = hgrow((void **)&d->h_q, &d->cap_hq, qlen)))
+    /* the query (codes or PSSM rows) through a pinned buffer: an
+     * asynchronous copy (from the caller's pageable memory the driver
+     * stages it and waits) */
+    const size_t qb = qblob_bytes(S->Q);
+    const uint8_t *dq = NULL;
+    const int16_t *dmat = NULL;
+    if ((rc = dgrow((void **)&d->d_q, &d->cap_q, qb)) ||
+        (rc = hgrow((void **)&d->h_q, &d->cap_hq, qb)))
         return rc;
-    memcpy(d->h_q, S->q, qlen);
-    CU_CHECK(cudaMemcpyAsync(d->d_q, d->h_q, qlen, cudaMemcpyHostToDevice, d->st));
+    qblob_fill(S->Q, d->h_q);
+    CU_CHECK(cudaMemcpyAsync(d->d_q, d->h_q, qb, cudaMemcpyHostToDevice, d->st));
+    dq = blob_q(S->Q, d->d_q);
+    dmat = blob_mat(S->Q, d->d_q, d->d_mat);
     size_t n;
     d->intra_up = 0;
     if (S->scan_fam != FAM_DPX && (rc = intra_prof(S, d)))
@@ -898,7 +971,7 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
     if (S->scan_fam == FAM_DPX) {
         n = swgpu__cu_dpx_prof_bytes(S->cfg_main, qlen);
         if ((rc = dgrow((void **)&d->d_tp_main, &d->cap_main, n)) ||
-            (rc = swgpu__cu_prof_dev(S->cfg_main, d->d_q, qlen, d->d_mat, d->d_tp_main, d->st)))
+            (rc = swgpu__cu_prof_dev(S->cfg_main, dq, qlen, dmat, d->d_tp_main, d->st)))
             return rc;
         int per = 0;
         if ((rc = swgpu__cu_dpx_occupancy(S->cfg_main, &per)))
@@ -929,8 +1002,7 @@ static int dev_query(cuda_state_t *S, gpu_t *d)
         if (S->use_long) {
             n = swgpu__cu_dpx_prof_bytes(S->cfg_long, qlen);
             if ((rc = dgrow((void **)&d->d_tp_long, &d->cap_long, n)) ||
-                (rc = swgpu__cu_prof_dev(S->cfg_long, d->d_q, qlen, d->d_mat, d->d_tp_long,
-                                         d->st)))
+                (rc = swgpu__cu_prof_dev(S->cfg_long, dq, qlen, dmat, d->d_tp_long, d->st)))
                 return rc;
             if ((rc = swgpu__cu_dpx_occupancy(S->cfg_long, &per)))
                 return rc;
@@ -1100,7 +1172,7 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
     const chunk_t *ch = &S->chunks[B->chunk];
     int rc;
     int32_t *out = S->out + ch->k0;
-    const int32_t sat = S->scan_fam == FAM_DPX ? S->sat : INT32_MAX;
+    const int32_t sat = S->qsat;
     uint32_t nov = 0;
     if (S->scan_fam == FAM_DPX && !S->streaming && d->split) {
         /* the first part, while the rest computes */
@@ -1131,7 +1203,7 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
             }
             uint32_t j = 0;
             for (uint32_t i = 0; i < ch->n; i++)
-                if (B->h_scores[i] >= S->sat)
+                if (B->h_scores[i] >= sat)
                     d->h_idx[j++] = i;
             swgpu_cu_batch_t bt = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
             swgpu_cu_query_t q = {d->d_q, S->qlen, S->oe, S->ext};
@@ -1212,11 +1284,21 @@ static void *dev_thread(void *arg)
     return NULL;
 }
 
-static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
+/* 1 if the simt kernel's 8-bit profile holds q's scores (a matrix's are
+ * checked at create) */
+static int simt_fits(const swgpu__query_t *q)
+{
+    return !q->rows || (q->smin >= -127 && q->smax <= 127);
+}
+
+static int cuda_scan(void *state, const swgpu__query_t *Q, int32_t *scores,
                      swgpu_scan_stats_t *st)
 {
     cuda_state_t *S = (cuda_state_t *)state;
     int rc = SWGPU_OK;
+    if (!Q)
+        return swgpu__fail(SWGPU_EINVAL, "backend cuda: NULL query");
+    const size_t qlen = Q->len;
     if (qlen == 0 || S->db->n == 0) {
         for (uint64_t k = 0; k < S->db->n; k++)
             scores[k] = 0;
@@ -1224,14 +1306,22 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
     }
     if (qlen > (size_t)1 << 30)
         return swgpu__fail(SWGPU_ERANGE, "backend cuda: query of %zu residues", qlen);
-    S->q = q;
+    if ((rc = check_query(Q, 0)))
+        return rc;
+    S->Q = Q;
+    S->q = Q->res;
     S->qlen = (int)qlen;
-    /* the family for this query: scan has a query-length limit */
+    /* the family for this query: scan has a query-length limit; a PSSM the
+     * 16-bit DPX kernel or simt's 8-bit profile cannot hold goes to the
+     * 32-bit intra kernel */
     S->scan_fam = S->fam;
     if (S->fam == FAM_SCAN &&
         (S->qlen > swgpu__cu_scan_max_qlen() ||
          (int64_t)swgpu__cu_scan_qpad(S->qlen) * S->ext > ((int64_t)1 << 29)))
         S->scan_fam = FAM_INTRA;
+    if ((S->fam == FAM_DPX && !q_use16(S, Q)) || (S->fam == FAM_SIMT && !simt_fits(Q)))
+        S->scan_fam = FAM_INTRA;
+    S->qsat = S->scan_fam == FAM_DPX ? qsat_of(S, Q) : INT32_MAX;
     S->out = scores;
     S->next_chunk = 0;
 
@@ -1248,12 +1338,15 @@ static int cuda_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores
         size_t n = prof_words(S->scan_fam, S->qlen) * 4;
         if ((rc = hgrow((void **)&S->h_prof, &S->cap_h_prof, n)))
             return rc;
-        if (S->fam == FAM_SIMT)
-            swgpu__cu_simt_prof(q, S->qlen, S->mat32, S->h_prof);
-        else if (S->fam == FAM_VECTOR)
-            swgpu__cu_vector_prof(q, S->qlen, S->mat32, S->h_prof);
+        /* the matrix and the codes, or a PSSM's rows and no codes */
+        const uint8_t *pq = Q->rows ? NULL : Q->res;
+        const int32_t(*ps)[32] = Q->rows ? (const int32_t(*)[32])Q->rows : S->mat32;
+        if (S->scan_fam == FAM_SIMT)
+            swgpu__cu_simt_prof(pq, S->qlen, ps, S->h_prof);
+        else if (S->scan_fam == FAM_VECTOR)
+            swgpu__cu_vector_prof(pq, S->qlen, ps, S->h_prof);
         else
-            swgpu__cu_scan_prof(q, S->qlen, S->mat32, S->h_prof);
+            swgpu__cu_scan_prof(pq, S->qlen, ps, S->h_prof);
     }
 
     if (S->ndev == 1) {
@@ -1314,8 +1407,7 @@ typedef struct {
 } mbatch_t;
 
 typedef struct {
-    const uint8_t *const *q;
-    const size_t *qlen;
+    const swgpu__query_t *q;
     size_t *ord;
 } mq_in_t;
 
@@ -1348,8 +1440,9 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
     int rc;
     size_t qbytes = 0, pbytes = 0, plbytes = 0;
     for (size_t j = 0; j < nq; j++) {
-        const int ql = (int)in->qlen[in->ord[bt->first + j]];
-        qbytes += align16((size_t)ql);
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        const int ql = (int)Q->len;
+        qbytes += align16(qblob_bytes(Q));
         pbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
         if (bt->use_long)
             plbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
@@ -1365,18 +1458,21 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         return rc;
     size_t qo = 0;
     for (size_t j = 0; j < nq; j++) {
-        const size_t i = in->ord[bt->first + j], ql = in->qlen[i];
-        memcpy(m->h_q + qo, in->q[i], ql);
-        qo += align16(ql);
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        qblob_fill(Q, m->h_q + qo);
+        qo += align16(qblob_bytes(Q));
     }
     CU_CHECK(cudaMemcpyAsync(m->d_q, m->h_q, qbytes, cudaMemcpyHostToDevice, st));
     qo = 0;
     size_t po = 0, plo = 0;
     for (size_t j = 0; j < nq; j++) {
-        const int ql = (int)in->qlen[in->ord[bt->first + j]];
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        const int ql = (int)Q->len;
         const int W = bt->cfg.G * bt->cfg.R;
+        const uint8_t *dq = blob_q(Q, m->d_q + qo);
+        const int16_t *dmat = blob_mat(Q, m->d_q + qo, d->d_mat);
         char *prof = (char *)m->d_prof + po;
-        if ((rc = swgpu__cu_prof_dev(bt->cfg, m->d_q + qo, ql, d->d_mat, prof, st)))
+        if ((rc = swgpu__cu_prof_dev(bt->cfg, dq, ql, dmat, prof, st)))
             return rc;
         m->h_mq[j].tprof = (const int16_t *)prof;
         m->h_mq[j].scores = m->d_sc + j * stride;
@@ -1386,7 +1482,7 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         if (bt->use_long) {
             const int Wl = bt->cfgl.G * bt->cfgl.R;
             char *pl = (char *)m->d_profl + plo;
-            if ((rc = swgpu__cu_prof_dev(bt->cfgl, m->d_q + qo, ql, d->d_mat, pl, st)))
+            if ((rc = swgpu__cu_prof_dev(bt->cfgl, dq, ql, dmat, pl, st)))
                 return rc;
             m->h_mq[nq + j].tprof = (const int16_t *)pl;
             m->h_mq[nq + j].scores = m->d_sc + j * stride;
@@ -1394,7 +1490,7 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
             m->h_mq[nq + j].pad = 0;
             plo += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
         }
-        qo += align16((size_t)ql);
+        qo += align16(qblob_bytes(Q));
     }
     CU_CHECK(cudaMemcpyAsync(m->d_mq, m->h_mq, (bt->use_long ? 2 : 1) * nq * sizeof(swgpu_cu_mq_t),
                              cudaMemcpyHostToDevice, st));
@@ -1487,16 +1583,19 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
     int rc;
     size_t qo = 0;
     for (size_t j = 0; j < bt->n; j++) {
-        const int ql = (int)in->qlen[in->ord[bt->first + j]];
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        const int ql = (int)Q->len;
+        const int32_t sat = qsat_of(S, Q);
         int32_t *row = m->h_sc + j * stride;
         uint32_t nov = 0;
         for (size_t k = 0; k < n; k++)
-            nov += row[k] >= S->sat;
+            nov += row[k] >= sat;
         if (nov) {
             const swgpu_cu_cfg_t icfg = {SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0};
             if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra,
                             swgpu__cu_dpx_prof_bytes(icfg, ql))) ||
-                (rc = swgpu__cu_prof_dev(icfg, mq->d_q + qo, ql, d->d_mat, d->d_tp_intra,
+                (rc = swgpu__cu_prof_dev(icfg, blob_q(Q, mq->d_q + qo), ql,
+                                         blob_mat(Q, mq->d_q + qo, d->d_mat), d->d_tp_intra,
                                          d->sto)) ||
                 (rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
                             swgpu__cu_intra_scratch(ql, ch->maxlen, d->blocks_intra))))
@@ -1515,7 +1614,7 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
             }
             uint32_t c = 0;
             for (uint32_t k = 0; k < (uint32_t)n; k++)
-                if (row[k] >= S->sat)
+                if (row[k] >= sat)
                     d->h_idx[c++] = k;
             swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
             swgpu_cu_query_t q = {mq->d_q + qo, ql, S->oe, S->ext};
@@ -1531,7 +1630,7 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
             CU_CHECK(cudaStreamSynchronize(d->sto));
             d->overflows += nov;
         }
-        qo += align16((size_t)ql);
+        qo += align16(qblob_bytes(Q));
     }
     return SWGPU_OK;
 }
@@ -1657,8 +1756,8 @@ static swgpu_cu_cfg_t main_cfg(const cuda_state_t *S, size_t qlen)
     return S->cfg_env.G ? S->cfg_env : pick_cfg((int)qlen, avg, S->pair);
 }
 
-static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const size_t *qlen,
-                          swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
+                          void *user, swgpu_scan_stats_t *st)
 {
     cuda_state_t *S = (cuda_state_t *)state;
     int rc = SWGPU_OK;
@@ -1682,25 +1781,32 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
         rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu queries", nq);
         goto done;
     }
-    /* queries the many-query kernel takes, sorted by configuration; the
-     * others (empty, other kernel families, streaming, a configuration
-     * without a many-query instance) one at a time through cuda_scan */
+    /* every query's checks before the first is scored */
     for (size_t i = 0; i < nq; i++) {
-        if (qlen[i] > (size_t)1 << 30) {
+        if (q[i].len > (size_t)1 << 30) {
             rc = swgpu__fail(SWGPU_ERANGE, "backend cuda: query %zu of %zu residues", i + 1,
-                             qlen[i]);
+                             q[i].len);
             goto done;
         }
-        swgpu_cu_cfg_t c = main_cfg(S, qlen[i]);
-        int ok = many && qlen[i] > 0 && S->db->n > 0 && swgpu__cu_dpx_has_mq(c) &&
-                 swgpu__cu_dpx_has_mq(lcfg);
+        if ((rc = check_query(&q[i], i)))
+            goto done;
+    }
+    /* queries the many-query kernel takes, sorted by configuration; the
+     * others (empty, other kernel families, streaming, a configuration
+     * without a many-query instance, a PSSM for the 32-bit kernel) one at a
+     * time through cuda_scan */
+    for (size_t i = 0; i < nq; i++) {
+        const size_t ql = q[i].len;
+        swgpu_cu_cfg_t c = main_cfg(S, ql);
+        int ok = many && ql > 0 && S->db->n > 0 && swgpu__cu_dpx_has_mq(c) &&
+                 swgpu__cu_dpx_has_mq(lcfg) && q_use16(S, &q[i]);
         if (ok) {
-            keys[nmq].key = cfg_index(c) * 2 + (qlen[i] > 1024);
-            keys[nmq].len = qlen[i];
+            keys[nmq].key = cfg_index(c) * 2 + (ql > 1024);
+            keys[nmq].len = ql;
             keys[nmq].i = i;
             nmq++;
         } else {
-            rc = cuda_scan(state, q[i], qlen[i], row, st);
+            rc = cuda_scan(state, &q[i], row, st);
             if (rc == SWGPU_OK)
                 rc = sink(user, i, row);
             if (rc < 0)
@@ -1766,8 +1872,9 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
         for (size_t b = 0; b < nb; b++) {
             size_t q_ = 0, p_ = 0, pl = 0;
             for (size_t j = 0; j < bts[b].n; j++) {
-                const int ql = (int)qlen[ord[bts[b].first + j]];
-                q_ += align16((size_t)ql);
+                const swgpu__query_t *Q = &q[ord[bts[b].first + j]];
+                const int ql = (int)Q->len;
+                q_ += align16(qblob_bytes(Q));
                 p_ += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfg, ql));
                 if (bts[b].use_long)
                     pl += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfgl, ql));
@@ -1836,7 +1943,7 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
                              mnq, (unsigned long long)S->db->n);
             goto done;
         }
-        mq_in_t in = {q, qlen, ord};
+        mq_in_t in = {q, ord};
         mqs_arg_t *args = (mqs_arg_t *)calloc(S->ndev, sizeof *args);
         pthread_t *th = (pthread_t *)calloc(S->ndev, sizeof *th);
         if (!args || !th) {
@@ -1866,7 +1973,7 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
             for (size_t j = 0; j < bts[i].n && !rc; j++) {
                 const size_t qi = ord[bts[i].first + j];
                 if (st)
-                    st->cells += (uint64_t)qlen[qi] * S->db->total_res;
+                    st->cells += (uint64_t)q[qi].len * S->db->total_res;
                 rc = sink(user, qi, asmb + j * S->db->n);
             }
         }
@@ -1883,7 +1990,7 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
         goto done;
     }
     {
-        mq_in_t in = {q, qlen, ord};
+        mq_in_t in = {q, ord};
         for (size_t i = 0; i <= nb; i++) {
             if (i < nb)
                 for (int g = 0; g < S->ndev; g++)
@@ -1914,7 +2021,7 @@ static int cuda_scan_many(void *state, size_t nq, const uint8_t *const *q, const
                 }
                 const size_t qi = ord[bt->first + j];
                 if (st)
-                    st->cells += (uint64_t)qlen[qi] * S->db->total_res;
+                    st->cells += (uint64_t)q[qi].len * S->db->total_res;
                 if ((rc = sink(user, qi, sc)) < 0)
                     goto done;
             }

@@ -36,10 +36,13 @@ extern "C" size_t swgpu__cu_tile_prof_len(int G, int R, int qlen)
     return ntiles * SWGPU_CU_NRES * W;
 }
 
-/* score of residue code a against query column col (padding past the end) */
+/* score of residue code a against query column col (padding past the end):
+ * the matrix row of the column's residue, or (q NULL) the column's own row
+ * (a PSSM) */
 static SW_HD int prof_score(const uint8_t *q, int qlen, const int16_t *mat, int a, size_t col)
 {
-    return (a == SWGPU_CU_PAD || col >= (size_t)qlen) ? SWGPU_CU_NEG : mat[32 * q[col] + a];
+    return (a == SWGPU_CU_PAD || col >= (size_t)qlen) ? SWGPU_CU_NEG
+                                                     : mat[32 * (q ? (size_t)q[col] : col) + a];
 }
 
 /* element i of the tile profile: tile i / (32 W), residue row, position */

@@ -18,6 +18,12 @@
  *  - The query profile used by the kernels holds S[q[c]][r] for subject
  *    residue r and query column c; columns past the query and the pad
  *    residue score SWGPU_CU_NEG, which can never raise a real cell.
+ *  - Every profile builder takes the query as codes q and a matrix of 32
+ *    rows (mat[32*code + r], or s[code][r]), or, for a PSSM query, q NULL
+ *    and a matrix of qlen rows, row c for query column c: the profile is
+ *    then the PSSM's.  A PSSM's scores may be as low as -32768 (psiblast's
+ *    forbidden pairs): like the padding, such a score can never raise a
+ *    cell (the 16-bit kernels add it to an H held >= 0, no lane wraps).
  */
 #ifndef SWGPU_CUDA_KERNELS_CUH
 #define SWGPU_CUDA_KERNELS_CUH
@@ -77,8 +83,8 @@ typedef struct {
  * Tile profile of a group kernel with G threads of R columns (W = G*R
  * columns per tile): ntiles = ceil(qlen/W) tiles of 32 rows (residue codes)
  * of W int16 scores, positions permuted as described in cells.cuh.
- * mat[32*qcode + rcode] is the score.  swgpu__cu_tile_prof_len gives the
- * number of int16 elements.
+ * mat[32*qcode + rcode] is the score (q NULL: mat[32*column + rcode], a
+ * PSSM).  swgpu__cu_tile_prof_len gives the number of int16 elements.
  */
 size_t swgpu__cu_tile_prof_len(int G, int R, int qlen);
 void swgpu__cu_tile_prof(int G, int R, const uint8_t *q, int qlen, const int16_t *mat,
@@ -93,9 +99,9 @@ void swgpu__cu_dpx_prof(swgpu_cu_cfg_t cfg, const uint8_t *q, int qlen, const in
                         void *out);
 
 /** The same profile built on the GPU (stream st) from the query codes and
- *  the matrix in device memory: swgpu__cu_dpx_prof_bytes(cfg, qlen) bytes
- *  to d_out; cfg.P = 0 gives the tile profile of (G, R), as for the intra
- *  kernel. */
+ *  the matrix in device memory (d_q NULL: d_mat holds the qlen rows of a
+ *  PSSM): swgpu__cu_dpx_prof_bytes(cfg, qlen) bytes to d_out; cfg.P = 0
+ *  gives the tile profile of (G, R), as for the intra kernel. */
 int swgpu__cu_prof_dev(swgpu_cu_cfg_t cfg, const uint8_t *d_q, int qlen, const int16_t *d_mat,
                        void *d_out, cudaStream_t st);
 
@@ -172,7 +178,7 @@ int swgpu__cu_intra(const swgpu_cu_batch_t *b, const uint32_t *idx, uint32_t fir
  * words).  scratch: swgpu__cu_simt_scratch(words of the batch) bytes.
  */
 size_t swgpu__cu_simt_prof_words(int qlen);
-void swgpu__cu_simt_prof(const uint8_t *q, int qlen, const int32_t s[32][32], int32_t *out);
+void swgpu__cu_simt_prof(const uint8_t *q, int qlen, const int32_t (*s)[32], int32_t *out);
 size_t swgpu__cu_simt_scratch(uint64_t words);
 int swgpu__cu_simt(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
                    const swgpu_cu_query_t *q, const int32_t *prof4, void *scratch,
@@ -185,7 +191,7 @@ int swgpu__cu_simt(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
  * (swgpu__cu_vector_scratch bytes for `warps` persistent warps).
  */
 size_t swgpu__cu_vector_prof_words(int qlen);
-void swgpu__cu_vector_prof(const uint8_t *q, int qlen, const int32_t s[32][32], int32_t *out);
+void swgpu__cu_vector_prof(const uint8_t *q, int qlen, const int32_t (*s)[32], int32_t *out);
 size_t swgpu__cu_vector_scratch(uint32_t maxlen, int warps);
 int swgpu__cu_vector_warps_per_sm(int *n);
 int swgpu__cu_vector(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
@@ -202,7 +208,7 @@ int swgpu__cu_vector(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
  */
 int swgpu__cu_scan_max_qlen(void);
 int swgpu__cu_scan_qpad(int qlen);
-void swgpu__cu_scan_prof(const uint8_t *q, int qlen, const int32_t s[32][32], int32_t *out);
+void swgpu__cu_scan_prof(const uint8_t *q, int qlen, const int32_t (*s)[32], int32_t *out);
 int swgpu__cu_scan(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
                    const swgpu_cu_query_t *q, const int32_t *prof, int blocks, int *ctr,
                    int32_t *scores, cudaStream_t st);
@@ -210,8 +216,9 @@ int swgpu__cu_scan(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
 /**
  * Host model of the DPX and intra kernels: runs the same per-thread code
  * (cells.cuh) lane by lane on the CPU, for tests on machines without a GPU.
- * Host pointers; kind 0: DPX with cfg, 1: intra (32-bit).  Scores as the
- * kernels write them.  Returns 0, or SWGPU_EINVAL for an unknown cfg.
+ * Host pointers; kind 0: DPX with cfg, 1: intra (32-bit); q and mat as
+ * for swgpu__cu_tile_prof (q NULL: a PSSM's rows).  Scores as the kernels
+ * write them.  Returns 0, or SWGPU_EINVAL for an unknown cfg.
  */
 int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *res,
                       const uint32_t *woff, const uint32_t *len, uint32_t n,

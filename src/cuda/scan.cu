@@ -39,15 +39,15 @@ extern "C" int swgpu__cu_scan_qpad(int qlen)
     return scan_threads(qlen) * SCAN_C;
 }
 
-/* prof[r*qpad + c] = S[q[c]][r], SWGPU_CU_NEG past the query */
-extern "C" void swgpu__cu_scan_prof(const uint8_t *q, int qlen, const int32_t s[32][32],
+/* prof[r*qpad + c] = S[q[c]][r] (q NULL: s[c][r]), SWGPU_CU_NEG past the query */
+extern "C" void swgpu__cu_scan_prof(const uint8_t *q, int qlen, const int32_t (*s)[32],
                                     int32_t *out)
 {
     int qpad = swgpu__cu_scan_qpad(qlen);
     for (int r = 0; r < SWGPU_CU_NRES; r++)
         for (int c = 0; c < qpad; c++)
             out[(size_t)r * qpad + c] =
-                (r == SWGPU_CU_PAD || c >= qlen) ? SWGPU_CU_NEG : s[q[c]][r];
+                (r == SWGPU_CU_PAD || c >= qlen) ? SWGPU_CU_NEG : s[q ? q[c] : c][r];
 }
 
 __global__ void __launch_bounds__(SCAN_MAXB)

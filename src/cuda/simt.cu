@@ -21,7 +21,7 @@ extern "C" size_t swgpu__cu_simt_prof_words(int qlen)
     return (size_t)SWGPU_CU_NRES * ((qlen + QB - 1) / QB) * (QB / 4);
 }
 
-extern "C" void swgpu__cu_simt_prof(const uint8_t *q, int qlen, const int32_t s[32][32],
+extern "C" void swgpu__cu_simt_prof(const uint8_t *q, int qlen, const int32_t (*s)[32],
                                     int32_t *out)
 {
     int wpr = ((qlen + QB - 1) / QB) * (QB / 4); /* words per residue row */
@@ -30,7 +30,7 @@ extern "C" void swgpu__cu_simt_prof(const uint8_t *q, int qlen, const int32_t s[
             uint32_t word = 0;
             for (int b = 0; b < 4; b++) {
                 int c = 4 * w + b;
-                int v = (r == SWGPU_CU_PAD || c >= qlen) ? -128 : s[q[c]][r];
+                int v = (r == SWGPU_CU_PAD || c >= qlen) ? -128 : s[q ? q[c] : c][r];
                 word |= (uint32_t)(v & 0xff) << (8 * b);
             }
             out[(size_t)r * wpr + w] = (int32_t)word;

@@ -32,7 +32,7 @@ extern "C" size_t swgpu__cu_vector_prof_words(int qlen)
 }
 
 /* vprof[((r*nparts + P)*VSEG + k)*32 + lane] = score of column s0 + lane*p + k */
-extern "C" void swgpu__cu_vector_prof(const uint8_t *q, int qlen, const int32_t s[32][32],
+extern "C" void swgpu__cu_vector_prof(const uint8_t *q, int qlen, const int32_t (*s)[32],
                                       int32_t *out)
 {
     int np = nparts_of(qlen);
@@ -44,7 +44,8 @@ extern "C" void swgpu__cu_vector_prof(const uint8_t *q, int qlen, const int32_t 
             for (int k = 0; k < VSEG; k++)
                 for (int lane = 0; lane < 32; lane++) {
                     int c = s0 + lane * p + k;
-                    int v = (r == SWGPU_CU_PAD || k >= p || c >= qlen) ? SWGPU_CU_NEG : s[q[c]][r];
+                    int v = (r == SWGPU_CU_PAD || k >= p || c >= qlen) ? SWGPU_CU_NEG
+                                                                        : s[q ? q[c] : c][r];
                     out[(((size_t)r * np + P) * VSEG + k) * 32 + lane] = v;
                 }
         }

@@ -3,7 +3,8 @@
  * other backend is tested against.  Internal to libswgpu.
  *
  * Scoring used everywhere here: aligning query code a with target code b
- * scores m->s[a][b]; a gap of length k costs gap_open + k*gap_extend.
+ * scores m->s[a][b] (the *_q functions: or a PSSM's row of the query
+ * position); a gap of length k costs gap_open + k*gap_extend.
  */
 #ifndef SWGPU_REF_H
 #define SWGPU_REF_H
@@ -98,6 +99,20 @@ int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
                               const swgpu_matrix_t *m, int gap_open, int gap_extend,
                               int32_t score, int64_t qend, int64_t tend, int score_only,
                               swgpu_aln_t *out, int isa);
+
+/*
+ * The same for a query given as swgpu__query_t (residues with m's rows, or
+ * a PSSM: internal.h): swgpu__ref_score's score and end, and the start and
+ * path of swgpu__align_from_end_isa (isa as there, -1 the default).  The
+ * alignment statistics compare q->res with the target's residues.
+ */
+int swgpu__ref_score_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
+                       const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t *score,
+                       int64_t *qend, int64_t *tend);
+int swgpu__align_from_end_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
+                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
+                            int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out,
+                            int isa);
 
 /* Recompute length, n_ident, n_mismatch, n_gapopen, n_gaps of a from its
  * cigar, qbeg and tbeg (the cigar is assumed to fit the sequences). */

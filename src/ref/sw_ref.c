@@ -64,8 +64,28 @@ static inline int32_t max32(int32_t a, int32_t b)
 
 /* ------------------------------------------------------------ arguments */
 
+/* The scores a query uses: the matrix's range, or its PSSM rows' (min16:
+ * the least score above SWGPU__ALN_FORBID16, for swgpu__aln_fits16). */
+typedef struct {
+    int32_t min, max, min16;
+} srange_t;
+
+static srange_t score_range(const swgpu__query_t *Q, const swgpu_matrix_t *m)
+{
+    srange_t r;
+    swgpu__query_range(Q, m, &r.min, &r.max);
+    r.min16 = r.min;
+    if (Q->rows) {
+        r.min16 = r.max;
+        for (size_t k = 0; k < Q->len * SWGPU_NCODES; k++)
+            if (Q->rows[k] > SWGPU__ALN_FORBID16 && Q->rows[k] < r.min16)
+                r.min16 = Q->rows[k];
+    }
+    return r;
+}
+
 /* Gap and matrix sanity shared by every entry point. */
-static int check_scoring(const swgpu_matrix_t *m, int go, int ge)
+static int check_scoring(const swgpu_matrix_t *m, const srange_t *r, int go, int ge)
 {
     if (!m)
         return swgpu__fail(SWGPU_EINVAL, "reference alignment: no scoring matrix");
@@ -73,36 +93,38 @@ static int check_scoring(const swgpu_matrix_t *m, int go, int ge)
         return swgpu__fail(SWGPU_EINVAL,
                            "reference alignment: gap open %d / extend %d: each must be in 0..%d",
                            go, ge, GAP_MAX);
-    if (m->min < -SCORE_MAX || m->max > SCORE_MAX || m->min > m->max)
+    if (r->min < -SCORE_MAX || r->max > SCORE_MAX || r->min > r->max)
         return swgpu__fail(SWGPU_EMATRIX,
                            "reference alignment: matrix %s: scores %d..%d out of range", m->name,
-                           m->min, m->max);
+                           (int)r->min, (int)r->max);
     return SWGPU_OK;
 }
 
 /* The best local score is at most max(s) * min(M, N): it must fit. */
-static int check_local_range(const swgpu_matrix_t *m, size_t qlen, size_t tlen)
+static int check_local_range(const srange_t *r, size_t qlen, size_t tlen)
 {
     uint64_t shorter = qlen < tlen ? qlen : tlen;
-    int64_t best = (int64_t)(m->max > 0 ? m->max : 0) * (int64_t)shorter;
+    int64_t best = (int64_t)(r->max > 0 ? r->max : 0) * (int64_t)shorter;
     if (shorter > (uint64_t)VAL_BOUND || best > VAL_BOUND)
         return swgpu__fail(SWGPU_ERANGE,
                            "reference alignment: lengths %zu x %zu with matrix maximum %d may "
-                           "exceed the 32-bit score range", qlen, tlen, m->max);
+                           "exceed the 32-bit score range", qlen, tlen, (int)r->max);
     return SWGPU_OK;
 }
 
-/* Global (anchored) passes can go as low as -(|min s| + ge) * (M + N) - go:
- * that must fit too. */
-static int check_global_range(const swgpu_matrix_t *m, int go, int ge, size_t qlen, size_t tlen)
+/* Global (anchored) passes: every H is at least the pure-gap path's
+ * -(2*go + (M + N)*ge) (an I gap along the first row, then a D gap; the
+ * borders start there), every M at least that plus min s: that must fit
+ * too. */
+static int check_global_range(const srange_t *r, int go, int ge, size_t qlen, size_t tlen)
 {
-    int64_t low = (int64_t)(m->min < 0 ? -m->min : 0) + ge;
     uint64_t sum = (uint64_t)qlen + tlen;
-    if (sum > (uint64_t)VAL_BOUND || low * (int64_t)sum + 2 * (int64_t)go > VAL_BOUND)
+    if (sum > (uint64_t)VAL_BOUND ||
+        2 * (int64_t)go + (int64_t)sum * ge + (r->min < 0 ? -(int64_t)r->min : 0) > VAL_BOUND)
         return swgpu__fail(SWGPU_ERANGE,
                            "reference alignment: lengths %zu x %zu with these scores exceed the "
                            "32-bit range of the traceback", qlen, tlen);
-    return check_local_range(m, qlen, tlen);
+    return check_local_range(r, qlen, tlen);
 }
 
 /* -------------------------------------------------------- query profile */
@@ -111,18 +133,28 @@ static int check_global_range(const swgpu_matrix_t *m, int go, int ge, size_t ql
  * Scores of every query position against one target code.  With a profile
  * (prof[c*M + i] = s(q[i], c), built once per query) a row is a pointer;
  * without one (queries too long for a 32-row profile) the row is filled
- * into scratch on demand.
+ * into scratch on demand.  rows: a PSSM's score rows (row i for position
+ * i), used instead of the matrix when set.
  */
 typedef struct {
     const uint8_t *q;
+    const int32_t *rows;
     size_t qlen;
     const swgpu_matrix_t *m;
     int32_t *prof; /* SWGPU_NCODES rows of qlen, or NULL */
 } qprof_t;
 
-static int qprof_init(qprof_t *p, const uint8_t *q, size_t qlen, const swgpu_matrix_t *m)
+/* s(q[i], c): the matrix, or row i of a PSSM */
+static inline int32_t qscore(const qprof_t *p, size_t i, int c)
+{
+    return p->rows ? p->rows[i * SWGPU_NCODES + c] : p->m->s[p->q[i] & (SWGPU_NCODES - 1)][c];
+}
+
+static int qprof_init(qprof_t *p, const uint8_t *q, const int32_t *rows, size_t qlen,
+                      const swgpu_matrix_t *m)
 {
     p->q = q;
+    p->rows = rows;
     p->qlen = qlen;
     p->m = m;
     p->prof = NULL;
@@ -134,7 +166,7 @@ static int qprof_init(qprof_t *p, const uint8_t *q, size_t qlen, const swgpu_mat
     for (int c = 0; c < SWGPU_NCODES; c++) {
         int32_t *row = p->prof + (size_t)c * qlen;
         for (size_t i = 0; i < qlen; i++)
-            row[i] = m->s[q[i] & (SWGPU_NCODES - 1)][c];
+            row[i] = qscore(p, i, c);
     }
     return SWGPU_OK;
 }
@@ -152,8 +184,26 @@ static inline const int32_t *qprof_row(const qprof_t *p, uint8_t c, int32_t *scr
     if (p->prof)
         return p->prof + (size_t)c * p->qlen;
     for (size_t i = 0; i < p->qlen; i++)
-        scratch[i] = p->m->s[p->q[i] & (SWGPU_NCODES - 1)][c];
+        scratch[i] = qscore(p, i, c);
     return scratch;
+}
+
+/* A PSSM's rows of positions [0, n) in reverse order (NULL for a plain
+ * query; *rc set on failure). */
+static int32_t *rows_reversed(const int32_t *rows, size_t n, int *rc)
+{
+    int32_t *r;
+    *rc = SWGPU_OK;
+    if (!rows || n == 0)
+        return NULL;
+    if (!(r = malloc(n * SWGPU_NCODES * sizeof *r))) {
+        *rc = swgpu__fail(SWGPU_ENOMEM, "alignment: no memory for %zu PSSM rows", n);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(r + i * SWGPU_NCODES, rows + (n - 1 - i) * SWGPU_NCODES,
+               SWGPU_NCODES * sizeof *r);
+    return r;
 }
 
 /* ------------------------------------------------------ forward scoring */
@@ -213,15 +263,21 @@ static void sw_fwd(const qprof_t *p, const uint8_t *t, size_t tlen, int32_t go, 
         *tend = best ? bj : 0;
 }
 
-int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                     int32_t *score, int64_t *qend, int64_t *tend)
+int swgpu__ref_score_q(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
+                       const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t *score,
+                       int64_t *qend, int64_t *tend)
 {
     qprof_t p;
     int32_t *buf = NULL;
-    int rc = check_scoring(m, gap_open, gap_extend);
-    if (rc)
+    srange_t r;
+    int rc;
+    if (!m || !Q)
+        return swgpu__fail(SWGPU_EINVAL, "reference score: no scoring matrix or query");
+    r = score_range(Q, m);
+    if ((rc = check_scoring(m, &r, gap_open, gap_extend)))
         return rc;
+    const size_t qlen = Q->len;
+    const uint8_t *q = Q->res;
     if (!score || (qlen && !q) || (tlen && !t))
         return swgpu__fail(SWGPU_EINVAL, "reference score: NULL sequence or result pointer");
     *score = 0;
@@ -231,9 +287,9 @@ int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
         *tend = 0;
     if (qlen == 0 || tlen == 0)
         return SWGPU_OK;
-    if ((rc = check_local_range(m, qlen, tlen)))
+    if ((rc = check_local_range(&r, qlen, tlen)))
         return rc;
-    qprof_init(&p, q, qlen, m);
+    qprof_init(&p, q, Q->rows, qlen, m);
     buf = malloc(3 * qlen * sizeof *buf);
     if (!buf) {
         qprof_free(&p);
@@ -243,6 +299,14 @@ int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
     qprof_free(&p);
     free(buf);
     return SWGPU_OK;
+}
+
+int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                     int32_t *score, int64_t *qend, int64_t *tend)
+{
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return swgpu__ref_score_q(&Q, t, tlen, m, gap_open, gap_extend, score, qend, tend);
 }
 
 /* --------------------------------------------------------- reverse pass */
@@ -263,17 +327,20 @@ int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
  * then the largest qbeg: the shortest of the optimal alignments.  The pass
  * stops at that row, so it costs qend x (tend - tbeg) cells.
  */
-static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+static int ref_start_k(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
                        const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
                        int64_t qend, int64_t tend, int64_t *qbeg, int64_t *tbeg,
                        const swgpu__aln_kernels_t *k, int only32)
 {
     const int32_t go = gap_open, ge = gap_extend, oe = go + ge;
+    const uint8_t *q = Q->res;
+    const size_t qlen = Q->len;
     uint8_t *qr = NULL;
-    int32_t *buf = NULL, *H, *E, *Mrow, *scratch;
+    int32_t *buf = NULL, *H, *E, *Mrow, *scratch, *rr = NULL;
     qprof_t p = {0};
     size_t n, w;
-    int rc = check_scoring(m, gap_open, gap_extend);
+    srange_t r = score_range(Q, m);
+    int rc = check_scoring(m, &r, gap_open, gap_extend);
     if (rc)
         return rc;
     if (score <= 0 || qend <= 0 || tend <= 0 || (uint64_t)qend > qlen || (uint64_t)tend > tlen ||
@@ -283,15 +350,21 @@ static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t t
                            "%zu x %zu", (long long)qend, (long long)tend, (int)score, qlen, tlen);
     w = (size_t)qend;
     n = (size_t)tend;
-    if ((rc = check_global_range(m, go, ge, w, n)))
+    if ((rc = check_global_range(&r, go, ge, w, n)))
         return rc;
 
-    /* qr = q[0,qend) reversed, its profile; rows over w+1 columns */
+    /* qr = q[0,qend) reversed (rr: a PSSM's rows reversed), its profile;
+     * rows over w+1 columns */
     qr = malloc(w);
     if (!qr)
         return swgpu__fail(SWGPU_ENOMEM, "reference start: no memory for %zu columns", w);
     for (size_t i = 0; i < w; i++)
         qr[i] = q[w - 1 - i];
+    rr = rows_reversed(Q->rows, w, &rc);
+    if (rc) {
+        free(qr);
+        return rc;
+    }
     if (k) {
         /* the same pass, striped (aln_simd.h): the same M' values */
         size_t bytes = swgpu__aln_work_bytes(k, w);
@@ -302,9 +375,10 @@ static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t t
         if (tr) {
             int32_t st[SWGPU_NCODES * SWGPU_NCODES];
             swgpu__aln_job_t jb = {0};
-            for (int x = 0; x < SWGPU_NCODES; x++)
-                for (int y = 0; y < SWGPU_NCODES; y++)
-                    st[y * SWGPU_NCODES + x] = m->s[x][y];
+            if (!rr)
+                for (int x = 0; x < SWGPU_NCODES; x++)
+                    for (int y = 0; y < SWGPU_NCODES; y++)
+                        st[y * SWGPU_NCODES + x] = m->s[x][y];
             for (size_t j = 0; j < n; j++)
                 tr[j] = t[n - 1 - j];
             jb.x = qr;
@@ -312,19 +386,21 @@ static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t t
             jb.y = tr;
             jb.h = n;
             jb.st = st;
+            jb.xrows = rr;
             jb.go = go;
             jb.ge = ge;
             jb.e0 = NEG;
             jb.mode = SWGPU__ALN_START;
             jb.score = score;
             jb.work = work;
-            if (!only32 && swgpu__aln_fits16(w, n, k->lanes16, go, ge, m->min, m->max, score))
+            if (!only32 && swgpu__aln_fits16(w, n, k->lanes16, go, ge, r.min16, r.max, score))
                 k->run16(&jb);
             else
                 k->run(&jb);
             swgpu__aln_thread_work_done(work, bytes);
             free(tr);
             free(qr);
+            free(rr);
             if (jb.over)
                 return swgpu__fail(SWGPU_EINVAL,
                                    "reference start: an alignment ending at (%lld, %lld) scores "
@@ -344,7 +420,7 @@ static int ref_start_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t t
         rc = swgpu__fail(SWGPU_ENOMEM, "reference start: no memory for %zu columns", w);
         goto fail;
     }
-    qprof_init(&p, qr, w, m);
+    qprof_init(&p, qr, rr, w, m);
     H = buf;           /* H[i] = H'(i, j), i = 0..w */
     E = buf + w + 1;   /* E[i] = E'(i, j) */
     Mrow = E + w + 1;  /* Mrow[i-1] = M'(i, j) of the current row */
@@ -398,6 +474,7 @@ fail:
 done:
     qprof_free(&p);
     free(qr);
+    free(rr);
     free(buf);
     return rc;
 }
@@ -407,7 +484,8 @@ int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
                      int32_t score, int64_t qend, int64_t tend,
                      int64_t *qbeg, int64_t *tbeg)
 {
-    return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return ref_start_k(&Q, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
                        swgpu__aln_kernels(-1), 0);
 }
 
@@ -416,7 +494,8 @@ int swgpu__ref_start_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, siz
                             int32_t score, int64_t qend, int64_t tend,
                             int64_t *qbeg, int64_t *tbeg)
 {
-    return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return ref_start_k(&Q, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
                        NULL, 0);
 }
 
@@ -425,7 +504,8 @@ int swgpu__ref_start_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t
                          int32_t score, int64_t qend, int64_t tend,
                          int64_t *qbeg, int64_t *tbeg, int isa)
 {
-    return ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return ref_start_k(&Q, t, tlen, m, gap_open, gap_extend, score, qend, tend, qbeg, tbeg,
                        swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff),
                        isa >= 0 && (isa & SWGPU__ALN_ONLY32));
 }
@@ -482,6 +562,8 @@ static int cigar_push(swgpu_aln_t *a, unsigned op, uint64_t len)
 typedef struct {
     const uint8_t *q, *t;   /* the rectangle: q[0,M) x t[0,N) */
     uint8_t *qr, *tr;       /* the same, reversed */
+    const int32_t *rows;    /* a PSSM query: the rows of q[0,M) (else NULL) */
+    int32_t *rrows;         /* ... and of qr */
     size_t M, N;
     int32_t go, ge, oe;
     int32_t st[SWGPU_NCODES][SWGPU_NCODES]; /* st[target code][query code] */
@@ -492,17 +574,19 @@ typedef struct {
     swgpu_aln_t *a;
     int err;
     const swgpu__aln_kernels_t *k;          /* SIMD kernels, or NULL: scalar */
-    int smin, smax;                         /* the matrix's score range */
+    int smin, smax;                         /* the score range (smin above
+                                               SWGPU__ALN_FORBID16: fits16) */
     int only32;                             /* never the 16-bit kernels */
     void *work;                             /* their scratch (per thread) */
     size_t work_bytes;
 } mm_t;
 
-/* Global pass: x[0,w) along columns, rows y[0,h), h >= 1.  A D gap that
- * opens at the start node pays open0 instead of go.  Out: CC[i] = best
- * score of x[0,i) x y[0,h), DD[i] = best ending with a D column. */
-static void mm_pass(const mm_t *c, const uint8_t *x, size_t w, const uint8_t *y, size_t h,
-                    int32_t open0, int32_t *CC, int32_t *DD)
+/* Global pass: x[0,w) along columns (xr: their PSSM rows, or NULL), rows
+ * y[0,h), h >= 1.  A D gap that opens at the start node pays open0 instead
+ * of go.  Out: CC[i] = best score of x[0,i) x y[0,h), DD[i] = best ending
+ * with a D column. */
+static void mm_pass(const mm_t *c, const uint8_t *x, const int32_t *xr, size_t w,
+                    const uint8_t *y, size_t h, int32_t open0, int32_t *CC, int32_t *DD)
 {
     const int32_t ge = c->ge, oe = c->oe;
     if (c->k) {
@@ -512,6 +596,7 @@ static void mm_pass(const mm_t *c, const uint8_t *x, size_t w, const uint8_t *y,
         jb.y = y;
         jb.h = h;
         jb.st = &c->st[0][0];
+        jb.xrows = xr;
         jb.go = c->go;
         jb.ge = ge;
         jb.e0 = -open0;
@@ -532,14 +617,16 @@ static void mm_pass(const mm_t *c, const uint8_t *x, size_t w, const uint8_t *y,
         DD[i] = NEG;
     }
     for (size_t r = 0; r < h; r++) {
-        const int32_t *sr = c->st[y[r] & (SWGPU_NCODES - 1)];
+        const int yc = y[r] & (SWGPU_NCODES - 1);
+        const int32_t *sr = c->st[yc];
         int32_t diag = CC[0], f;
         DD[0] = max32(DD[0] - ge, CC[0] - oe);
         CC[0] = DD[0];
         f = CC[0] - oe; /* the I state of column 1; then as in sw_fwd */
         for (size_t i = 1; i <= w; i++) {
             int32_t d = max32(DD[i] - ge, CC[i] - oe);
-            int32_t v = max32(diag + sr[x[i - 1] & (SWGPU_NCODES - 1)], d);
+            int32_t s = xr ? xr[(i - 1) * SWGPU_NCODES + yc] : sr[x[i - 1] & (SWGPU_NCODES - 1)];
+            int32_t v = max32(diag + s, d);
             int32_t h = max32(v, f);
             f = max32(f - ge, v - oe);
             diag = CC[i];
@@ -559,6 +646,7 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
 {
     const size_t w = i1 - i0, h = j1 - j0, W = w + 1;
     const uint8_t *x = c->q + i0, *y = c->t + j0;
+    const int32_t *xr = c->rows ? c->rows + i0 * SWGPU_NCODES : NULL;
     const int32_t go = c->go, ge = c->ge, oe = c->oe;
     int32_t *Hr = c->CC, *Er = c->DD; /* row arrays, free to reuse here */
     int32_t lastM = 0, lastI = 0, lastD = 0, val;
@@ -589,6 +677,7 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
         jb.y = y;
         jb.h = h;
         jb.st = &c->st[0][0];
+        jb.xrows = xr;
         jb.go = go;
         jb.ge = ge;
         jb.e0 = -tb;
@@ -614,7 +703,8 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
         c->dir[i] = TB_I | (i >= 2 ? TB_IEXT : 0);
     }
     for (j = 1; j <= h; j++) {
-        const int32_t *sr = c->st[y[j - 1] & (SWGPU_NCODES - 1)];
+        const int yc = y[j - 1] & (SWGPU_NCODES - 1);
+        const int32_t *sr = c->st[yc];
         uint8_t *dr = c->dir + j * W;
         int32_t diag = Hr[0], f = NEG, hleft;
         int32_t de = Er[0] - ge, dop = Hr[0] - oe;
@@ -640,7 +730,7 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
                 f = f - ge;
                 bits |= TB_IEXT;
             }
-            mm = diag + sr[x[i - 1] & (SWGPU_NCODES - 1)];
+            mm = diag + (xr ? xr[(i - 1) * SWGPU_NCODES + yc] : sr[x[i - 1] & (SWGPU_NCODES - 1)]);
             /* H prefers M, then I, then D */
             if (mm >= f && mm >= e) {
                 v = mm;
@@ -732,8 +822,10 @@ static int32_t mm_solve(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int
         return mm_base(c, i0, i1, j0, j1, tb, te);
 
     mid = j0 + h / 2;
-    mm_pass(c, c->q + i0, w, c->t + j0, mid - j0, tb, c->CC, c->DD);
-    mm_pass(c, c->qr + (c->M - i1), w, c->tr + (c->N - j1), j1 - mid, te, c->RR, c->SS);
+    mm_pass(c, c->q + i0, c->rows ? c->rows + i0 * SWGPU_NCODES : NULL, w, c->t + j0, mid - j0,
+            tb, c->CC, c->DD);
+    mm_pass(c, c->qr + (c->M - i1), c->rrows ? c->rrows + (c->M - i1) * SWGPU_NCODES : NULL, w,
+            c->tr + (c->N - j1), j1 - mid, te, c->RR, c->SS);
     /* RR[w - i] / SS[w - i] belong to query column i (reversed indexing) */
     for (size_t i = 0; i <= w; i++) {
         int32_t v1 = c->CC[i] + c->RR[w - i];
@@ -796,7 +888,11 @@ void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t)
     a->n_mismatch = a->length - a->n_gaps - a->n_ident;
 }
 
-static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+static int cigar_score_q(const swgpu_aln_t *a, const swgpu__query_t *Q, const uint8_t *t,
+                         size_t tlen, const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                         int64_t *score);
+
+static int ref_path_k(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
                       const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
                       const swgpu__aln_kernels_t *k, int only32)
 {
@@ -804,7 +900,10 @@ static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tl
     int64_t rescored = 0;
     int32_t v;
     size_t w;
-    int rc = check_scoring(m, gap_open, gap_extend);
+    const uint8_t *q = Q->res;
+    const size_t qlen = Q->len;
+    srange_t r = score_range(Q, m);
+    int rc = check_scoring(m, &r, gap_open, gap_extend);
     if (rc)
         return rc;
     if (!a || !q || !t || a->qbeg < 0 || a->tbeg < 0 || a->qbeg > a->qend ||
@@ -814,7 +913,7 @@ static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tl
     memset(&c, 0, sizeof c);
     c.M = (size_t)(a->qend - a->qbeg);
     c.N = (size_t)(a->tend - a->tbeg);
-    if ((rc = check_global_range(m, gap_open, gap_extend, c.M, c.N)))
+    if ((rc = check_global_range(&r, gap_open, gap_extend, c.M, c.N)))
         return rc;
     c.q = q + a->qbeg;
     c.t = t + a->tbeg;
@@ -822,12 +921,18 @@ static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tl
     c.ge = gap_extend;
     c.oe = gap_open + gap_extend;
     c.a = a;
-    c.smin = m->min;
-    c.smax = m->max;
+    c.smin = r.min16;
+    c.smax = r.max;
     c.only32 = only32;
-    for (int x = 0; x < SWGPU_NCODES; x++)
-        for (int y = 0; y < SWGPU_NCODES; y++)
-            c.st[y][x] = m->s[x][y];
+    if (Q->rows) {
+        c.rows = Q->rows + (size_t)a->qbeg * SWGPU_NCODES;
+        if (!(c.rrows = rows_reversed(c.rows, c.M, &rc)) && rc)
+            return rc;
+    } else {
+        for (int x = 0; x < SWGPU_NCODES; x++)
+            for (int y = 0; y < SWGPU_NCODES; y++)
+                c.st[y][x] = m->s[x][y];
+    }
     w = c.M + 1;
     c.qr = malloc(c.M + c.N + 1);
     c.ops = malloc(c.M + c.N + 1);
@@ -855,7 +960,7 @@ static int ref_path_k(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tl
     if ((rc = c.err))
         goto done;
     swgpu__aln_stats(a, q, t);
-    if ((rc = swgpu_cigar_score(a, q, qlen, t, tlen, m, gap_open, gap_extend, &rescored)))
+    if ((rc = cigar_score_q(a, Q, t, tlen, m, gap_open, gap_extend, &rescored)))
         goto done;
     if (v != a->score || rescored != a->score)
         rc = swgpu__fail(SWGPU_EINVAL,
@@ -867,6 +972,7 @@ done:
     if (rc)
         a->n_cigar = 0;
     free(c.qr);
+    free(c.rrows);
     free(c.ops);
     free(c.CC);
     free(c.dir);
@@ -877,20 +983,23 @@ done:
 int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                     const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
 {
-    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, swgpu__aln_kernels(-1), 0);
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return ref_path_k(&Q, t, tlen, m, gap_open, gap_extend, a, swgpu__aln_kernels(-1), 0);
 }
 
 int swgpu__ref_path_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a)
 {
-    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a, NULL, 0);
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return ref_path_k(&Q, t, tlen, m, gap_open, gap_extend, a, NULL, 0);
 }
 
 int swgpu__ref_path_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                         const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
                         int isa)
 {
-    return ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, a,
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return ref_path_k(&Q, t, tlen, m, gap_open, gap_extend, a,
                       swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff),
                       isa >= 0 && (isa & SWGPU__ALN_ONLY32));
 }
@@ -943,6 +1052,15 @@ int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
                               int32_t score, int64_t qend, int64_t tend, int score_only,
                               swgpu_aln_t *out, int isa)
 {
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return swgpu__align_from_end_q(&Q, t, tlen, m, gap_open, gap_extend, score, qend, tend,
+                                   score_only, out, isa);
+}
+
+int swgpu__align_from_end_q(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
+                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
+                            int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out, int isa)
+{
     const swgpu__aln_kernels_t *k = swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff);
     int only32 = isa >= 0 && (isa & SWGPU__ALN_ONLY32);
     int64_t qbeg = 0, tbeg = 0;
@@ -952,7 +1070,9 @@ int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
     aln_reset(out);
     if (score == 0)
         return SWGPU_OK;
-    if ((rc = ref_start_k(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend, &qbeg,
+    if (!Q)
+        return swgpu__fail(SWGPU_EINVAL, "align: NULL query");
+    if ((rc = ref_start_k(Q, t, tlen, m, gap_open, gap_extend, score, qend, tend, &qbeg,
                           &tbeg, k, only32)))
         return rc;
     out->score = score;
@@ -962,7 +1082,7 @@ int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, s
     out->tend = tend;
     if (score_only)
         return SWGPU_OK;
-    if ((rc = ref_path_k(q, qlen, t, tlen, m, gap_open, gap_extend, out, k, only32))) {
+    if ((rc = ref_path_k(Q, t, tlen, m, gap_open, gap_extend, out, k, only32))) {
         aln_reset(out);
         return rc;
     }
@@ -977,12 +1097,15 @@ void swgpu_aln_free(swgpu_aln_t *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Each M column scores s(q, t); each I or D element is one gap costing
- * gap_open + len * gap_extend (so CIGARs must merge adjacent equal ops). */
-int swgpu_cigar_score(const swgpu_aln_t *a, const uint8_t *q, size_t qlen,
-                      const uint8_t *t, size_t tlen, const swgpu_matrix_t *m,
-                      int gap_open, int gap_extend, int64_t *score)
+/* Each M column scores s(q, t) (the matrix, or a PSSM's row); each I or D
+ * element is one gap costing gap_open + len * gap_extend (so CIGARs must
+ * merge adjacent equal ops). */
+static int cigar_score_q(const swgpu_aln_t *a, const swgpu__query_t *Q, const uint8_t *t,
+                         size_t tlen, const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                         int64_t *score)
 {
+    const uint8_t *q = Q->res;
+    const size_t qlen = Q->len;
     int64_t qi, ti, sum = 0;
     if (!a || !m || !score || (a->n_cigar && !a->cigar))
         return swgpu__fail(SWGPU_EINVAL, "cigar score: NULL argument");
@@ -1003,10 +1126,13 @@ int swgpu_cigar_score(const swgpu_aln_t *a, const uint8_t *q, size_t qlen,
                                "residues)", k, (uint64_t)(qi + dq) > qlen ? "query" : "target",
                                (uint64_t)(qi + dq) > qlen ? qlen : tlen);
         if (op == SWGPU_CIGAR_M) {
-            if (q == NULL || t == NULL)
+            if ((q == NULL && !Q->rows) || t == NULL)
                 return swgpu__fail(SWGPU_EINVAL, "cigar score: NULL sequence");
-            for (int64_t x = 0; x < len; x++)
-                sum += m->s[q[qi + x] & (SWGPU_NCODES - 1)][t[ti + x] & (SWGPU_NCODES - 1)];
+            for (int64_t x = 0; x < len; x++) {
+                const int c = t[ti + x] & (SWGPU_NCODES - 1);
+                sum += Q->rows ? Q->rows[(size_t)(qi + x) * SWGPU_NCODES + c]
+                               : m->s[q[qi + x] & (SWGPU_NCODES - 1)][c];
+            }
         } else {
             sum -= (int64_t)gap_open + len * (int64_t)gap_extend;
         }
@@ -1015,6 +1141,14 @@ int swgpu_cigar_score(const swgpu_aln_t *a, const uint8_t *q, size_t qlen,
     }
     *score = sum;
     return SWGPU_OK;
+}
+
+int swgpu_cigar_score(const swgpu_aln_t *a, const uint8_t *q, size_t qlen,
+                      const uint8_t *t, size_t tlen, const swgpu_matrix_t *m,
+                      int gap_open, int gap_extend, int64_t *score)
+{
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return cigar_score_q(a, &Q, t, tlen, m, gap_open, gap_extend, score);
 }
 
 size_t swgpu_cigar_string(const swgpu_aln_t *a, char *buf, size_t size)
@@ -1079,10 +1213,13 @@ static int ref_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu
 {
     ref_engine_t *e;
     int rc;
-    if (!db || !o || !state)
-        return swgpu__fail(SWGPU_EINVAL, "ref engine: NULL database, options or state");
-    if ((rc = check_scoring(m, o->gap_open, o->gap_extend)))
-        return rc;
+    if (!db || !o || !state || !m)
+        return swgpu__fail(SWGPU_EINVAL, "ref engine: NULL database, matrix, options or state");
+    {
+        srange_t r = {m->min, m->max, m->min};
+        if ((rc = check_scoring(m, &r, o->gap_open, o->gap_extend)))
+            return rc;
+    }
     e = calloc(1, sizeof *e);
     if (!e)
         return swgpu__fail(SWGPU_ENOMEM, "ref engine: no memory");
@@ -1095,11 +1232,14 @@ static int ref_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu
     return SWGPU_OK;
 }
 
-static int ref_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
+static int ref_scan(void *state, const swgpu__query_t *Q, int32_t *scores,
                     swgpu_scan_stats_t *st)
 {
     const ref_engine_t *e = state;
     const swgpu_db_t *db = e->db;
+    const uint8_t *q = Q ? Q->res : NULL;
+    const size_t qlen = Q ? Q->len : 0;
+    srange_t r;
     qprof_t p;
     ref_worker_t *w = NULL;
     pthread_t *th = NULL;
@@ -1108,20 +1248,22 @@ static int ref_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
     uint64_t nchunks;
     int nth, rc = SWGPU_OK;
 
-    if (!scores || (qlen && !q))
+    if (!scores || !Q || (qlen && !q))
         return swgpu__fail(SWGPU_EINVAL, "ref engine: NULL query or scores");
     if (qlen == 0 || db->n == 0) {
         for (uint64_t k = 0; k < db->n; k++)
             scores[k] = 0;
         return SWGPU_OK;
     }
-    if ((rc = check_local_range(e->m, qlen, (size_t)db->max_len)))
+    r = score_range(Q, e->m);
+    if ((rc = check_scoring(e->m, &r, e->go, e->ge)) ||
+        (rc = check_local_range(&r, qlen, (size_t)db->max_len)))
         return rc;
     nchunks = (db->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
     nth = e->threads;
     if ((uint64_t)nth > nchunks)
         nth = (int)nchunks;
-    qprof_init(&p, q, qlen, e->m);
+    qprof_init(&p, q, Q->rows, qlen, e->m);
     w = calloc((size_t)nth, sizeof *w);
     th = calloc((size_t)nth, sizeof *th);
     started = calloc((size_t)nth, 1);

@@ -113,29 +113,33 @@ void swgpu__aln_thread_work_done(void *work, size_t bytes)
 
 /* ------------------------------------------------ local score and end */
 
-int swgpu__aln_local_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+int swgpu__aln_local_score(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int isa,
                            int32_t *score, int64_t *qend, int64_t *tend)
 {
     const swgpu__aln_kernels_t *k = swgpu__aln_kernels(isa);
     swgpu__aln_job_t jb = {0};
-    int32_t st[SWGPU_NCODES * SWGPU_NCODES];
+    int32_t st[SWGPU_NCODES * SWGPU_NCODES], smin, smax;
+    const size_t qlen = q->len;
     size_t bytes;
+    swgpu__query_range(q, m, &smin, &smax);
     if (!k || qlen == 0 || tlen == 0 ||
-        !swgpu__aln_local_fits16(qlen, tlen, gap_open, gap_extend, m->max))
+        !swgpu__aln_local_fits16(qlen, tlen, gap_open, gap_extend, smax))
         return 1;
     bytes = (5 + 32) * ((qlen + k->lanes16 - 1) / k->lanes16) * k->lanes16 * sizeof(int16_t) +
             qlen + k->lanes16 + 64;
     if (bytes > THREAD_KEEP_MAX || !(jb.work = swgpu__aln_thread_work(bytes)))
         return 1;
-    for (int x = 0; x < SWGPU_NCODES; x++)
-        for (int y = 0; y < SWGPU_NCODES; y++)
-            st[y * SWGPU_NCODES + x] = m->s[x][y];
-    jb.x = q;
+    if (!q->rows)
+        for (int x = 0; x < SWGPU_NCODES; x++)
+            for (int y = 0; y < SWGPU_NCODES; y++)
+                st[y * SWGPU_NCODES + x] = m->s[x][y];
+    jb.x = q->res;
     jb.w = qlen;
     jb.y = t;
     jb.h = tlen;
     jb.st = st;
+    jb.xrows = q->rows;
     jb.go = gap_open;
     jb.ge = gap_extend;
     jb.mode = SWGPU__ALN_LOCAL;

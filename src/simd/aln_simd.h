@@ -13,7 +13,8 @@
  * traceback bits) is the same.
  *
  * The recurrence, x along the striped dimension (columns i = 1..w), y along
- * the rows (r = 1..h), s = st[y code * 32 + x code]:
+ * the rows (r = 1..h), s = st[y code * 32 + x code], or with per-column
+ * score rows (a PSSM query) s = xrows[(i-1) * 32 + y code]:
  *   E(i,r) = max(E(i,r-1) - ge, H(i,r-1) - oe)
  *   M(i,r) = H(i-1,r-1) + s(x[i-1], y[r-1])
  *   F(i,r) = max(F(i-1,r) - ge, H(i-1,r) - oe)
@@ -46,9 +47,11 @@ enum {
 enum { SWGPU__TB_M = 0, SWGPU__TB_I = 1, SWGPU__TB_D = 2, SWGPU__TB_IEXT = 4, SWGPU__TB_DEXT = 8 };
 
 /**
- * One job.  Inputs: x (w >= 1), y (h >= 1), st, go, ge, e0, mode, score
- * (START), CC/DD (PASS), dir (BASE), work (swgpu__aln_work_bytes bytes,
- * 64-byte aligned).  Outputs as the mode says:
+ * One job.  Inputs: x (w >= 1), y (h >= 1), st, or xrows (NULL: st scores;
+ * else w rows of SWGPU_NCODES scores, row i-1 for column i, and x is not
+ * read), go, ge, e0, mode, score (START), CC/DD (PASS), dir (BASE), work
+ * (swgpu__aln_work_bytes bytes, 64-byte aligned).  Outputs as the mode
+ * says:
  *  PASS   CC, DD (w+1 each, plain order)
  *  START  found_i, found_r: the first row r (smallest) with max M == score
  *         and in it the smallest column i with M(i,r) == score; 0, 0 when
@@ -66,6 +69,7 @@ typedef struct {
     const uint8_t *x, *y;
     size_t w, h;
     const int32_t *st;
+    const int32_t *xrows;
     int32_t go, ge, e0;
     int mode;
     int32_t score;
@@ -91,6 +95,10 @@ typedef struct {
     swgpu__aln_fn run16;
 } swgpu__aln_kernels_t;
 
+/** Scores at or below this are "forbidden" for swgpu__aln_fits16: they
+ *  are left out of smin (see there); they must fit int16. */
+#define SWGPU__ALN_FORBID16 (-32000)
+
 /**
  * 1 when the 16-bit kernel is exact for a job: every value it computes
  * then lies within +-12000.  The bounds: H >= -(2*go + (w+h)*ge) (an I gap
@@ -98,7 +106,10 @@ typedef struct {
  * M >= H + min s, the padding rows' top values >= -(go + (w+lanes)*ge);
  * H <= min(w,h) * max s in a pass, <= score in the reverse pass.  Values
  * derived from INT16_MIN then stay below -20000: no real value can be
- * confused with one, and saturation never changes a real value.
+ * confused with one, and saturation never changes a real value.  smin is
+ * the least score above SWGPU__ALN_FORBID16: a score at or below it gives
+ * M = H + s <= 12000 - 32000 (saturating at INT16_MIN), below every real H,
+ * E, F and score, as its exact value is, so it decides nothing either way.
  */
 static inline int swgpu__aln_fits16(size_t w, size_t h, size_t lanes16, int32_t go, int32_t ge,
                                     int smin, int smax, int32_t score)
@@ -151,7 +162,8 @@ void *swgpu__aln_thread_work(size_t bytes);
 void swgpu__aln_thread_work_done(void *work, size_t bytes);
 
 /**
- * Local score of q against t and its end by swgpu__ref_score's tie rule
+ * Local score of q (residues with m's rows, or a PSSM) against t and its
+ * end by swgpu__ref_score's tie rule
  * (smallest target end, then smallest query end), with the 16-bit LOCAL
  * kernel of isa (a swgpu__isa_t, < 0 the default) on the calling thread.
  * The caller checked the arguments (as swgpu__ref_score does).  Returns
@@ -159,7 +171,7 @@ void swgpu__aln_thread_work_done(void *work, size_t bytes);
  * SIMD, an empty sequence, swgpu__aln_local_fits16 false, a query whose
  * scratch would exceed 8 MiB (about 110,000 residues), no memory.
  */
-int swgpu__aln_local_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+int swgpu__aln_local_score(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int isa,
                            int32_t *score, int64_t *qend, int64_t *tend);
 

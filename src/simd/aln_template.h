@@ -62,13 +62,14 @@ static void AL_NAME(swgpu__aln_job_t *jb)
     for (int c = 0; c < SWGPU_NCODES; c++)
         slot[c] = -1;
     /* the query codes in striped order (padding: code 0, fixed below) */
-    for (size_t l = 0; l < L; l++) {
+    for (size_t l = 0; l < L && !jb->xrows; l++) {
         size_t p = l * S;
         for (size_t k = 0; k < S; k++, p++)
             xs[k * L + l] = p < w ? (uint8_t)(jb->x[p] & (SWGPU_NCODES - 1)) : 0;
     }
     /* striped score rows of the codes that occur in y: a table lookup per
-     * vector when the row's scores fit in 8 bits, else one by one */
+     * vector when the row's scores fit in 8 bits, else one by one; with
+     * per-column rows (a PSSM) each column's score of the code */
     for (size_t r = 0; r < h; r++) {
         int c = jb->y[r] & (SWGPU_NCODES - 1), small = 1;
         int8_t tab[SWGPU_NCODES];
@@ -78,6 +79,14 @@ static void AL_NAME(swgpu__aln_job_t *jb)
         AL_T *pr = prof + (size_t)nslots * SL;
         const int32_t *sr = jb->st + (size_t)c * SWGPU_NCODES;
         nslots++;
+        if (jb->xrows) {
+            for (size_t l = 0; l < L; l++) {
+                size_t p = l * S;
+                for (size_t k = 0; k < S; k++, p++)
+                    pr[k * L + l] = p < w ? (AL_T)jb->xrows[p * SWGPU_NCODES + c] : AL_NEG;
+            }
+            continue;
+        }
         for (int a = 0; a < SWGPU_NCODES; a++) {
             small &= sr[a] >= INT8_MIN && sr[a] <= INT8_MAX;
             tab[a] = (int8_t)sr[a];

@@ -24,6 +24,14 @@
  * Which phases apply depends on the matrix and gaps: the 8-bit phase needs
  * scores in [-128, 127] and open+extend <= 127, the 16-bit one the same
  * within int16; otherwise targets start at the next wider phase.
+ *
+ * A PSSM query (swgpu__query_t with rows) runs the same phases with the
+ * PSSM form of the batch kernels (sw_template.h), its rows converted per
+ * query (pssm_rows).  Its 8-bit phase needs no score above 127 (and the
+ * matrix's 8-bit layout); lower scores, psiblast's -32768 among them, are
+ * clamped to -128, and a target holding a clamped code is rescored at 16
+ * bits from a score of 129 (collect).  The pair kernel keeps a PSSM query
+ * in the striped position whatever the lengths.
  */
 #include "simd/simd.h"
 
@@ -61,6 +69,7 @@ typedef struct {
     uint32_t *pair_k;
     size_t npair;
     uint8_t *is_pair;           /* per sorted index: 1 for the sequences in pair_k */
+    uint32_t *codes;            /* per sorted index: bit c set if code c occurs (8-bit layout) */
     swgpu_matrix_t mt;          /* m transposed: scores with query and target swapped */
 } cpu_state_t;
 
@@ -113,10 +122,13 @@ const swgpu__sw_kernels_t *swgpu__cpu_kernels(swgpu__isa_t isa)
 
 /* ------------------------------------------------------------ scalar path */
 
-int32_t swgpu__cpu_score32(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+int32_t swgpu__cpu_score32(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend,
                            int32_t *work)
 {
+    const uint8_t *q = Q->res;
+    const int32_t *rows = Q->rows;
+    const size_t qlen = Q->len;
     /* hcol[i]: H of row i in the previous column; ecol[i]: E entering row i
      * of the current column (see sw_template.h for the recurrences) */
     int32_t *hcol = work, *ecol = work + qlen + 1;
@@ -133,7 +145,7 @@ int32_t swgpu__cpu_score32(const uint8_t *q, size_t qlen, const uint8_t *t, size
         const uint8_t tj = t[j];
         int32_t diag = 0, f = neg;
         for (i = 0; i < qlen; i++) {
-            int32_t h = diag + m->s[q[i]][tj];
+            int32_t h = diag + (rows ? rows[i * SWGPU_NCODES + tj] : m->s[q[i]][tj]);
             int32_t e = ecol[i];
             diag = hcol[i];
             if (h < e) h = e;
@@ -165,6 +177,7 @@ static void cpu_destroy(void *state)
     free(s->slot_k);
     free(s->pair_k);
     free(s->is_pair);
+    free(s->codes);
     free(s);
 }
 
@@ -295,7 +308,8 @@ static int layout_db(cpu_state_t *s, int lanes)
         goto fail;
     }
     s->cols = aligned_alloc(64, ((size_t)total * (size_t)lanes + 63) / 64 * 64 + 64);
-    if (!s->cols) goto nomem;
+    s->codes = calloc((size_t)n + 1, sizeof *s->codes);
+    if (!s->cols || !s->codes) goto nomem;
     memset(s->cols, SWGPU__PAD, (size_t)total * (size_t)lanes);
 
     for (u = 0; u < nunit; u++) {
@@ -308,6 +322,7 @@ static int layout_db(cpu_state_t *s, int lanes)
             uint64_t k = p[i].k, len = db->off[k + 1] - db->off[k];
             const uint8_t *r = db->res + db->off[k];
             uint8_t *dst = base + (size_t)p[i].col * (size_t)lanes + p[i].lane;
+            uint32_t seen = 0;
             for (uint64_t j = 0; j < len; j++) {
                 if (r[j] >= SWGPU__PAD) {
                     rc = swgpu__fail(SWGPU_EDB, "cpu engine: database sequence %u (sorted %llu): "
@@ -316,7 +331,9 @@ static int layout_db(cpu_state_t *s, int lanes)
                     goto fail;
                 }
                 dst[j * (uint64_t)lanes] = r[j];
+                seen |= 1u << r[j];
             }
+            s->codes[k] = seen;
         }
         /* events in column order; each reports the lanes' previous sequences */
         qsort(p, np, sizeof *p, place_cmp);
@@ -491,7 +508,14 @@ static void barrier_shrink(barrier_t *b, int count)
 /* What the threads of one scan share. */
 typedef struct {
     const cpu_state_t *s;
-    swgpu__sw_query_t qp;
+    const swgpu__query_t *Q;     /* the query (residues, or a PSSM's rows) */
+    swgpu__sw_query_t qp;        /* ... as the batch kernels take it */
+    swgpu__sw_batch_fn b8, b16;  /* the kernels for it (plain or PSSM form) */
+    int use8, use16;             /* its 8-bit / 16-bit phases are exact */
+    uint32_t clamp8;             /* codes whose 8-bit score of some position was
+                                    clamped up to -128 (see collect) */
+    void *ptab;                  /* a PSSM's kernel rows (qp.prow8, ...), ptab_cap bytes */
+    size_t ptab_cap;
     int32_t *scores;
     int nthreads;
     barrier_t barrier;
@@ -522,8 +546,8 @@ static void phase8_unit(scan_ctx_t *c, size_t u, void *work, int32_t *best)
     const size_t lanes = (size_t)s->k->lanes8;
     size_t i, n = s->uslot[u + 1] - s->uslot[u];
     const uint32_t *slot_k = s->slot_k + s->uslot[u];
-    s->k->batch8(&c->qp, s->cols + (size_t)s->ucol[u] * lanes, (size_t)(s->ucol[u + 1] - s->ucol[u]),
-                 s->events + s->uev[u], s->uev[u + 1] - s->uev[u], work, best);
+    c->b8(&c->qp, s->cols + (size_t)s->ucol[u] * lanes, (size_t)(s->ucol[u + 1] - s->ucol[u]),
+          s->events + s->uev[u], s->uev[u + 1] - s->uev[u], work, best);
     for (i = 0; i < n; i++)
         if (slot_k[i] != NO_SEQ) c->scores[slot_k[i]] = best[i];
 }
@@ -553,7 +577,7 @@ static void phase16_group(scan_ctx_t *c, size_t g, void *work, uint8_t *cols)
         for (size_t j = 0; j < len; j++)
             cols[j * (size_t)lanes + (size_t)l] = r[j];
     }
-    s->k->batch16(&c->qp, cols, ncols, NULL, 0, work, best);
+    c->b16(&c->qp, cols, ncols, NULL, 0, work, best);
     for (l = 0; l < (int)n; l++)
         c->scores[c->ov[i0 + (size_t)l]] = best[l];
 }
@@ -562,15 +586,16 @@ static void phase16_group(scan_ctx_t *c, size_t g, void *work, uint8_t *cols)
  * stripes its first sequence over the vectors and walks the second one
  * column by column, with a fixed cost per column: the longer sequence goes
  * first (a local score is the same with the sequences swapped and the
- * matrix transposed). */
-static int pair_score(const cpu_state_t *s, const uint8_t *q, size_t qlen, const uint8_t *t,
+ * matrix transposed; a PSSM query always goes first, its rows being the
+ * query's). */
+static int pair_score(const cpu_state_t *s, const swgpu__query_t *Q, const uint8_t *t,
                       size_t tlen, int threads, int32_t *score)
 {
-    if (qlen < tlen)
-        return swgpu__cpu_score_pair_isa(t, tlen, q, qlen, &s->mt, s->gap_open, s->gap_extend, threads,
-                                         s->isa, 0, score, NULL, NULL);
-    return swgpu__cpu_score_pair_isa(q, qlen, t, tlen, &s->m, s->gap_open, s->gap_extend, threads,
-                                     s->isa, 0, score, NULL, NULL);
+    if (Q->len < tlen && !Q->rows)
+        return swgpu__cpu_score_pair_isa(t, tlen, Q->res, Q->len, &s->mt, s->gap_open,
+                                         s->gap_extend, threads, s->isa, 0, score, NULL, NULL);
+    return swgpu__cpu_score_pair_q(Q, t, tlen, &s->m, s->gap_open, s->gap_extend, threads,
+                                   s->isa, 0, NULL, NULL, score, NULL, NULL);
 }
 
 /* Phase 3: target k at 32 bits, SIMD striped when the instruction set has
@@ -582,24 +607,43 @@ static void score32_target(scan_ctx_t *c, size_t k, int32_t *work)
     const uint8_t *t = db->res + db->off[k];
     size_t tlen = (size_t)(db->off[k + 1] - db->off[k]);
     if (s->k) {
-        if (pair_score(s, c->qp.q, c->qp.qlen, t, tlen, 1, &c->scores[k]))
+        if (pair_score(s, c->Q, t, tlen, 1, &c->scores[k]))
             atomic_store(&c->failed, 1);
         return;
     }
-    c->scores[k] = swgpu__cpu_score32(c->qp.q, c->qp.qlen, t, tlen, &s->m, s->gap_open,
-                                      s->gap_extend, work);
+    c->scores[k] = swgpu__cpu_score32(c->Q, t, tlen, &s->m, s->gap_open, s->gap_extend, work);
 }
 
 /* Serial step between phases (one thread, others wait at the barrier):
- * gather the targets whose score reached ceil, in sorted order. */
+ * gather the targets whose score reached ceil, in sorted order.  After the
+ * 8-bit phase of a query whose scores against some codes were clamped up
+ * to -128 (clamp8), a target holding such a code is also rescored from 129
+ * on: a clamped cell adds -128 to the H of its diagonal neighbour instead
+ * of less, which changes nothing while that H is at most 128 (the result
+ * is floored at 0 either way), so a best score of at most 128 is exact. */
 static void collect(scan_ctx_t *c, int32_t ceil)
+{
+    const swgpu_db_t *db = c->s->db;
+    const uint32_t *codes = ceil == CEIL8 && c->clamp8 ? c->s->codes : NULL;
+    size_t n = 0;
+    for (uint64_t k = 0; k < db->n; k++)
+        if ((c->scores[k] >= ceil || (codes && c->scores[k] > 128 && (codes[k] & c->clamp8))) &&
+            !(c->s->is_pair && c->s->is_pair[k]))
+            c->ov[n++] = (size_t)k;
+    c->n_ov = n;
+    c->n_rescored += n;
+    atomic_store(&c->next, 0);
+}
+
+/* Serial step: every target for the next phase (the first one this query
+ * takes), but the sparse units' sequences, which pair_phase scored. */
+static void collect_all(scan_ctx_t *c)
 {
     const swgpu_db_t *db = c->s->db;
     size_t n = 0;
     for (uint64_t k = 0; k < db->n; k++)
-        if (c->scores[k] >= ceil && !(c->s->is_pair && c->s->is_pair[k])) c->ov[n++] = (size_t)k;
+        if (!(c->s->is_pair && c->s->is_pair[k])) c->ov[n++] = (size_t)k;
     c->n_ov = n;
-    c->n_rescored += n;
     atomic_store(&c->next, 0);
 }
 
@@ -633,20 +677,17 @@ static void scan_phases(scan_ctx_t *c, int tid)
     uint8_t *cols16 = NULL;
     size_t i;
 
-    if (s->use8) {
+    if (c->use8) {
         int32_t *best = c->best8[tid];
         while ((i = atomic_fetch_add(&c->next, 1)) < s->nunit)
             phase8_unit(c, i, work, best); /* units come longest first */
         if (barrier_wait(c)) collect(c, CEIL8);
         barrier_wait(c);
-    } else if (s->use16) {
-        if (tid == 0) {
-            for (i = 0; i < db->n; i++) c->ov[i] = i;
-            c->n_ov = db->n;
-        }
+    } else if (c->use16) {
+        if (barrier_wait(c)) collect_all(c);
         barrier_wait(c);
     }
-    if (s->use16 && c->n_ov > 0) {
+    if (c->use16 && c->n_ov > 0) {
         const size_t lanes = (size_t)s->k->lanes16;
         const size_t ngroups = (c->n_ov + lanes - 1) / lanes;
         /* ov is in sorted order: the last target is the longest */
@@ -657,11 +698,8 @@ static void scan_phases(scan_ctx_t *c, int tid)
             phase16_group(c, ngroups - 1 - i, work, cols16);
         if (barrier_wait(c)) collect(c, CEIL16);
         barrier_wait(c);
-    } else if (!s->use16) {
-        if (tid == 0) {
-            for (i = 0; i < db->n; i++) c->ov[i] = i;
-            c->n_ov = db->n;
-        }
+    } else if (!c->use16) {
+        if (barrier_wait(c)) collect_all(c);
         barrier_wait(c);
     }
     while ((i = atomic_fetch_add(&c->next, 1)) < c->n_ov)
@@ -678,37 +716,97 @@ static void *scan_worker(void *argp)
 
 /* The checks scan() makes on a query before scoring it (a non-empty
  * database): the 32-bit score range, the residue codes. */
-static int check_query(const cpu_state_t *s, const uint8_t *q, size_t qlen)
+static int check_query(const cpu_state_t *s, const swgpu__query_t *Q)
 {
     const swgpu_db_t *db = s->db;
+    const size_t qlen = Q->len;
+    const int32_t smax = Q->rows ? Q->smax : s->smax;
+    if (qlen && !Q->res)
+        return swgpu__fail(SWGPU_EINVAL, "cpu engine: a query of %zu residues has no residues", qlen);
     /* the best score is at most max(s) * the shorter length: it must fit */
-    if ((uint64_t)(s->smax > 0 ? s->smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
+    if ((uint64_t)(smax > 0 ? smax : 0) * (qlen < db->max_len ? qlen : db->max_len) >
         (uint64_t)1 << 29)
         return swgpu__fail(SWGPU_ERANGE, "cpu engine: a query of %zu residues against sequences of up "
                            "to %llu with matrix maximum %d may exceed the 32-bit score range",
-                           qlen, (unsigned long long)db->max_len, s->smax);
+                           qlen, (unsigned long long)db->max_len, (int)smax);
+    if (Q->rows && Q->smin < -(1 << 24))
+        return swgpu__fail(SWGPU_ERANGE, "cpu engine: PSSM scores down to %d are out of range",
+                           (int)Q->smin);
     for (size_t i = 0; i < qlen; i++)
-        if (q[i] >= SWGPU__PAD)
+        if (Q->res[i] >= SWGPU__PAD)
             return swgpu__fail(SWGPU_EINVAL, "cpu engine: query position %zu: residue code %u out of range",
-                               i, q[i]);
+                               i, Q->res[i]);
     return SWGPU_OK;
 }
 
-/* Point c at query q (checked) and the scores it writes, ready for its
- * first phase. */
-static void query_init(scan_ctx_t *c, const uint8_t *q, size_t qlen, int32_t *scores)
+static inline int32_t clamp32(int32_t v, int32_t lo, int32_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A PSSM query's rows for the batch kernels (qp.prow8, prow16, prow16b in
+ * c->ptab, grown as needed), the codes clamped at 8 bits, and which phases
+ * apply: 8 bits when no score exceeds 127 (lower ones are clamped to -128,
+ * see collect), 16 bits when every score fits int16. */
+static int pssm_rows(scan_ctx_t *c)
+{
+    const cpu_state_t *s = c->s;
+    const swgpu__query_t *Q = c->Q;
+    const size_t n = Q->len * SWGPU_NCODES;
+    const size_t o16 = (n + 63) / 64 * 64, o16b = o16 + (2 * n + 63) / 64 * 64;
+    const size_t need = o16b + 2 * n + 64;
+    int8_t *r8;
+    int16_t *r16;
+    uint8_t *r16b;
+    if (c->ptab_cap < need) {
+        void *p = aligned_alloc(64, (need + 63) / 64 * 64);
+        if (!p) return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory for a PSSM of %zu positions",
+                                   Q->len);
+        free(c->ptab);
+        c->ptab = p;
+        c->ptab_cap = need;
+    }
+    r8 = c->ptab;
+    r16 = (int16_t *)((char *)c->ptab + o16);
+    r16b = (uint8_t *)c->ptab + o16b;
+    c->clamp8 = 0;
+    for (size_t i = 0; i < Q->len; i++)
+        for (int b = 0; b < SWGPU_NCODES; b++) {
+            int32_t v = Q->rows[i * SWGPU_NCODES + b];
+            int16_t v16 = (int16_t)clamp32(v, INT16_MIN, INT16_MAX);
+            if (b == SWGPU__PAD) {
+                v = INT32_MIN;
+                v16 = INT16_MIN;
+            } else if (v < INT8_MIN) {
+                c->clamp8 |= 1u << b;
+            }
+            r8[i * SWGPU_NCODES + b] = (int8_t)clamp32(v, INT8_MIN, INT8_MAX);
+            r16[i * SWGPU_NCODES + b] = v16;
+            r16b[i * 2 * SWGPU_NCODES + b] = (uint8_t)((uint16_t)v16 & 0xff);
+            r16b[i * 2 * SWGPU_NCODES + SWGPU_NCODES + b] = (uint8_t)((uint16_t)v16 >> 8);
+        }
+    c->qp.prow8 = r8;
+    c->qp.prow16 = r16;
+    c->qp.prow16b = r16b;
+    c->use8 = s->use8 && Q->smax <= INT8_MAX;
+    c->use16 = s->k && Q->smin >= INT16_MIN && Q->smax <= INT16_MAX &&
+               s->gap_open + s->gap_extend <= INT16_MAX;
+    if (s->k) {
+        c->b8 = s->k->batch8p;
+        c->b16 = s->k->batch16p;
+    }
+    return SWGPU_OK;
+}
+
+/* Point c at query Q (checked) and the scores it writes, ready for its
+ * first phase (Q must outlive the scan). */
+static int query_init(scan_ctx_t *c, const swgpu__query_t *Q, int32_t *scores)
 {
     const cpu_state_t *s = c->s;
     int seen[SWGPU_NCODES] = {0}, n_letters = 0;
-    for (size_t i = 0; i < qlen; i++)
-        if (!seen[q[i]]) {
-            seen[q[i]] = 1;
-            c->letters[n_letters++] = q[i];
-        }
-    c->qp.q = q;
-    c->qp.qlen = qlen;
-    c->qp.letters = c->letters;
-    c->qp.n_letters = n_letters;
+    c->Q = Q;
+    c->qp.q = Q->res;
+    c->qp.qlen = Q->len;
     c->qp.row8 = s->row8;
     c->qp.row16 = s->row16;
     c->qp.row16b = s->row16b;
@@ -719,45 +817,68 @@ static void query_init(scan_ctx_t *c, const uint8_t *q, size_t qlen, int32_t *sc
     c->n_rescored = 0;
     atomic_store(&c->next, 0);
     atomic_store(&c->failed, 0);
+    if (Q->rows) {
+        c->qp.letters = c->letters;
+        c->qp.n_letters = 0;
+        return pssm_rows(c);
+    }
+    for (size_t i = 0; i < Q->len; i++)
+        if (!seen[Q->res[i]]) {
+            seen[Q->res[i]] = 1;
+            c->letters[n_letters++] = Q->res[i];
+        }
+    c->qp.letters = c->letters;
+    c->qp.n_letters = n_letters;
+    c->qp.prow8 = NULL;
+    c->qp.prow16 = NULL;
+    c->qp.prow16b = NULL;
+    c->use8 = s->use8;
+    c->use16 = s->use16;
+    c->clamp8 = 0;
+    if (s->k) {
+        c->b8 = s->k->batch8;
+        c->b16 = s->k->batch16;
+    }
+    return SWGPU_OK;
 }
 
 /* The sequences of sparse units, one at a time with the pair kernel on
  * `threads` threads each. */
-static int pair_phase(const cpu_state_t *s, const uint8_t *q, size_t qlen, int threads,
-                      int32_t *scores)
+static int pair_phase(const cpu_state_t *s, const swgpu__query_t *Q, int threads, int32_t *scores)
 {
     const swgpu_db_t *db = s->db;
     for (size_t i = 0; i < s->npair; i++) {
         uint32_t k = s->pair_k[i];
-        int rc = pair_score(s, q, qlen, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]),
+        int rc = pair_score(s, Q, db->res + db->off[k], (size_t)(db->off[k + 1] - db->off[k]),
                             threads, &scores[k]);
         if (rc) return rc;
     }
     return SWGPU_OK;
 }
 
-static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
-                    swgpu_scan_stats_t *st)
+static int cpu_scan(void *state, const swgpu__query_t *Q, int32_t *scores, swgpu_scan_stats_t *st)
 {
     const cpu_state_t *s = state;
     const swgpu_db_t *db = s->db;
+    const size_t qlen = Q ? Q->len : 0;
     scan_ctx_t c;
     pthread_t tids[256];
     scan_arg_t args[256];
-    int nt, t, started = 0, rc = SWGPU_OK;
+    int nt = 0, t, started = 0, rc = SWGPU_OK;
     size_t work_bytes;
 
+    if (!Q) return swgpu__fail(SWGPU_EINVAL, "cpu engine: NULL query");
     if (db->n == 0) return SWGPU_OK;
-    rc = check_query(s, q, qlen);
+    rc = check_query(s, Q);
     if (rc) return rc;
     /* 0 for empty sequences, which have no place in the 8-bit layout */
     memset(scores, 0, (size_t)db->n * sizeof *scores);
     if (qlen == 0) return SWGPU_OK;
     memset(&c, 0, sizeof c);
     c.s = s;
-    query_init(&c, q, qlen, scores);
+    if ((rc = query_init(&c, Q, scores))) goto done;
     nt = s->threads;
-    if (s->use8 && (size_t)nt > s->nunit) nt = (int)s->nunit;
+    if (c.use8 && (size_t)nt > s->nunit) nt = (int)s->nunit;
     if (nt < 1) nt = 1;
     c.nthreads = nt;
     c.ov = malloc((size_t)db->n * sizeof *c.ov);
@@ -772,7 +893,7 @@ static int cpu_scan(void *state, const uint8_t *q, size_t qlen, int32_t *scores,
         if (s->use8 && !(c.best8[t] = malloc(s->max_slots * sizeof(int32_t)))) goto nomem;
     }
     /* sequences of sparse units: one at a time, all threads on each */
-    rc = pair_phase(s, q, qlen, s->threads, scores);
+    rc = pair_phase(s, Q, s->threads, scores);
     if (rc) goto done;
     if (barrier_init(&c.barrier, nt)) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: cannot create a thread barrier");
@@ -815,6 +936,7 @@ done:
     free(c.work);
     free(c.work32);
     free(c.ov);
+    free(c.ptab);
     return rc;
 }
 
@@ -847,7 +969,7 @@ static int qref_cmp(const void *a, const void *b)
 
 typedef struct {
     const cpu_state_t *s;
-    const uint8_t *const *q;
+    const swgpu__query_t *q;
     swgpu_scan_sink_t sink;
     void *user;
     qref_t *order;            /* the queries, longest first */
@@ -920,12 +1042,11 @@ static void coop_step(many_t *m, size_t b)
     }
     if (b < m->nbig && !atomic_load(&m->stop)) {
         const qref_t *r = &m->order[b];
-        const uint8_t *q = m->q[r->i];
+        const swgpu__query_t *q = &m->q[r->i];
         int rc;
         memset(c->scores, 0, (size_t)m->s->db->n * sizeof *c->scores);
-        query_init(c, q, r->len, c->scores);
-        rc = pair_phase(m->s, q, r->len, m->s->threads, c->scores);
-        if (rc) many_error(m, rc);
+        if ((rc = query_init(c, q, c->scores)) || (rc = pair_phase(m->s, q, m->s->threads, c->scores)))
+            many_error(m, rc);
     }
 }
 
@@ -935,7 +1056,7 @@ static void solo_query(many_arg_t *a, const qref_t *r)
     many_t *m = a->m;
     scan_ctx_t *c = &a->solo;
     int32_t *scores = m->scores[a->tid];
-    const uint8_t *q = m->q[r->i];
+    const swgpu__query_t *q = &m->q[r->i];
     int rc;
 
     memset(scores, 0, (size_t)m->s->db->n * sizeof *scores);
@@ -943,8 +1064,8 @@ static void solo_query(many_arg_t *a, const qref_t *r)
         many_deliver(m, r, scores, 0);
         return;
     }
-    query_init(c, q, r->len, scores);
-    rc = pair_phase(m->s, q, r->len, 1, scores);
+    if ((rc = query_init(c, q, scores)) == SWGPU_OK)
+        rc = pair_phase(m->s, q, 1, scores);
     if (rc) {
         many_error(m, rc);
         return;
@@ -994,8 +1115,8 @@ static size_t many_plan(const qref_t *order, size_t nq, int nt)
     return nbig;
 }
 
-static int cpu_scan_many(void *state, size_t nq, const uint8_t *const *q, const size_t *qlen,
-                         swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
+                         void *user, swgpu_scan_stats_t *st)
 {
     const cpu_state_t *s = state;
     const swgpu_db_t *db = s->db;
@@ -1006,7 +1127,7 @@ static int cpu_scan_many(void *state, size_t nq, const uint8_t *const *q, const 
     size_t i, maxq, work_bytes;
 
     if (nq == 0) return SWGPU_OK;
-    if (!q || !qlen || !sink) return swgpu__fail(SWGPU_EINVAL, "cpu engine: scan_many needs queries and a sink");
+    if (!q || !sink) return swgpu__fail(SWGPU_EINVAL, "cpu engine: scan_many needs queries and a sink");
     if (db->n == 0) { /* no scores: each query's (empty) array goes to the sink */
         static const int32_t none[1];
         for (i = 0; i < nq; i++) {
@@ -1017,10 +1138,10 @@ static int cpu_scan_many(void *state, size_t nq, const uint8_t *const *q, const 
     }
     /* the checks of scan(), all before the first query is scored */
     for (i = 0; i < nq; i++) {
-        if (!q[i] && qlen[i] > 0)
+        if (!q[i].res && q[i].len > 0)
             return swgpu__fail(SWGPU_EINVAL, "cpu engine: query %zu of %zu residues has no residues", i,
-                               qlen[i]);
-        rc = check_query(s, q[i], qlen[i]);
+                               q[i].len);
+        rc = check_query(s, &q[i]);
         if (rc) return rc;
     }
 
@@ -1035,7 +1156,7 @@ static int cpu_scan_many(void *state, size_t nq, const uint8_t *const *q, const 
     m.order = malloc(nq * sizeof *m.order);
     if (!m.order) goto nomem;
     for (i = 0; i < nq; i++) {
-        m.order[i].len = qlen[i];
+        m.order[i].len = q[i].len;
         m.order[i].i = i;
     }
     qsort(m.order, nq, sizeof *m.order, qref_cmp);
@@ -1143,6 +1264,9 @@ done:
     free(m.ov);
     free(m.cols16);
     free(m.cols16_cap);
+    free(m.coop.ptab);
+    if (args)
+        for (t = 0; t < nt; t++) free(args[t].solo.ptab);
     free(m.order);
     free(args);
     return rc;

@@ -42,6 +42,7 @@
 
 typedef struct {
     const uint8_t *q, *t;
+    const int32_t *prows;        /* a PSSM query's score rows, or NULL: m's */
     size_t qlen, tlen;
     const swgpu_matrix_t *m;
     int gap_open, gap_extend;
@@ -169,7 +170,9 @@ static void *pair_worker(void *argp)
                 for (l = 0; l < V; l++) {
                     r = l * S + kk;
                     prof[((size_t)code * S + kk) * V + l] =
-                        r < nrows ? c->m->s[c->q[i0 + r]][code] : SWGPU__PAIR_NEG;
+                        r >= nrows ? SWGPU__PAIR_NEG
+                        : c->prows ? c->prows[(i0 + r) * SWGPU_NCODES + code]
+                                   : c->m->s[c->q[i0 + r]][code];
                 }
         b.prof = prof;
         b.S = S;
@@ -314,14 +317,17 @@ done:
     return rc;
 }
 
-int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                             const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
-                             swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
-                             void *prog_user, int32_t *score, int64_t *qend, int64_t *tend)
+int swgpu__cpu_score_pair_q(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
+                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                            swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
+                            void *prog_user, int32_t *score, int64_t *qend, int64_t *tend)
 {
     pair_ctx_t c;
     size_t i, V;
     int rc = SWGPU_OK;
+    const uint8_t *q = Q ? Q->res : NULL;
+    const size_t qlen = Q ? Q->len : 0;
+    int32_t smin, smax;
 
     if (!q || !t || !score)
         return swgpu__fail(SWGPU_EINVAL, "pair score: NULL sequence or result pointer");
@@ -329,15 +335,16 @@ int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, si
     if (gap_open < 0 || gap_extend < 0 || gap_open > PAIR_GAP_MAX || gap_extend > PAIR_GAP_MAX)
         return swgpu__fail(SWGPU_EINVAL, "pair score: gap open %d / extend %d: each must be in 0..%d",
                            gap_open, gap_extend, PAIR_GAP_MAX);
-    if (m->min < -PAIR_SCORE_MAX || m->max > PAIR_SCORE_MAX || m->min > m->max)
+    swgpu__query_range(Q, m, &smin, &smax);
+    if (smin < -PAIR_SCORE_MAX || smax > PAIR_SCORE_MAX || smin > smax)
         return swgpu__fail(SWGPU_EMATRIX, "pair score: matrix %s: scores %d..%d out of range", m->name,
-                           m->min, m->max);
+                           (int)smin, (int)smax);
     {
         uint64_t shorter = qlen < tlen ? qlen : tlen;
         if (shorter > (uint64_t)PAIR_VAL_BOUND ||
-            (int64_t)(m->max > 0 ? m->max : 0) * (int64_t)shorter > PAIR_VAL_BOUND)
+            (int64_t)(smax > 0 ? smax : 0) * (int64_t)shorter > PAIR_VAL_BOUND)
             return swgpu__fail(SWGPU_ERANGE, "pair score: lengths %zu x %zu with matrix maximum %d may "
-                               "exceed the 32-bit score range", qlen, tlen, m->max);
+                               "exceed the 32-bit score range", qlen, tlen, (int)smax);
     }
     for (i = 0; i < qlen; i++)
         if (q[i] >= SWGPU_NCODES)
@@ -352,16 +359,17 @@ int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, si
      * with a progress callback or a forced band height (tests of the bands) */
     if (!prog && band_rows == 0 &&
         (threads == 1 || (uint64_t)qlen * tlen <= PAIR_ONE_THREAD_CELLS) &&
-        swgpu__aln_local_score(q, qlen, t, tlen, m, gap_open, gap_extend, (int)isa, score, qend,
+        swgpu__aln_local_score(Q, t, tlen, m, gap_open, gap_extend, (int)isa, score, qend,
                                tend) == SWGPU_OK)
         return SWGPU_OK;
     memset(&c, 0, sizeof c);
     c.k = swgpu__cpu_isa_supported(isa) ? swgpu__cpu_kernels(isa) : NULL;
     if (!c.k || qlen == 0 || tlen == 0 || (uint64_t)qlen * tlen < PAIR_SMALL_CELLS)
-        return swgpu__ref_score(q, qlen, t, tlen, m, gap_open, gap_extend, score, qend, tend);
+        return swgpu__ref_score_q(Q, t, tlen, m, gap_open, gap_extend, score, qend, tend);
 
     V = (size_t)c.k->lanes32;
     c.q = q;
+    c.prows = Q->rows;
     c.t = t;
     c.qlen = qlen;
     c.tlen = tlen;
@@ -387,6 +395,16 @@ int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, si
         if (tend) *tend = c.best.score > 0 ? c.best.j + 1 : 0;
     }
     return rc;
+}
+
+int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+                             const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                             swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
+                             void *prog_user, int32_t *score, int64_t *qend, int64_t *tend)
+{
+    swgpu__query_t Q = swgpu__query_plain(q, qlen);
+    return swgpu__cpu_score_pair_q(&Q, t, tlen, m, gap_open, gap_extend, threads, isa, band_rows,
+                                   prog, prog_user, score, qend, tend);
 }
 
 int swgpu__cpu_score_pair_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,

@@ -46,6 +46,12 @@ typedef enum {
  *           the low bytes of row16[a*32 + b], bytes 32-63 the high bytes
  *  gap_oe   gap_open + gap_extend: the cost of a gap's first residue
  *  gap_e    gap_extend
+ * A PSSM query (the batch8p / batch16p kernels) has a row per position
+ * instead (q and letters unused):
+ *  prow8    qlen rows of 32 int8: prow8[i*32 + b] = score of position i
+ *           against code b, clamped to int8, prow8[i*32 + SWGPU__PAD] = -128
+ *  prow16   the same with int16, pad -32768
+ *  prow16b  prow16 in byte planes, qlen rows of 64 bytes (as row16b)
  */
 typedef struct {
     const uint8_t *q;
@@ -55,6 +61,9 @@ typedef struct {
     const int8_t *row8;
     const int16_t *row16;
     const uint8_t *row16b;
+    const int8_t *prow8;
+    const int16_t *prow16;
+    const uint8_t *prow16b;
     int gap_oe, gap_e;
 } swgpu__sw_query_t;
 
@@ -141,6 +150,7 @@ typedef struct {
     swgpu__sw_batch_fn batch8, batch16;
     int lanes32;          /* lanes of the 32-bit pair kernel */
     swgpu__pair_cols_fn pair_cols;
+    swgpu__sw_batch_fn batch8p, batch16p; /* the same for a PSSM query (prow8, prow16(b)) */
 } swgpu__sw_kernels_t;
 
 /** Scratch bytes a batch kernel needs for a query of qlen residues with
@@ -173,11 +183,11 @@ int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
                                  const swgpu_opts_t *o, swgpu__isa_t isa, void **state);
 
 /**
- * Exact local alignment score of q against t, 32-bit scalar (Gotoh, linear
- * memory).  work holds at least 2 * (qlen + 1) int32.  Used for the scalar
- * "instruction set" and for targets whose score saturates 16-bit lanes.
+ * Exact local alignment score of q (residues with m's rows, or a PSSM)
+ * against t, 32-bit scalar (Gotoh, linear memory).  work holds at least
+ * 2 * (q->len + 1) int32.  Used for the scalar "instruction set".
  */
-int32_t swgpu__cpu_score32(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
+int32_t swgpu__cpu_score32(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
                            const swgpu_matrix_t *m, int gap_open, int gap_extend,
                            int32_t *work);
 
@@ -213,6 +223,13 @@ int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, si
                              const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
                              swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
                              void *prog_user, int32_t *score, int64_t *qend, int64_t *tend);
+
+/** The same for a query given as swgpu__query_t (residues with m's rows, or
+ *  a PSSM: internal.h). */
+int swgpu__cpu_score_pair_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
+                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
+                            swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
+                            void *prog_user, int32_t *score, int64_t *qend, int64_t *tend);
 
 /** Host bytes swgpu__cpu_score_pair needs for a pair of these lengths on
  *  this many threads (0 = all cores): edge buffers and per-thread bands. */

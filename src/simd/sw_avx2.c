@@ -49,6 +49,74 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
     }
 }
 
+/* The PSSM form (sw_template.h): per position a 32-entry row, looked up
+ * per cell vector with lookup32 / lookup16 above; 16 bits from the row's
+ * byte planes, interleaved as in profile16. */
+typedef struct {
+    __m256i idx, sel; /* the column's codes; bit 4 moved to bit 7 */
+} pcol8_t;
+
+typedef struct {
+    __m256i lo, hi; /* entries 0-15 and 16-31 of the row, in both 128-bit lanes */
+} prow8_t;
+
+static inline pcol8_t pcol8(const uint8_t *col)
+{
+    pcol8_t c;
+    c.idx = _mm256_load_si256((const __m256i *)col);
+    c.sel = _mm256_slli_epi16(c.idx, 3);
+    return c;
+}
+
+static inline prow8_t prow8(const swgpu__sw_query_t *qp, size_t i)
+{
+    const int8_t *row = qp->prow8 + i * SWGPU_NCODES;
+    prow8_t r;
+    r.lo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)row));
+    r.hi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(row + 16)));
+    return r;
+}
+
+static inline __m256i plook8(prow8_t r, pcol8_t c)
+{
+    return _mm256_blendv_epi8(_mm256_shuffle_epi8(r.lo, c.idx), _mm256_shuffle_epi8(r.hi, c.idx),
+                              c.sel);
+}
+
+typedef struct {
+    __m128i idx, sel;
+} pcol16_t;
+
+typedef struct {
+    __m128i l0, l1, h0, h1; /* low bytes of entries 0-15, 16-31; high bytes */
+} prow16_t;
+
+static inline pcol16_t pcol16(const uint8_t *col)
+{
+    pcol16_t c;
+    c.idx = _mm_load_si128((const __m128i *)col);
+    c.sel = _mm_slli_epi16(c.idx, 3);
+    return c;
+}
+
+static inline prow16_t prow16(const swgpu__sw_query_t *qp, size_t i)
+{
+    const uint8_t *planes = qp->prow16b + i * 2 * SWGPU_NCODES;
+    prow16_t r;
+    r.l0 = _mm_loadu_si128((const __m128i *)planes);
+    r.l1 = _mm_loadu_si128((const __m128i *)(planes + 16));
+    r.h0 = _mm_loadu_si128((const __m128i *)(planes + 32));
+    r.h1 = _mm_loadu_si128((const __m128i *)(planes + 48));
+    return r;
+}
+
+static inline __m256i plook16(prow16_t r, pcol16_t c)
+{
+    __m128i lo = _mm_blendv_epi8(_mm_shuffle_epi8(r.l0, c.idx), _mm_shuffle_epi8(r.l1, c.idx), c.sel);
+    __m128i hi = _mm_blendv_epi8(_mm_shuffle_epi8(r.h0, c.idx), _mm_shuffle_epi8(r.h1, c.idx), c.sel);
+    return _mm256_set_m128i(_mm_unpackhi_epi8(lo, hi), _mm_unpacklo_epi8(lo, hi));
+}
+
 #define SW_NAME batch8
 #define SW_V __m256i
 #define SW_T int8_t
@@ -85,6 +153,52 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
 #define SW_BLEND(a, b, m) _mm256_blendv_epi8(a, b, m)
 #define SW_PROFILE profile16
 #include "simd/sw_template.h"
+#undef SW_NAME
+#undef SW_PROFILE
+
+#define SW_PSSM
+#define SW_NAME batch16p
+#define SW_PCOL_T pcol16_t
+#define SW_PCOL pcol16
+#define SW_PROW_T prow16_t
+#define SW_PROW prow16
+#define SW_PLOOK plook16
+#include "simd/sw_template.h"
+#undef SW_PCOL_T
+#undef SW_PCOL
+#undef SW_PROW_T
+#undef SW_PROW
+#undef SW_PLOOK
+#undef SW_NAME
+#undef SW_V
+#undef SW_T
+#undef SW_MIN
+#undef SW_LANES
+#undef SW_SET1
+#undef SW_ADDS
+#undef SW_SUBS
+#undef SW_MAX
+#undef SW_BLEND
+#undef SW_PROFILE
+
+#define SW_NAME batch8p
+#define SW_V __m256i
+#define SW_T int8_t
+#define SW_MIN INT8_MIN
+#define SW_LANES 32
+#define SW_SET1(x) _mm256_set1_epi8((char)(x))
+#define SW_ADDS _mm256_adds_epi8
+#define SW_SUBS _mm256_subs_epi8
+#define SW_MAX _mm256_max_epi8
+#define SW_BLEND(a, b, m) _mm256_blendv_epi8(a, b, m)
+#define SW_PCOL_T pcol8_t
+#define SW_PCOL pcol8
+#define SW_PROW_T prow8_t
+#define SW_PROW prow8
+#define SW_PLOOK plook8
+#include "simd/sw_template.h"
+#undef SW_PSSM
+
 
 #define PR_NAME pair_cols
 #define PR_V __m256i
@@ -102,5 +216,5 @@ static inline void profile16(__m256i *prof, const uint8_t *col, const swgpu__sw_
 #include "simd/pair_template.h"
 
 const swgpu__sw_kernels_t swgpu__sw_avx2 = {
-    "avx2", SWGPU__ISA_AVX2, 32, 32, 16, batch8, batch16, 8, pair_cols,
+    "avx2", SWGPU__ISA_AVX2, 32, 32, 16, batch8, batch16, 8, pair_cols, batch8p, batch16p,
 };

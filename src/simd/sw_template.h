@@ -13,6 +13,17 @@
  *                    for each letter a of qp->letters: prof[a] = the
  *                    scores of a against the SW_LANES codes at col
  *
+ * and, for the PSSM form (SW_PSSM defined: the query is qp's per-position
+ * score rows, no letters), instead of SW_PROFILE:
+ *
+ *   SW_PCOL_T, SW_PCOL(col)     what a lookup needs of the codes at col
+ *   SW_PROW_T, SW_PROW(qp, i)   ... of position i's 32-entry score row
+ *   SW_PLOOK(r, c)              the scores of row r against column c's codes
+ *
+ * (the plain form looks a block's scores up once per letter, amortized over
+ * the query; a PSSM has a row per position, so the PSSM form looks them up
+ * in the main loop, one lookup per cell vector, next to the recurrence)
+ *
  * Recurrences for query row i and database column j (gap of length k costs
  * o + k*e; oe = o + e):
  *   E[i][j+1] = max(E[i][j] - e, H[i][j] - oe)    gap along the database
@@ -60,10 +71,14 @@ static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t nco
                     const swgpu__sw_event_t *events, size_t nev, void *work, int32_t *best)
 {
     const size_t qlen = qp->qlen;
+#ifndef SW_PSSM
     const uint8_t *q = qp->q;
+#endif
     SW_V *hv = (SW_V *)work;           /* hv[i]: H of row i in the last column done */
     SW_V *ev = hv + qlen;              /* ev[i]: E entering row i of the next column */
+#ifndef SW_PSSM
     SW_V *prof = ev + qlen;            /* prof[c * 32 + a]: scores of letter a, column c */
+#endif
     const SW_V zero = SW_SET1(SW_MIN); /* score 0 */
     const SW_V voe = SW_SET1(qp->gap_oe);
     const SW_V ve = SW_SET1(qp->gap_e);
@@ -97,19 +112,34 @@ static void SW_NAME(const swgpu__sw_query_t *qp, const uint8_t *cols, size_t nco
             }
             k++;
         }
+#ifdef SW_PSSM
+        const SW_PCOL_T c0 = SW_PCOL(cols + j * SW_LANES);
+        const SW_PCOL_T c1 = SW_PCOL(cols + (j + 1) * SW_LANES);
+        const SW_PCOL_T c2 = SW_PCOL(cols + (j + 2) * SW_LANES);
+        const SW_PCOL_T c3 = SW_PCOL(cols + (j + 3) * SW_LANES);
+#else
         for (c = 0; c < SWGPU__COLS; c++)
             SW_PROFILE(prof + c * SWGPU_NCODES, cols + (j + (size_t)c) * SW_LANES, qp);
+#endif
         /* fC: F entering row i of column j+C; uC: H of row i-1, column j+C;
          * diag: H of row i-1, column j-1 (the block's left edge) */
         SW_V diag = zero, f0 = zero, f1 = zero, f2 = zero, f3 = zero;
         SW_V u0 = zero, u1 = zero, u2 = zero;
         for (i = 0; i < qlen; i++) {
-            const SW_V *p = prof + q[i];
             SW_V e = ev[i], t;
+#ifdef SW_PSSM
+            const SW_PROW_T r = SW_PROW(qp, i);
+            SW_V x0 = SW_ADDS(diag, SW_PLOOK(r, c0));
+            SW_V x1 = SW_ADDS(u0, SW_PLOOK(r, c1));
+            SW_V x2 = SW_ADDS(u1, SW_PLOOK(r, c2));
+            SW_V x3 = SW_ADDS(u2, SW_PLOOK(r, c3));
+#else
+            const SW_V *p = prof + q[i];
             SW_V x0 = SW_ADDS(diag, p[0]);
             SW_V x1 = SW_ADDS(u0, p[1 * SWGPU_NCODES]);
             SW_V x2 = SW_ADDS(u1, p[2 * SWGPU_NCODES]);
             SW_V x3 = SW_ADDS(u2, p[3 * SWGPU_NCODES]);
+#endif
             vbest = SW_MAX(vbest, SW_MAX(SW_MAX(x0, x1), SW_MAX(x2, x3)));
             diag = hv[i];
             SW_CELL(x0, f0);

@@ -84,6 +84,7 @@ bad "non-numeric gap" "--gap-open: 'x11' is not an integer" search -q $Q -d $DB 
 bad "-n 0" "-n must be >= 1" search -q $Q -d $DB -n 0
 bad "-n not a number" "-n: 'ten' is not an integer" search -q $Q -d $DB -n ten
 bad "evalue 0" "E-value threshold 0: must be > 0" search -q $Q -d $DB --evalue 0
+bad "evalue model" "--evalue-model: 'old' is not spouge or old-fsc" search -q $Q -d $DB --evalue-model old
 bad "search --max-memory not a size" "--max-memory: '12Q' is not a size" search -q $Q -d $DB --max-memory 12Q
 bad "search --max-memory 0" "--max-memory: '0' is not a size" search -q $Q -d $DB --max-memory 0
 bad "negative threads" "threads -2" search -q $Q -d $DB --threads -2
@@ -166,5 +167,36 @@ bad "align --plot is an input" '--plot .* same file as the sequence file A' alig
 bad "align -o and --plot equal" '-o and --plot are both' align "$T/in_q.fa" "$T/in_db.fa" -o "$T/a.out" --plot "$T/a.out"
 if cmp -s $Q "$T/in_q.fa" && cmp -s $DB "$T/in_db.fa" && cmp -s "$T/in_db.swdb" "$T/in_db.swdb.orig" &&
     [ -L "$T/q_symlink.fa" ] && [ ! -e "$T/a.out" ]; then pass; else fail "an input was changed"; fi
+
+# --- BLAST databases (copies of tests/data/blastdb, damaged here) ---------
+B=$D/blastdb
+PQ=$B/prot.fa
+for x in pin psq phr; do
+    cp $B/prot_v4.$x "$T/bl.$x"; cp $B/prot_v4.$x "$T/blt.$x"; cp $B/prot_v4.$x "$T/blv.$x"
+    cp $B/prot_v4.$x "$T/blh.$x"; cp $B/prot_mv.00.$x "$T/mv.00.$x"
+done
+cp $B/prot_v4.psq "$T/blt.psq.orig"
+head -c $(($(wc -c < "$T/blt.psq.orig") - 5)) "$T/blt.psq.orig" > "$T/blt.psq"
+printf '\000\000\000\006' | dd of="$T/blv.pin" bs=1 conv=notrunc 2>/dev/null
+head -c 1000 $B/prot_v4.phr > "$T/blh.phr"
+rm "$T/bl.psq"
+printf 'DBLIST mv.00 gone\n' > "$T/blgone.pal"
+printf 'DBLIST mv.00\nGILIST some.gil\n' > "$T/blgi.pal"
+printf 'DBLIST mv.00\n' > "$T/mv.pal"
+bad "BLAST db: truncated .psq" "blt\.psq, OID 12: sequence offsets .* outside the file" \
+    search -q $PQ -d "$T/blt"
+bad "BLAST db: version 6" "blv\.pin: format version 6" search -q $PQ -d "$T/blv"
+bad "BLAST db: truncated .phr" "blh\.phr, OID [0-9]+: header offsets" search -q $PQ -d "$T/blh"
+bad "BLAST db: no .psq" "bl\.psq: No such file" search -q $PQ -d "$T/bl"
+bad "BLAST db: alias lists a missing volume" "gone\.pin: No such file" search -q $PQ -d "$T/blgone"
+bad "BLAST db: alias with a GILIST" "blgi\.pal, line 2: GILIST .*not supported" search -q $PQ -d "$T/blgi"
+bad "BLAST db: protein db, --type dna" "holds protein sequences, dna was asked for" \
+    search -q $B/nuc.fa -d $B/prot_v5 --type dna
+bad "BLAST db as queries: damaged" "blv\.pin: format version 6" search -q "$T/blv" -d $PQ
+bad "makedb OUT is a BLAST db file" "OUT .*mv\.00\.psq is a file of the BLAST database" \
+    makedb "$T/mv" "$T/mv.00.psq"
+bad "-o is a BLAST db file" "-o .*mv\.pal is a file of the BLAST database" \
+    search -q $PQ -d "$T/mv" -o "$T/mv.pal"
+cmp -s "$T/mv.00.psq" $B/prot_mv.00.psq && pass || fail "a BLAST database file was changed"
 
 finish

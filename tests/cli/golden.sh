@@ -40,6 +40,9 @@ golden search_cols.out search -q $Q -d $DB --quiet \
 golden search_noalign.out search -q $Q -d $DB --no-align --quiet \
     --outfmt '6 qseqid sseqid score evalue qstart cigar'
 golden search_top1.out search -q $Q -d $DB -n 1 --outfmt '6 qseqid sseqid score' --quiet
+# the E-values of BLAST+ with OLD_FSC=1: the outputs of the old default, unchanged
+golden search_6_old_fsc.out search -q $Q -d $DB --evalue-model old-fsc --quiet
+golden search_pair_old_fsc.out search -q $Q -d $DB --outfmt pair --evalue-model old-fsc --quiet
 golden search_pam250.out search -q $Q -d $DB --matrix PAM250 --gap-open 14 --gap-extend 2 \
     --outfmt '6 qseqid sseqid score evalue qstart qend sstart send cigar' --quiet
 # a matrix file without published statistics: E-values are approximate

@@ -11,11 +11,13 @@
  *
  * The search (mpi_search), per batch of queries (one batch unless scores
  * must be kept for fits, see below):
- *   1. every rank scans every query against its part: the best top_n
- *      candidates per query (opts.candidates), ranked by (score desc,
- *      database index asc) with whole-database indices;
+ *   1. every rank scans every query against its part: the candidates per
+ *      query (opts.candidates: the part's hits that may be among the whole
+ *      search's top_n, with their E-values where these depend on the
+ *      subject's length), ranked by (score desc, database index asc) with
+ *      whole-database indices;
  *   2. rank 0 gathers them (MPI_Gatherv) and merges them with
- *      swgpu_search_merge(): the whole search's top_n, E-value filter, bit
+ *      swgpu_search_merge(): the whole search's E-value filter, top_n, bit
  *      scores and E-values with the whole database's size.  When the matrix
  *      and gaps have no published Karlin-Altschul parameters they are
  *      fitted to each query's scores against the whole database: every rank
@@ -681,7 +683,8 @@ static int unpack_owned(rd_t *rd, swgpu_search_result_t *res, size_t q0, int no_
     return rd->bad ? -1 : 0;
 }
 
-/* the candidates of one rank's part: per query the count, then (target, score) */
+/* the candidates of one rank's part: per query the count, then (target,
+ * score, E-value: the merge needs it where it depends on the subject) */
 static void pack_candidates(const swgpu_search_result_t *c, buf_t *b)
 {
     put_u64(b, c->cells);
@@ -693,6 +696,7 @@ static void pack_candidates(const swgpu_search_result_t *c, buf_t *b)
         for (size_t h = 0; h < c->q[i].n_hits; h++) {
             put_u64(b, c->q[i].hits[h].target);
             put_i64(b, c->q[i].hits[h].score);
+            put_f64(b, c->q[i].hits[h].evalue);
         }
     }
 }
@@ -723,7 +727,7 @@ static int unpack_candidates(rd_t *rd, size_t nq, swgpu_search_result_t **out)
     for (size_t i = 0; i < nq; i++) {
         uint64_t n = get_u64(rd);
         r->q[i].query = i;
-        if (rd->bad || n > (uint64_t)(rd->end - rd->p) / 16)
+        if (rd->bad || n > (uint64_t)(rd->end - rd->p) / 24)
             return -1;
         if (n && !(r->q[i].hits = calloc(n, sizeof *r->q[i].hits)))
             return -1;
@@ -731,6 +735,7 @@ static int unpack_candidates(rd_t *rd, size_t nq, swgpu_search_result_t **out)
         for (uint64_t h = 0; h < n; h++) {
             r->q[i].hits[h].target = get_u64(rd);
             r->q[i].hits[h].score = (int32_t)get_i64(rd);
+            r->q[i].hits[h].evalue = get_f64(rd);
         }
     }
     return rd->bad ? -1 : 0;

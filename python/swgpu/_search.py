@@ -1,0 +1,478 @@
+"""Sequence sets, databases and database search: Queries, Database (its
+search() and scores()), and the results as QueryResult and Hit objects with
+BLAST's tabular columns."""
+
+import array
+import operator
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator, NamedTuple, Optional, Sequence as SequenceT, Tuple
+
+from . import _swgpu
+from ._align import Alignment
+from ._common import (_TYPE_NAMES, _alphabet, _clamp_threads, _error, _options_doc,
+                      _residues, format_bitscore, format_evalue)
+
+try:
+    import numpy as _np
+except ImportError:  # numpy is optional: scores() then returns array.array rows
+    _np = None
+
+__all__ = ["Sequence", "Queries", "Database", "Karlin", "Hit", "QueryResult", "SearchResults",
+           "COLUMNS", "STD_COLUMNS", "makedb"]
+
+
+class Sequence(NamedTuple):
+    """One sequence of a Queries set or a Database."""
+
+    id: str           #: first word of the header line
+    description: str  #: rest of the header line ("" if none)
+    sequence: str     #: residue letters (upper case; unknown letters as X or N)
+
+
+def _entries(sequences, default_id):
+    """(id, description, letters) of each item: a str (or bytes), a pair
+    (id, sequence), a triple (id, description, sequence) or a Sequence."""
+    if isinstance(sequences, (str, bytes, bytearray)):
+        sequences = [sequences]
+    out = []
+    for i, item in enumerate(sequences):
+        if isinstance(item, (str, bytes, bytearray)):
+            sid, desc, seq = "%s_%d" % (default_id, i + 1), "", item
+        elif isinstance(item, tuple) and len(item) == 2:
+            (sid, seq), desc = item, ""
+        elif isinstance(item, tuple) and len(item) == 3:
+            sid, desc, seq = item
+        else:
+            raise TypeError("sequence %d: expected a str, (id, sequence) or (id, description, "
+                            "sequence), got %r" % (i + 1, item))
+        if not isinstance(sid, str) or not isinstance(desc, str):
+            raise TypeError("sequence %d: id and description must be str" % (i + 1))
+        out.append((sid, desc, _residues(seq, "sequence %s" % (sid or i + 1))))
+    return out
+
+
+def _seqset(entries, alphabet):
+    """A C sequence set of the entries; alphabet 0 detects it from all of
+    them (the library's rule, as for a file)."""
+    if alphabet == 0 and entries:
+        alphabet = _swgpu.detect("".join(e[2] for e in entries))
+    s = _swgpu.SeqSet(alphabet)
+    for sid, desc, seq in entries:
+        s.add(sid, desc, seq)
+    return s
+
+
+class _SeqList:
+    """Sequence access shared by Queries and Database (self._c: the C set)."""
+
+    _c: Any
+
+    def __len__(self) -> int:
+        return len(self._c)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self._c)
+        i = operator.index(i)  # ints, and NumPy's integers
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("index %d out of range (%d sequences)" % (i, n))
+        return Sequence(*self._c.get(i))
+
+    def __iter__(self) -> Iterator[Sequence]:
+        for i in range(len(self._c)):
+            yield Sequence(*self._c.get(i))
+
+    @property
+    def type(self) -> str:
+        """"protein" or "dna"."""
+        return _TYPE_NAMES[self._c.alphabet]
+
+    @property
+    def residues(self) -> int:
+        """Residues in all sequences."""
+        return self._c.residues
+
+    @property
+    def info(self) -> Optional[dict]:
+        """What reading the file found: records, empty (records skipped),
+        unknown (letters mapped to X or N), residues, max_length; None when
+        the set was made from Python sequences."""
+        return self._c.info
+
+
+class Queries(_SeqList):
+    """A set of query sequences.
+
+    ``Queries(sequences, type="auto")`` takes an iterable of sequences, each
+    a str of residue letters (ids "query_1", "query_2", ...), an
+    ``(id, sequence)`` pair or an ``(id, description, sequence)`` triple;
+    ``Queries.read(path)`` reads a file.  type "auto" detects protein or DNA
+    from all the sequences together (DNA if at least 90% of the letters other
+    than N are A, C, G, T or U).  Indexing and iteration give Sequence tuples.
+    """
+
+    def __init__(self, sequences, type="auto"):
+        if isinstance(sequences, (str, bytes, os.PathLike)):
+            raise TypeError("Queries(%r): give a list of sequences, or Queries.read(path) for a "
+                            "file" % (sequences,))
+        self._c = _seqset(_entries(sequences, "query"), _alphabet(type))
+        self.path = None
+
+    @classmethod
+    def read(cls, path, type="auto") -> "Queries":
+        """Read a FASTA or FASTQ file (plain or gzip, detected from the
+        content) or a makedb database, as ``swgpu search -q`` does."""
+        q = cls.__new__(cls)
+        q._c = _swgpu.SeqSet.read(path, _alphabet(type))
+        q.path = os.fsdecode(path)
+        return q
+
+    def __repr__(self):
+        return "Queries(%d %s sequences%s)" % (len(self), self.type,
+                                              ", %r" % self.path if self.path else "")
+
+
+@dataclass(frozen=True)
+class Karlin:
+    """Karlin-Altschul parameters a query's E-values were computed with."""
+
+    lambda_: float
+    K: float
+    H: float
+    alpha: float
+    beta: float
+    estimated: bool   #: True: fitted to the query's scores; False: published
+    round_down: bool  #: BLAST's rounding of odd scores (some DNA systems)
+
+
+#: The columns of ``swgpu search --outfmt '6 ...'`` (and of Hit.row()).
+COLUMNS = ("qseqid", "qacc", "qaccver", "qlen", "sseqid", "sacc", "saccver", "stitle", "slen",
+           "qstart", "qend", "sstart", "send", "qseq", "sseq", "evalue", "bitscore", "score",
+           "length", "pident", "nident", "mismatch", "positive", "gapopen", "gaps", "btop",
+           "cigar")
+#: BLAST+'s default columns, "std".
+STD_COLUMNS = ("qaccver", "saccver", "pident", "length", "mismatch", "gapopen", "qstart",
+               "qend", "sstart", "send", "evalue", "bitscore")
+_NEED_ALN = frozenset(("qstart", "qend", "sstart", "send", "qseq", "sseq", "length", "pident",
+                       "nident", "mismatch", "positive", "gapopen", "gaps", "btop", "cigar"))
+
+
+def _columns(columns):
+    """A column list ("std", "qseqid sseqid ...", or names) as a tuple, each
+    column once (as BLAST prints a repeated column once)."""
+    names = columns.split() if isinstance(columns, str) else list(columns)
+    out = []
+    for name in names:
+        for c in (STD_COLUMNS if name == "std" else (name,)):
+            if c not in COLUMNS:
+                raise _error(_swgpu.InvalidArgumentError, "outfmt: unknown column '%s'" % c)
+            if c not in out:
+                out.append(c)
+    return tuple(out or STD_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One database sequence reported for a query, with BLAST's tabular
+    columns as attributes (qseqid sseqid pident length mismatch gapopen qstart
+    qend sstart send evalue bitscore score qlen slen nident gaps cigar, and
+    qacc qaccver sacc saccver stitle qseq sseq positive btop).  Coordinates
+    in the columns are 1-based and inclusive; ``alignment`` has them 0-based
+    and half-open.  With ``no_align`` the search computes no alignment:
+    ``alignment`` and the columns that need it are None.
+    """
+
+    query_index: int          #: index of the query in the query set
+    query_id: str
+    query_length: int
+    target_index: int         #: index in the database (database order)
+    target_id: str
+    target_description: str
+    target_length: int
+    score: int                #: raw Smith-Waterman score
+    bitscore: float
+    evalue: float
+    alignment: Optional[Alignment]
+    _text: Any = field(default=None, repr=False, compare=False)
+
+    # ---- BLAST columns
+    qseqid = qacc = qaccver = property(lambda self: self.query_id)
+    sseqid = sacc = saccver = property(lambda self: self.target_id)
+    qlen = property(lambda self: self.query_length)
+    slen = property(lambda self: self.target_length)
+
+    @property
+    def stitle(self) -> str:
+        """The target's id and description."""
+        d = self.target_description
+        return self.target_id + (" " + d if d else "")
+
+    def _aln(self, attr):
+        a = self.alignment
+        return None if a is None else getattr(a, attr)
+
+    qstart = property(lambda self: self._aln("qstart"))
+    qend = property(lambda self: self._aln("qend"))
+    sstart = property(lambda self: self._aln("sstart"))
+    send = property(lambda self: self._aln("send"))
+    length = property(lambda self: self._aln("length"))
+    pident = property(lambda self: self._aln("identity"))
+    nident = property(lambda self: self._aln("nident"))
+    mismatch = property(lambda self: self._aln("mismatches"))
+    gapopen = property(lambda self: self._aln("gap_opens"))
+    gaps = property(lambda self: self._aln("gaps"))
+    cigar = property(lambda self: self._aln("cigar"))
+
+    def _walk(self, k):
+        return None if self.alignment is None else self._text()[k]
+
+    qseq = property(lambda self: self._walk(0), doc="aligned query residues, '-' for gaps")
+    sseq = property(lambda self: self._walk(1), doc="aligned target residues, '-' for gaps")
+    positive = property(lambda self: self._walk(2),
+                        doc="aligned columns that are identical or score > 0")
+    btop = property(lambda self: self._walk(3), doc="BLAST's trace of the alignment")
+
+    def column(self, name: str) -> str:
+        """One column as ``swgpu search --outfmt '6 NAME'`` prints it ("N/A"
+        for a column that needs the alignment of a no_align hit)."""
+        if name not in COLUMNS:
+            raise _error(_swgpu.InvalidArgumentError, "outfmt: unknown column '%s'" % name)
+        if name in _NEED_ALN and self.alignment is None:
+            return "N/A"
+        if name == "evalue":
+            return format_evalue(self.evalue)
+        if name == "bitscore":
+            return format_bitscore(self.bitscore)
+        if name == "pident":
+            return "%.3f" % self.pident
+        return str(getattr(self, name))
+
+    def row(self, columns="std") -> str:
+        """The hit's line of ``swgpu search --outfmt '6 COLUMNS'`` (without
+        the newline); columns: "std", a space-separated list or a list."""
+        return "\t".join(self.column(c) for c in _columns(columns))
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """One query's hits, best first (ties in database order)."""
+
+    index: int
+    id: str
+    description: str
+    length: int
+    hits: Tuple[Hit, ...]
+    karlin: Karlin
+
+    def __len__(self):
+        return len(self.hits)
+
+    def __iter__(self):
+        return iter(self.hits)
+
+    def __getitem__(self, i):
+        return self.hits[i]
+
+
+class SearchResults(SequenceT[QueryResult]):
+    """Every query's QueryResult, in query order (a sequence), with what the
+    search did: ``backend`` (the engine that scanned), ``cells`` (query
+    lengths times database residues), ``overflows`` (targets rescored at a
+    wider precision), ``scan_seconds`` and ``align_seconds``."""
+
+    def __init__(self, res, queries, db):
+        self._res = res
+        self._db = db
+        self._walks = None
+        qc = queries._c
+        out = []
+        for i in range(len(res)):
+            qid, qdesc, qlen = qc.meta(i)
+            hits = []
+            for h, (target, score, bits, evalue, aln) in enumerate(res.hits(i)):
+                tid, tdesc, tlen = db._c.meta(target)
+                a = None
+                if aln[5] is not None:  # no_align: no CIGAR, no alignment
+                    a = Alignment(*aln, query_length=qlen, target_length=tlen, type=db.type)
+                hits.append(Hit(i, qid, qlen, target, tid, tdesc, tlen, score, bits, evalue, a,
+                                _text=self._walker(i, h)))
+            out.append(QueryResult(i, qid, qdesc, qlen, tuple(hits),
+                                   Karlin(*res.karlin(i))))
+        self._queries = out
+
+    backend = property(lambda self: self._res.backend)
+    cells = property(lambda self: self._res.cells)
+    overflows = property(lambda self: self._res.overflows)
+    scan_seconds = property(lambda self: self._res.scan_seconds)
+    align_seconds = property(lambda self: self._res.align_seconds)
+
+    def __len__(self):
+        return len(self._queries)
+
+    def __getitem__(self, i):
+        return self._queries[i]
+
+    def __iter__(self):
+        return iter(self._queries)
+
+    def hits(self) -> Iterator[Hit]:
+        """Every hit of every query, in output order."""
+        for q in self._queries:
+            yield from q.hits
+
+    def _walker(self, i, h):
+        return lambda: self._text_columns()[i][h]
+
+    def _text_columns(self):
+        # qseq, sseq, positive and btop of every hit, computed once by the
+        # library's writer
+        if self._walks is None:
+            lines = iter(self._res.format("6 qseq sseq positive btop").splitlines())
+            walks = []
+            for q in self._queries:
+                rows = []
+                for _ in q.hits:
+                    qs, ss, pos, btop = next(lines).split("\t")
+                    rows.append((qs, ss, int(pos), btop))
+                walks.append(rows)
+            self._walks = walks
+        return self._walks
+
+    def format(self, outfmt="6", dbname: Optional[str] = None) -> str:
+        """The results as ``swgpu search --outfmt OUTFMT`` writes them: "6"
+        (BLAST tabular), "7" (with comment lines), "pair" (pairwise
+        alignments), or "6 COLUMNS..." / "7 COLUMNS...".  dbname is format 7's
+        and pair's "Database:" name (default: the path the database was
+        opened from, as the command line's -d)."""
+        if dbname is None:
+            dbname = self._db.path
+        return self._res.format(outfmt, dbname)
+
+    def write(self, file, outfmt="6", dbname: Optional[str] = None) -> None:
+        """Write format(outfmt, dbname) to a path or a text file object."""
+        text = self.format(outfmt, dbname)
+        if hasattr(file, "write"):
+            file.write(text)
+        else:
+            with open(file, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text)
+
+    def __repr__(self):
+        return "SearchResults(%d queries, %d hits, backend %s)" % (
+            len(self), sum(len(q) for q in self._queries), self.backend)
+
+
+class Database(_SeqList):
+    """A sequence database: ``Database(path, type="auto")`` opens a
+    ``swgpu makedb`` file (memory-mapped and validated) or reads a FASTA/FASTQ
+    file (plain or gzip) into memory, as ``swgpu search -d`` does;
+    ``Database.from_sequences(...)`` builds one from Python sequences.
+
+    ``len(db)``, ``db[i]`` and iteration give its sequences as Sequence
+    tuples in database (file) order; search() and scores() compare queries
+    with every sequence.  A Database may be searched from several threads
+    at once.
+    """
+
+    def __init__(self, path, type="auto"):
+        self._c = _swgpu.Database.open(path, _alphabet(type))
+        self.path = os.fsdecode(path)
+
+    @classmethod
+    def from_sequences(cls, sequences, type="auto") -> "Database":
+        """A database of sequences given as for Queries (ids "seq_1", ...)."""
+        db = cls.__new__(cls)
+        db._c = _swgpu.Database.from_seqset(_seqset(_entries(sequences, "seq"), _alphabet(type)))
+        db.path = None
+        return db
+
+    @property
+    def max_length(self) -> int:
+        """Length of the longest sequence."""
+        return self._c.max_len
+
+    def write(self, path) -> None:
+        """Write the database as a ``swgpu makedb`` file (written to a
+        temporary name, then renamed; never over the file it was read from)."""
+        self._c.write(path)
+
+    def _queries(self, queries):
+        if isinstance(queries, Queries):
+            return queries
+        if isinstance(queries, os.PathLike):
+            return Queries.read(queries)
+        return Queries(_entries(queries, "query"), type=self.type)
+
+    def search(self, queries, *, matrix=None, match=None, mismatch=None, progress=None,
+               **options) -> SearchResults:
+        """Search every query against every database sequence (``swgpu
+        search``): every sequence is scored exactly; per query the best
+        ``top`` hits with score > 0 and E-value <= ``evalue`` are returned,
+        best first, ties in database order, with their alignments.
+
+        queries: a Queries set; a str of residue letters (one query,
+            "query_1"); a list of sequences as Queries takes (typed as the
+            database); or a pathlib.Path (a FASTA/FASTQ or makedb file, its
+            type detected, as ``-q``).
+        matrix: protein matrix name or NCBI matrix file (None: BLOSUM62).
+        match, mismatch: DNA scores (None: +2, -3).
+        progress: None, or a callable progress(done, total, cells_done,
+            cells_total, seconds) called as queries are scanned (at most
+            about five times a second, and once when the last is done),
+            possibly from another thread; an exception it raises ends
+            nothing early but is raised when the search returns.
+
+        Keyword options (None or absent: the default):
+{options}
+
+        Returns SearchResults: a QueryResult per query, each with its Hit
+        objects; its format() writes the command line's output formats.
+        """
+        q = self._queries(queries)
+        res = _swgpu.search(q._c, self._c, matrix, match, mismatch, _clamp_threads(options),
+                            progress)
+        return SearchResults(res, q, self)
+
+    def scores(self, queries, *, matrix=None, match=None, mismatch=None, **options):
+        """The exact score of every database sequence against each query, in
+        database order, scanned by the search's engine (swgpu_scan_scores()).
+
+        queries: as for search().  A single str gives a 1-D array of
+        len(db) scores; anything else a 2-D array, one row per query.  The
+        arrays are numpy int32 arrays when numpy is installed, otherwise
+        array.array("i") (a list of them for several queries).  Options as
+        for search() (top, evalue, no_align and no_self do not apply).
+        """
+        q = self._queries(queries)
+        buf = _swgpu.scan_scores(q._c, self._c, matrix, match, mismatch, _clamp_threads(options))
+        one = isinstance(queries, (str, bytes, bytearray))
+        nq, nd = len(q), len(self)
+        if _np is not None:
+            a = _np.frombuffer(buf, dtype=_np.int32)
+            return a if one else a.reshape(nq, nd)
+        code = "i" if array.array("i").itemsize == 4 else "l"
+        flat = array.array(code)
+        flat.frombytes(bytes(buf))
+        if one:
+            return flat
+        return [flat[k * nd:(k + 1) * nd] for k in range(nq)]
+
+    def __repr__(self):
+        return "Database(%d %s sequences%s)" % (len(self), self.type,
+                                               ", %r" % self.path if self.path else "")
+
+
+Database.search.__doc__ = Database.search.__doc__.replace(
+    "{options}", _options_doc(_swgpu.search_options, 8))
+
+
+def makedb(input, output, type="auto") -> Database:
+    """``swgpu makedb INPUT OUTPUT``: read a FASTA/FASTQ file (plain or gzip)
+    and write it as a binary database; returns the Database read."""
+    db = Database(input, type)
+    db.write(output)
+    return db

@@ -1,0 +1,1708 @@
+/*
+ * _swgpu.c - the CPython extension under the swgpu package: libswgpu's
+ * sequence sets, databases and search results as Python types, its compute
+ * calls as functions.  The pure-Python layer (swgpu/__init__.py) builds the
+ * public API on it; nothing here is meant to be called directly.
+ *
+ *  - Every compute call (reading, opening, aligning, searching, scanning,
+ *    formatting, writing) runs with the GIL released.  align_long's progress
+ *    callback takes the GIL back for the Python call.
+ *  - A failed library call raises the exception class of its status
+ *    (Error and its subclasses, created here), with swgpu_last_error() as
+ *    the message and the status in the exception's `status` attribute.
+ *  - The library's log messages may come from its worker threads, which hold
+ *    no GIL: the logger queues them under a mutex, and after each call they
+ *    are handed to a Python hook (the package's `logging` logger).
+ *  - Options structs are filled from keyword dictionaries through tables of
+ *    (name, kind, struct offset, doc): a new option field is one table row.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "swgpu.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ exceptions */
+
+static PyObject *Error; /* swgpu.Error, the base of all */
+
+static struct {
+    int status;
+    const char *name;
+    PyObject **base; /* the built-in exception it also derives from */
+    const char *doc;
+    PyObject *cls;
+} errors[] = {
+    {SWGPU_ENOMEM, "OutOfMemoryError", &PyExc_MemoryError, "out of memory", NULL},
+    {SWGPU_EIO, "FileError", &PyExc_OSError,
+     "a file cannot be opened, read or written", NULL},
+    {SWGPU_EFORMAT, "FormatError", &PyExc_ValueError,
+     "malformed input: not FASTA/FASTQ, truncated gzip, bad record", NULL},
+    {SWGPU_EEMPTY, "EmptyInputError", &PyExc_ValueError,
+     "the input holds no (non-empty) sequence", NULL},
+    {SWGPU_EINVAL, "InvalidArgumentError", &PyExc_ValueError,
+     "invalid argument or option value", NULL},
+    {SWGPU_EMATRIX, "MatrixError", &PyExc_ValueError, "invalid or unknown scoring matrix", NULL},
+    {SWGPU_EALPHABET, "AlphabetError", &PyExc_ValueError,
+     "the alphabets of the inputs do not agree", NULL},
+    {SWGPU_ENODEV, "NoDeviceError", &PyExc_RuntimeError,
+     "the requested backend or device is not available", NULL},
+    {SWGPU_EDEVICE, "DeviceError", &PyExc_RuntimeError, "a GPU runtime call failed", NULL},
+    {SWGPU_EDB, "DatabaseError", &PyExc_ValueError,
+     "a database file is invalid, truncated or foreign", NULL},
+    {SWGPU_EBUDGET, "BudgetError", &PyExc_ValueError,
+     "the memory budget cannot hold the minimum needed", NULL},
+    {SWGPU_ERANGE, "RangeError", &PyExc_ValueError,
+     "a value exceeds what can be represented", NULL},
+    {SWGPU_ENOTFOUND, "NotFoundError", &PyExc_LookupError, "a looked-up item does not exist",
+     NULL},
+};
+#define N_ERRORS (sizeof errors / sizeof errors[0])
+
+/* Raise the exception of status rc with message msg; returns NULL. */
+static PyObject *raise_msg(int rc, const char *msg)
+{
+    PyObject *cls = Error;
+    for (size_t i = 0; i < N_ERRORS; i++)
+        if (errors[i].status == rc)
+            cls = errors[i].cls;
+    if (!msg || !*msg)
+        msg = swgpu_strerror(rc);
+    PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
+    PyObject *exc = text ? PyObject_CallFunctionObjArgs(cls, text, NULL) : NULL;
+    Py_XDECREF(text);
+    if (!exc)
+        return NULL;
+    PyObject *code = PyLong_FromLong(rc);
+    if (code && PyObject_SetAttrString(exc, "status", code) == 0)
+        PyErr_SetObject(cls, exc);
+    Py_XDECREF(code);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+static PyObject *raise_fmt(int rc, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return raise_msg(rc, buf);
+}
+
+/* ---------------------------------------------------------------- logging */
+
+typedef struct logmsg {
+    struct logmsg *next;
+    int level;
+    char text[];
+} logmsg_t;
+
+enum { LOG_QUEUE_MAX = 10000 };
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static logmsg_t *log_head, **log_tail = &log_head;
+static size_t log_count, log_dropped;
+static atomic_int log_max = SWGPU_LOG_WARN; /* the most detailed level wanted */
+static PyObject *log_level_hook;            /* () -> the level the Python logger wants */
+static PyObject *log_emit_hook;             /* (level, message) */
+
+/* The library's logger: any thread, no GIL. */
+static void on_log(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)user;
+    if ((int)level > atomic_load(&log_max))
+        return;
+    size_t len = strlen(msg);
+    logmsg_t *m = malloc(sizeof *m + len + 1);
+    pthread_mutex_lock(&log_lock);
+    if (!m || log_count >= LOG_QUEUE_MAX) {
+        log_dropped++;
+        free(m);
+    } else {
+        m->next = NULL;
+        m->level = (int)level;
+        memcpy(m->text, msg, len + 1);
+        *log_tail = m;
+        log_tail = &m->next;
+        log_count++;
+    }
+    pthread_mutex_unlock(&log_lock);
+}
+
+/* Before a call (GIL held): ask the Python side which levels it wants. */
+static void log_begin(void)
+{
+    if (!log_level_hook)
+        return;
+    PyObject *r = PyObject_CallObject(log_level_hook, NULL);
+    long v = r ? PyLong_AsLong(r) : -1;
+    Py_XDECREF(r);
+    if (v < 0 || PyErr_Occurred()) {
+        PyErr_Clear();
+        return;
+    }
+    atomic_store(&log_max, (int)v);
+}
+
+/* After a call (GIL held): hand the queued messages to the Python hook,
+ * keeping any exception being raised. */
+static void log_flush(void)
+{
+    pthread_mutex_lock(&log_lock);
+    logmsg_t *m = log_head;
+    size_t dropped = log_dropped;
+    log_head = NULL;
+    log_tail = &log_head;
+    log_count = 0;
+    log_dropped = 0;
+    pthread_mutex_unlock(&log_lock);
+    if (!m && !dropped)
+        return;
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    while (m) {
+        logmsg_t *next = m->next;
+        if (log_emit_hook) {
+            PyObject *r = PyObject_CallFunction(
+                log_emit_hook, "iN", m->level,
+                PyUnicode_DecodeUTF8(m->text, (Py_ssize_t)strlen(m->text), "replace"));
+            if (!r)
+                PyErr_WriteUnraisable(log_emit_hook);
+            Py_XDECREF(r);
+        }
+        free(m);
+        m = next;
+    }
+    if (dropped && log_emit_hook) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%zu more log messages were dropped (queue full)", dropped);
+        PyObject *r = PyObject_CallFunction(log_emit_hook, "is", (int)SWGPU_LOG_WARN, buf);
+        if (!r)
+            PyErr_WriteUnraisable(log_emit_hook);
+        Py_XDECREF(r);
+    }
+    PyErr_Restore(et, ev, tb);
+}
+
+/* End of a library call made with the GIL released (and now held again):
+ * the error message first (thread-local, before any Python code runs),
+ * then the log, then the exception if rc < 0.  Returns 0 or -1. */
+static int finish(int rc)
+{
+    char msg[1024];
+    if (rc < 0)
+        snprintf(msg, sizeof msg, "%s", swgpu_last_error());
+    log_flush();
+    if (rc < 0) {
+        raise_msg(rc, msg);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *set_log_hooks(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *level, *emit;
+    if (!PyArg_ParseTuple(args, "OO:_set_log_hooks", &level, &emit))
+        return NULL;
+    if (!PyCallable_Check(level) || !PyCallable_Check(emit))
+        return PyErr_Format(PyExc_TypeError, "_set_log_hooks: two callables expected");
+    Py_INCREF(level);
+    Py_INCREF(emit);
+    Py_XSETREF(log_level_hook, level);
+    Py_XSETREF(log_emit_hook, emit);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------ conversions */
+
+/* A path argument (str, bytes or os.PathLike) as a new bytes object. */
+static PyObject *path_bytes(PyObject *o)
+{
+    PyObject *b = NULL;
+    if (!PyUnicode_FSConverter(o, &b))
+        return NULL;
+    return b;
+}
+
+/* Residue letters from str or bytes: *p points into keep (a new reference
+ * the caller releases).  Only ASCII is accepted. */
+static int letters(PyObject *o, const char *what, PyObject **keep, const char **p, Py_ssize_t *n)
+{
+    if (PyUnicode_Check(o)) {
+        if (!PyUnicode_IS_ASCII(o)) {
+            Py_ssize_t len = PyUnicode_GET_LENGTH(o);
+            for (Py_ssize_t i = 0; i < len; i++) {
+                Py_UCS4 c = PyUnicode_READ_CHAR(o, i);
+                if (c >= 0x80) {
+                    raise_fmt(SWGPU_EFORMAT,
+                              "%s: character U+%04X at position %zd is not a residue letter",
+                              what, (unsigned)c, i + 1);
+                    return -1;
+                }
+            }
+        }
+        *p = PyUnicode_AsUTF8AndSize(o, n);
+        if (!*p)
+            return -1;
+        Py_INCREF(o);
+        *keep = o;
+        return 0;
+    }
+    if (PyBytes_Check(o)) {
+        *p = PyBytes_AS_STRING(o);
+        *n = PyBytes_GET_SIZE(o);
+        for (Py_ssize_t i = 0; i < *n; i++)
+            if ((unsigned char)(*p)[i] >= 0x80) {
+                raise_fmt(SWGPU_EFORMAT, "%s: byte 0x%02x at position %zd is not a residue letter",
+                          what, (unsigned char)(*p)[i], i + 1);
+                return -1;
+            }
+        Py_INCREF(o);
+        *keep = o;
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "%s: expected str or bytes, got %s", what, Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+static int check_alphabet(int a)
+{
+    if (a != SWGPU_AUTO && a != SWGPU_PROTEIN && a != SWGPU_DNA) {
+        raise_fmt(SWGPU_EINVAL, "alphabet %d: expected 0 (auto), 1 (protein) or 2 (dna)", a);
+        return -1;
+    }
+    return 0;
+}
+
+/* A C string from the library (ids, descriptions) as a str; bytes that are
+ * not UTF-8 are kept as surrogate escapes, as Python does for file names. */
+static PyObject *text(const char *s)
+{
+    return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)strlen(s ? s : ""), "surrogateescape");
+}
+
+/* Decoded residues as a str. */
+static PyObject *decode_seq(swgpu_alphabet_t a, const uint8_t *res, size_t len)
+{
+    PyObject *s = PyUnicode_New((Py_ssize_t)len, 127);
+    if (!s)
+        return NULL;
+    Py_UCS1 *d = PyUnicode_1BYTE_DATA(s);
+    for (size_t i = 0; i < len; i++)
+        d[i] = (Py_UCS1)swgpu_decode(a, res[i]);
+    return s;
+}
+
+static PyObject *read_info(const swgpu_read_info_t *i)
+{
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "records", (unsigned long long)i->n_records,
+                         "empty", (unsigned long long)i->n_empty, "unknown",
+                         (unsigned long long)i->n_unknown, "residues",
+                         (unsigned long long)i->n_residues, "max_length",
+                         (unsigned long long)i->max_len);
+}
+
+/* ---------------------------------------------------------- option tables */
+
+typedef enum { OPT_INT, OPT_BOOL, OPT_DOUBLE, OPT_SIZE, OPT_ENUM, OPT_STRING } opt_kind_t;
+
+/* One keyword of an options struct.  OPT_ENUM: names[v] is the keyword value
+ * for the field value v (an int-sized enum); OPT_STRING keeps a pointer into
+ * the Python str, which stays referenced for the call. */
+typedef struct {
+    const char *name;
+    opt_kind_t kind;
+    size_t offset;
+    const char *const *names;
+    const char *doc;
+} opt_field_t;
+
+static const char *const backend_names[] = {"auto", "ref", "cpu", "cuda", NULL};
+_Static_assert(sizeof(swgpu_backend_t) == sizeof(int), "enums are int-sized");
+_Static_assert(SWGPU_BACKEND_AUTO == 0 && SWGPU_BACKEND_REF == 1 && SWGPU_BACKEND_CPU == 2 &&
+               SWGPU_BACKEND_CUDA == 3, "backend_names follows swgpu_backend_t");
+
+static const char *const evalue_model_names[] = {"spouge", "old-fsc", NULL};
+_Static_assert(sizeof(swgpu_evalue_model_t) == sizeof(int), "enums are int-sized");
+_Static_assert(SWGPU_EVALUE_SPOUGE == 0 && SWGPU_EVALUE_OLD_FSC == 1,
+               "evalue_model_names follows swgpu_evalue_model_t");
+
+#define SOPT(name, kind, field, names, doc) {name, kind, offsetof(swgpu_opts_t, field), names, doc}
+/* swgpu_opts_t: db.search() and db.scores() (the command line's search options) */
+static const opt_field_t search_fields[] = {
+    SOPT("gap_open", OPT_INT, gap_open, NULL,
+         "gap open penalty; a gap of length k costs gap_open + k*gap_extend (11 protein, 5 DNA)"),
+    SOPT("gap_extend", OPT_INT, gap_extend, NULL, "gap extension penalty (1 protein, 2 DNA)"),
+    SOPT("top", OPT_INT, top_n, NULL, "hits reported per query (10)"),
+    SOPT("evalue", OPT_DOUBLE, evalue, NULL, "report hits with E-value <= this (10)"),
+    SOPT("threads", OPT_INT, threads, NULL,
+         "CPU threads (0 = all cores; more than the cores is clamped to them, with a warning)"),
+    SOPT("backend", OPT_ENUM, backend, backend_names,
+         "'auto' (cuda if a GPU is present, else cpu), 'ref', 'cpu' or 'cuda'"),
+    SOPT("kernel", OPT_STRING, kernel, NULL, "GPU kernel name (None: the backend's choice)"),
+    SOPT("gpus", OPT_INT, gpus, NULL, "GPUs to use (0 = all visible)"),
+    SOPT("max_gpu_memory", OPT_SIZE, max_gpu_memory, NULL,
+         "bytes (or a size such as '2G') each GPU may use (0: 7/8 of its free memory); "
+         "a larger database is streamed in batches"),
+    SOPT("no_align", OPT_BOOL, no_align, NULL,
+         "scores and E-values only: hits have no alignment (False)"),
+    SOPT("no_self", OPT_BOOL, no_self, NULL,
+         "do not report a query's own sequence (same id, same residues) as its hit (False)"),
+    SOPT("evalue_model", OPT_ENUM, evalue_model, evalue_model_names,
+         "'spouge' (BLAST+'s default: Spouge's finite-size correction) or 'old-fsc' (BLAST+ "
+         "with OLD_FSC=1: the length adjustment)"),
+};
+
+#define LOPT(name, kind, field, names, doc) \
+    {name, kind, offsetof(swgpu_long_opts_t, field), names, doc}
+/* swgpu_long_opts_t: align_long() (the command line's align options) */
+static const opt_field_t long_fields[] = {
+    LOPT("gap_open", OPT_INT, gap_open, NULL,
+         "gap open penalty; a gap of length k costs gap_open + k*gap_extend (11 protein, 5 DNA)"),
+    LOPT("gap_extend", OPT_INT, gap_extend, NULL, "gap extension penalty (1 protein, 2 DNA)"),
+    LOPT("max_host_memory", OPT_SIZE, max_host_memory, NULL,
+         "bytes (or a size such as '512M') the alignment may hold on the host (4G)"),
+    LOPT("max_device_memory", OPT_SIZE, max_device_memory, NULL,
+         "bytes (or a size) it may hold on the GPU (4G)"),
+    LOPT("score_only", OPT_BOOL, score_only, NULL,
+         "score and coordinates only: no traceback, no CIGAR (False)"),
+    LOPT("backend", OPT_ENUM, backend, backend_names,
+         "'auto' (cuda if a GPU is present, else cpu), 'cpu', 'cuda' or 'ref' (the scalar "
+         "reference, for checks)"),
+    LOPT("threads", OPT_INT, threads, NULL,
+         "CPU threads (0 = all cores; more than the cores is clamped to them, with a warning)"),
+    LOPT("prune", OPT_BOOL, prune, NULL,
+         "skip blocks that provably cannot reach the best score; exact (True)"),
+};
+
+/* "123", "512K", "1.5G", "4GiB" -> bytes (binary multiples), as the command
+ * line's --max-memory reads them. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    double mul = 1;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end != s && *end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1024.0; break;
+        case 'm': case 'M': mul = 1024.0 * 1024; break;
+        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
+        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+        default: mul = 0; break;
+        }
+        if (mul > 0 && (end[1] == 0 || ((end[1] == 'b' || end[1] == 'B') && end[2] == 0) ||
+                        (end[1] == 'i' && end[2] == 'B' && end[3] == 0)))
+            end = (char *)"";
+    }
+    if (end == s || *end || errno || !isfinite(v) || v < 0 || v * mul > 1.8e19)
+        return -1;
+    *out = (uint64_t)(v * mul);
+    return 0;
+}
+
+static int set_field(const opt_field_t *f, void *base, PyObject *v, PyObject *keep)
+{
+    char *p = (char *)base + f->offset;
+    switch (f->kind) {
+    case OPT_INT: {
+        if (!PyLong_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "option %s: expected an int, got %s", f->name,
+                         Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        int overflow = 0;
+        long x = PyLong_AsLongAndOverflow(v, &overflow);
+        if (overflow || x < INT_MIN || x > INT_MAX) {
+            raise_fmt(SWGPU_EINVAL, "option %s: out of range", f->name);
+            return -1;
+        }
+        *(int *)p = (int)x;
+        return 0;
+    }
+    case OPT_BOOL: {
+        int b = PyObject_IsTrue(v);
+        if (b < 0)
+            return -1;
+        *(int *)p = b;
+        return 0;
+    }
+    case OPT_DOUBLE: {
+        if (!PyFloat_Check(v) && !PyLong_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "option %s: expected a number, got %s", f->name,
+                         Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        double x = PyFloat_AsDouble(v);
+        if (x == -1.0 && PyErr_Occurred())
+            return -1;
+        if (!isfinite(x)) {
+            raise_fmt(SWGPU_EINVAL, "option %s: %g is not a finite number", f->name, x);
+            return -1;
+        }
+        *(double *)p = x;
+        return 0;
+    }
+    case OPT_SIZE: {
+        uint64_t x = 0;
+        if (PyLong_Check(v)) {
+            int overflow = 0;
+            long long y = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (overflow || y < 0) {
+                raise_fmt(SWGPU_EINVAL, "option %s: a size must be >= 0 and fit 63 bits",
+                          f->name);
+                return -1;
+            }
+            x = (uint64_t)y;
+        } else if (PyUnicode_Check(v)) {
+            const char *s = PyUnicode_AsUTF8(v);
+            if (!s)
+                return -1;
+            if (parse_size(s, &x) < 0) {
+                raise_fmt(SWGPU_EINVAL, "option %s: '%s' is not a size (examples: 512M, 4G)",
+                          f->name, s);
+                return -1;
+            }
+        } else {
+            PyErr_Format(PyExc_TypeError,
+                         "option %s: expected an int or a str such as '4G', got %s", f->name,
+                         Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        *(uint64_t *)p = x;
+        return 0;
+    }
+    case OPT_ENUM: {
+        const char *s = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+        if (!s) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "option %s: expected a str, got %s", f->name,
+                             Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        char choices[256] = "";
+        for (int i = 0; f->names[i]; i++) {
+            if (!strcmp(s, f->names[i])) {
+                *(int *)p = i;
+                return 0;
+            }
+            size_t l = strlen(choices);
+            snprintf(choices + l, sizeof choices - l, "%s'%s'", i ? ", " : "", f->names[i]);
+        }
+        raise_fmt(SWGPU_EINVAL, "option %s: '%s' is not one of %s", f->name, s, choices);
+        return -1;
+    }
+    case OPT_STRING: {
+        if (!PyUnicode_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "option %s: expected a str, got %s", f->name,
+                         Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        const char *s = PyUnicode_AsUTF8(v);
+        if (!s || PyList_Append(keep, v) < 0)
+            return -1;
+        *(const char **)p = s;
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* Fill the struct at base from dict opts (None values keep the default);
+ * keep (a list) receives the objects that must outlive the call. */
+static int fill_opts(const char *what, const opt_field_t *tab, size_t n, void *base,
+                     PyObject *opts, PyObject *keep)
+{
+    if (!opts || opts == Py_None)
+        return 0;
+    if (!PyDict_Check(opts)) {
+        PyErr_Format(PyExc_TypeError, "%s: options must be a dict", what);
+        return -1;
+    }
+    PyObject *key, *val;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(opts, &pos, &key, &val)) {
+        const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+        if (!k) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "%s: option names are str", what);
+            return -1;
+        }
+        size_t i;
+        for (i = 0; i < n; i++)
+            if (!strcmp(k, tab[i].name))
+                break;
+        if (i == n) {
+            char names[1024] = "";
+            for (size_t j = 0; j < n; j++) {
+                size_t l = strlen(names);
+                snprintf(names + l, sizeof names - l, "%s%s", j ? ", " : "", tab[j].name);
+            }
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got an unexpected keyword argument '%s' (options: %s)", what, k,
+                         names);
+            return -1;
+        }
+        if (val != Py_None && set_field(&tab[i], base, val, keep) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The table as a tuple of (name, kind, doc) for the Python side's docs. */
+static PyObject *describe(const opt_field_t *tab, size_t n)
+{
+    static const char *const kinds[] = {"int", "bool", "float", "size", "str", "str"};
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t i = 0; t && i < n; i++) {
+        PyObject *row = Py_BuildValue("(sss)", tab[i].name, kinds[tab[i].kind], tab[i].doc);
+        if (!row) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, row);
+    }
+    return t;
+}
+
+/* An int argument that may be None (then *out keeps its default). */
+static int int_arg(PyObject *v, const char *name, int *out)
+{
+    if (v == Py_None)
+        return 0;
+    if (!PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected an int, got %s", name, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long x = PyLong_AsLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || x < INT_MIN || x > INT_MAX) {
+        raise_fmt(SWGPU_EINVAL, "%s: out of range", name);
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+/* The scoring system of an alphabet: matrix (a name or file; protein), or
+ * match and mismatch (DNA), each None for the default. */
+static int make_matrix(swgpu_alphabet_t a, PyObject *matrix, PyObject *match, PyObject *mismatch,
+                       swgpu_matrix_t **m)
+{
+    int rc;
+    *m = NULL;
+    if (a == SWGPU_DNA) {
+        int ma = 2, mi = -3;
+        if (matrix != Py_None) {
+            raise_msg(SWGPU_EINVAL,
+                      "matrix applies to protein only; DNA is scored with match and mismatch");
+            return -1;
+        }
+        if (int_arg(match, "match", &ma) < 0 || int_arg(mismatch, "mismatch", &mi) < 0)
+            return -1;
+        rc = swgpu_matrix_dna(ma, mi, m);
+    } else {
+        if (match != Py_None || mismatch != Py_None) {
+            raise_fmt(SWGPU_EINVAL, "%s applies to DNA only; protein is scored with matrix",
+                      match != Py_None ? "match" : "mismatch");
+            return -1;
+        }
+        if (matrix == Py_None) {
+            rc = swgpu_matrix_builtin("BLOSUM62", m);
+        } else {
+            PyObject *b = path_bytes(matrix);
+            if (!b)
+                return -1;
+            rc = swgpu_matrix_get(PyBytes_AS_STRING(b), m);
+            Py_DECREF(b);
+        }
+    }
+    if (rc < 0) {
+        raise_msg(rc, swgpu_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- SeqSet */
+
+typedef struct {
+    PyObject_HEAD
+    swgpu_seqset_t *set;
+    swgpu_read_info_t info;
+    int have_info;
+} SeqSetObject;
+
+static PyTypeObject SeqSetType;
+
+static void seqset_dealloc(SeqSetObject *self)
+{
+    swgpu_seqset_destroy(self->set);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *seqset_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"alphabet", NULL};
+    int a = SWGPU_AUTO;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|i:SeqSet", kwlist, &a) || check_alphabet(a) < 0)
+        return NULL;
+    SeqSetObject *self = (SeqSetObject *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    int rc = swgpu_seqset_create((swgpu_alphabet_t)a, &self->set);
+    if (rc < 0) {
+        Py_DECREF(self);
+        return raise_msg(rc, swgpu_last_error());
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *seqset_read(PyObject *cls, PyObject *args)
+{
+    PyObject *path;
+    int a = SWGPU_AUTO;
+    if (!PyArg_ParseTuple(args, "O|i:read", &path, &a) || check_alphabet(a) < 0)
+        return NULL;
+    PyObject *b = path_bytes(path);
+    if (!b)
+        return NULL;
+    SeqSetObject *self = (SeqSetObject *)SeqSetType.tp_alloc(&SeqSetType, 0);
+    if (!self) {
+        Py_DECREF(b);
+        return NULL;
+    }
+    (void)cls;
+    const char *p = PyBytes_AS_STRING(b);
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_seqset_read(p, (swgpu_alphabet_t)a, &self->set, &self->info);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(b);
+    if (finish(rc) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->have_info = 1;
+    return (PyObject *)self;
+}
+
+static PyObject *seqset_add(SeqSetObject *self, PyObject *args)
+{
+    const char *id, *desc;
+    PyObject *seq, *keep = NULL;
+    const char *p;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "ssO:add", &id, &desc, &seq))
+        return NULL;
+    char what[128];
+    snprintf(what, sizeof what, "sequence %.100s", *id ? id : "(no id)");
+    if (letters(seq, what, &keep, &p, &n) < 0)
+        return NULL;
+    int rc = swgpu_seqset_add(self->set, id, desc, p, (size_t)n);
+    Py_DECREF(keep);
+    if (rc < 0)
+        return raise_msg(rc, swgpu_last_error());
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t seqset_len(SeqSetObject *self)
+{
+    return (Py_ssize_t)swgpu_seqset_size(self->set);
+}
+
+static int seqset_at(SeqSetObject *self, PyObject *args, swgpu_seq_t *s)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return -1;
+    if (i < 0 || (size_t)i >= swgpu_seqset_size(self->set)) {
+        PyErr_SetString(PyExc_IndexError, "sequence index out of range");
+        return -1;
+    }
+    swgpu_seqset_get(self->set, (size_t)i, s);
+    return 0;
+}
+
+static PyObject *seqset_get(SeqSetObject *self, PyObject *args)
+{
+    swgpu_seq_t s;
+    if (seqset_at(self, args, &s) < 0)
+        return NULL;
+    PyObject *res = decode_seq(swgpu_seqset_alphabet(self->set), s.res, s.len);
+    return res ? Py_BuildValue("(NNN)", text(s.id), text(s.desc), res) : NULL;
+}
+
+static PyObject *seqset_meta(SeqSetObject *self, PyObject *args)
+{
+    swgpu_seq_t s;
+    if (seqset_at(self, args, &s) < 0)
+        return NULL;
+    return Py_BuildValue("(NNn)", text(s.id), text(s.desc), (Py_ssize_t)s.len);
+}
+
+static PyObject *seqset_alphabet(SeqSetObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(swgpu_seqset_alphabet(self->set));
+}
+
+static PyObject *seqset_residues(SeqSetObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(swgpu_seqset_residues(self->set));
+}
+
+static PyObject *seqset_info(SeqSetObject *self, void *closure)
+{
+    (void)closure;
+    if (!self->have_info)
+        Py_RETURN_NONE;
+    return read_info(&self->info);
+}
+
+static PyMethodDef seqset_methods[] = {
+    {"read", (PyCFunction)seqset_read, METH_VARARGS | METH_STATIC,
+     "read(path, alphabet=0) -> SeqSet: a FASTA/FASTQ file (plain or gzip) or a makedb file"},
+    {"add", (PyCFunction)seqset_add, METH_VARARGS, "add(id, desc, letters)"},
+    {"get", (PyCFunction)seqset_get, METH_VARARGS, "get(i) -> (id, desc, residues)"},
+    {"meta", (PyCFunction)seqset_meta, METH_VARARGS, "meta(i) -> (id, desc, length)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef seqset_getset[] = {
+    {"alphabet", (getter)seqset_alphabet, NULL, "1 protein, 2 dna (0 while empty and auto)", NULL},
+    {"residues", (getter)seqset_residues, NULL, "residues in all", NULL},
+    {"info", (getter)seqset_info, NULL, "what reading the file found (None if not read)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods seqset_seq = {.sq_length = (lenfunc)seqset_len};
+
+static PyTypeObject SeqSetType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "swgpu._swgpu.SeqSet",
+    .tp_basicsize = sizeof(SeqSetObject),
+    .tp_dealloc = (destructor)seqset_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A set of sequences (swgpu_seqset_t).",
+    .tp_new = seqset_new,
+    .tp_methods = seqset_methods,
+    .tp_getset = seqset_getset,
+    .tp_as_sequence = &seqset_seq,
+};
+
+/* ------------------------------------------------------------- Database */
+
+typedef struct {
+    PyObject_HEAD
+    swgpu_db_t *db;
+    swgpu_read_info_t info;
+    int have_info;
+} DatabaseObject;
+
+static PyTypeObject DatabaseType;
+
+static void database_dealloc(DatabaseObject *self)
+{
+    swgpu_db_destroy(self->db);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *database_open(PyObject *cls, PyObject *args)
+{
+    PyObject *path;
+    int a = SWGPU_AUTO;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O|i:open", &path, &a) || check_alphabet(a) < 0)
+        return NULL;
+    PyObject *b = path_bytes(path);
+    if (!b)
+        return NULL;
+    DatabaseObject *self = (DatabaseObject *)DatabaseType.tp_alloc(&DatabaseType, 0);
+    if (!self) {
+        Py_DECREF(b);
+        return NULL;
+    }
+    const char *p = PyBytes_AS_STRING(b);
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_db_open(p, (swgpu_alphabet_t)a, &self->db, &self->info);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(b);
+    if (finish(rc) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->have_info = 1;
+    return (PyObject *)self;
+}
+
+static PyObject *database_from_seqset(PyObject *cls, PyObject *args)
+{
+    SeqSetObject *set;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O!:from_seqset", &SeqSetType, &set))
+        return NULL;
+    DatabaseObject *self = (DatabaseObject *)DatabaseType.tp_alloc(&DatabaseType, 0);
+    if (!self)
+        return NULL;
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_db_from_seqset(set->set, &self->db);
+    Py_END_ALLOW_THREADS
+    if (finish(rc) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static Py_ssize_t database_len(DatabaseObject *self)
+{
+    return (Py_ssize_t)swgpu_db_size(self->db);
+}
+
+static int database_at(DatabaseObject *self, PyObject *args, swgpu_seq_t *s)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return -1;
+    if (i < 0 || (size_t)i >= swgpu_db_size(self->db)) {
+        PyErr_SetString(PyExc_IndexError, "database index out of range");
+        return -1;
+    }
+    swgpu_db_get(self->db, (size_t)i, s);
+    return 0;
+}
+
+static PyObject *database_get(DatabaseObject *self, PyObject *args)
+{
+    swgpu_seq_t s;
+    if (database_at(self, args, &s) < 0)
+        return NULL;
+    PyObject *res = decode_seq(swgpu_db_alphabet(self->db), s.res, s.len);
+    return res ? Py_BuildValue("(NNN)", text(s.id), text(s.desc), res) : NULL;
+}
+
+static PyObject *database_meta(DatabaseObject *self, PyObject *args)
+{
+    swgpu_seq_t s;
+    if (database_at(self, args, &s) < 0)
+        return NULL;
+    return Py_BuildValue("(NNn)", text(s.id), text(s.desc), (Py_ssize_t)s.len);
+}
+
+static PyObject *database_write(DatabaseObject *self, PyObject *args)
+{
+    PyObject *path;
+    if (!PyArg_ParseTuple(args, "O:write", &path))
+        return NULL;
+    PyObject *b = path_bytes(path);
+    if (!b)
+        return NULL;
+    const char *p = PyBytes_AS_STRING(b);
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_db_write(self->db, p);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(b);
+    if (finish(rc) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *database_alphabet(DatabaseObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(swgpu_db_alphabet(self->db));
+}
+
+static PyObject *database_residues(DatabaseObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(swgpu_db_residues(self->db));
+}
+
+static PyObject *database_max_len(DatabaseObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(swgpu_db_max_len(self->db));
+}
+
+static PyObject *database_info(DatabaseObject *self, void *closure)
+{
+    (void)closure;
+    if (!self->have_info)
+        Py_RETURN_NONE;
+    return read_info(&self->info);
+}
+
+static PyMethodDef database_methods[] = {
+    {"open", (PyCFunction)database_open, METH_VARARGS | METH_STATIC,
+     "open(path, alphabet=0) -> Database: a makedb file, or FASTA/FASTQ built in memory"},
+    {"from_seqset", (PyCFunction)database_from_seqset, METH_VARARGS | METH_STATIC,
+     "from_seqset(seqset) -> Database (copied)"},
+    {"get", (PyCFunction)database_get, METH_VARARGS, "get(i) -> (id, desc, residues)"},
+    {"meta", (PyCFunction)database_meta, METH_VARARGS, "meta(i) -> (id, desc, length)"},
+    {"write", (PyCFunction)database_write, METH_VARARGS, "write(path): a makedb file"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef database_getset[] = {
+    {"alphabet", (getter)database_alphabet, NULL, "1 protein, 2 dna", NULL},
+    {"residues", (getter)database_residues, NULL, "residues in all", NULL},
+    {"max_len", (getter)database_max_len, NULL, "longest sequence", NULL},
+    {"info", (getter)database_info, NULL, "what opening found (None if built in memory)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods database_seq = {.sq_length = (lenfunc)database_len};
+
+static PyTypeObject DatabaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "swgpu._swgpu.Database",
+    .tp_basicsize = sizeof(DatabaseObject),
+    .tp_dealloc = (destructor)database_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A sequence database (swgpu_db_t).",
+    .tp_methods = database_methods,
+    .tp_getset = database_getset,
+    .tp_as_sequence = &database_seq,
+};
+
+/* --------------------------------------------------------- SearchResult */
+
+typedef struct {
+    PyObject_HEAD
+    swgpu_search_result_t *r;
+    SeqSetObject *queries; /* referenced: the result points into both */
+    DatabaseObject *db;
+    swgpu_matrix_t *m;
+    swgpu_opts_t o;
+} SearchResultObject;
+
+static PyTypeObject SearchResultType;
+
+static void result_dealloc(SearchResultObject *self)
+{
+    swgpu_search_result_destroy(self->r);
+    swgpu_matrix_destroy(self->m);
+    Py_XDECREF(self->queries);
+    Py_XDECREF(self->db);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t result_len(SearchResultObject *self)
+{
+    return (Py_ssize_t)self->r->n_queries;
+}
+
+static int result_query(SearchResultObject *self, PyObject *args, const swgpu_query_result_t **q)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return -1;
+    if (i < 0 || (size_t)i >= self->r->n_queries) {
+        PyErr_SetString(PyExc_IndexError, "query index out of range");
+        return -1;
+    }
+    *q = &self->r->q[i];
+    return 0;
+}
+
+static PyObject *cigar_str(const swgpu_aln_t *a)
+{
+    if (a->n_cigar == 0)
+        Py_RETURN_NONE;
+    size_t need = swgpu_cigar_string(a, NULL, 0);
+    char *buf = malloc(need + 1);
+    if (!buf)
+        return PyErr_NoMemory();
+    swgpu_cigar_string(a, buf, need + 1);
+    PyObject *s = PyUnicode_FromStringAndSize(buf, (Py_ssize_t)need);
+    free(buf);
+    return s;
+}
+
+/* (score, qbeg, qend, tbeg, tend, cigar or None, length, nident, mismatch,
+ *  gapopen, gaps) */
+static PyObject *aln_tuple(const swgpu_aln_t *a)
+{
+    PyObject *c = cigar_str(a);
+    if (!c)
+        return NULL;
+    return Py_BuildValue("(iLLLLNLLLLL)", (int)a->score, (long long)a->qbeg, (long long)a->qend,
+                         (long long)a->tbeg, (long long)a->tend, c, (long long)a->length,
+                         (long long)a->n_ident, (long long)a->n_mismatch,
+                         (long long)a->n_gapopen, (long long)a->n_gaps);
+}
+
+/* hits(i) -> [(target, score, bits, evalue, aln tuple), ...] */
+static PyObject *result_hits(SearchResultObject *self, PyObject *args)
+{
+    const swgpu_query_result_t *q;
+    if (result_query(self, args, &q) < 0)
+        return NULL;
+    PyObject *list = PyList_New((Py_ssize_t)q->n_hits);
+    for (size_t h = 0; list && h < q->n_hits; h++) {
+        const swgpu_hit_t *hit = &q->hits[h];
+        PyObject *t = Py_BuildValue("(niddN)", (Py_ssize_t)hit->target, (int)hit->score,
+                                    hit->bits, hit->evalue, aln_tuple(&hit->aln));
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)h, t);
+    }
+    return list;
+}
+
+static PyObject *result_karlin(SearchResultObject *self, PyObject *args)
+{
+    const swgpu_query_result_t *q;
+    if (result_query(self, args, &q) < 0)
+        return NULL;
+    const swgpu_karlin_t *k = &q->karlin;
+    return Py_BuildValue("(dddddOO)", k->lambda, k->K, k->H, k->alpha, k->beta,
+                         k->estimated ? Py_True : Py_False, k->round_down ? Py_True : Py_False);
+}
+
+/* format(spec, dbname=None) -> str: the command line's output formats */
+static PyObject *result_format(SearchResultObject *self, PyObject *args)
+{
+    const char *spec;
+    PyObject *name = Py_None, *dbname = NULL;
+    if (!PyArg_ParseTuple(args, "s|O:format", &spec, &name))
+        return NULL;
+    if (name != Py_None && !(dbname = path_bytes(name)))
+        return NULL;
+    swgpu_outfmt_t *f = NULL;
+    int rc = swgpu_outfmt_parse(spec, &f);
+    if (rc == SWGPU_OK && dbname)
+        rc = swgpu_outfmt_set_dbname(f, PyBytes_AS_STRING(dbname));
+    Py_XDECREF(dbname);
+    if (rc < 0) {
+        swgpu_outfmt_destroy(f);
+        return raise_msg(rc, swgpu_last_error());
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) {
+        swgpu_outfmt_destroy(f);
+        return PyErr_NoMemory();
+    }
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_outfmt_write(f, fp, self->r, self->queries->set, self->db->db, self->m, &self->o);
+    fclose(fp);
+    Py_END_ALLOW_THREADS
+    swgpu_outfmt_destroy(f);
+    PyObject *s = NULL;
+    if (finish(rc) == 0)
+        s = PyUnicode_DecodeUTF8(buf ? buf : "", (Py_ssize_t)len, "surrogateescape");
+    free(buf);
+    return s;
+}
+
+static PyObject *result_backend(SearchResultObject *self, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(self->r->backend ? self->r->backend : "");
+}
+static PyObject *result_cells(SearchResultObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromUnsignedLongLong(self->r->cells);
+}
+static PyObject *result_overflows(SearchResultObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromUnsignedLongLong(self->r->overflows);
+}
+static PyObject *result_scan_seconds(SearchResultObject *self, void *c)
+{
+    (void)c;
+    return PyFloat_FromDouble(self->r->scan_seconds);
+}
+static PyObject *result_align_seconds(SearchResultObject *self, void *c)
+{
+    (void)c;
+    return PyFloat_FromDouble(self->r->align_seconds);
+}
+
+static PyMethodDef result_methods[] = {
+    {"hits", (PyCFunction)result_hits, METH_VARARGS,
+     "hits(i) -> [(target, score, bits, evalue, (score, qbeg, qend, tbeg, tend, cigar, length, "
+     "nident, mismatch, gapopen, gaps)), ...]"},
+    {"karlin", (PyCFunction)result_karlin, METH_VARARGS,
+     "karlin(i) -> (lambda, K, H, alpha, beta, estimated, round_down)"},
+    {"format", (PyCFunction)result_format, METH_VARARGS,
+     "format(spec, dbname=None) -> str in an output format of the command line"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef result_getset[] = {
+    {"backend", (getter)result_backend, NULL, "the engine that scanned", NULL},
+    {"cells", (getter)result_cells, NULL, "query length times database residues, summed", NULL},
+    {"overflows", (getter)result_overflows, NULL, "targets rescored at a wider precision", NULL},
+    {"scan_seconds", (getter)result_scan_seconds, NULL, "wall time of the scan", NULL},
+    {"align_seconds", (getter)result_align_seconds, NULL,
+     "wall time the alignments went on after the scan", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods result_seq = {.sq_length = (lenfunc)result_len};
+
+static PyTypeObject SearchResultType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "swgpu._swgpu.SearchResult",
+    .tp_basicsize = sizeof(SearchResultObject),
+    .tp_dealloc = (destructor)result_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The result of a search (swgpu_search_result_t).",
+    .tp_methods = result_methods,
+    .tp_getset = result_getset,
+    .tp_as_sequence = &result_seq,
+};
+
+/* ------------------------------------------------------- search and scan */
+
+/* The checks and options both need; *m and keep are the caller's. */
+static int search_setup(const char *what, SeqSetObject *q, DatabaseObject *db, PyObject *matrix,
+                        PyObject *match, PyObject *mismatch, PyObject *opts, swgpu_opts_t *o,
+                        swgpu_matrix_t **m, PyObject *keep)
+{
+    swgpu_alphabet_t qa = swgpu_seqset_alphabet(q->set), da = swgpu_db_alphabet(db->db);
+    *m = NULL;
+    if (qa != da) {
+        raise_fmt(SWGPU_EALPHABET,
+                  "the queries are %s sequences but the database holds %s sequences",
+                  swgpu_alphabet_name(qa), swgpu_alphabet_name(da));
+        return -1;
+    }
+    swgpu_opts_init(o, da);
+    if (fill_opts(what, search_fields, sizeof search_fields / sizeof search_fields[0], o, opts,
+                  keep) < 0 ||
+        make_matrix(da, matrix, match, mismatch, m) < 0)
+        return -1;
+    int rc = swgpu_opts_check(o, *m);
+    if (rc < 0) {
+        raise_msg(rc, swgpu_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+/* A Python progress callable called from the library (any thread, the GIL
+ * released by the caller of the library); its first exception is kept and
+ * raised when the call returns, and silences it from then on. */
+typedef struct {
+    PyObject *fn;
+    int failed;
+    PyObject *et, *ev, *tb; /* the callback's exception */
+} progress_t;
+
+static void progress_call(progress_t *p, const char *fmt, ...)
+{
+    if (p->failed)
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *a = Py_VaBuildValue(fmt, ap);
+    va_end(ap);
+    PyObject *r = a ? PyObject_CallObject(p->fn, a) : NULL;
+    if (!r) {
+        p->failed = 1;
+        PyErr_Fetch(&p->et, &p->ev, &p->tb);
+    }
+    Py_XDECREF(a);
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+}
+
+/* after the library call: raise the callback's exception, if any (-1) */
+static int progress_finish(progress_t *p)
+{
+    if (!p->failed)
+        return 0;
+    PyErr_Restore(p->et, p->ev, p->tb);
+    p->et = p->ev = p->tb = NULL;
+    return -1;
+}
+
+static void progress_clear(progress_t *p)
+{
+    Py_XDECREF(p->et);
+    Py_XDECREF(p->ev);
+    Py_XDECREF(p->tb);
+    p->et = p->ev = p->tb = NULL;
+}
+
+/* search's progress: (done, total, cells_done, cells_total, seconds) */
+static void on_search_progress(size_t done, size_t total, uint64_t cells_done,
+                               uint64_t cells_total, double seconds, void *user)
+{
+    progress_call(user, "(nnKKd)", (Py_ssize_t)done, (Py_ssize_t)total,
+                  (unsigned long long)cells_done, (unsigned long long)cells_total, seconds);
+}
+
+static PyObject *py_search(PyObject *self, PyObject *args)
+{
+    SeqSetObject *q;
+    DatabaseObject *db;
+    PyObject *matrix, *match, *mismatch, *opts, *progress = Py_None;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!OOOO|O:search", &SeqSetType, &q, &DatabaseType, &db, &matrix,
+                          &match, &mismatch, &opts, &progress))
+        return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress))
+        return PyErr_Format(PyExc_TypeError, "progress: expected a callable or None");
+    progress_t prog = {progress, 0, NULL, NULL, NULL};
+    PyObject *keep = PyList_New(0);
+    if (!keep)
+        return NULL;
+    SearchResultObject *res =
+        (SearchResultObject *)SearchResultType.tp_alloc(&SearchResultType, 0);
+    if (!res) {
+        Py_DECREF(keep);
+        return NULL;
+    }
+    if (search_setup("search", q, db, matrix, match, mismatch, opts, &res->o, &res->m, keep) < 0)
+        goto fail;
+    if (progress != Py_None) {
+        res->o.progress = on_search_progress;
+        res->o.progress_user = &prog;
+    }
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_search(q->set, db->db, res->m, &res->o, &res->r);
+    Py_END_ALLOW_THREADS
+    res->o.progress = NULL;
+    res->o.progress_user = NULL;
+    if (finish(rc) < 0 || progress_finish(&prog) < 0)
+        goto fail;
+    /* the options' strings are not needed after the call: the writer ignores
+     * them, and the struct keeps no pointer the result uses */
+    res->o.kernel = NULL;
+    Py_INCREF(q);
+    Py_INCREF(db);
+    res->queries = q;
+    res->db = db;
+    Py_DECREF(keep);
+    return (PyObject *)res;
+fail:
+    progress_clear(&prog);
+    Py_DECREF(keep);
+    Py_DECREF(res);
+    return NULL;
+}
+
+/* scan_scores(...) -> bytearray of len(queries) * len(db) native int32 */
+static PyObject *py_scan_scores(PyObject *self, PyObject *args)
+{
+    SeqSetObject *q;
+    DatabaseObject *db;
+    PyObject *matrix, *match, *mismatch, *opts;
+    swgpu_opts_t o;
+    swgpu_matrix_t *m = NULL;
+    PyObject *out = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!OOOO:scan_scores", &SeqSetType, &q, &DatabaseType, &db,
+                          &matrix, &match, &mismatch, &opts))
+        return NULL;
+    PyObject *keep = PyList_New(0);
+    if (!keep)
+        return NULL;
+    if (search_setup("scores", q, db, matrix, match, mismatch, opts, &o, &m, keep) < 0)
+        goto done;
+    size_t nq = swgpu_seqset_size(q->set), nd = swgpu_db_size(db->db);
+    if (nd && nq > (size_t)PY_SSIZE_T_MAX / 4 / nd) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(nq * nd * 4));
+    if (!out)
+        goto done;
+    int32_t *buf = (int32_t *)PyByteArray_AS_STRING(out);
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_scan_scores(q->set, db->db, m, &o, buf);
+    Py_END_ALLOW_THREADS
+    if (finish(rc) < 0)
+        Py_CLEAR(out);
+done:
+    swgpu_matrix_destroy(m);
+    Py_DECREF(keep);
+    return out;
+}
+
+/* ------------------------------------------------------------- alignment */
+
+/* One sequence encoded in a set of its own (alphabet a, or detected). */
+static swgpu_seqset_t *encode_one(PyObject *seq, const char *what, int a)
+{
+    PyObject *keep = NULL;
+    const char *p;
+    Py_ssize_t n;
+    swgpu_seqset_t *s = NULL;
+    if (letters(seq, what, &keep, &p, &n) < 0)
+        return NULL;
+    int rc = swgpu_seqset_create((swgpu_alphabet_t)a, &s);
+    if (rc == SWGPU_OK)
+        rc = swgpu_seqset_add(s, what, "", p, (size_t)n);
+    Py_DECREF(keep);
+    if (rc < 0) {
+        swgpu_seqset_destroy(s);
+        raise_msg(rc, swgpu_last_error());
+        return NULL;
+    }
+    return s;
+}
+
+/* Both sequences encoded, their alphabets agreeing; 0 or -1. */
+static int encode_pair(PyObject *q, PyObject *t, int a, swgpu_seqset_t **qs, swgpu_seqset_t **ts)
+{
+    *qs = *ts = NULL;
+    if (check_alphabet(a) < 0 || !(*qs = encode_one(q, "query", a)) ||
+        !(*ts = encode_one(t, "target", a)))
+        goto fail;
+    swgpu_alphabet_t qa = swgpu_seqset_alphabet(*qs), ta = swgpu_seqset_alphabet(*ts);
+    if (qa != ta && a == SWGPU_AUTO) {
+        /* an empty sequence has no type of its own: it takes the other's */
+        int q_empty = swgpu_seqset_residues(*qs) == 0;
+        if (q_empty || swgpu_seqset_residues(*ts) == 0) {
+            swgpu_seqset_t **e = q_empty ? qs : ts;
+            swgpu_seqset_destroy(*e);
+            if (!(*e = encode_one(q_empty ? q : t, q_empty ? "query" : "target",
+                                  q_empty ? ta : qa)))
+                goto fail;
+            qa = ta = swgpu_seqset_alphabet(*qs);
+        }
+    }
+    if (qa != ta) {
+        raise_fmt(SWGPU_EALPHABET, "the query is a %s sequence and the target a %s sequence%s",
+                  swgpu_alphabet_name(qa), swgpu_alphabet_name(ta),
+                  a == SWGPU_AUTO ? " (detected; type= sets the type)" : "");
+        goto fail;
+    }
+    return 0;
+fail:
+    swgpu_seqset_destroy(*qs);
+    swgpu_seqset_destroy(*ts);
+    *qs = *ts = NULL;
+    return -1;
+}
+
+/* align(query, target, alphabet, matrix, match, mismatch, gap_open,
+ *       gap_extend, score_only) -> (alphabet, qlen, tlen, aln tuple) */
+static PyObject *py_align(PyObject *self, PyObject *args)
+{
+    PyObject *q, *t, *matrix, *match, *mismatch, *go, *ge;
+    int a, score_only;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOiOOOOOp:align", &q, &t, &a, &matrix, &match, &mismatch, &go,
+                          &ge, &score_only))
+        return NULL;
+    swgpu_seqset_t *qs = NULL, *ts = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_aln_t aln;
+    PyObject *ret = NULL;
+    memset(&aln, 0, sizeof aln);
+    if (encode_pair(q, t, a, &qs, &ts) < 0)
+        return NULL;
+    swgpu_alphabet_t al = swgpu_seqset_alphabet(qs);
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, al);
+    if (int_arg(go, "gap_open", &o.gap_open) < 0 || int_arg(ge, "gap_extend", &o.gap_extend) < 0 ||
+        make_matrix(al, matrix, match, mismatch, &m) < 0)
+        goto done;
+    int rc = swgpu_opts_check(&o, m);
+    if (rc < 0) {
+        raise_msg(rc, swgpu_last_error());
+        goto done;
+    }
+    swgpu_seq_t sq, st;
+    swgpu_seqset_get(qs, 0, &sq);
+    swgpu_seqset_get(ts, 0, &st);
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_align(sq.res, sq.len, st.res, st.len, m, o.gap_open, o.gap_extend, score_only,
+                     &aln);
+    Py_END_ALLOW_THREADS
+    if (finish(rc) == 0)
+        ret = Py_BuildValue("(innN)", (int)al, (Py_ssize_t)sq.len, (Py_ssize_t)st.len,
+                            aln_tuple(&aln));
+done:
+    swgpu_aln_free(&aln);
+    swgpu_matrix_destroy(m);
+    swgpu_seqset_destroy(qs);
+    swgpu_seqset_destroy(ts);
+    return ret;
+}
+
+/* align_long's progress: (phase, fraction, cells, seconds) */
+static void on_progress(const char *phase, double fraction, uint64_t cells, double seconds,
+                        void *user)
+{
+    progress_call(user, "(sdKd)", phase, fraction, (unsigned long long)cells, seconds);
+}
+
+static PyObject *long_stats(const swgpu_long_stats_t *s)
+{
+    return Py_BuildValue(
+        "{s:s,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d,s:K,s:K,s:i,s:K}", "backend",
+        s->backend ? s->backend : "", "cells", (unsigned long long)s->cells, "cells_pruned",
+        (unsigned long long)s->cells_pruned, "score_cells", (unsigned long long)s->score_cells,
+        "score_pruned", (unsigned long long)s->score_pruned, "score_seconds", s->score_seconds,
+        "reverse_seconds", s->reverse_seconds, "traceback_seconds", s->traceback_seconds,
+        "total_seconds", s->total_seconds, "score_gcups", s->score_gcups, "peak_host_bytes",
+        (unsigned long long)s->peak_host_bytes, "peak_device_bytes",
+        (unsigned long long)s->peak_device_bytes, "levels", s->levels, "subproblems",
+        (unsigned long long)s->subproblems);
+}
+
+/* align_long(query, target, alphabet, matrix, match, mismatch, strand,
+ *            options, progress) -> (alphabet, qlen, tlen,
+ *            [(minus, aln tuple, stats dict), ...]) with strand 0 plus,
+ *            1 minus, 2 both (plus first) */
+static PyObject *py_align_long(PyObject *self, PyObject *args)
+{
+    PyObject *q, *t, *matrix, *match, *mismatch, *opts, *progress;
+    int a, strand;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOiOOOiOO:align_long", &q, &t, &a, &matrix, &match, &mismatch,
+                          &strand, &opts, &progress))
+        return NULL;
+    if (strand < 0 || strand > 2)
+        return raise_fmt(SWGPU_EINVAL, "strand %d: expected 0 (plus), 1 (minus) or 2 (both)",
+                         strand);
+    if (progress != Py_None && !PyCallable_Check(progress))
+        return PyErr_Format(PyExc_TypeError, "progress: expected a callable or None");
+    swgpu_seqset_t *qs = NULL, *ts = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_aln_t aln[2];
+    swgpu_long_stats_t st[2];
+    uint8_t *rc_buf = NULL;
+    PyObject *ret = NULL, *keep = NULL;
+    progress_t prog = {progress, 0, NULL, NULL, NULL};
+    memset(aln, 0, sizeof aln);
+    memset(st, 0, sizeof st);
+    if (encode_pair(q, t, a, &qs, &ts) < 0)
+        return NULL;
+    swgpu_alphabet_t al = swgpu_seqset_alphabet(qs);
+    if (al != SWGPU_DNA && strand != 0) {
+        raise_fmt(SWGPU_EINVAL, "strand %s applies to DNA only", strand == 1 ? "minus" : "both");
+        goto done;
+    }
+    swgpu_long_opts_t o;
+    swgpu_long_opts_init(&o, al);
+    if (!(keep = PyList_New(0)) ||
+        fill_opts("align_long", long_fields, sizeof long_fields / sizeof long_fields[0], &o, opts,
+                  keep) < 0 ||
+        make_matrix(al, matrix, match, mismatch, &m) < 0)
+        goto done;
+    if (progress != Py_None) {
+        o.progress = on_progress;
+        o.progress_user = &prog;
+    }
+    swgpu_seq_t sq, stg;
+    swgpu_seqset_get(qs, 0, &sq);
+    swgpu_seqset_get(ts, 0, &stg);
+    if (strand != 0 && !(rc_buf = malloc(stg.len ? stg.len : 1))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int rc = SWGPU_OK, n = 0;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    for (int s = 0; s < 2 && rc == SWGPU_OK; s++) {
+        int minus = s == 1;
+        if ((minus && strand == 0) || (!minus && strand == 1))
+            continue;
+        const uint8_t *target = stg.res;
+        if (minus) {
+            swgpu_dna_revcomp(stg.res, stg.len, rc_buf);
+            target = rc_buf;
+        }
+        rc = swgpu_align_long(sq.res, sq.len, target, stg.len, m, &o, &aln[n], &st[n]);
+        if (rc == SWGPU_OK)
+            n++;
+    }
+    Py_END_ALLOW_THREADS
+    if (finish(rc) < 0 || progress_finish(&prog) < 0)
+        goto done;
+    PyObject *list = PyList_New(n);
+    for (int k = 0, s = strand == 1 ? 1 : 0; list && k < n; k++, s++) {
+        PyObject *row = Py_BuildValue("(ONN)", s == 1 ? Py_True : Py_False, aln_tuple(&aln[k]),
+                                      long_stats(&st[k]));
+        if (!row) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, k, row);
+    }
+    if (list)
+        ret = Py_BuildValue("(innN)", (int)al, (Py_ssize_t)sq.len, (Py_ssize_t)stg.len, list);
+done:
+    progress_clear(&prog);
+    Py_XDECREF(keep);
+    for (int k = 0; k < 2; k++)
+        swgpu_aln_free(&aln[k]);
+    free(rc_buf);
+    swgpu_matrix_destroy(m);
+    swgpu_seqset_destroy(qs);
+    swgpu_seqset_destroy(ts);
+    return ret;
+}
+
+/* detect(letters) -> alphabet: the library's rule (DNA if >= 90% of the
+ * letters other than N are A, C, G, T or U) */
+static PyObject *py_detect(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    swgpu_seqset_t *s = encode_one(arg, "sequences", SWGPU_AUTO);
+    if (!s)
+        return NULL;
+    int a = swgpu_seqset_alphabet(s);
+    swgpu_seqset_destroy(s);
+    return PyLong_FromLong(a);
+}
+
+/* ---------------------------------------------------------------- module */
+
+/* PyModule_AddObject with a new reference of its own (as 3.10's
+ * PyModule_AddObjectRef). */
+static int add_ref(PyObject *mod, const char *name, PyObject *o)
+{
+    Py_INCREF(o);
+    if (PyModule_AddObject(mod, name, o) < 0) {
+        Py_DECREF(o);
+        return -1;
+    }
+    return 0;
+}
+
+static PyMethodDef module_methods[] = {
+    {"search", py_search, METH_VARARGS,
+     "search(queries, db, matrix, match, mismatch, options) -> SearchResult"},
+    {"scan_scores", py_scan_scores, METH_VARARGS,
+     "scan_scores(queries, db, matrix, match, mismatch, options) -> bytearray of int32"},
+    {"align", py_align, METH_VARARGS,
+     "align(query, target, alphabet, matrix, match, mismatch, gap_open, gap_extend, "
+     "score_only) -> (alphabet, qlen, tlen, aln)"},
+    {"align_long", py_align_long, METH_VARARGS,
+     "align_long(query, target, alphabet, matrix, match, mismatch, strand, options, progress) "
+     "-> (alphabet, qlen, tlen, [(minus, aln, stats), ...])"},
+    {"detect", py_detect, METH_O, "detect(letters) -> 1 (protein) or 2 (dna)"},
+    {"_set_log_hooks", set_log_hooks, METH_VARARGS,
+     "_set_log_hooks(level, emit): level() -> the most detailed swgpu level wanted (0-4), "
+     "emit(level, message)"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* PyModule_AddObject of a new reference o (NULL: the error that made it
+ * fail), which the module takes or which is released. */
+static int add_new(PyObject *mod, const char *name, PyObject *o)
+{
+    if (!o)
+        return -1;
+    if (PyModule_AddObject(mod, name, o) < 0) {
+        Py_DECREF(o);
+        return -1;
+    }
+    return 0;
+}
+
+static int module_exec(PyObject *mod)
+{
+    if (PyType_Ready(&SeqSetType) < 0 || PyType_Ready(&DatabaseType) < 0 ||
+        PyType_Ready(&SearchResultType) < 0)
+        return -1;
+    Error = PyErr_NewExceptionWithDoc(
+        "swgpu.Error",
+        "A libswgpu call failed.  The message is the library's (swgpu_last_error()); "
+        "`status` is the negative swgpu_status_t.",
+        NULL, NULL);
+    if (!Error || add_ref(mod, "Error", Error) < 0)
+        return -1;
+    for (size_t i = 0; i < N_ERRORS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "swgpu.%s", errors[i].name);
+        PyObject *bases = PyTuple_Pack(2, Error, *errors[i].base);
+        if (!bases)
+            return -1;
+        errors[i].cls = PyErr_NewExceptionWithDoc(name, errors[i].doc, bases, NULL);
+        Py_DECREF(bases);
+        if (!errors[i].cls || add_ref(mod, errors[i].name, errors[i].cls) < 0)
+            return -1;
+    }
+    PyObject *codes = PyDict_New();
+    for (size_t i = 0; codes && i < N_ERRORS; i++) {
+        PyObject *k = PyLong_FromLong(errors[i].status);
+        if (!k || PyDict_SetItem(codes, k, errors[i].cls) < 0) {
+            Py_XDECREF(k);
+            Py_CLEAR(codes);
+            break;
+        }
+        Py_DECREF(k);
+    }
+    if (add_new(mod, "errors_by_status", codes) < 0)
+        return -1;
+    if (add_ref(mod, "SeqSet", (PyObject *)&SeqSetType) < 0 ||
+        add_ref(mod, "Database", (PyObject *)&DatabaseType) < 0 ||
+        add_ref(mod, "SearchResult", (PyObject *)&SearchResultType) < 0 ||
+        PyModule_AddStringConstant(mod, "version", SWGPU_VERSION) < 0 ||
+#if SWGPU_HAVE_CUDA
+        PyModule_AddIntConstant(mod, "has_cuda", 1) < 0 ||
+#else
+        PyModule_AddIntConstant(mod, "has_cuda", 0) < 0 ||
+#endif
+        add_new(mod, "search_options",
+                describe(search_fields, sizeof search_fields / sizeof search_fields[0])) < 0 ||
+        add_new(mod, "long_options",
+                describe(long_fields, sizeof long_fields / sizeof long_fields[0])) < 0)
+        return -1;
+    swgpu_set_logger(on_log, NULL, SWGPU_LOG_DEBUG);
+    return 0;
+}
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "swgpu._swgpu",
+    .m_doc = "libswgpu's C API for the swgpu package (use the package, not this module).",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__swgpu(void)
+{
+    PyObject *mod = PyModule_Create(&module_def);
+    if (mod && module_exec(mod) < 0)
+        Py_CLEAR(mod);
+    return mod;
+}

@@ -1,0 +1,307 @@
+"""swgpu.Database and its search(): hits equal to ``swgpu search`` for the
+same options (the library's writer through SearchResults.format, and the Hit
+objects' columns formatted in Python), known hits, the ways to give queries,
+the database's sequences, errors with the library's messages, logging."""
+
+import logging
+import os
+import pathlib
+
+import pytest
+
+import swgpu
+from conftest import ROOT, cli_error, data
+
+Q = data("cli_q.fasta")
+DB = data("cli_db.fasta")
+DQ = data("cli_dna_q.fasta")
+DDB = data("cli_dna_db.fasta")
+ALL_COLUMNS = " ".join(swgpu.COLUMNS)
+
+# (name, queries, database, command-line options, the same as keywords)
+CASES = [
+    ("default", Q, DB, [], {}),
+    ("top1", Q, DB, ["-n", "1"], {"top": 1}),
+    ("evalue", Q, DB, ["--evalue", "0.01"], {"evalue": 0.01}),
+    ("pam250", Q, DB, ["--matrix", "PAM250", "--gap-open", "14", "--gap-extend", "2"],
+     {"matrix": "PAM250", "gap_open": 14, "gap_extend": 2}),
+    ("matrix-file", Q, DB, ["--matrix", data("cli_ident.mat"), "--gap-open", "9",
+                            "--gap-extend", "2", "--evalue", "1e9"],
+     {"matrix": data("cli_ident.mat"), "gap_open": 9, "gap_extend": 2, "evalue": 1e9}),
+    ("no-align", Q, DB, ["--no-align"], {"no_align": True}),
+    ("old-fsc", Q, DB, ["--evalue-model", "old-fsc"], {"evalue_model": "old-fsc"}),
+    ("all-vs-all", DB, DB, [], {}),
+    ("no-self", DB, DB, ["--no-self", "-n", "3"], {"no_self": True, "top": 3}),
+    ("ref", Q, DB, ["--backend", "ref", "--threads", "1"], {"backend": "ref", "threads": 1}),
+    ("cpu", Q, DB, ["--backend", "cpu", "--threads", "2"], {"backend": "cpu", "threads": 2}),
+    ("gpu-options", Q, DB, ["--kernel", "simt", "--gpus", "1", "--max-memory", "1G"],
+     {"kernel": "simt", "gpus": 1, "max_gpu_memory": "1G"}),
+    ("dna", DQ, DDB, [], {}),
+    ("dna-scores", DQ, DDB, ["--match", "1", "--mismatch", "-2", "--gap-open", "2",
+                             "--gap-extend", "2"],
+     {"match": 1, "mismatch": -2, "gap_open": 2, "gap_extend": 2}),
+    ("examples", os.path.join(ROOT, "examples", "queries.fasta"),
+     os.path.join(ROOT, "examples", "db.fasta"), ["-n", "5"], {"top": 5}),
+]
+FORMATS = ["6", "7", "pair", "6 " + ALL_COLUMNS, "7 std score qlen slen cigar"]
+
+
+@pytest.mark.parametrize("name,q,db,args,kw", CASES, ids=[c[0] for c in CASES])
+def test_search_equals_cli(cli, name, q, db, args, kw):
+    d = swgpu.Database(db)
+    queries = pathlib.Path(q) if name.startswith("d") else swgpu.Queries.read(q)
+    res = d.search(queries, **kw)
+    assert len(res) == len(swgpu.Queries.read(q))
+    for fmt in FORMATS:
+        want = cli("search", "-q", q, "-d", db, "--quiet", "--outfmt", fmt, *args).stdout
+        assert res.format(fmt) == want, (name, fmt)
+        if fmt.startswith("6"):
+            # the Hit objects' columns, formatted in Python
+            cols = fmt[2:] or "std"
+            rows = "".join(h.row(cols) + "\n" for h in res.hits())
+            assert rows == want, (name, fmt)
+
+
+def test_makedb_file_as_database_and_queries(cli, tmp_path):
+    path = str(tmp_path / "cli.swdb")
+    db = swgpu.makedb(DB, path)
+    assert len(db) == 6
+    opened = swgpu.Database(path)
+    assert opened.path == path and opened.info["records"] == 6
+    assert list(opened) == list(swgpu.Database(DB))
+    for fmt in ("6", "7"):
+        want = cli("search", "-q", Q, "-d", path, "--quiet", "--outfmt", fmt).stdout
+        assert opened.search(swgpu.Queries.read(Q)).format(fmt) == want
+        want = cli("search", "-q", path, "-d", path, "--quiet", "--outfmt", fmt).stdout
+        assert opened.search(pathlib.Path(path)).format(fmt) == want
+
+
+def test_known_hits():
+    res = swgpu.Database(DB).search(swgpu.Queries.read(Q))
+    q1, q2, q3 = res
+    assert (q2.index, q2.id, q2.description, q2.length) == (1, "q2",
+                                                            "serum albumin signal peptide", 18)
+    assert [(h.sseqid, h.score) for h in q2] == [("t3", 91), ("t5", 91), ("t2", 19)]
+    h = q2[0]
+    assert (h.qseqid, h.sseqid, h.pident, h.length, h.mismatch, h.gapopen) == \
+        ("q2", "t3", 100.0, 18, 0, 0)
+    assert (h.qstart, h.qend, h.sstart, h.send, h.cigar, h.qlen, h.nident, h.gaps) == \
+        (1, 18, 1, 18, "18M", 18, 18, 0)
+    assert (h.qseq, h.sseq, h.positive, h.btop) == ("MKWVTFISLLFLFSSAYS",) * 2 + (18, "18")
+    assert h.target_index == 2 and h.query_index == 1
+    assert (h.alignment.query_begin, h.alignment.target_end) == (0, 18)
+    # BLAST+'s default E-value (Spouge), and with BLAST+'s OLD_FSC=1 model
+    # (tests/cli/expected/search_6.out and search_6_old_fsc.out)
+    assert h.evalue == pytest.approx(4.07e-11, rel=0.01)
+    assert (swgpu.format_evalue(h.evalue), swgpu.format_bitscore(h.bitscore)) == \
+        ("4.07e-11", "39.7")
+    old = swgpu.Database(DB).search(swgpu.Queries.read(Q), evalue_model="old-fsc")[1][0]
+    assert (old.sseqid, swgpu.format_evalue(old.evalue)) == ("t3", "1.34e-08")
+    assert h.stitle.startswith("t3 ")
+    # the gapped hit of q1: 13M1I7M on t2
+    g = [h for h in q1 if h.sseqid == "t2"][0]
+    assert (g.cigar, g.gapopen, g.gaps, g.qseq, g.sseq) == \
+        ("13M1I7M", 1, 1, "IIQAYVVTAAPVGSRYIARNY", "LVTAYVIGSVPFG-LVIARTF")
+    # published BLOSUM62 11/1 parameters
+    k = q1.karlin
+    assert (k.lambda_, k.K, k.H, k.estimated) == (0.267, 0.041, 0.14, False)
+    # q3's one hit (t6) has E-value 10.6 under Spouge, 7.6 with old-fsc (-e 10)
+    assert len(q3) == 0
+    old3 = swgpu.Database(DB).search(swgpu.Queries.read(Q), evalue_model="old-fsc")[2]
+    assert len(old3) == 1 and old3[0].sseqid == "t6"
+    assert res.backend == ("cuda" if swgpu.has_cuda and res.backend == "cuda" else "cpu")
+    assert res.cells == swgpu.Queries.read(Q).residues * swgpu.Database(DB).residues
+    no = swgpu.Database(DB).search(swgpu.Queries.read(Q), no_align=True)
+    h = no[1][0]
+    assert (h.score, h.alignment, h.cigar, h.qstart, h.qseq, h.column("qstart")) == \
+        (91, None, None, None, None, "N/A")
+
+
+def test_ways_to_give_queries():
+    db = swgpu.Database(DB)
+    want = db.search(swgpu.Queries.read(Q)).format("6 qseqid sseqid score cigar")
+    seqs = list(swgpu.Queries.read(Q))
+    assert db.search(pathlib.Path(Q)).format("6 qseqid sseqid score cigar") == want
+    assert db.search([(s.id, s.description, s.sequence) for s in seqs]).format(
+        "6 qseqid sseqid score cigar") == want
+    assert db.search([(s.id, s.sequence) for s in seqs]).format(
+        "6 qseqid sseqid score cigar") == want
+    assert db.search(swgpu.Queries(seqs)).format("6 qseqid sseqid score cigar") == want
+    # plain strings: ids query_1, query_2, ...; a single str is one query
+    plain = db.search([s.sequence for s in seqs])
+    assert [q.id for q in plain] == ["query_1", "query_2", "query_3"]
+    assert [[h.score for h in q] for q in plain] == \
+        [[h.score for h in q] for q in db.search(pathlib.Path(Q))]
+    one = db.search(seqs[1].sequence)
+    assert len(one) == 1 and [h.score for h in one[0]] == [91, 91, 19]
+    assert len(db.search([])) == 0
+    # a short query that looks like DNA is typed as the database
+    assert db.search("ACGTACGT")[0].length == 8
+    q = swgpu.Queries(["ACGTACGTAC", "GGCATT"])
+    assert (q.type, len(q), q[0].id, q[1].sequence, q.residues) == \
+        ("dna", 2, "query_1", "GGCATT", 16)
+    assert swgpu.Queries(["ACGTACGTAC"], type="protein").type == "protein"
+
+
+def parse_fasta(path):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith(">"):
+                sid, _, desc = line[1:].partition(" ")
+                recs.append([sid, desc.strip(), ""])
+            elif line:
+                recs[-1][2] += line.strip().upper()
+    return [tuple(r) for r in recs]
+
+
+def test_database_sequences(tmp_path):
+    db = swgpu.Database(DB)
+    want = parse_fasta(DB)
+    assert len(db) == len(want) == 6
+    assert [tuple(s) for s in db] == want
+    assert tuple(db[-1]) == want[-1] and [tuple(s) for s in db[1:3]] == want[1:3]
+    assert (db.type, db.residues, db.max_length) == \
+        ("protein", sum(len(w[2]) for w in want), max(len(w[2]) for w in want))
+    assert db.info == {"records": 6, "empty": 0, "unknown": 0,
+                       "residues": db.residues, "max_length": db.max_length}
+    with pytest.raises(IndexError):
+        db[6]
+    mem = swgpu.Database.from_sequences([("a", "first", "MKWVTF"), "ACDEFG"])
+    assert (mem.path, mem.info, [tuple(s) for s in mem]) == \
+        (None, None, [("a", "first", "MKWVTF"), ("seq_2", "", "ACDEFG")])
+    out = tmp_path / "mem.swdb"
+    mem.write(out)
+    assert [tuple(s) for s in swgpu.Database(out)] == [tuple(s) for s in mem]
+    with pytest.raises(swgpu.InvalidArgumentError, match="was read from; refusing to replace it"):
+        swgpu.Database(out).write(out)
+    dna = swgpu.Database(DDB)
+    assert dna.type == "dna" and repr(dna).startswith("Database(4 dna sequences")
+
+
+def test_errors_carry_the_library_message(cli):
+    db = swgpu.Database(DB)
+    q = swgpu.Queries.read(Q)
+    with pytest.raises(swgpu.InvalidArgumentError) as e:
+        db.search(q, top=0)
+    assert str(e.value) == cli_error(cli("search", "-q", Q, "-d", DB, "-n", "0", ok=False))
+    with pytest.raises(swgpu.InvalidArgumentError) as e:
+        db.search(q).format("6 qseqid bogus")
+    assert str(e.value) == cli_error(cli("search", "-q", Q, "-d", DB, "--outfmt",
+                                         "6 qseqid bogus", ok=False))
+    with pytest.raises(swgpu.InvalidArgumentError, match="unknown column 'bogus'"):
+        db.search(q)[0][0].row("qseqid bogus")
+    with pytest.raises(swgpu.FormatError) as e:
+        swgpu.Queries.read(data("notfasta.txt"))
+    assert str(e.value) == cli_error(cli("search", "-q", data("notfasta.txt"), "-d", DB,
+                                         ok=False))
+    with pytest.raises(swgpu.FileError) as e:
+        swgpu.Database(data("missing.fa"))
+    assert str(e.value) == cli_error(cli("search", "-q", Q, "-d", data("missing.fa"), ok=False))
+    assert e.value.status == -2 and isinstance(e.value, OSError)
+    with pytest.raises(swgpu.AlphabetError, match="the queries are dna sequences but the "
+                                                  "database holds protein sequences"):
+        db.search(pathlib.Path(DQ))
+    with pytest.raises(swgpu.MatrixError) as e:
+        db.search(q, matrix="BLOSUM1")
+    assert str(e.value) == cli_error(cli("search", "-q", Q, "-d", DB, "--matrix", "BLOSUM1",
+                                         ok=False))
+    with pytest.raises(swgpu.InvalidArgumentError, match="matrix applies to protein only"):
+        swgpu.Database(DDB).search(pathlib.Path(DQ), matrix="BLOSUM62")
+    with pytest.raises(TypeError, match=r"search\(\) got an unexpected keyword argument 'topp'"):
+        db.search(q, topp=3)
+    with pytest.raises(TypeError, match="option top: expected an int"):
+        db.search(q, top="3")
+    with pytest.raises(swgpu.InvalidArgumentError, match="'gpu' is not one of"):
+        db.search(q, backend="gpu")
+    with pytest.raises(swgpu.InvalidArgumentError, match="'lots' is not a size"):
+        db.search(q, max_gpu_memory="lots")
+    with pytest.raises(TypeError, match="Queries.read"):
+        swgpu.Queries(Q)
+    with pytest.raises(swgpu.FormatError, match="not a residue letter"):
+        db.search(Q)  # a file name as a str is not a sequence
+    with pytest.raises(swgpu.InvalidArgumentError, match="type 'rna'"):
+        swgpu.Database(DB, type="rna")
+    if not swgpu.has_cuda:
+        with pytest.raises(swgpu.NoDeviceError) as e:
+            db.search(q, backend="cuda")
+        assert str(e.value) == cli_error(cli("search", "-q", Q, "-d", DB, "--backend", "cuda",
+                                             ok=False))
+    assert issubclass(swgpu.NoDeviceError, swgpu.Error)
+
+
+def test_warnings_go_to_the_logger(cli, caplog):
+    db = swgpu.Database(DB)
+    with caplog.at_level(logging.WARNING, logger="swgpu"):
+        db.search(swgpu.Queries.read(Q), matrix=data("cli_ident.mat"), gap_open=9, gap_extend=2)
+    msgs = [r.getMessage() for r in caplog.records if r.name == "swgpu"]
+    p = cli("search", "-q", Q, "-d", DB, "--matrix", data("cli_ident.mat"), "--gap-open", "9",
+            "--gap-extend", "2")
+    cli_warnings = [line.split("warning: ", 1)[1] for line in p.stderr.splitlines()
+                    if "warning: " in line]
+    assert msgs == cli_warnings and "no published Karlin-Altschul parameters" in msgs[0]
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="swgpu"):
+        db.search(swgpu.Queries.read(Q), matrix=data("cli_ident.mat"), gap_open=9, gap_extend=2)
+    assert [r for r in caplog.records if r.name == "swgpu"] == []
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="swgpu"):
+        db.search(swgpu.Queries.read(Q))
+    assert any("best score 379" in r.getMessage() for r in caplog.records)
+    caplog.clear()
+    cores = os.cpu_count()
+    with caplog.at_level(logging.WARNING, logger="swgpu"):
+        res = db.search(swgpu.Queries.read(Q), threads=cores + 5)
+    assert [r.getMessage() for r in caplog.records] == \
+        ["threads %d is more than the %d cores: using %d" % (cores + 5, cores, cores)]
+    assert res.format() == db.search(swgpu.Queries.read(Q)).format()
+
+
+def test_results_write(tmp_path):
+    res = swgpu.Database(DB).search(swgpu.Queries.read(Q), backend="cpu")
+    res.write(tmp_path / "hits.tsv")
+    assert (tmp_path / "hits.tsv").read_text() == res.format("6")
+    res.write(str(tmp_path / "hits7.tsv"), outfmt="7", dbname="mydb")
+    assert "# Database: mydb\n" in (tmp_path / "hits7.tsv").read_text()
+    assert "# Database: %s\n" % DB in res.format("7")
+    assert "# Database: unnamed\n" in swgpu.Database.from_sequences(["MKV"]).search(
+        "MKV").format("7")
+    # 9 hits: q3's weak hit has E-value 10.6 under Spouge (golden search_6.out)
+    assert repr(res) == "SearchResults(3 queries, 9 hits, backend cpu)"
+
+
+@pytest.mark.parametrize("prefix", ["prot_v4", "prot_v5s", "prot_mv"])
+def test_blast_database_equals_its_fasta(prefix):
+    """A makeblastdb database (tests/data/blastdb, versions 4 and 5, with and
+    without -parse_seqids, several volumes) opens by its prefix and searches
+    exactly as the FASTA file it was built from."""
+    fasta = swgpu.Database(data("blastdb/prot.fa"))
+    blast = swgpu.Database(data("blastdb/" + prefix))
+    assert len(blast) == len(fasta)
+    assert [tuple(s) for s in blast] == [tuple(s) for s in fasta]
+    queries = swgpu.Queries([s.sequence for s in fasta][:3])
+    assert blast.search(queries, top=5).format("6") == fasta.search(queries, top=5).format("6")
+
+
+@pytest.mark.parametrize("backend", ["ref", "cpu"])
+def test_search_progress(backend):
+    db = swgpu.Database(DB)
+    queries = swgpu.Queries.read(Q)
+    seen = []
+    res = db.search(queries, backend=backend, progress=lambda *a: seen.append(a))
+    assert res.format("6") == db.search(queries, backend=backend).format("6")
+    cells = sum(len(q.sequence) for q in queries) * sum(len(s.sequence) for s in db)
+    assert seen and seen[-1][:4] == (3, 3, cells, cells)
+    assert [s[0] for s in seen] == sorted({s[0] for s in seen})
+    assert all(s[4] >= 0 for s in seen)
+
+
+def test_search_progress_exception():
+    def progress(done, total, cells_done, cells_total, seconds):
+        raise KeyError("stop %d" % done)
+
+    with pytest.raises(KeyError, match=r"stop [123]"):
+        swgpu.Database(DB).search(swgpu.Queries.read(Q), progress=progress)
+    with pytest.raises(TypeError, match="progress"):
+        swgpu.Database(DB).search("MKV", progress=3)

@@ -1,0 +1,1285 @@
+/*
+ * test_pssm.c - PSSM queries.
+ *
+ *  - the psiblast ASCII reader (tests/data/q104.pssm: values, id, residues,
+ *    the columns of B Z X U O J * at computed and uncomputed positions,
+ *    gzip, CRLF) and every parse error; swgpu_pssm_create and its errors;
+ *  - (a) a PSSM made of BLOSUM62's rows for a query's residues gives exactly
+ *    the plain search of that query (subjects of the 20 standard letters):
+ *    scores of the reference and CPU engines (every instruction set, 1 and 2
+ *    threads, scan and scan_many), and swgpu_search_pssm against
+ *    swgpu_search: hits, E-values, alignments; long queries (several bands
+ *    and 8-bit units), sparse databases, and rows scaled so that the 8- and
+ *    16-bit phases saturate and targets are rescored wider;
+ *  - (b) random PSSMs (with psiblast's forbidden scores) against the
+ *    independent scorer below on every engine path and instruction set,
+ *    including the 8-bit phase's clamp of low scores, and their hit
+ *    alignments (begin, end, CIGAR rescored here);
+ *  - (c) psiblast's own PSSM of one query and subjects with B, Z, X, U, O, J
+ *    and '*' (tests/data/pssm_subjects.fa): psiblast's raw scores;
+ *  - (d) when the shared benchmark data is present ($SWGPU_TEST_DATA, default
+ *    ../shared/data, beside the checkout): psiblast's PSSMs of queries250 records 101-110
+ *    against uniprot20k (tests/data/psiblast/README.md): every subject
+ *    psiblast reports is a hit, with a raw score >= psiblast's and equal to
+ *    the exact score.
+ */
+#include "internal.h"
+#include "ref/ref.h"
+#include "simd/aln_simd.h"
+#include "simd/simd.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#ifndef DATA
+#define DATA "tests/data/"
+#endif
+
+/* ------------------------------------------------------- the oracle */
+
+/*
+ * The independent scorer: Gotoh's local recurrence with 64-bit values over
+ * a full score table rows[i * 32 + c] (query position i, subject code c),
+ * H, E (gap in the subject's direction) and F (the query's) kept per query
+ * position, one subject residue at a time.  A gap of length k costs
+ * go + k * ge.
+ */
+static int64_t oracle(const int32_t *rows, size_t m, const uint8_t *t, size_t n, int go, int ge)
+{
+    const int64_t NEG = INT64_MIN / 4;
+    int64_t *H = malloc((m + 1) * sizeof *H), *E = malloc((m + 1) * sizeof *E), best = 0;
+    for (size_t i = 0; i <= m; i++) {
+        H[i] = 0;
+        E[i] = NEG;
+    }
+    for (size_t j = 1; j <= n; j++) {
+        int64_t diag = 0, f = NEG, up = 0; /* H(i-1, j-1), F(i, j), H(i-1, j) */
+        for (size_t i = 1; i <= m; i++) {
+            int64_t e = E[i] - ge > H[i] - go - ge ? E[i] - ge : H[i] - go - ge;
+            int64_t h = diag + rows[(i - 1) * SWGPU_NCODES + t[j - 1]];
+            f = f - ge > up - go - ge ? f - ge : up - go - ge;
+            if (h < 0) h = 0;
+            if (h < e) h = e;
+            if (h < f) h = f;
+            diag = H[i];
+            H[i] = h;
+            E[i] = e;
+            up = h;
+            if (h > best) best = h;
+        }
+    }
+    free(H);
+    free(E);
+    return best;
+}
+
+/* The score of an alignment's CIGAR under rows, recomputed here; -1e18 if it
+ * runs off a sequence. */
+static int64_t rescore(const swgpu_aln_t *a, const int32_t *rows, size_t m, const uint8_t *t,
+                       size_t n, int go, int ge)
+{
+    int64_t qi = a->qbeg, ti = a->tbeg, sum = 0;
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
+        int64_t len = SWGPU_CIGAR_LEN(a->cigar[k]);
+        if (op == SWGPU_CIGAR_M) {
+            if (qi + len > (int64_t)m || ti + len > (int64_t)n) return -1000000000000000000LL;
+            for (int64_t x = 0; x < len; x++) sum += rows[(qi + x) * SWGPU_NCODES + t[ti + x]];
+            qi += len;
+            ti += len;
+        } else {
+            sum -= go + len * ge;
+            if (op == SWGPU_CIGAR_I) qi += len;
+            else ti += len;
+        }
+    }
+    if (qi != a->qend || ti != a->tend) return -1000000000000000000LL;
+    return sum;
+}
+
+/* The full score table of p, through the public accessor. */
+static int32_t *rows_of(const swgpu_pssm_t *p)
+{
+    size_t n = swgpu_pssm_length(p);
+    int32_t *r = malloc((n ? n : 1) * SWGPU_NCODES * sizeof *r);
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < SWGPU_NCODES; c++)
+            r[i * SWGPU_NCODES + c] = swgpu_pssm_score(p, i, (uint8_t)c);
+    return r;
+}
+
+/* ---------------------------------------------------------- fixtures */
+
+static const char *std20 = "ARNDCQEGHILKMFPSTWYV";
+static const char *prot27 = "ARNDCQEGHILKMFPSTWYVBZX*JUO";
+
+static void random_letters(char *s, size_t n, const char *alpha, uint64_t *rng)
+{
+    size_t na = strlen(alpha);
+    for (size_t i = 0; i < n; i++) s[i] = alpha[tap_rand(rng) % na];
+    s[n] = 0;
+}
+
+/* a copy of src with about one change in rate residues (substitutions and
+ * single insertions / deletions), from alphabet alpha */
+static size_t mutate(const char *src, char *dst, unsigned rate, const char *alpha, uint64_t *rng)
+{
+    size_t n = 0, na = strlen(alpha);
+    for (const char *p = src; *p; p++) {
+        unsigned r = (unsigned)(tap_rand(rng) % (3 * rate));
+        if (r == 0) dst[n++] = alpha[tap_rand(rng) % na];
+        else if (r == 1) continue;
+        else if (r == 2) {
+            dst[n++] = *p;
+            dst[n++] = alpha[tap_rand(rng) % na];
+        } else dst[n++] = *p;
+    }
+    dst[n] = 0;
+    return n;
+}
+
+/* A sequence set from letter strings (ids s0, s1, ... or the given ones). */
+static swgpu_seqset_t *set_of(char **seqs, size_t n, const char *prefix)
+{
+    swgpu_seqset_t *s = NULL;
+    if (swgpu_seqset_create(SWGPU_PROTEIN, &s) < 0) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char id[64];
+        snprintf(id, sizeof id, "%s%zu", prefix, i);
+        if (swgpu_seqset_add(s, id, "", seqs[i], strlen(seqs[i])) < 0) {
+            swgpu_seqset_destroy(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+static swgpu_db_t *db_of(char **seqs, size_t n)
+{
+    swgpu_seqset_t *s = set_of(seqs, n, "d");
+    swgpu_db_t *db = NULL;
+    if (!s || swgpu_db_from_seqset(s, &db) < 0) db = NULL;
+    swgpu_seqset_destroy(s);
+    return db;
+}
+
+/* A PSSM of m's rows for the residues of q (letters): position i, column c
+ * scores m->s[q[i]][c] * scale. */
+static swgpu_pssm_t *pssm_of_matrix(const char *id, const char *q, const swgpu_matrix_t *m,
+                                    int scale)
+{
+    size_t n = strlen(q);
+    int32_t *s = malloc(n * 20 * sizeof *s);
+    swgpu_pssm_t *p = NULL;
+    for (size_t i = 0; i < n; i++) {
+        int a = swgpu_encode(SWGPU_PROTEIN, q[i]);
+        for (int c = 0; c < 20; c++) s[i * 20 + c] = m->s[a][c] * scale;
+    }
+    if (swgpu_pssm_create(id, q, s, n, &p) < 0) {
+        fprintf(stderr, "pssm_of_matrix: %s\n", swgpu_last_error());
+        p = NULL;
+    }
+    free(s);
+    return p;
+}
+
+static const swgpu__isa_t isas[] = {SWGPU__ISA_SCALAR, SWGPU__ISA_SSE41, SWGPU__ISA_AVX2,
+                                    SWGPU__ISA_AVX512};
+#define N_ISAS 4
+
+static swgpu_opts_t opts_of(int go, int ge, int threads)
+{
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.gap_open = go;
+    o.gap_extend = ge;
+    o.threads = threads;
+    return o;
+}
+
+/* --------------------------------------------------------- the reader */
+
+/* write text to a temporary file; its path */
+static const char *tmp_file(const char *name, const char *text, size_t len)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/swgpu_test_pssm_%ld_%s", (long)getpid(), name);
+    FILE *fp = fopen(path, "wb");
+    if (fp) {
+        fwrite(text, 1, len, fp);
+        fclose(fp);
+    }
+    return path;
+}
+
+static void test_read_fixture(void)
+{
+    swgpu_pssm_t *p = NULL, *pz = NULL;
+    const char *want_res =
+        "MSKEVKRVLFKISGESLATNEDGSNRIDEIQLSRLVGELRDVRKCGVEVAVVVGGGNIIRGLDQQKMLQINRVSADQMGMLATLINGMAL"
+        "SDALKADNIPCLLTSTLSCPQLAELYTPQKSSEALKQGKILICTTGAGSPYLTTDTGAALRACELNVDVLFKATMHVDGVYDKDPRVDKD"
+        "AVRYDAITFKDFLSQQLGVMDPAAISLCMEANIPIRVFNFAKHSLKEVLLNEYVGTLIHSGEDA";
+    /* row 1 (M) and row 242 (E, a position psiblast computed from nothing
+     * observed) as the file has them */
+    static const int row1[20] = {-1, -1, -2, -3, -2, 0, -2, -3, -2, 1, 2, -1, 6, 0, -3, -2, -1, -2, -1, 1};
+    static const int row242[20] = {-1, 0, 0, 1, -4, 2, 5, -2, 0, -3, -3, 1, -2, -3, -1, 0, -1, -3, -2, -2};
+    enum { B = 20, Z = 21, X = 22, STAR = 23, J = 24, U = 25, O = 26 };
+
+    CHECK_EQ_INT(swgpu_pssm_read(DATA "q104.pssm", &p), SWGPU_OK);
+    if (!p) {
+        fprintf(stderr, "%s\n", swgpu_last_error());
+        return;
+    }
+    CHECK_EQ_INT(swgpu_pssm_length(p), 244);
+    CHECK_EQ_STR(swgpu_pssm_id(p), "q104");
+    CHECK_EQ_STR(swgpu_pssm_residues(p), want_res);
+    for (int c = 0; c < 20; c++) {
+        CHECK_EQ_INT(swgpu_pssm_score(p, 0, (uint8_t)c), row1[c]);
+        CHECK_EQ_INT(swgpu_pssm_score(p, 241, (uint8_t)c), row242[c]);
+    }
+    /* the columns psiblast gives residues without one of their own */
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, X), -1);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, STAR), -4);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, B), SWGPU_PSSM_FORBIDDEN);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, Z), SWGPU_PSSM_FORBIDDEN);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, J), SWGPU_PSSM_FORBIDDEN);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, U), SWGPU_PSSM_FORBIDDEN);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, O), SWGPU_PSSM_FORBIDDEN);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 241, X), -1);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 241, STAR), -4);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 241, B), 1);  /* BLOSUM62 E-B */
+    CHECK_EQ_INT(swgpu_pssm_score(p, 241, Z), 4);  /* E-Z */
+    CHECK_EQ_INT(swgpu_pssm_score(p, 241, J), -3); /* E-J */
+    CHECK_EQ_INT(swgpu_pssm_score(p, 241, U), -1);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 241, O), -1);
+    CHECK_EQ_INT(swgpu_pssm_score(p, 100, 27), SWGPU_PSSM_FORBIDDEN); /* outside the alphabet */
+    CHECK_EQ_INT(swgpu_pssm_score(p, 244, 0), SWGPU_PSSM_FORBIDDEN);  /* out of range */
+    CHECK_EQ_INT(swgpu_pssm_score(p, 0, 32), SWGPU_PSSM_FORBIDDEN);
+    CHECK_EQ_INT(swgpu_pssm_min(p), SWGPU_PSSM_FORBIDDEN);
+    CHECK_EQ_INT(swgpu_pssm_max(p), 8);
+
+    /* the same file gzip-compressed, and with CRLF line ends */
+    CHECK_EQ_INT(swgpu_pssm_read(DATA "psiblast/q104.pssm.gz", &pz), SWGPU_OK);
+    if (pz) {
+        int same = swgpu_pssm_length(pz) == 244 && !strcmp(swgpu_pssm_id(pz), "q104");
+        for (size_t i = 0; same && i < 244; i++)
+            for (int c = 0; c < SWGPU_NCODES; c++)
+                same &= swgpu_pssm_score(pz, i, (uint8_t)c) == swgpu_pssm_score(p, i, (uint8_t)c);
+        CHECK(same, "q104.pssm.gz differs from q104.pssm");
+        swgpu_pssm_destroy(pz);
+        pz = NULL;
+    }
+    {
+        FILE *fp = fopen(DATA "q104.pssm", "rb");
+        char *text = malloc(1 << 20), *crlf = malloc(2 << 20);
+        size_t n = fp ? fread(text, 1, (1 << 20) - 1, fp) : 0, k = 0;
+        if (fp) fclose(fp);
+        for (size_t i = 0; i < n; i++) {
+            if (text[i] == '\n') crlf[k++] = '\r';
+            crlf[k++] = text[i];
+        }
+        CHECK_EQ_INT(swgpu_pssm_read(tmp_file("crlf.pssm", crlf, k), &pz), SWGPU_OK);
+        if (pz) {
+            int same = swgpu_pssm_length(pz) == 244 && !strcmp(swgpu_pssm_residues(pz), want_res);
+            for (size_t i = 0; same && i < 244; i++)
+                for (int c = 0; c < SWGPU_NCODES; c++)
+                    same &= swgpu_pssm_score(pz, i, (uint8_t)c) == swgpu_pssm_score(p, i, (uint8_t)c);
+            CHECK(same, "the CRLF copy differs");
+            char id[64];
+            snprintf(id, sizeof id, "swgpu_test_pssm_%ld_crlf", (long)getpid());
+            CHECK_EQ_STR(swgpu_pssm_id(pz), id);
+            swgpu_pssm_destroy(pz);
+            pz = NULL;
+        }
+        unlink(tmp_file("crlf.pssm", "", 0));
+        free(text);
+        free(crlf);
+    }
+    swgpu_pssm_destroy(p);
+    swgpu_pssm_destroy(NULL);
+}
+
+/* a small well-formed file: header of 20 or 40 columns, rows as given */
+static const char *hdr20 = "           A  R  N  D  C  Q  E  G  H  I  L  K  M  F  P  S  T  W  Y  V\n";
+static const char *hdr40 =
+    "           A  R  N  D  C  Q  E  G  H  I  L  K  M  F  P  S  T  W  Y  V   A   R   N   D   C   Q"
+    "   E   G   H   I   L   K   M   F   P   S   T   W   Y   V\n";
+#define ROW20 " -1 -1 -2 -3 -2  0 -2 -3 -2  1  2 -1  6  0 -3 -2 -1 -2 -1  1"
+#define PCT0 "  0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0  0.00 0.00"
+#define PCTM "  0 0 0 0 0 0 0 0 0 0 0 0 100 0 0 0 0 0 0 0  0.33 0.01"
+
+static void expect_error(const char *name, const char *text, int want_rc, const char *want_msg)
+{
+    swgpu_pssm_t *p = NULL;
+    const char *path = tmp_file(name, text, strlen(text));
+    int rc = swgpu_pssm_read(path, &p);
+    CHECK(rc == want_rc && p == NULL && strstr(swgpu_last_error(), want_msg) &&
+              strstr(swgpu_last_error(), path),
+          "%s: rc %d, message \"%s\", expected %d and \"%s\"", name, rc, swgpu_last_error(), want_rc,
+          want_msg);
+    swgpu_pssm_destroy(p);
+    unlink(path);
+}
+
+static void test_read_errors(void)
+{
+    char buf[4096];
+    swgpu_pssm_t *p = NULL;
+
+    expect_error("empty", "", SWGPU_EFORMAT, "empty file");
+    expect_error("title", "\nLast position-specific scoring matrix computed\n\n", SWGPU_EFORMAT,
+                 "no header line");
+    expect_error("fasta", ">q1\nMKV\n", SWGPU_EFORMAT, "no header line");
+    snprintf(buf, sizeof buf, "    1 M" ROW20 "\n%s", hdr20);
+    expect_error("before", buf, SWGPU_EFORMAT, "line 1: a matrix row before the header");
+    expect_error("order", "  A N R D C Q E G H I L K M F P S T W Y V\n", SWGPU_EFORMAT,
+                 "line 1: expected the header A R N D C Q E G H I L K M F P S T W Y V (once, or "
+                 "twice with the percentages), found 'N' as column 2");
+    expect_error("header21", "  A R N D C Q E G H I L K M F P S T W Y V A\n", SWGPU_EFORMAT,
+                 "the header has 21 column letters");
+    expect_error("header2", "\nLast\n  A R N D C Q E G H I L K M F P S T W Y W\n", SWGPU_EFORMAT,
+                 "line 3: expected the header");
+    snprintf(buf, sizeof buf, "\ntitle\n%s", hdr20);
+    expect_error("norows", buf, SWGPU_EFORMAT, "the matrix has no positions");
+    snprintf(buf, sizeof buf, "%s    1 M -1 -1 -2\n", hdr20);
+    expect_error("truncated", buf, SWGPU_EFORMAT,
+                 "line 2: position 1 has 4 values after its number, expected 21");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "  0\n", hdr20);
+    expect_error("extra", buf, SWGPU_EFORMAT, "has 22 values after its number, expected 21");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "\n", hdr40);
+    expect_error("nopct", buf, SWGPU_EFORMAT, "expected 43 (the residue, 20 scores, 20 percentages");
+    snprintf(buf, sizeof buf, "%s    1 M -1 -1 -2 -3 -2 0 -2 -3 -2 1 2 x1 6 0 -3 -2 -1 -2 -1 1\n",
+             hdr20);
+    expect_error("nonint", buf, SWGPU_EFORMAT, "line 2: position 1, column 12 ('K'): 'x1' is not an integer");
+    snprintf(buf, sizeof buf, "%s    1 M -1 -1 -2 -3 -2 0 -2 -3 -2 1 2 1.5 6 0 -3 -2 -1 -2 -1 1\n",
+             hdr20);
+    expect_error("decimal", buf, SWGPU_EFORMAT, "'1.5' is not an integer");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "\n    3 K" ROW20 "\n", hdr20);
+    expect_error("skip", buf, SWGPU_EFORMAT, "line 3: position 3 out of order (expected 2)");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "\n    1 K" ROW20 "\n", hdr20);
+    expect_error("repeat", buf, SWGPU_EFORMAT, "line 3: position 1 out of order (expected 2)");
+    snprintf(buf, sizeof buf, "%s    0 M" ROW20 "\n", hdr20);
+    expect_error("zero", buf, SWGPU_EFORMAT, "position 0 out of order (expected 1)");
+    snprintf(buf, sizeof buf, "%s    1 1" ROW20 "\n", hdr20);
+    expect_error("residue", buf, SWGPU_EFORMAT, "residue '1' is not a protein letter");
+    snprintf(buf, sizeof buf, "%s    1 MK" ROW20 "\n", hdr20);
+    expect_error("residue2", buf, SWGPU_EFORMAT, "residue 'MK' is not a protein letter");
+    snprintf(buf, sizeof buf, "%s    x M" ROW20 "\n", hdr20);
+    expect_error("posnum", buf, SWGPU_EFORMAT, "line 2: expected a position number, found 'x'");
+    snprintf(buf, sizeof buf, "%s    1 M -1 -1 -2 -3 -2 0 -2 -3 -2 1 2 1001 6 0 -3 -2 -1 -2 -1 1\n",
+             hdr20);
+    expect_error("range", buf, SWGPU_EFORMAT, "column K: score 1001 out of range (-32768..1000)");
+    snprintf(buf, sizeof buf, "%s    1 M -1 -1 -2 -3 -2 0 -2 -3 -2 1 2 -32769 6 0 -3 -2 -1 -2 -1 1\n",
+             hdr20);
+    expect_error("range2", buf, SWGPU_EFORMAT, "score -32769 out of range");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "  0 0 0 0 0 0 0 0 0 0 0 0 101 0 0 0 0 0 0 0  0.3 0.0\n",
+             hdr40);
+    expect_error("pct", buf, SWGPU_EFORMAT, "percentage 101 of 'M' out of range (0..100)");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "  0 0 0 0 0 0 0 0 0 0 0 0 100 0 0 0 0 0 0 0  x 0.0\n",
+             hdr40);
+    expect_error("info", buf, SWGPU_EFORMAT, "information 'x' is not a number >= 0");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "  0 0 0 0 0 0 0 0 0 0 0 0 100 0 0 0 0 0 0 0  0.1 -1\n",
+             hdr40);
+    expect_error("weight", buf, SWGPU_EFORMAT, "relative weight '-1' is not a number >= 0");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "\n\n    2 K" ROW20 "\n", hdr20);
+    expect_error("after", buf, SWGPU_EFORMAT,
+                 "line 4: a matrix row after the end of the matrix (the blank line 3)");
+    snprintf(buf, sizeof buf, "%s    1 M" ROW20 "\n\x01\n", hdr20);
+    expect_error("control", buf, SWGPU_EFORMAT, "line 3: control character 0x01");
+    {
+        /* a NUL byte */
+        char bin[64] = "  A R N D\0 C\n";
+        const char *path = tmp_file("nul", bin, 14);
+        CHECK_EQ_INT(swgpu_pssm_read(path, &p), SWGPU_EFORMAT);
+        CHECK(strstr(swgpu_last_error(), "binary data") != NULL, "NUL: %s", swgpu_last_error());
+        unlink(path);
+    }
+    {
+        /* a truncated gzip stream */
+        snprintf(buf, sizeof buf, "\ntitle\n%s    1 M" ROW20 PCTM "\n    2 K" ROW20 PCT0 "\n\n",
+                 hdr40);
+        uLongf zn = compressBound((uLong)strlen(buf)) + 32;
+        Bytef *z = malloc(zn);
+        /* a gzip member: header, raw deflate, trailer (through gzopen) */
+        const char *gzpath = tmp_file("whole.gz", "", 0);
+        gzFile g = gzopen(gzpath, "wb");
+        gzwrite(g, buf, (unsigned)strlen(buf));
+        gzclose(g);
+        FILE *fp = fopen(gzpath, "rb");
+        size_t n = fread(z, 1, zn, fp);
+        fclose(fp);
+        CHECK_EQ_INT(swgpu_pssm_read(gzpath, &p), SWGPU_OK);
+        if (p) {
+            CHECK_EQ_INT(swgpu_pssm_length(p), 2);
+            CHECK_EQ_STR(swgpu_pssm_residues(p), "MK");
+            /* position 2 observed nothing: B from BLOSUM62 (K-B 0); position 1 did */
+            CHECK_EQ_INT(swgpu_pssm_score(p, 1, 20), 0);
+            CHECK_EQ_INT(swgpu_pssm_score(p, 0, 20), SWGPU_PSSM_FORBIDDEN);
+            swgpu_pssm_destroy(p);
+            p = NULL;
+        }
+        unlink(gzpath);
+        const char *cut = tmp_file("cut.gz", (const char *)z, n - 12);
+        CHECK_EQ_INT(swgpu_pssm_read(cut, &p), SWGPU_EFORMAT);
+        CHECK(strstr(swgpu_last_error(), "gzip") != NULL, "cut gzip: %s", swgpu_last_error());
+        unlink(cut);
+        free(z);
+    }
+    CHECK_EQ_INT(swgpu_pssm_read("/nonexistent/q.pssm", &p), SWGPU_EIO);
+    CHECK(strstr(swgpu_last_error(), "/nonexistent/q.pssm") != NULL, "missing: %s", swgpu_last_error());
+    CHECK_EQ_INT(swgpu_pssm_read(NULL, &p), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_pssm_read(DATA "q104.pssm", NULL), SWGPU_EINVAL);
+
+    /* 20 columns only: every position counts as computed; the id drops the
+     * extension only; lower-case residues are read */
+    snprintf(buf, sizeof buf, "%s    1 m" ROW20 "\n    2 E" ROW20 "\n\nK Lambda\n", hdr20);
+    {
+        const char *path = tmp_file("two.rows.pssm", buf, strlen(buf));
+        CHECK_EQ_INT(swgpu_pssm_read(path, &p), SWGPU_OK);
+        if (p) {
+            CHECK_EQ_STR(swgpu_pssm_residues(p), "ME");
+            CHECK(strstr(swgpu_pssm_id(p), "two.rows") && !strstr(swgpu_pssm_id(p), ".pssm"),
+                  "id %s", swgpu_pssm_id(p));
+            CHECK_EQ_INT(swgpu_pssm_score(p, 1, 20), SWGPU_PSSM_FORBIDDEN);
+            CHECK_EQ_INT(swgpu_pssm_score(p, 1, 12), 6);
+            swgpu_pssm_destroy(p);
+            p = NULL;
+        }
+        unlink(path);
+    }
+}
+
+static void test_create(void)
+{
+    swgpu_pssm_t *p = NULL;
+    int32_t s[3 * 20];
+    for (int i = 0; i < 60; i++) s[i] = (i % 20) - 5;
+    s[20 + 7] = 30; /* position 2: G is best */
+    s[40 + 3] = 14; /* position 3: D and W tie at 14: D comes first */
+    s[40 + 17] = 14;
+    CHECK_EQ_INT(swgpu_pssm_create("x", NULL, s, 3, &p), SWGPU_OK);
+    if (p) {
+        CHECK_EQ_STR(swgpu_pssm_residues(p), "VGD"); /* position 1: V (14) */
+        CHECK_EQ_STR(swgpu_pssm_id(p), "x");
+        CHECK_EQ_INT(swgpu_pssm_score(p, 1, 7), 30);
+        CHECK_EQ_INT(swgpu_pssm_score(p, 2, 22), -1);
+        CHECK_EQ_INT(swgpu_pssm_score(p, 2, 23), -4);
+        CHECK_EQ_INT(swgpu_pssm_score(p, 0, 25), SWGPU_PSSM_FORBIDDEN);
+        CHECK_EQ_INT(swgpu_pssm_max(p), 30);
+        CHECK_EQ_INT(swgpu_pssm_min(p), SWGPU_PSSM_FORBIDDEN);
+        swgpu_pssm_destroy(p);
+        p = NULL;
+    }
+    CHECK_EQ_INT(swgpu_pssm_create(NULL, "akx", s, 3, &p), SWGPU_OK);
+    if (p) {
+        CHECK_EQ_STR(swgpu_pssm_residues(p), "AKX");
+        CHECK_EQ_STR(swgpu_pssm_id(p), "");
+        swgpu_pssm_destroy(p);
+        p = NULL;
+    }
+    CHECK_EQ_INT(swgpu_pssm_create("x", "AK1", s, 3, &p), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "position 3: residue '1'") != NULL, "%s", swgpu_last_error());
+    CHECK_EQ_INT(swgpu_pssm_create("x", NULL, s, 0, &p), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_pssm_create("x", NULL, NULL, 3, &p), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_pssm_create("x", NULL, s, 3, NULL), SWGPU_EINVAL);
+    s[25] = 1001;
+    CHECK_EQ_INT(swgpu_pssm_create("x", NULL, s, 3, &p), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "position 2, column Q: score 1001") != NULL, "%s",
+          swgpu_last_error());
+    s[25] = -32769;
+    CHECK_EQ_INT(swgpu_pssm_create("x", NULL, s, 3, &p), SWGPU_EINVAL);
+    s[25] = SWGPU_PSSM_FORBIDDEN;
+    CHECK_EQ_INT(swgpu_pssm_create("x", NULL, s, 3, &p), SWGPU_OK);
+    swgpu_pssm_destroy(p);
+    CHECK(p != NULL, "a forbidden score is a valid score");
+    CHECK_EQ_INT(swgpu_pssm_length(NULL), 0);
+    CHECK_EQ_STR(swgpu_pssm_id(NULL), "");
+}
+
+/* ------------------------------------------------ engines: scan level */
+
+/* Scores of every query against db by engine ops (a CPU engine with isa
+ * when ops is NULL), scan() one at a time or scan_many() into out[q * n]. */
+typedef struct {
+    int32_t *out;
+    size_t n;
+    long calls;
+} many_t;
+
+static int many_sink(void *user, size_t i, const int32_t *scores)
+{
+    many_t *k = user;
+    memcpy(k->out + i * k->n, scores, k->n * sizeof *scores);
+    k->calls++;
+    return 0;
+}
+
+static int engine_scores(const swgpu_engine_ops_t *ops, swgpu__isa_t isa, const swgpu_db_t *db,
+                         const swgpu_matrix_t *m, const swgpu_opts_t *o, const swgpu__query_t *qs,
+                         size_t nq, int many, int32_t *out, uint64_t *overflows)
+{
+    void *st = NULL;
+    int rc = ops ? ops->create(db, m, o, &st) : swgpu__cpu_engine_create_isa(db, m, o, isa, &st);
+    swgpu_scan_stats_t ss = {0, 0, 0};
+    if (!ops) ops = &swgpu__engine_cpu;
+    if (rc) return rc;
+    if (many) {
+        many_t k = {out, (size_t)db->n, 0};
+        rc = ops->scan_many(st, nq, qs, many_sink, &k, &ss);
+        if (!rc && k.calls != (long)nq) rc = -100;
+    } else {
+        for (size_t i = 0; i < nq && !rc; i++) rc = ops->scan(st, &qs[i], out + i * db->n, &ss);
+    }
+    if (overflows) *overflows = ss.overflows;
+    ops->destroy(st);
+    return rc;
+}
+
+/* every engine path on qs against want[q * n]: the reference engine, and
+ * each instruction set's CPU engine with 1 and 2 threads, scan and
+ * scan_many; returns the least overflow count of the SIMD instruction
+ * sets' scans (each rescored that many targets wider) */
+static uint64_t check_engines(const char *what, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                              int go, int ge, const swgpu__query_t *qs, size_t nq,
+                              const int32_t *want, int with_ref)
+{
+    size_t n = (size_t)db->n;
+    int32_t *got = malloc((nq * n + 1) * sizeof *got);
+    uint64_t ov = 0, least = UINT64_MAX;
+    for (int e = with_ref ? -1 : 0; e < N_ISAS; e++) {
+        if (e >= 0 && !swgpu__cpu_isa_supported(isas[e])) {
+            char why[200];
+            snprintf(why, sizeof why, "%s: this CPU lacks %s", what, swgpu__cpu_isa_name(isas[e]));
+            SKIP(4, why);
+            continue;
+        }
+        for (int threads = 1; threads <= 2; threads++)
+            for (int many = 0; many <= 1; many++) {
+                /* the slow scalar paths once: the reference's scan, the
+                 * scalar CPU engine's scan_many, on 2 threads */
+                if (e <= 0 && threads == 1) continue;
+                if ((e < 0 && many) || (e == 0 && !many)) continue;
+                swgpu_opts_t o = opts_of(go, ge, threads);
+                long bad = 0;
+                memset(got, 0x55, (nq * n + 1) * sizeof *got);
+                int rc = engine_scores(e < 0 ? &swgpu__engine_ref : NULL, e < 0 ? 0 : isas[e], db, m,
+                                       &o, qs, nq, many, got, &ov);
+                if (e > 0 && ov < least) least = ov;
+                for (size_t k = 0; k < nq * n && !rc; k++)
+                    if (got[k] != want[k]) {
+                        if (bad < 4)
+                            fprintf(stderr, "%s %s threads %d %s: query %zu subject %zu: %d, "
+                                    "expected %d\n", what, e < 0 ? "ref" : swgpu__cpu_isa_name(isas[e]),
+                                    threads, many ? "scan_many" : "scan", k / n, k % n, got[k], want[k]);
+                        bad++;
+                    }
+                CHECK(rc == 0 && bad == 0, "%s: %s threads %d %s: rc %d (%s), %ld wrong scores", what,
+                      e < 0 ? "ref" : swgpu__cpu_isa_name(isas[e]), threads,
+                      many ? "scan_many" : "scan", rc, rc ? swgpu_last_error() : "", bad);
+            }
+    }
+    free(got);
+    return least == UINT64_MAX ? 0 : least;
+}
+
+/* ------------------------------------------- (a) BLOSUM62 rows = plain */
+
+/* n queries of lens[] residues (20 letters) and a database of their
+ * homologs and random sequences (20 letters), plus `longs` sequences of
+ * about 3000 residues */
+typedef struct {
+    char **q, **d;
+    size_t nq, nd;
+} world_t;
+
+static void world_make(world_t *w, const size_t *lens, size_t nq, size_t nrand, size_t maxlen,
+                       size_t longs, uint64_t *rng)
+{
+    w->nq = nq;
+    w->q = malloc(nq * sizeof *w->q);
+    w->nd = 0;
+    w->d = malloc((3 * nq + nrand + longs) * sizeof *w->d);
+    for (size_t i = 0; i < nq; i++) {
+        w->q[i] = malloc(lens[i] + 1);
+        random_letters(w->q[i], lens[i], std20, rng);
+        for (int h = 0; h < 3; h++) { /* homologs: close, far, a piece */
+            char *s = malloc(2 * lens[i] + 8);
+            if (h < 2) {
+                mutate(w->q[i], s, h ? 4 : 12, std20, rng);
+            } else {
+                size_t a = lens[i] / 3, b = lens[i] - a;
+                memcpy(s, w->q[i] + a, b - a);
+                s[b - a] = 0;
+            }
+            if (!*s) strcpy(s, "W");
+            w->d[w->nd++] = s;
+        }
+    }
+    for (size_t i = 0; i < nrand + longs; i++) {
+        size_t len = i < nrand ? 1 + (size_t)(tap_rand(rng) % maxlen) : 2800 + (size_t)(tap_rand(rng) % 400);
+        char *s = malloc(len + 1);
+        random_letters(s, len, std20, rng);
+        w->d[w->nd++] = s;
+    }
+}
+
+static void world_free(world_t *w)
+{
+    for (size_t i = 0; i < w->nq; i++) free(w->q[i]);
+    for (size_t i = 0; i < w->nd; i++) free(w->d[i]);
+    free(w->q);
+    free(w->d);
+}
+
+/* identical search results: hits, scores, E-values, alignments */
+static long diff_results(const char *what, const swgpu_search_result_t *a,
+                         const swgpu_search_result_t *b)
+{
+    long bad = 0;
+    if (a->n_queries != b->n_queries) return 1;
+    for (size_t i = 0; i < a->n_queries; i++) {
+        const swgpu_query_result_t *x = &a->q[i], *y = &b->q[i];
+        if (x->n_hits != y->n_hits || x->query != y->query) {
+            if (bad++ < 3) fprintf(stderr, "%s: query %zu: %zu hits vs %zu\n", what, i, x->n_hits, y->n_hits);
+            continue;
+        }
+        for (size_t h = 0; h < x->n_hits; h++) {
+            const swgpu_hit_t *p = &x->hits[h], *q = &y->hits[h];
+            int same = p->target == q->target && p->score == q->score && p->evalue == q->evalue &&
+                       p->bits == q->bits && p->aln.score == q->aln.score && p->aln.qbeg == q->aln.qbeg &&
+                       p->aln.qend == q->aln.qend && p->aln.tbeg == q->aln.tbeg &&
+                       p->aln.tend == q->aln.tend && p->aln.n_cigar == q->aln.n_cigar &&
+                       p->aln.length == q->aln.length && p->aln.n_ident == q->aln.n_ident &&
+                       p->aln.n_mismatch == q->aln.n_mismatch && p->aln.n_gapopen == q->aln.n_gapopen &&
+                       p->aln.n_gaps == q->aln.n_gaps &&
+                       (!p->aln.n_cigar || !memcmp(p->aln.cigar, q->aln.cigar, p->aln.n_cigar * 4));
+            if (!same && bad++ < 3)
+                fprintf(stderr, "%s: query %zu hit %zu: target %zu/%zu score %d/%d E %g/%g\n", what, i, h,
+                        p->target, q->target, p->score, q->score, p->evalue, q->evalue);
+        }
+    }
+    return bad;
+}
+
+/* the plain search of w's queries and the PSSM search of their rows of m
+ * (scaled) agree on every engine and instruction set; mp: the matrix the
+ * plain search scores with (m scaled) */
+static void check_blosum_world(const char *what, const world_t *w, const swgpu_matrix_t *m,
+                               const swgpu_matrix_t *mp, int scale, int go, int ge, int top_n,
+                               uint64_t *ov_out)
+{
+    swgpu_seqset_t *qs = set_of(w->q, w->nq, "q");
+    swgpu_db_t *db = db_of(w->d, w->nd);
+    swgpu_pssm_t **ps = calloc(w->nq, sizeof *ps);
+    swgpu__query_t *pq = malloc(w->nq * sizeof *pq), *plain = malloc(w->nq * sizeof *plain);
+    size_t n = db ? (size_t)db->n : 0;
+    int32_t *want = malloc((w->nq * n + 1) * sizeof *want);
+    int ok = qs && db;
+    char label[256];
+
+    for (size_t i = 0; ok && i < w->nq; i++) {
+        char id[32];
+        swgpu_seq_t s;
+        snprintf(id, sizeof id, "q%zu", i);
+        ps[i] = pssm_of_matrix(id, w->q[i], m, scale);
+        swgpu_seqset_get(qs, i, &s);
+        plain[i] = swgpu__query_plain(s.res, s.len);
+        if (!ps[i]) ok = 0;
+        else swgpu__pssm_query(ps[i], &pq[i]);
+    }
+    CHECK(ok, "%s: fixtures", what);
+    if (ok) {
+        /* the plain scan of the reference engine is the expectation */
+        swgpu_opts_t o = opts_of(go, ge, 2);
+        int rc = engine_scores(&swgpu__engine_ref, 0, db, mp, &o, plain, w->nq, 0, want, NULL);
+        CHECK(rc == 0, "%s: reference scan: %s", what, swgpu_last_error());
+        snprintf(label, sizeof label, "%s, PSSM", what);
+        uint64_t ov = check_engines(label, db, m, go, ge, pq, w->nq, want, 1);
+        if (ov_out) *ov_out = ov;
+        /* the searches: hits, E-values, alignments (the reference backend
+         * and the CPU one on each SIMD instruction set; the scalar CPU
+         * engine was checked above) */
+        for (int b = 0; b < 1 + N_ISAS; b++) {
+            swgpu_search_result_t *r1 = NULL, *r2 = NULL;
+            if (b == 1 || (b > 0 && !swgpu__cpu_isa_supported(isas[b - 1]))) continue;
+            o = opts_of(go, ge, 2);
+            o.top_n = top_n;
+            o.evalue = 1e30;
+            o.backend = b ? SWGPU_BACKEND_CPU : SWGPU_BACKEND_REF;
+            if (b) setenv("SWGPU_CPU_ISA", swgpu__cpu_isa_name(isas[b - 1]), 1);
+            int rc1 = swgpu_search(qs, db, mp, &o, &r1);
+            int rc2 = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, w->nq, db, mp, &o, &r2);
+            unsetenv("SWGPU_CPU_ISA");
+            snprintf(label, sizeof label, "%s, search %s", what, b ? swgpu__cpu_isa_name(isas[b - 1]) : "ref");
+            CHECK(rc1 == 0 && rc2 == 0, "%s: rc %d %d: %s", label, rc1, rc2, swgpu_last_error());
+            if (rc1 == 0 && rc2 == 0) {
+                size_t hits = 0;
+                for (size_t i = 0; i < r2->n_queries; i++) hits += r2->q[i].n_hits;
+                CHECK(hits >= w->nq, "%s: only %zu hits", label, hits);
+                CHECK(diff_results(label, r1, r2) == 0, "%s: plain and PSSM searches differ", label);
+            }
+            swgpu_search_result_destroy(r1);
+            swgpu_search_result_destroy(r2);
+        }
+    }
+    for (size_t i = 0; i < w->nq; i++) swgpu_pssm_destroy(ps[i]);
+    free(ps);
+    free(pq);
+    free(plain);
+    free(want);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+static void test_blosum_rows(void)
+{
+    uint64_t rng = 17;
+    swgpu_matrix_t *b62 = NULL, big, mid;
+    world_t w;
+    if (swgpu_matrix_builtin("BLOSUM62", &b62)) return;
+
+    /* queries from 1 to 1500 residues (several 8-bit units and pair
+     * bands), many at once (scan_many's big and solo queries) */
+    {
+        static const size_t lens[] = {1, 7, 33, 64, 150, 301, 420, 777, 1030, 1500};
+        world_make(&w, lens, 10, 70, 400, 0, &rng);
+        check_blosum_world("BLOSUM62 rows", &w, b62, b62, 1, 11, 1, 20, NULL);
+        world_free(&w);
+    }
+    /* a sparse database (a few long sequences: the pair kernel, the PSSM
+     * query first) and other gaps */
+    {
+        static const size_t lens[] = {40, 500, 2600};
+        world_make(&w, lens, 3, 0, 10, 3, &rng);
+        check_blosum_world("BLOSUM62 rows, sparse", &w, b62, b62, 1, 10, 2, 5, NULL);
+        world_free(&w);
+    }
+    /* rows x 8 (max 88 < 128: the 8-bit phase, which saturates on the
+     * homologs) and x 40 (max 440: 16-bit first, saturating to 32 bits) */
+    {
+        static const size_t lens[] = {90, 640, 1100};
+        uint64_t ov = 0;
+        mid = *b62;
+        big = *b62;
+        snprintf(mid.name, sizeof mid.name, "BLOSUM62x8");
+        snprintf(big.name, sizeof big.name, "BLOSUM62x40");
+        for (int a = 0; a < SWGPU_NCODES; a++)
+            for (int b = 0; b < SWGPU_NCODES; b++) {
+                mid.s[a][b] = b62->s[a][b] * 8;
+                big.s[a][b] = b62->s[a][b] * 40;
+            }
+        mid.min = b62->min * 8;
+        mid.max = b62->max * 8;
+        big.min = b62->min * 40;
+        big.max = b62->max * 40;
+        mid.builtin = big.builtin = 0;
+        world_make(&w, lens, 3, 150, 200, 0, &rng);
+        check_blosum_world("BLOSUM62 rows x 8", &w, b62, &mid, 8, 40, 8, 8, &ov);
+        CHECK(ov > 0, "x 8: nothing rescored wider");
+        check_blosum_world("BLOSUM62 rows x 40", &w, b62, &big, 40, 200, 40, 8, &ov);
+        CHECK(ov > 0, "x 40: nothing rescored wider");
+        world_free(&w);
+    }
+    swgpu_matrix_destroy(b62);
+}
+
+/* ------------------------------------------- (b) random PSSMs, oracle */
+
+static swgpu_pssm_t *random_pssm(const char *id, size_t len, int lo, int hi, uint64_t *rng)
+{
+    int32_t *s = malloc(len * 20 * sizeof *s);
+    swgpu_pssm_t *p = NULL;
+    for (size_t k = 0; k < len * 20; k++) {
+        s[k] = lo + (int32_t)(tap_rand(rng) % (uint64_t)(hi - lo + 1));
+        if (tap_rand(rng) % 97 == 0) s[k] = SWGPU_PSSM_FORBIDDEN; /* a forbidden standard pair */
+    }
+    swgpu_pssm_create(id, NULL, s, len, &p);
+    free(s);
+    return p;
+}
+
+/* the alignment of every (query, subject) pair with a positive score, from
+ * its end (swgpu__cpu_score_pair_q on each instruction set = the
+ * reference's end) through swgpu__align_from_end_q on each instruction set
+ * and 32-bit only: all identical, the CIGAR rescored here to the score */
+static void check_alignments(const char *what, swgpu_pssm_t *const *ps, const int32_t *const *rows,
+                             size_t nq, const swgpu_db_t *db, const swgpu_matrix_t *m, int go, int ge,
+                             size_t max_pairs)
+{
+    long bad = 0, pairs = 0;
+    for (size_t qi = 0; qi < nq; qi++) {
+        swgpu__query_t Q;
+        swgpu__pssm_query(ps[qi], &Q);
+        for (uint64_t k = 0; k < db->n && (size_t)pairs < max_pairs; k++) {
+            const uint8_t *t = db->res + db->off[k];
+            size_t tl = (size_t)(db->off[k + 1] - db->off[k]);
+            int32_t sc = -1;
+            int64_t qe = -1, te = -1;
+            if (swgpu__ref_score_q(&Q, t, tl, m, go, ge, &sc, &qe, &te) || sc <= 0) continue;
+            pairs++;
+            if (sc != oracle(rows[qi], Q.len, t, tl, go, ge)) bad++;
+            for (int e = 0; e < N_ISAS; e++) {
+                int32_t s2 = -1;
+                int64_t q2 = -1, t2 = -1;
+                if (!swgpu__cpu_isa_supported(isas[e])) continue;
+                if (swgpu__cpu_score_pair_q(&Q, t, tl, m, go, ge, 1, isas[e], 0, NULL, NULL, &s2, &q2, &t2) ||
+                    s2 != sc || q2 != qe || t2 != te) {
+                    if (bad < 3) fprintf(stderr, "%s: pair end %s: %d (%lld,%lld), want %d (%lld,%lld)\n",
+                                         what, swgpu__cpu_isa_name(isas[e]), s2, (long long)q2,
+                                         (long long)t2, sc, (long long)qe, (long long)te);
+                    bad++;
+                }
+            }
+            swgpu_aln_t a0;
+            memset(&a0, 0, sizeof a0);
+            if (swgpu__align_from_end_q(&Q, t, tl, m, go, ge, sc, qe, te, 0, &a0, 0) ||
+                rescore(&a0, rows[qi], Q.len, t, tl, go, ge) != sc || a0.qend != qe || a0.tend != te) {
+                if (bad < 3) fprintf(stderr, "%s: scalar alignment: %s\n", what, swgpu_last_error());
+                bad++;
+            } else {
+                int64_t id = 0, qi2 = a0.qbeg, ti2 = a0.tbeg;
+                for (size_t c = 0; c < a0.n_cigar; c++) {
+                    int64_t len = SWGPU_CIGAR_LEN(a0.cigar[c]);
+                    unsigned op = SWGPU_CIGAR_OP(a0.cigar[c]);
+                    for (int64_t x = 0; op == SWGPU_CIGAR_M && x < len; x++)
+                        id += Q.res[qi2 + x] == t[ti2 + x];
+                    if (op != SWGPU_CIGAR_D) qi2 += len;
+                    if (op != SWGPU_CIGAR_I) ti2 += len;
+                }
+                if (id != a0.n_ident) bad++;
+            }
+            for (int e = 1; e < 2 * N_ISAS - 1; e++) {
+                /* sse41, avx2, avx512, then each 32-bit only */
+                int isa = e < N_ISAS ? (int)isas[e] : (int)isas[e - N_ISAS + 1] | SWGPU__ALN_ONLY32;
+                swgpu_aln_t a;
+                memset(&a, 0, sizeof a);
+                int rc = swgpu__align_from_end_q(&Q, t, tl, m, go, ge, sc, qe, te, 0, &a, isa);
+                if (rc || a.qbeg != a0.qbeg || a.tbeg != a0.tbeg || a.n_cigar != a0.n_cigar ||
+                    memcmp(a.cigar, a0.cigar, a.n_cigar * sizeof *a.cigar) || a.n_ident != a0.n_ident) {
+                    if (bad < 3) fprintf(stderr, "%s: alignment isa %#x differs from the scalar one\n", what, isa);
+                    bad++;
+                }
+                swgpu_aln_free(&a);
+            }
+            swgpu_aln_free(&a0);
+        }
+    }
+    CHECK(bad == 0 && pairs > 0, "%s: %ld of %ld pair alignments wrong", what, bad, pairs);
+}
+
+static void test_random_pssms(void)
+{
+    uint64_t rng = 4242;
+    swgpu_matrix_t *b62 = NULL;
+    static const size_t lens[] = {1, 2, 17, 64, 129, 333, 700, 1100};
+    static const struct {
+        int lo, hi, go, ge;
+    } kinds[] = {{-6, 9, 11, 1}, {-4, 6, 5, 2}, {-60, 90, 40, 10}, {-300, 400, 120, 30}};
+    if (swgpu_matrix_builtin("BLOSUM62", &b62)) return;
+    for (size_t kd = 0; kd < sizeof kinds / sizeof kinds[0]; kd++) {
+        /* every length with the first kind, up to 333 with the others */
+        const size_t nq = kd ? 6 : sizeof lens / sizeof lens[0], nd = kd ? 150 : 260;
+        swgpu_pssm_t *ps[8];
+        int32_t *rows[8];
+        swgpu__query_t qs[8];
+        char *d[260];
+        char what[160];
+        for (size_t i = 0; i < nq; i++) {
+            char id[16];
+            snprintf(id, sizeof id, "r%zu", i);
+            ps[i] = random_pssm(id, lens[i], kinds[kd].lo, kinds[kd].hi, &rng);
+            rows[i] = rows_of(ps[i]);
+            swgpu__pssm_query(ps[i], &qs[i]);
+        }
+        for (size_t k = 0; k < nd; k++) {
+            /* subjects of all 27 letters; some copy a query's residues */
+            size_t len = k < 20 ? k + 1 : 1 + (size_t)(tap_rand(&rng) % (kd ? 300 : 500));
+            d[k] = malloc(len + 1);
+            random_letters(d[k], len, tap_rand(&rng) % 3 ? std20 : prot27, &rng);
+            if (k % 9 == 4) {
+                const char *r = swgpu_pssm_residues(ps[k % nq]);
+                size_t l = strlen(r) < len ? strlen(r) : len;
+                memcpy(d[k], r, l);
+            }
+        }
+        swgpu_db_t *db = db_of(d, nd);
+        size_t n = (size_t)db->n;
+        int32_t *want = malloc(nq * n * sizeof *want);
+        for (size_t i = 0; i < nq; i++)
+            for (size_t k = 0; k < n; k++)
+                want[i * n + k] = (int32_t)oracle(rows[i], lens[i], db->res + db->off[k],
+                                                  (size_t)(db->off[k + 1] - db->off[k]), kinds[kd].go,
+                                                  kinds[kd].ge);
+        snprintf(what, sizeof what, "random PSSMs %d..%d, gaps %d/%d", kinds[kd].lo, kinds[kd].hi,
+                 kinds[kd].go, kinds[kd].ge);
+        check_engines(what, db, b62, kinds[kd].go, kinds[kd].ge, qs, nq, want, 1);
+        check_alignments(what, ps, (const int32_t *const *)rows, nq, db, b62, kinds[kd].go,
+                         kinds[kd].ge, kd == 0 ? 400 : 60);
+        /* the search: every hit's score is the oracle's, every alignment
+         * rescores to it */
+        {
+            swgpu_opts_t o = opts_of(kinds[kd].go, kinds[kd].ge, 2);
+            swgpu_search_result_t *r = NULL;
+            o.top_n = 15;
+            o.evalue = 1e30;
+            o.backend = SWGPU_BACKEND_CPU;
+            int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, nq, db, b62, &o, &r);
+            CHECK(rc == 0, "%s: search: %s", what, swgpu_last_error());
+            long bad = 0, hits = 0;
+            for (size_t i = 0; !rc && i < r->n_queries; i++)
+                for (size_t h = 0; h < r->q[i].n_hits; h++) {
+                    const swgpu_hit_t *x = &r->q[i].hits[h];
+                    swgpu_seq_t t;
+                    swgpu_db_get(db, x->target, &t);
+                    hits++;
+                    if (x->score != want[i * n + db->rank[x->target]] ||
+                        rescore(&x->aln, rows[i], lens[i], t.res, t.len, kinds[kd].go, kinds[kd].ge) != x->score)
+                        bad++;
+                }
+            CHECK(bad == 0 && hits > 0, "%s: search: %ld of %ld hits wrong", what, bad, hits);
+            swgpu_search_result_destroy(r);
+        }
+        free(want);
+        swgpu_db_destroy(db);
+        for (size_t k = 0; k < nd; k++) free(d[k]);
+        for (size_t i = 0; i < nq; i++) {
+            swgpu_pssm_destroy(ps[i]);
+            free(rows[i]);
+        }
+    }
+    swgpu_matrix_destroy(b62);
+}
+
+/*
+ * The 8-bit phase clamps scores below -128 to -128 and rescores the
+ * targets holding such a code from 129 on.  Here the clamped path through
+ * a forbidden B scores 39 * 8 - 128 = 184 (a positive 8-bit result), the
+ * exact best is the 20 residues after the B (160): skipping B takes an I
+ * and a D gap (200).  And a target without B keeps its 8-bit score up to
+ * the 8-bit ceiling.
+ */
+static void test_clamp8(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    char q[41], d0[41], d1[41], *d[2] = {d0, d1};
+    int32_t s[40 * 20];
+    swgpu_pssm_t *p = NULL;
+    if (swgpu_matrix_builtin("BLOSUM62", &b62)) return;
+    for (int i = 0; i < 40; i++) {
+        q[i] = std20[i % 20];
+        for (int c = 0; c < 20; c++) s[i * 20 + c] = c == i % 20 ? 8 : -3;
+    }
+    q[40] = 0;
+    memcpy(d0, q, 41);
+    d0[19] = 'B';
+    memcpy(d1, q, 41);
+    CHECK_EQ_INT(swgpu_pssm_create("clamp", q, s, 40, &p), SWGPU_OK);
+    swgpu_db_t *db = db_of(d, 2);
+    if (p && db) {
+        swgpu__query_t Q;
+        int32_t want[2];
+        int32_t *rows = rows_of(p);
+        swgpu__pssm_query(p, &Q);
+        for (int k = 0; k < 2; k++)
+            want[k] = (int32_t)oracle(rows, 40, db->res + db->off[k],
+                                      (size_t)(db->off[k + 1] - db->off[k]), 90, 10);
+        CHECK_EQ_INT(want[db->rank[0]], 160);
+        CHECK_EQ_INT(want[db->rank[1]], 320);
+        check_engines("8-bit clamp", db, b62, 90, 10, &Q, 1, want, 1);
+        free(rows);
+    }
+    swgpu_db_destroy(db);
+    swgpu_pssm_destroy(p);
+    swgpu_matrix_destroy(b62);
+}
+
+/* ------------------------------------------------ (c) psiblast's scores */
+
+/*
+ * tests/data/q104.pssm is the ASCII PSSM psiblast 2.12.0 wrote for record
+ * 104 of queries250 (two iterations against uniprot20k, -comp_based_stats
+ * 0; tests/data/psiblast/README.md), tests/data/pssm_subjects.fa pieces of
+ * that query (positions 150-244) with single letters replaced at position
+ * 200 (a computed column) or 242 (a column psiblast computed from no
+ * observed residue), and three with several.  The raw scores psiblast
+ * reports for them (best HSP, BLOSUM62 gaps 11/1):
+ *   makeblastdb -in pssm_subjects.fa -dbtype prot -out s
+ *   psiblast -in_pssm q104.asn -db s -comp_based_stats 0 -evalue 1e6 \
+ *            -outfmt '6 sseqid score qstart qend sstart send length gapopen'
+ * (q104.asn: the ASN.1 PSSM of the same run; the subject p210_X replaced
+ * position 210 by X).  psiblast's alignments were its optimal ones: a
+ * Smith-Waterman scorer over the ASN.1 file's 28 columns gives the same.
+ */
+static void test_psiblast_fixture(void)
+{
+    static const struct {
+        const char *id;
+        int score;
+    } want[] = {{"base", 339},      {"p200_X", 332},   {"p200_B", 309},    {"p200_Z", 309},
+                {"p200_J", 309},    {"p200_U", 309},   {"p200_O", 309},    {"p200_star", 329},
+                {"p242_B", 335},    {"p242_Z", 338},   {"p242_J", 331},    {"p242_U", 333},
+                {"p242_O", 333},    {"p242_X", 333},   {"p242_star", 330}, {"mix1", 309},
+                {"mix2", 304},      {"mix3", 305},     {"p210_X", 336}};
+    const size_t nw = sizeof want / sizeof want[0];
+    swgpu_pssm_t *p = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *b62 = NULL;
+    if (swgpu_pssm_read(DATA "q104.pssm", &p) || swgpu_db_open(DATA "pssm_subjects.fa", SWGPU_PROTEIN, &db, NULL) ||
+        swgpu_matrix_builtin("BLOSUM62", &b62)) {
+        CHECK(0, "fixture: %s", swgpu_last_error());
+        goto out;
+    }
+    CHECK_EQ_INT(swgpu_db_size(db), nw);
+    for (int b = 0; b < 2; b++) {
+        swgpu_opts_t o = opts_of(11, 1, 2);
+        swgpu_search_result_t *r = NULL;
+        o.top_n = 50;
+        o.evalue = 1e30;
+        o.backend = b ? SWGPU_BACKEND_CPU : SWGPU_BACKEND_REF;
+        int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&p, 1, db, b62, &o, &r);
+        CHECK(rc == 0, "psiblast fixture search: %s", swgpu_last_error());
+        if (rc) continue;
+        CHECK_EQ_INT(r->q[0].n_hits, nw);
+        size_t found = 0;
+        for (size_t h = 0; h < r->q[0].n_hits; h++) {
+            swgpu_seq_t t;
+            swgpu_db_get(db, r->q[0].hits[h].target, &t);
+            for (size_t k = 0; k < nw; k++)
+                if (!strcmp(t.id, want[k].id)) {
+                    found++;
+                    CHECK(r->q[0].hits[h].score == want[k].score, "%s %s: swgpu %d, psiblast %d",
+                          b ? "cpu" : "ref", t.id, r->q[0].hits[h].score, want[k].score);
+                }
+        }
+        CHECK_EQ_INT(found, nw);
+        swgpu_search_result_destroy(r);
+    }
+out:
+    swgpu_pssm_destroy(p);
+    swgpu_db_destroy(db);
+    swgpu_matrix_destroy(b62);
+}
+
+/* ---------------------------------- (d) psiblast on uniprot20k (optional) */
+
+static void test_acceptance(void)
+{
+    const char *dir = getenv("SWGPU_TEST_DATA");
+    char path[1024];
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_pssm_t *ps[10] = {0};
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/uniprot20k.fasta.gz", dir && *dir ? dir : "../shared/data");
+    if (access(path, R_OK) != 0) {
+        SKIP(1, "psiblast acceptance: no uniprot20k.fasta.gz ($SWGPU_TEST_DATA)");
+        return;
+    }
+    if (swgpu_db_open(path, SWGPU_PROTEIN, &db, NULL) || swgpu_matrix_builtin("BLOSUM62", &b62)) {
+        CHECK(0, "acceptance: %s", swgpu_last_error());
+        goto out;
+    }
+    for (int i = 0; i < 10; i++) {
+        snprintf(path, sizeof path, DATA "psiblast/q%d.pssm.gz", 101 + i);
+        CHECK(swgpu_pssm_read(path, &ps[i]) == 0, "%s: %s", path, swgpu_last_error());
+        if (!ps[i]) goto out;
+    }
+    {
+        /* every subject psiblast reports is among the top 500 hits (swgpu
+         * finds more than psiblast: q105's subject of score 58, E-value 8.8
+         * for psiblast, is 243rd), every alignment rescores here */
+        swgpu_opts_t o = opts_of(11, 1, 0);
+        swgpu_search_result_t *r = NULL;
+        o.top_n = 500;
+        o.evalue = 1e30;
+        o.backend = SWGPU_BACKEND_CPU;
+        int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, 10, db, b62, &o, &r);
+        CHECK(rc == 0, "acceptance search: %s", swgpu_last_error());
+        fp = fopen(DATA "psiblast/hits.tsv", "r");
+        CHECK(fp != NULL, "hits.tsv");
+        long n = 0, missing = 0, lower = 0, inexact = 0, higher = 0;
+        char line[512], qn[32], sid[400];
+        int score;
+        while (!rc && fp && fgets(line, sizeof line, fp)) {
+            if (line[0] == '#' || sscanf(line, "%31s %399s %d", qn, sid, &score) != 3) continue;
+            int qi = atoi(qn + 1) - 101;
+            const swgpu_query_result_t *qr = &r->q[qi];
+            const swgpu_hit_t *hit = NULL;
+            n++;
+            for (size_t h = 0; h < qr->n_hits && !hit; h++) {
+                swgpu_seq_t t;
+                swgpu_db_get(db, qr->hits[h].target, &t);
+                if (!strcmp(t.id, sid)) hit = &qr->hits[h];
+            }
+            if (!hit) {
+                if (missing++ < 3) fprintf(stderr, "acceptance: %s %s (psiblast %d) not a hit\n", qn, sid, score);
+                continue;
+            }
+            if (hit->score < score) {
+                if (lower++ < 3) fprintf(stderr, "acceptance: %s %s: swgpu %d < psiblast %d\n", qn, sid, hit->score, score);
+            }
+            higher += hit->score > score;
+            swgpu_seq_t t;
+            swgpu_db_get(db, hit->target, &t);
+            int32_t *rows = rows_of(ps[qi]);
+            if (oracle(rows, swgpu_pssm_length(ps[qi]), t.res, t.len, 11, 1) != hit->score) inexact++;
+            free(rows);
+        }
+        if (fp) fclose(fp);
+        CHECK(n == 464 && missing == 0 && lower == 0 && inexact == 0,
+              "acceptance: %ld psiblast hits, %ld missing, %ld scored lower, %ld not exact", n, missing,
+              lower, inexact);
+        printf("# acceptance: %ld psiblast hits, all found; swgpu scores %ld higher, the others equal\n",
+               n, higher);
+        long bad = 0, hits = 0;
+        for (size_t i = 0; !rc && i < r->n_queries; i++) {
+            int32_t *rows = rows_of(ps[i]);
+            for (size_t h = 0; h < r->q[i].n_hits; h++) {
+                const swgpu_hit_t *x = &r->q[i].hits[h];
+                swgpu_seq_t t;
+                swgpu_db_get(db, x->target, &t);
+                hits++;
+                if (rescore(&x->aln, rows, swgpu_pssm_length(ps[i]), t.res, t.len, 11, 1) != x->score)
+                    bad++;
+            }
+            free(rows);
+        }
+        CHECK(bad == 0 && hits == 5000, "acceptance alignments: %ld of %ld wrong", bad, hits);
+        swgpu_search_result_destroy(r);
+    }
+out:
+    for (int i = 0; i < 10; i++) swgpu_pssm_destroy(ps[i]);
+    swgpu_db_destroy(db);
+    swgpu_matrix_destroy(b62);
+}
+
+/* A hit whose alignment rectangle spans more than 16,384 residues in all:
+ * the traceback's 32-bit bound counts a forbidden score once, not once a
+ * column (the pure-gap path bounds every H). */
+static void test_long_rectangle(void)
+{
+    uint64_t rng = 99;
+    swgpu_matrix_t *b62 = NULL;
+    char *q = malloc(9001), *t = malloc(20000), *d[2];
+    swgpu_pssm_t *p = NULL;
+    swgpu_search_result_t *r = NULL;
+    if (swgpu_matrix_builtin("BLOSUM62", &b62)) return;
+    random_letters(q, 9000, std20, &rng);
+    mutate(q, t, 20, std20, &rng);
+    d[0] = t;
+    d[1] = "MKV";
+    p = pssm_of_matrix("long", q, b62, 1);
+    swgpu_db_t *db = db_of(d, 2);
+    swgpu_opts_t o = opts_of(11, 1, 2);
+    o.top_n = 1;
+    o.backend = SWGPU_BACKEND_CPU;
+    int rc = p && db ? swgpu_search_pssm((const swgpu_pssm_t *const *)&p, 1, db, b62, &o, &r) : -1;
+    CHECK(rc == 0, "long rectangle: %s", swgpu_last_error());
+    if (rc == 0) {
+        const swgpu_hit_t *h = &r->q[0].hits[0];
+        int32_t *rows = rows_of(p);
+        swgpu_seq_t s;
+        swgpu_db_get(db, h->target, &s);
+        CHECK(r->q[0].n_hits == 1 && h->target == 0 && h->aln.qend - h->aln.qbeg + h->aln.tend - h->aln.tbeg > 16384,
+              "long rectangle: the hit");
+        CHECK_EQ_INT(rescore(&h->aln, rows, 9000, s.res, s.len, 11, 1), h->score);
+        CHECK_EQ_INT(oracle(rows, 9000, s.res, s.len, 11, 1), h->score);
+        free(rows);
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_db_destroy(db);
+    swgpu_pssm_destroy(p);
+    swgpu_matrix_destroy(b62);
+    free(q);
+    free(t);
+}
+
+/* ------------------------------------------------------------ misc */
+
+static void test_search_args(void)
+{
+    swgpu_matrix_t *b62 = NULL, *dna = NULL;
+    swgpu_pssm_t *p = NULL;
+    char *d[1] = {"ACGTACGT"};
+    swgpu_db_t *db = db_of(d, 1);
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_t o = opts_of(11, 1, 1);
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    swgpu_matrix_dna(2, -3, &dna);
+    swgpu_pssm_read(DATA "q104.pssm", &p);
+    const swgpu_pssm_t *one[1] = {p}, *none[1] = {NULL};
+    CHECK_EQ_INT(swgpu_search_pssm(one, 1, db, dna, &o, &r), SWGPU_EALPHABET);
+    CHECK_EQ_INT(swgpu_search_pssm(none, 1, db, b62, &o, &r), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_search_pssm(NULL, 1, db, b62, &o, &r), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_search_pssm(one, 1, db, b62, NULL, &r), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_search_pssm(one, 1, db, b62, &o, NULL), SWGPU_EINVAL);
+    /* no queries: an empty result */
+    CHECK_EQ_INT(swgpu_search_pssm(NULL, 0, db, b62, &o, &r), SWGPU_OK);
+    if (r) CHECK_EQ_INT(r->n_queries, 0);
+    swgpu_search_result_destroy(r);
+    r = NULL;
+    {
+        /* a DNA database */
+        swgpu_seqset_t *s = NULL;
+        swgpu_db_t *ddb = NULL;
+        swgpu_seqset_create(SWGPU_DNA, &s);
+        swgpu_seqset_add(s, "x", "", "ACGTTGCA", 8);
+        swgpu_db_from_seqset(s, &ddb);
+        CHECK_EQ_INT(swgpu_search_pssm(one, 1, ddb, b62, &o, &r), SWGPU_EALPHABET);
+        swgpu_db_destroy(ddb);
+        swgpu_seqset_destroy(s);
+    }
+    /* the query id and --no-self: a database sequence with the PSSM's id and
+     * residues is its own hit, dropped with no_self */
+    {
+        const char *res = swgpu_pssm_residues(p);
+        swgpu_seqset_t *s = NULL;
+        swgpu_db_t *sdb = NULL;
+        swgpu_seqset_create(SWGPU_PROTEIN, &s);
+        swgpu_seqset_add(s, "q104", "", res, strlen(res));
+        swgpu_seqset_add(s, "other", "", res + 10, 200);
+        swgpu_db_from_seqset(s, &sdb);
+        o.top_n = 5;
+        o.evalue = 1e30;
+        CHECK_EQ_INT(swgpu_search_pssm(one, 1, sdb, b62, &o, &r), SWGPU_OK);
+        if (r) {
+            CHECK_EQ_INT(r->q[0].n_hits, 2);
+            CHECK_EQ_INT(r->q[0].hits[0].target, 0);
+            CHECK_EQ_INT(r->q[0].hits[0].aln.n_ident, 244);
+            CHECK_EQ_INT(r->q[0].hits[0].aln.length, 244);
+        }
+        swgpu_search_result_destroy(r);
+        r = NULL;
+        o.no_self = 1;
+        CHECK_EQ_INT(swgpu_search_pssm(one, 1, sdb, b62, &o, &r), SWGPU_OK);
+        if (r) {
+            CHECK_EQ_INT(r->q[0].n_hits, 1);
+            CHECK_EQ_INT(r->q[0].hits[0].target, 1);
+        }
+        swgpu_search_result_destroy(r);
+        swgpu_db_destroy(sdb);
+        swgpu_seqset_destroy(s);
+    }
+    swgpu_pssm_destroy(p);
+    swgpu_db_destroy(db);
+    swgpu_matrix_destroy(b62);
+    swgpu_matrix_destroy(dna);
+}
+
+int main(void)
+{
+    test_read_fixture();
+    test_read_errors();
+    test_create();
+    test_search_args();
+    test_clamp8();
+    test_long_rectangle();
+    test_psiblast_fixture();
+    test_blosum_rows();
+    test_random_pssms();
+    test_acceptance();
+    return tap_done();
+}
