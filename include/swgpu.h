@@ -601,7 +601,9 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
  * swgpu_seqset_size(queries) * swgpu_db_size(db) entries (the caller's).
  * The engine is chosen as for swgpu_search (opts->backend, kernel, gpus,
  * max_gpu_memory, threads); opts->top_n, evalue, no_align and no_self do not
- * apply.  The scores equal the ones swgpu_search ranks its hits by.
+ * apply.  The scores equal the ones swgpu_search ranks its hits by.  db
+ * must be a whole database (SWGPU_EINVAL for a part: swgpu_opts_t.on_scores
+ * gives a part's scores).
  * Thread safety: as swgpu_search (concurrent calls on different outputs).
  */
 int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,

@@ -895,9 +895,11 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
     if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open_part: no file name");
     if ((rc = check_interval(from, to)))
         return rc;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
-    ssize_t got = pread(fd, head, sizeof head, 0);
+    /* a BLAST database prefix names no file of its own: read whole, then cut */
+    int fd = -1;
+    if (!swgpu__blastdb_probe(path) && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    ssize_t got = fd < 0 ? 0 : pread(fd, head, sizeof head, 0);
     if (got == (ssize_t)sizeof head && !memcmp(head, DB_MAGIC, 8)) {
         if ((rc = part_map(fd, path, from, to, out)))
             return rc;
@@ -909,7 +911,7 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
             return rc;
         }
     } else {
-        close(fd);
+        if (fd >= 0) close(fd);
         if ((rc = swgpu_db_open(path, alphabet, &whole, NULL)))
             return rc;
         rc = part_take(whole, cut_at(whole->off, whole->n, whole->total_res, from),

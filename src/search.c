@@ -1007,6 +1007,9 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 
     if (!queries || !db || !m || !opts || !out)
         return swgpu__fail(SWGPU_EINVAL, "scan scores: NULL argument");
+    if (db->whole_n) /* its database order is the whole database's */
+        return swgpu__fail(SWGPU_EINVAL, "scan scores: the database is a part of a database "
+                           "(swgpu_opts_t.on_scores gives a part's scores)");
     if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) < 0)
         return rc;
     size_t nq = swgpu_seqset_size(queries);
