@@ -1,12 +1,15 @@
 /*
  * test_part.c - database parts and the search split over them: parts cover
- * every sequence once (views, makedb files mapped piecewise, FASTA files),
- * look-ups by whole-database index, damaged parts refused; and candidates
- * on each part + swgpu_search_merge + swgpu_search_align on each part give
- * exactly swgpu_search on the whole database (same hits, bit scores and
- * E-values to the bit, same alignments) with published, fitted and
- * fallback parameters, --no-self, --no-align, protein and DNA, 1 to 7
- * parts, empty parts and uneven splits.
+ * every sequence once (views, makedb files mapped piecewise, FASTA files,
+ * BLAST databases), look-ups by whole-database index, damaged parts
+ * refused; and candidates on each part + swgpu_search_merge +
+ * swgpu_search_align on each part give exactly swgpu_search on the whole
+ * database (same hits, bit scores and E-values to the bit, same
+ * alignments) with published, fitted and fallback parameters, under both
+ * E-value models (Spouge's, where a weaker hit may pass while a stronger
+ * one fails, and the old length-adjusted one), --no-self, --no-align,
+ * protein and DNA, 1 to 7 parts, empty parts and uneven splits; a part's
+ * progress counts its own cells.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
@@ -324,11 +327,18 @@ static long split_search(const swgpu_seqset_t *qs, const swgpu_db_t *db, const c
             swgpu_db_get(part[p], swgpu_db_scan_index(part[p], k), &s);
             tlen[nt++] = s.len;
         }
-        /* candidates carry no bit scores and no alignments (their E-values
-         * are the merge's where these depend on the subject's length) */
+        /* candidates carry no bit scores and no alignments, and each is its
+         * part's own, once, best first */
         for (size_t i = 0; i < nq; i++)
-            for (size_t h = 0; h < cand[p]->q[i].n_hits; h++)
-                bad += cand[p]->q[i].hits[h].aln.n_cigar != 0 || cand[p]->q[i].hits[h].bits != 0;
+            for (size_t h = 0; h < cand[p]->q[i].n_hits; h++) {
+                const swgpu_hit_t *c = &cand[p]->q[i].hits[h];
+                swgpu_seq_t s;
+                bad += c->aln.n_cigar != 0 || c->bits != 0 || c->score <= 0 ||
+                       swgpu_db_get(part[p], c->target, &s) != SWGPU_OK;
+                if (h)
+                    bad += !(c[-1].score > c->score ||
+                             (c[-1].score == c->score && c[-1].target < c->target));
+            }
     }
     whole_scores_t ws = {keep, np};
     swgpu_merge_src_t ms = {swgpu_db_size(db), swgpu_db_residues(db), tlen, merge_scores, &ws};
@@ -374,10 +384,15 @@ static void test_split(int dna)
         {0, 0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 1}};
     static const int np[] = {1, 2, 3, 4, 7};
     /* settings: published parameters; fitted (no table row for these gaps);
-     * --no-self with a small top-N; --no-align; a strict E-value */
-    for (int set = 0; set < 5; set++) {
+     * --no-self with a small top-N; --no-align; a strict E-value; each under
+     * both E-value models */
+    for (int set = 0; set < 10; set++) {
         swgpu_opts_t o;
         swgpu_opts_init(&o, dna ? SWGPU_DNA : SWGPU_PROTEIN);
+        o.evalue_model = set < 5 ? SWGPU_EVALUE_SPOUGE : SWGPU_EVALUE_OLD_FSC;
+        const char *model = set < 5 ? "spouge" : "old-fsc";
+        int set5 = set;
+        set %= 5;
         o.threads = 2;
         o.top_n = 12;
         if (set == 1) {
@@ -396,15 +411,17 @@ static void test_split(int dna)
         for (int c = 0; c < 5; c++)
             for (int src = 0; src < 3; src++)
                 bad += split_search(qs, db, fa, swdb, m, &o, cuts[c], np[c], src, &hits);
-        CHECK(bad == 0, "%s, setting %d: %ld differences (%ld hits compared)", dna ? "DNA" : "protein",
-              set, bad, hits);
-        CHECK(hits > 100, "%s, setting %d: %ld hits compared", dna ? "DNA" : "protein", set, hits);
+        CHECK(bad == 0, "%s, %s, setting %d: %ld differences (%ld hits compared)",
+              dna ? "DNA" : "protein", model, set, bad, hits);
+        CHECK(hits > 100, "%s, %s, setting %d: %ld hits compared", dna ? "DNA" : "protein", model,
+              set, hits);
         if (set == 1) { /* the case really is fitted */
             swgpu_search_result_t *r = NULL;
             CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &r), SWGPU_OK);
             CHECK(r && r->q[0].karlin.estimated == 1, "%s: parameters fitted", dna ? "DNA" : "protein");
             swgpu_search_result_destroy(r);
         }
+        set = set5;
     }
     swgpu_matrix_destroy(m);
     swgpu_db_destroy(db);
@@ -425,9 +442,60 @@ static void test_fallback(void)
     swgpu_opts_init(&o, SWGPU_PROTEIN);
     o.gap_open = 12;
     o.gap_extend = 3;
-    const double x[] = {0, 0.4, 1};
-    CHECK_EQ_INT(split_search(qs, db, tmp("f.fa"), tmp("f.swdb"), m, &o, x, 2, 1, &hits), 0);
+    const double x[] = {0, 0.4, 1}, x3[] = {0, 0.3, 0.6, 1};
+    /* the fallback (BLOSUM62 11/1) has Spouge's parameters: under that
+     * model its E-values depend on the subject's length, which the parts
+     * must allow for without knowing whether the fit will fail */
+    static const double thresholds[] = {10, 0.5, 1e-3};
+    static const int tops[] = {10, 2, 1};
+    for (int mi = 0; mi < 2; mi++)
+        for (int k = 0; k < 3; k++) {
+            o.evalue_model = mi ? SWGPU_EVALUE_OLD_FSC : SWGPU_EVALUE_SPOUGE;
+            o.evalue = thresholds[k];
+            o.top_n = tops[k];
+            long bad = split_search(qs, db, tmp("f.fa"), tmp("f.swdb"), m, &o, x, 2, 1, &hits) +
+                       split_search(qs, db, tmp("f.fa"), tmp("f.swdb"), m, &o, x3, 3, 0, &hits);
+            CHECK(bad == 0, "fallback, %s, E <= %g, top %d: %ld differences",
+                  mi ? "old-fsc" : "spouge", thresholds[k], tops[k], bad);
+        }
+    o.evalue = 10;
+    o.top_n = 10;
+    o.evalue_model = SWGPU_EVALUE_SPOUGE;
     CHECK(hits > 0, "fallback: %ld hits compared", hits);
+    {
+        /* an inversion under the fallback: a stronger hit a that fails where
+         * a weaker one b passes (threshold E(b)), with top_n the rank of b,
+         * so that the best top_n by score hold a but not b */
+        swgpu_search_result_t *all = NULL;
+        swgpu_opts_t oa = o;
+        const double x1[] = {0, 1};
+        int found = 0;
+        oa.top_n = (int)swgpu_db_size(db);
+        oa.evalue = 1e300;
+        oa.no_align = 1;
+        CHECK_EQ_INT(swgpu_search(qs, db, m, &oa, &all), SWGPU_OK);
+        for (size_t i = 0; all && i < all->n_queries && !found; i++) {
+            const swgpu_query_result_t *qa = &all->q[i];
+            for (size_t b = 1; b < qa->n_hits && !found; b++)
+                for (size_t a = 0; a < b && !found; a++)
+                    if (qa->hits[a].score > qa->hits[b].score &&
+                        qa->hits[a].evalue > qa->hits[b].evalue) {
+                        found = 1;
+                        o.evalue = qa->hits[b].evalue;
+                        o.top_n = (int)b;
+                    }
+        }
+        swgpu_search_result_destroy(all);
+        CHECK(found, "fallback under spouge: a weaker hit passes where a stronger one fails");
+        if (found) {
+            long bad = split_search(qs, db, tmp("f.fa"), tmp("f.swdb"), m, &o, x1, 1, 1, &hits) +
+                       split_search(qs, db, tmp("f.fa"), tmp("f.swdb"), m, &o, x, 2, 0, &hits);
+            CHECK(bad == 0, "fallback, spouge, E <= %g, top %d: %ld differences", o.evalue,
+                  o.top_n, bad);
+        }
+        o.evalue = 10;
+        o.top_n = 10;
+    }
     {
         swgpu_search_result_t *w = NULL;
         swgpu_karlin_t k62;
@@ -447,6 +515,212 @@ static void test_fallback(void)
     swgpu_seqset_destroy(qs);
 }
 
+/*
+ * Spouge's E-values depend on the subject's length: a weaker hit against a
+ * short subject may pass the threshold while a stronger one against a long
+ * subject fails.  The whole search picks its top_n among those that pass,
+ * so a part must too (a part's best top_n by score, filtered afterwards,
+ * would miss them).  The inputs are chosen so that such inversions occur
+ * (checked), then every threshold and top_n is split and compared.
+ */
+static void test_spouge_inversions(void)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *m = NULL;
+    build(41, 300, 8, 0, tmp("i.fa"), &qs, &db);
+    swgpu_db_write(db, tmp("i.swdb"));
+    swgpu_matrix_builtin("BLOSUM62", &m);
+    static const double thresholds[] = {1e-6, 0.05, 0.2, 3};
+    static const int tops[] = {1, 2, 4, 50};
+    static const double cuts[][5] = {{0, 1}, {0, 0.5, 1}, {0, 0.2, 0.45, 0.8, 1}};
+    static const int np[] = {1, 2, 4};
+    for (int mi = 0; mi < 2; mi++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *all = NULL;
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.evalue_model = mi ? SWGPU_EVALUE_OLD_FSC : SWGPU_EVALUE_SPOUGE;
+        o.threads = 2;
+        o.no_align = 1;
+        o.top_n = (int)swgpu_db_size(db);
+        o.evalue = 1e300;
+        CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &all), SWGPU_OK);
+        long inversions = 0, bad = 0, hits = 0, missed = 0;
+        for (size_t i = 0; all && i < all->n_queries; i++) {
+            const swgpu_query_result_t *qa = &all->q[i];
+            for (int x = 0; x < 4; x++) {
+                for (size_t a = 0; a < qa->n_hits; a++)
+                    for (size_t b = a + 1; b < qa->n_hits; b++)
+                        inversions += qa->hits[a].evalue > thresholds[x] &&
+                                      qa->hits[b].evalue <= thresholds[x] &&
+                                      qa->hits[a].score > qa->hits[b].score;
+                /* what the best top_n by score, filtered afterwards, would
+                 * lose: a hit that passes below one that fails in the top_n */
+                for (int k = 0; k < 4; k++) {
+                    size_t top = (size_t)tops[k], fails = 0, passes_after = 0;
+                    for (size_t h = 0; h < qa->n_hits; h++) {
+                        int pass = qa->hits[h].evalue <= thresholds[x];
+                        if (h < top)
+                            fails += !pass;
+                        else
+                            passes_after += pass;
+                    }
+                    missed += fails && passes_after;
+                }
+            }
+        }
+        swgpu_search_result_destroy(all);
+        for (int x = 0; x < 4; x++)
+            for (int k = 0; k < 4; k++)
+                for (int c = 0; c < 3; c++)
+                    for (int align = 0; align < 2; align++) {
+                        o.evalue = thresholds[x];
+                        o.top_n = tops[k];
+                        o.no_align = !align;
+                        bad += split_search(qs, db, tmp("i.fa"), tmp("i.swdb"), m, &o, cuts[c], np[c],
+                                            c, &hits);
+                    }
+        CHECK(bad == 0, "%s: %ld differences (%ld hits compared)", mi ? "old-fsc" : "spouge", bad,
+              hits);
+        CHECK(hits > 100, "%s: %ld hits compared", mi ? "old-fsc" : "spouge", hits);
+        if (mi == 0)
+            CHECK(inversions > 0 && missed > 0,
+                  "spouge: a weaker hit passes where a stronger one fails (%ld pairs; %ld "
+                  "(query, threshold, top_n) cases where a part's best by score, filtered "
+                  "afterwards, would lose a hit)", inversions, missed);
+        else
+            CHECK(inversions == 0 && missed == 0, "old-fsc: E-values follow the scores");
+    }
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+/* a part's progress counts its own part's queries and cells */
+typedef struct {
+    size_t calls, done, total;
+    uint64_t cells_done, cells_total;
+} prog_t;
+
+static void on_progress(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
+                        double seconds, void *user)
+{
+    prog_t *p = user;
+    (void)seconds;
+    p->calls++;
+    p->done = done;
+    p->total = total;
+    p->cells_done = cells_done;
+    p->cells_total = cells_total;
+}
+
+static void test_progress(void)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL, *p = NULL;
+    swgpu_matrix_t *m = NULL;
+    build(13, 120, 6, 0, tmp("p.fa"), &qs, &db);
+    swgpu_matrix_builtin("BLOSUM62", &m);
+    CHECK_EQ_INT(swgpu_db_part(db, 0.3, 0.8, &p), SWGPU_OK);
+    for (int cand = 0; p && cand < 2; cand++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *r = NULL;
+        prog_t pg = {0, 0, 0, 0, 0};
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.threads = 2;
+        o.candidates = cand;
+        o.progress = on_progress;
+        o.progress_user = &pg;
+        CHECK_EQ_INT(swgpu_search(qs, p, m, &o, &r), SWGPU_OK);
+        uint64_t cells = swgpu_seqset_residues(qs) * swgpu_db_residues(p);
+        CHECK(pg.calls > 0 && pg.done == swgpu_seqset_size(qs) && pg.total == pg.done &&
+                  pg.cells_done == cells && pg.cells_total == cells && r && r->cells == cells,
+              "progress over a part (candidates %d): %zu calls, %zu of %zu queries, %llu of %llu "
+              "cells, %llu expected", cand, pg.calls, pg.done, pg.total,
+              (unsigned long long)pg.cells_done, (unsigned long long)pg.cells_total,
+              (unsigned long long)cells);
+        swgpu_search_result_destroy(r);
+    }
+    /* every score of a part comes through on_scores; swgpu_scan_scores wants
+     * a whole database */
+    if (p) {
+        swgpu_opts_t o;
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        int32_t *out = malloc(swgpu_seqset_size(qs) * swgpu_db_size(db) * sizeof *out);
+        CHECK_EQ_INT(swgpu_scan_scores(qs, p, m, &o, out), SWGPU_EINVAL);
+        free(out);
+    }
+    swgpu_db_destroy(p);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+/* a BLAST database is read whole and cut: its parts cover it once, and
+ * the split search over them is the whole search */
+static void test_blastdb(void)
+{
+    const char *dir = getenv("SWGPU_TESTDATA");
+    char prefix[512], fa[512];
+    static const char *const names[] = {"prot_v5", "prot_mv", "nuc_v4"};
+    for (int k = 0; k < 3; k++) {
+        swgpu_db_t *whole = NULL, *p = NULL;
+        swgpu_seqset_t *qs = NULL;
+        swgpu_matrix_t *m = NULL;
+        int dna = k == 2;
+        snprintf(prefix, sizeof prefix, "%s/blastdb/%s", dir ? dir : "tests/data", names[k]);
+        snprintf(fa, sizeof fa, "%s/blastdb/%s", dir ? dir : "tests/data", dna ? "nuc.fa" : "prot.fa");
+        if (swgpu_db_open(prefix, SWGPU_AUTO, &whole, NULL) != SWGPU_OK) {
+            CHECK(0, "open %s: %s", prefix, swgpu_last_error());
+            continue;
+        }
+        const double x[] = {0, 0.3, 0.3, 0.7, 1};
+        uint64_t next = 0;
+        long bad = 0, hits = 0;
+        for (int i = 0; i < 4; i++) {
+            swgpu_db_part_t pi;
+            if (swgpu_db_open_part(prefix, SWGPU_AUTO, x[i], x[i + 1], &p, NULL) != SWGPU_OK) {
+                bad++;
+                continue;
+            }
+            swgpu_db_part_info(p, &pi);
+            bad += pi.first != next || pi.total_n != swgpu_db_size(whole);
+            for (uint64_t s = 0; s < pi.n; s++) {
+                swgpu_seq_t a, b;
+                size_t idx = swgpu_db_scan_index(p, s);
+                bad += swgpu_db_get(p, idx, &a) || swgpu_db_get(whole, idx, &b) || a.len != b.len ||
+                       memcmp(a.res, b.res, a.len) || strcmp(a.id, b.id) || strcmp(a.desc, b.desc);
+            }
+            next += pi.n;
+            /* a part keeps the files it was read from */
+            bad += p->n_src != whole->n_src || p->n_src == 0;
+            swgpu_db_destroy(p);
+            p = NULL;
+        }
+        bad += next != swgpu_db_size(whole);
+        if (swgpu_seqset_read(fa, SWGPU_AUTO, &qs, NULL) == SWGPU_OK) {
+            swgpu_opts_t o;
+            swgpu_opts_init(&o, dna ? SWGPU_DNA : SWGPU_PROTEIN);
+            o.threads = 2;
+            o.no_self = 1;
+            if (dna)
+                swgpu_matrix_dna(2, -3, &m);
+            else
+                swgpu_matrix_builtin("BLOSUM62", &m);
+            /* the parts through swgpu_db_open_part of the prefix (source 1
+             * stands for the makedb file: pass the prefix there) */
+            bad += split_search(qs, whole, fa, prefix, m, &o, x, 4, 1, &hits);
+        } else {
+            bad++;
+        }
+        CHECK(bad == 0 && hits > 0, "BLAST database %s in parts: %ld differences, %ld hits compared",
+              names[k], bad, hits);
+        swgpu_matrix_destroy(m);
+        swgpu_seqset_destroy(qs);
+        swgpu_db_destroy(whole);
+    }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_part.XXXXXX");
@@ -459,6 +733,9 @@ int main(void)
     test_split(0);
     test_split(1);
     test_fallback();
+    test_spouge_inversions();
+    test_progress();
+    test_blastdb();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -3,7 +3,8 @@
 # 3; CPU backend, oversubscribed) must write byte for byte what `swgpu ARGS`
 # writes, for search (FASTA and makedb databases, many queries, ties,
 # --no-self, formats 6, 7, pair and columns, --no-align, fitted statistics,
-# DNA, uneven and measured splits, batches) and align (summary, SAM, pair,
+# both E-value models, BLAST databases, DNA, uneven and measured splits,
+# batches) and align (summary, SAM, pair,
 # both strands, protein, score-only, a deep traceback, the SVG plot).  A
 # failure on any rank - bad input, an unwritable output, a failure injected
 # into one rank (SWGPU_MPI_FAIL=RANK:PHASE) - must end every rank with exit
@@ -122,6 +123,29 @@ same "all against all, --no-self" search -q "$T/ties.swdb" -d "$T/ties.swdb" --n
     --backend cpu -t 1 --quiet
 same "format 7, strict E-value" search -q $Q -d "$T/ties.fa" --outfmt 7 --evalue 1e-30 \
     --backend cpu --quiet
+# E-values: Spouge's (the default; they depend on the subject's length, so
+# the filter comes before top-N: with E <= 5 and top 5, one query's 5 best
+# scores hold a hit that fails above one that passes) and the old
+# length-adjusted ones
+for e in 1e-3 0.05 5; do
+    for n in 1 5; do
+        same "spouge, E <= $e, top $n" search -q "$T/q20.fa" -d "$T/ties.swdb" --evalue $e -n $n \
+            --no-align --backend cpu --quiet
+    done
+done
+same "--evalue-model old-fsc, E <= 0.05" search -q "$T/q20.fa" -d "$T/ties.swdb" --evalue 0.05 \
+    -n 3 --evalue-model old-fsc --backend cpu --quiet
+same "--evalue-model old-fsc, format 7" search -q $Q -d "$T/ties.fa" --outfmt 7 \
+    --evalue-model old-fsc --backend cpu --quiet
+same "--evalue-model old-fsc, fitted" search -q "$T/q20.fa" -d "$T/ties.swdb" --gap-open 12 \
+    --gap-extend 3 --evalue-model old-fsc --backend cpu --quiet
+same "--evalue-model old-fsc, the fallback" search -q $D/cli_q.fasta -d $D/cli_db.fasta \
+    --gap-open 12 --gap-extend 3 --evalue-model old-fsc --backend cpu --quiet
+# a BLAST database (read whole by each rank, then cut)
+same "BLAST database, --no-self" search -q tests/data/blastdb/prot.fa -d tests/data/blastdb/prot_mv \
+    --no-self -n 5 --backend cpu --quiet
+same "BLAST database, DNA" search -q tests/data/blastdb/nuc.fa -d tests/data/blastdb/nuc_v5 \
+    --outfmt 7 --backend cpu --quiet
 same "format pair" search -q "$T/q20.fa" -d "$T/ties.swdb" --outfmt pair -n 3 --backend cpu --quiet
 same "columns" search -q "$T/q20.fa" -d "$T/ties.fa" --backend cpu --quiet \
     --outfmt '6 qseqid sseqid stitle pident length mismatch gapopen qstart qend sstart send evalue bitscore score qlen slen nident positive gaps btop cigar qseq sseq'
