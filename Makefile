@@ -162,12 +162,14 @@ demo: $(TOOL)
 	$(TOOL) search -q examples/queries.fasta -d examples/db.fasta -n 1 --outfmt pair
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu
 	install -m 644 $(B)/libswgpu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libswgpu.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/swgpu.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(B)/swgpu.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 docs/swgpu.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf $(B)
