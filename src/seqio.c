@@ -620,6 +620,12 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
 
     /* a UTF-8 byte-order mark before the first record is ignored */
     if ((rc = rd_fill(&p.r)) < 0) goto fail;
+    if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8) && !gzdirect(p.r.gz)) {
+        /* a database is memory-mapped, never decompressed */
+        rc = swgpu__fail(SWGPU_EFORMAT, "file %s: a gzip-compressed swgpu database (decompress it "
+                         "first: databases are memory-mapped)", path);
+        goto fail;
+    }
     if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8)) { /* a makedb database */
         gzclose(p.r.gz);
         free(p.r.buf);

@@ -347,6 +347,30 @@ static void test_bad_input(void)
     expect_fail(tmp("bad.gz"), SWGPU_AUTO, SWGPU_EFORMAT, "gzip");
     free(gz);
     free(text);
+
+    /* a makedb database compressed with gzip: refused with a clear message by
+     * the reader and by swgpu_db_open (it used to recurse until the stack
+     * overflowed: found by fuzz_fasta) */
+    swgpu_db_t *db = NULL;
+    swgpu_seqset_t *set = NULL;
+    CHECK_EQ_INT(swgpu_seqset_read(data("multi.fa"), SWGPU_AUTO, &set, NULL), 0);
+    CHECK_EQ_INT(swgpu_db_from_seqset(set, &db), 0);
+    CHECK_EQ_INT(swgpu_db_write(db, tmp("db.swdb")), 0);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(set);
+    db = NULL;
+    in = fopen(tmp("db.swdb"), "rb");
+    size = file_size(tmp("db.swdb"));
+    char *raw = malloc((size_t)size);
+    CHECK(in && fread(raw, 1, (size_t)size, in) == (size_t)size, "read back db");
+    fclose(in);
+    write_gz(tmp("db.swdb.gz"), raw, (size_t)size);
+    free(raw);
+    expect_fail(tmp("db.swdb.gz"), SWGPU_AUTO, SWGPU_EFORMAT,
+                "a gzip-compressed swgpu database (decompress it first");
+    CHECK_EQ_INT(swgpu_db_open(tmp("db.swdb.gz"), SWGPU_AUTO, &db, NULL), SWGPU_EFORMAT);
+    CHECK(db == NULL && strstr(swgpu_last_error(), "gzip-compressed swgpu database"), "db_open: %s",
+          swgpu_last_error());
 }
 
 /* records and lines that cross the reader's buffer, and a line longer than it */
@@ -447,7 +471,8 @@ int main(void)
     test_bad_input();
     test_large();
     test_create_add();
-    const char *names[] = {"multi.bin", "empty.gz", "full.gz", "cut.gz", "bad.gz"};
+    const char *names[] = {"multi.bin", "empty.gz", "full.gz", "cut.gz", "bad.gz", "db.swdb",
+                           "db.swdb.gz"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tmp(names[i]));
     rmdir(tmpdir);
     return tap_done();

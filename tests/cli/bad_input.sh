@@ -60,6 +60,11 @@ bad "empty database file" "empty\.fa.*(empty|no sequence)" search -q $Q -d "$T/e
 bad "text that is not FASTA" "text\.txt, line 1: expected '>' or '@'" search -q "$T/text.txt" -d $DB
 bad "truncated gzip" "trunc\.fa\.gz.*(truncated|gzip|unexpected end)" search -q $Q -d "$T/trunc.fa.gz"
 bad "only empty records" "allempty\.fa.*(empty|no sequence)" search -q "$T/allempty.fa" -d $DB
+"$SWGPU" makedb $DB "$T/gz.swdb" --quiet && gzip "$T/gz.swdb"
+bad "gzipped makedb database" "gz\.swdb\.gz: a gzip-compressed swgpu database \(decompress it first" \
+    search -q $Q -d "$T/gz.swdb.gz"
+bad "gzipped makedb as queries" "gz\.swdb\.gz: a gzip-compressed swgpu database" \
+    search -q "$T/gz.swdb.gz" -d $DB
 
 # a record with an empty sequence: skipped with a warning, counted, exit 0
 if "$SWGPU" search -q "$T/withempty.fa" -d $DB --outfmt '6 qseqid sseqid score' > "$T/out" 2> "$T/err"; then
