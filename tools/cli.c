@@ -103,7 +103,7 @@ int cli_parse_size(const char *opt, const char *s, uint64_t *out)
                         ((end[1] == 'i') && (end[2] == 'B') && end[3] == 0)))
             end = (char *)"";
     }
-    if (end == s || *end || errno || !isfinite(v) || v <= 0 || v * mul > 1.8e19) {
+    if (end == s || *end || errno || !isfinite(v) || v * mul < 1 || v * mul > 1.8e19) {
         cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
         return -1;
     }

@@ -91,6 +91,8 @@ bad "-n not a number" "-n: 'ten' is not an integer" search -q $Q -d $DB -n ten
 bad "evalue 0" "E-value threshold 0: must be > 0" search -q $Q -d $DB --evalue 0
 bad "search --max-memory not a size" "--max-memory: '12Q' is not a size" search -q $Q -d $DB --max-memory 12Q
 bad "search --max-memory 0" "--max-memory: '0' is not a size" search -q $Q -d $DB --max-memory 0
+bad "search --max-memory below a byte" "--max-memory: '0.4' is not a size" search -q $Q -d $DB --max-memory 0.4
+bad "align --max-memory below a byte" "--max-memory: '1e-12G' is not a size" align $Q $DB --max-memory 1e-12G
 bad "negative threads" "threads -2" search -q $Q -d $DB --threads -2
 bad "unknown option" "unknown option '--frobnicate'" search -q $Q -d $DB --frobnicate
 bad "unknown short option" "unknown option '-Z'" search -q $Q -d $DB -Z
