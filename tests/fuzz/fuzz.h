@@ -19,7 +19,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* the input as a file; its path (the same file for every input) */
-static const char *fuzz_file(const uint8_t *data, size_t size)
+static inline const char *fuzz_file(const uint8_t *data, size_t size)
 {
     static char path[64];
     if (!path[0]) {
