@@ -88,10 +88,14 @@ bench: $(BENCHES)
 check: $(TOOL) $(TESTS) $(REPLAYS)
 	@sh tests/run.sh $(B)
 
+# fuzz_cli links the tool's option parsing: every tools/*.c but main's
+CLI_C     := $(filter-out tools/swgpu.c,$(TOOL_C))
+fuzz_src   = $< $(if $(findstring fuzz_cli,$<),-Itools $(CLI_C))
+
 # the fuzz harnesses without libFuzzer: make check replays the saved corpus
-$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libswgpu.a
+$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(CLI_C) tools/cli.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(WARN) -o $@ $< tests/fuzz/replay.c $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+	$(CC) $(STD) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(WARN) -o $@ $(fuzz_src) tests/fuzz/replay.c $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
 # libFuzzer harnesses (Debian's clang): the CPU library built with clang under
 # ASan + UBSan in build-fuzz/, one fuzzer per tests/fuzz/fuzz_*.c
@@ -99,10 +103,10 @@ FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefine
 FUZZERS   := $(FUZZ_C:tests/fuzz/%.c=build-fuzz/fuzz/%)
 fuzz:
 	$(MAKE) B=build-fuzz NVCC= CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" build-fuzz/libswgpu.a
-	$(MAKE) $(FUZZERS)
-build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h build-fuzz/libswgpu.a
+	$(MAKE) NVCC= $(FUZZERS)
+build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_C) tools/cli.h build-fuzz/libswgpu.a
 	@mkdir -p $(dir $@)
-	clang $(STD) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libswgpu.a $(LDLIBS)
+	clang $(STD) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(fuzz_src) build-fuzz/libswgpu.a $(LDLIBS)
 # a short run of every fuzzer from its saved corpus (FUZZ_SECONDS each); new
 # inputs go to build-fuzz/corpus, crashes to build-fuzz/ (copy them into
 # tests/fuzz/corpus/ so that make check replays them from then on)
