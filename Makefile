@@ -3,6 +3,8 @@
 #   make            library (static + shared) and the swgpu tool
 #   make check      build and run every test (GPU tests skip without a device)
 #   make check-sanitize   the same, CPU build, under ASan (with leaks) + UBSan
+#   make check-tsan the multithreaded tests, CPU build, under ThreadSanitizer
+#   make fuzz / fuzz-run   libFuzzer harnesses (tests/fuzz), a short run of each
 #   make demo       search the bundled example data
 #   make install PREFIX=/usr/local
 #
@@ -46,7 +48,7 @@ FUZZ_C    := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(FUZZ_C:tests/fuzz/%.c=$(B)/fuzz/replay_%)
 BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
-.PHONY: all check check-sanitize fuzz fuzz-run demo install clean bench FORCE
+.PHONY: all check check-sanitize check-tsan fuzz fuzz-run demo install clean bench FORCE
 all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(B)/swgpu.pc
 
 $(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
@@ -125,6 +127,18 @@ fuzz-run: fuzz
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-sanitize:
 	SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
+
+# the multithreaded paths under ThreadSanitizer (CPU build, build-tsan/): the
+# tests of the search threads, the SIMD engine's scan threads, the long
+# alignment's bands and traceback pieces, the library used from several
+# threads at once, and the tool's searches and alignments with -t 1, 2, 4;
+# SWGPU_TEST_QUICK=1 trims their random cases (TSan slows the code ~20x)
+TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent
+check-tsan:
+	$(MAKE) B=build-tsan NVCC= CFLAGS="$(TSAN_FLAGS)" build-tsan/swgpu $(TSAN_TESTS:%=build-tsan/tests/%)
+	SWGPU_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    sh tests/run.sh build-tsan $(TSAN_TESTS) threads.sh
 
 demo: $(TOOL)
 	$(TOOL) search -q examples/queries.fasta -d examples/db.fasta -n 3 --outfmt 7
