@@ -109,24 +109,28 @@ fuzz:
 build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_C) tools/cli.h build-fuzz/libswgpu.a
 	@mkdir -p $(dir $@)
 	clang $(STD) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(fuzz_src) build-fuzz/libswgpu.a $(LDLIBS)
-# a short run of every fuzzer from its saved corpus (FUZZ_SECONDS each); new
-# inputs go to build-fuzz/corpus, crashes to build-fuzz/ (copy them into
-# tests/fuzz/corpus/ so that make check replays them from then on)
+# a short run of every fuzzer from its saved corpus (FUZZ_SECONDS each; make
+# -j2 fuzz-run runs two at a time); new inputs go to build-fuzz/corpus, crashes
+# to build-fuzz/ (copy them into tests/fuzz/corpus/ so that make check replays
+# them from then on)
 FUZZ_SECONDS ?= 20
-fuzz-run: fuzz
-	@for f in $(FUZZERS); do n=$$(basename $$f | sed 's/^fuzz_//'); \
-	    mkdir -p build-fuzz/corpus/$$n; \
-	    echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -artifact_prefix=build-fuzz/ \
-	        build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>build-fuzz/$$n.log || \
-	        { tail -30 build-fuzz/$$n.log; exit 1; }; \
-	    tail -1 build-fuzz/$$n.log; done
+FUZZ_RUNS := $(FUZZ_C:tests/fuzz/fuzz_%.c=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz-run: $(FUZZ_RUNS)
+$(FUZZ_RUNS): fuzz-run-%: fuzz
+	@mkdir -p build-fuzz/corpus/$*
+	@echo "fuzz $*: $(FUZZ_SECONDS) s"
+	@build-fuzz/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	    -artifact_prefix=build-fuzz/ build-fuzz/corpus/$* tests/fuzz/corpus/$* 2>build-fuzz/$*.log || \
+	    { tail -40 build-fuzz/$*.log; exit 1; }
+	@echo "fuzz $*: $$(grep -E '^Done [0-9]+ runs' build-fuzz/$*.log), no crash"
 
 # every test of the CPU build under AddressSanitizer (leaks included) and
 # UndefinedBehaviorSanitizer, in its own build directory
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-sanitize:
-	SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
+	ASAN_OPTIONS=detect_leaks=1 SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" \
+	    $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
 
 # the multithreaded paths under ThreadSanitizer (CPU build, build-tsan/): the
 # tests of the search threads, the SIMD engine's scan threads, the long
