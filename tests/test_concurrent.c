@@ -3,7 +3,8 @@
  * once run searches (backends ref and cpu, and cuda when a device is
  * present), pairwise alignments (swgpu_align) and long alignments
  * (swgpu_align_long on the CPU), all on one shared query set, matrix and
- * database (built in memory, and a makedb file mapped from disk); every
+ * database (built in memory, and a makedb file mapped from disk), and
+ * write that database to one path from every thread at once; every
  * result must equal the single-threaded run's exactly: each hit's target,
  * score, bits, E-value, coordinates, counts and CIGAR.  Each thread's error
  * message (swgpu_last_error) stays its own.  make check-tsan runs this
@@ -22,6 +23,7 @@
 #define ROUNDS 2
 
 static const char *datadir = "tests/data", *exdir = "examples";
+static char tmpdir[] = "/tmp/swgpu_test_concurrent.XXXXXX";
 
 /* --------------------------------------------------------------- shared */
 
@@ -35,11 +37,11 @@ static int have_cuda;
 
 /* ------------------------------------------------------------------ jobs */
 
-enum { J_CPU, J_CPU_MAP, J_REF, J_CUDA, J_ALIGN, J_LONG_DNA, J_LONG_PROT, N_JOBS };
+enum { J_CPU, J_CPU_MAP, J_REF, J_CUDA, J_ALIGN, J_LONG_DNA, J_LONG_PROT, J_DB_WRITE, N_JOBS };
 static const char *const job_name[N_JOBS] = {"search cpu",       "search cpu (mapped db)",
                                              "search ref",       "search cuda",
                                              "swgpu_align",      "align_long dna",
-                                             "align_long protein"};
+                                             "align_long protein", "db_write (one path)"};
 
 /* What one job computed. */
 typedef struct {
@@ -107,6 +109,30 @@ static int align_long(const swgpu_seqset_t *a, size_t ab, const swgpu_seqset_t *
     return SWGPU_OK;
 }
 
+/* swgpu_db_write of the small database, every thread to the same path, then
+ * the file mapped back: complete and equal (the last rename wins) */
+static int db_write_read(void)
+{
+    char path[512];
+    swgpu_db_t *back = NULL;
+    snprintf(path, sizeof path, "%s/shared.swdb", tmpdir);
+    int rc = swgpu_db_write(db_small, path);
+    if (rc < 0 || (rc = swgpu_db_open(path, SWGPU_AUTO, &back, NULL)) < 0)
+        return rc;
+    if (swgpu_db_size(back) != swgpu_db_size(db_small) ||
+        swgpu_db_residues(back) != swgpu_db_residues(db_small))
+        rc = SWGPU_EDB;
+    for (size_t i = 0; i < swgpu_db_size(back) && rc == 0; i++) {
+        swgpu_seq_t x, y;
+        swgpu_db_get(back, i, &x);
+        swgpu_db_get(db_small, i, &y);
+        if (strcmp(x.id, y.id) || x.len != y.len || memcmp(x.res, y.res, x.len))
+            rc = SWGPU_EDB;
+    }
+    swgpu_db_destroy(back);
+    return rc;
+}
+
 static int run_job(int job, int threads, outcome_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -118,6 +144,7 @@ static int run_job(int job, int threads, outcome_t *out)
     case J_ALIGN: return out->rc = pairwise(out);
     case J_LONG_DNA: return out->rc = align_long(long_a, 400, long_b, 160, 900, dna, threads, out);
     case J_LONG_PROT: return out->rc = align_long(long_pa, 0, long_pb, 0, 1000, blosum, threads, out);
+    case J_DB_WRITE: return out->rc = db_write_read();
     }
     return out->rc = SWGPU_EINVAL;
 }
@@ -270,7 +297,7 @@ static swgpu_seqset_t *first_of(const swgpu_db_t *db, size_t n, swgpu_seqset_t *
     return s;
 }
 
-static int setup(const char *tmpdir)
+static int setup(void)
 {
     char path[512];
     swgpu_seqset_t *s;
@@ -319,7 +346,6 @@ static int setup(const char *tmpdir)
 
 int main(void)
 {
-    char tmpdir[] = "/tmp/swgpu_test_concurrent.XXXXXX";
     const char *e = getenv("SWGPU_TESTDATA");
     if (e)
         datadir = e;
@@ -328,11 +354,10 @@ int main(void)
         return 1;
     }
     swgpu__long_set_base(1 << 12); /* small traceback pieces; set before any thread runs */
-    if (setup(tmpdir) < 0) {
+    if (setup() < 0) {
         rmdir(tmpdir);
         return tap_done();
     }
-    rmdir(tmpdir);
 
     /* the single-threaded run, one thread inside the library too */
     for (int j = 0; j < N_JOBS; j++) {
@@ -418,5 +443,13 @@ int main(void)
     swgpu_db_destroy(db_small);
     swgpu_matrix_destroy(blosum);
     swgpu_matrix_destroy(dna);
+    {
+        char path[600];
+        int left = 0;
+        snprintf(path, sizeof path, "%s/shared.swdb", tmpdir);
+        unlink(path);
+        left = rmdir(tmpdir) != 0; /* fails if a temporary file was left behind */
+        CHECK(!left, "%s: not empty at the end (a temporary file left?)", tmpdir);
+    }
     return tap_done();
 }
