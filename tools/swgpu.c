@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     cli_start_clock();
     cli_install_logger(1);
     if (argc < 2) {
-        cli_error("no command given (commands: search, makedb, version, help; "
+        cli_error("no command given (commands: search, makedb, align, version, help; "
                   "swgpu --help for usage)");
         return 1;
     }
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         }
         const command_t *c = find_command(argv[2]);
         if (!c) {
-            cli_error("help: unknown command '%s' (commands: search, makedb, version, help)",
+            cli_error("help: unknown command '%s' (commands: search, makedb, align, version, help)",
                       argv[2]);
             return 1;
         }
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
         return cmd_version();
     const command_t *c = find_command(cmd);
     if (!c) {
-        cli_error("unknown command '%s' (commands: search, makedb, version, help)", cmd);
+        cli_error("unknown command '%s' (commands: search, makedb, align, version, help)", cmd);
         return 1;
     }
     int status = c->fn(argc - 1, argv + 1) ? 1 : 0;
