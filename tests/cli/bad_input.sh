@@ -148,12 +148,27 @@ else
     skip "write errors: no /dev/full"
 fi
 
+# --- damaged and foreign databases ---------------------------------------
+"$SWGPU" makedb $DB "$T/good.swdb" --quiet
+head -c 700 "$T/good.swdb" > "$T/cut.swdb"
+cp "$T/good.swdb" "$T/flip.swdb"
+printf 'Z' | dd of="$T/flip.swdb" bs=1 seek=600 conv=notrunc 2> /dev/null
+printf '\177ELF\002\001\001\000\000\000' > "$T/elf.bin"
+bad "truncated makedb database" "cut\.swdb: truncated" search -q $Q -d "$T/cut.swdb"
+bad "corrupt makedb database" "flip\.swdb: checksum mismatch" search -q $Q -d "$T/flip.swdb"
+bad "binary file as database" "elf\.bin: neither a swgpu database .* nor FASTA" search -q $Q -d "$T/elf.bin"
+bad "binary file as queries" "elf\.bin, line 1: expected '>' or '@'" search -q "$T/elf.bin" -d $DB
+
 # --- the tool itself ----------------------------------------------------
-bad "no command" "no command given"
-bad "unknown command" "unknown command 'serch'" serch -q $Q -d $DB
+bad "no command" "no command given \(commands: search, makedb, align, version, help"
+bad "unknown command" "unknown command 'serch' \(commands: search, makedb, align," serch -q $Q -d $DB
 bad "makedb missing input" "nope\.fa.*(No such file|not exist|cannot open)" makedb "$T/nope.fa" "$T/x.db"
 bad "makedb wrong arguments" "expected IN and OUT" makedb $DB
 bad "makedb not FASTA" "text\.txt, line 1: expected '>' or '@'" makedb "$T/text.txt" "$T/x.db"
+bad "makedb unknown --type" "--type: 'rna' is not prot or dna" makedb --type rna $DB "$T/x.db"
+bad "help for an unknown command" "help: unknown command 'serch'" help serch
+bad "--threads not a number" "--threads: 'four' is not an integer" search -q $Q -d $DB -t four
+bad "-o is a directory" "output .*adir: is a directory" search -q $Q -d $DB -o "$T/adir"
 [ -e "$T/x.db" ] && fail "a failed makedb left its output" || pass
 
 # --- outputs never replace inputs (refused before any work; inputs intact) --
