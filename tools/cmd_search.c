@@ -73,8 +73,12 @@ static void usage(FILE *fp)
           "      --max-memory SIZE  GPU memory each GPU may use, e.g. 2G (default 7/8 of its\n"
           "                         free memory); a larger database is streamed in batches\n"
           "  -v, --verbose          more messages (repeat for debug)\n"
-          "      --quiet            no warnings and no summary line\n"
-          "  -h, --help             this text\n",
+          "      --quiet            no warnings, no progress and no summary line\n"
+          "  -h, --help             this text\n"
+          "\n"
+          "Progress (queries scanned, GCUPS, time left) goes to standard error when it is a\n"
+          "terminal; a summary line (cells, scan time, GCUPS, overflows, alignment time,\n"
+          "wall time, peak memory) always does, unless --quiet.\n",
           fp);
 }
 
@@ -160,6 +164,43 @@ static double peak_rss_mb(void)
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return 0.0;
     return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
+}
+
+/* ------------------------------------------------------------ progress */
+
+/* "1:05:02", "3:07" or "12 s" */
+static void fmt_duration(double s, char *buf, size_t size)
+{
+    long t = s < 0 ? 0 : (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else if (t >= 60)
+        snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
+    else
+        snprintf(buf, size, "%ld s", t);
+}
+
+/* On a terminal (standard error), the scan's progress in one line rewritten
+ * in place: queries done, the share of the cells, GCUPS and the time left;
+ * a newline once the last query is scanned (the alignments still queued
+ * and the summary follow). */
+static void on_progress(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
+                        double seconds, void *user)
+{
+    (void)user;
+    double frac = cells_total ? (double)cells_done / (double)cells_total : 1.0;
+    char left[32] = "";
+    if (done < total && frac > 0 && seconds > 0) {
+        char d[24];
+        fmt_duration(seconds * (1.0 - frac) / frac, d, sizeof d);
+        snprintf(left, sizeof left, ", %s left", d);
+    }
+    fprintf(stderr, "\r[swgpu %.1fs] search: %zu of %zu queries (%.1f%%), %.1f GCUPS%s   ",
+            cli_elapsed(), done, total, 100.0 * frac,
+            seconds > 0 ? (double)cells_done / seconds / 1e9 : 0.0, left);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
 }
 
 enum {
@@ -381,6 +422,8 @@ int swgpu_cmd_search(int argc, char **argv)
     cli_search_opts(&a, qa, &o);
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;
+    if (verbosity > 0 && isatty(STDERR_FILENO))
+        o.progress = on_progress;
 
     /* open the output first: a bad path fails before the search runs */
     if (!(fp = cli_out_open(&out, opath)))
