@@ -5,6 +5,8 @@
 #   make check-sanitize   the same, CPU build, under ASan (with leaks) + UBSan
 #   make python     the Python package (python/) built in place in build/python
 #   make check-python     its tests (pytest), against the swgpu tool's outputs
+#   make check-tsan the multithreaded tests, CPU build, under ThreadSanitizer
+#   make fuzz / fuzz-run   libFuzzer harnesses (tests/fuzz), a short run of each
 #   make demo       search the bundled example data
 #   make install PREFIX=/usr/local
 #
@@ -53,7 +55,7 @@ FUZZ_C    := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(FUZZ_C:tests/fuzz/%.c=$(B)/fuzz/replay_%)
 BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
-.PHONY: all check check-sanitize fuzz fuzz-run demo install clean bench FORCE \
+.PHONY: all check check-sanitize check-tsan fuzz fuzz-run demo install clean bench FORCE \
         python py-ext check-python
 all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(MPI_TOOL) $(B)/swgpu.pc
 
@@ -99,10 +101,14 @@ bench: $(BENCHES)
 check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS)
 	@sh tests/run.sh $(B)
 
+# fuzz_cli links the tool's option parsing: every tools/*.c but main's
+CLI_C     := $(filter-out tools/swgpu.c,$(TOOL_C))
+fuzz_src   = $< $(if $(findstring fuzz_cli,$<),-Itools $(CLI_C))
+
 # the fuzz harnesses without libFuzzer: make check replays the saved corpus
-$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libswgpu.a
+$(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(CLI_C) tools/cli.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(WARN) -o $@ $< tests/fuzz/replay.c $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+	$(CC) $(STD) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(WARN) -o $@ $(fuzz_src) tests/fuzz/replay.c $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
 # libFuzzer harnesses (Debian's clang): the CPU library built with clang under
 # ASan + UBSan in build-fuzz/, one fuzzer per tests/fuzz/fuzz_*.c
@@ -110,28 +116,44 @@ FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefine
 FUZZERS   := $(FUZZ_C:tests/fuzz/%.c=build-fuzz/fuzz/%)
 fuzz:
 	$(MAKE) B=build-fuzz NVCC= CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" build-fuzz/libswgpu.a
-	$(MAKE) $(FUZZERS)
-build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h build-fuzz/libswgpu.a
+	$(MAKE) NVCC= $(FUZZERS)
+build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_C) tools/cli.h build-fuzz/libswgpu.a
 	@mkdir -p $(dir $@)
-	clang $(STD) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libswgpu.a $(LDLIBS)
-# a short run of every fuzzer from its saved corpus (FUZZ_SECONDS each); new
-# inputs go to build-fuzz/corpus, crashes to build-fuzz/ (copy them into
-# tests/fuzz/corpus/ so that make check replays them from then on)
+	clang $(STD) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(fuzz_src) build-fuzz/libswgpu.a $(LDLIBS)
+# a short run of every fuzzer from its saved corpus (FUZZ_SECONDS each; make
+# -j2 fuzz-run runs two at a time); new inputs go to build-fuzz/corpus, crashes
+# to build-fuzz/ (copy them into tests/fuzz/corpus/ so that make check replays
+# them from then on)
 FUZZ_SECONDS ?= 20
-fuzz-run: fuzz
-	@for f in $(FUZZERS); do n=$$(basename $$f | sed 's/^fuzz_//'); \
-	    mkdir -p build-fuzz/corpus/$$n; \
-	    echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -artifact_prefix=build-fuzz/ \
-	        build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>build-fuzz/$$n.log || \
-	        { tail -30 build-fuzz/$$n.log; exit 1; }; \
-	    tail -1 build-fuzz/$$n.log; done
+FUZZ_RUNS := $(FUZZ_C:tests/fuzz/fuzz_%.c=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz-run: $(FUZZ_RUNS)
+$(FUZZ_RUNS): fuzz-run-%: fuzz
+	@mkdir -p build-fuzz/corpus/$*
+	@echo "fuzz $*: $(FUZZ_SECONDS) s"
+	@build-fuzz/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	    -artifact_prefix=build-fuzz/ build-fuzz/corpus/$* tests/fuzz/corpus/$* 2>build-fuzz/$*.log || \
+	    { tail -40 build-fuzz/$*.log; exit 1; }
+	@echo "fuzz $*: $$(grep -E '^Done [0-9]+ runs' build-fuzz/$*.log), no crash"
 
 # every test of the CPU build under AddressSanitizer (leaks included) and
 # UndefinedBehaviorSanitizer, in its own build directory
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-sanitize:
-	SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
+	ASAN_OPTIONS=detect_leaks=1 SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" \
+	    $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
+
+# the multithreaded paths under ThreadSanitizer (CPU build, build-tsan/): the
+# tests of the search threads, the SIMD engine's scan threads, the long
+# alignment's bands and traceback pieces, the library used from several
+# threads at once, and the tool's searches and alignments with -t 1, 2, 4;
+# SWGPU_TEST_QUICK=1 trims their random cases (TSan slows the code ~20x)
+TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent
+check-tsan:
+	$(MAKE) B=build-tsan NVCC= CFLAGS="$(TSAN_FLAGS)" build-tsan/swgpu $(TSAN_TESTS:%=build-tsan/tests/%)
+	SWGPU_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    sh tests/run.sh build-tsan $(TSAN_TESTS) threads.sh
 
 # The Python package (python/swgpu): the extension module, linked with the
 # static library (and CUDA's static runtime when the library has CUDA), next
@@ -170,13 +192,15 @@ demo: $(TOOL)
 	$(TOOL) search -q examples/queries.fasta -d examples/db.fasta -n 1 --outfmt pair
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu
 	$(if $(MPI_TOOL),install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu-mpi)
 	install -m 644 $(B)/libswgpu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libswgpu.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/swgpu.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(B)/swgpu.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 docs/swgpu.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf $(B)

@@ -14,8 +14,24 @@
  *  - Gap convention: a gap of length k costs  open + k * extend  (BLAST,
  *    SWIPE, ssearch36).  Both values are given as non-negative penalties.
  *  - Coordinates in structs are 0-based, half-open: [beg, end).
- *  - Thread safety: read-only objects (matrix, seqset, db, profile) may be
- *    shared between threads; a result struct belongs to one thread at a time.
+ *  - Thread safety.  Every function may be called from several threads at
+ *    once, with these rules:
+ *      * a matrix, a sequence set, a database and an output format are
+ *        read-only once made, and may be shared by any number of threads
+ *        (searches, alignments, writes of the same database); only the
+ *        calls that change them (swgpu_seqset_add, swgpu_outfmt_set_dbname,
+ *        and *_destroy) need the object to themselves;
+ *      * what a call fills in (swgpu_aln_t, swgpu_search_result_t,
+ *        swgpu_long_stats_t, an output FILE) belongs to one call at a time;
+ *      * swgpu_last_error() is per thread;
+ *      * swgpu_set_logger() is set once, before other threads call in, and
+ *        the logger it installs is called from any thread, the library's
+ *        own worker threads included, and concurrently.
+ *    Concurrent searches on a GPU each hold their own copy of the database
+ *    in GPU memory (one that no longer fits is streamed).
+ *    tests/test_concurrent.c checks that searches (every backend) and
+ *    alignments run from several threads on shared objects give exactly
+ *    the single-threaded results.
  */
 #ifndef SWGPU_H
 #define SWGPU_H
@@ -53,7 +69,8 @@ typedef enum {
 /** Short description of a status code (static string, never NULL). */
 const char *swgpu_strerror(int status);
 
-/** Detailed message of the last failure in the calling thread ("" if none). */
+/** Detailed message of the last failure in the calling thread ("" if none;
+ *  each thread has its own, valid until its next failing call). */
 const char *swgpu_last_error(void);
 
 /* --------------------------------------------------------------- logging */
@@ -68,7 +85,9 @@ typedef enum {
 typedef void (*swgpu_log_fn)(swgpu_log_level_t level, const char *msg, void *user);
 
 /** Install a logger; messages above max_level are dropped.  fn NULL: silence.
- *  Not thread-safe with respect to concurrent library calls: set it first. */
+ *  Not thread-safe with respect to concurrent library calls: set it first.
+ *  fn is called from any thread (the library's worker threads too), possibly
+ *  from several at once, so it must be thread-safe itself. */
 void swgpu_set_logger(swgpu_log_fn fn, void *user, swgpu_log_level_t max_level);
 
 /* -------------------------------------------------------------- alphabet */
@@ -130,7 +149,8 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
 
 /** An empty set to fill with swgpu_seqset_add(). */
 int swgpu_seqset_create(swgpu_alphabet_t alphabet, swgpu_seqset_t **out);
-/** Append a sequence given as letters; unknown letters become X / N. */
+/** Append a sequence given as letters; unknown letters become X / N.  Not
+ *  while other threads use the set (it may move the sequences). */
 int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
                      const char *letters, size_t len);
 size_t swgpu_seqset_size(const swgpu_seqset_t *set);
@@ -347,6 +367,8 @@ size_t swgpu_cigar_string(const swgpu_aln_t *a, char *buf, size_t size);
  * score and end coordinates are.  Ties: among cells of maximal score, the
  * end is the one with the smallest target end, then the smallest query end;
  * the start is the one with the largest begin positions (shortest alignment).
+ * Thread safety: concurrent calls on different outputs are safe (sequences
+ * and matrix shared).
  */
 int swgpu_align(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
                 const swgpu_matrix_t *m, int gap_open, int gap_extend,
@@ -363,7 +385,10 @@ int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out);
  *  build one in memory.  info may be NULL. */
 int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet,
                   swgpu_db_t **out, swgpu_read_info_t *info);
-/** Write db as a makedb file (written to a temporary name, then renamed). */
+/** Write db as a makedb file (written to a temporary name of this call's
+ *  own, then renamed: threads may write the same path at once, and the file
+ *  is then one complete database).  Refuses to replace the file db was read
+ *  from. */
 int swgpu_db_write(const swgpu_db_t *db, const char *path);
 size_t swgpu_db_size(const swgpu_db_t *db);
 uint64_t swgpu_db_residues(const swgpu_db_t *db);
@@ -537,6 +562,8 @@ typedef struct {
  * the hits' alignments are computed on opts->threads threads while the
  * scan goes on.  The result is the same whatever the backend, the batching
  * or the thread count.
+ * Thread safety: concurrent calls may share queries, db, m and opts (all
+ * read only); each call has its own engine and threads, and its own result.
  */
 int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                  const swgpu_matrix_t *m, const swgpu_opts_t *opts,
@@ -638,7 +665,8 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
 int swgpu_backend_prepare(const swgpu_opts_t *o);
 
 /** Wait until a set-up started by swgpu_backend_prepare() is complete (at
- *  once when none was started). */
+ *  once when none was started).  Both may be called from any thread; the
+ *  set-up happens once per process. */
 void swgpu_backend_wait(void);
 
 /* ---------------------------------------------------------------- output */
@@ -648,7 +676,8 @@ typedef struct swgpu_outfmt swgpu_outfmt_t;
 /** Parse "6", "7", "pair", or a BLAST column list such as
  *  "6 qseqid sseqid score evalue qlen slen".  SWGPU_EINVAL names a bad column. */
 int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out);
-/** Write all results in the format to fp (the caller's stream). */
+/** Write all results in the format to fp (the caller's stream).  The same
+ *  format may be used by several threads at once, each with its own fp. */
 int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
                        const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
@@ -749,7 +778,8 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * SWGPU_EBUDGET if the budget cannot hold the minimum (the message says how
  * much is needed), SWGPU_ENODEV if backend cuda is asked for and absent,
  * SWGPU_ERANGE if a sequence is too long for 32-bit scores.
- * Thread safety: concurrent calls on different outputs are safe.
+ * Thread safety: concurrent calls on different outputs are safe (sequences,
+ * matrix and options shared); progress is called on the calling thread.
  *
  * Split across parts (o->comm with size > 1, every part calling with the
  * same arguments): the CPU engines of all parts compute each pass together

@@ -796,7 +796,7 @@ static int parse_defline(const ber_t *def, int bare_local, sbuf_t *ids, const ui
     const uint8_t *pos = def->c;
     size_t start = ids->n;
     int r, nid = 0, first_tag = -1;
-    *title = NULL;
+    *title = (const uint8_t *)""; /* no title: empty (never NULL: callers step through it) */
     *tlen = 0;
     if (def->id != 0x30)
         return *why = "not a Blast-def-line", -1;

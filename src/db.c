@@ -38,6 +38,7 @@
 #include "blastdb.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,7 @@
 #define DB_PAD 64u
 
 enum { SEC_OFF, SEC_NAME_OFF, SEC_ORIG, SEC_RANK, SEC_NAMES, SEC_RES, NSEC };
+static atomic_uint tmp_serial; /* swgpu_db_write's temporary names */
 static const char *const sec_name[NSEC] = {"off", "name_off", "orig", "rank", "names", "res"};
 
 /* owned[] slots of an in-memory database */
@@ -344,12 +346,16 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
     crc = crc_update(crc, zeros, fsize - pos);
     header(h, db, sec, fsize, crc);
 
-    size_t tlen = strlen(path) + 32;
+    /* a temporary name of this call's own (threads may write the same path
+     * at once: each file is complete, the last rename wins) */
+    size_t tlen = strlen(path) + 48;
     tmp = malloc(tlen);
     if (!tmp) return swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
-    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-    fp = fopen(tmp, "wb");
+    snprintf(tmp, tlen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&tmp_serial, 1u));
+    int tfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fp = tfd >= 0 ? fdopen(tfd, "wb") : NULL;
     if (!fp) {
+        if (tfd >= 0) close(tfd);
         rc = swgpu__fail(SWGPU_EIO, "database %s: cannot create %s: %s", path, tmp, strerror(errno));
         goto fail;
     }

@@ -39,6 +39,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -637,8 +638,15 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
         close(fd);
         return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
     }
-    gzbuffer(p.r.gz, 1u << 20);
-    p.r.cap = 4u << 20;
+    /* buffers: 1 MiB for zlib, 4 MiB for lines (grown for longer ones);
+     * a small file gets small ones */
+    {
+        struct stat st;
+        uint64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+        size_t zbuf = size < (1u << 20) ? 64u << 10 : 1u << 20;
+        gzbuffer(p.r.gz, (unsigned)zbuf);
+        p.r.cap = size < (4u << 20) - (64u << 10) ? (size_t)size + (64u << 10) : 4u << 20;
+    }
     p.r.buf = malloc(p.r.cap);
     p.set = seqset_new(alphabet);
     if (!p.r.buf || !p.set) {
@@ -649,6 +657,12 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
 
     /* a UTF-8 byte-order mark before the first record is ignored */
     if ((rc = rd_fill(&p.r)) < 0) goto fail;
+    if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8) && !gzdirect(p.r.gz)) {
+        /* a database is memory-mapped, never decompressed */
+        rc = swgpu__fail(SWGPU_EFORMAT, "file %s: a gzip-compressed swgpu database (decompress it "
+                         "first: databases are memory-mapped)", path);
+        goto fail;
+    }
     if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8)) { /* a makedb database */
         gzclose(p.r.gz);
         free(p.r.buf);

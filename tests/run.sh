@@ -1,10 +1,26 @@
 #!/bin/sh
 # Run every test binary in BUILD/tests and every CLI test script, then print
 # the totals as one closing line "N passed, N failed".
+#   sh tests/run.sh [BUILD [NAME...]]
+# With NAMEs (test_search, threads.sh, ...) only those run, and each must exist.
 B=${1:-build}
+[ $# -gt 0 ] && shift
 passed=0 failed=0 skipped=0 broken=""
 log=$(mktemp)
-for t in "$B"/tests/test_* tests/cli/*.sh; do
+if [ $# -gt 0 ]; then
+    list=""
+    for n in "$@"; do
+        case $n in *.sh) list="$list tests/cli/$n" ;; *) list="$list $B/tests/$n" ;; esac
+    done
+else
+    list=$(ls "$B"/tests/test_* tests/cli/*.sh 2>/dev/null)
+fi
+for t in $list; do
+    if [ $# -gt 0 ] && [ ! -f "$t" ]; then
+        echo "$t: missing"
+        failed=$((failed + 1)); broken="$broken $t"
+        continue
+    fi
     [ -f "$t" ] || continue
     case $t in */lib.sh) continue ;; esac
     case $t in

@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static long tap_passed, tap_failed, tap_skipped;
@@ -51,6 +52,15 @@ static inline int tap_done(void)
     else
         printf("%ld passed, %ld failed\n", tap_passed, tap_failed);
     return tap_failed ? 1 : 0;
+}
+
+/* SWGPU_TEST_QUICK=1 (make check-tsan sets it): the slowest tests run fewer
+ * and smaller random cases, every path still taken, for sanitizers that slow
+ * the code down tenfold or more. */
+static inline int tap_quick(void)
+{
+    const char *e = getenv("SWGPU_TEST_QUICK");
+    return e && *e && strcmp(e, "0") != 0;
 }
 
 /* Deterministic PRNG (splitmix64) so seeded tests repeat exactly. */

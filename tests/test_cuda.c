@@ -9,6 +9,8 @@
  * lengths, overflow-forcing pairs, and a database streamed under a tiny
  * memory budget.  Every score must equal the reference exactly.  The
  * profiles built on the GPU must equal the host builder's byte for byte.
+ * Part 3 (a GPU present): every allocation of the engine made to fail in
+ * turn (SWGPU_CUDA_FAIL_ALLOC): the right hits or SWGPU_ENOMEM, nothing else.
  *
  * PSSM queries (a PSSM's score rows instead of a query's residues) in both
  * parts: the host model on PSSM profiles (part1_pssm) and, on a GPU, every
@@ -1095,6 +1097,129 @@ static void part2(int small)
     free(lens);
 }
 
+/* ------------------------------------------------ failed allocations */
+
+static int n_fallback;
+
+static void count_fallback(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)user;
+    if (level == SWGPU_LOG_WARN && strstr(msg, "out of GPU memory") &&
+        strstr(msg, "streaming the database instead"))
+        n_fallback++;
+}
+
+/* the two results hold the same hits: targets, scores, E-values, CIGARs */
+static int same_hits(const swgpu_search_result_t *a, const swgpu_search_result_t *b)
+{
+    if (a->n_queries != b->n_queries)
+        return 0;
+    for (size_t q = 0; q < a->n_queries; q++) {
+        if (a->q[q].n_hits != b->q[q].n_hits)
+            return 0;
+        for (size_t h = 0; h < a->q[q].n_hits; h++) {
+            const swgpu_hit_t *x = &a->q[q].hits[h], *y = &b->q[q].hits[h];
+            if (x->target != y->target || x->score != y->score || x->evalue != y->evalue ||
+                x->aln.n_cigar != y->aln.n_cigar ||
+                memcmp(x->aln.cigar, y->aln.cigar, x->aln.n_cigar * sizeof *x->aln.cigar))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/*
+ * GPU and pinned allocations that fail (SWGPU_CUDA_FAIL_ALLOC=N fails the
+ * Nth allocation of each engine, for every N in turn, with a resident and a
+ * streamed database): a search either gives the CPU backend's hits (a
+ * resident database whose buffers failed is streamed instead, with a
+ * warning) or fails with SWGPU_ENOMEM and a message saying which memory ran
+ * out; never a crash, a partial result or another status; afterwards a
+ * search without failures works.
+ */
+static void alloc_failures(void)
+{
+    const char *aa = "ARNDCQEGHILKMFPSTWYV";
+    swgpu_seqset_t *qs = NULL, *ds = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_search_result_t *want = NULL;
+    char buf[700], id[32];
+    swgpu_seqset_create(SWGPU_PROTEIN, &qs);
+    swgpu_seqset_create(SWGPU_PROTEIN, &ds);
+    for (int i = 0; i < 400; i++) {
+        size_t len = 20 + tap_rand(&seed) % 600;
+        for (size_t j = 0; j < len; j++)
+            buf[j] = aa[tap_rand(&seed) % 20];
+        snprintf(id, sizeof id, "s%d", i);
+        swgpu_seqset_add(ds, id, "", buf, len);
+        if (i % 80 == 3) { /* five queries, each a database sequence with 2 changes */
+            buf[len / 3] = 'W';
+            buf[len / 2] = 'C';
+            snprintf(id, sizeof id, "q%d", i);
+            swgpu_seqset_add(qs, id, "", buf, len);
+        }
+    }
+    if (swgpu_db_from_seqset(ds, &db) || swgpu_matrix_builtin("BLOSUM62", &m)) {
+        CHECK(0, "alloc failures: set-up: %s", swgpu_last_error());
+        goto out;
+    }
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.backend = SWGPU_BACKEND_CPU;
+    if (swgpu_search(qs, db, m, &o, &want)) {
+        CHECK(0, "alloc failures: cpu search: %s", swgpu_last_error());
+        goto out;
+    }
+    swgpu_set_logger(count_fallback, NULL, SWGPU_LOG_WARN);
+    for (int streamed = 0; streamed < 2; streamed++) {
+        long ok = 0, enomem = 0, bad = 0;
+        o.backend = SWGPU_BACKEND_CUDA;
+        o.max_gpu_memory = streamed ? (uint64_t)65 << 20 : 0; /* 64 MiB fixed + chunks */
+        for (int k = 1; k <= 80; k++) {
+            char v[16];
+            swgpu_search_result_t *r = NULL;
+            snprintf(v, sizeof v, "%d", k);
+            setenv("SWGPU_CUDA_FAIL_ALLOC", v, 1);
+            int rc = swgpu_search(qs, db, m, &o, &r);
+            const char *msg = swgpu_last_error();
+            if (rc == 0 && r && same_hits(r, want)) {
+                ok++;
+            } else if (rc == SWGPU_ENOMEM && !r &&
+                       (strstr(msg, "out of GPU memory") || strstr(msg, "out of pinned host memory"))) {
+                enomem++;
+            } else {
+                if (bad++ < 3)
+                    fprintf(stderr, "allocation %d failing (%s database): status %d, %s\n", k,
+                            streamed ? "streamed" : "resident", rc,
+                            rc ? msg : "hits differ from the cpu backend's");
+            }
+            swgpu_search_result_destroy(r);
+        }
+        unsetenv("SWGPU_CUDA_FAIL_ALLOC");
+        CHECK(bad == 0, "%s database: %ld failing allocations gave a wrong result or status",
+              streamed ? "streamed" : "resident", bad);
+        CHECK(enomem > 0 && ok > 0, "%s database: %ld searches failed with ENOMEM, %ld succeeded",
+              streamed ? "streamed" : "resident", enomem, ok);
+        if (!streamed)
+            CHECK(n_fallback > 0, "a resident database whose buffers failed was never streamed instead");
+    }
+    swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
+    {
+        swgpu_search_result_t *r = NULL;
+        o.max_gpu_memory = 0;
+        CHECK(swgpu_search(qs, db, m, &o, &r) == 0 && same_hits(r, want),
+              "a search after the failures: %s", swgpu_last_error());
+        swgpu_search_result_destroy(r);
+    }
+out:
+    swgpu_search_result_destroy(want);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+    swgpu_seqset_destroy(ds);
+}
+
 #endif /* SWGPU_HAVE_CUDA */
 
 int main(void)
@@ -1107,6 +1232,7 @@ int main(void)
     } else {
         part2(getenv("SWGPU_TEST_SMALL") != NULL);
         part2_pssm(getenv("SWGPU_TEST_SMALL") != NULL);
+        alloc_failures();
     }
 #else
     SKIP(1, "no CUDA device (built without CUDA)");

@@ -208,7 +208,8 @@ static long diff_scores(const char *what, const char *vs, const int32_t *got, co
  * thread count, compared with scan() and the reference, each query handed
  * over exactly once, the sink never entered twice at once, the statistics
  * those of the scans.  Without the reference, the scalar instruction set
- * is left out (too slow for the larger sets).
+ * is left out (too slow for the larger sets); quick runs take the best
+ * instruction set only (the threads' code is the same for all).
  */
 static void check_many(const char *what, const tdb_t *d, const swgpu_matrix_t *m, int go, int ge,
                        const qset_t *qs, int use_ref)
@@ -232,6 +233,7 @@ static void check_many(const char *what, const tdb_t *d, const swgpu_matrix_t *m
         int rc;
 
         if (!use_ref && isas[ii] == SWGPU__ISA_SCALAR) continue; /* slow: the small sets cover it */
+        if (tap_quick() && isas[ii] != swgpu__cpu_isa_best()) continue;
         if (!swgpu__cpu_isa_supported(isas[ii])) {
             snprintf(w, sizeof w, "%s: this CPU lacks %s", what, iname);
             SKIP(1 + (use_ref ? 1 : 0) + 3 * N_THREADS, w);
@@ -341,9 +343,9 @@ static void test_protein(void)
         CHECK(0, "BLOSUM62: %s", swgpu_last_error());
         return;
     }
-    varied_queries(&qs, 40, 200, 20, &rng);
-    build_db(&d, SWGPU_PROTEIN, 100, 250, &qs, &rng);
-    check_many("protein 40 queries x 100", &d, mp, 11, 1, &qs, 1);
+    varied_queries(&qs, tap_quick() ? 16 : 40, 200, 20, &rng);
+    build_db(&d, SWGPU_PROTEIN, tap_quick() ? 40 : 100, 250, &qs, &rng);
+    check_many("protein 40 queries x 100 (quick: 16 x 40)", &d, mp, 11, 1, &qs, 1);
     tdb_free(&d);
     qset_free(&qs);
 
@@ -355,9 +357,10 @@ static void test_protein(void)
     tdb_free(&d);
     qset_free(&qs);
 
-    for (int i = 0; i < 300; i++) qset_add(&qs, 1 + (size_t)(tap_rand(&rng) % 40), 20, &rng);
-    build_db(&d, SWGPU_PROTEIN, 1200, 300, &qs, &rng);
-    check_many("protein 300 short queries x 1200", &d, mp, 10, 2, &qs, 0);
+    for (int i = 0; i < (tap_quick() ? 60 : 300); i++)
+        qset_add(&qs, 1 + (size_t)(tap_rand(&rng) % 40), 20, &rng);
+    build_db(&d, SWGPU_PROTEIN, tap_quick() ? 300 : 1200, 300, &qs, &rng);
+    check_many("protein 300 short queries x 1200 (quick: 60 x 300)", &d, mp, 10, 2, &qs, 0);
     tdb_free(&d);
     qset_free(&qs);
     swgpu_matrix_destroy(mp);
@@ -379,8 +382,8 @@ static void test_wide(void)
         for (int b = 0; b < SWGPU_NCODES; b++) m.s[a][b] = a == b ? 300 + 7 * a : -200 + (a * 31 + b * 17) % 150;
     m.min = -200;
     m.max = 300 + 7 * 31;
-    varied_queries(&qs, 24, 300, 20, &rng);
-    build_db(&d, SWGPU_PROTEIN, 80, 400, &qs, &rng);
+    varied_queries(&qs, tap_quick() ? 13 : 24, 300, 20, &rng);
+    build_db(&d, SWGPU_PROTEIN, tap_quick() ? 40 : 80, 400, &qs, &rng);
     check_many("wide matrix", &d, &m, 20, 5, &qs, 1);
     tdb_free(&d);
     qset_free(&qs);
@@ -397,9 +400,9 @@ static void test_dna(void)
         CHECK(0, "dna matrix: %s", swgpu_last_error());
         return;
     }
-    varied_queries(&qs, 36, 300, 4, &rng);
-    build_db(&d, SWGPU_DNA, 100, 300, &qs, &rng);
-    check_many("dna 36 queries x 100", &d, mp, 5, 2, &qs, 1);
+    varied_queries(&qs, tap_quick() ? 14 : 36, 300, 4, &rng);
+    build_db(&d, SWGPU_DNA, tap_quick() ? 40 : 100, 300, &qs, &rng);
+    check_many("dna 36 queries x 100 (quick: 14 x 40)", &d, mp, 5, 2, &qs, 1);
     tdb_free(&d);
     qset_free(&qs);
     swgpu_matrix_destroy(mp);
@@ -420,7 +423,8 @@ static void test_sparse(void)
         return;
     }
     qs.n = 0;
-    for (int i = 0; i < 20; i++) qset_add(&qs, i == 3 ? 2600 : 1 + (size_t)(tap_rand(&rng) % 300), 20, &rng);
+    for (int i = 0; i < (tap_quick() ? 8 : 20); i++)
+        qset_add(&qs, i == 3 ? 2600 : 1 + (size_t)(tap_rand(&rng) % 300), 20, &rng);
     for (int i = 0; i < 3; i++) {
         seqs[i] = malloc(lens[i]);
         random_seq(seqs[i], lens[i], 20, &rng);
@@ -505,7 +509,7 @@ static void test_abort(void)
     }
     varied_queries(&qs, 60, 120, 20, &rng);
     for (size_t i = 0; i < qs.n; i++) qp[i] = swgpu__query_plain(qs.q[i], qs.len[i]);
-    build_db(&d, SWGPU_PROTEIN, 400, 300, &qs, &rng);
+    build_db(&d, SWGPU_PROTEIN, tap_quick() ? 100 : 400, 300, &qs, &rng);
     for (int ti = 0; ti < N_THREADS; ti++) {
         static const long at[] = {1, 2, 3, 10, 59, 60};
         for (size_t ai = 0; ai < sizeof at / sizeof at[0]; ai++) {

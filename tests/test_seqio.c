@@ -347,6 +347,30 @@ static void test_bad_input(void)
     expect_fail(tmp("bad.gz"), SWGPU_AUTO, SWGPU_EFORMAT, "gzip");
     free(gz);
     free(text);
+
+    /* a makedb database compressed with gzip: refused with a clear message by
+     * the reader and by swgpu_db_open (it used to recurse until the stack
+     * overflowed: found by fuzz_fasta) */
+    swgpu_db_t *db = NULL;
+    swgpu_seqset_t *set = NULL;
+    CHECK_EQ_INT(swgpu_seqset_read(data("multi.fa"), SWGPU_AUTO, &set, NULL), 0);
+    CHECK_EQ_INT(swgpu_db_from_seqset(set, &db), 0);
+    CHECK_EQ_INT(swgpu_db_write(db, tmp("db.swdb")), 0);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(set);
+    db = NULL;
+    in = fopen(tmp("db.swdb"), "rb");
+    size = file_size(tmp("db.swdb"));
+    char *raw = malloc((size_t)size);
+    CHECK(in && fread(raw, 1, (size_t)size, in) == (size_t)size, "read back db");
+    fclose(in);
+    write_gz(tmp("db.swdb.gz"), raw, (size_t)size);
+    free(raw);
+    expect_fail(tmp("db.swdb.gz"), SWGPU_AUTO, SWGPU_EFORMAT,
+                "a gzip-compressed swgpu database (decompress it first");
+    CHECK_EQ_INT(swgpu_db_open(tmp("db.swdb.gz"), SWGPU_AUTO, &db, NULL), SWGPU_EFORMAT);
+    CHECK(db == NULL && strstr(swgpu_last_error(), "gzip-compressed swgpu database"), "db_open: %s",
+          swgpu_last_error());
 }
 
 /* records and lines that cross the reader's buffer, and a line longer than it */
@@ -398,6 +422,105 @@ static void test_large(void)
     unlink(path);
 }
 
+/* Host memory on huge inputs (made here, removed after): a 200 MiB
+ * sequence on one line and a 10 MiB header line are read exactly; a
+ * makedb database of the long sequence maps back the same. */
+static void test_huge(void)
+{
+    const char *aa = "ACDEFGHIKLMNPQRSTVWY";
+    const size_t big = (size_t)200 << 20, hdr = (size_t)10 << 20, chunk = (size_t)1 << 20;
+    char *buf = malloc(chunk);
+    FILE *fp = fopen(tmp("huge.fa"), "w");
+    if (!buf || !fp) {
+        CHECK(0, "huge: cannot write %s", tmp("huge.fa"));
+        free(buf);
+        if (fp) fclose(fp);
+        return;
+    }
+    fputs(">huge one line of 200 MiB\n", fp);
+    for (size_t done = 0; done < big; done += chunk) {
+        size_t off = done % 20; /* the period of 20 goes on across chunks */
+        for (size_t j = 0; j < chunk; j++) buf[j] = aa[(off + j) % 20];
+        fwrite(buf, 1, chunk, fp);
+    }
+    fputs("\n>tiny\nMKV\n", fp);
+    CHECK(fclose(fp) == 0, "huge: writing %s failed", tmp("huge.fa"));
+
+    swgpu_seqset_t *s = NULL;
+    swgpu_read_info_t info;
+    int rc = swgpu_seqset_read(tmp("huge.fa"), SWGPU_AUTO, &s, &info);
+    CHECK(rc == 0, "200 MiB line: %s", swgpu_last_error());
+    if (rc == 0) {
+        swgpu_seq_t q;
+        size_t wrong = 0;
+        uint8_t code[20];
+        for (int k = 0; k < 20; k++) code[k] = (uint8_t)swgpu_encode(SWGPU_PROTEIN, aa[k]);
+        CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_PROTEIN);
+        CHECK_EQ_INT(swgpu_seqset_size(s), 2);
+        CHECK_EQ_INT(info.max_len, big);
+        CHECK_EQ_INT(info.n_residues, big + 3);
+        swgpu_seqset_get(s, 0, &q);
+        CHECK_EQ_INT(q.len, big);
+        for (size_t j = 0; j < q.len; j++) wrong += q.res[j] != code[j % 20];
+        CHECK_EQ_INT(wrong, 0);
+        CHECK_EQ_STR(q.id, "huge");
+        CHECK_EQ_STR(id_of(s, 1), "tiny");
+        CHECK_EQ_STR(letters(s, 1), "MKV");
+
+        /* through a makedb file, memory-mapped back */
+        swgpu_db_t *db = NULL, *back = NULL;
+        CHECK(swgpu_db_from_seqset(s, &db) == 0 && swgpu_db_write(db, tmp("huge.swdb")) == 0,
+              "huge makedb: %s", swgpu_last_error());
+        swgpu_db_destroy(db);
+        swgpu_seqset_destroy(s);
+        s = NULL;
+        rc = swgpu_db_open(tmp("huge.swdb"), SWGPU_AUTO, &back, NULL);
+        CHECK(rc == 0, "huge makedb open: %s", swgpu_last_error());
+        if (rc == 0) {
+            swgpu_seq_t t;
+            CHECK_EQ_INT(swgpu_db_max_len(back), big);
+            swgpu_db_get(back, 0, &t);
+            CHECK(t.len == big && t.res[0] == code[0] && t.res[big - 1] == code[(big - 1) % 20] &&
+                      !strcmp(t.id, "huge"),
+                  "huge makedb: sequence 0 of %zu residues, id %s", t.len, t.id);
+        }
+        swgpu_db_destroy(back);
+    }
+    swgpu_seqset_destroy(s);
+    unlink(tmp("huge.fa"));
+    unlink(tmp("huge.swdb"));
+
+    /* a 10 MiB header line: the id is its first word, the rest the description */
+    fp = fopen(tmp("hdr.fa"), "w");
+    fputs(">h1 ", fp);
+    for (size_t done = 0; done < hdr; done += chunk) {
+        memset(buf, 'd', chunk);
+        fwrite(buf, 1, chunk, fp);
+    }
+    fputs("\nMKVLAAG\n>", fp);
+    memset(buf, 'i', chunk);
+    for (size_t done = 0; done < hdr; done += chunk) fwrite(buf, 1, chunk, fp);
+    fputs(" short\nACDE\n", fp);
+    CHECK(fclose(fp) == 0, "huge: writing %s failed", tmp("hdr.fa"));
+    rc = swgpu_seqset_read(tmp("hdr.fa"), SWGPU_PROTEIN, &s, &info);
+    CHECK(rc == 0, "10 MiB header: %s", swgpu_last_error());
+    if (rc == 0) {
+        const char *d = desc_of(s, 0), *id = id_of(s, 1);
+        CHECK_EQ_INT(swgpu_seqset_size(s), 2);
+        CHECK_EQ_STR(id_of(s, 0), "h1");
+        CHECK(strlen(d) == hdr && d[0] == 'd' && d[hdr - 1] == 'd', "10 MiB description: %zu bytes",
+              strlen(d));
+        CHECK(strlen(id) == hdr && id[0] == 'i' && id[hdr - 1] == 'i', "10 MiB id: %zu bytes",
+              strlen(id));
+        CHECK_EQ_STR(desc_of(s, 1), "short");
+        CHECK_EQ_STR(letters(s, 0), "MKVLAAG");
+        CHECK_EQ_STR(letters(s, 1), "ACDE");
+    }
+    swgpu_seqset_destroy(s);
+    unlink(tmp("hdr.fa"));
+    free(buf);
+}
+
 static void test_create_add(void)
 {
     swgpu_seqset_t *s = NULL;
@@ -446,8 +569,10 @@ int main(void)
     test_empty_records();
     test_bad_input();
     test_large();
+    test_huge();
     test_create_add();
-    const char *names[] = {"multi.bin", "empty.gz", "full.gz", "cut.gz", "bad.gz"};
+    const char *names[] = {"multi.bin", "empty.gz", "full.gz", "cut.gz", "bad.gz", "db.swdb",
+                           "db.swdb.gz"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tmp(names[i]));
     rmdir(tmpdir);
     return tap_done();

@@ -112,8 +112,8 @@ static const swgpu__isa_t isas[] = {SWGPU__ISA_SCALAR, SWGPU__ISA_SSE41, SWGPU__
 #define N_ISAS 4
 
 /* Scan every query with every available instruction set at 1 and 2
- * threads; compare each score with the oracle.  Returns the overflow count
- * of the last scan (for callers that pin it). */
+ * threads (quick runs: 2); compare each score with the oracle.  Returns the
+ * overflow count of the last scan (for callers that pin it). */
 static uint64_t check_engine(const char *what, const tdb_t *d, const swgpu_matrix_t *m,
                              int go, int ge, uint8_t **qs, const size_t *qlens, size_t nq)
 {
@@ -129,10 +129,10 @@ static uint64_t check_engine(const char *what, const tdb_t *d, const swgpu_matri
         if (!swgpu__cpu_isa_supported(isas[ii])) {
             char why[160];
             snprintf(why, sizeof why, "%s: this CPU lacks %s", what, swgpu__cpu_isa_name(isas[ii]));
-            SKIP(2, why);
+            SKIP(tap_quick() ? 1 : 2, why);
             continue;
         }
-        for (int threads = 1; threads <= 2; threads++) {
+        for (int threads = tap_quick() ? 2 : 1; threads <= 2; threads++) {
             swgpu_opts_t o;
             void *st = NULL;
             long bad = 0;
@@ -349,7 +349,7 @@ static void test_sparse(void)
     memcpy(seqs[1] + 2000, q[2], 400);
     tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 3);
     check_engine("sparse 3 sequences", &d, mp, 10, 2, q, ql, 4);
-    {
+    if (!tap_quick()) {
         /* an asymmetric matrix: the swap must transpose it */
         swgpu_matrix_t am = *mp;
         for (int a = 0; a < 27; a++)
@@ -424,11 +424,18 @@ int main(void)
     test_edges();
     test_refill();
     test_sparse();
-    /* BLOSUM62 with every gap pair; each other matrix with one pair */
-    test_random(SWGPU_PROTEIN, prot, 1, gaps, 5, 300, 1);
-    for (i = 1; i < 9; i++)
-        test_random(SWGPU_PROTEIN, prot + i, 1, gaps + i % 5, 1, 120, 10 + (uint64_t)i);
-    test_random(SWGPU_DNA, dna, 2, gaps + 2, 2, 250, 3);
+    /* BLOSUM62 with every gap pair; each other matrix with one pair (quick
+     * runs: two gap pairs, the matrix beyond 8 bits, one DNA scoring) */
+    if (!tap_quick()) {
+        test_random(SWGPU_PROTEIN, prot, 1, gaps, 5, 300, 1);
+        for (i = 1; i < 9; i++)
+            test_random(SWGPU_PROTEIN, prot + i, 1, gaps + i % 5, 1, 120, 10 + (uint64_t)i);
+        test_random(SWGPU_DNA, dna, 2, gaps + 2, 2, 250, 3);
+    } else {
+        test_random(SWGPU_PROTEIN, prot, 1, gaps, 2, 100, 1);
+        test_random(SWGPU_PROTEIN, prot + 8, 1, gaps, 1, 60, 18);
+        test_random(SWGPU_DNA, dna, 1, gaps + 2, 1, 100, 3);
+    }
     test_saturation();
     return tap_done();
 }

@@ -8,6 +8,9 @@
 
 #include "swgpu.h"
 
+#include <stdint.h>
+#include <stdio.h>
+
 /* subcommands: argv[0] is the subcommand name; return the exit status */
 int swgpu_cmd_search(int argc, char **argv);
 int swgpu_cmd_makedb(int argc, char **argv);
@@ -45,14 +48,73 @@ extern const cli_dist_t *cli_dist;
  * write (swgpu-mpi), path itself otherwise */
 const char *cli_out_path(const char *path);
 
+/*
+ * Option parsing, apart from running: cli_<command>_args() reads argv with
+ * getopt_long (argv is permuted, as getopt does; the getopt state is reset
+ * first, so it may be called many times in one process) into the command's
+ * arguments and checks what needs no file.  It opens, reads and writes no
+ * file and never exits.  Returns CLI_RUN (run the command), CLI_HELP (--help
+ * was given: print the usage, exit 0) or CLI_ERROR (one error line was
+ * printed: exit 1).
+ */
+enum { CLI_ERROR = -1, CLI_RUN = 0, CLI_HELP = 1 };
+
+typedef struct {
+    const char *qpath, *dpath; /* -q, -d (both required) */
+    const char *mname;         /* --matrix, NULL: BLOSUM62 */
+    const char *fmtspec;       /* -f ("6") */
+    const char *opath;         /* -o, NULL: stdout */
+    const char *kernel;        /* --kernel, NULL: the backend's default */
+    int top_n, threads, gpus, verbosity, no_align, no_self;
+    int gap_open, gap_extend, match, mismatch;
+    int have_open, have_extend, have_match, have_mismatch;
+    uint64_t maxmem;           /* --max-memory, 0: not given */
+    double evalue;
+    swgpu_alphabet_t type;     /* --type, SWGPU_AUTO: detected */
+    swgpu_backend_t backend;
+    swgpu_evalue_model_t evalue_model; /* --evalue-model (spouge) */
+} cli_search_args_t;
+int cli_search_args(int argc, char **argv, cli_search_args_t *a);
+/* the library options of a search of `alphabet` sequences with these
+ * arguments (the gap defaults depend on the alphabet) */
+void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgpu_opts_t *o);
+
+typedef struct {
+    const char *apath, *bpath; /* the two sequence files */
+    const char *mname;         /* --matrix, NULL: BLOSUM62 */
+    const char *fmt;           /* summary, sam or pair */
+    const char *opath, *plot;  /* -o (NULL: stdout), --plot (NULL: none) */
+    const char *strand;        /* plus, minus or both */
+    int gap_open, gap_extend;  /* -1: the alphabet's default */
+    int match, mismatch, have_match, have_mismatch;
+    int threads, verbosity, score_only, no_prune;
+    uint64_t maxmem;           /* --max-memory, 0: the default budget */
+    swgpu_alphabet_t type;
+    swgpu_backend_t backend;
+} cli_align_args_t;
+int cli_align_args(int argc, char **argv, cli_align_args_t *a);
+/* the library options of an alignment of `alphabet` sequences */
+void cli_align_opts(const cli_align_args_t *a, swgpu_alphabet_t alphabet, swgpu_long_opts_t *o);
+
+typedef struct {
+    const char *in, *out;
+    swgpu_alphabet_t type;
+    int verbosity;
+} cli_makedb_args_t;
+int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a);
+
 /* logging helpers installed by main(): "[swgpu 1.23s] message" on stderr */
 void cli_install_logger(int verbosity);
-/* print "swgpu: <msg>" to stderr */
+/* print "swgpu: <msg>" and a newline to stderr (or to the stream given to
+ * cli_error_stream(); NULL: stderr again) */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+void cli_error_stream(FILE *fp);
+/* the clock of the log lines starts (main() calls it first) */
+void cli_start_clock(void);
 double cli_elapsed(void);
 /* --threads N: N above the online cores is clamped to them, with a warning
  * (unless quiet); negative values are returned unchanged, and 0 too (all

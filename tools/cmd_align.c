@@ -430,7 +430,7 @@ static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **
     return 0;
 }
 
-int swgpu_cmd_align(int argc, char **argv)
+int cli_align_args(int argc, char **argv, cli_align_args_t *a)
 {
     static const struct option longopts[] = {
         {"outfmt", required_argument, NULL, 'f'},
@@ -452,12 +452,132 @@ int swgpu_cmd_align(int argc, char **argv)
         {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
         {NULL, 0, NULL, 0},
     };
-    const char *mname = NULL, *fmt = "summary", *opath = NULL, *plot = NULL, *strand = "plus";
-    int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, threads = 0, verbosity = 1;
-    int have_match = 0, have_mismatch = 0, score_only = 0, no_prune = 0, c, rc, status = 1;
-    uint64_t maxmem = 0;
-    swgpu_alphabet_t type = SWGPU_AUTO;
-    swgpu_backend_t backend = SWGPU_BACKEND_AUTO;
+    int c;
+
+    memset(a, 0, sizeof *a);
+    a->fmt = "summary";
+    a->strand = "plus";
+    a->gap_open = a->gap_extend = -1;
+    a->match = 2;
+    a->mismatch = -3;
+    a->verbosity = 1;
+    a->type = SWGPU_AUTO;
+    a->backend = SWGPU_BACKEND_AUTO;
+    opterr = 0;
+    optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
+    while ((c = getopt_long(argc, argv, ":f:o:t:h", longopts, NULL)) != -1) {
+        const char *opt = optind > 1 ? argv[optind - 1] : "";
+        switch (c) {
+        case 'f': a->fmt = optarg; break;
+        case 'o': a->opath = optarg; break;
+        case 't': if (parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
+        case 'h': return CLI_HELP;
+        case OPT_MATRIX: a->mname = optarg; break;
+        case OPT_GAP_OPEN:
+            if (parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
+            if (a->gap_open < 0) {
+                cli_error("--gap-open: %d is negative (penalties are given as positive numbers)",
+                          a->gap_open);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_GAP_EXTEND:
+            if (parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
+            if (a->gap_extend < 0) {
+                cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
+                          a->gap_extend);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_MATCH:
+            if (parse_int("--match", optarg, &a->match)) return CLI_ERROR;
+            a->have_match = 1;
+            break;
+        case OPT_MISMATCH:
+            if (parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
+            a->have_mismatch = 1;
+            break;
+        case OPT_TYPE:
+            if (!strcmp(optarg, "prot") || !strcmp(optarg, "protein")) a->type = SWGPU_PROTEIN;
+            else if (!strcmp(optarg, "dna") || !strcmp(optarg, "nucl")) a->type = SWGPU_DNA;
+            else {
+                cli_error("--type: '%s' is not prot or dna", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_BACKEND:
+            if (!strcmp(optarg, "auto")) a->backend = SWGPU_BACKEND_AUTO;
+            else if (!strcmp(optarg, "cpu")) a->backend = SWGPU_BACKEND_CPU;
+            else if (!strcmp(optarg, "cuda")) a->backend = SWGPU_BACKEND_CUDA;
+            else if (!strcmp(optarg, "ref")) a->backend = SWGPU_BACKEND_REF;
+            else {
+                cli_error("--backend: '%s' is not auto, cpu, cuda or ref", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_STRAND:
+            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both")) {
+                cli_error("--strand: '%s' is not plus, minus or both", optarg);
+                return CLI_ERROR;
+            }
+            a->strand = optarg;
+            break;
+        case OPT_SCORE_ONLY: a->score_only = 1; break;
+        case OPT_MAXMEM:
+            if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
+            break;
+        case OPT_PLOT: a->plot = optarg; break;
+        case OPT_QUIET: a->verbosity = 0; break;
+        case OPT_NO_PRUNE: a->no_prune = 1; break;
+        case ':':
+            cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
+            return CLI_ERROR;
+        default:
+            if (optopt && optopt < 256)
+                cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
+            else
+                cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
+            return CLI_ERROR;
+        }
+    }
+    if (argc - optind != 2) {
+        cli_error("align: %s (see swgpu align --help)",
+                  argc - optind < 2 ? "two sequence files A and B are required"
+                                    : "more than two sequence files given");
+        return CLI_ERROR;
+    }
+    a->apath = argv[optind];
+    a->bpath = argv[optind + 1];
+    if (strcmp(a->fmt, "summary") && strcmp(a->fmt, "sam") && strcmp(a->fmt, "pair")) {
+        cli_error("--outfmt: '%s' is not summary, sam or pair", a->fmt);
+        return CLI_ERROR;
+    }
+    if (a->threads < 0) {
+        cli_error("--threads: %d is negative", a->threads);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
+void cli_align_opts(const cli_align_args_t *a, swgpu_alphabet_t alphabet, swgpu_long_opts_t *o)
+{
+    swgpu_long_opts_init(o, alphabet);
+    if (a->gap_open >= 0)
+        o->gap_open = a->gap_open;
+    if (a->gap_extend >= 0)
+        o->gap_extend = a->gap_extend;
+    o->threads = a->threads;
+    o->backend = a->backend;
+    o->score_only = a->score_only;
+    o->prune = !a->no_prune;
+    if (a->maxmem)
+        o->max_host_memory = o->max_device_memory = a->maxmem;
+}
+
+int swgpu_cmd_align(int argc, char **argv)
+{
+    cli_align_args_t a;
+    int rc, status = 1;
     swgpu_seqset_t *sa = NULL, *sb = NULL;
     swgpu_seq_t A, B;
     swgpu_matrix_t *m = NULL;
@@ -470,102 +590,21 @@ int swgpu_cmd_align(int argc, char **argv)
     progress_t prog = { 0, NULL };
 
     memset(res, 0, sizeof res);
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":f:o:t:h", longopts, NULL)) != -1) {
-        const char *opt = optind > 1 ? argv[optind - 1] : "";
-        switch (c) {
-        case 'f': fmt = optarg; break;
-        case 'o': opath = optarg; break;
-        case 't': if (parse_int("--threads", optarg, &threads)) return 1; break;
-        case 'h': usage(stdout); return 0;
-        case OPT_MATRIX: mname = optarg; break;
-        case OPT_GAP_OPEN:
-            if (parse_int("--gap-open", optarg, &gap_open)) return 1;
-            if (gap_open < 0) {
-                cli_error("--gap-open: %d is negative (penalties are given as positive numbers)", gap_open);
-                return 1;
-            }
-            break;
-        case OPT_GAP_EXTEND:
-            if (parse_int("--gap-extend", optarg, &gap_extend)) return 1;
-            if (gap_extend < 0) {
-                cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
-                          gap_extend);
-                return 1;
-            }
-            break;
-        case OPT_MATCH:
-            if (parse_int("--match", optarg, &match)) return 1;
-            have_match = 1;
-            break;
-        case OPT_MISMATCH:
-            if (parse_int("--mismatch", optarg, &mismatch)) return 1;
-            have_mismatch = 1;
-            break;
-        case OPT_TYPE:
-            if (!strcmp(optarg, "prot") || !strcmp(optarg, "protein")) type = SWGPU_PROTEIN;
-            else if (!strcmp(optarg, "dna") || !strcmp(optarg, "nucl")) type = SWGPU_DNA;
-            else {
-                cli_error("--type: '%s' is not prot or dna", optarg);
-                return 1;
-            }
-            break;
-        case OPT_BACKEND:
-            if (!strcmp(optarg, "auto")) backend = SWGPU_BACKEND_AUTO;
-            else if (!strcmp(optarg, "cpu")) backend = SWGPU_BACKEND_CPU;
-            else if (!strcmp(optarg, "cuda")) backend = SWGPU_BACKEND_CUDA;
-            else if (!strcmp(optarg, "ref")) backend = SWGPU_BACKEND_REF;
-            else {
-                cli_error("--backend: '%s' is not auto, cpu, cuda or ref", optarg);
-                return 1;
-            }
-            break;
-        case OPT_STRAND:
-            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both")) {
-                cli_error("--strand: '%s' is not plus, minus or both", optarg);
-                return 1;
-            }
-            strand = optarg;
-            break;
-        case OPT_SCORE_ONLY: score_only = 1; break;
-        case OPT_MAXMEM: if (cli_parse_size("--max-memory", optarg, &maxmem)) return 1; break;
-        case OPT_PLOT: plot = optarg; break;
-        case OPT_QUIET: verbosity = 0; break;
-        case OPT_NO_PRUNE: no_prune = 1; break;
-        case ':':
-            cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
-            return 1;
-        default:
-            if (optopt && optopt < 256)
-                cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
-            else
-                cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
-            return 1;
-        }
+    switch (cli_align_args(argc, argv, &a)) {
+    case CLI_HELP: usage(stdout); return 0;
+    case CLI_ERROR: return 1;
     }
-    if (argc - optind != 2) {
-        cli_error("align: %s (see swgpu align --help)",
-                  argc - optind < 2 ? "two sequence files A and B are required"
-                                    : "more than two sequence files given");
-        return 1;
-    }
-    if (strcmp(fmt, "summary") && strcmp(fmt, "sam") && strcmp(fmt, "pair")) {
-        cli_error("--outfmt: '%s' is not summary, sam or pair", fmt);
-        return 1;
-    }
-    if (threads < 0) {
-        cli_error("--threads: %d is negative", threads);
-        return 1;
-    }
+    const char *mname = a.mname, *fmt = a.fmt, *opath = a.opath, *plot = a.plot;
+    const char *strand = a.strand, *apath = a.apath, *bpath = a.bpath;
+    swgpu_alphabet_t type = a.type;
+    int verbosity = a.verbosity;
     if (cli_dist && !cli_dist->writer)
         verbosity = 0; /* swgpu-mpi: one rank speaks */
     cli_install_logger(verbosity);
-    threads = cli_clamp_threads(threads, verbosity);
+    a.threads = cli_clamp_threads(a.threads, verbosity);
     {
         /* an output never replaces an input (or the other output) */
-        const cli_input_t in[] = {{argv[optind], "sequence file A"},
-                                  {argv[optind + 1], "sequence file B"},
+        const cli_input_t in[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
                                   {mname, "matrix file"}, {opath, "output (-o)"}};
         if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
             return 1;
@@ -575,12 +614,11 @@ int swgpu_cmd_align(int argc, char **argv)
         }
     }
 
-    if (read_first(argv[optind], type, &sa, &A, verbosity) ||
-        read_first(argv[optind + 1], type, &sb, &B, verbosity))
+    if (read_first(apath, type, &sa, &A, verbosity) || read_first(bpath, type, &sb, &B, verbosity))
         goto out;
     if (swgpu_seqset_alphabet(sa) != swgpu_seqset_alphabet(sb)) {
-        cli_error("%s holds %s and %s %s sequences%s", argv[optind],
-                  swgpu_alphabet_name(swgpu_seqset_alphabet(sa)), argv[optind + 1],
+        cli_error("%s holds %s and %s %s sequences%s", apath,
+                  swgpu_alphabet_name(swgpu_seqset_alphabet(sa)), bpath,
                   swgpu_alphabet_name(swgpu_seqset_alphabet(sb)),
                   type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
         goto out;
@@ -590,14 +628,14 @@ int swgpu_cmd_align(int argc, char **argv)
             cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
             goto out;
         }
-        if ((rc = swgpu_matrix_dna(match, mismatch, &m)) < 0) {
+        if ((rc = swgpu_matrix_dna(a.match, a.mismatch, &m)) < 0) {
             lib_error(rc);
             goto out;
         }
     } else {
-        if (have_match || have_mismatch) {
+        if (a.have_match || a.have_mismatch) {
             cli_error("--%s applies to DNA only; protein is scored with --matrix",
-                      have_match ? "match" : "mismatch");
+                      a.have_match ? "match" : "mismatch");
             goto out;
         }
         if (strcmp(strand, "plus")) {
@@ -609,17 +647,7 @@ int swgpu_cmd_align(int argc, char **argv)
             goto out;
         }
     }
-    swgpu_long_opts_init(&o, swgpu_seqset_alphabet(sa));
-    if (gap_open >= 0)
-        o.gap_open = gap_open;
-    if (gap_extend >= 0)
-        o.gap_extend = gap_extend;
-    o.threads = threads;
-    o.backend = backend;
-    o.score_only = score_only;
-    o.prune = !no_prune;
-    if (maxmem)
-        o.max_host_memory = o.max_device_memory = maxmem;
+    cli_align_opts(&a, swgpu_seqset_alphabet(sa), &o);
     prog.tty = verbosity > 0 && isatty(STDERR_FILENO);
     if (prog.tty) {
         o.progress = on_progress;
@@ -679,7 +707,7 @@ int swgpu_cmd_align(int argc, char **argv)
         else if (!strcmp(fmt, "pair"))
             write_pair(f, r, m);
         else
-            write_summary(f, r, nres == 2 ? &res[1 - best] : NULL, score_only);
+            write_summary(f, r, nres == 2 ? &res[1 - best] : NULL, a.score_only);
         if (pp)
             write_svg(pp, r);
     }

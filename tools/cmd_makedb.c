@@ -28,7 +28,7 @@ static void usage(FILE *fp)
 
 enum { OPT_TYPE = 256, OPT_QUIET };
 
-int swgpu_cmd_makedb(int argc, char **argv)
+int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a)
 {
     static const struct option longopts[] = {
         {"type", required_argument, NULL, OPT_TYPE},
@@ -37,44 +37,62 @@ int swgpu_cmd_makedb(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    swgpu_alphabet_t type = SWGPU_AUTO;
-    int verbosity = 1, c, rc;
+    int c;
 
+    memset(a, 0, sizeof *a);
+    a->type = SWGPU_AUTO;
+    a->verbosity = 1;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
     while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
         const char *opt = optind > 1 ? argv[optind - 1] : "";
         switch (c) {
         case OPT_TYPE:
             if (!strcmp(optarg, "prot") || !strcmp(optarg, "protein")) {
-                type = SWGPU_PROTEIN;
+                a->type = SWGPU_PROTEIN;
             } else if (!strcmp(optarg, "dna") || !strcmp(optarg, "nucl")) {
-                type = SWGPU_DNA;
+                a->type = SWGPU_DNA;
             } else {
                 cli_error("--type: '%s' is not prot or dna", optarg);
-                return 1;
+                return CLI_ERROR;
             }
             break;
-        case 'v': verbosity++; break;
-        case OPT_QUIET: verbosity = 0; break;
-        case 'h': usage(stdout); return 0;
+        case 'v': a->verbosity++; break;
+        case OPT_QUIET: a->verbosity = 0; break;
+        case 'h': return CLI_HELP;
         case ':':
             cli_error("makedb: option '%s' needs a value (see swgpu makedb --help)", opt);
-            return 1;
+            return CLI_ERROR;
         default:
             if (optopt && optopt < 256)
                 cli_error("makedb: unknown option '-%c' (see swgpu makedb --help)", optopt);
             else
                 cli_error("makedb: unknown option '%s' (see swgpu makedb --help)", opt);
-            return 1;
+            return CLI_ERROR;
         }
     }
     if (argc - optind != 2) {
         cli_error("makedb: expected IN and OUT, got %d argument%s (see swgpu makedb --help)",
                   argc - optind, argc - optind == 1 ? "" : "s");
-        return 1;
+        return CLI_ERROR;
     }
-    const char *in = argv[optind], *outp = argv[optind + 1];
+    a->in = argv[optind];
+    a->out = argv[optind + 1];
+    return CLI_RUN;
+}
+
+int swgpu_cmd_makedb(int argc, char **argv)
+{
+    cli_makedb_args_t a;
+    int rc;
+
+    switch (cli_makedb_args(argc, argv, &a)) {
+    case CLI_HELP: usage(stdout); return 0;
+    case CLI_ERROR: return 1;
+    }
+    const char *in = a.in, *outp = a.out;
+    swgpu_alphabet_t type = a.type;
+    int verbosity = a.verbosity;
     cli_install_logger(verbosity);
     {
         const cli_input_t inp[] = {{in, "input"}};

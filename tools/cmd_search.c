@@ -73,8 +73,12 @@ static void usage(FILE *fp)
           "      --max-memory SIZE  GPU memory each GPU may use, e.g. 2G (default 7/8 of its\n"
           "                         free memory); a larger database is streamed in batches\n"
           "  -v, --verbose          more messages (repeat for debug)\n"
-          "      --quiet            no warnings and no summary line\n"
-          "  -h, --help             this text\n",
+          "      --quiet            no warnings, no progress and no summary line\n"
+          "  -h, --help             this text\n"
+          "\n"
+          "Progress (queries scanned, GCUPS, time left) goes to standard error when it is a\n"
+          "terminal; a summary line (cells, scan time, GCUPS, overflows, alignment time,\n"
+          "wall time, peak memory) always does, unless --quiet.\n",
           fp);
 }
 
@@ -162,13 +166,50 @@ static double peak_rss_mb(void)
     return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
 }
 
+/* ------------------------------------------------------------ progress */
+
+/* "1:05:02", "3:07" or "12 s" */
+static void fmt_duration(double s, char *buf, size_t size)
+{
+    long t = s < 0 ? 0 : (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else if (t >= 60)
+        snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
+    else
+        snprintf(buf, size, "%ld s", t);
+}
+
+/* On a terminal (standard error), the scan's progress in one line rewritten
+ * in place: queries done, the share of the cells, GCUPS and the time left;
+ * a newline once the last query is scanned (the alignments still queued
+ * and the summary follow). */
+static void on_progress(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
+                        double seconds, void *user)
+{
+    (void)user;
+    double frac = cells_total ? (double)cells_done / (double)cells_total : 1.0;
+    char left[32] = "";
+    if (done < total && frac > 0 && seconds > 0) {
+        char d[24];
+        fmt_duration(seconds * (1.0 - frac) / frac, d, sizeof d);
+        snprintf(left, sizeof left, ", %s left", d);
+    }
+    fprintf(stderr, "\r[swgpu %.1fs] search: %zu of %zu queries (%.1f%%), %.1f GCUPS%s   ",
+            cli_elapsed(), done, total, 100.0 * frac,
+            seconds > 0 ? (double)cells_done / seconds / 1e9 : 0.0, left);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
     OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF,
     OPT_EVALUE_MODEL
 };
 
-int swgpu_cmd_search(int argc, char **argv)
+int cli_search_args(int argc, char **argv, cli_search_args_t *a)
 {
     static const struct option longopts[] = {
         {"query", required_argument, NULL, 'q'},
@@ -196,92 +237,128 @@ int swgpu_cmd_search(int argc, char **argv)
         {"evalue-model", required_argument, NULL, OPT_EVALUE_MODEL},
         {NULL, 0, NULL, 0},
     };
-    const char *qpath = NULL, *dpath = NULL, *mname = NULL, *fmtspec = "6", *opath = NULL;
-    const char *kernel = NULL;
-    int top_n = 10, gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, threads = 0;
-    int gpus = 0, verbosity = 1, no_align = 0, no_self = 0;
-    uint64_t maxmem = 0;
-    int have_open = 0, have_extend = 0, have_match = 0, have_mismatch = 0;
-    double evalue = 10.0;
-    swgpu_alphabet_t type = SWGPU_AUTO;
-    swgpu_backend_t backend = SWGPU_BACKEND_AUTO;
-    swgpu_evalue_model_t evalue_model = SWGPU_EVALUE_SPOUGE;
+    int c;
 
+    memset(a, 0, sizeof *a);
+    a->fmtspec = "6";
+    a->top_n = 10;
+    a->gap_open = a->gap_extend = -1;
+    a->match = 2;
+    a->mismatch = -3;
+    a->verbosity = 1;
+    a->evalue = 10.0;
+    a->type = SWGPU_AUTO;
+    a->backend = SWGPU_BACKEND_AUTO;
+    a->evalue_model = SWGPU_EVALUE_SPOUGE;
+    opterr = 0;
+    optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
+    while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1) {
+        const char *opt = optind > 1 ? argv[optind - 1] : "";
+        switch (c) {
+        case 'q': a->qpath = optarg; break;
+        case 'd': a->dpath = optarg; break;
+        case 'n': if (parse_int("-n", optarg, &a->top_n)) return CLI_ERROR; break;
+        case 'e': if (parse_double("--evalue", optarg, &a->evalue)) return CLI_ERROR; break;
+        case 'f': a->fmtspec = optarg; break;
+        case 'o': a->opath = optarg; break;
+        case 't': if (parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
+        case 'v': a->verbosity++; break;
+        case 'h': return CLI_HELP;
+        case OPT_MATRIX: a->mname = optarg; break;
+        case OPT_GAP_OPEN:
+            if (parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
+            a->have_open = 1;
+            break;
+        case OPT_GAP_EXTEND:
+            if (parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
+            a->have_extend = 1;
+            break;
+        case OPT_MATCH:
+            if (parse_int("--match", optarg, &a->match)) return CLI_ERROR;
+            a->have_match = 1;
+            break;
+        case OPT_MISMATCH:
+            if (parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
+            a->have_mismatch = 1;
+            break;
+        case OPT_TYPE: if (parse_type(optarg, &a->type)) return CLI_ERROR; break;
+        case OPT_BACKEND: if (parse_backend(optarg, &a->backend)) return CLI_ERROR; break;
+        case OPT_KERNEL: a->kernel = optarg; break;
+        case OPT_GPUS: if (parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
+        case OPT_MAXMEM:
+            if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
+            break;
+        case OPT_QUIET: a->verbosity = 0; break;
+        case OPT_NO_ALIGN: a->no_align = 1; break;
+        case OPT_NO_SELF: a->no_self = 1; break;
+        case OPT_EVALUE_MODEL:
+            if (parse_evalue_model(optarg, &a->evalue_model)) return CLI_ERROR;
+            break;
+        case ':':
+            cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
+            return CLI_ERROR;
+        default:
+            if (optopt && optopt < 256)
+                cli_error("search: unknown option '-%c' (see swgpu search --help)", optopt);
+            else
+                cli_error("search: unknown option '%s' (see swgpu search --help)", opt);
+            return CLI_ERROR;
+        }
+    }
+    if (optind < argc) {
+        cli_error("search: unexpected argument '%s' (see swgpu search --help)", argv[optind]);
+        return CLI_ERROR;
+    }
+    if (!a->qpath || !a->dpath) {
+        cli_error("search: %s (see swgpu search --help)",
+                  !a->qpath && !a->dpath ? "-q QUERIES and -d DB are required"
+                  : !a->qpath            ? "-q QUERIES is required"
+                                         : "-d DB is required");
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
+void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgpu_opts_t *o)
+{
+    swgpu_opts_init(o, alphabet);
+    if (a->have_open) o->gap_open = a->gap_open;
+    if (a->have_extend) o->gap_extend = a->gap_extend;
+    o->top_n = a->top_n;
+    o->evalue = a->evalue;
+    o->threads = a->threads;
+    o->backend = a->backend;
+    o->kernel = a->kernel;
+    o->gpus = a->gpus;
+    o->max_gpu_memory = a->maxmem;
+    o->no_align = a->no_align;
+    o->no_self = a->no_self;
+    o->evalue_model = a->evalue_model;
+}
+
+int swgpu_cmd_search(int argc, char **argv)
+{
+    cli_search_args_t a;
     swgpu_outfmt_t *fmt = NULL;
     swgpu_seqset_t *queries = NULL;
     swgpu_db_t *db = NULL, *names = NULL;
     swgpu_matrix_t *m = NULL;
     swgpu_search_result_t *res = NULL;
     FILE *fp = NULL;
-    int status = 1, rc, c;
+    int status = 1, rc;
     cli_out_t out = {0};
 
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1) {
-        const char *opt = optind > 1 ? argv[optind - 1] : "";
-        switch (c) {
-        case 'q': qpath = optarg; break;
-        case 'd': dpath = optarg; break;
-        case 'n': if (parse_int("-n", optarg, &top_n)) return 1; break;
-        case 'e': if (parse_double("--evalue", optarg, &evalue)) return 1; break;
-        case 'f': fmtspec = optarg; break;
-        case 'o': opath = optarg; break;
-        case 't': if (parse_int("--threads", optarg, &threads)) return 1; break;
-        case 'v': verbosity++; break;
-        case 'h': usage(stdout); return 0;
-        case OPT_MATRIX: mname = optarg; break;
-        case OPT_GAP_OPEN:
-            if (parse_int("--gap-open", optarg, &gap_open)) return 1;
-            have_open = 1;
-            break;
-        case OPT_GAP_EXTEND:
-            if (parse_int("--gap-extend", optarg, &gap_extend)) return 1;
-            have_extend = 1;
-            break;
-        case OPT_MATCH:
-            if (parse_int("--match", optarg, &match)) return 1;
-            have_match = 1;
-            break;
-        case OPT_MISMATCH:
-            if (parse_int("--mismatch", optarg, &mismatch)) return 1;
-            have_mismatch = 1;
-            break;
-        case OPT_TYPE: if (parse_type(optarg, &type)) return 1; break;
-        case OPT_BACKEND: if (parse_backend(optarg, &backend)) return 1; break;
-        case OPT_KERNEL: kernel = optarg; break;
-        case OPT_GPUS: if (parse_int("--gpus", optarg, &gpus)) return 1; break;
-        case OPT_MAXMEM: if (cli_parse_size("--max-memory", optarg, &maxmem)) return 1; break;
-        case OPT_QUIET: verbosity = 0; break;
-        case OPT_NO_ALIGN: no_align = 1; break;
-        case OPT_NO_SELF: no_self = 1; break;
-        case OPT_EVALUE_MODEL: if (parse_evalue_model(optarg, &evalue_model)) return 1; break;
-        case ':':
-            cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
-            return 1;
-        default:
-            if (optopt && optopt < 256)
-                cli_error("search: unknown option '-%c' (see swgpu search --help)", optopt);
-            else
-                cli_error("search: unknown option '%s' (see swgpu search --help)", opt);
-            return 1;
-        }
+    switch (cli_search_args(argc, argv, &a)) {
+    case CLI_HELP: usage(stdout); return 0;
+    case CLI_ERROR: return 1;
     }
-    if (optind < argc) {
-        cli_error("search: unexpected argument '%s' (see swgpu search --help)", argv[optind]);
-        return 1;
-    }
-    if (!qpath || !dpath) {
-        cli_error("search: %s (see swgpu search --help)",
-                  !qpath && !dpath ? "-q QUERIES and -d DB are required"
-                  : !qpath         ? "-q QUERIES is required"
-                                   : "-d DB is required");
-        return 1;
-    }
+    const char *qpath = a.qpath, *dpath = a.dpath, *mname = a.mname, *opath = a.opath;
+    swgpu_alphabet_t type = a.type;
+    int verbosity = a.verbosity;
     if (cli_dist && !cli_dist->writer)
         verbosity = 0; /* swgpu-mpi: one rank speaks */
     cli_install_logger(verbosity);
-    threads = cli_clamp_threads(threads, verbosity);
+    a.threads = cli_clamp_threads(a.threads, verbosity);
 
     /* Check what can be checked before reading any file; an output never
      * replaces an input */
@@ -292,25 +369,13 @@ int swgpu_cmd_search(int argc, char **argv)
             return 1;
     }
     swgpu_opts_t o;
-    swgpu_opts_init(&o, type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN);
-    if (have_open) o.gap_open = gap_open;
-    if (have_extend) o.gap_extend = gap_extend;
-    o.top_n = top_n;
-    o.evalue = evalue;
-    o.threads = threads;
-    o.backend = backend;
-    o.kernel = kernel;
-    o.gpus = gpus;
-    o.max_gpu_memory = maxmem;
-    o.no_align = no_align;
-    o.no_self = no_self;
-    o.evalue_model = evalue_model;
+    cli_search_opts(&a, type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN, &o);
     if ((rc = swgpu_opts_check(&o, NULL)) < 0) {
         lib_error(rc);
         return 1;
     }
     swgpu_backend_prepare(&o); /* the GPU's set-up overlaps reading the inputs */
-    if ((rc = swgpu_outfmt_parse(fmtspec, &fmt)) < 0 ||
+    if ((rc = swgpu_outfmt_parse(a.fmtspec, &fmt)) < 0 ||
         (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
         lib_error(rc);
         swgpu_outfmt_destroy(fmt);
@@ -347,32 +412,22 @@ int swgpu_cmd_search(int argc, char **argv)
             cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
             goto out;
         }
-        if ((rc = swgpu_matrix_dna(match, mismatch, &m)) < 0)
+        if ((rc = swgpu_matrix_dna(a.match, a.mismatch, &m)) < 0)
             goto lib_fail;
     } else {
-        if (have_match || have_mismatch) {
+        if (a.have_match || a.have_mismatch) {
             cli_error("--%s applies to DNA only; protein is scored with --matrix",
-                      have_match ? "match" : "mismatch");
+                      a.have_match ? "match" : "mismatch");
             goto out;
         }
         if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &m)) < 0)
             goto lib_fail;
     }
-    swgpu_opts_init(&o, qa);
-    if (have_open) o.gap_open = gap_open;
-    if (have_extend) o.gap_extend = gap_extend;
-    o.top_n = top_n;
-    o.evalue = evalue;
-    o.threads = threads;
-    o.backend = backend;
-    o.kernel = kernel;
-    o.gpus = gpus;
-    o.max_gpu_memory = maxmem;
-    o.no_align = no_align;
-    o.no_self = no_self;
-    o.evalue_model = evalue_model;
+    cli_search_opts(&a, qa, &o);
     if ((rc = swgpu_opts_check(&o, m)) < 0)
         goto lib_fail;
+    if (verbosity > 0 && isatty(STDERR_FILENO))
+        o.progress = on_progress;
 
     /* open the output first: a bad path fails before the search runs */
     if (!(fp = cli_out_open(&out, cli_out_path(opath))))

@@ -30,14 +30,56 @@
  * maximum, 3 the shifted form, 4 the carried form; unset: the default mix),
  * SWGPU_CUDA_LONG (length threshold), SWGPU_CUDA_SPLIT=0 (no split scans),
  * SWGPU_CUDA_MANY=0 (scan_many scans one query at a time, for comparisons),
- * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0).
+ * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0), and, for tests,
+ * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails).
  */
 #include "common.cuh"
 
 #include <pthread.h>
 
+#include <atomic>
+
 enum { FAM_DPX, FAM_INTRA, FAM_SIMT, FAM_VECTOR, FAM_SCAN };
 static const char *fam_names[] = {"default", "intra", "simt", "vector", "scan"};
+
+/* Device and pinned host allocations: out of memory is SWGPU_ENOMEM with a
+ * message that says what to do (other errors SWGPU_EDEVICE, as CU_CHECK).
+ * SWGPU_CUDA_FAIL_ALLOC=N (for tests) makes the Nth allocation counted from
+ * the start of each engine creation fail as out of memory, as when another
+ * process takes the GPU's memory meanwhile. */
+static std::atomic<int> alloc_fail_at(0), alloc_count(0);
+
+static cudaError_t alloc_injected(void)
+{
+    int at = alloc_fail_at.load();
+    return at > 0 && alloc_count.fetch_add(1) + 1 == at ? cudaErrorMemoryAllocation : cudaSuccess;
+}
+
+static int alloc_fail(cudaError_t e, int pinned, size_t bytes, const char *what, const char *file,
+                      int line)
+{
+    if (e != cudaErrorMemoryAllocation)
+        return swgpu__cu_fail(e, what, file, line);
+    cudaGetLastError();
+    if (pinned)
+        return swgpu__fail(SWGPU_ENOMEM, "backend cuda: out of pinned host memory (%zu bytes)",
+                           bytes);
+    return swgpu__fail(SWGPU_ENOMEM, "backend cuda: out of GPU memory (%zu bytes more were "
+                                     "needed); --max-memory SIZE, below the GPU's free memory, "
+                                     "streams the database in smaller chunks", bytes);
+}
+
+#define CU_ALLOC(fn, pinned, p, bytes)                                             \
+    do {                                                                           \
+        size_t cu_n_ = (bytes);                                                    \
+        cudaError_t cu_e_ = alloc_injected();                                      \
+        if (cu_e_ == cudaSuccess)                                                  \
+            cu_e_ = fn((p), cu_n_);                                                \
+        if (cu_e_ != cudaSuccess)                                                  \
+            return alloc_fail(cu_e_, pinned, cu_n_, #fn, __FILE__, __LINE__);      \
+    } while (0)
+#define DEV_ALLOC(p, bytes) CU_ALLOC(cudaMalloc, 0, p, bytes)
+#define HOST_ALLOC(p, bytes) CU_ALLOC(cudaMallocHost, 1, p, bytes)
 
 #define NBUF 2 /* streaming buffers per GPU */
 #define NCTR 8 /* work counters per GPU */
@@ -197,7 +239,7 @@ static int dgrow(void **p, size_t *cap, size_t n)
     *p = NULL;
     *cap = 0;
     size_t want = n + n / 4;
-    CU_CHECK(cudaMalloc(p, want));
+    DEV_ALLOC(p, want);
     *cap = want;
     return SWGPU_OK;
 }
@@ -212,7 +254,7 @@ static int hgrow(void **p, size_t *cap, size_t n)
     *p = NULL;
     *cap = 0;
     size_t want = n + n / 4;
-    CU_CHECK(cudaMallocHost(p, want));
+    HOST_ALLOC(p, want);
     *cap = want;
     return SWGPU_OK;
 }
@@ -381,16 +423,16 @@ static int dev_alloc_buf(gpu_t *d, dbuf_t *b, uint64_t words, uint32_t n, uint64
 {
     CU_CHECK(cudaSetDevice(d->id));
     if (npr) {
-        CU_CHECK(cudaMalloc((void **)&b->pres, npr * sizeof(uint16_t)));
-        CU_CHECK(cudaMalloc((void **)&b->poff, (np ? np : 1) * sizeof(uint32_t)));
+        DEV_ALLOC((void **)&b->pres, npr * sizeof(uint16_t));
+        DEV_ALLOC((void **)&b->poff, (np ? np : 1) * sizeof(uint32_t));
     }
     b->res = NULL; /* words 0: the kernels read residues from the pair layout */
     if (words)
-        CU_CHECK(cudaMalloc((void **)&b->res, words * sizeof(uint32_t)));
-    CU_CHECK(cudaMalloc((void **)&b->woff, (n ? n : 1) * sizeof(uint32_t)));
-    CU_CHECK(cudaMalloc((void **)&b->len, (n ? n : 1) * sizeof(uint32_t)));
-    CU_CHECK(cudaMalloc((void **)&b->scores, (n ? n : 1) * sizeof(int32_t)));
-    CU_CHECK(cudaMallocHost((void **)&b->h_scores, (n ? n : 1) * sizeof(int32_t)));
+        DEV_ALLOC((void **)&b->res, words * sizeof(uint32_t));
+    DEV_ALLOC((void **)&b->woff, (n ? n : 1) * sizeof(uint32_t));
+    DEV_ALLOC((void **)&b->len, (n ? n : 1) * sizeof(uint32_t));
+    DEV_ALLOC((void **)&b->scores, (n ? n : 1) * sizeof(int32_t));
+    HOST_ALLOC((void **)&b->h_scores, (n ? n : 1) * sizeof(int32_t));
     b->cap_w = words;
     b->cap_n = n;
     b->chunk = -1;
@@ -609,8 +651,8 @@ static int dev_setup(cuda_state_t *S, gpu_t *d)
     }
     CU_CHECK(cudaEventCreate(&d->ev_k0));
     CU_CHECK(cudaEventCreate(&d->ev_k1));
-    CU_CHECK(cudaMalloc((void **)&d->d_ctr, NCTR * NBUF * sizeof(int)));
-    CU_CHECK(cudaMalloc((void **)&d->d_mat, sizeof S->mat));
+    DEV_ALLOC((void **)&d->d_ctr, NCTR * NBUF * sizeof(int));
+    DEV_ALLOC((void **)&d->d_mat, sizeof S->mat);
     CU_CHECK(cudaMemcpy(d->d_mat, S->mat, sizeof S->mat, cudaMemcpyHostToDevice));
     int per = 0;
     int rc = swgpu__cu_intra_occupancy(&per);
@@ -620,8 +662,11 @@ static int dev_setup(cuda_state_t *S, gpu_t *d)
     return SWGPU_OK;
 }
 
-static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
-                       void **state)
+/* the engine; force_stream: stream the database even if it seems to fit;
+ * *resident_oom (may be NULL) set when the device buffers of a resident
+ * database could not be allocated */
+static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                         int force_stream, int *resident_oom, void **state)
 {
     int rc = SWGPU_OK, count = 0, cap = 0;
     uint64_t *wstart = NULL;
@@ -799,7 +844,7 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
         size_t per_word = 4 + (S->fam == FAM_SIMT ? 32 : 0) + (S->fam == FAM_DPX ? 4 : 0);
         size_t per_seq = 16 + (S->fam == FAM_DPX ? 2 : 0);
         size_t need = (size_t)w * per_word + (size_t)n * per_seq;
-        if (fixed + need / S->ndev + need / 64 <= S->budget) {
+        if (!force_stream && fixed + need / S->ndev + need / 64 <= S->budget) {
             /* resident: one chunk per GPU, sized by multiprocessors */
             int totsm = 0;
             for (int i = 0; i < S->ndev; i++)
@@ -881,8 +926,11 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
             const chunk_t *ch = &S->chunks[d->own];
             if ((rc = dev_alloc_buf(d, &d->buf[0], S->h_res ? ch->nw : 0, ch->n,
                                     S->h_pres ? ch->npr + 1 : 0,
-                                    ch->np)))
+                                    ch->np))) {
+                if (rc == SWGPU_ENOMEM && resident_oom)
+                    *resident_oom = 1;
                 goto fail;
+            }
             d->nbuf_used = 1;
             if ((rc = upload_chunk(S, &d->buf[0], d->own, d->cst)))
                 goto fail;
@@ -912,6 +960,24 @@ static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgp
 fail:
     free(wstart);
     cuda_destroy(S);
+    return rc;
+}
+
+/* A resident database whose buffers do not fit after all (the free memory
+ * measured at the start was taken meanwhile, by another process or another
+ * search of this one) is streamed instead, under a budget measured anew. */
+static int cuda_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                       void **state)
+{
+    const char *env = getenv("SWGPU_CUDA_FAIL_ALLOC");
+    int resident_oom = 0;
+    alloc_fail_at.store(env && *env ? atoi(env) : 0);
+    alloc_count.store(0);
+    int rc = create_engine(db, m, o, 0, &resident_oom, state);
+    if (rc == SWGPU_ENOMEM && resident_oom) {
+        swgpu__log(SWGPU_LOG_WARN, "%s: streaming the database instead", swgpu_last_error());
+        rc = create_engine(db, m, o, 1, NULL, state);
+    }
     return rc;
 }
 
@@ -1197,8 +1263,8 @@ static int finish_chunk(cuda_state_t *S, gpu_t *d, int b)
                 d->d_idx = NULL;
                 d->h_idx = NULL;
                 d->cap_idx = 0;
-                CU_CHECK(cudaMalloc((void **)&d->d_idx, nov * sizeof(uint32_t)));
-                CU_CHECK(cudaMallocHost((void **)&d->h_idx, nov * sizeof(uint32_t)));
+                DEV_ALLOC((void **)&d->d_idx, nov * sizeof(uint32_t));
+                HOST_ALLOC((void **)&d->h_idx, nov * sizeof(uint32_t));
                 d->cap_idx = nov;
             }
             uint32_t j = 0;
@@ -1425,7 +1491,7 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
     CU_CHECK(cudaStreamCreateWithFlags(&m->stl, cudaStreamNonBlocking));
     CU_CHECK(cudaEventCreateWithFlags(&m->ev_long, cudaEventDisableTiming));
     CU_CHECK(cudaEventCreateWithFlags(&m->ev_done, cudaEventDisableTiming));
-    CU_CHECK(cudaMalloc((void **)&m->d_ctr, 2 * sizeof(int)));
+    DEV_ALLOC((void **)&m->d_ctr, 2 * sizeof(int));
     if (!d->sto)
         CU_CHECK(cudaStreamCreateWithFlags(&d->sto, cudaStreamNonBlocking));
     return SWGPU_OK;
@@ -1608,8 +1674,8 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
                 d->d_idx = NULL;
                 d->h_idx = NULL;
                 d->cap_idx = 0;
-                CU_CHECK(cudaMalloc((void **)&d->d_idx, nov * sizeof(uint32_t)));
-                CU_CHECK(cudaMallocHost((void **)&d->h_idx, nov * sizeof(uint32_t)));
+                DEV_ALLOC((void **)&d->d_idx, nov * sizeof(uint32_t));
+                HOST_ALLOC((void **)&d->h_idx, nov * sizeof(uint32_t));
                 d->cap_idx = nov;
             }
             uint32_t c = 0;

@@ -430,14 +430,23 @@ static const struct {
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
-static swgpu_cu_cfg_t dpx_cfgs[N_DPX];
+/* the configurations, copied out of the table once (a function-local
+ * static: initialised by the first caller, thread-safe in C++11; searches
+ * on several threads create engines at once) */
+struct dpx_cfg_list {
+    swgpu_cu_cfg_t c[N_DPX];
+    dpx_cfg_list()
+    {
+        for (int i = 0; i < N_DPX; i++)
+            c[i] = dpx_table[i].cfg;
+    }
+};
 
 extern "C" const swgpu_cu_cfg_t *swgpu__cu_dpx_configs(int *n)
 {
-    for (int i = 0; i < N_DPX; i++)
-        dpx_cfgs[i] = dpx_table[i].cfg;
+    static const dpx_cfg_list list;
     *n = N_DPX;
-    return dpx_cfgs;
+    return list.c;
 }
 
 static int dpx_find(swgpu_cu_cfg_t cfg)

@@ -60,6 +60,11 @@ bad "empty database file" "empty\.fa.*(empty|no sequence)" search -q $Q -d "$T/e
 bad "text that is not FASTA" "text\.txt, line 1: expected '>' or '@'" search -q "$T/text.txt" -d $DB
 bad "truncated gzip" "trunc\.fa\.gz.*(truncated|gzip|unexpected end)" search -q $Q -d "$T/trunc.fa.gz"
 bad "only empty records" "allempty\.fa.*(empty|no sequence)" search -q "$T/allempty.fa" -d $DB
+"$SWGPU" makedb $DB "$T/gz.swdb" --quiet && gzip "$T/gz.swdb"
+bad "gzipped makedb database" "gz\.swdb\.gz: a gzip-compressed swgpu database \(decompress it first" \
+    search -q $Q -d "$T/gz.swdb.gz"
+bad "gzipped makedb as queries" "gz\.swdb\.gz: a gzip-compressed swgpu database" \
+    search -q "$T/gz.swdb.gz" -d $DB
 
 # a record with an empty sequence: skipped with a warning, counted, exit 0
 if "$SWGPU" search -q "$T/withempty.fa" -d $DB --outfmt '6 qseqid sseqid score' > "$T/out" 2> "$T/err"; then
@@ -87,6 +92,8 @@ bad "evalue 0" "E-value threshold 0: must be > 0" search -q $Q -d $DB --evalue 0
 bad "evalue model" "--evalue-model: 'old' is not spouge or old-fsc" search -q $Q -d $DB --evalue-model old
 bad "search --max-memory not a size" "--max-memory: '12Q' is not a size" search -q $Q -d $DB --max-memory 12Q
 bad "search --max-memory 0" "--max-memory: '0' is not a size" search -q $Q -d $DB --max-memory 0
+bad "search --max-memory below a byte" "--max-memory: '0.4' is not a size" search -q $Q -d $DB --max-memory 0.4
+bad "align --max-memory below a byte" "--max-memory: '1e-12G' is not a size" align $Q $DB --max-memory 1e-12G
 bad "negative threads" "threads -2" search -q $Q -d $DB --threads -2
 bad "unknown option" "unknown option '--frobnicate'" search -q $Q -d $DB --frobnicate
 bad "unknown short option" "unknown option '-Z'" search -q $Q -d $DB -Z
@@ -142,12 +149,27 @@ else
     skip "write errors: no /dev/full"
 fi
 
+# --- damaged and foreign databases ---------------------------------------
+"$SWGPU" makedb $DB "$T/good.swdb" --quiet
+head -c 700 "$T/good.swdb" > "$T/cut.swdb"
+cp "$T/good.swdb" "$T/flip.swdb"
+printf 'Z' | dd of="$T/flip.swdb" bs=1 seek=600 conv=notrunc 2> /dev/null
+printf '\177ELF\002\001\001\000\000\000' > "$T/elf.bin"
+bad "truncated makedb database" "cut\.swdb: truncated" search -q $Q -d "$T/cut.swdb"
+bad "corrupt makedb database" "flip\.swdb: checksum mismatch" search -q $Q -d "$T/flip.swdb"
+bad "binary file as database" "elf\.bin: neither a swgpu database .* nor FASTA" search -q $Q -d "$T/elf.bin"
+bad "binary file as queries" "elf\.bin, line 1: expected '>' or '@'" search -q "$T/elf.bin" -d $DB
+
 # --- the tool itself ----------------------------------------------------
-bad "no command" "no command given"
-bad "unknown command" "unknown command 'serch'" serch -q $Q -d $DB
+bad "no command" "no command given \(commands: search, makedb, align, version, help"
+bad "unknown command" "unknown command 'serch' \(commands: search, makedb, align," serch -q $Q -d $DB
 bad "makedb missing input" "nope\.fa.*(No such file|not exist|cannot open)" makedb "$T/nope.fa" "$T/x.db"
 bad "makedb wrong arguments" "expected IN and OUT" makedb $DB
 bad "makedb not FASTA" "text\.txt, line 1: expected '>' or '@'" makedb "$T/text.txt" "$T/x.db"
+bad "makedb unknown --type" "--type: 'rna' is not prot or dna" makedb --type rna $DB "$T/x.db"
+bad "help for an unknown command" "help: unknown command 'serch'" help serch
+bad "--threads not a number" "--threads: 'four' is not an integer" search -q $Q -d $DB -t four
+bad "-o is a directory" "output .*adir: is a directory" search -q $Q -d $DB -o "$T/adir"
 [ -e "$T/x.db" ] && fail "a failed makedb left its output" || pass
 
 # --- outputs never replace inputs (refused before any work; inputs intact) --

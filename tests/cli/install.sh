@@ -1,13 +1,14 @@
 #!/bin/sh
-# make install PREFIX=tmp puts the header, both libraries, the tool and a
-# pkg-config file in place, and a program builds and runs against them.
+# make install PREFIX=tmp puts the header, both libraries, the tool, the
+# manual page and a pkg-config file in place, and a program builds and runs against them.
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL install: $1"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if make -s install PREFIX="$tmp/p" >"$tmp/log" 2>&1; then ok; else bad "make install"; cat "$tmp/log"; fi
-for f in bin/swgpu include/swgpu.h lib/libswgpu.a lib/libswgpu.so lib/pkgconfig/swgpu.pc; do
+for f in bin/swgpu include/swgpu.h lib/libswgpu.a lib/libswgpu.so lib/pkgconfig/swgpu.pc \
+         share/man/man1/swgpu.1; do
     if [ -f "$tmp/p/$f" ]; then ok; else bad "missing $f"; fi
 done
 if grep -qx "prefix=$tmp/p" "$tmp/p/lib/pkgconfig/swgpu.pc"; then ok; else bad "pc prefix"; fi

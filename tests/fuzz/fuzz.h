@@ -18,12 +18,23 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* the input as a file; its path (the same file for every input) */
-static const char *fuzz_file(const uint8_t *data, size_t size)
+/* the input as a file; its path (the same file for every input): in
+ * /dev/shm when there is one (memory: many times faster than a disk's
+ * journal for a file rewritten at every input), else /tmp */
+static char fuzz_path[64];
+
+static inline void fuzz_file_remove(void)
 {
-    static char path[64];
+    unlink(fuzz_path);
+}
+
+static inline const char *fuzz_file(const uint8_t *data, size_t size)
+{
+    char *path = fuzz_path;
     if (!path[0]) {
-        snprintf(path, sizeof path, "/tmp/swgpu_fuzz_%ld", (long)getpid());
+        const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(path, sizeof fuzz_path, "%s/swgpu_fuzz_%ld", dir, (long)getpid());
+        atexit(fuzz_file_remove); /* libFuzzer ends with exit() */
     }
     FILE *fp = fopen(path, "wb");
     if (!fp)

@@ -1,0 +1,123 @@
+/*
+ * cli.c - helpers shared by the subcommands of the swgpu tool: the clock of
+ * the log lines, the logger, error lines, --threads clamping and sizes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <unistd.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double t_start;
+static FILE *err_fp; /* NULL: stderr */
+const cli_dist_t *cli_dist;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_start_clock(void)
+{
+    t_start = now();
+}
+
+double cli_elapsed(void)
+{
+    return now() - t_start;
+}
+
+int cli_clamp_threads(int threads, int verbosity)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads == 0 && cli_dist && cli_dist->threads > 0)
+        return cli_dist->threads;
+    if (cores < 1 || threads <= cores)
+        return threads;
+    if (verbosity > 0)
+        fprintf(stderr, "[swgpu %.2fs] warning: --threads %d is more than the %ld cores: using %ld\n",
+                cli_elapsed(), threads, cores, cores);
+    return (int)cores;
+}
+
+static void log_stderr(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)user;
+    const char *tag = level == SWGPU_LOG_ERROR ? "error: "
+                      : level == SWGPU_LOG_WARN ? "warning: "
+                      : level == SWGPU_LOG_DEBUG ? "debug: "
+                                                 : "";
+    fprintf(stderr, "[swgpu %.2fs] %s%s\n", cli_elapsed(), tag, msg);
+}
+
+/* verbosity: 0 quiet (errors only), 1 warnings (default), 2 info, 3+ debug */
+void cli_install_logger(int verbosity)
+{
+    swgpu_log_level_t max = verbosity <= 0   ? SWGPU_LOG_ERROR
+                            : verbosity == 1 ? SWGPU_LOG_WARN
+                            : verbosity == 2 ? SWGPU_LOG_INFO
+                                             : SWGPU_LOG_DEBUG;
+    swgpu_set_logger(log_stderr, NULL, max);
+}
+
+void cli_error_stream(FILE *fp)
+{
+    err_fp = fp;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    FILE *fp = err_fp ? err_fp : stderr;
+    if (cli_dist && cli_dist->error) {
+        char msg[2048];
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        cli_dist->error(msg);
+        return;
+    }
+    fflush(stdout);
+    fputs("swgpu: ", fp);
+    va_start(ap, fmt);
+    vfprintf(fp, fmt, ap);
+    va_end(ap);
+    fputc('\n', fp);
+}
+
+/* "123", "512K", "1.5G", "4g": bytes (binary multiples). */
+int cli_parse_size(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    double v, mul = 1;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end != s && *end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1024.0; break;
+        case 'm': case 'M': mul = 1024.0 * 1024; break;
+        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
+        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+        default: mul = 0; break;
+        }
+        if (mul > 0 && (end[1] == 0 || ((end[1] == 'b' || end[1] == 'B') && end[2] == 0) ||
+                        ((end[1] == 'i') && (end[2] == 'B') && end[3] == 0)))
+            end = (char *)"";
+    }
+    if (end == s || *end || errno || !isfinite(v) || v * mul < 1 || v * mul > 1.8e19) {
+        cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
+        return -1;
+    }
+    *out = (uint64_t)(v * mul);
+    return 0;
+}
