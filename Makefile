@@ -43,6 +43,11 @@ endif
 
 TOOL      := $(B)/swgpu
 TOOL_C    := $(wildcard tools/*.c)
+# swgpu-mpi: the tool with its search and long alignment split across MPI
+# ranks, built when mpicc is found (MPICC= skips it)
+MPICC     ?= $(shell command -v mpicc 2>/dev/null)
+MPI_C     := $(wildcard tools/mpi/*.c)
+MPI_TOOL  := $(if $(MPICC),$(B)/swgpu-mpi)
 TESTS_C   := $(wildcard tests/test_*.c)
 TESTS     := $(TESTS_C:tests/%.c=$(B)/tests/%)
 BENCH_C   := $(wildcard bench/*.c)
@@ -52,7 +57,7 @@ BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
 .PHONY: all check check-sanitize check-tsan fuzz fuzz-run demo install clean bench FORCE \
         python py-ext check-python
-all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(B)/swgpu.pc
+all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(MPI_TOOL) $(B)/swgpu.pc
 
 $(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
@@ -70,6 +75,9 @@ $(B)/libswgpu.so: $(LIB_OBJ)
 
 $(TOOL): $(TOOL_C) tools/cli.h $(B)/libswgpu.a
 	$(CC) $(STD) $(CPPFLAGS) -Itools $(CFLAGS) $(WARN) -o $@ $(TOOL_C) $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
+
+$(B)/swgpu-mpi: $(TOOL_C) $(MPI_C) tools/cli.h tools/mpi/mpi_cli.h $(B)/libswgpu.a
+	$(MPICC) $(STD) $(CPPFLAGS) -Itools -DSWGPU_MPI $(CFLAGS) $(WARN) -o $@ $(TOOL_C) $(MPI_C) $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
 $(B)/tests/%: tests/%.c tests/tap.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
@@ -90,7 +98,7 @@ FORCE:
 
 bench: $(BENCHES)
 
-check: $(TOOL) $(TESTS) $(REPLAYS)
+check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS)
 	@sh tests/run.sh $(B)
 
 # fuzz_cli links the tool's option parsing: every tools/*.c but main's
@@ -187,6 +195,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu
+	$(if $(MPI_TOOL),install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu-mpi)
 	install -m 644 $(B)/libswgpu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libswgpu.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/swgpu.h $(DESTDIR)$(PREFIX)/include/

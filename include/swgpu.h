@@ -62,7 +62,8 @@ typedef enum {
     SWGPU_EDB = -10,      /* a database file is invalid, truncated or foreign */
     SWGPU_EBUDGET = -11,  /* the memory budget cannot hold the minimum needed */
     SWGPU_ERANGE = -12,   /* a value exceeds what can be represented */
-    SWGPU_ENOTFOUND = -13 /* a looked-up item does not exist */
+    SWGPU_ENOTFOUND = -13, /* a looked-up item does not exist */
+    SWGPU_EPART = -14     /* another part of a computation split across processes failed */
 } swgpu_status_t;
 
 /** Short description of a status code (static string, never NULL). */
@@ -246,6 +247,15 @@ void swgpu_pssm_destroy(swgpu_pssm_t *p);
 
 /* --------------------------------------------------------------- options */
 
+/**
+ * Receives one query's exact scores against every sequence of the searched
+ * database handle: scores[k] for scan position k (swgpu_db_scan_index()),
+ * n = swgpu_db_size().  Valid during the call only.  Called from the scan,
+ * once per query, in any query order, never from two threads at once; a
+ * negative return stops the search, which returns that status.
+ */
+typedef int (*swgpu_scores_fn)(void *user, size_t query, const int32_t *scores, size_t n);
+
 typedef enum {
     SWGPU_BACKEND_AUTO = 0, /* cuda if a device is present, else cpu */
     SWGPU_BACKEND_REF = 1,  /* scalar reference (the oracle) */
@@ -288,10 +298,25 @@ typedef struct {
      * done, never from two threads at once (not always from the calling
      * thread).  done of total queries scanned, cells (qlen x database
      * residues) of those and of all queries, seconds since the scan began.
+     * For a part of a database, the part's own residues count.
      * It must not call back into the library for the same search. */
     void (*progress)(size_t done, size_t total, uint64_t cells_done, uint64_t cells_total,
                      double seconds, void *user);
     void *progress_user;
+    /* A search split over database parts (swgpu_db_part; swgpu-mpi): */
+    int candidates;          /* 1: per query only the database sequences that may be among
+                                the whole search's hits, best first by (score desc, database
+                                index asc), no_self applied, no alignments: with published
+                                parameters the best top_n of those whose E-value (the whole
+                                database's size) passes opts->evalue, else (parameters fitted
+                                on the whole database later) the best top_n with score > 0,
+                                plus, where the fallback parameters' E-values depend on the
+                                subject's length (Spouge), the best top_n that pass under
+                                them.  evalue: the E-value under the published parameters,
+                                else the fallback ones; karlin zero, bits 0.
+                                swgpu_search_merge() finishes them */
+    swgpu_scores_fn on_scores; /* NULL, or called with every query's scores (for fits) */
+    void *on_scores_user;
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,
@@ -369,9 +394,68 @@ size_t swgpu_db_size(const swgpu_db_t *db);
 uint64_t swgpu_db_residues(const swgpu_db_t *db);
 uint64_t swgpu_db_max_len(const swgpu_db_t *db);
 swgpu_alphabet_t swgpu_db_alphabet(const swgpu_db_t *db);
-/** Sequence i in database (file) order. */
+/** Sequence i in database (file) order.  For a part (below), i is an index
+ *  of the whole database, and only the part's own sequences are found
+ *  (SWGPU_ENOTFOUND for the others). */
 int swgpu_db_get(const swgpu_db_t *db, size_t i, swgpu_seq_t *out);
 void swgpu_db_destroy(swgpu_db_t *db);
+
+/*
+ * Parts: a database split across processes (swgpu-mpi) or devices.  Every
+ * engine scans a database in its scan order: sequences sorted by length,
+ * ties in database order.  A part is a contiguous run of that order chosen
+ * by residues: with R the total residues, the part [from, to) of the
+ * database (0 <= from <= to <= 1) holds the sequences whose first residue
+ * lies at a position p of the scan order's concatenated residues with
+ * floor(from*R) <= p < floor(to*R) (to = 1: through the last sequence).
+ * Parts given consecutive intervals - [0,a), [a,b), [b,1], the same doubles
+ * on every side - hold every sequence exactly once; a part may be empty.
+ *
+ * A part is an ordinary database handle to the engines and to
+ * swgpu_search(): swgpu_db_size()/swgpu_db_residues() count its own
+ * sequences, its hits carry the whole database's indices (so hits from
+ * several parts merge exactly, see swgpu_search_merge()), and E-values use
+ * the whole database's sequence and residue counts.  swgpu_db_write()
+ * refuses a part.
+ */
+
+/** Where a handle stands in its whole database (a whole database is its own
+ *  only part: first 0, n = total_n). */
+typedef struct {
+    uint64_t first;          /* scan position of the part's first sequence in the whole */
+    uint64_t n;              /* sequences in the part */
+    uint64_t residues;       /* residues in the part */
+    uint64_t total_n;        /* sequences of the whole database */
+    uint64_t total_residues; /* residues of the whole database */
+} swgpu_db_part_t;
+
+/** Fill *out (see swgpu_db_part_t); SWGPU_EINVAL for NULL arguments. */
+int swgpu_db_part_info(const swgpu_db_t *db, swgpu_db_part_t *out);
+
+/** A part [from, to) of an open whole database, without copying residues:
+ *  db must outlive *out (destroy the part first).  SWGPU_EINVAL if db is
+ *  itself a part or the interval is not within [0, 1]. */
+int swgpu_db_part(const swgpu_db_t *db, double from, double to, swgpu_db_t **out);
+
+/**
+ * Open the part [from, to) of a database file.  A makedb file is mapped
+ * piecewise: the index sections (offsets, order, names: about 24 bytes a
+ * sequence plus its header) are mapped without being read as a whole, and
+ * only the part's residues are mapped; the header checksum and the part's
+ * own structure (offsets, length order, order permutation, names, residue
+ * codes) are validated, the whole-file checksum is not (that needs every
+ * byte; swgpu_db_open() checks it).  A FASTA/FASTQ file is read whole (the
+ * scan order needs every length) and only the part is kept.  info (may be
+ * NULL) describes the part.  Thread safety as swgpu_db_open().
+ */
+int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from, double to,
+                       swgpu_db_t **out, swgpu_read_info_t *info);
+
+/** The database index of the sequence at scan position k of the handle
+ *  (0 <= k < swgpu_db_size(db); for a part, position k of the part), or
+ *  SIZE_MAX if k is out of range.  Scan positions are what
+ *  swgpu_opts_t.on_scores reports scores by. */
+size_t swgpu_db_scan_index(const swgpu_db_t *db, size_t k);
 
 /* ------------------------------------------------------------ statistics */
 
@@ -487,13 +571,66 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 void swgpu_search_result_destroy(swgpu_search_result_t *r);
 
 /**
+ * A search split over parts of a database: run swgpu_search() with
+ * opts->candidates on each part (swgpu_db_part, swgpu_db_open_part), then
+ * merge the parts' results here, then align the kept hits where their
+ * targets are (swgpu_search_align() on each part).  The outcome is exactly
+ * swgpu_search() on the whole database: the same hits in the same order
+ * (score desc, database index asc), the same Karlin-Altschul parameters,
+ * bit scores, E-values and alignments.
+ */
+
+/** What swgpu_search_merge() needs to know of the whole database. */
+typedef struct {
+    uint64_t db_sequences;   /* the whole database's sequences */
+    uint64_t db_residues;    /* ... and residues */
+    /* Only when the matrix and gaps have no published parameters (they are
+     * then fitted to each query's scores against the whole database): */
+    const uint64_t *tlen;    /* the db_sequences lengths in the whole scan order */
+    /* fill out[db_sequences] with query i's scores in the whole scan order
+     * (the parts' on_scores arrays, parts in scan order); called once per
+     * query, for i = 0, 1, ... in order; a negative return stops the merge */
+    int (*scores)(void *user, size_t query, int32_t *out);
+    void *user;
+} swgpu_merge_src_t;
+
+/**
+ * Merge the candidates of nparts parts (results of swgpu_search() with
+ * opts->candidates, each over the same queries; parts in any order) into
+ * the whole search's result without alignments: per query the parameters,
+ * published or fitted (then src->tlen and src->scores are required), the
+ * E-value filter (opts->evalue_model, the whole database's size), then the
+ * top_n best of those that pass, bit scores and E-values (a candidate's own
+ * where the E-value depends on the subject's length).  opts as given to the
+ * parts (candidates ignored).
+ * cells and overflows are the parts' sums, scan_seconds their maximum.
+ * *out is the caller's (swgpu_search_result_destroy).
+ */
+int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
+                       const swgpu_opts_t *opts, const swgpu_search_result_t *const *parts,
+                       size_t nparts, const swgpu_merge_src_t *src,
+                       swgpu_search_result_t **out);
+
+/**
+ * Compute the alignments of the hits of r whose target db holds (for a
+ * part: its own sequences; others are left as they are) on opts->threads
+ * threads, exactly as swgpu_search() computes them.  r->q[i] must be query
+ * i (as swgpu_search() and swgpu_search_merge() make them).  Each alignment
+ * is checked against its hit's score.
+ */
+int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
+                       const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+
+/**
  * Every database sequence's exact score against every query, without hits
  * or statistics: out[i * swgpu_db_size(db) + j] is the score of query i
  * against database sequence j (database order); out holds
  * swgpu_seqset_size(queries) * swgpu_db_size(db) entries (the caller's).
  * The engine is chosen as for swgpu_search (opts->backend, kernel, gpus,
  * max_gpu_memory, threads); opts->top_n, evalue, no_align and no_self do not
- * apply.  The scores equal the ones swgpu_search ranks its hits by.
+ * apply.  The scores equal the ones swgpu_search ranks its hits by.  db
+ * must be a whole database (SWGPU_EINVAL for a part: swgpu_opts_t.on_scores
+ * gives a part's scores).
  * Thread safety: as swgpu_search (concurrent calls on different outputs).
  */
 int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
@@ -563,6 +700,28 @@ void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 typedef void (*swgpu_progress_fn)(const char *phase, double fraction,
                                   uint64_t cells, double seconds, void *user);
 
+/**
+ * A transport between the parts of a computation split across processes
+ * (swgpu-mpi implements it with MPI; threads of one process can too).
+ * Every part calls the same library function with the same arguments and
+ * its own transport; the library moves data through these callbacks, each
+ * returning 0 or a negative status.
+ */
+typedef struct {
+    int rank;   /* this part, 0 .. size-1 */
+    int size;   /* number of parts */
+    void *user;
+    /* Point to point (boundary columns): len bytes to part `to`, from part
+     * `from`.  tag < 32768; messages with the same sender and tag arrive in
+     * the order they were sent.  Called from several threads at once. */
+    int (*send)(void *user, int to, int tag, const void *buf, size_t len);
+    int (*recv)(void *user, int from, int tag, void *buf, size_t len);
+    /* Collective, called by every part in the same order from the thread
+     * that called the library: part p's len[p] bytes lie in buf at offset
+     * len[0] + ... + len[p-1]; on return buf holds every part's bytes. */
+    int (*allgather)(void *user, void *buf, const size_t *len);
+} swgpu_comm_t;
+
 /** Options of swgpu_align_long(); fill with swgpu_long_opts_init(). */
 typedef struct {
     int gap_open;               /* gap of length k costs gap_open + k*gap_extend */
@@ -577,6 +736,10 @@ typedef struct {
                                    reach the best score (exact) */
     swgpu_progress_fn progress; /* NULL: no reports */
     void *progress_user;
+    const swgpu_comm_t *comm;   /* NULL: this process alone.  Otherwise every part of
+                                   comm calls swgpu_align_long() with the same arguments and
+                                   the passes are split across the parts by target columns
+                                   (see swgpu_align_long); part 0 gets the CIGAR */
 } swgpu_long_opts_t;
 
 /** What a swgpu_align_long() call did. */
@@ -617,6 +780,19 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * SWGPU_ERANGE if a sequence is too long for 32-bit scores.
  * Thread safety: concurrent calls on different outputs are safe (sequences,
  * matrix and options shared); progress is called on the calling thread.
+ *
+ * Split across parts (o->comm with size > 1, every part calling with the
+ * same arguments): the CPU engines of all parts compute each pass together
+ * - the score pass, the reverse pass and the traceback's forward passes
+ * cut by target columns, one slice per part, the boundary columns passed
+ * from part to part strip by strip through comm->send/recv so that the
+ * parts work as a pipeline; batches of many regions and the traceback's
+ * pieces dealt out whole - and every part gets the alignment, identical to
+ * the single-process one (same options, same budget).  Each part uses
+ * o->threads threads and holds what one process would (the saved rows are
+ * shared out through comm->allgather).  backend cuda: SWGPU_ENODEV; ref:
+ * each part computes alone.  When one part fails, every part returns an
+ * error: that part its own, the others SWGPU_EPART.
  */
 int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                      const swgpu_matrix_t *m, const swgpu_long_opts_t *o,

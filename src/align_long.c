@@ -85,6 +85,8 @@ typedef struct {
     uint64_t phase_cells, phase_done, cells_all;
     double last_report;
     uint64_t last_pruned;    /* cells the last batch pruned */
+    const swgpu_comm_t *comm; /* passes split across parts (NULL: alone) */
+    int dead;                /* a split call failed on every part: no more collectives */
 } ctx_t;
 
 /* ------------------------------------------------------------ helpers */
@@ -159,7 +161,11 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
         rc = swgpu__lgpu_run(C->gpu, r, n, &p, &pruned);
     } else
 #endif
-    {
+    if (C->comm) {
+        rc = swgpu__lsplit_run(C->comm, &C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned);
+        C->dead |= rc != 0;
+        host_use(C, bytes);
+    } else {
         rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned);
         host_use(C, bytes);
     }
@@ -178,6 +184,71 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
  * (saved rows, start states) and when the pair engine's edge buffers would
  * not fit the host budget.
  */
+/*
+ * The score pass split across parts by target columns: part p of the
+ * first a (a slice has at least 64 columns) computes columns
+ * [blen*p/a, blen*(p+1)/a) on the SIMD pair engine, band by band, the
+ * bands' boundary columns passed from part to part; the parts' best cells
+ * are then merged under the tie rule.  Every part must be able to (kernels,
+ * memory), else the strip engine does the pass, split the same way.
+ */
+static int score_pass_split(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
+{
+    const swgpu_comm_t *cm = C->comm;
+    const swgpu__isa_t isa = swgpu__cpu_isa_best();
+    int64_t a = C->blen / 64, me = cm->rank;
+    a = a < 1 ? 1 : a > cm->size ? cm->size : a;
+    const int64_t c0 = C->blen * me / a, c1 = C->blen * (me + 1) / a;
+    uint64_t bytes = me < a ? swgpu__cpu_score_pair_bytes((size_t)C->alen, (size_t)(c1 - c0), C->threads) : 0;
+    int32_t can = swgpu__cpu_kernels(isa) != NULL && C->host_fixed + bytes <= C->host_budget;
+    char *all = NULL;
+    size_t off[SWGPU__LONG_MAX_PARTS + 1];
+    int rc;
+
+    if ((rc = swgpu__lsplit_gather(cm, 0, &can, sizeof can, &all, off))) {
+        C->dead = 1;
+        return rc;
+    }
+    for (int p = 0; p < cm->size; p++) {
+        int32_t x;
+        memcpy(&x, all + off[p], sizeof x);
+        can &= x;
+    }
+    free(all);
+    if (!can)
+        return run_batch(C, g, 1);
+    host_use(C, bytes);
+    int32_t score = 0;
+    int64_t best[3] = {0, 0, 0}, qe = 0, te = 0;
+    if (me < a)
+        rc = swgpu__cpu_score_pair_part(C->a, (size_t)C->alen, C->b, (size_t)c0, (size_t)(c1 - c0),
+                                        m, C->sc.open, C->sc.ext, C->threads, isa, cm,
+                                        me > 0 ? (int)me - 1 : -1, me + 1 < a ? (int)me + 1 : -1, 0,
+                                        C->o->progress ? prog_cb : NULL, C, &score, &qe, &te);
+    best[0] = score;
+    best[1] = qe;
+    best[2] = te;
+    if ((rc = swgpu__lsplit_gather(cm, rc, best, sizeof best, &all, off))) {
+        C->dead = 1;
+        return rc;
+    }
+    /* the tie rule over the parts: highest score, smallest target end, then query end */
+    g->best = 0;
+    g->bi = g->bj = 0;
+    for (int p = 0; p < cm->size; p++) {
+        int64_t x[3];
+        memcpy(x, all + off[p], sizeof x);
+        if (x[0] > g->best || (x[0] == g->best && x[0] > 0 && (x[2] < g->bj || (x[2] == g->bj && x[1] < g->bi)))) {
+            g->best = (int32_t)x[0];
+            g->bi = x[1];
+            g->bj = x[2];
+        }
+    }
+    free(all);
+    batch_done(C, (uint64_t)C->alen * (uint64_t)C->blen, 0);
+    return SWGPU_OK;
+}
+
 static int score_pass(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
 {
     uint64_t bytes;
@@ -185,6 +256,8 @@ static int score_pass(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
     int64_t qe = 0, te = 0;
     int rc;
 
+    if (C->comm)
+        return score_pass_split(C, m, g);
     if (C->use_gpu)
         return run_batch(C, g, 1);
     bytes = swgpu__cpu_score_pair_bytes((size_t)C->alen, (size_t)C->blen, C->threads);
@@ -869,6 +942,54 @@ static int trace_pieces(ctx_t *C, const subvec_t *list, cig_t *all)
     return rc;
 }
 
+/*
+ * The pieces traced back by the parts together: part p takes the pieces
+ * whose cells begin in the p-th of P equal shares of all the pieces' cells
+ * (consecutive pieces), joins their CIGARs, and every part joins the parts'
+ * CIGARs in order - the same CIGAR as one process joining every piece.
+ */
+static int trace_pieces_split(ctx_t *C, const subvec_t *list, cig_t *all)
+{
+    const swgpu_comm_t *cm = C->comm;
+    uint64_t total = 0, acc = 0;
+    size_t k0 = list->n, k1 = list->n, off[SWGPU__LONG_MAX_PARTS + 1];
+    cig_t mine = { 0 };
+    char *got = NULL;
+    int rc;
+    for (size_t k = 0; k < list->n; k++)
+        total += (uint64_t)(list->v[k].i1 - list->v[k].i0 + 1) * (uint64_t)(list->v[k].j1 - list->v[k].j0 + 1);
+    for (size_t k = 0; k < list->n; k++) {
+        const sub_t *u = &list->v[k];
+        int p = total ? (int)((double)acc / (double)total * cm->size) : 0;
+        if (p >= cm->size)
+            p = cm->size - 1;
+        if (p == cm->rank && k0 == list->n)
+            k0 = k;
+        if (p > cm->rank && k1 == list->n)
+            k1 = k;
+        acc += (uint64_t)(u->i1 - u->i0 + 1) * (uint64_t)(u->j1 - u->j0 + 1);
+    }
+    if (k0 > k1)
+        k0 = k1;
+    subvec_t part = { list->v + k0, k1 - k0, k1 - k0 };
+    rc = part.n ? trace_pieces(C, &part, &mine) : SWGPU_OK;
+    if ((rc = swgpu__lsplit_gather(cm, rc, mine.v, mine.n * sizeof *mine.v, &got, off))) {
+        C->dead = 1;
+        free(mine.v);
+        return rc;
+    }
+    for (int p = 0; p < cm->size && !rc; p++)
+        for (size_t x = off[p]; x < off[p + 1] && !rc; x += sizeof(uint32_t)) {
+            uint32_t c;
+            memcpy(&c, got + x, sizeof c);
+            if (cig_push(all, (int)SWGPU_CIGAR_OP(c), SWGPU_CIGAR_LEN(c)))
+                rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for the CIGAR");
+        }
+    free(got);
+    free(mine.v);
+    return rc;
+}
+
 /* ------------------------------------------------------------- public */
 
 void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet)
@@ -1061,7 +1182,18 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     if (o->gap_open + o->gap_extend == 0)
         return swgpu__fail(SWGPU_EINVAL, "long alignment: gap open + extend must be positive");
 
-    isref = pick_backend(&C, o->backend);
+    if (o->comm && o->comm->size > 1) {
+        /* split across parts: the CPU engines (the reference computes alone) */
+        if (o->comm->size > SWGPU__LONG_MAX_PARTS || o->comm->rank < 0 || o->comm->rank >= o->comm->size ||
+            !o->comm->send || !o->comm->recv || !o->comm->allgather)
+            return swgpu__fail(SWGPU_EINVAL, "long alignment: invalid transport (part %d of %d)",
+                               o->comm->rank, o->comm->size);
+        if (o->backend == SWGPU_BACKEND_CUDA)
+            return swgpu__fail(SWGPU_ENODEV, "long alignment: passes split across processes run "
+                               "on the CPU (backend cpu or auto)");
+        C.comm = o->backend == SWGPU_BACKEND_REF ? NULL : o->comm;
+    }
+    isref = C.comm ? 0 : pick_backend(&C, o->backend);
     if (isref < 0)
         return isref;
     st->backend = isref ? "ref" : C.use_gpu ? "cuda" : "cpu";
@@ -1210,7 +1342,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     if ((rc = refine(&C, &list)))
         goto done;
     st->subproblems = list.n;
-    if ((rc = trace_pieces(&C, &list, &cig)))
+    if ((rc = C.comm ? trace_pieces_split(&C, &list, &cig) : trace_pieces(&C, &list, &cig)))
         goto done;
     phase_end(&C);
     if (out->m_cigar < cig.n) {
@@ -1231,6 +1363,10 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     st->traceback_seconds = swgpu__now() - t;
 
 done:
+    /* the last checkpoint of a split alignment: a part that failed on its
+     * own meets the others here, or at their next one */
+    if (C.comm && !C.dead)
+        rc = swgpu__lsplit_agree(C.comm, rc);
     free(saved);
     free(list.v);
     free(cig.v);

@@ -25,6 +25,11 @@ void swgpu__log(swgpu_log_level_t level, const char *fmt, ...)
 #endif
     ;
 
+/** The published parameters of the alphabet's default scoring system
+ *  (BLOSUM62 11/1, DNA +2/-3 5/2): the search's E-values when neither a
+ *  table nor a fit gives any (search.c). */
+int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k);
+
 /** Monotonic wall-clock seconds. */
 double swgpu__now(void);
 /** Number of online CPU cores (>= 1). */
@@ -86,14 +91,33 @@ struct swgpu_db {
     const uint32_t *rank;   /* database index -> sorted index */
     const char *names;      /* "id\0desc\0" per sequence, database order */
     const uint64_t *name_off; /* n offsets into names, database order */
+    /* A part of a larger database (swgpu_db_part, swgpu_db_open_part): its
+     * sequences are the whole database's scan positions [part_first,
+     * part_first + n); orig[] holds the whole database's indices, and rank,
+     * names and name_off are the whole database's arrays (indexed by them).
+     * whole_n == 0: not a part (a zero-initialised struct is a whole one). */
+    uint64_t part_first, whole_n, whole_res;
     /* ownership */
     void *map;              /* mmap base when opened from a file */
     size_t map_len;
+    void *map_res;          /* a part of a makedb file: its residues' own mapping */
+    size_t map_res_len;
     swgpu__file_id_t *src;  /* the files it was read from: the makedb file, or a BLAST
                                database's files (swgpu_db_write never replaces one) */
     size_t n_src;
     void *owned[6];         /* malloc'ed arrays to free */
 };
+
+/** Sequences and residues of the whole database a handle belongs to (its
+ *  own counts unless it is a part); search statistics use these. */
+static inline uint64_t swgpu__db_whole_n(const swgpu_db_t *db)
+{
+    return db->whole_n ? db->whole_n : db->n;
+}
+static inline uint64_t swgpu__db_whole_res(const swgpu_db_t *db)
+{
+    return db->whole_n ? db->whole_res : db->total_res;
+}
 
 /* ------------------------------------------------------------ statistics */
 

@@ -41,6 +41,8 @@
 
 #include <stdint.h>
 
+#include "swgpu.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -73,10 +75,24 @@ typedef struct {
     int32_t *saved;      /* host: nsaved rows of (w+1) pairs {H, F}; vertex columns 0..w */
     int32_t prune;       /* local regions: skip blocks that cannot reach the best so far */
     int32_t prune_best;  /* a best score known in advance (0 if none) */
+    /* A column part of a region split across processes (CPU engine only):
+     * this part computes vertex columns col0 .. col0 + w of a region of
+     * w_all columns (w_all 0: the whole region).  Strip s's left boundary
+     * column (colH[0..SH], colE[1..SH], as the tile function holds them) is
+     * received from part edge_left with tag (tag0 + s) % SWGPU__LONG_TAGS
+     * when edge_left >= 0, its right one sent to edge_right likewise.  Saved
+     * rows hold the part's columns only (local vertex columns 0..w), j and
+     * bj are whole-region columns, and pruning bounds use w_all. */
+    int64_t col0, w_all;
+    int32_t edge_left, edge_right, tag0;
+    const swgpu_comm_t *comm;
     /* outputs */
     int32_t best;        /* track: max H, ties to the smallest j, then the smallest i */
     int64_t bi, bj;      /* its vertex */
 } swgpu__lreg_t;
+
+#define SWGPU__LONG_TAGS 16384     /* boundary-column tags of a pass: 0 .. this - 1 */
+#define SWGPU__LONG_MAX_PARTS 4096 /* parts a pass may be split across */
 
 #ifdef __CUDACC__
 #define SWGPU__HD __host__ __device__
@@ -134,6 +150,22 @@ void swgpu__long_set_base(int64_t cells);
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
                     swgpu__lreg_t *regs, size_t n, int threads,
                     const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
+
+/* Split across parts (long_split.c): run a batch of regions with the
+ * parts of comm, every part calling with the same batch; on return every
+ * part holds every region's saved rows and best (pruned: all parts').  The
+ * CPU engine computes each part's share. */
+int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
+                      const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
+                      const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
+/** Every part's checkpoint: SWGPU_OK when no part's rc is an error; else
+ *  this part's own rc, or SWGPU_EPART naming the failed part. */
+int swgpu__lsplit_agree(const swgpu_comm_t *comm, int rc);
+/** Every part's bytes, gathered: each part contributes len bytes of mine;
+ *  *all (malloc'ed) holds part p's at off[p], off having size + 1 entries.
+ *  A part's rc != 0 makes the call fail on every part. */
+int swgpu__lsplit_gather(const swgpu_comm_t *comm, int rc, const void *mine, size_t len,
+                         char **all, size_t *off);
 
 /* CUDA engine (cuda/long_kernels.cu), present when SWGPU_HAVE_CUDA. */
 typedef struct swgpu__lgpu swgpu__lgpu_t;

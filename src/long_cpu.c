@@ -11,6 +11,14 @@
  * s+2 cannot overwrite slot s&1 before strip s+1 is done with those columns,
  * since it waits for s+1 in turn; tickets are taken in order, so a strip
  * only ever waits for a strip that a running thread holds: no deadlock.
+ *
+ * A region split by columns across processes (w_all > 0, long.h): the
+ * strip's left boundary column arrives from the part on the left before
+ * the strip starts, and its right boundary column leaves for the part on
+ * the right once the strip is done, so the parts work as a pipeline of
+ * strips.  A part that cannot set up still passes every boundary on (a
+ * message of lower bounds), so that no other part waits forever; it then
+ * reports its failure.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -45,6 +53,9 @@ typedef struct {
     _Atomic uint64_t pruned;
     _Atomic int32_t gbest;   /* best score found so far by pruned regions */
     _Atomic int running;
+    int32_t **wcol;          /* per worker: colH then colE, SH + 1 each */
+    _Atomic int wnext;       /* next worker slot */
+    _Atomic int comm_rc;     /* first failed send or receive */
 } job_t;
 
 static inline int32_t max32(int32_t a, int32_t b)
@@ -200,6 +211,44 @@ static void wait_for(_Atomic int64_t *p, int64_t need)
     }
 }
 
+/* message of a strip's boundary column: colH[0..rows], colE[1..rows] */
+static size_t edge_bytes(int rows)
+{
+    return (size_t)(2 * rows + 1) * sizeof(int32_t);
+}
+
+static void edge_fail(job_t *J, int rc)
+{
+    int zero = 0;
+    atomic_compare_exchange_strong(&J->comm_rc, &zero, rc);
+}
+
+static void edge_recv(job_t *J, const swgpu__lreg_t *g, int64_t s, int rows, int32_t *colH,
+                      int32_t *colE)
+{
+    int32_t msg[2 * SH + 1];
+    int rc = g->comm->recv(g->comm->user, g->edge_left, (int)((g->tag0 + s) % SWGPU__LONG_TAGS),
+                           msg, edge_bytes(rows));
+    if (rc) {
+        edge_fail(J, rc);
+        memset(msg, 0, sizeof msg);
+    }
+    memcpy(colH, msg, (size_t)(rows + 1) * sizeof *msg);
+    memcpy(colE + 1, msg + rows + 1, (size_t)rows * sizeof *msg);
+}
+
+static void edge_send(job_t *J, const swgpu__lreg_t *g, int64_t s, int rows, const int32_t *colH,
+                      const int32_t *colE)
+{
+    int32_t msg[2 * SH + 1];
+    memcpy(msg, colH, (size_t)(rows + 1) * sizeof *msg);
+    memcpy(msg + rows + 1, colE + 1, (size_t)rows * sizeof *msg);
+    int rc = g->comm->send(g->comm->user, g->edge_right, (int)((g->tag0 + s) % SWGPU__LONG_TAGS),
+                           msg, edge_bytes(rows));
+    if (rc)
+        edge_fail(J, rc);
+}
+
 static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, int32_t *colE)
 {
     swgpu__lreg_t *g = &J->regs[r];
@@ -217,6 +266,8 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
     int32_t *save = NULL;
     sbest_t sb = { NEG, 0, 0 };
     const int64_t bottom = top + rows;
+    const int split = g->w_all > 0;
+    const int64_t col0 = split ? g->col0 : 0, wall = split ? g->w_all : w;
 
     /* where this strip's bottom row is saved, if it is */
     if (bottom < g->h && g->save_every > 0 && bottom % g->save_every == 0)
@@ -224,15 +275,19 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
     else if (bottom == g->h && g->save_last)
         save = g->saved + (size_t)(swgpu__lreg_nsaved(g) - 1) * (size_t)(w + 1) * 2;
 
-    colH[0] = top == 0 ? swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, 0)
-                       : swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top);
-    for (int k = 1; k <= rows; k++) {
-        colH[k] = swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top + k);
-        colE[k] = NEG;
-    }
-    if (save) {
-        save[0] = colH[rows];
-        save[1] = local ? NEG : colH[rows];
+    if (split && g->edge_left >= 0) {
+        edge_recv(J, g, s, rows, colH, colE); /* the part on the left's last column */
+    } else {
+        colH[0] = top == 0 ? swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, 0)
+                           : swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top);
+        for (int k = 1; k <= rows; k++) {
+            colH[k] = swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top + k);
+            colE[k] = NEG;
+        }
+        if (save) {
+            save[0] = colH[rows];
+            save[1] = local ? NEG : colH[rows];
+        }
     }
     for (int64_t j0 = 0; j0 < w; j0 += CHUNK) {
         const int64_t j1 = j0 + CHUNK < w ? j0 + CHUNK : w;
@@ -243,7 +298,7 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
             memcpy(outF + j0 + 1, inF + j0 + 1, (size_t)(j1 - j0) * sizeof *outF);
         } else {
             for (int64_t j = j0 + 1; j <= j1; j++) {
-                outH[j] = swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, j);
+                outH[j] = swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, col0 + j);
                 outF[j] = NEG;
             }
         }
@@ -251,7 +306,7 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
         if (g->prune) {
             /* the block's inputs bound everything it leads to */
             int32_t mx = 0;
-            int64_t left = g->h - top < w - j0 ? g->h - top : w - j0;
+            int64_t left = g->h - top < wall - col0 - j0 ? g->h - top : wall - col0 - j0;
             for (int k = 0; k <= rows; k++)
                 mx = max32(mx, colH[k]);
             for (int64_t j = j0 + 1; j <= j1; j++)
@@ -303,33 +358,56 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
         atomic_fetch_add_explicit(&J->cells, (uint64_t)rows * (uint64_t)(j1 - j0),
                                   memory_order_relaxed);
     }
+    if (split && g->edge_right >= 0)
+        edge_send(J, g, s, rows, colH, colE); /* colH[0]: H(top, col0 + w) */
+    sb.bj += col0;
     J->sb[t] = sb;
+}
+
+/* A part that could not set up still passes every boundary column on:
+ * lower bounds (H 0, E minus infinity), which cannot raise any score. */
+static void drain(swgpu__lreg_t *regs, size_t n)
+{
+    int32_t msg[2 * SH + 1];
+    for (size_t r = 0; r < n; r++) {
+        const swgpu__lreg_t *g = &regs[r];
+        if (g->w_all <= 0 || g->h < 1)
+            continue;
+        for (int64_t s = 0; s * SH < g->h; s++) {
+            int rows = (int)(g->h - s * SH < SH ? g->h - s * SH : SH);
+            int tag = (int)((g->tag0 + s) % SWGPU__LONG_TAGS);
+            if (g->edge_left >= 0)
+                g->comm->recv(g->comm->user, g->edge_left, tag, msg, edge_bytes(rows));
+            for (int k = 0; k <= rows; k++)
+                msg[k] = 0;
+            for (int k = 0; k < rows; k++)
+                msg[rows + 1 + k] = NEG;
+            if (g->edge_right >= 0)
+                g->comm->send(g->comm->user, g->edge_right, tag, msg, edge_bytes(rows));
+        }
+    }
 }
 
 static void *worker(void *arg)
 {
     job_t *J = arg;
     const int64_t total = J->first[J->n];
-    int32_t *colH = malloc((SH + 1) * sizeof *colH);
-    int32_t *colE = malloc((SH + 1) * sizeof *colE);
-    if (colH && colE) {
-        for (;;) {
-            int64_t t = atomic_fetch_add(&J->ticket, 1);
-            size_t lo = 0, hi = J->n - 1;
-            if (t >= total)
-                break;
-            while (lo < hi) { /* last region with first <= t */
-                size_t mid = (lo + hi + 1) / 2;
-                if (J->first[mid] <= t)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            do_strip(J, lo, t - J->first[lo], t, colH, colE);
+    int32_t *colH = J->wcol[atomic_fetch_add(&J->wnext, 1)];
+    int32_t *colE = colH + SH + 1;
+    for (;;) {
+        int64_t t = atomic_fetch_add(&J->ticket, 1);
+        size_t lo = 0, hi = J->n - 1;
+        if (t >= total)
+            break;
+        while (lo < hi) { /* last region with first <= t */
+            size_t mid = (lo + hi + 1) / 2;
+            if (J->first[mid] <= t)
+                lo = mid;
+            else
+                hi = mid - 1;
         }
+        do_strip(J, lo, t - J->first[lo], t, colH, colE);
     }
-    free(colH);
-    free(colE);
     atomic_fetch_sub(&J->running, 1);
     return NULL;
 }
@@ -340,7 +418,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
 {
     job_t J;
     pthread_t *tid = NULL;
-    int nt = 0, rc = SWGPU_OK;
+    int nt = 0, rc = SWGPU_OK, ran = 0;
     int64_t total;
     uint64_t bytes = 0;
 
@@ -399,15 +477,28 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         threads = swgpu__ncores();
     if (threads > total)
         threads = (int)total;
-    if (threads == 1 && !(prog && prog->report)) {
-        atomic_init(&J.running, 1);
-        worker(&J);
-    } else {
-        tid = malloc((size_t)threads * sizeof *tid);
-        if (!tid) {
+    J.wcol = calloc((size_t)threads, sizeof *J.wcol);
+    if (!J.wcol) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
+        goto fail;
+    }
+    for (int k = 0; k < threads; k++)
+        if (!(J.wcol[k] = malloc(2 * (SH + 1) * sizeof(int32_t)))) {
             rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
             goto fail;
         }
+    atomic_init(&J.wnext, 0);
+    atomic_init(&J.comm_rc, 0);
+    if (!(threads == 1 && !(prog && prog->report)) &&
+        !(tid = malloc((size_t)threads * sizeof *tid))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
+        goto fail;
+    }
+    ran = 1;
+    if (!tid) {
+        atomic_init(&J.running, 1);
+        worker(&J);
+    } else {
         atomic_init(&J.running, threads);
         for (nt = 0; nt < threads; nt++)
             if (pthread_create(&tid[nt], NULL, worker, &J) != 0)
@@ -426,8 +517,9 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         for (int k = 0; k < nt; k++)
             pthread_join(tid[k], NULL);
     }
-    if (atomic_load(&J.ticket) < total) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for worker buffers");
+    if (atomic_load(&J.comm_rc)) {
+        rc = swgpu__fail(atomic_load(&J.comm_rc), "long alignment: a boundary column could not "
+                         "be sent or received");
         goto fail;
     }
     if (pruned)
@@ -444,7 +536,13 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         regs[r].bj = b.bj;
     }
 fail:
+    if (rc && !ran)
+        drain(regs, n);
     free(tid);
+    if (J.wcol)
+        for (int k = 0; k < threads; k++)
+            free(J.wcol[k]);
+    free(J.wcol);
     if (J.ring)
         for (size_t r = 0; r < n; r++)
             free(J.ring[r]);

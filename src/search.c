@@ -24,6 +24,12 @@
  * Queries are sequences (swgpu_search) or PSSMs (swgpu_search_pssm): both
  * become an array of swgpu__query_t (internal.h) with their ids, and every
  * step above is the same for both.
+ *
+ * A search split over database parts (swgpu-mpi): each part's search with
+ * opts->candidates stops after the scan with the hits of its own that may
+ * be among the whole search's (candidates()), swgpu_search_merge()
+ * (merge.c) repeats steps 2 and 3 for the whole database, and
+ * swgpu_search_align() aligns each part's share of the kept hits.
  */
 #include "internal.h"
 #include "ref/ref.h"
@@ -164,13 +170,14 @@ static int cmp_rank(const void *a, const void *b)
     return better(x, y) ? -1 : better(y, x) ? 1 : 0;
 }
 
-/* The best (up to) cap candidates with score > 0 and E-value <= max_e,
- * best first; returns the count.  heap has room for cap entries.  Scores
- * below min_score cannot reach max_e (swgpu__evalue_min_score); the others
- * get their E-value computed when they would enter the heap. */
+/* The best (up to) cap candidates with score > 0 and, when filter is set,
+ * E-value <= max_e, best first; returns the count.  heap has room for cap
+ * entries.  Scores below min_score cannot reach max_e
+ * (swgpu__evalue_min_score) or are not wanted; the others get their E-value
+ * under ev (none: 0) computed when they would enter the heap. */
 static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint64_t *tlen,
                        const swgpu__evalue_ctx_t *ev, int32_t min_score, double max_e,
-                       size_t cap, cand_t *heap)
+                       int filter, size_t cap, cand_t *heap)
 {
     size_t n = 0;
     if (min_score < 1)
@@ -181,8 +188,9 @@ static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint64
         cand_t c = {scores[k], db->orig[k], 0.0};
         if (n == cap && !better(&c, &heap[0]))
             continue;
-        c.evalue = swgpu__evalue_of(ev, c.score, tlen[k]);
-        if (!(c.evalue <= max_e))
+        if (ev)
+            c.evalue = swgpu__evalue_of(ev, c.score, tlen[k]);
+        if (filter && !(c.evalue <= max_e))
             continue;
         if (n < cap) {
             heap[n] = c;
@@ -359,7 +367,7 @@ void swgpu_search_result_destroy(swgpu_search_result_t *r)
 
 /* Parameters used when neither the table nor a fit gives any: the published
  * ones of the alphabet's default scoring system (warned about). */
-static int fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
+int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
 {
     swgpu_matrix_t *dm = NULL;
     int rc = a == SWGPU_DNA ? swgpu_matrix_dna(2, -3, &dm) : swgpu_matrix_builtin("BLOSUM62", &dm);
@@ -388,7 +396,7 @@ static size_t self_hits(const pipe_t *c, const char *id, const swgpu__query_t *q
         uint32_t x = c->id_ord[lo];
         if (strcmp(db->names + db->name_off[x], id) != 0)
             break;
-        uint64_t k = db->rank[x];
+        uint64_t k = db->rank[x] - db->part_first; /* x is one of the part's */
         uint64_t len = db->off[k + 1] - db->off[k];
         if (len == q->len && !memcmp(db->res + db->off[k], q->res, q->len))
             ex[n++] = k;
@@ -422,6 +430,111 @@ static void report_progress(pipe_t *c, uint64_t cells)
                    c->o->progress_user);
 }
 
+/* the fallback parameters (fallback_karlin), looked up once */
+static int get_fallback(pipe_t *c)
+{
+    int rc;
+    if (!c->have_fallback) {
+        if ((rc = swgpu__fallback_karlin(c->alphabet, &c->fallback)) < 0)
+            return rc;
+        c->have_fallback = 1;
+    }
+    return SWGPU_OK;
+}
+
+/* The best (up to) c->cap hits of query i in c->heap, best first, --no-self
+ * applied: top_hits() with ev, min_score, max_e and filter; returns the
+ * count. */
+static size_t select_top(pipe_t *c, size_t i, const int32_t *scores,
+                         const swgpu__evalue_ctx_t *ev, int32_t min_score, int filter)
+{
+    const swgpu_db_t *db = c->db;
+    uint64_t ex[8];
+    size_t nex = c->id_ord ? self_hits(c, c->ids[i], &c->qs[i], ex, 8) : 0;
+    size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
+    size_t n = top_hits(db, scores, c->tlen, ev, min_score, c->o->evalue, filter, want, c->heap);
+    if (nex) { /* drop the self hits: the rest are the best of the others */
+        size_t w = 0;
+        for (size_t h = 0; h < n; h++) {
+            int self = 0;
+            for (size_t e = 0; e < nex; e++)
+                self |= c->heap[h].target == db->orig[ex[e]];
+            if (!self)
+                c->heap[w++] = c->heap[h];
+        }
+        n = w;
+    }
+    return n < c->cap ? n : c->cap;
+}
+
+/*
+ * opts->candidates: query i's candidates, nothing else (see swgpu.h).  The
+ * whole search picks its top_n among the hits with E-value <= opts->evalue,
+ * so every part must send each hit of its own that could be among them:
+ *  - published parameters: the part's best top_n of the hits that pass, as
+ *    sink() chooses them (the E-values with the whole database's size);
+ *  - parameters fitted to the whole database's scores (swgpu_search_merge):
+ *    unknown here.  Fitted parameters give E-values that depend on the
+ *    score alone, so the part's best top_n by score hold the best that
+ *    pass; if the fit fails, the fallback parameters apply, whose E-values
+ *    under Spouge's model depend on the subject's length too: then the
+ *    best top_n of those that pass under the fallback are added.
+ * Each candidate's evalue is its E-value under the published parameters,
+ * else under the fallback ones (the merge takes it where it depends on the
+ * subject's length, which the merge does not know).
+ */
+static int candidates(pipe_t *c, size_t i, const int32_t *scores)
+{
+    const swgpu_db_t *db = c->db;
+    const swgpu__query_t *q = &c->qs[i];
+    swgpu_query_result_t *qr = &c->r->q[i];
+    swgpu__evalue_ctx_t ev;
+    cand_t *more = NULL;
+    size_t n, nb = 0;
+    int rc;
+
+    if (c->have_fixed) {
+        swgpu__evalue_init(&ev, &c->fixed, c->o->evalue_model, q->len, swgpu__db_whole_res(db),
+                           swgpu__db_whole_n(db));
+        n = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
+    } else {
+        if ((rc = get_fallback(c)) < 0)
+            return rc;
+        swgpu__evalue_init(&ev, &c->fallback, c->o->evalue_model, q->len,
+                           swgpu__db_whole_res(db), swgpu__db_whole_n(db));
+        if (ev.spouge) { /* the best that pass should the fit fail */
+            nb = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
+            if (nb && !(more = malloc(nb * sizeof *more)))
+                return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", nb);
+            if (nb)
+                memcpy(more, c->heap, nb * sizeof *more);
+        }
+        n = select_top(c, i, scores, &ev, 1, 0); /* the best by score */
+    }
+    if (n + nb && !(qr->hits = calloc(n + nb, sizeof *qr->hits))) {
+        free(more);
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", n + nb);
+    }
+    size_t a = 0, b = 0, k = 0; /* both lists best first: their union, best first */
+    while (a < n || b < nb) {
+        const cand_t *x;
+        if (b == nb || (a < n && !better(&more[b], &c->heap[a])))
+            x = &c->heap[a++];
+        else
+            x = &more[b++];
+        if (k && qr->hits[k - 1].target == x->target)
+            continue; /* in both */
+        qr->hits[k].target = x->target;
+        qr->hits[k].score = x->score;
+        qr->hits[k].evalue = x->evalue;
+        qr->hits[k].aln.score = x->score;
+        k++;
+    }
+    qr->n_hits = k;
+    free(more);
+    return SWGPU_OK;
+}
+
 /* the engine's scores of query i: statistics, the top hits, their queued
  * alignments */
 static int sink(void *user, size_t i, const int32_t *scores)
@@ -434,39 +547,32 @@ static int sink(void *user, size_t i, const int32_t *scores)
     int rc;
     qr->query = i;
 
+    if (c->o->on_scores &&
+        (rc = c->o->on_scores(c->o->on_scores_user, i, scores, (size_t)db->n)) < 0)
+        return swgpu__fail(rc, "search: the on_scores callback failed for query %zu (id %s)",
+                           i + 1, id);
+    if (c->o->candidates) {
+        if ((rc = candidates(c, i, scores)) < 0)
+            return rc;
+        report_progress(c, (uint64_t)q->len * db->total_res);
+        return SWGPU_OK;
+    }
+
     if (c->have_fixed) {
         qr->karlin = c->fixed;
     } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q->len, &qr->karlin) < 0) {
         swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, id, swgpu_last_error());
-        if (!c->have_fallback) {
-            if ((rc = fallback_karlin(c->alphabet, &c->fallback)) < 0)
-                return rc;
-            c->have_fallback = 1;
-        }
+        if ((rc = get_fallback(c)) < 0)
+            return rc;
         qr->karlin = c->fallback;
         c->n_fallback++;
     }
 
+    /* E-values with the whole database's size (a part's too) */
     swgpu__evalue_ctx_t ev;
-    swgpu__evalue_init(&ev, &qr->karlin, c->o->evalue_model, q->len, db->total_res, db->n);
-    int32_t min_score = swgpu__evalue_min_score(&ev, c->o->evalue);
-
-    uint64_t ex[8];
-    size_t nex = c->id_ord ? self_hits(c, id, q, ex, 8) : 0;
-    size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
-    size_t n = top_hits(db, scores, c->tlen, &ev, min_score, c->o->evalue, want, c->heap);
-    if (nex) { /* drop the self hits: the rest are the best of the others */
-        size_t w = 0;
-        for (size_t h = 0; h < n; h++) {
-            int self = 0;
-            for (size_t e = 0; e < nex; e++)
-                self |= c->heap[h].target == db->orig[ex[e]];
-            if (!self)
-                c->heap[w++] = c->heap[h];
-        }
-        n = w;
-    }
-    size_t kept = n < c->cap ? n : c->cap;
+    swgpu__evalue_init(&ev, &qr->karlin, c->o->evalue_model, q->len, swgpu__db_whole_res(db),
+                       swgpu__db_whole_n(db));
+    size_t kept = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
     if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits)))
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", kept);
     for (size_t h = 0; h < kept; h++) {
@@ -639,6 +745,12 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     memset(&c, 0, sizeof c);
     c.have_fixed =
         swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &c.fixed) == SWGPU_OK;
+    swgpu_opts_t cand_opts; /* candidates: no alignments */
+    if (opts->candidates) {
+        cand_opts = *opts;
+        cand_opts.no_align = 1;
+        opts = &cand_opts;
+    }
 
     if ((rc = swgpu__engine_select(opts, &ops)) < 0)
         goto fail;
@@ -665,7 +777,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
             goto fail;
         }
         for (uint64_t x = 0; x < db->n; x++)
-            id_ord[x] = (uint32_t)x;
+            id_ord[x] = db->orig[x];
         pthread_mutex_lock(&cmp_lock);
         cmp_db = db;
         qsort(id_ord, (size_t)db->n, sizeof *id_ord, cmp_ids);
@@ -795,6 +907,77 @@ fail:
     return rc;
 }
 
+/* ---------------------------------------------------- alignments of a part */
+
+int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
+                       const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *opts)
+{
+    pipe_t c;
+    pthread_t *tid = NULL;
+    swgpu__query_t *qs = NULL;
+    const char **ids = NULL;
+    size_t started = 0, total = 0;
+    int rc;
+
+    if (!r || !queries || !db || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search_align: NULL argument");
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < r->n_queries; i++) {
+        if (r->q[i].query != i || i >= swgpu_seqset_size(queries))
+            return swgpu__fail(SWGPU_EINVAL, "search_align: result %zu names query %zu (%zu "
+                               "queries); result i must be query i", i, r->q[i].query,
+                               swgpu_seqset_size(queries));
+        total += r->q[i].n_hits;
+    }
+    if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) < 0)
+        return rc;
+    if (!(c.jobs = malloc((total ? total : 1) * sizeof *c.jobs))) {
+        free(qs);
+        free(ids);
+        return swgpu__fail(SWGPU_ENOMEM, "search_align: out of memory for %zu alignments", total);
+    }
+    /* the hits whose target this handle holds; job (i, h) is result i's hit h */
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++) {
+            uint64_t t = r->q[i].hits[h].target, k;
+            if (t >= swgpu__db_whole_n(db))
+                continue;
+            k = db->rank[t];
+            if (k >= db->part_first && k - db->part_first < db->n)
+                c.jobs[c.n_jobs++] = (job_t){i, h};
+        }
+    if (!r->backend)
+        r->backend = "unknown";
+    c.qs = qs;
+    c.ids = ids;
+    c.db = db;
+    c.m = m;
+    c.o = opts;
+    c.r = r;
+    c.closed = 1;
+    pthread_mutex_init(&c.lock, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores();
+    if (nt > c.n_jobs)
+        nt = c.n_jobs;
+    if (nt > 1 && (tid = malloc(nt * sizeof *tid)))
+        for (; started < nt; started++)
+            if (pthread_create(&tid[started], NULL, align_worker, &c) != 0)
+                break;
+    if (started == 0)
+        align_worker(&c);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    rc = c.status < 0 ? swgpu__fail(c.status, "%s", c.msg) : SWGPU_OK;
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.lock);
+    free(c.jobs);
+    free(tid);
+    free(qs);
+    free(ids);
+    return rc;
+}
+
 /* ------------------------------------------------------------ all scores */
 
 typedef struct {
@@ -824,6 +1007,9 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 
     if (!queries || !db || !m || !opts || !out)
         return swgpu__fail(SWGPU_EINVAL, "scan scores: NULL argument");
+    if (db->whole_n) /* its database order is the whole database's */
+        return swgpu__fail(SWGPU_EINVAL, "scan scores: the database is a part of a database "
+                           "(swgpu_opts_t.on_scores gives a part's scores)");
     if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) < 0)
         return rc;
     size_t nq = swgpu_seqset_size(queries);

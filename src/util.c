@@ -33,6 +33,7 @@ const char *swgpu_strerror(int status)
     case SWGPU_EBUDGET: return "memory budget too small";
     case SWGPU_ERANGE: return "value out of range";
     case SWGPU_ENOTFOUND: return "not found";
+    case SWGPU_EPART: return "another part failed";
     default: return "unknown status";
     }
 }

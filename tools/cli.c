@@ -18,6 +18,7 @@
 
 static double t_start;
 static FILE *err_fp; /* NULL: stderr */
+const cli_dist_t *cli_dist;
 
 static double now(void)
 {
@@ -39,6 +40,8 @@ double cli_elapsed(void)
 int cli_clamp_threads(int threads, int verbosity)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads == 0 && cli_dist && cli_dist->threads > 0)
+        return cli_dist->threads;
     if (cores < 1 || threads <= cores)
         return threads;
     if (verbosity > 0)
@@ -76,6 +79,14 @@ void cli_error(const char *fmt, ...)
 {
     va_list ap;
     FILE *fp = err_fp ? err_fp : stderr;
+    if (cli_dist && cli_dist->error) {
+        char msg[2048];
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        cli_dist->error(msg);
+        return;
+    }
     fflush(stdout);
     fputs("swgpu: ", fp);
     va_start(ap, fmt);

@@ -16,6 +16,38 @@ int swgpu_cmd_search(int argc, char **argv);
 int swgpu_cmd_makedb(int argc, char **argv);
 int swgpu_cmd_align(int argc, char **argv);
 
+/* The command-line driver: main() of swgpu, run on every rank by swgpu-mpi. */
+int cli_main(int argc, char **argv);
+
+/*
+ * Hooks through which swgpu-mpi (tools/mpi/) runs a command's work across
+ * MPI ranks; NULL in swgpu.  Every rank parses the same command line and
+ * reads the same queries; the hooks split the rest.
+ */
+typedef struct {
+    int writer;  /* 1 on the rank that writes the outputs and prints (rank 0) */
+    int threads; /* what --threads 0 means (0: all cores) */
+    /* cli_error() hands its message here instead of printing it */
+    void (*error)(const char *msg);
+    /* search: open this rank's part of the database (the split may depend on
+     * the ranks' speeds, measured with the queries and the options o) */
+    int (*db_open)(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
+                   const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info);
+    /* search: the whole search over every rank's part; on the writer *res and
+     * *names (a database holding every hit's target, for the output) */
+    int (*search)(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                  const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names);
+    /* align: swgpu_align_long() with its passes split across the ranks (the
+     * writer gets the alignment) */
+    int (*align_long)(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                      const swgpu_matrix_t *m, const swgpu_long_opts_t *o, swgpu_aln_t *out,
+                      swgpu_long_stats_t *st);
+} cli_dist_t;
+extern const cli_dist_t *cli_dist;
+/* the path a rank writes an output to: /dev/null on the ranks that do not
+ * write (swgpu-mpi), path itself otherwise */
+const char *cli_out_path(const char *path);
+
 /*
  * Option parsing, apart from running: cli_<command>_args() reads argv with
  * getopt_long (argv is permuted, as getopt does; the getopt state is reset
@@ -85,7 +117,8 @@ void cli_error_stream(FILE *fp);
 void cli_start_clock(void);
 double cli_elapsed(void);
 /* --threads N: N above the online cores is clamped to them, with a warning
- * (unless quiet); 0 and negative values are returned unchanged */
+ * (unless quiet); negative values are returned unchanged, and 0 too (all
+ * cores) unless cli_dist gives it a meaning */
 int cli_clamp_threads(int threads, int verbosity);
 /* "123", "512K", "1.5G", "4g" -> bytes (binary multiples); -1 after an error
  * naming the option */

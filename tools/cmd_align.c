@@ -598,6 +598,8 @@ int swgpu_cmd_align(int argc, char **argv)
     const char *strand = a.strand, *apath = a.apath, *bpath = a.bpath;
     swgpu_alphabet_t type = a.type;
     int verbosity = a.verbosity;
+    if (cli_dist && !cli_dist->writer)
+        verbosity = 0; /* swgpu-mpi: one rank speaks */
     cli_install_logger(verbosity);
     a.threads = cli_clamp_threads(a.threads, verbosity);
     {
@@ -653,9 +655,9 @@ int swgpu_cmd_align(int argc, char **argv)
     }
 
     /* open the outputs first: a bad path fails before hours of work */
-    if (!(fp = cli_out_open(&out, opath)))
+    if (!(fp = cli_out_open(&out, cli_out_path(opath))))
         goto out;
-    if (plot && !(pp = cli_out_open(&plotout, plot)))
+    if (plot && !(pp = cli_out_open(&plotout, cli_out_path(plot))))
         goto out;
 
     for (int s = 0; s < 2; s++) {
@@ -680,7 +682,8 @@ int swgpu_cmd_align(int argc, char **argv)
             swgpu_dna_revcomp(B.res, B.len, brc);
             r->t = brc;
         }
-        rc = swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st);
+        rc = cli_dist ? cli_dist->align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st)
+                      : swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st);
         if (prog.tty) {
             fputc('\n', stderr);
             prog.phase = NULL;

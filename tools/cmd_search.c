@@ -341,7 +341,7 @@ int swgpu_cmd_search(int argc, char **argv)
     cli_search_args_t a;
     swgpu_outfmt_t *fmt = NULL;
     swgpu_seqset_t *queries = NULL;
-    swgpu_db_t *db = NULL;
+    swgpu_db_t *db = NULL, *names = NULL;
     swgpu_matrix_t *m = NULL;
     swgpu_search_result_t *res = NULL;
     FILE *fp = NULL;
@@ -355,6 +355,8 @@ int swgpu_cmd_search(int argc, char **argv)
     const char *qpath = a.qpath, *dpath = a.dpath, *mname = a.mname, *opath = a.opath;
     swgpu_alphabet_t type = a.type;
     int verbosity = a.verbosity;
+    if (cli_dist && !cli_dist->writer)
+        verbosity = 0; /* swgpu-mpi: one rank speaks */
     cli_install_logger(verbosity);
     a.threads = cli_clamp_threads(a.threads, verbosity);
 
@@ -384,7 +386,9 @@ int swgpu_cmd_search(int argc, char **argv)
     swgpu_read_info_t qi, di;
     if ((rc = swgpu_seqset_read(qpath, type, &queries, &qi)) < 0)
         goto lib_fail;
-    if ((rc = swgpu_db_open(dpath, type, &db, &di)) < 0)
+    rc = cli_dist ? cli_dist->db_open(dpath, type, queries, &o, &db, &di) /* this rank's part */
+                  : swgpu_db_open(dpath, type, &db, &di);
+    if (rc < 0)
         goto lib_fail;
     swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db);
     if (qa != da) {
@@ -426,12 +430,14 @@ int swgpu_cmd_search(int argc, char **argv)
         o.progress = on_progress;
 
     /* open the output first: a bad path fails before the search runs */
-    if (!(fp = cli_out_open(&out, opath)))
+    if (!(fp = cli_out_open(&out, cli_out_path(opath))))
         goto out;
 
-    if ((rc = swgpu_search(queries, db, m, &o, &res)) < 0)
+    rc = cli_dist ? cli_dist->search(queries, db, m, &o, &res, &names)
+                  : swgpu_search(queries, db, m, &o, &res);
+    if (rc < 0)
         goto lib_fail;
-    if ((rc = swgpu_outfmt_write(fmt, fp, res, queries, db, m, &o)) < 0) {
+    if (res && (rc = swgpu_outfmt_write(fmt, fp, res, queries, names ? names : db, m, &o)) < 0) {
         const char *msg = swgpu_last_error();
         cli_error("output %s: %s", opath ? opath : "(standard output)",
                   msg && *msg ? msg : swgpu_strerror(rc));
@@ -441,7 +447,9 @@ int swgpu_cmd_search(int argc, char **argv)
     if (cli_out_close(&out) < 0)
         goto out;
 
-    if (verbosity > 0) {
+    if (verbosity > 0 && res) {
+        swgpu_db_part_t whole; /* swgpu-mpi's db is a part */
+        swgpu_db_part_info(db, &whole);
         double wall = cli_elapsed();
         double gcups = res->scan_seconds > 0 ? (double)res->cells / res->scan_seconds / 1e9 : 0.0;
         fprintf(stderr,
@@ -449,7 +457,7 @@ int swgpu_cmd_search(int argc, char **argv)
                 "backend %s, %.3g cells, scan %.3f s (%.2f GCUPS), %llu overflows, "
                 "align %.3f s, wall %.2f s, peak RSS %.1f MB\n",
                 wall, swgpu_seqset_size(queries), (unsigned long long)swgpu_seqset_residues(queries),
-                swgpu_db_size(db), (unsigned long long)swgpu_db_residues(db), res->backend,
+                (size_t)whole.total_n, (unsigned long long)whole.total_residues, res->backend,
                 (double)res->cells, res->scan_seconds, gcups,
                 (unsigned long long)res->overflows, res->align_seconds, wall, peak_rss_mb());
     }
@@ -462,6 +470,7 @@ out:
     cli_out_abort(&out);
     swgpu_search_result_destroy(res);
     swgpu_matrix_destroy(m);
+    swgpu_db_destroy(names);
     swgpu_db_destroy(db);
     swgpu_seqset_destroy(queries);
     swgpu_outfmt_destroy(fmt);

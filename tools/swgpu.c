@@ -59,7 +59,19 @@ static const command_t *find_command(const char *name)
     return NULL;
 }
 
+const char *cli_out_path(const char *path)
+{
+    return path && cli_dist && !cli_dist->writer ? "/dev/null" : path;
+}
+
+#ifndef SWGPU_MPI
 int main(int argc, char **argv)
+{
+    return cli_main(argc, argv);
+}
+#endif
+
+int cli_main(int argc, char **argv)
 {
     cli_start_clock();
     cli_install_logger(1);

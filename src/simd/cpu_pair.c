@@ -17,10 +17,17 @@
  * Each band keeps its best cell (first column reaching its maximum, topmost
  * row there); the bands' bests are merged with the same rule: highest
  * score, then smallest target end, then smallest query end.
+ *
+ * A part of a pass split across processes by target columns
+ * (swgpu__cpu_score_pair_part): the same bands over the part's columns; a
+ * band starts from the left boundary the part on the left sent for it (H
+ * and E of each row, the corner above) instead of the local zero column,
+ * and sends its own right boundary on once its last column is done.
  */
 #include "simd/simd.h"
 #include "simd/aln_simd.h"
 #include "ref/ref.h"
+#include "long.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -53,7 +60,48 @@ typedef struct {
     swgpu__pair_prog_fn prog;    /* optional, called by thread 0 only */
     void *prog_user;
     _Atomic uint64_t cells;      /* cells finished, for prog */
+    /* a part of a split pass: boundaries through comm (NULL: alone) */
+    const swgpu_comm_t *comm;
+    int left, right, tag0;
+    _Atomic int comm_rc;
 } pair_ctx_t;
+
+#define PART_ROWS_MAX 1536 /* band height of a part (swgpu__pair_part_rows) */
+
+size_t swgpu__pair_part_rows(size_t qlen)
+{
+    /* about 16 bands for a short query, 1536 rows (the L1 size, see below)
+     * for long ones; a multiple of 16, so of every ISA's lanes */
+    size_t rows = (qlen + 15) / 16;
+    rows = (rows + 15) / 16 * 16;
+    return rows < 16 ? 16 : rows > PART_ROWS_MAX ? PART_ROWS_MAX : rows;
+}
+
+/* a band's boundary message: corner, then H of each row, then E */
+static void part_recv(pair_ctx_t *c, size_t band, size_t nrows, int32_t *msg)
+{
+    int rc = c->comm->recv(c->comm->user, c->left, (int)((c->tag0 + (int64_t)band) % SWGPU__LONG_TAGS),
+                           msg, (2 * nrows + 1) * sizeof *msg);
+    if (rc) {
+        int zero = 0;
+        atomic_compare_exchange_strong(&c->comm_rc, &zero, rc);
+        msg[0] = 0;
+        for (size_t r = 0; r < nrows; r++) {
+            msg[1 + r] = 0;
+            msg[1 + nrows + r] = SWGPU__PAIR_NEG;
+        }
+    }
+}
+
+static void part_send(pair_ctx_t *c, size_t band, size_t nrows, const int32_t *msg)
+{
+    int rc = c->comm->send(c->comm->user, c->right, (int)((c->tag0 + (int64_t)band) % SWGPU__LONG_TAGS),
+                           msg, (2 * nrows + 1) * sizeof *msg);
+    if (rc) {
+        int zero = 0;
+        atomic_compare_exchange_strong(&c->comm_rc, &zero, rc);
+    }
+}
 
 typedef struct {
     pair_ctx_t *c;
@@ -99,10 +147,22 @@ static void *pair_worker(void *argp)
         const int32_t *top_h = NULL, *top_f = NULL;
         int32_t *out_h = NULL, *out_f = NULL;
         size_t j0, r, l, kk;
+        int32_t msg[2 * PART_ROWS_MAX + 1];
 
+        if (c->comm && c->left >= 0)
+            part_recv(c, band, nrows, msg);
         if (!prof || !buf) {
-            /* publish progress so the bands below do not wait forever */
+            /* publish progress so the bands below do not wait forever, and
+             * pass the part on the right lower bounds */
             atomic_store(&c->progress[band], c->tlen);
+            if (c->comm && c->right >= 0) {
+                msg[0] = 0;
+                for (r = 0; r < nrows; r++) {
+                    msg[1 + r] = 0;
+                    msg[1 + nrows + r] = SWGPU__PAIR_NEG;
+                }
+                part_send(c, band, nrows, msg);
+            }
             continue;
         }
         for (int code = 0; code < SWGPU_NCODES; code++)
@@ -123,9 +183,17 @@ static void *pair_worker(void *argp)
         b.gap_e = c->gap_extend;
         b.last_l = (int)((nrows - 1) / S);
         b.last_k = (nrows - 1) % S;
+        b.corner = 0;
         for (r = 0; r < c->rows; r++) {
             b.hp[r] = 0;               /* H of column -1 */
             b.e[r] = SWGPU__PAIR_NEG;  /* E entering column 0 */
+        }
+        if (c->comm && c->left >= 0) { /* the part on the left's last column */
+            b.corner = msg[0];
+            for (r = 0; r < nrows; r++) {
+                b.hp[(r % S) * V + r / S] = msg[1 + r];
+                b.e[(r % S) * V + r / S] = msg[1 + nrows + r];
+            }
         }
         if (band > 0) {
             top_h = c->edge_h[(band - 1) % c->nedge];
@@ -147,6 +215,14 @@ static void *pair_worker(void *argp)
                 if (arg->tid == 0) c->prog(c->prog_user, done);
             }
         }
+        if (c->comm && c->right >= 0) { /* this part's last column, for the right */
+            msg[0] = top_h ? top_h[c->tlen - 1] : 0;
+            for (r = 0; r < nrows; r++) {
+                msg[1 + r] = b.hp[(r % S) * V + r / S];
+                msg[1 + nrows + r] = b.e[(r % S) * V + r / S];
+            }
+            part_send(c, band, nrows, msg);
+        }
         best.r += (int64_t)i0;
         merge_best(c, &best);
     }
@@ -155,15 +231,99 @@ static void *pair_worker(void *argp)
     return NULL;
 }
 
+/* Run the bands of c (q, t, lengths, scoring, kernels, rows, nthreads and
+ * the part's boundaries set): edges, progress, threads.  c->best is the
+ * merged best. */
+static int run_bands(pair_ctx_t *c)
+{
+    pthread_t tids[256];
+    pair_arg_t args[256];
+    size_t i, started = 0;
+    int rc = SWGPU_OK;
+
+    atomic_init(&c->cells, 0);
+    atomic_init(&c->comm_rc, 0);
+    c->nband = (c->qlen + c->rows - 1) / c->rows;
+    if (c->nthreads > c->nband) c->nthreads = c->nband;
+    /* columns per step of the band pipeline: a band starts once the band
+     * above finished its first chunk, so chunks are a sixteenth of the
+     * target (at least 16 columns, at most 4096) */
+    c->chunk = c->tlen / 16 < 16 ? 16 : c->tlen / 16 > 4096 ? 4096 : c->tlen / 16;
+    c->nedge = c->nband > 1 ? (c->nthreads + 1 < c->nband ? c->nthreads + 1 : c->nband) : 0;
+    c->edge_h = calloc(c->nedge + 1, sizeof *c->edge_h);
+    c->edge_f = calloc(c->nedge + 1, sizeof *c->edge_f);
+    c->progress = malloc(c->nband * sizeof *c->progress);
+    if (!c->edge_h || !c->edge_f || !c->progress) goto nomem;
+    for (i = 0; i < c->nedge; i++) {
+        c->edge_h[i] = malloc(c->tlen * sizeof(int32_t));
+        c->edge_f[i] = malloc(c->tlen * sizeof(int32_t));
+        if (!c->edge_h[i] || !c->edge_f[i]) goto nomem;
+    }
+    for (i = 0; i < c->nband; i++) atomic_init(&c->progress[i], 0);
+    if (pthread_mutex_init(&c->lock, NULL)) goto nomem;
+    if (pthread_cond_init(&c->go_cv, NULL)) {
+        pthread_mutex_destroy(&c->lock);
+        goto nomem;
+    }
+    for (i = 0; i < c->nthreads; i++) {
+        args[i].c = c;
+        args[i].tid = i;
+    }
+    for (i = 1; i < c->nthreads; i++) {
+        if (pthread_create(&tids[i], NULL, pair_worker, &args[i])) break;
+        started++;
+    }
+    /* the threads wait for go: if some failed to start, the bands are dealt
+     * to the ones that did (nedge >= nthreads + 1 stays true) */
+    pthread_mutex_lock(&c->lock);
+    c->nthreads = started + 1;
+    c->go = 1;
+    pthread_cond_broadcast(&c->go_cv);
+    pthread_mutex_unlock(&c->lock);
+    pair_worker(&args[0]);
+    for (i = 1; i <= started; i++) pthread_join(tids[i], NULL);
+    pthread_cond_destroy(&c->go_cv);
+    pthread_mutex_destroy(&c->lock);
+    if (c->failed) goto nomem;
+    if (atomic_load(&c->comm_rc))
+        rc = swgpu__fail(atomic_load(&c->comm_rc), "pair score: a boundary column could not be "
+                         "sent or received");
+    goto done;
+nomem:
+    if (c->comm && !c->go) { /* nothing ran: pass every band on all the same */
+        int32_t msg[2 * PART_ROWS_MAX + 1];
+        for (size_t band = 0; band < c->nband; band++) {
+            size_t nrows = c->qlen - band * c->rows < c->rows ? c->qlen - band * c->rows : c->rows;
+            if (c->left >= 0)
+                part_recv(c, band, nrows, msg);
+            msg[0] = 0;
+            for (size_t r = 0; r < nrows; r++) {
+                msg[1 + r] = 0;
+                msg[1 + nrows + r] = SWGPU__PAIR_NEG;
+            }
+            if (c->right >= 0)
+                part_send(c, band, nrows, msg);
+        }
+    }
+    rc = swgpu__fail(SWGPU_ENOMEM, "pair score: out of memory for %zu x %zu", c->qlen, c->tlen);
+done:
+    for (i = 0; i < c->nedge; i++) {
+        if (c->edge_h) free(c->edge_h[i]);
+        if (c->edge_f) free(c->edge_f[i]);
+    }
+    free(c->edge_h);
+    free(c->edge_f);
+    free(c->progress);
+    return rc;
+}
+
 int swgpu__cpu_score_pair_q(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
                             const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
                             swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
                             void *prog_user, int32_t *score, int64_t *qend, int64_t *tend)
 {
     pair_ctx_t c;
-    pthread_t tids[256];
-    pair_arg_t args[256];
-    size_t i, started = 0, V;
+    size_t i, V;
     int rc = SWGPU_OK;
     const uint8_t *q = Q ? Q->res : NULL;
     const size_t qlen = Q ? Q->len : 0;
@@ -218,7 +378,6 @@ int swgpu__cpu_score_pair_q(const swgpu__query_t *Q, const uint8_t *t, size_t tl
     c.gap_extend = gap_extend;
     c.prog = prog;
     c.prog_user = prog_user;
-    atomic_init(&c.cells, 0);
     c.nthreads = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores();
     if (c.nthreads > 256) c.nthreads = 256;
     /* bands: 1536 rows keep a column's working set (profile slice, two H
@@ -230,62 +389,11 @@ int swgpu__cpu_score_pair_q(const swgpu__query_t *Q, const uint8_t *t, size_t tl
             band_rows = (qlen + c.nthreads - 1) / c.nthreads;
     }
     c.rows = (band_rows + V - 1) / V * V;
-    c.nband = (qlen + c.rows - 1) / c.rows;
-    if (c.nthreads > c.nband) c.nthreads = c.nband;
-    /* columns per step of the band pipeline: a band starts once the band
-     * above finished its first chunk, so chunks are a sixteenth of the
-     * target (at least 16 columns, at most 4096) */
-    c.chunk = tlen / 16 < 16 ? 16 : tlen / 16 > 4096 ? 4096 : tlen / 16;
-    c.nedge = c.nband > 1 ? (c.nthreads + 1 < c.nband ? c.nthreads + 1 : c.nband) : 0;
-    c.edge_h = calloc(c.nedge + 1, sizeof *c.edge_h);
-    c.edge_f = calloc(c.nedge + 1, sizeof *c.edge_f);
-    c.progress = malloc(c.nband * sizeof *c.progress);
-    if (!c.edge_h || !c.edge_f || !c.progress) goto nomem;
-    for (i = 0; i < c.nedge; i++) {
-        c.edge_h[i] = malloc(tlen * sizeof(int32_t));
-        c.edge_f[i] = malloc(tlen * sizeof(int32_t));
-        if (!c.edge_h[i] || !c.edge_f[i]) goto nomem;
+    if ((rc = run_bands(&c)) == SWGPU_OK) {
+        *score = c.best.score;
+        if (qend) *qend = c.best.score > 0 ? c.best.r + 1 : 0;
+        if (tend) *tend = c.best.score > 0 ? c.best.j + 1 : 0;
     }
-    for (i = 0; i < c.nband; i++) atomic_init(&c.progress[i], 0);
-    if (pthread_mutex_init(&c.lock, NULL)) goto nomem;
-    if (pthread_cond_init(&c.go_cv, NULL)) {
-        pthread_mutex_destroy(&c.lock);
-        goto nomem;
-    }
-    for (i = 0; i < c.nthreads; i++) {
-        args[i].c = &c;
-        args[i].tid = i;
-    }
-    for (i = 1; i < c.nthreads; i++) {
-        if (pthread_create(&tids[i], NULL, pair_worker, &args[i])) break;
-        started++;
-    }
-    /* the threads wait for go: if some failed to start, the bands are dealt
-     * to the ones that did (nedge >= nthreads + 1 stays true) */
-    pthread_mutex_lock(&c.lock);
-    c.nthreads = started + 1;
-    c.go = 1;
-    pthread_cond_broadcast(&c.go_cv);
-    pthread_mutex_unlock(&c.lock);
-    pair_worker(&args[0]);
-    for (i = 1; i <= started; i++) pthread_join(tids[i], NULL);
-    pthread_cond_destroy(&c.go_cv);
-    pthread_mutex_destroy(&c.lock);
-    if (c.failed) goto nomem;
-    *score = c.best.score;
-    if (qend) *qend = c.best.score > 0 ? c.best.r + 1 : 0;
-    if (tend) *tend = c.best.score > 0 ? c.best.j + 1 : 0;
-    goto done;
-nomem:
-    rc = swgpu__fail(SWGPU_ENOMEM, "pair score: out of memory for %zu x %zu", qlen, tlen);
-done:
-    for (i = 0; i < c.nedge; i++) {
-        if (c.edge_h) free(c.edge_h[i]);
-        if (c.edge_f) free(c.edge_f[i]);
-    }
-    free(c.edge_h);
-    free(c.edge_f);
-    free(c.progress);
     return rc;
 }
 
@@ -326,4 +434,40 @@ uint64_t swgpu__cpu_score_pair_bytes(size_t qlen, size_t tlen, int threads)
      * per band */
     return (T + 1) * (uint64_t)tlen * 2 * sizeof(int32_t) +
            T * (uint64_t)(SWGPU_NCODES + 3) * 1536 * sizeof(int32_t) + nband * sizeof(size_t);
+}
+
+int swgpu__cpu_score_pair_part(const uint8_t *q, size_t qlen, const uint8_t *t, size_t c0,
+                               size_t w, const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                               int threads, swgpu__isa_t isa, const swgpu_comm_t *comm, int left,
+                               int right, int tag0, swgpu__pair_prog_fn prog, void *prog_user,
+                               int32_t *score, int64_t *qend, int64_t *tend)
+{
+    pair_ctx_t c;
+    int rc;
+    memset(&c, 0, sizeof c);
+    c.k = swgpu__cpu_isa_supported(isa) ? swgpu__cpu_kernels(isa) : NULL;
+    if (!q || !t || !score || !m || !comm || !c.k || qlen == 0 || w == 0)
+        return swgpu__fail(SWGPU_EINVAL, "pair score part: bad arguments");
+    c.q = q;
+    c.t = t + c0;
+    c.qlen = qlen;
+    c.tlen = w;
+    c.m = m;
+    c.gap_open = gap_open;
+    c.gap_extend = gap_extend;
+    c.prog = prog;
+    c.prog_user = prog_user;
+    c.comm = comm;
+    c.left = left;
+    c.right = right;
+    c.tag0 = tag0;
+    c.nthreads = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores();
+    if (c.nthreads > 256) c.nthreads = 256;
+    c.rows = swgpu__pair_part_rows(qlen);
+    if ((rc = run_bands(&c)) == SWGPU_OK) {
+        *score = c.best.score;
+        if (qend) *qend = c.best.score > 0 ? c.best.r + 1 : 0;
+        if (tend) *tend = c.best.score > 0 ? (int64_t)c0 + c.best.j + 1 : 0;
+    }
+    return rc;
 }

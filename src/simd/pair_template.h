@@ -49,8 +49,9 @@ static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j
         const PR_V *p = (const PR_V *)b->prof + (size_t)t[j] * S;
         /* F entering the band's top row comes from the band above (lane 0) */
         PR_V vf = PR_SHIFT(neg, top_f ? top_f[j] : SWGPU__PAIR_NEG);
-        /* diagonal of row r: H(r-1, j-1); for r = 0 the band above's last row */
-        PR_V vh = PR_SHIFT(hp[S - 1], (top_h && j > 0) ? top_h[j - 1] : 0);
+        /* diagonal of row r: H(r-1, j-1); for r = 0 the band above's last row
+         * (at j = 0: the corner, 0 unless the columns are a part's) */
+        PR_V vh = PR_SHIFT(hp[S - 1], j > 0 ? (top_h ? top_h[j - 1] : 0) : b->corner);
         PR_V vmax = zero, tt, *swap;
         int32_t flast = SWGPU__PAIR_NEG, colmax;
         size_t k;

@@ -110,6 +110,8 @@ typedef void (*swgpu__sw_batch_fn)(const swgpu__sw_query_t *qp, const uint8_t *c
  *          done; the kernel swaps the two as it goes), scratch
  *  e       S vectors: E entering the next column
  *  last_l, last_k  lane and vector of the band's last real row
+ *  corner  H of the row above the band in the column before the first
+ *          (0, unless the columns are a part of a split pass)
  */
 typedef struct {
     const int32_t *prof;
@@ -118,6 +120,7 @@ typedef struct {
     int gap_oe, gap_e;
     size_t last_k;
     int last_l;
+    int32_t corner;
 } swgpu__pair_band_t;
 
 /** Best cell so far: score, column j, band row r (first column reaching the
@@ -231,5 +234,25 @@ int swgpu__cpu_score_pair_q(const swgpu__query_t *q, const uint8_t *t, size_t tl
 /** Host bytes swgpu__cpu_score_pair needs for a pair of these lengths on
  *  this many threads (0 = all cores): edge buffers and per-thread bands. */
 uint64_t swgpu__cpu_score_pair_bytes(size_t qlen, size_t tlen, int threads);
+
+/**
+ * One part of a local score pass split across processes by target
+ * columns: target columns [c0, c0 + w) of q against t (t indexed as the
+ * whole target).  Band b of query rows receives its left boundary (H of
+ * column c0 - 1 and E entering c0 for each row, and the corner H(row above
+ * the band, c0 - 1)) from part `left` and sends its right one to part
+ * `right` (-1: none) with tag (tag0 + b) % SWGPU__LONG_TAGS; the band height
+ * depends on qlen alone, so every part cuts the same bands.  A part that
+ * cannot set up still passes every band on (lower bounds) before it fails.
+ * *score, *qend, *tend: this part's best cell under the tie rule (tend a
+ * whole-target column; 0s when score is 0).  isa must have kernels.
+ */
+int swgpu__cpu_score_pair_part(const uint8_t *q, size_t qlen, const uint8_t *t, size_t c0,
+                               size_t w, const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                               int threads, swgpu__isa_t isa, const swgpu_comm_t *comm, int left,
+                               int right, int tag0, swgpu__pair_prog_fn prog, void *prog_user,
+                               int32_t *score, int64_t *qend, int64_t *tend);
+/** The band height of swgpu__cpu_score_pair_part for qlen rows. */
+size_t swgpu__pair_part_rows(size_t qlen);
 
 #endif /* SWGPU_SIMD_H */

@@ -1,0 +1,230 @@
+#!/bin/sh
+# mpi.sh - swgpu-mpi against swgpu: `mpirun -np N swgpu-mpi ARGS` (N = 1, 2,
+# 3; CPU backend, oversubscribed) must write byte for byte what `swgpu ARGS`
+# writes, for search (FASTA and makedb databases, many queries, ties,
+# --no-self, formats 6, 7, pair and columns, --no-align, fitted statistics,
+# both E-value models, BLAST databases, DNA, uneven and measured splits,
+# batches) and align (summary, SAM, pair,
+# both strands, protein, score-only, a deep traceback, the SVG plot).  A
+# failure on any rank - bad input, an unwritable output, a failure injected
+# into one rank (SWGPU_MPI_FAIL=RANK:PHASE) - must end every rank with exit
+# status 1, one error line, and no output file.
+#
+# Skipped (a SKIP line) when mpirun or build/swgpu-mpi is missing.
+. "$(dirname "$0")/lib.sh"
+
+MPI=$(dirname "$SWGPU")/swgpu-mpi
+if ! command -v mpirun >/dev/null 2>&1 || [ ! -x "$MPI" ]; then
+    skip "swgpu-mpi: mpirun or $MPI missing (Open MPI not installed: apt-get install openmpi-bin libopenmpi-dev)"
+    finish
+    exit $?
+fi
+# root (CI) is allowed; shared memory only, no probing of networks; no
+# single-copy (CMA) transfers, which containers often forbid
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+# under AddressSanitizer (make check-sanitize): Open MPI's own allocations
+# are not ours to report; its libraries keep no frame pointers, so leaks are
+# traced with the slow unwinder, and its plugins stay loaded to be named
+if [ -n "${SWGPU_TEST_CFLAGS:-}" ]; then
+    printf 'leak:libmpi\nleak:libopen-pal\nleak:libopen-rte\nleak:libpmix\nleak:libhwloc\nleak:libevent\nleak:libucs\nleak:libucp\nleak:libfabric\nleak:mca_\n' > "$T/lsan.supp"
+    export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+    export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
+fi
+RUN="mpirun --allow-run-as-root --oversubscribe"
+
+# same NAME ARGS...: for N in 1 2 3, swgpu-mpi's stdout equals swgpu's, exit 0
+same() {
+    name=$1; shift
+    "$SWGPU" "$@" > "$T/want" 2> "$T/want.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name: swgpu exit $rc ($(tail -n 1 "$T/want.err"))"
+        return
+    fi
+    for n in 1 2 3; do
+        if ! $RUN -np $n "$MPI" "$@" > "$T/got" 2> "$T/got.err"; then
+            fail "$name, $n ranks: exit $? ($(tail -n 3 "$T/got.err"))"
+        elif ! cmp -s "$T/want" "$T/got"; then
+            fail "$name, $n ranks: output differs from swgpu's:"
+            diff "$T/want" "$T/got" | head -n 10
+        else
+            pass
+        fi
+    done
+}
+
+# same_file NAME OUT ARGS...: the same with the output written to OUT (-o)
+same_file() {
+    name=$1 out=$2; shift 2
+    rm -f "$out"
+    "$SWGPU" "$@" 2> "$T/want.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name: swgpu exit $rc ($(tail -n 1 "$T/want.err"))"
+        return
+    fi
+    mv "$out" "$T/want"
+    for n in 1 2 3; do
+        if ! $RUN -np $n "$MPI" "$@" > "$T/got.out" 2> "$T/got.err"; then
+            fail "$name, $n ranks: exit $? ($(tail -n 3 "$T/got.err"))"
+        elif [ -s "$T/got.out" ]; then
+            fail "$name, $n ranks: wrote to stdout with -o"
+        elif ! cmp -s "$T/want" "$out"; then
+            fail "$name, $n ranks: $out differs from swgpu's"
+        elif ls "$out".tmp.* >/dev/null 2>&1; then
+            fail "$name, $n ranks: a temporary file is left"
+        else
+            pass
+        fi
+        rm -f "$out"
+    done
+}
+
+# fails NAME PATTERN OUT ARGS...: with 3 ranks, exit 1, one error line
+# matching PATTERN, nothing on stdout, no OUT and no temporary of it
+fails() {
+    name=$1 pat=$2 out=$3; shift 3
+    $RUN -np 3 "$MPI" "$@" > "$T/f.out" 2> "$T/f.err"
+    rc=$?
+    nerr=$(grep -c '^swgpu: ' "$T/f.err")
+    if [ "$rc" -eq 0 ]; then
+        fail "$name: exit 0, expected a failure"
+    elif [ "$nerr" -ne 1 ]; then
+        fail "$name: $nerr error lines, expected 1: $(cat "$T/f.err")"
+    elif ! grep '^swgpu: ' "$T/f.err" | grep -Eq -- "$pat"; then
+        fail "$name: error line does not match /$pat/: $(grep '^swgpu: ' "$T/f.err")"
+    elif [ -s "$T/f.out" ]; then
+        fail "$name: printed on stdout: $(head -n 3 "$T/f.out")"
+    elif [ -n "$out" ] && ls "$out" "$out".tmp.* >/dev/null 2>&1; then
+        fail "$name: left $(ls "$out" "$out".tmp.* 2>/dev/null)"
+    else
+        pass
+    fi
+}
+
+Q=examples/queries.fasta
+DB=examples/db.fasta
+# a database with ties: the first 30 sequences again under other ids
+awk '/^>/ { n++ } { print } ' $DB > "$T/ties.fa"
+awk '/^>/ { n++; if (n > 30) exit; sub(/^>/, ">copy_") } { print }' $DB >> "$T/ties.fa"
+"$SWGPU" makedb "$T/ties.fa" "$T/ties.swdb" > /dev/null 2>&1
+"$SWGPU" makedb $DB "$T/db.swdb" > /dev/null 2>&1
+head -c 3000 "$T/db.swdb" > "$T/damaged.swdb"
+head -n 40 "$T/ties.fa" > "$T/q20.fa" # the first queries of the database itself
+
+# --- search --------------------------------------------------------------
+same "search, FASTA database" search -q $Q -d $DB --backend cpu -t 1 --quiet
+same "search, makedb database" search -q $Q -d "$T/db.swdb" --backend cpu -t 1 --quiet
+same "search, ties, top 25" search -q "$T/q20.fa" -d "$T/ties.swdb" -n 25 --backend cpu --quiet
+same "all against all, --no-self" search -q "$T/ties.swdb" -d "$T/ties.swdb" --no-self -n 5 \
+    --backend cpu -t 1 --quiet
+same "format 7, strict E-value" search -q $Q -d "$T/ties.fa" --outfmt 7 --evalue 1e-30 \
+    --backend cpu --quiet
+# E-values: Spouge's (the default; they depend on the subject's length, so
+# the filter comes before top-N: with E <= 5 and top 5, one query's 5 best
+# scores hold a hit that fails above one that passes) and the old
+# length-adjusted ones
+for e in 1e-3 0.05 5; do
+    for n in 1 5; do
+        same "spouge, E <= $e, top $n" search -q "$T/q20.fa" -d "$T/ties.swdb" --evalue $e -n $n \
+            --no-align --backend cpu --quiet
+    done
+done
+same "--evalue-model old-fsc, E <= 0.05" search -q "$T/q20.fa" -d "$T/ties.swdb" --evalue 0.05 \
+    -n 3 --evalue-model old-fsc --backend cpu --quiet
+same "--evalue-model old-fsc, format 7" search -q $Q -d "$T/ties.fa" --outfmt 7 \
+    --evalue-model old-fsc --backend cpu --quiet
+same "--evalue-model old-fsc, fitted" search -q "$T/q20.fa" -d "$T/ties.swdb" --gap-open 12 \
+    --gap-extend 3 --evalue-model old-fsc --backend cpu --quiet
+same "--evalue-model old-fsc, the fallback" search -q $D/cli_q.fasta -d $D/cli_db.fasta \
+    --gap-open 12 --gap-extend 3 --evalue-model old-fsc --backend cpu --quiet
+# a BLAST database (read whole by each rank, then cut)
+same "BLAST database, --no-self" search -q tests/data/blastdb/prot.fa -d tests/data/blastdb/prot_mv \
+    --no-self -n 5 --backend cpu --quiet
+same "BLAST database, DNA" search -q tests/data/blastdb/nuc.fa -d tests/data/blastdb/nuc_v5 \
+    --outfmt 7 --backend cpu --quiet
+same "format pair" search -q "$T/q20.fa" -d "$T/ties.swdb" --outfmt pair -n 3 --backend cpu --quiet
+same "columns" search -q "$T/q20.fa" -d "$T/ties.fa" --backend cpu --quiet \
+    --outfmt '6 qseqid sseqid stitle pident length mismatch gapopen qstart qend sstart send evalue bitscore score qlen slen nident positive gaps btop cigar qseq sseq'
+same "--no-align" search -q "$T/q20.fa" -d "$T/ties.swdb" --no-align --backend cpu --quiet
+same "fitted statistics (no published parameters)" search -q "$T/q20.fa" -d "$T/ties.swdb" \
+    --gap-open 12 --gap-extend 3 --backend cpu --quiet
+same "matrix file, fitted" search -q $Q -d "$T/ties.fa" --matrix $D/cli_ident.mat \
+    --gap-open 9 --gap-extend 2 --backend cpu --quiet
+same "too few sequences to fit: the fallback" search -q $D/cli_q.fasta -d $D/cli_db.fasta \
+    --gap-open 12 --gap-extend 3 --backend cpu --quiet
+same "DNA, tiny database (empty parts)" search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta \
+    --outfmt 7 --backend cpu --quiet
+same_file "-o FILE" "$T/hits.tsv" search -q "$T/q20.fa" -d "$T/ties.swdb" -o "$T/hits.tsv" \
+    --backend cpu --quiet
+# batches of queries (fits keep every score of a batch) and uneven splits
+SWGPU_MPI_BATCH=7 same "fitted, batches of 7 queries" search -q "$T/ties.swdb" -d "$T/ties.fa" \
+    --gap-open 12 --gap-extend 3 --no-self -n 4 --backend cpu --quiet
+SWGPU_MPI_WEIGHTS=1,6,2 $RUN -np 3 "$MPI" search -q "$T/q20.fa" -d "$T/ties.swdb" \
+    --backend cpu --quiet > "$T/w.out" 2>&1 &&
+    "$SWGPU" search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu --quiet > "$T/w.want" &&
+    cmp -s "$T/w.out" "$T/w.want" && pass || fail "SWGPU_MPI_WEIGHTS=1,6,2: output differs"
+SWGPU_MPI_BALANCE=measure $RUN -np 2 "$MPI" search -q "$T/q20.fa" -d "$T/ties.fa" \
+    --backend cpu > "$T/m.out" 2> "$T/m.err" && cmp -s "$T/m.out" "$T/w.want" &&
+    grep -q 'database shares by measured speed' "$T/m.err" && pass ||
+    fail "SWGPU_MPI_BALANCE=measure: $(tail -n 2 "$T/m.err")"
+# the summary line counts the whole database
+$RUN -np 3 "$MPI" search -q $Q -d "$T/db.swdb" --backend cpu > /dev/null 2> "$T/s.err"
+grep -q 'vs 240 sequences' "$T/s.err" && [ "$(grep -c 'queries' "$T/s.err")" -eq 1 ] && pass ||
+    fail "summary line: $(cat "$T/s.err")"
+
+# --- align ---------------------------------------------------------------
+A=$D/long_a.fa
+B=$D/long_b.fa
+same "align summary" align $A $B --backend cpu -t 1 --quiet
+same "align SAM" align $A $B --outfmt sam --backend cpu --quiet
+same "align pair" align $A $B --outfmt pair --backend cpu -t 2 --quiet
+same "align both strands" align $A $D/long_brc.fa --strand both --backend cpu --quiet
+same "align protein" align $D/long_pa.fa $D/long_pb.fa --backend cpu --quiet
+same "align score only" align $A $B --score-only --backend cpu --quiet
+# a longer pair (about 24 kb against a mutated copy behind a random prefix)
+# with a tight budget: the traceback goes several levels deep
+awk 'BEGIN { srand(13); s = ""; for (i = 0; i < 24000; i++) s = s substr("ACGT", int(rand() * 4) + 1, 1);
+             print ">gen_a"; print s; t = "";
+             for (i = 0; i < 900; i++) t = t substr("ACGT", int(rand() * 4) + 1, 1);
+             for (i = 3000; i < 23000; i++) { r = rand();
+                 if (r < 0.003) continue; if (r < 0.006) t = t "GA";
+                 t = t (r < 0.03 ? substr("ACGT", int(rand() * 4) + 1, 1) : substr(s, i + 1, 1)) }
+             print ">gen_b" > "/dev/stderr"; print t > "/dev/stderr" }' > "$T/gen_a.fa" 2> "$T/gen_b.fa"
+same "align 24 kb, 12M budget" align "$T/gen_a.fa" "$T/gen_b.fa" --max-memory 12M --backend cpu \
+    -t 2 --quiet
+same_file "align --plot" "$T/path.svg" align $A $B -o "$T/sum.out" --plot "$T/path.svg" --backend cpu \
+    --quiet
+
+# --- failures ------------------------------------------------------------
+fails "search, missing query file" "nope\.fa.*(No such file|not exist)" "" \
+    search -q "$T/nope.fa" -d $DB --backend cpu
+fails "search, unwritable output directory" "nodir/out\.tsv" "$T/nodir/out.tsv" \
+    search -q $Q -d $DB -o "$T/nodir/out.tsv" --backend cpu
+fails "search, a damaged database" "checksum|truncated|header" "$T/o1.tsv" \
+    search -q $Q -d "$T/damaged.swdb" -o "$T/o1.tsv" --backend cpu
+for phase in open scan align; do
+    SWGPU_MPI_FAIL=1:$phase fails "search, rank 1 fails at $phase" \
+        "^swgpu: rank 1 of 3: injected failure of rank 1 at $phase" "$T/o2.tsv" \
+        search -q $Q -d "$T/ties.swdb" -o "$T/o2.tsv" --backend cpu
+done
+SWGPU_MPI_FAIL=2:scan fails "search, rank 2 fails at scan (fits)" "rank 2 of 3: injected" \
+    "$T/o3.tsv" search -q $Q -d "$T/ties.swdb" -o "$T/o3.tsv" --gap-open 12 --gap-extend 3 --backend cpu
+SWGPU_MPI_FAIL=0:merge fails "search, rank 0 fails at merge" \
+    "^swgpu: injected failure of rank 0 at merge" "$T/o4.tsv" \
+    search -q $Q -d "$T/ties.swdb" -o "$T/o4.tsv" --backend cpu
+fails "align, missing file" "nope\.fa" "$T/a.out" align "$T/nope.fa" $B -o "$T/a.out"
+fails "align, unwritable output directory" "nodir/a\.out" "$T/nodir/a.out" \
+    align $A $B -o "$T/nodir/a.out" --backend cpu
+SWGPU_MPI_FAIL=1:align fails "align, rank 1's transfers fail" \
+    "^swgpu: rank 1 of 3: injected failure of rank 1 at align" "$T/a2.out" \
+    align $A $B -o "$T/a2.out" --backend cpu
+SWGPU_MPI_FAIL=2:align fails "align, rank 2's transfers fail" "rank 2 of 3: injected" \
+    "$T/a3.out" align "$T/gen_a.fa" "$T/gen_b.fa" -o "$T/a3.out" --plot "$T/a3.svg" --backend cpu
+[ -e "$T/a3.svg" ] && fail "align: the plot of a failed run is left" || pass
+fails "align, cuda cannot be split" "CPU" "$T/a4.out" align $A $B -o "$T/a4.out" --backend cuda
+
+finish

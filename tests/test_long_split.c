@@ -1,0 +1,383 @@
+/*
+ * test_long_split.c - swgpu_align_long() split across parts (opts.comm):
+ * every part gets exactly the single-process alignment (score, begin,
+ * end, CIGAR), with 2 to 5 parts joined by an in-process transport (one
+ * thread per part, messages through a mailbox, allgather through a
+ * barrier), for DNA and protein pairs, related and random, several
+ * thread counts, memory budgets (the split layout) and full-matrix base
+ * sizes (deep divide and conquer), score-only; the score pass through the
+ * pair engine's column parts and through the strip engine; narrow targets
+ * (fewer columns than parts).  Failures: a part whose transport fails
+ * makes every part fail (that part with its own status, the others with
+ * SWGPU_EPART), and nothing waits forever.
+ */
+#include "internal.h"
+#include "long.h"
+#include "simd/simd.h"
+#include "tap.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------ an in-process transport */
+
+enum { MAXP = 8 };
+
+typedef struct msg {
+    struct msg *next;
+    int from, to, tag;
+    size_t len;
+    char data[];
+} msg_t;
+
+typedef struct {
+    int size;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    msg_t *head, *tail;
+    void *bufs[MAXP];
+    const size_t *lens[MAXP];
+    int arrived, gen;
+    int bad_lens;        /* allgathers whose len arrays differed between parts */
+    int fail_recv_part;  /* this part's receives fail (-1: none) */
+} hub_t;
+
+typedef struct {
+    hub_t *hub;
+    int rank;
+    swgpu_comm_t comm;
+} part_t;
+
+static int t_send(void *user, int to, int tag, const void *buf, size_t len)
+{
+    part_t *p = user;
+    hub_t *h = p->hub;
+    msg_t *m = malloc(sizeof *m + len);
+    if (!m)
+        return SWGPU_ENOMEM;
+    m->next = NULL;
+    m->from = p->rank;
+    m->to = to;
+    m->tag = tag;
+    m->len = len;
+    memcpy(m->data, buf, len);
+    pthread_mutex_lock(&h->lock);
+    if (h->tail)
+        h->tail->next = m;
+    else
+        h->head = m;
+    h->tail = m;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->lock);
+    return 0;
+}
+
+static int t_recv(void *user, int from, int tag, void *buf, size_t len)
+{
+    part_t *p = user;
+    hub_t *h = p->hub;
+    if (p->rank == h->fail_recv_part)
+        return SWGPU_EIO;
+    pthread_mutex_lock(&h->lock);
+    for (;;) {
+        msg_t *prev = NULL;
+        for (msg_t *m = h->head; m; prev = m, m = m->next)
+            if (m->to == p->rank && m->from == from && m->tag == tag) {
+                if (prev)
+                    prev->next = m->next;
+                else
+                    h->head = m->next;
+                if (h->tail == m)
+                    h->tail = prev;
+                pthread_mutex_unlock(&h->lock);
+                int ok = m->len == len;
+                memcpy(buf, m->data, len < m->len ? len : m->len);
+                free(m);
+                return ok ? 0 : SWGPU_EINVAL;
+            }
+        pthread_cond_wait(&h->cv, &h->lock);
+    }
+}
+
+static void barrier(hub_t *h)
+{
+    int gen = h->gen;
+    if (++h->arrived == h->size) {
+        h->arrived = 0;
+        h->gen++;
+        pthread_cond_broadcast(&h->cv);
+    } else {
+        while (h->gen == gen)
+            pthread_cond_wait(&h->cv, &h->lock);
+    }
+}
+
+static int t_allgather(void *user, void *buf, const size_t *len)
+{
+    part_t *p = user;
+    hub_t *h = p->hub;
+    pthread_mutex_lock(&h->lock);
+    h->bufs[p->rank] = buf;
+    h->lens[p->rank] = len;
+    barrier(h);
+    pthread_mutex_unlock(&h->lock);
+    /* every part copies the others' contributions out of their buffers */
+    size_t off = 0;
+    for (int q = 0; q < h->size; q++) {
+        if (memcmp(h->lens[q], len, (size_t)h->size * sizeof *len))
+            h->bad_lens = 1;
+        if (q != p->rank)
+            memcpy((char *)buf + off, (const char *)h->bufs[q] + off, len[q]);
+        off += len[q];
+    }
+    pthread_mutex_lock(&h->lock);
+    barrier(h);
+    pthread_mutex_unlock(&h->lock);
+    return 0;
+}
+
+/* ------------------------------------------------------- the split runs */
+
+typedef struct {
+    part_t part;
+    const uint8_t *a, *b;
+    size_t alen, blen;
+    const swgpu_matrix_t *m;
+    swgpu_long_opts_t o;
+    swgpu_aln_t aln;
+    swgpu_long_stats_t st;
+    int rc;
+    char err[256];
+} job_t;
+
+static void *run_part(void *arg)
+{
+    job_t *j = arg;
+    j->rc = swgpu_align_long(j->a, j->alen, j->b, j->blen, j->m, &j->o, &j->aln, &j->st);
+    snprintf(j->err, sizeof j->err, "%s", swgpu_last_error());
+    return NULL;
+}
+
+/* run with P parts; the parts' results in jobs[0..P) (aln freed by the caller) */
+static void run_split(int P, int fail_part, const uint8_t *a, size_t alen, const uint8_t *b,
+                      size_t blen, const swgpu_matrix_t *m, const swgpu_long_opts_t *o,
+                      job_t *jobs, hub_t *hub)
+{
+    pthread_t tid[MAXP];
+    memset(hub, 0, sizeof *hub);
+    hub->size = P;
+    hub->fail_recv_part = fail_part;
+    pthread_mutex_init(&hub->lock, NULL);
+    pthread_cond_init(&hub->cv, NULL);
+    for (int p = 0; p < P; p++) {
+        job_t *j = &jobs[p];
+        memset(j, 0, sizeof *j);
+        j->part.hub = hub;
+        j->part.rank = p;
+        j->part.comm = (swgpu_comm_t){p, P, &j->part, t_send, t_recv, t_allgather};
+        j->a = a;
+        j->b = b;
+        j->alen = alen;
+        j->blen = blen;
+        j->m = m;
+        j->o = *o;
+        j->o.comm = &j->part.comm;
+        pthread_create(&tid[p], NULL, run_part, j);
+    }
+    for (int p = 0; p < P; p++)
+        pthread_join(tid[p], NULL);
+    while (hub->head) { /* messages a failed part never took */
+        msg_t *n = hub->head->next;
+        free(hub->head);
+        hub->head = n;
+    }
+    pthread_cond_destroy(&hub->cv);
+    pthread_mutex_destroy(&hub->lock);
+}
+
+static int same(const swgpu_aln_t *x, const swgpu_aln_t *y)
+{
+    return x->score == y->score && x->qbeg == y->qbeg && x->qend == y->qend &&
+           x->tbeg == y->tbeg && x->tend == y->tend && x->n_cigar == y->n_cigar &&
+           (!x->n_cigar || !memcmp(x->cigar, y->cigar, x->n_cigar * sizeof *x->cigar)) &&
+           x->length == y->length && x->n_ident == y->n_ident && x->n_mismatch == y->n_mismatch &&
+           x->n_gapopen == y->n_gapopen && x->n_gaps == y->n_gaps;
+}
+
+static long checks_run;
+
+/* every part of every split gives the single-process alignment */
+static void check(const char *what, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                  const swgpu_matrix_t *m, const swgpu_long_opts_t *o)
+{
+    swgpu_aln_t one = {0};
+    swgpu_long_stats_t st1;
+    int rc = swgpu_align_long(a, alen, b, blen, m, o, &one, &st1);
+    CHECK(rc == 0, "%s: single process: %s", what, swgpu_last_error());
+    for (int P = 2; P <= 5; P++) {
+        job_t jobs[MAXP];
+        hub_t hub;
+        long bad = 0;
+        run_split(P, -1, a, alen, b, blen, m, o, jobs, &hub);
+        for (int p = 0; p < P; p++) {
+            if (jobs[p].rc)
+                fprintf(stderr, "%s, %d parts, part %d: %s\n", what, P, p, jobs[p].err);
+            bad += jobs[p].rc != 0 || !same(&jobs[p].aln, &one) ||
+                   jobs[p].st.score_cells != st1.score_cells;
+            swgpu_aln_free(&jobs[p].aln);
+        }
+        CHECK(bad == 0 && !hub.bad_lens, "%s, %d parts: %ld parts differ (score %d)", what, P, bad,
+              one.score);
+        checks_run++;
+    }
+    swgpu_aln_free(&one);
+}
+
+static void rand_seq(uint64_t *s, uint8_t *x, size_t n, int alpha)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
+}
+
+static size_t mutate(uint64_t *s, const uint8_t *a, size_t n, uint8_t *b, size_t cap, int alpha,
+                     int sub, int ins, int del)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++) {
+        int r = (int)(tap_rand(s) % 1000);
+        if (r < del)
+            continue;
+        if (r < del + ins) {
+            size_t len = 1 + tap_rand(s) % 8;
+            for (size_t x = 0; x < len && k < cap; x++)
+                b[k++] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
+        }
+        if (k < cap)
+            b[k++] = r < del + ins + sub ? (uint8_t)(tap_rand(s) % (uint64_t)alpha) : a[i];
+    }
+    return k;
+}
+
+static void test_pairs(void)
+{
+    swgpu_matrix_t *dna = NULL, *b62 = NULL;
+    uint64_t s = 2024;
+    enum { N = 12000 };
+    uint8_t *a = malloc(N), *b = malloc(2 * N), *r = malloc(N);
+    swgpu_matrix_dna(2, -3, &dna);
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+
+    /* a related DNA pair with a random prefix, like two genome pieces */
+    rand_seq(&s, a, N, 4);
+    rand_seq(&s, b, 700, 4);
+    size_t bl = 700 + mutate(&s, a + 1000, 9000, b + 700, 2 * N - 700, 4, 30, 3, 3);
+    swgpu_long_opts_t o;
+    swgpu_long_opts_init(&o, SWGPU_DNA);
+    o.threads = 1;
+    check("dna related", a, N, b, bl, dna, &o);
+    o.threads = 2;
+    check("dna related, 2 threads a part", a, N, b, bl, dna, &o);
+    /* deep divide and conquer: small full-matrix pieces, a tight budget */
+    swgpu__long_set_base(600 * 600);
+    o.max_host_memory = o.max_device_memory = 3u << 20;
+    check("dna related, deep traceback", a, N, b, bl, dna, &o);
+    swgpu__long_set_base(0);
+    o.max_host_memory = o.max_device_memory = 0;
+    o.score_only = 1;
+    check("dna related, score only", a, N, b, bl, dna, &o);
+    o.score_only = 0;
+    o.prune = 0;
+    check("dna related, no pruning", a, N, b, bl, dna, &o);
+    o.prune = 1;
+    /* the score pass on the strip engine: many threads make the pair
+     * engine's edge buffers larger than a small budget (the strip engine
+     * prunes, the pair engine does not) */
+    o.threads = 64;
+    o.max_host_memory = o.max_device_memory = (uint64_t)12 << 20;
+    {
+        swgpu_aln_t x = {0};
+        swgpu_long_stats_t st;
+        CHECK(swgpu__cpu_score_pair_bytes(N, bl / 5, 64) > o.max_host_memory, "pair engine too big");
+        if (swgpu_align_long(a, N, b, bl, dna, &o, &x, &st) == 0) {
+            CHECK(st.score_pruned > 0, "strip engine score pass (pruned %llu)",
+                  (unsigned long long)st.score_pruned);
+            check("dna related, strip-engine score pass", a, N, b, bl, dna, &o);
+        } else
+            CHECK(0, "12 MiB budget: %s", swgpu_last_error());
+        swgpu_aln_free(&x);
+    }
+    o.max_host_memory = o.max_device_memory = 0;
+    o.threads = 2;
+    /* unrelated: a short best alignment somewhere */
+    rand_seq(&s, r, 5000, 4);
+    check("dna random", a, 6000, r, 5000, dna, &o);
+    /* a target narrower than the parts' slices */
+    check("dna narrow target", a, 3000, a + 1500, 300, dna, &o);
+    check("dna one column", a, 2000, a + 10, 1, dna, &o);
+
+    /* protein */
+    swgpu_long_opts_init(&o, SWGPU_PROTEIN);
+    o.threads = 1;
+    rand_seq(&s, a, 4000, 20);
+    bl = mutate(&s, a, 4000, b, 2 * N, 20, 150, 10, 10);
+    check("protein related", a, 4000, b, bl, b62, &o);
+    o.gap_open = 0; /* open 0: the lazy-F loop's corner case */
+    o.gap_extend = 2;
+    check("protein related, open 0", a, 4000, b, bl, b62, &o);
+
+    swgpu_matrix_destroy(dna);
+    swgpu_matrix_destroy(b62);
+    free(a);
+    free(b);
+    free(r);
+}
+
+/* a part whose boundary columns cannot be received: every part fails, the
+ * failing one with its own status, the others with SWGPU_EPART */
+static void test_failure(void)
+{
+    swgpu_matrix_t *dna = NULL;
+    uint64_t s = 77;
+    uint8_t *a = malloc(6000), *b = malloc(6000);
+    swgpu_matrix_dna(2, -3, &dna);
+    rand_seq(&s, a, 6000, 4);
+    size_t bl = mutate(&s, a, 6000, b, 6000, 4, 20, 2, 2);
+    swgpu_long_opts_t o;
+    swgpu_long_opts_init(&o, SWGPU_DNA);
+    o.threads = 2;
+    for (int P = 2; P <= 4; P++)
+        for (int f = 1; f < P; f++) {
+            job_t jobs[MAXP];
+            hub_t hub;
+            long bad = 0;
+            run_split(P, f, a, 6000, b, bl, dna, &o, jobs, &hub);
+            for (int p = 0; p < P; p++) {
+                bad += p == f ? jobs[p].rc != SWGPU_EIO : jobs[p].rc != SWGPU_EPART;
+                bad += jobs[p].aln.n_cigar != 0 || jobs[p].aln.score != 0;
+                swgpu_aln_free(&jobs[p].aln);
+            }
+            CHECK(bad == 0, "%d parts, part %d's receives fail: %ld wrong (part 0: %d %s)", P, f,
+                  bad, jobs[0].rc, jobs[0].err);
+        }
+    /* the GPU backend cannot be split */
+    {
+        job_t jobs[MAXP];
+        hub_t hub;
+        o.backend = SWGPU_BACKEND_CUDA;
+        run_split(2, -1, a, 6000, b, bl, dna, &o, jobs, &hub);
+        CHECK(jobs[0].rc == SWGPU_ENODEV && jobs[1].rc == SWGPU_ENODEV, "cuda split: %d %d",
+              jobs[0].rc, jobs[1].rc);
+    }
+    swgpu_matrix_destroy(dna);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    test_pairs();
+    test_failure();
+    CHECK(checks_run >= 40, "%ld split runs", checks_run);
+    return tap_done();
+}

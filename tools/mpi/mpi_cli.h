@@ -1,0 +1,54 @@
+/*
+ * mpi_cli.h - swgpu-mpi: the swgpu tool with its search and long alignment
+ * split across MPI ranks (the files of tools/mpi, built with mpicc when present).
+ *
+ * Every rank runs the same command line through cli_main(); the hooks of
+ * cli.h hand the work to search.c and align.c.  Failures are agreed on at
+ * fixed points (mpi_agree, a collective every rank reaches in the same
+ * order): the first rank that failed by itself prints its message once,
+ * every rank exits with status 1, and the output file, which only rank 0
+ * writes (to a temporary name, renamed once complete), is never left.
+ */
+#ifndef SWGPU_MPI_CLI_H
+#define SWGPU_MPI_CLI_H
+
+#include "cli.h"
+
+#include <mpi.h>
+
+typedef struct {
+    int rank, size;
+    int thread_level;  /* what MPI_Init_thread provided */
+    int known;         /* 1 once a failure has been agreed on: no more collectives */
+    int origin;        /* the rank whose own failure is reported */
+    int consequence;   /* 1: this rank failed because another rank did */
+    int have_msg;
+    char msg[2048];    /* this rank's first error message */
+} mpi_state_t;
+
+extern mpi_state_t mpi_g;
+
+/* Every rank: did any rank fail so far?  failed: this rank's own state.
+ * 0 if none did; -1 otherwise (the failure is then known everywhere, and
+ * callers return without further collectives).  Once known, returns -1 at
+ * once. */
+int mpi_agree(int failed);
+
+/* Mark this rank's failure as caused by another rank's (not reported) and
+ * return the status to pass up. */
+int mpi_peer_failed(void);
+
+/* Test hook: 1 if SWGPU_MPI_FAIL=RANK:PHASE names this rank and phase (the
+ * failure is then reported like any other, with a message naming it). */
+int mpi_inject(const char *phase);
+
+/* the hooks (search.c, align.c) */
+int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
+                const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info);
+int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
+               const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names);
+int mpi_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                   const swgpu_matrix_t *m, const swgpu_long_opts_t *o, swgpu_aln_t *out,
+                   swgpu_long_stats_t *st);
+
+#endif

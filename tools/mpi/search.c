@@ -1,0 +1,1043 @@
+/*
+ * search.c - swgpu-mpi search: the database split across the ranks.
+ *
+ * The split (mpi_db_open).  The database's scan order (sorted by length) is
+ * cut by residues into one part per rank (swgpu_db_open_part): equal parts,
+ * or parts proportional to the ranks' speeds when the ranks differ (their
+ * backend, thread count, cores, CPU model or GPUs), measured by each rank
+ * scanning the first queries against a small synthetic database.  Each rank
+ * maps only its part of a makedb file (a shared file system is assumed) or
+ * keeps only its part of a FASTA file.
+ *
+ * The search (mpi_search), per batch of queries (one batch unless scores
+ * must be kept for fits, see below):
+ *   1. every rank scans every query against its part: the candidates per
+ *      query (opts.candidates: the part's hits that may be among the whole
+ *      search's top_n, with their E-values where these depend on the
+ *      subject's length), ranked by (score desc, database index asc) with
+ *      whole-database indices;
+ *   2. rank 0 gathers them (MPI_Gatherv) and merges them with
+ *      swgpu_search_merge(): the whole search's E-value filter, top_n, bit
+ *      scores and E-values with the whole database's size.  When the matrix
+ *      and gaps have no published Karlin-Altschul parameters they are
+ *      fitted to each query's scores against the whole database: every rank
+ *      kept its part's scores (opts.on_scores), and rank 0 gathers them query
+ *      by query, in the whole database's scan order (parts in rank order);
+ *   3. rank 0 broadcasts the final hits; each rank aligns the hits whose
+ *      targets it holds (swgpu_search_align) and sends rank 0 the
+ *      alignments and those targets' records;
+ *   4. rank 0 builds a small database of the hits' targets, for the output
+ *      writer to name them from.
+ * Every step is the library's own (the same code as swgpu search), so the
+ * output is byte-identical to swgpu search with the same options.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "mpi_cli.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TAG_SCORES 11
+
+/* ------------------------------------------------------------ byte buffers */
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+    int bad;   /* out of memory */
+} buf_t;
+
+static void put(buf_t *b, const void *x, size_t len)
+{
+    if (b->bad || len == 0)
+        return;
+    if (b->n + len > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->n + len)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->bad = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, x, len);
+    b->n += len;
+}
+
+static void put_u64(buf_t *b, uint64_t v) { put(b, &v, sizeof v); }
+static void put_i64(buf_t *b, int64_t v) { put(b, &v, sizeof v); }
+static void put_f64(buf_t *b, double v) { put(b, &v, sizeof v); }
+
+typedef struct {
+    const char *p, *end;
+    int bad;   /* read past the end */
+} rd_t;
+
+static const void *get(rd_t *r, size_t len)
+{
+    if (r->bad || (size_t)(r->end - r->p) < len) {
+        r->bad = 1;
+        return NULL;
+    }
+    const void *x = r->p;
+    r->p += len;
+    return x;
+}
+
+static uint64_t get_u64(rd_t *r)
+{
+    const void *x = get(r, 8);
+    uint64_t v = 0;
+    if (x)
+        memcpy(&v, x, 8);
+    return v;
+}
+
+static int64_t get_i64(rd_t *r) { return (int64_t)get_u64(r); }
+
+static double get_f64(rd_t *r)
+{
+    const void *x = get(r, 8);
+    double v = 0;
+    if (x)
+        memcpy(&v, x, 8);
+    return v;
+}
+
+/* Rank 0 gets every rank's bytes, rank after rank, in *all (malloc'ed),
+ * rank k's at *all + off[k], len[k] bytes.  Every rank calls it; a buffer
+ * too large for one message is sent as nothing and reported. */
+static int gather_bytes(const buf_t *b, char **all, size_t *off, size_t *len)
+{
+    int n = b->bad || b->n > (size_t)INT_MAX / 2 ? -1 : (int)b->n;
+    int *lens = NULL, *displs = NULL, rc = 0;
+    *all = NULL;
+    if (mpi_g.rank == 0) {
+        lens = malloc((size_t)mpi_g.size * sizeof *lens);
+        displs = malloc((size_t)mpi_g.size * sizeof *displs);
+    }
+    MPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (mpi_g.rank == 0) {
+        long long tot = 0;
+        for (int k = 0; k < mpi_g.size; k++) {
+            if (lens[k] < 0)
+                rc = -1;
+            displs[k] = (int)tot;
+            tot += lens[k] < 0 ? 0 : lens[k];
+            if (lens[k] < 0)
+                lens[k] = 0;
+        }
+        if (tot > INT_MAX)
+            rc = -1;
+        *all = malloc(tot > 0 && tot <= INT_MAX ? (size_t)tot : 1);
+        if (!*all || rc) {
+            for (int k = 0; k < mpi_g.size; k++)
+                lens[k] = displs[k] = 0;
+            rc = -1;
+        }
+        for (int k = 0; k < mpi_g.size; k++) {
+            off[k] = (size_t)displs[k];
+            len[k] = (size_t)lens[k];
+        }
+    }
+    MPI_Gatherv(b->p, n < 0 ? 0 : n, MPI_BYTE, *all, lens, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(lens);
+    free(displs);
+    if (rc)
+        cli_error("search: the results of one batch of queries are too large to gather "
+                  "(more than 1 GiB a rank)");
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the split */
+
+enum { BAL_AUTO, BAL_EQUAL, BAL_MEASURE, BAL_WEIGHTS };
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* What makes two ranks scan at different speeds, as far as a rank can see:
+ * the options, the cores, the CPU model and the node's GPU models (a rank's
+ * own GPU index differs between the ranks of a node by design). */
+static void describe(const swgpu_opts_t *o, char *d, size_t n)
+{
+    char cpu[256] = "?", gpus[16][96], line[256], all[1600] = "none";
+    int ng = 0;
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    while (fp && fgets(line, sizeof line, fp))
+        if (!strncmp(line, "model name", 10)) {
+            snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') ? strchr(line, ':') + 1 : line);
+            break;
+        }
+    if (fp)
+        fclose(fp);
+    DIR *dir = opendir("/proc/driver/nvidia/gpus");
+    struct dirent *de;
+    while (dir && (de = readdir(dir)) && ng < 16) {
+        char path[512];
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/driver/nvidia/gpus/%s/information", de->d_name);
+        snprintf(gpus[ng], sizeof gpus[0], "?");
+        if ((fp = fopen(path, "r"))) {
+            while (fgets(line, sizeof line, fp))
+                if (!strncmp(line, "Model:", 6)) {
+                    snprintf(gpus[ng], sizeof gpus[0], "%.90s", line + 6);
+                    break;
+                }
+            fclose(fp);
+        }
+        ng++;
+    }
+    if (dir)
+        closedir(dir);
+    if (ng) {
+        qsort(gpus, (size_t)ng, sizeof gpus[0], str_cmp);
+        all[0] = 0;
+        for (int k = 0; k < ng; k++)
+            strncat(all, gpus[k], sizeof all - strlen(all) - 1);
+    }
+    snprintf(d, n, "backend=%d threads=%d cores=%ld cpu=%s isa=%s env=%s gpus=%s", (int)o->backend,
+             o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN),
+             sysconf(_SC_NPROCESSORS_ONLN), cpu,
+             getenv("SWGPU_CPU_ISA") ? getenv("SWGPU_CPU_ISA") : "best",
+             getenv("SWGPU_BACKEND") ? getenv("SWGPU_BACKEND") : "-", all);
+}
+
+/* Scan speed (cells per second) of this rank: the first queries (up to
+ * 2,000 residues) against a synthetic database of about a million residues. */
+static double measure_speed(const swgpu_seqset_t *queries, const swgpu_opts_t *o)
+{
+    swgpu_alphabet_t al = swgpu_seqset_alphabet(queries);
+    swgpu_seqset_t *ds = NULL, *qs = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_search_result_t *r = NULL;
+    char *buf = NULL;
+    double speed = 0;
+    uint64_t seed = 0x5157475055ull;
+    int dna = al == SWGPU_DNA;
+    if (swgpu_seqset_create(al, &ds) || swgpu_seqset_create(al, &qs) || !(buf = malloc(8192)))
+        goto done;
+    for (int i = 0; i < 3000; i++) {
+        size_t len = 100;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        len += (size_t)(seed >> 33) % 600;
+        for (size_t k = 0; k < len; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            buf[k] = dna ? "ACGT"[(seed >> 40) % 4] : "ARNDCQEGHILKMFPSTWYV"[(seed >> 40) % 20];
+        }
+        if (swgpu_seqset_add(ds, "c", "", buf, len))
+            goto done;
+    }
+    {
+        size_t total = 0;
+        for (size_t i = 0; i < swgpu_seqset_size(queries) && total < 2000; i++) {
+            swgpu_seq_t q;
+            swgpu_seqset_get(queries, i, &q);
+            size_t len = q.len < 8000 ? q.len : 8000;
+            for (size_t k = 0; k < len; k++)
+                buf[k] = swgpu_decode(al, q.res[k]);
+            if (swgpu_seqset_add(qs, q.id, "", buf, len))
+                goto done;
+            total += len;
+        }
+    }
+    if (swgpu_db_from_seqset(ds, &db) ||
+        (dna ? swgpu_matrix_dna(2, -3, &m) : swgpu_matrix_builtin("BLOSUM62", &m)))
+        goto done;
+    {
+        swgpu_opts_t oc;
+        swgpu_opts_init(&oc, al);
+        oc.threads = o->threads;
+        oc.backend = o->backend;
+        oc.kernel = o->kernel;
+        oc.gpus = o->gpus;
+        oc.max_gpu_memory = o->max_gpu_memory;
+        oc.candidates = 1;
+        if (swgpu_search(qs, db, m, &oc, &r) == SWGPU_OK && r->scan_seconds > 0)
+            speed = (double)r->cells / r->scan_seconds;
+    }
+done:
+    swgpu_search_result_destroy(r);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(ds);
+    swgpu_seqset_destroy(qs);
+    free(buf);
+    return speed;
+}
+
+/* Each rank's share of the database: rank 0's SWGPU_MPI_BALANCE (auto,
+ * equal, measure) or SWGPU_MPI_WEIGHTS (one positive number per rank) for
+ * everyone; auto measures only when the ranks differ. */
+static void shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double *w)
+{
+    int mode = BAL_AUTO, size = mpi_g.size;
+    for (int k = 0; k < size; k++)
+        w[k] = 1;
+    if (mpi_g.rank == 0) {
+        const char *b = getenv("SWGPU_MPI_BALANCE"), *ws = getenv("SWGPU_MPI_WEIGHTS");
+        if (b && !strcmp(b, "equal"))
+            mode = BAL_EQUAL;
+        else if (b && !strcmp(b, "measure"))
+            mode = BAL_MEASURE;
+        if (ws && *ws) {
+            char *end;
+            const char *p = ws;
+            int k = 0;
+            for (; k < size; k++) {
+                w[k] = strtod(p, &end);
+                if (end == p || !(w[k] > 0))
+                    break;
+                p = *end == ',' ? end + 1 : end;
+            }
+            if (k == size && *p == 0)
+                mode = BAL_WEIGHTS;
+            else {
+                fprintf(stderr, "[swgpu %.2fs] warning: SWGPU_MPI_WEIGHTS=%s is not %d positive "
+                                "numbers: ignored\n", cli_elapsed(), ws, size);
+                for (k = 0; k < size; k++)
+                    w[k] = 1;
+            }
+        }
+    }
+    MPI_Bcast(&mode, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(w, size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (mode == BAL_EQUAL || mode == BAL_WEIGHTS || size == 1)
+        return;
+    if (mode == BAL_AUTO) {
+        char mine[1024], *all = malloc((size_t)size * sizeof mine);
+        int differ = 0;
+        memset(mine, 0, sizeof mine);
+        describe(o, mine, sizeof mine);
+        MPI_Allgather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR,
+                      MPI_COMM_WORLD);
+        for (int k = 1; all && k < size; k++)
+            differ |= memcmp(all, all + (size_t)k * sizeof mine, sizeof mine) != 0;
+        free(all);
+        if (!differ)
+            return;
+    }
+    double speed = measure_speed(queries, o);
+    int ok;
+    MPI_Allgather(&speed, 1, MPI_DOUBLE, w, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    ok = 1;
+    for (int k = 0; k < size; k++)
+        ok &= w[k] > 0;
+    for (int k = 0; k < size; k++)
+        if (!ok)
+            w[k] = 1;
+    if (mpi_g.rank == 0 && ok) {
+        fprintf(stderr, "[swgpu %.2fs] ranks differ: database shares by measured speed (GCUPS):",
+                cli_elapsed());
+        for (int k = 0; k < size; k++)
+            fprintf(stderr, " %.1f", w[k] / 1e9);
+        fputc('\n', stderr);
+    }
+}
+
+int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
+                const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info)
+{
+    double *w = NULL, sum = 0, from, to;
+    int rc;
+    *db = NULL;
+    w = malloc((size_t)mpi_g.size * sizeof *w);
+    if (!w)
+        cli_error("out of memory for %d ranks' shares", mpi_g.size);
+    if (mpi_agree(!w) < 0) {
+        free(w);
+        return w ? mpi_peer_failed() : SWGPU_ENOMEM;
+    }
+    shares(queries, o, w);
+    for (int k = 0; k < mpi_g.size; k++)
+        sum += w[k];
+    /* every rank computes every cut the same way, so neighbours agree */
+    from = 0;
+    for (int k = 0; k < mpi_g.rank; k++)
+        from += w[k];
+    to = from + w[mpi_g.rank];
+    from /= sum;
+    to = mpi_g.rank == mpi_g.size - 1 ? 1.0 : to / sum;
+    free(w);
+    if (mpi_inject("open"))
+        return SWGPU_EINVAL;
+    rc = swgpu_db_open_part(path, type, from, to, db, info);
+    return rc;
+}
+
+/* --------------------------------------------------------------- the search */
+
+/* a query set holding queries [i0, i1) of qs */
+static int subset(const swgpu_seqset_t *qs, size_t i0, size_t i1, swgpu_seqset_t **out)
+{
+    swgpu_alphabet_t al = swgpu_seqset_alphabet(qs);
+    char *buf = NULL;
+    size_t cap = 0;
+    int rc = swgpu_seqset_create(al, out);
+    for (size_t i = i0; i < i1 && rc == SWGPU_OK; i++) {
+        swgpu_seq_t q;
+        swgpu_seqset_get(qs, i, &q);
+        if (q.len + 1 > cap) {
+            char *p = realloc(buf, q.len + 1);
+            if (!p) {
+                rc = SWGPU_ENOMEM;
+                break;
+            }
+            buf = p;
+            cap = q.len + 1;
+        }
+        for (size_t k = 0; k < q.len; k++)
+            buf[k] = swgpu_decode(al, q.res[k]);
+        rc = swgpu_seqset_add(*out, q.id, q.desc, buf, q.len);
+    }
+    free(buf);
+    if (rc) {
+        swgpu_seqset_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* the part's scores of every query of a batch (for fits) */
+typedef struct {
+    size_t nq;
+    uint64_t n;
+    int32_t *s;
+} keep_t;
+
+static int keep_scores(void *user, size_t query, const int32_t *scores, size_t n)
+{
+    keep_t *k = user;
+    if (query >= k->nq || n != k->n)
+        return SWGPU_EINVAL;
+    if (n)
+        memcpy(k->s + query * k->n, scores, n * sizeof *scores);
+    return SWGPU_OK;
+}
+
+/* rank 0's side of the fit: query i's scores over the whole database, the
+ * ranks' parts in rank order */
+typedef struct {
+    const keep_t *keep;
+    int *counts, *displs;
+    size_t calls;
+} fit_t;
+
+static int gather_scores(void *user, size_t query, int32_t *out)
+{
+    fit_t *f = user;
+    MPI_Gatherv(f->keep->s + query * f->keep->n, (int)f->keep->n, MPI_INT32_T, out, f->counts,
+                f->displs, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    f->calls++;
+    return SWGPU_OK;
+}
+
+/* a target's record, as the output needs it */
+typedef struct {
+    uint64_t target;
+    char *id, *desc;
+    uint8_t *res;
+    uint64_t len;
+} rec_t;
+
+typedef struct {
+    rec_t *v;
+    size_t n, cap;
+} recs_t;
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const rec_t *x = a, *y = b;
+    return (x->target > y->target) - (x->target < y->target);
+}
+
+static void recs_free(recs_t *r)
+{
+    for (size_t k = 0; k < r->n; k++) {
+        free(r->v[k].id);
+        free(r->v[k].desc);
+        free(r->v[k].res);
+    }
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+/* the targets' records, sorted and unique, as the database the output
+ * names hits from; each hit's target becomes its index there */
+static int names_db(recs_t *recs, swgpu_alphabet_t al, swgpu_search_result_t *res,
+                    swgpu_db_t **out)
+{
+    swgpu_seqset_t *set = NULL;
+    char *buf = NULL;
+    size_t cap = 0, u = 0;
+    int rc;
+    if (recs->n)
+        qsort(recs->v, recs->n, sizeof *recs->v, rec_cmp);
+    for (size_t k = 0; k < recs->n; k++) { /* unique */
+        if (u && recs->v[u - 1].target == recs->v[k].target) {
+            free(recs->v[k].id);
+            free(recs->v[k].desc);
+            free(recs->v[k].res);
+            continue;
+        }
+        recs->v[u++] = recs->v[k];
+    }
+    recs->n = u;
+    if ((rc = swgpu_seqset_create(al, &set)))
+        return rc;
+    for (size_t k = 0; k < recs->n && rc == SWGPU_OK; k++) {
+        const rec_t *r = &recs->v[k];
+        if (r->len + 1 > cap) {
+            char *p = realloc(buf, r->len + 1);
+            if (!p) {
+                rc = SWGPU_ENOMEM;
+                break;
+            }
+            buf = p;
+            cap = r->len + 1;
+        }
+        for (uint64_t x = 0; x < r->len; x++)
+            buf[x] = swgpu_decode(al, r->res[x]);
+        rc = swgpu_seqset_add(set, r->id, r->desc, buf, r->len);
+    }
+    free(buf);
+    for (size_t i = 0; i < res->n_queries && rc == SWGPU_OK; i++)
+        for (size_t h = 0; h < res->q[i].n_hits; h++) {
+            size_t lo = 0, hi = recs->n;
+            uint64_t t = res->q[i].hits[h].target;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (recs->v[mid].target < t)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == recs->n || recs->v[lo].target != t) {
+                cli_error("search: internal error: no rank sent the record of database sequence %llu",
+                          (unsigned long long)t + 1);
+                rc = SWGPU_EINVAL;
+                break;
+            }
+            res->q[i].hits[h].target = lo;
+        }
+    if (rc == SWGPU_OK && recs->n)
+        rc = swgpu_db_from_seqset(set, out);
+    else if (rc == SWGPU_OK) { /* no hits at all: any database names nothing */
+        swgpu_seqset_add(set, "none", "", "A", 1);
+        rc = swgpu_db_from_seqset(set, out);
+    }
+    swgpu_seqset_destroy(set);
+    return rc;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* This rank's hits of r (those whose target its part holds): their
+ * alignments, then their targets' records (each once), for rank 0. */
+static void pack_owned(const swgpu_search_result_t *r, const swgpu_db_t *db, int no_align,
+                       buf_t *b)
+{
+    uint64_t *own = NULL;
+    size_t n = 0, total = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        total += r->q[i].n_hits;
+    if (!(own = malloc((total ? total : 1) * sizeof *own))) {
+        b->bad = 1;
+        return;
+    }
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++) {
+            const swgpu_hit_t *hit = &r->q[i].hits[h];
+            const swgpu_aln_t *a = &hit->aln;
+            swgpu_seq_t t;
+            if (swgpu_db_get(db, hit->target, &t) != SWGPU_OK)
+                continue;
+            own[n++] = hit->target;
+            if (no_align)
+                continue;
+            put_u64(b, 1); /* an alignment */
+            put_u64(b, i);
+            put_u64(b, h);
+            put_i64(b, a->score);
+            put_i64(b, a->qbeg);
+            put_i64(b, a->qend);
+            put_i64(b, a->tbeg);
+            put_i64(b, a->tend);
+            put_i64(b, a->length);
+            put_i64(b, a->n_ident);
+            put_i64(b, a->n_mismatch);
+            put_i64(b, a->n_gapopen);
+            put_i64(b, a->n_gaps);
+            put_u64(b, a->n_cigar);
+            put(b, a->cigar, a->n_cigar * sizeof *a->cigar);
+        }
+    if (n)
+        qsort(own, n, sizeof *own, u64_cmp);
+    for (size_t k = 0; k < n; k++) {
+        swgpu_seq_t t;
+        if (k && own[k] == own[k - 1])
+            continue;
+        swgpu_db_get(db, own[k], &t);
+        put_u64(b, 2); /* a target record */
+        put_u64(b, own[k]);
+        put_u64(b, strlen(t.id));
+        put(b, t.id, strlen(t.id));
+        put_u64(b, strlen(t.desc));
+        put(b, t.desc, strlen(t.desc));
+        put_u64(b, t.len);
+        put(b, t.res, t.len);
+    }
+    free(own);
+}
+
+/* rank 0: one rank's alignments into res (queries from q0), its records
+ * into recs; -1 on a malformed buffer or out of memory */
+static int unpack_owned(rd_t *rd, swgpu_search_result_t *res, size_t q0, int no_align,
+                        recs_t *recs)
+{
+    while (rd->p < rd->end && !rd->bad) {
+        uint64_t kind = get_u64(rd);
+        if (kind == 1) {
+            uint64_t i = get_u64(rd) + q0, h = get_u64(rd);
+            if (i >= res->n_queries || h >= res->q[i].n_hits || no_align)
+                return -1;
+            swgpu_aln_t *a = &res->q[i].hits[h].aln;
+            a->score = (int32_t)get_i64(rd);
+            a->qbeg = get_i64(rd);
+            a->qend = get_i64(rd);
+            a->tbeg = get_i64(rd);
+            a->tend = get_i64(rd);
+            a->length = get_i64(rd);
+            a->n_ident = get_i64(rd);
+            a->n_mismatch = get_i64(rd);
+            a->n_gapopen = get_i64(rd);
+            a->n_gaps = get_i64(rd);
+            uint64_t nc = get_u64(rd);
+            const void *c = get(rd, nc * sizeof *a->cigar);
+            if (!c)
+                return -1;
+            if (nc > a->m_cigar) {
+                uint32_t *p = realloc(a->cigar, nc * sizeof *p);
+                if (!p)
+                    return -1;
+                a->cigar = p;
+                a->m_cigar = nc;
+            }
+            if (nc)
+                memcpy(a->cigar, c, nc * sizeof *a->cigar);
+            a->n_cigar = nc;
+        } else if (kind == 2) {
+            rec_t r;
+            memset(&r, 0, sizeof r);
+            r.target = get_u64(rd);
+            uint64_t il = get_u64(rd);
+            const char *id = get(rd, il);
+            uint64_t dl = get_u64(rd);
+            const char *desc = get(rd, dl);
+            r.len = get_u64(rd);
+            const uint8_t *s = get(rd, r.len);
+            if (rd->bad)
+                return -1;
+            if (recs->n == recs->cap) {
+                size_t cap = recs->cap ? 2 * recs->cap : 256;
+                rec_t *p = realloc(recs->v, cap * sizeof *p);
+                if (!p)
+                    return -1;
+                recs->v = p;
+                recs->cap = cap;
+            }
+            r.id = malloc(il + 1);
+            r.desc = malloc(dl + 1);
+            r.res = malloc(r.len ? r.len : 1);
+            if (!r.id || !r.desc || !r.res) {
+                free(r.id);
+                free(r.desc);
+                free(r.res);
+                return -1;
+            }
+            memcpy(r.id, id, il);
+            r.id[il] = 0;
+            memcpy(r.desc, desc, dl);
+            r.desc[dl] = 0;
+            memcpy(r.res, s, r.len);
+            recs->v[recs->n++] = r;
+        } else {
+            return -1;
+        }
+    }
+    return rd->bad ? -1 : 0;
+}
+
+/* the candidates of one rank's part: per query the count, then (target,
+ * score, E-value: the merge needs it where it depends on the subject) */
+static void pack_candidates(const swgpu_search_result_t *c, buf_t *b)
+{
+    put_u64(b, c->cells);
+    put_u64(b, c->overflows);
+    put_f64(b, c->scan_seconds);
+    put(b, c->backend ? c->backend : "", c->backend ? strlen(c->backend) + 1 : 1);
+    for (size_t i = 0; i < c->n_queries; i++) {
+        put_u64(b, c->q[i].n_hits);
+        for (size_t h = 0; h < c->q[i].n_hits; h++) {
+            put_u64(b, c->q[i].hits[h].target);
+            put_i64(b, c->q[i].hits[h].score);
+            put_f64(b, c->q[i].hits[h].evalue);
+        }
+    }
+}
+
+static const char *const backends[] = {"ref", "cpu", "cuda"};
+
+static int unpack_candidates(rd_t *rd, size_t nq, swgpu_search_result_t **out)
+{
+    swgpu_search_result_t *r = calloc(1, sizeof *r);
+    if (!r || !(r->q = calloc(nq ? nq : 1, sizeof *r->q))) {
+        free(r);
+        return -1;
+    }
+    *out = r;
+    r->n_queries = nq;
+    r->cells = get_u64(rd);
+    r->overflows = get_u64(rd);
+    r->scan_seconds = get_f64(rd);
+    const char *name = rd->p;
+    while (rd->p < rd->end && *rd->p)
+        rd->p++;
+    if (!get(rd, 1))
+        return -1;
+    r->backend = "unknown";
+    for (size_t k = 0; k < sizeof backends / sizeof *backends; k++)
+        if (!strcmp(name, backends[k]))
+            r->backend = backends[k];
+    for (size_t i = 0; i < nq; i++) {
+        uint64_t n = get_u64(rd);
+        r->q[i].query = i;
+        if (rd->bad || n > (uint64_t)(rd->end - rd->p) / 24)
+            return -1;
+        if (n && !(r->q[i].hits = calloc(n, sizeof *r->q[i].hits)))
+            return -1;
+        r->q[i].n_hits = n;
+        for (uint64_t h = 0; h < n; h++) {
+            r->q[i].hits[h].target = get_u64(rd);
+            r->q[i].hits[h].score = (int32_t)get_i64(rd);
+            r->q[i].hits[h].evalue = get_f64(rd);
+        }
+    }
+    return rd->bad ? -1 : 0;
+}
+
+/* the final hits of a batch, rank 0 to all: per query the count, then (target, score) */
+static int share_hits(swgpu_search_result_t *merged, size_t nq, swgpu_search_result_t **mine)
+{
+    buf_t b = {0};
+    long long len = 0;
+    if (mpi_g.rank == 0) {
+        for (size_t i = 0; i < nq; i++) {
+            put_u64(&b, merged->q[i].n_hits);
+            for (size_t h = 0; h < merged->q[i].n_hits; h++) {
+                put_u64(&b, merged->q[i].hits[h].target);
+                put_i64(&b, merged->q[i].hits[h].score);
+            }
+        }
+        len = b.bad || b.n > INT_MAX ? -1 : (long long)b.n;
+    }
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (len < 0) {
+        free(b.p);
+        if (mpi_g.rank == 0)
+            cli_error("search: out of memory for the hits");
+        return -1;
+    }
+    if (mpi_g.rank != 0 && !(b.p = malloc(len ? (size_t)len : 1)))
+        MPI_Abort(MPI_COMM_WORLD, 1); /* cannot stay in step without it */
+    MPI_Bcast(b.p, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (mpi_g.rank == 0) {
+        free(b.p);
+        *mine = merged;
+        return 0;
+    }
+    rd_t rd = {b.p, b.p + len, 0};
+    swgpu_search_result_t *r = calloc(1, sizeof *r);
+    int rc = -1;
+    if (r && (r->q = calloc(nq ? nq : 1, sizeof *r->q))) {
+        r->n_queries = nq;
+        rc = 0;
+        for (size_t i = 0; i < nq && rc == 0; i++) {
+            uint64_t n = get_u64(&rd);
+            r->q[i].query = i;
+            if (rd.bad || n > (uint64_t)(rd.end - rd.p) / 16 ||
+                (n && !(r->q[i].hits = calloc(n, sizeof *r->q[i].hits)))) {
+                rc = -1;
+                break;
+            }
+            r->q[i].n_hits = n;
+            for (uint64_t h = 0; h < n; h++) {
+                r->q[i].hits[h].target = get_u64(&rd);
+                r->q[i].hits[h].score = (int32_t)get_i64(&rd);
+                r->q[i].hits[h].aln.score = r->q[i].hits[h].score;
+            }
+        }
+    }
+    free(b.p);
+    if (rc) {
+        swgpu_search_result_destroy(r);
+        cli_error("search: out of memory for the hits");
+        return -1;
+    }
+    *mine = r;
+    return 0;
+}
+
+/* rank 0: move the batch's merged queries into the whole result, from q0 */
+static void take_batch(swgpu_search_result_t *all, swgpu_search_result_t *b, size_t q0)
+{
+    for (size_t i = 0; i < b->n_queries; i++) {
+        all->q[q0 + i] = b->q[i];
+        all->q[q0 + i].query = q0 + i;
+    }
+    b->n_queries = 0; /* the hits changed hands */
+    all->cells += b->cells;
+    all->overflows += b->overflows;
+    all->scan_seconds += b->scan_seconds;
+    all->backend = b->backend;
+}
+
+int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
+               const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names)
+{
+    swgpu_db_part_t part;
+    swgpu_karlin_t k;
+    swgpu_search_result_t *all = NULL;
+    uint64_t *tlen = NULL;
+    int *counts = NULL, *displs = NULL;
+    recs_t recs = {0};
+    size_t nq = swgpu_seqset_size(queries), batch;
+    int fitting, failed = 0, rc = SWGPU_OK;
+    double t_align = 0;
+
+    *res = NULL;
+    *names = NULL;
+    if (mpi_agree(0) < 0)
+        return mpi_peer_failed();
+    swgpu_db_part_info(db, &part);
+    fitting = swgpu_karlin_lookup(m, o->gap_open, o->gap_extend, &k) != SWGPU_OK;
+
+    /* fits: rank 0 needs the whole database's lengths in scan order, and each
+     * rank keeps its part's scores of a batch: batches of at most 1 GiB */
+    batch = nq ? nq : 1;
+    if (batch > 4096)
+        batch = 4096;
+    if (getenv("SWGPU_MPI_BATCH") && atoi(getenv("SWGPU_MPI_BATCH")) > 0 &&
+        (size_t)atoi(getenv("SWGPU_MPI_BATCH")) < batch) /* tests: smaller batches */
+        batch = (size_t)atoi(getenv("SWGPU_MPI_BATCH"));
+    if (fitting) {
+        unsigned long long mx = part.n, big;
+        MPI_Allreduce(&mx, &big, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        size_t b = (size_t)(((uint64_t)1 << 30) / (4 * (big ? big : 1)));
+        if (b < 1)
+            b = 1;
+        if (b < batch)
+            batch = b;
+        int n = (int)part.n;
+        uint64_t *mine = malloc((part.n ? part.n : 1) * sizeof *mine);
+        if (mpi_g.rank == 0) {
+            tlen = malloc((part.total_n ? part.total_n : 1) * sizeof *tlen);
+            counts = malloc((size_t)mpi_g.size * sizeof *counts);
+            displs = malloc((size_t)mpi_g.size * sizeof *displs);
+            if (!tlen || !counts || !displs)
+                MPI_Abort(MPI_COMM_WORLD, 1); /* a few bytes a sequence, before any work */
+        }
+        if (!mine)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        for (uint64_t x = 0; x < part.n; x++) {
+            swgpu_seq_t s;
+            swgpu_db_get(db, swgpu_db_scan_index(db, x), &s);
+            mine[x] = s.len;
+        }
+        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (mpi_g.rank == 0)
+            for (int r = 0, d = 0; r < mpi_g.size; r++) {
+                displs[r] = d;
+                d += counts[r];
+            }
+        MPI_Gatherv(mine, n, MPI_UINT64_T, tlen, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        free(mine);
+    }
+    { /* rank 0's choice for all (the environment may differ between nodes) */
+        unsigned long long bb = batch;
+        MPI_Bcast(&bb, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        batch = (size_t)bb;
+    }
+    if (mpi_g.rank == 0 && (!(all = calloc(1, sizeof *all)) || !(all->q = calloc(nq ? nq : 1, sizeof *all->q)))) {
+        cli_error("search: out of memory for %zu queries", nq);
+        rc = SWGPU_ENOMEM;
+    }
+    if (all)
+        all->n_queries = nq;
+    if (mpi_agree(rc < 0) < 0)
+        failed = 1;
+
+    for (size_t q0 = 0; q0 < nq && !failed; q0 += batch) {
+        size_t q1 = q0 + batch < nq ? q0 + batch : nq, bn = q1 - q0;
+        swgpu_seqset_t *bq = NULL;
+        const swgpu_seqset_t *qs = queries;
+        swgpu_search_result_t *cand = NULL, *merged = NULL, *mine = NULL;
+        keep_t keep = {bn, part.n, NULL};
+        buf_t b = {0};
+        char *gathered = NULL;
+        size_t *off = calloc((size_t)mpi_g.size, sizeof *off), *len = calloc((size_t)mpi_g.size, sizeof *len);
+        double t0;
+
+        /* 1. candidates of this rank's part */
+        if (!off || !len)
+            rc = SWGPU_ENOMEM;
+        if (rc == SWGPU_OK && bn != nq && (rc = subset(queries, q0, q1, &bq)) == SWGPU_OK)
+            qs = bq;
+        if (rc == SWGPU_OK) {
+            swgpu_opts_t oc = *o;
+            oc.candidates = 1;
+            if (fitting) {
+                keep.s = malloc((bn * part.n > 0 ? bn * part.n : 1) * sizeof *keep.s);
+                oc.on_scores = keep_scores;
+                oc.on_scores_user = &keep;
+                if (!keep.s)
+                    rc = SWGPU_ENOMEM;
+            }
+            if (rc == SWGPU_OK)
+                rc = swgpu_search(qs, db, m, &oc, &cand);
+            if (rc < 0) {
+                const char *msg = swgpu_last_error();
+                cli_error("%s", rc == SWGPU_ENOMEM && !cand && !*msg ? "out of memory" : msg);
+            }
+        }
+        if (rc == SWGPU_OK && mpi_inject("scan"))
+            rc = SWGPU_EINVAL;
+        if (mpi_agree(rc < 0) < 0)
+            goto batch_done;
+
+        /* 2. rank 0 merges (and fits) */
+        pack_candidates(cand, &b);
+        if (gather_bytes(&b, &gathered, off, len) < 0)
+            rc = SWGPU_ENOMEM;
+        t0 = MPI_Wtime();
+        if (mpi_g.rank == 0) {
+            swgpu_search_result_t **parts = calloc((size_t)mpi_g.size, sizeof *parts);
+            fit_t fit = {&keep, counts, displs, 0};
+            swgpu_merge_src_t src = {part.total_n, part.total_residues, tlen,
+                                     fitting ? gather_scores : NULL, &fit};
+            for (int r = 0; r < mpi_g.size && rc == SWGPU_OK && parts; r++) {
+                rd_t rd = {gathered + off[r], gathered + off[r] + len[r], 0};
+                if (unpack_candidates(&rd, bn, &parts[r]) < 0) {
+                    cli_error("search: malformed candidates from rank %d", r);
+                    rc = SWGPU_EINVAL;
+                }
+            }
+            if (!parts)
+                rc = SWGPU_ENOMEM;
+            if (rc == SWGPU_OK &&
+                (rc = swgpu_search_merge(qs, m, o, (const swgpu_search_result_t *const *)parts,
+                                         (size_t)mpi_g.size, &src, &merged)) < 0)
+                cli_error("%s", swgpu_last_error());
+            if (fitting) /* keep in step with the ranks that send their scores */
+                for (size_t i = fit.calls; i < bn; i++) {
+                    int32_t *scratch = malloc((part.total_n ? part.total_n : 1) * sizeof *scratch);
+                    if (!scratch)
+                        MPI_Abort(MPI_COMM_WORLD, 1);
+                    gather_scores(&fit, i, scratch);
+                    free(scratch);
+                }
+            for (int r = 0; parts && r < mpi_g.size; r++)
+                swgpu_search_result_destroy(parts[r]);
+            free(parts);
+            if (rc == SWGPU_OK && mpi_inject("merge"))
+                rc = SWGPU_EINVAL;
+        } else if (fitting) {
+            for (size_t i = 0; i < bn; i++)
+                MPI_Gatherv(keep.s + i * keep.n, (int)keep.n, MPI_INT32_T, NULL, NULL, NULL,
+                            MPI_INT32_T, 0, MPI_COMM_WORLD);
+        }
+        if (mpi_agree(rc < 0) < 0)
+            goto batch_done;
+
+        /* 3. the final hits to every rank; each aligns those it holds */
+        if (share_hits(merged, bn, &mine) < 0)
+            rc = SWGPU_ENOMEM;
+        else if (!o->no_align && (rc = swgpu_search_align(mine, qs, db, m, o)) < 0)
+            cli_error("%s", swgpu_last_error());
+        if (rc == SWGPU_OK && mpi_inject("align"))
+            rc = SWGPU_EINVAL;
+        if (mpi_agree(rc < 0) < 0)
+            goto batch_done;
+        free(b.p);
+        memset(&b, 0, sizeof b);
+        free(gathered);
+        gathered = NULL;
+        if (mine)
+            pack_owned(mine, db, o->no_align, &b);
+        if (gather_bytes(&b, &gathered, off, len) < 0)
+            rc = SWGPU_ENOMEM;
+        if (mpi_g.rank == 0) {
+            for (int r = 0; r < mpi_g.size && rc == SWGPU_OK; r++) {
+                rd_t rd = {gathered + off[r], gathered + off[r] + len[r], 0};
+                if (unpack_owned(&rd, merged, 0, o->no_align, &recs) < 0) {
+                    cli_error("search: malformed alignments from rank %d (or out of memory)", r);
+                    rc = SWGPU_EINVAL;
+                }
+            }
+            if (rc == SWGPU_OK)
+                take_batch(all, merged, q0);
+        }
+        t_align += MPI_Wtime() - t0;
+    batch_done:
+        if (mpi_g.known)
+            failed = 1;
+        if (rc < 0 && !failed) /* a failure after the last agreement: the next one */
+            failed = mpi_agree(1) < 0;
+        if (mine != merged)
+            swgpu_search_result_destroy(mine);
+        swgpu_search_result_destroy(merged);
+        swgpu_search_result_destroy(cand);
+        swgpu_seqset_destroy(bq);
+        free(keep.s);
+        free(b.p);
+        free(gathered);
+        free(off);
+        free(len);
+    }
+
+    /* 4. the database the output names hits from */
+    if (!failed && mpi_g.rank == 0) {
+        all->align_seconds = t_align;
+        if ((rc = names_db(&recs, swgpu_db_alphabet(db), all, names)) < 0)
+            cli_error("search: cannot build the hits' records: %s", swgpu_strerror(rc));
+    }
+    recs_free(&recs);
+    free(tlen);
+    free(counts);
+    free(displs);
+    if (!failed && mpi_agree(rc < 0) < 0)
+        failed = 1;
+    if (failed) {
+        swgpu_search_result_destroy(all);
+        swgpu_db_destroy(*names);
+        *names = NULL;
+        return rc < 0 ? rc : mpi_peer_failed();
+    }
+    *res = all;
+    return SWGPU_OK;
+}
