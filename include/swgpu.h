@@ -243,6 +243,25 @@ int swgpu_pssm_score(const swgpu_pssm_t *p, size_t pos, uint8_t code);
 /** Least and greatest score over every position and code. */
 int swgpu_pssm_min(const swgpu_pssm_t *p);
 int swgpu_pssm_max(const swgpu_pssm_t *p);
+/** A view of p as a sequence: its id, an empty description, its query
+ *  residues' codes and length (pointers valid while p lives). */
+int swgpu_pssm_get(const swgpu_pssm_t *p, swgpu_seq_t *out);
+
+/**
+ * Write p in psiblast's ASCII format (psiblast -out_ascii_pssm), which
+ * swgpu_pssm_read() reads back to the same scores: a blank line, the title,
+ * the header of column letters, one row per position (number, query residue,
+ * the 20 scores, the 20 weighted observed percentages rounded down, the
+ * information per position in bits and the relative weight of gapless real
+ * matches to pseudocounts; 0 where p does not know them: a PSSM read from a
+ * file without them, or made by swgpu_pssm_create), then, when m is a
+ * protein matrix with published parameters for the gaps, psiblast's block of
+ * K and lambda (ungapped ones under Robinson & Robinson's frequencies: m's
+ * and the PSSM's; gapped ones: m's and swgpu_pssm_karlin's).  fp is the
+ * caller's; SWGPU_EIO on a write error.
+ */
+int swgpu_pssm_write(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                     int gap_extend, FILE *fp);
 void swgpu_pssm_destroy(swgpu_pssm_t *p);
 
 /* --------------------------------------------------------------- options */
@@ -525,6 +544,20 @@ double swgpu_hit_evalue(const swgpu_karlin_t *k, swgpu_evalue_model_t model, int
  *  score, qlen, 0, db_residues, db_nseq). */
 double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
                     uint64_t db_residues, uint64_t db_nseq);
+
+/**
+ * The Karlin-Altschul parameters of a search with p under matrix m and the
+ * gaps, as psiblast computes them for a PSSM: the published gapped
+ * parameters of m and the gaps (swgpu_karlin_lookup: SWGPU_ENOTFOUND when
+ * there are none) with K multiplied by K_p / K_m, the ungapped K of the
+ * PSSM's scores over K_m that of m's own, both with subject residues at
+ * Robinson & Robinson's (1991) frequencies (K_p over the positions whose
+ * query residue is not X).  lambda and the Spouge parameters are m's.
+ * swgpu_search_pssm() uses these.  SWGPU_EINVAL when the PSSM's expected
+ * score is not negative.
+ */
+int swgpu_pssm_karlin(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                      int gap_extend, swgpu_karlin_t *out);
 
 /* ---------------------------------------------------------------- search */
 
