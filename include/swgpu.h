@@ -715,6 +715,14 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
                        const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** The same for a search with PSSM queries (swgpu_search_pssm: r->q[i].query
+ *  indexes pssms): each query's id is its PSSM's, its length the number of
+ *  positions; identities compare the subject with the PSSM's query residues,
+ *  and a column is a positive when the PSSM scores it > 0 (as psiblast counts
+ *  them; the pairwise view's middle line marks those '+'). */
+int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
+                            const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                            const swgpu_matrix_t *m, const swgpu_opts_t *opts);
 /** Database name shown by format 7 ("# Database: NAME") and the pairwise
  *  view (copied; NULL restores the default "unnamed"). */
 int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);

@@ -303,7 +303,7 @@ static void walk_free(walk_t *w)
  */
 static int walk_alignment(walk_t *w, const swgpu_aln_t *a, const swgpu_seq_t *q,
                           swgpu_alphabet_t qa, const swgpu_seq_t *t, swgpu_alphabet_t ta,
-                          const swgpu_matrix_t *m)
+                          const swgpu_matrix_t *m, const swgpu_pssm_t *pssm)
 {
     size_t len = 0;
     for (size_t k = 0; k < a->n_cigar; k++)
@@ -330,9 +330,11 @@ static int walk_alignment(walk_t *w, const swgpu_aln_t *a, const swgpu_seq_t *q,
             if (adv_q && adv_t) {
                 if (q->res[i] == t->res[j])
                     mc = '|';
-                else if (m && swgpu_matrix_score(m, q->res[i], t->res[j]) > 0)
+                else if (pssm ? swgpu_pssm_score(pssm, (size_t)i, t->res[j]) > 0
+                              : m && swgpu_matrix_score(m, q->res[i], t->res[j]) > 0)
                     mc = '+';
-                if (mc != ' ')
+                /* a PSSM's positives: the columns it scores > 0 (psiblast) */
+                if (pssm ? swgpu_pssm_score(pssm, (size_t)i, t->res[j]) > 0 : mc != ' ')
                     w->positives++;
             }
             w->qtext[col] = qc;
@@ -363,8 +365,6 @@ static int walk_alignment(walk_t *w, const swgpu_aln_t *a, const swgpu_seq_t *q,
 typedef struct {
     const swgpu_outfmt_t *f;
     FILE *fp;
-    const swgpu_search_result_t *r;
-    const swgpu_seqset_t *queries;
     const swgpu_db_t *db;
     const swgpu_matrix_t *m;
     swgpu_alphabet_t qa, ta;
@@ -501,25 +501,29 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
     }
 }
 
-static int write_query(writer_t *wr, size_t qi)
+/* One query's block: q its view, pssm (or NULL) what scored it, round its
+ * round of an iterated search (0: none). */
+static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu_seq_t *qv,
+                       const swgpu_pssm_t *pssm, int round)
 {
-    const swgpu_query_result_t *qr = &wr->r->q[qi];
     const swgpu_outfmt_t *f = wr->f;
     FILE *fp = wr->fp;
-    swgpu_seq_t q;
-    int rc = swgpu_seqset_get(wr->queries, qr->query, &q);
-    if (rc < 0)
-        return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", qi,
-                           qr->query, swgpu_seqset_size(wr->queries));
+    swgpu_seq_t q = *qv;
+    int rc;
     const char *qdesc = q.desc ? q.desc : "";
 
     if (f->kind == FMT_TAB_COMMENTS) {
-        fprintf(fp, "# SWGPU %s\n# Query: %s%s%s\n# Database: %s\n", SWGPU_VERSION, q.id,
-                *qdesc ? " " : "", qdesc, dbname(f));
+        fprintf(fp, "# SWGPU %s\n", SWGPU_VERSION);
+        if (round)
+            fprintf(fp, "# Iteration: %d\n", round);
+        fprintf(fp, "# Query: %s%s%s\n# Database: %s\n", q.id, *qdesc ? " " : "", qdesc,
+                dbname(f));
         if (qr->n_hits)
             put_fields_line(wr);
         fprintf(fp, "# %zu hits found\n", qr->n_hits);
     } else if (f->kind == FMT_PAIR) {
+        if (round)
+            fprintf(fp, "Results from round %d\n\n", round);
         fprintf(fp, "Query: %s%s%s\nLength: %zu\nDatabase: %s\n\n", q.id, *qdesc ? " " : "",
                 qdesc, q.len, dbname(f));
         if (!qr->n_hits)
@@ -534,7 +538,7 @@ static int write_query(writer_t *wr, size_t qi)
             return swgpu__fail(SWGPU_EINVAL, "outfmt: query %s, hit %zu names target %zu of %zu",
                                q.id, k, h->target, swgpu_db_size(wr->db));
         if (f->need_text && h->aln.n_cigar) {
-            rc = walk_alignment(&wr->w, &h->aln, &q, wr->qa, &t, wr->ta, wr->m);
+            rc = walk_alignment(&wr->w, &h->aln, &q, wr->qa, &t, wr->ta, wr->m, pssm);
             if (rc < 0)
                 return rc;
         }
@@ -552,6 +556,19 @@ static int write_query(writer_t *wr, size_t qi)
     return SWGPU_OK;
 }
 
+/* the end of a write: the closing line of format 7, then the stream's state */
+static int finish(writer_t *wr, int rc, size_t nq)
+{
+    if (rc == SWGPU_OK && wr->f->kind == FMT_TAB_COMMENTS)
+        fprintf(wr->fp, "# SWGPU processed %zu queries\n", nq);
+    walk_free(&wr->w);
+    if (rc < 0)
+        return rc;
+    if (fflush(wr->fp) != 0 || ferror(wr->fp))
+        return swgpu__fail(SWGPU_EIO, "outfmt: write error: %s", strerror(errno));
+    return SWGPU_OK;
+}
+
 int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts)
@@ -559,20 +576,38 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_res
     (void)opts;
     if (!f || !fp || !r || !queries || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, r, queries, db, m, swgpu_seqset_alphabet(queries),
-                   swgpu_db_alphabet(db), {0}};
+    writer_t wr = {f, fp, db, m, swgpu_seqset_alphabet(queries), swgpu_db_alphabet(db), {0}};
     int rc = SWGPU_OK;
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
-        rc = write_query(&wr, i);
+        swgpu_seq_t q;
+        if (swgpu_seqset_get(queries, r->q[i].query, &q) < 0)
+            return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", i,
+                               r->q[i].query, swgpu_seqset_size(queries));
+        rc = write_query(&wr, &r->q[i], &q, NULL, 0);
         if (rc == SWGPU_OK && ferror(fp))
             break;
     }
-    if (rc == SWGPU_OK && f->kind == FMT_TAB_COMMENTS)
-        fprintf(fp, "# SWGPU processed %zu queries\n", r->n_queries);
-    walk_free(&wr.w);
-    if (rc < 0)
-        return rc;
-    if (fflush(fp) != 0 || ferror(fp))
-        return swgpu__fail(SWGPU_EIO, "outfmt: write error: %s", strerror(errno));
-    return SWGPU_OK;
+    return finish(&wr, rc, r->n_queries);
+}
+
+int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
+                            const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                            const swgpu_matrix_t *m, const swgpu_opts_t *opts)
+{
+    (void)opts;
+    if (!f || !fp || !r || (!pssms && n) || !db)
+        return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
+    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}};
+    int rc = SWGPU_OK;
+    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
+        swgpu_seq_t q;
+        size_t k = r->q[i].query;
+        if (k >= n || swgpu_pssm_get(pssms[k], &q) < 0)
+            return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names PSSM %zu of %zu", i, k,
+                               n);
+        rc = write_query(&wr, &r->q[i], &q, pssms[k], 0);
+        if (rc == SWGPU_OK && ferror(fp))
+            break;
+    }
+    return finish(&wr, rc, r->n_queries);
 }
