@@ -686,6 +686,77 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       swgpu_search_result_t **out);
 
+/* ------------------------------------------- iterated search (PSI-BLAST) */
+
+/**
+ * The PSSM that PSI-BLAST's method makes from a round of search: the hits
+ * of qr (a query's result, with alignments) with E-value <= inclusion_evalue
+ * aligned to the query (query->res, its len residues; id copied), purged of
+ * stretches identical to the query and of near-identical rows (94%),
+ * Henikoff & Henikoff position-based sequence weights, data-dependent
+ * pseudocounts (Altschul et al. 2009, BLAST+'s default), target
+ * frequencies turned into scores in the units of matrix m and scaled so
+ * that the PSSM's ungapped lambda is m's (src/psi.c describes each step and
+ * cites the papers).  qr NULL or without included hits: m's rows for the
+ * query.  db is the database the hits index; m a protein matrix.  The
+ * PSSM records the weighted observed percentages, the information per
+ * position and the relative weights that swgpu_pssm_write() prints.
+ * SWGPU_EINVAL when an included hit has no alignment.  *out is the caller's.
+ */
+int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_query_result_t *qr,
+                         const swgpu_db_t *db, const swgpu_matrix_t *m,
+                         double inclusion_evalue, swgpu_pssm_t **out);
+
+/** Options of swgpu_search_iterate(); swgpu_psi_opts_init() sets the defaults. */
+typedef struct {
+    int iterations;          /* rounds at most (>= 1; default 1: one search) */
+    double inclusion_evalue; /* a round's hits with E-value <= this make the next round's
+                                PSSM (default 0.002, psiblast's) */
+    int max_hits;            /* hits per query a round considers for inclusion (default 500,
+                                psiblast's -max_target_seqs); the results keep opts->top_n */
+} swgpu_psi_opts_t;
+
+void swgpu_psi_opts_init(swgpu_psi_opts_t *o);
+
+/** What swgpu_search_iterate() found; swgpu_iterate_result_destroy() frees it. */
+typedef struct {
+    size_t n_queries;
+    size_t n_rounds;                  /* rounds run (the most any query ran) */
+    swgpu_search_result_t **round;    /* round[k]: round k+1, q[i] query i (no hits where the
+                                         query had stopped before) */
+    swgpu_pssm_t **pssm;              /* pssm[k * n_queries + i]: the PSSM query i searched
+                                         with in round k+1 (k >= 1; NULL for k = 0 and once
+                                         it had stopped) */
+    swgpu_pssm_t **final_pssm;        /* per query: the PSSM of its last round's hits */
+    size_t *last_round;               /* per query: its last round (1..n_rounds); its results
+                                         are round[last_round[i] - 1]->q[i] */
+    size_t *included;                 /* included[k * n_queries + i]: hits query i included in
+                                         round k+1 (before purging) */
+    int *converged;                   /* per query: 1 when it stopped because its last round
+                                         included no hit that the round before had not */
+} swgpu_iterate_result_t;
+
+void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r);
+
+/**
+ * An iterated search (PSI-BLAST): round 1 searches with the queries (a
+ * sequence set scored by m, or npssm PSSMs: exactly one of queries and
+ * pssms is given); after each round every query's hits with E-value <=
+ * psi->inclusion_evalue among its best psi->max_hits (or opts->top_n if
+ * more) make its PSSM (swgpu_pssm_from_hits), which the next round
+ * searches with (swgpu_search_pssm: PSSM statistics).  A query stops after
+ * psi->iterations rounds, or earlier when a round includes no hit that the
+ * round before did not include (round 1: when it includes none).  Every
+ * round is an ordinary search with opts (each query's best opts->top_n
+ * hits kept, E-values, tie rule, alignments; opts->no_align drops the
+ * alignments from the results, though the rounds compute them for the
+ * PSSMs).  Protein only.  Thread safety as swgpu_search.
+ */
+int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *const *pssms,
+                         size_t npssm, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                         const swgpu_opts_t *opts, const swgpu_psi_opts_t *psi,
+                         swgpu_iterate_result_t **out);
+
 /**
  * Optional: start setting up the backend that o selects (for a GPU: the
  * driver and each GPU's context, a few tenths of a second) on a background
@@ -723,6 +794,17 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
 int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
                             const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                             const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** The results of an iterated search (queries or pssms as given to it):
+ *  query by query, its last round, or with all_rounds every round it ran,
+ *  each a block as swgpu_outfmt_write() writes it, under "# Iteration: N"
+ *  (format 7) or "Results from round N" (pair) when all_rounds; rounds 2 on
+ *  count positives by their PSSM.  Format 7's closing line counts the
+ *  blocks. */
+int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
+                               const swgpu_iterate_result_t *it, const swgpu_seqset_t *queries,
+                               const swgpu_pssm_t *const *pssms, int all_rounds,
+                               const swgpu_db_t *db, const swgpu_matrix_t *m,
+                               const swgpu_opts_t *opts);
 /** Database name shown by format 7 ("# Database: NAME") and the pairwise
  *  view (copied; NULL restores the default "unnamed"). */
 int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);

@@ -611,3 +611,32 @@ int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_searc
     }
     return finish(&wr, rc, r->n_queries);
 }
+
+int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
+                               const swgpu_iterate_result_t *it, const swgpu_seqset_t *queries,
+                               const swgpu_pssm_t *const *pssms, int all_rounds,
+                               const swgpu_db_t *db, const swgpu_matrix_t *m,
+                               const swgpu_opts_t *opts)
+{
+    (void)opts;
+    if (!f || !fp || !it || (!queries && !pssms && it->n_queries) || !db)
+        return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
+    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}};
+    int rc = SWGPU_OK;
+    size_t blocks = 0, n = it->n_queries;
+    for (size_t i = 0; i < n && rc == SWGPU_OK; i++) {
+        swgpu_seq_t q;
+        rc = queries ? swgpu_seqset_get(queries, i, &q) : swgpu_pssm_get(pssms[i], &q);
+        if (rc < 0)
+            break;
+        size_t last = it->last_round[i];
+        for (size_t k = all_rounds ? 0 : last - 1; k < last && rc == SWGPU_OK; k++) {
+            const swgpu_pssm_t *p = k ? it->pssm[k * n + i] : queries ? NULL : pssms[i];
+            rc = write_query(&wr, &it->round[k]->q[i], &q, p, all_rounds ? (int)k + 1 : 0);
+            blocks++;
+        }
+        if (rc == SWGPU_OK && ferror(fp))
+            break;
+    }
+    return finish(&wr, rc, blocks);
+}

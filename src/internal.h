@@ -145,7 +145,8 @@ int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
 /** Robinson & Robinson (1991) frequencies of the 20 standard amino acids. */
 extern const double swgpu__robinson[20];
 /** Ungapped Karlin-Altschul lambda, K and H of i.i.d. scores s = lo..hi with
- *  probabilities prob[s - lo] (negative mean, some positive score). */
+ *  probabilities prob[s - lo] (negative mean, some positive score); K (the
+ *  costly part) and H may be NULL. */
 int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda, double *K,
                            double *H);
 /** The same for a matrix's 20 standard amino acids under swgpu__robinson

@@ -1108,6 +1108,13 @@ int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_ou
     for (int t = 0; t < tn; t++)
         H += (t + tlo) * p[t] * exp(lam * (t + tlo));
     H *= lam;
+    if (!K_out) { /* lambda and H only */
+        free(p);
+        *lambda_out = lam / d;
+        if (H_out)
+            *H_out = H;
+        return SWGPU_OK;
+    }
 
     /* sigma over the distributions of S_k */
     enum { KMAX = 400 };
@@ -1150,7 +1157,8 @@ int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_ou
     free(p);
     *lambda_out = lam / d;
     *K_out = exp(-2 * sigma) / ((H / lam) * -expm1(-lam));
-    *H_out = H;
+    if (H_out)
+        *H_out = H;
     return SWGPU_OK;
 }
 
