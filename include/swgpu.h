@@ -147,6 +147,16 @@ typedef struct {
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
                       swgpu_seqset_t **out, swgpu_read_info_t *info);
 
+/**
+ * swgpu_seqset_read() from an open file descriptor, such as standard input
+ * (0) or a pipe: FASTA or FASTQ, plain or gzip (detected from the content),
+ * read to its end; fd is not closed.  name stands for the file in messages
+ * (NULL: "(stream)").  A makedb database or a BLAST database cannot come
+ * this way (SWGPU_EFORMAT: give its name to swgpu_seqset_read).
+ */
+int swgpu_seqset_read_fd(int fd, const char *name, swgpu_alphabet_t alphabet,
+                         swgpu_seqset_t **out, swgpu_read_info_t *info);
+
 /** An empty set to fill with swgpu_seqset_add(). */
 int swgpu_seqset_create(swgpu_alphabet_t alphabet, swgpu_seqset_t **out);
 /** Append a sequence given as letters; unknown letters become X / N.  Not
@@ -789,17 +799,16 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
 /** The same for a search with PSSM queries (swgpu_search_pssm: r->q[i].query
  *  indexes pssms): each query's id is its PSSM's, its length the number of
  *  positions; identities compare the subject with the PSSM's query residues,
- *  and a column is a positive when the PSSM scores it > 0 (as psiblast counts
- *  them; the pairwise view's middle line marks those '+'). */
+ *  and positives are identities and the pairs that m scores > 0, as psiblast
+ *  2.12 counts them for a PSSM (its underlying matrix, not the PSSM). */
 int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
                             const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                             const swgpu_matrix_t *m, const swgpu_opts_t *opts);
 /** The results of an iterated search (queries or pssms as given to it):
  *  query by query, its last round, or with all_rounds every round it ran,
  *  each a block as swgpu_outfmt_write() writes it, under "# Iteration: N"
- *  (format 7) or "Results from round N" (pair) when all_rounds; rounds 2 on
- *  count positives by their PSSM.  Format 7's closing line counts the
- *  blocks. */
+ *  (format 7) or "Results from round N" (pair) when all_rounds.  Format 7's
+ *  closing line counts the blocks. */
 int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
                                const swgpu_iterate_result_t *it, const swgpu_seqset_t *queries,
                                const swgpu_pssm_t *const *pssms, int all_rounds,

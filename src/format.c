@@ -14,7 +14,8 @@
  *    its header; likewise sseqid/sacc/saccver); stitle prints "id desc".
  *  - mismatch counts aligned non-identical columns, gapopen gap openings,
  *    gaps gap columns, positive the aligned columns whose residues are
- *    identical or score > 0 in the matrix; cigar is "12M2I30M" (I: query
+ *    identical or score > 0 in the matrix (for PSSM queries too, as
+ *    psiblast counts them); cigar is "12M2I30M" (I: query
  *    only, D: target only); btop is BLAST's trace (runs of identities as
  *    numbers, other columns as query letter then subject letter, '-' for a
  *    gap).
@@ -303,7 +304,7 @@ static void walk_free(walk_t *w)
  */
 static int walk_alignment(walk_t *w, const swgpu_aln_t *a, const swgpu_seq_t *q,
                           swgpu_alphabet_t qa, const swgpu_seq_t *t, swgpu_alphabet_t ta,
-                          const swgpu_matrix_t *m, const swgpu_pssm_t *pssm)
+                          const swgpu_matrix_t *m)
 {
     size_t len = 0;
     for (size_t k = 0; k < a->n_cigar; k++)
@@ -330,11 +331,9 @@ static int walk_alignment(walk_t *w, const swgpu_aln_t *a, const swgpu_seq_t *q,
             if (adv_q && adv_t) {
                 if (q->res[i] == t->res[j])
                     mc = '|';
-                else if (pssm ? swgpu_pssm_score(pssm, (size_t)i, t->res[j]) > 0
-                              : m && swgpu_matrix_score(m, q->res[i], t->res[j]) > 0)
+                else if (m && swgpu_matrix_score(m, q->res[i], t->res[j]) > 0)
                     mc = '+';
-                /* a PSSM's positives: the columns it scores > 0 (psiblast) */
-                if (pssm ? swgpu_pssm_score(pssm, (size_t)i, t->res[j]) > 0 : mc != ' ')
+                if (mc != ' ')
                     w->positives++;
             }
             w->qtext[col] = qc;
@@ -501,10 +500,12 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
     }
 }
 
-/* One query's block: q its view, pssm (or NULL) what scored it, round its
- * round of an iterated search (0: none). */
+/* One query's block: q its view (a PSSM's: its query residues), round its
+ * round of an iterated search (0: none).  Positives are the columns of
+ * identical residues or of a positive score in the matrix m, for a PSSM
+ * query too: psiblast 2.12 counts them so (README "Profile (PSSM) queries"). */
 static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu_seq_t *qv,
-                       const swgpu_pssm_t *pssm, int round)
+                       int round)
 {
     const swgpu_outfmt_t *f = wr->f;
     FILE *fp = wr->fp;
@@ -538,7 +539,7 @@ static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu
             return swgpu__fail(SWGPU_EINVAL, "outfmt: query %s, hit %zu names target %zu of %zu",
                                q.id, k, h->target, swgpu_db_size(wr->db));
         if (f->need_text && h->aln.n_cigar) {
-            rc = walk_alignment(&wr->w, &h->aln, &q, wr->qa, &t, wr->ta, wr->m, pssm);
+            rc = walk_alignment(&wr->w, &h->aln, &q, wr->qa, &t, wr->ta, wr->m);
             if (rc < 0)
                 return rc;
         }
@@ -583,7 +584,7 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_res
         if (swgpu_seqset_get(queries, r->q[i].query, &q) < 0)
             return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", i,
                                r->q[i].query, swgpu_seqset_size(queries));
-        rc = write_query(&wr, &r->q[i], &q, NULL, 0);
+        rc = write_query(&wr, &r->q[i], &q, 0);
         if (rc == SWGPU_OK && ferror(fp))
             break;
     }
@@ -605,7 +606,7 @@ int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_searc
         if (k >= n || swgpu_pssm_get(pssms[k], &q) < 0)
             return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names PSSM %zu of %zu", i, k,
                                n);
-        rc = write_query(&wr, &r->q[i], &q, pssms[k], 0);
+        rc = write_query(&wr, &r->q[i], &q, 0);
         if (rc == SWGPU_OK && ferror(fp))
             break;
     }
@@ -631,8 +632,7 @@ int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
             break;
         size_t last = it->last_round[i];
         for (size_t k = all_rounds ? 0 : last - 1; k < last && rc == SWGPU_OK; k++) {
-            const swgpu_pssm_t *p = k ? it->pssm[k * n + i] : queries ? NULL : pssms[i];
-            rc = write_query(&wr, &it->round[k]->q[i], &q, p, all_rounds ? (int)k + 1 : 0);
+            rc = write_query(&wr, &it->round[k]->q[i], &q, all_rounds ? (int)k + 1 : 0);
             blocks++;
         }
         if (rc == SWGPU_OK && ferror(fp))

@@ -29,6 +29,7 @@
 #include "simd/simd.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -634,9 +635,13 @@ static void world_free(world_t *w)
     free(w->d);
 }
 
-/* identical search results: hits, scores, E-values, alignments */
+/* identical search results: hits, scores, E-values, alignments; with ps
+ * (b's PSSMs), b's parameters, E-values and bit scores are instead those of
+ * swgpu_pssm_karlin (psiblast's statistics of a PSSM) when m and o's gaps
+ * have published parameters */
 static long diff_results(const char *what, const swgpu_search_result_t *a,
-                         const swgpu_search_result_t *b)
+                         const swgpu_search_result_t *b, swgpu_pssm_t *const *ps,
+                         const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o)
 {
     long bad = 0;
     if (a->n_queries != b->n_queries) return 1;
@@ -646,10 +651,23 @@ static long diff_results(const char *what, const swgpu_search_result_t *a,
             if (bad++ < 3) fprintf(stderr, "%s: query %zu: %zu hits vs %zu\n", what, i, x->n_hits, y->n_hits);
             continue;
         }
+        swgpu_karlin_t kq;
+        int pk = ps && swgpu_pssm_karlin(ps[i], m, o->gap_open, o->gap_extend, &kq) == SWGPU_OK;
+        if (pk && (y->karlin.K != kq.K || y->karlin.lambda != kq.lambda || !(kq.K != x->karlin.K))) {
+            if (bad++ < 3) fprintf(stderr, "%s: query %zu: K %g, PSSM's %g\n", what, i, y->karlin.K, kq.K);
+        }
         for (size_t h = 0; h < x->n_hits; h++) {
             const swgpu_hit_t *p = &x->hits[h], *q = &y->hits[h];
-            int same = p->target == q->target && p->score == q->score && p->evalue == q->evalue &&
-                       p->bits == q->bits && p->aln.score == q->aln.score && p->aln.qbeg == q->aln.qbeg &&
+            double pe = p->evalue, pb = p->bits;
+            if (pk) {
+                swgpu_seq_t t;
+                swgpu_db_get(db, p->target, &t);
+                pe = swgpu_hit_evalue(&kq, o->evalue_model, p->score, swgpu_pssm_length(ps[i]), t.len,
+                                      swgpu_db_residues(db), swgpu_db_size(db));
+                pb = swgpu_bitscore(&kq, p->score);
+            }
+            int same = p->target == q->target && p->score == q->score && pe == q->evalue &&
+                       pb == q->bits && p->aln.score == q->aln.score && p->aln.qbeg == q->aln.qbeg &&
                        p->aln.qend == q->aln.qend && p->aln.tbeg == q->aln.tbeg &&
                        p->aln.tend == q->aln.tend && p->aln.n_cigar == q->aln.n_cigar &&
                        p->aln.length == q->aln.length && p->aln.n_ident == q->aln.n_ident &&
@@ -719,7 +737,7 @@ static void check_blosum_world(const char *what, const world_t *w, const swgpu_m
                 size_t hits = 0;
                 for (size_t i = 0; i < r2->n_queries; i++) hits += r2->q[i].n_hits;
                 CHECK(hits >= w->nq, "%s: only %zu hits", label, hits);
-                CHECK(diff_results(label, r1, r2) == 0, "%s: plain and PSSM searches differ", label);
+                CHECK(diff_results(label, r1, r2, ps, db, mp, &o) == 0, "%s: plain and PSSM searches differ", label);
             }
             swgpu_search_result_destroy(r1);
             swgpu_search_result_destroy(r2);
@@ -1269,6 +1287,88 @@ static void test_search_args(void)
     swgpu_matrix_destroy(dna);
 }
 
+/* The interval of values that BLAST prints as s ("1.13e-138", "0.002",
+ * "9.9", "0.0" below 1e-180). */
+static void printed_interval(const char *s, double *lo, double *hi)
+{
+    const char *dot = strchr(s, '.'), *e = strchr(s, 'e');
+    double v = strtod(s, NULL), half;
+    int digits = 0;
+    if (!strcmp(s, "0.0")) {
+        *lo = 0;
+        *hi = 1e-180;
+        return;
+    }
+    if (dot)
+        for (const char *c = dot + 1; *c >= '0' && *c <= '9'; c++) digits++;
+    half = 0.5 * pow(10, -digits) * (e ? pow(10, atoi(e + 1)) : 1);
+    *lo = v - half > 0 ? v - half : 0;
+    *hi = v + half;
+}
+
+/*
+ * psiblast's statistics of its PSSMs: psiblast 2.12's -in_pssm searches of
+ * records 101-110 (tests/data/psiblast) reported these K (its XML output's
+ * Statistics_kappa; lambda 0.267 each time); and the E-values and bit
+ * scores it printed for the 464 subjects (tests/data/psiblast/evalues.tsv)
+ * follow from the raw scores within 1% of the printed values, with the
+ * database's size (uniprot20k: 9,055,569 residues, 20,000 sequences).
+ */
+static void test_psiblast_statistics(void)
+{
+    static const double kappa[10] = {0.0369545014398996, 0.0438340193964542, 0.0461347285970867,
+                                     0.0382353906205702, 0.0415058718391513, 0.0385543042425826,
+                                     0.0405375111869917, 0.0456431905624353, 0.0364715540794349,
+                                     0.0366437692338602};
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_pssm_t *p[10] = {0};
+    swgpu_karlin_t k[10];
+    char path[256], line[1024];
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    for (int i = 0; i < 10; i++) {
+        snprintf(path, sizeof path, DATA "psiblast/q%d.pssm.gz", 101 + i);
+        int rc = swgpu_pssm_read(path, &p[i]);
+        CHECK(rc == 0, "%s: %s", path, swgpu_last_error());
+        if (rc) continue;
+        rc = swgpu_pssm_karlin(p[i], b62, 11, 1, &k[i]);
+        CHECK(rc == 0 && k[i].lambda == 0.267 && fabs(k[i].K / kappa[i] - 1) < 1e-3,
+              "q%d: K %.6g lambda %g, psiblast's %.6g 0.267", 101 + i, k[i].K, k[i].lambda,
+              kappa[i]);
+    }
+    FILE *fp = fopen(DATA "psiblast/evalues.tsv", "r");
+    CHECK(fp != NULL, "evalues.tsv");
+    long n = 0, same_bits = 0, e_ok = 0, b_ok = 0;
+    while (fp && fgets(line, sizeof line, fp)) {
+        char q[32], sid[256], es[64], bs[64];
+        int score;
+        unsigned long slen;
+        if (line[0] == '#' || sscanf(line, "%31s %255s %d %63s %63s %lu", q, sid, &score, es, bs,
+                                     &slen) != 6)
+            continue;
+        int i = atoi(q + 1) - 101;
+        if (i < 0 || i >= 10 || !p[i]) continue;
+        n++;
+        double e = swgpu_hit_evalue(&k[i], SWGPU_EVALUE_SPOUGE, score, swgpu_pssm_length(p[i]),
+                                    slen, 9055569, 20000);
+        double b = swgpu_bitscore(&k[i], score), lo, hi;
+        printed_interval(es, &lo, &hi);
+        e_ok += e >= lo * 0.99 && e <= hi * 1.01;
+        double pb = strtod(bs, NULL);
+        b_ok += pb > 99.9 ? (long)b == (long)pb : fabs(b - pb) <= 0.05 + 0.1;
+        char mine[64];
+        snprintf(mine, sizeof mine, b > 99.9 ? "%.0f" : "%.1f", b > 99.9 ? floor(b) : b);
+        same_bits += !strcmp(mine, bs);
+    }
+    if (fp) fclose(fp);
+    CHECK(n == 464 && e_ok == n && b_ok == n,
+          "psiblast's E-values: %ld subjects, %ld E-values within 1%% of psiblast's, %ld bit scores "
+          "within its rounding", n, e_ok, b_ok);
+    printf("# psiblast statistics: %ld subjects, E-values all within 1%%, bit scores printed "
+           "alike %ld\n", n, same_bits);
+    for (int i = 0; i < 10; i++) swgpu_pssm_destroy(p[i]);
+    swgpu_matrix_destroy(b62);
+}
+
 int main(void)
 {
     test_read_fixture();
@@ -1278,6 +1378,7 @@ int main(void)
     test_clamp8();
     test_long_rectangle();
     test_psiblast_fixture();
+    test_psiblast_statistics();
     test_blosum_rows();
     test_random_pssms();
     test_acceptance();
