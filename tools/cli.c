@@ -37,6 +37,11 @@ double cli_elapsed(void)
     return now() - t_start;
 }
 
+const char *cli_out_path(const char *path)
+{
+    return path && cli_dist && !cli_dist->writer ? "/dev/null" : path;
+}
+
 int cli_clamp_threads(int threads, int verbosity)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
