@@ -483,37 +483,63 @@ static int read_queries(search_t *S, swgpu_read_info_t *qi)
     return 0;
 }
 
-/* --out-pssm DIR: every query's last PSSM as DIR/ID.pssm, each written whole
- * or not at all; never over an input. */
-static int write_pssms(search_t *S, const swgpu_opts_t *o, const cli_input_t *in, int nin)
+/* --out-pssm DIR: the file of query i, DIR/ID.pssm ('/' in the id as '_';
+ * "queryN" for an empty id); -1 after an error when it does not fit. */
+static int pssm_path(const search_t *S, size_t i, char *path, size_t size)
 {
-    const swgpu_iterate_result_t *it = S->it;
+    char name[256];
+    const char *id;
+    size_t k = 0;
+    if (S->queries) {
+        swgpu_seq_t q;
+        swgpu_seqset_get(S->queries, i, &q);
+        id = q.id;
+    } else {
+        id = swgpu_pssm_id(S->pssms[i]);
+    }
+    for (; id[k] && k < sizeof name - 1; k++)
+        name[k] = id[k] == '/' ? '_' : id[k];
+    name[k] = '\0';
+    if (!k || !strcmp(name, ".") || !strcmp(name, ".."))
+        snprintf(name, sizeof name, "query%zu", i + 1);
+    if (snprintf(path, size, "%s/%s.pssm", S->a.out_pssm, name) >= (int)size) {
+        cli_error("--out-pssm %s: the path of %s's PSSM is too long", S->a.out_pssm, id);
+        return -1;
+    }
+    return 0;
+}
+
+/* --out-pssm DIR, before the search: a directory, and no file there that
+ * would replace an input */
+static int check_pssm_dir(const search_t *S, size_t nq, const cli_input_t *in, int nin)
+{
     struct stat sb;
+    char path[PATH_MAX];
     if (stat(S->a.out_pssm, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         cli_error("--out-pssm %s: not a directory", S->a.out_pssm);
         return -1;
     }
-    for (size_t i = 0; i < it->n_queries; i++) {
-        const swgpu_pssm_t *p = it->final_pssm[i];
-        char path[PATH_MAX], name[256];
-        const char *id = swgpu_pssm_id(p);
-        size_t k = 0;
-        for (; id[k] && k < sizeof name - 1; k++)
-            name[k] = id[k] == '/' ? '_' : id[k];
-        name[k] = '\0';
-        if (!k || !strcmp(name, ".") || !strcmp(name, ".."))
-            snprintf(name, sizeof name, "query%zu", i + 1);
-        if (snprintf(path, sizeof path, "%s/%s.pssm", S->a.out_pssm, name) >= (int)sizeof path) {
-            cli_error("--out-pssm %s: the path of %s's PSSM is too long", S->a.out_pssm, id);
+    for (size_t i = 0; i < nq; i++)
+        if (pssm_path(S, i, path, sizeof path) < 0 ||
+            cli_check_output("--out-pssm", path, in, nin) < 0)
             return -1;
-        }
-        if (cli_check_output("--out-pssm", path, in, nin) < 0)
+    return 0;
+}
+
+/* --out-pssm DIR: every query's last PSSM as DIR/ID.pssm, each written whole
+ * or not at all. */
+static int write_pssms(search_t *S, const swgpu_opts_t *o)
+{
+    const swgpu_iterate_result_t *it = S->it;
+    char path[PATH_MAX];
+    for (size_t i = 0; i < it->n_queries; i++) {
+        if (pssm_path(S, i, path, sizeof path) < 0)
             return -1;
         cli_out_t out;
         FILE *fp = cli_out_open(&out, path);
         if (!fp)
             return -1;
-        int rc = swgpu_pssm_write(p, S->m, o->gap_open, o->gap_extend, fp);
+        int rc = swgpu_pssm_write(it->final_pssm[i], S->m, o->gap_open, o->gap_extend, fp);
         if (rc < 0) {
             lib_error(rc);
             cli_out_abort(&out);
@@ -701,6 +727,12 @@ int swgpu_cmd_search(int argc, char **argv)
     if (!opath) /* `swgpu search ... | head` ends quietly (SIGPIPE), as other tools */
         signal(SIGPIPE, SIG_DFL);
 
+    if (a->out_pssm &&
+        check_pssm_dir(&S, S.queries ? swgpu_seqset_size(S.queries) : (size_t)a->npssm, in,
+                       nin) < 0) {
+        free(in);
+        goto out;
+    }
     /* open the output first: a bad path fails before the search runs */
     if (!(fp = cli_out_open(&out, cli_out_path(opath)))) {
         free(in);
@@ -725,7 +757,7 @@ int swgpu_cmd_search(int argc, char **argv)
         free(in);
         goto lib_fail;
     }
-    if (S.it && a->out_pssm && write_pssms(&S, &o, in, nin) < 0) {
+    if (S.it && a->out_pssm && write_pssms(&S, &o) < 0) {
         free(in);
         goto out;
     }

@@ -167,8 +167,8 @@ int cli_check_output(const char *opt, const char *out, const cli_input_t *in, in
         }
         if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
             cli_error("%s %s is the same file as the %s %s: refusing to overwrite an input "
-                      "(choose another output file)",
-                      opt, out, in[i].what, in[i].path);
+                      "(choose another output file)", opt, out, in[i].what,
+                      strcmp(in[i].path, "-") ? in[i].path : "(standard input)");
             return -1;
         }
     }
