@@ -686,8 +686,10 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
  * top-N, tie rule and alignments).  Query position i scores against
  * database residue code c as swgpu_pssm_score(pssms[q], i, c); m must be
  * a protein matrix: it picks the Karlin-Altschul parameters of the
- * E-values (those of m and the gaps, as swgpu_search() uses them) and is
- * never used for scores.  Alignments compare the database residues with
+ * E-values and is never used for scores.  With published parameters for m
+ * and the gaps, each PSSM's are psiblast's (swgpu_pssm_karlin: m's lambda,
+ * K scaled by the PSSM's ungapped K over m's); otherwise they are fitted to
+ * each query's scores as in swgpu_search().  Alignments compare the database residues with
  * the PSSM's query residues (swgpu_pssm_residues) for the identity and
  * mismatch counts.  r->q[i].query is the index i into pssms.  db must be a
  * protein database.  The PSSMs must outlive the call only.
@@ -722,8 +724,9 @@ typedef struct {
     int iterations;          /* rounds at most (>= 1; default 1: one search) */
     double inclusion_evalue; /* a round's hits with E-value <= this make the next round's
                                 PSSM (default 0.002, psiblast's) */
-    int max_hits;            /* hits per query a round considers for inclusion (default 500,
-                                psiblast's -max_target_seqs); the results keep opts->top_n */
+    int max_hits;            /* a round includes hits among each query's best max_hits only
+                                (default 500, psiblast's -max_target_seqs), whatever
+                                opts->top_n, the number of hits the results keep */
 } swgpu_psi_opts_t;
 
 void swgpu_psi_opts_init(swgpu_psi_opts_t *o);
@@ -752,8 +755,8 @@ void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r);
  * An iterated search (PSI-BLAST): round 1 searches with the queries (a
  * sequence set scored by m, or npssm PSSMs: exactly one of queries and
  * pssms is given); after each round every query's hits with E-value <=
- * psi->inclusion_evalue among its best psi->max_hits (or opts->top_n if
- * more) make its PSSM (swgpu_pssm_from_hits), which the next round
+ * psi->inclusion_evalue among its best psi->max_hits make its PSSM
+ * (swgpu_pssm_from_hits), which the next round
  * searches with (swgpu_search_pssm: PSSM statistics).  A query stops after
  * psi->iterations rounds, or earlier when a round includes no hit that the
  * round before did not include (round 1: when it includes none).  Every

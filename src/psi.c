@@ -699,6 +699,7 @@ typedef struct {
     size_t n;                       /* jobs */
     swgpu_seq_t *q;                 /* per job: the query */
     const swgpu_query_result_t **qr; /* its round's hits */
+    swgpu_query_result_t *best;     /* per job: those of them inclusion considers */
     swgpu_pssm_t **out;
     size_t *n_incl;
     int *rc;
@@ -836,6 +837,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         !(act = malloc(N1 * sizeof *act)) || !(qv = calloc(N1, sizeof *qv)) ||
         !(cur = calloc(N1, sizeof *cur)) || !(J.q = calloc(N1, sizeof *J.q)) ||
         !(J.qr = calloc(N1, sizeof *J.qr)) || !(J.out = calloc(N1, sizeof *J.out)) ||
+        !(J.best = calloc(N1, sizeof *J.best)) ||
         !(J.n_incl = calloc(N1, sizeof *J.n_incl)) || !(J.rc = calloc(N1, sizeof *J.rc)) ||
         !(J.msg = calloc(N1, sizeof *J.msg))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu queries", n);
@@ -893,7 +895,12 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         J.n = nact;
         for (size_t a = 0; a < nact; a++) {
             J.q[a] = qv[act[a]];
-            J.qr[a] = &r->q[act[a]];
+            /* inclusion looks at the best max_hits only, as psiblast at its
+             * -max_target_seqs, whatever top_n reports */
+            J.best[a] = r->q[act[a]];
+            if (J.best[a].n_hits > (size_t)psi->max_hits)
+                J.best[a].n_hits = (size_t)psi->max_hits;
+            J.qr[a] = &J.best[a];
             J.out[a] = NULL;
         }
         if ((rc = build_all(&J, opts->threads)) < 0) {
@@ -905,7 +912,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         for (size_t a = 0; a < nact; a++) {
             size_t i = act[a], *set = NULL, ns = 0;
             R->included[k * n + i] = J.n_incl[a];
-            if ((rc = included_set(&r->q[i], psi->inclusion_evalue, &set, &ns)) < 0) {
+            if ((rc = included_set(&J.best[a], psi->inclusion_evalue, &set, &ns)) < 0) {
                 for (size_t b = a; b < nact; b++)
                     swgpu_pssm_destroy(J.out[b]);
                 goto fail;
@@ -946,10 +953,14 @@ fail:
     free(cur);
     free(J.q);
     free(J.qr);
+    free(J.best);
     free(J.out);
     free(J.n_incl);
     free(J.rc);
     free(J.msg);
+    if (R && R->pssm && R->n_rounds < I) /* a failed round: the PSSMs made for it */
+        for (size_t i = 0; i < n; i++)
+            swgpu_pssm_destroy(R->pssm[R->n_rounds * n + i]);
     swgpu_iterate_result_destroy(R);
     return rc;
 }

@@ -1369,6 +1369,176 @@ static void test_psiblast_statistics(void)
     swgpu_matrix_destroy(b62);
 }
 
+/*
+ * PSI-BLAST's PSSM from hits and iterated searches (src/psi.c):
+ *  - no hits, or only hits identical to the query (purged): the matrix's rows,
+ *    every position unobserved (B, Z, J as BLOSUM62's row);
+ *  - swgpu_pssm_write then swgpu_pssm_read gives back every score and figure;
+ *  - an included hit without an alignment is refused;
+ *  - one round of swgpu_search_iterate is swgpu_search, and round k+1 is
+ *    swgpu_search_pssm with the PSSM swgpu_pssm_from_hits made of round k;
+ *    a query with no hit below the threshold stops after round 1.
+ */
+static void same_scores(const char *what, const swgpu_pssm_t *a, const swgpu_pssm_t *b)
+{
+    long bad = 0;
+    if (swgpu_pssm_length(a) != swgpu_pssm_length(b) ||
+        strcmp(swgpu_pssm_residues(a), swgpu_pssm_residues(b))) {
+        CHECK(0, "%s: lengths or residues differ", what);
+        return;
+    }
+    for (size_t i = 0; i < swgpu_pssm_length(a); i++)
+        for (int c = 0; c < SWGPU_NCODES; c++)
+            bad += swgpu_pssm_score(a, i, (uint8_t)c) != swgpu_pssm_score(b, i, (uint8_t)c);
+    CHECK(bad == 0, "%s: %ld scores differ", what, bad);
+}
+
+static long results_differ(const swgpu_query_result_t *x, const swgpu_query_result_t *y)
+{
+    long bad = x->n_hits != y->n_hits;
+    for (size_t h = 0; !bad && h < x->n_hits; h++) {
+        const swgpu_hit_t *p = &x->hits[h], *q = &y->hits[h];
+        bad += p->target != q->target || p->score != q->score || p->evalue != q->evalue ||
+               p->bits != q->bits || p->aln.qbeg != q->aln.qbeg || p->aln.tbeg != q->aln.tbeg ||
+               p->aln.n_cigar != q->aln.n_cigar ||
+               (p->aln.n_cigar && memcmp(p->aln.cigar, q->aln.cigar, p->aln.n_cigar * 4));
+    }
+    return bad;
+}
+
+static void test_from_hits(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    const char *qs = "MGFRDLNLRERQVLGIIIQAYVVTAAPVGSRYIARNYNLGFSDATIRNVMAELEDEGYISQ";
+    char *d[4];
+    uint64_t rng = 17;
+    d[0] = strdup(qs); /* the query itself */
+    d[1] = malloc(200);
+    d[2] = malloc(200);
+    d[3] = malloc(200);
+    mutate(qs, d[1], 6, std20, &rng);
+    mutate(qs, d[2], 4, std20, &rng);
+    random_letters(d[3], 150, std20, &rng);
+    swgpu_db_t *db = db_of(d, 4);
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    swgpu_seqset_add(set, "q", "", qs, strlen(qs));
+    swgpu_seq_t q;
+    swgpu_seqset_get(set, 0, &q);
+
+    /* no hits: BLOSUM62's rows */
+    swgpu_pssm_t *p0 = NULL, *pb = pssm_of_matrix("q", qs, b62, 1);
+    int rc = swgpu_pssm_from_hits(&q, NULL, db, b62, 0.002, &p0);
+    CHECK(rc == 0, "from_hits, no hits: %s", swgpu_last_error());
+    if (!rc) {
+        same_scores("no hits: BLOSUM62's rows (20 columns, X, *)", p0, pb);
+        CHECK(swgpu_pssm_score(p0, 0, 20) == b62->s[q.res[0]][20] &&
+              swgpu_pssm_score(p0, 0, 24) == b62->s[q.res[0]][24],
+              "no hits: B and J unobserved, BLOSUM62's");
+    }
+
+    /* a search; only the query's own sequence included: purged, the same rows */
+    swgpu_opts_t o = opts_of(11, 1, 2);
+    swgpu_search_result_t *r = NULL;
+    rc = swgpu_search(set, db, b62, &o, &r);
+    CHECK(rc == 0 && r->q[0].n_hits >= 3, "search: %s", swgpu_last_error());
+    if (!rc) {
+        swgpu_pssm_t *p1 = NULL;
+        double self_e = r->q[0].hits[0].evalue;
+        CHECK(r->q[0].hits[0].target == 0, "the query is its best hit");
+        rc = swgpu_pssm_from_hits(&q, &r->q[0], db, b62, self_e, &p1); /* only the query */
+        CHECK(rc == 0, "from_hits, the query only: %s", swgpu_last_error());
+        if (!rc) same_scores("identical hit purged: BLOSUM62's rows", p1, pb);
+        swgpu_pssm_destroy(p1);
+        /* every hit: a PSSM of its own, written and read back */
+        swgpu_pssm_t *p2 = NULL, *p3 = NULL;
+        rc = swgpu_pssm_from_hits(&q, &r->q[0], db, b62, 1e9, &p2);
+        CHECK(rc == 0, "from_hits, every hit: %s", swgpu_last_error());
+        if (!rc) {
+            long differ = 0;
+            for (size_t i = 0; i < q.len; i++)
+                for (int c = 0; c < 20; c++)
+                    differ += swgpu_pssm_score(p2, i, (uint8_t)c) != swgpu_pssm_score(pb, i, (uint8_t)c);
+            CHECK(differ > 0, "the hits change the PSSM");
+            char path[] = "/tmp/swgpu_test_pssm_XXXXXX";
+            int fd = mkstemp(path);
+            FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+            CHECK(fp && swgpu_pssm_write(p2, b62, 11, 1, fp) == 0, "write: %s", swgpu_last_error());
+            if (fp) fclose(fp);
+            rc = swgpu_pssm_read(path, &p3);
+            CHECK(rc == 0, "read back: %s", swgpu_last_error());
+            if (!rc) {
+                same_scores("written and read back", p2, p3);
+                CHECK(!strcmp(swgpu_pssm_id(p3), path + 5), "read back: id %s", swgpu_pssm_id(p3));
+            }
+            unlink(path);
+        }
+        swgpu_pssm_destroy(p2);
+        swgpu_pssm_destroy(p3);
+        /* an included hit without an alignment */
+        swgpu_aln_t keep = r->q[0].hits[1].aln;
+        r->q[0].hits[1].aln.n_cigar = 0;
+        swgpu_pssm_t *p4 = NULL;
+        rc = swgpu_pssm_from_hits(&q, &r->q[0], db, b62, 1e9, &p4);
+        CHECK(rc == SWGPU_EINVAL && !p4 && strstr(swgpu_last_error(), "has no alignment"),
+              "a hit without an alignment: %d %s", rc, swgpu_last_error());
+        r->q[0].hits[1].aln = keep;
+    }
+
+    /* iterations: round 1 = swgpu_search; round 2 = the PSSM of round 1 */
+    swgpu_psi_opts_t psi;
+    swgpu_psi_opts_init(&psi);
+    CHECK(psi.iterations == 1 && psi.inclusion_evalue == 0.002 && psi.max_hits == 500,
+          "psi defaults");
+    psi.iterations = 3;
+    psi.inclusion_evalue = 1e-3;
+    swgpu_iterate_result_t *it = NULL;
+    rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it);
+    CHECK(rc == 0, "iterate: %s", swgpu_last_error());
+    if (!rc && r) {
+        CHECK(it->n_rounds >= 2 && it->last_round[0] == it->n_rounds,
+              "iterate: %zu rounds, last %zu", it->n_rounds, it->last_round[0]);
+        CHECK(results_differ(&it->round[0]->q[0], &r->q[0]) == 0, "round 1 = swgpu_search");
+        size_t incl = 0;
+        for (size_t h = 0; h < r->q[0].n_hits; h++) incl += r->q[0].hits[h].evalue <= 1e-3;
+        CHECK(it->included[0] == incl, "round 1 included %zu, expected %zu", it->included[0], incl);
+        for (size_t k = 1; k < it->n_rounds; k++) {
+            swgpu_pssm_t *pk = NULL;
+            swgpu_search_result_t *rk = NULL;
+            rc = swgpu_pssm_from_hits(&q, &it->round[k - 1]->q[0], db, b62, 1e-3, &pk);
+            if (!rc) same_scores("round k's PSSM", pk, it->pssm[k]);
+            if (!rc) rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&pk, 1, db, b62, &o, &rk);
+            CHECK(rc == 0 && results_differ(&it->round[k]->q[0], &rk->q[0]) == 0,
+                  "round %zu = swgpu_search_pssm of round %zu's PSSM", k + 1, k);
+            swgpu_search_result_destroy(rk);
+            swgpu_pssm_destroy(pk);
+        }
+        CHECK(it->converged[0] == (it->n_rounds < 3), "converged flag");
+    }
+    swgpu_iterate_result_destroy(it);
+    /* a query without hits below the threshold stops after round 1 */
+    it = NULL;
+    psi.inclusion_evalue = 1e-300;
+    rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it);
+    CHECK(rc == 0 && it->n_rounds == 1 && it->last_round[0] == 1 && it->converged[0] &&
+          it->included[0] == 0, "no inclusion: one round");
+    swgpu_iterate_result_destroy(it);
+    CHECK(swgpu_search_iterate(set, (const swgpu_pssm_t *const *)&pb, 1, db, b62, &o, &psi, &it) ==
+              SWGPU_EINVAL && !it, "queries and PSSMs both given");
+    psi.iterations = 0;
+    CHECK(swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it) == SWGPU_EINVAL,
+          "iterations 0");
+
+    swgpu_search_result_destroy(r);
+    swgpu_pssm_destroy(p0);
+    swgpu_pssm_destroy(pb);
+    swgpu_seqset_destroy(set);
+    swgpu_db_destroy(db);
+    for (int i = 0; i < 4; i++) free(d[i]);
+    swgpu_matrix_destroy(b62);
+}
+
 int main(void)
 {
     test_read_fixture();
@@ -1379,6 +1549,7 @@ int main(void)
     test_long_rectangle();
     test_psiblast_fixture();
     test_psiblast_statistics();
+    test_from_hits();
     test_blosum_rows();
     test_random_pssms();
     test_acceptance();

@@ -70,7 +70,7 @@ static void usage(FILE *fp)
           "\n"
           "iterated search (PSI-BLAST, protein):\n"
           "      --iterations N     rounds (default 1); after each, the hits with E-value <=\n"
-          "                         --inclusion-evalue among the best 500 (or -n) make a PSSM\n"
+          "                         --inclusion-evalue among the best 500 make a PSSM\n"
           "                         that the next round searches with; a query stops early when\n"
           "                         a round includes no new hit\n"
           "      --inclusion-evalue X  E-value for inclusion in the PSSM (default 0.002)\n"
