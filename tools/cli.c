@@ -70,6 +70,11 @@ void cli_install_logger(int verbosity)
     swgpu_set_logger(log_stderr, NULL, max);
 }
 
+const char *cli_out_path(const char *path)
+{
+    return path && cli_dist && !cli_dist->writer ? "/dev/null" : path;
+}
+
 void cli_error_stream(FILE *fp)
 {
     err_fp = fp;

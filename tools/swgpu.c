@@ -59,11 +59,6 @@ static const command_t *find_command(const char *name)
     return NULL;
 }
 
-const char *cli_out_path(const char *path)
-{
-    return path && cli_dist && !cli_dist->writer ? "/dev/null" : path;
-}
-
 #ifndef SWGPU_MPI
 int main(int argc, char **argv)
 {
