@@ -37,11 +37,6 @@ double cli_elapsed(void)
     return now() - t_start;
 }
 
-const char *cli_out_path(const char *path)
-{
-    return path && cli_dist && !cli_dist->writer ? "/dev/null" : path;
-}
-
 int cli_clamp_threads(int threads, int verbosity)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -73,6 +68,11 @@ void cli_install_logger(int verbosity)
                             : verbosity == 2 ? SWGPU_LOG_INFO
                                              : SWGPU_LOG_DEBUG;
     swgpu_set_logger(log_stderr, NULL, max);
+}
+
+const char *cli_out_path(const char *path)
+{
+    return path && cli_dist && !cli_dist->writer ? "/dev/null" : path;
 }
 
 void cli_error_stream(FILE *fp)
