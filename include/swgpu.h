@@ -709,8 +709,10 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
  * pseudocounts (Altschul et al. 2009, BLAST+'s default), target
  * frequencies turned into scores in the units of matrix m and scaled so
  * that the PSSM's ungapped lambda is m's (src/psi.c describes each step and
- * cites the papers).  qr NULL or without included hits: m's rows for the
- * query.  db is the database the hits index; m a protein matrix.  The
+ * cites the papers).  qr NULL or without included hits: every position
+ * unobserved, scored by m's frequency ratios of its query residue and
+ * scaled the same way (psiblast's PSSM for a query whose only hit is
+ * itself).  db is the database the hits index; m a protein matrix.  The
  * PSSM records the weighted observed percentages, the information per
  * position and the relative weights that swgpu_pssm_write() prints.
  * SWGPU_EINVAL when an included hit has no alignment.  *out is the caller's.

@@ -41,24 +41,42 @@
  *  4. Effective observations N_i: in the half of the block's columns with
  *     the most distinct amino acids, their average number of distinct
  *     amino acids, turned into the number of independent draws from the
- *     background that would show that many on average; at most the rows
- *     aligned at i, minus one.
+ *     matrix's background b that would show that many on average; at most
+ *     the rows aligned at i, minus one.
  *  5. Pseudocounts (2009): the relative entropy R of the column's
- *     frequencies (with 5.5 background pseudocounts added) to the
- *     background, a = 0.0457 / R^0.8, beta = 500 a / (1 - a) (a column with
- *     nothing observed: beta 30, N 0).  The target frequencies are
+ *     frequencies (with 5.5 pseudocounts drawn from b added) to b,
+ *     a = 0.0457 / R^0.8, beta = 500 a / (1 - a) (a column with nothing
+ *     observed: beta 30, N 0).  The target frequencies are
  *         Q_r / p_r = (N f_r / p_r + beta sum_j f_j q_rj / (p_r p_j)) / (N + beta).
  *  6. Scores: ln(Q_r / p_r) / lambda_u, lambda_u the ungapped lambda of the
  *     matrix (its "ideal" one, Robinson & Robinson frequencies p); a column
- *     with no observation keeps the matrix row of its query residue; then
+ *     with no observation (only the query aligned there) takes its query
+ *     residue's frequency ratios in the matrix's own unit, log2(ratio) u,
+ *     which is the matrix row but for the rounding (see below); then
  *     all scores are multiplied by the factor that brings the PSSM's own
  *     ungapped lambda to lambda_u (found by bisection) and rounded.
  *
- * Frequency ratios.  PSI-BLAST uses the frequency ratios from which its
- * matrices were made; here they are the target frequencies the matrix
- * itself implies (Karlin & Altschul 1990; Altschul 1991, J Mol Biol
- * 219:555): q_rj / (p_r p_j) = e^{lambda_u s_rj}.  A column with no
- * observation then gives back exactly the matrix row.
+ * Frequency ratios.  PSI-BLAST uses the frequency ratios q_rj / (p_r p_j)
+ * from which its matrices were made (Henikoff & Henikoff 1992, "Amino acid
+ * substitution matrices from protein blocks", PNAS 89:10915-10919, for
+ * BLOSUM).  Each such matrix holds those ratios as log-odds rounded to
+ * integers in a published unit, 1/2 or 1/3 bit (BLOSUM62: s_rj =
+ * round(2 log2 ratio)), so here ratio_rj = 2^{s_rj / u} with u the units
+ * per bit of the built-in matrix (Altschul 1991, J Mol Biol 219:555-565, on
+ * a matrix's scale), balanced (balance_ratios) to undo the bias of the
+ * rounding; only the rounding of each s is lost.  The scale is not
+ * lambda_u: lambda_u is the matrix's lambda under Robinson & Robinson's
+ * frequencies (0.3176 for BLOSUM62, not ln 2 / 2 = 0.3466), and ratios
+ * e^{lambda_u s} give flatter columns than psiblast's (queries250 x
+ * uniprot20k, 3 rounds: 97.9% of psiblast's last-round hits found, against
+ * 99.7% with the balanced 2^{s/u} and b below).  A matrix read from a
+ * file, whose unit is not known, uses lambda_u.
+ *
+ * Background b of steps 4 and 5.  BLAST+ takes the matrix's own background
+ * frequencies there (for BLOSUM62 the amino-acid frequencies of the BLOCKS
+ * from which Henikoff & Henikoff made it) and Robinson & Robinson's p
+ * everywhere else; so does this file for BLOSUM62.  Other matrices use p
+ * for b as well.
  */
 #include "internal.h"
 
@@ -180,33 +198,100 @@ static void purge_similar(msa_t *M, size_t a, size_t b, double max_id)
 
 /* ----------------------------------------------------------- the matrix */
 
-/* What the construction needs of the matrix: its ideal ungapped lambda and
- * the frequency ratios it implies. */
+/* The units per bit of the built-in matrices' scores, as published with
+ * each (NCBI's matrix files: "at a scale of ln(2)/2.0"). */
+static const struct {
+    const char *name;
+    double units;
+} matrix_units[] = {
+    {"BLOSUM45", 3}, {"BLOSUM50", 3}, {"BLOSUM62", 2}, {"BLOSUM80", 2},
+    {"BLOSUM90", 2}, {"PAM30", 2},    {"PAM70", 2},    {"PAM250", 3},
+};
+
+/* BLOSUM62's background: the amino-acid frequencies of the blocks it was
+ * made from (Henikoff & Henikoff 1992), ARNDCQEGHILKMFPSTWYV, to four
+ * decimals (normalised to sum 1 in basis_init). */
+static const double blosum62_background[NSTD] = {
+    0.0740, 0.0516, 0.0446, 0.0536, 0.0246, 0.0340, 0.0543, 0.0741, 0.0262, 0.0679,
+    0.0989, 0.0579, 0.0250, 0.0469, 0.0387, 0.0573, 0.0508, 0.0132, 0.0324, 0.0729,
+};
+
+/* What the construction needs of the matrix (see the top): its ideal
+ * ungapped lambda, the frequency ratios it was made from, the background
+ * of the pseudocounts. */
 typedef struct {
     const swgpu_matrix_t *m;
-    double lambda;                 /* ideal ungapped lambda */
-    double ratio[NSTD][NSTD + 1];  /* e^{lambda s_rj}; column NSTD: against X */
-    double expno[MAX_OBS];         /* expected distinct amino acids in j draws */
+    double lambda;                 /* ideal ungapped lambda (Robinson & Robinson) */
+    double ratio_lambda;           /* ln 2 / units per bit, or lambda when not known */
+    double ratio[NSTD][NSTD + 1];  /* e^{ratio_lambda s_rj}; column NSTD: against X */
+    double bg[NSTD];               /* b: the matrix's background, or Robinson & Robinson */
+    double expno[MAX_OBS];         /* expected distinct amino acids in j draws from b */
 } basis_t;
+
+/*
+ * Give back to the ratios r_rj = e^{ratio_lambda s_rj} the property of the
+ * frequency ratios a matrix is made from: the target frequencies
+ * b_r b_j r_rj have the background b as their marginals, sum_r b_r r_rj = 1
+ * for every j (Henikoff & Henikoff 1992; Altschul 1991).  The rounding of
+ * the scores loses it (BLOSUM62's 2^{s/2} give sums 0.95 to 1.09 under its
+ * own background), which shifts every score of a PSSM column built from
+ * them; the symmetric scaling r_rj c_r c_j that restores it is found by
+ * Sinkhorn-Knopp iteration (c_j <- c_j / sqrt(sum_r b_r c_r r_rj c_j)).
+ * The column against X is scaled by c_r.
+ */
+static void balance_ratios(basis_t *B)
+{
+    double c[NSTD];
+    for (int r = 0; r < NSTD; r++)
+        c[r] = 1;
+    for (int it = 0; it < 100; it++) {
+        double worst = 0;
+        for (int j = 0; j < NSTD; j++) {
+            double t = 0;
+            for (int r = 0; r < NSTD; r++)
+                t += B->bg[r] * c[r] * B->ratio[r][j] * c[j];
+            c[j] /= sqrt(t);
+            if (fabs(t - 1) > worst)
+                worst = fabs(t - 1);
+        }
+        if (worst < 1e-12)
+            break;
+    }
+    for (int r = 0; r < NSTD; r++) {
+        for (int j = 0; j < NSTD; j++)
+            B->ratio[r][j] *= c[r] * c[j];
+        B->ratio[r][NSTD] *= c[r];
+    }
+}
 
 static int basis_init(basis_t *B, const swgpu_matrix_t *m)
 {
-    double K, H;
+    double K, H, sum = 0;
     int rc = swgpu__matrix_ideal_karlin(m, &B->lambda, &K, &H);
     if (rc < 0)
         return rc;
     B->m = m;
+    B->ratio_lambda = B->lambda;
+    for (size_t k = 0; m->builtin && k < sizeof matrix_units / sizeof *matrix_units; k++)
+        if (!strcmp(m->name, matrix_units[k].name))
+            B->ratio_lambda = M_LN2 / matrix_units[k].units;
     for (int r = 0; r < NSTD; r++) {
         for (int j = 0; j < NSTD; j++)
-            B->ratio[r][j] = exp(B->lambda * m->s[r][j]);
-        B->ratio[r][NSTD] = exp(B->lambda * m->s[r][CODE_X]);
+            B->ratio[r][j] = exp(B->ratio_lambda * m->s[r][j]);
+        B->ratio[r][NSTD] = exp(B->ratio_lambda * m->s[r][CODE_X]);
     }
+    int b62 = m->builtin && !strcmp(m->name, "BLOSUM62");
+    for (int r = 0; r < NSTD; r++)
+        sum += B->bg[r] = b62 ? blosum62_background[r] : swgpu__robinson[r];
+    for (int r = 0; r < NSTD; r++)
+        B->bg[r] /= sum;
+    balance_ratios(B);
     B->expno[0] = 0;
     for (int j = 1; j < MAX_OBS; j++) {
-        double sum = 0;
+        double e = 0;
         for (int k = 0; k < NSTD; k++)
-            sum += pow(1.0 - swgpu__robinson[k], j);
-        B->expno[j] = NSTD - sum;
+            e += pow(1.0 - B->bg[k], j);
+        B->expno[j] = NSTD - e;
     }
     return SWGPU_OK;
 }
@@ -415,17 +500,17 @@ static double observations(const basis_t *B, const column_t *c, size_t L)
 }
 
 /* The number of pseudocounts of a column (Altschul et al. 2009). */
-static double pseudocounts(const double *f, double obs)
+static double pseudocounts(const basis_t *B, const double *f, double obs)
 {
     double adj[NSTD], sum = 0, R = 0;
     for (int r = 0; r < NSTD; r++) {
-        adj[r] = f[r] * obs + swgpu__robinson[r] * 5.5;
+        adj[r] = f[r] * obs + B->bg[r] * 5.5;
         sum += adj[r];
     }
     for (int r = 0; r < NSTD; r++) {
         adj[r] /= sum;
         if (adj[r] > 1e-4)
-            R += adj[r] * log(adj[r] / swgpu__robinson[r]);
+            R += adj[r] * log(adj[r] / B->bg[r]);
     }
     if (R < 1e-4)
         R = 1e-4;
@@ -492,7 +577,7 @@ static int build(const basis_t *B, const msa_t *M, const uint8_t *qcodes, const 
         int any = 0;
         if (qcodes[i] != CODE_X) {
             obs = observations(B, c, L);
-            beta = pseudocounts(c->mw, obs);
+            beta = pseudocounts(B, c->mw, obs);
             if (beta >= PSEUDO_INF) {
                 beta = 30;
                 obs = 0;
@@ -510,7 +595,9 @@ static int build(const basis_t *B, const msa_t *M, const uint8_t *qcodes, const 
         info[i] = 0;
         for (int r = 0; r < NSTD; r++) {
             int32_t *v = &scaled[i * NSTD + r];
-            if (!any) /* nothing observed: the matrix row */
+            if (!any && qcodes[i] < NSTD) /* nothing observed: the ratios' row */
+                *v = (int32_t)lround(SCALE * log(B->ratio[qcodes[i]][r]) / B->ratio_lambda);
+            else if (!any) /* a query X, B, Z, ...: the matrix row */
                 *v = SCALE * B->m->s[qcodes[i]][r];
             else if (q[r] > 0)
                 *v = (int32_t)lround(SCALE * log(q[r]) / B->lambda);
