@@ -1083,6 +1083,16 @@ out:
 
 /* ---------------------------------- (d) psiblast on uniprot20k (optional) */
 
+static void printed_interval(const char *s, double *lo, double *hi);
+
+/*
+ * Issue 17's acceptance: for psiblast's PSSMs of records 101-110, every
+ * subject that psiblast -in_pssm -comp_based_stats 0 -max_target_seqs 50
+ * reports (tests/data/psiblast/evalues.tsv) is among the hits of a search
+ * with -n 100 and the default E-value cutoff (10), scored never lower than
+ * psiblast and exactly (the oracle); where the raw scores agree, the
+ * E-values agree within 1% of psiblast's printed value.
+ */
 static void test_acceptance(void)
 {
     const char *dir = getenv("SWGPU_TEST_DATA");
@@ -1106,23 +1116,24 @@ static void test_acceptance(void)
         if (!ps[i]) goto out;
     }
     {
-        /* every subject psiblast reports is among the top 500 hits (swgpu
-         * finds more than psiblast: q105's subject of score 58, E-value 8.8
-         * for psiblast, is 243rd), every alignment rescores here */
+        /* every subject psiblast reports is among the best 100 hits with
+         * E <= 10 (q105's subject of score 58 is 243rd by score, but the
+         * longer subjects scoring more have E > 10), every alignment
+         * rescores here */
         swgpu_opts_t o = opts_of(11, 1, 0);
         swgpu_search_result_t *r = NULL;
-        o.top_n = 500;
-        o.evalue = 1e30;
+        o.top_n = 100;
         o.backend = SWGPU_BACKEND_CPU;
         int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, 10, db, b62, &o, &r);
         CHECK(rc == 0, "acceptance search: %s", swgpu_last_error());
-        fp = fopen(DATA "psiblast/hits.tsv", "r");
-        CHECK(fp != NULL, "hits.tsv");
-        long n = 0, missing = 0, lower = 0, inexact = 0, higher = 0;
-        char line[512], qn[32], sid[400];
+        fp = fopen(DATA "psiblast/evalues.tsv", "r");
+        CHECK(fp != NULL, "evalues.tsv");
+        long n = 0, missing = 0, lower = 0, inexact = 0, higher = 0, e_bad = 0;
+        char line[512], qn[32], sid[400], es[64];
         int score;
         while (!rc && fp && fgets(line, sizeof line, fp)) {
-            if (line[0] == '#' || sscanf(line, "%31s %399s %d", qn, sid, &score) != 3) continue;
+            if (line[0] == '#' ||
+                sscanf(line, "%31s %399s %d %63s", qn, sid, &score, es) != 4) continue;
             int qi = atoi(qn + 1) - 101;
             const swgpu_query_result_t *qr = &r->q[qi];
             const swgpu_hit_t *hit = NULL;
@@ -1140,6 +1151,13 @@ static void test_acceptance(void)
                 if (lower++ < 3) fprintf(stderr, "acceptance: %s %s: swgpu %d < psiblast %d\n", qn, sid, hit->score, score);
             }
             higher += hit->score > score;
+            if (hit->score == score) {
+                double lo, hi;
+                printed_interval(es, &lo, &hi);
+                if (!(hit->evalue >= lo * 0.99 && hit->evalue <= hi * 1.01) && e_bad++ < 3)
+                    fprintf(stderr, "acceptance: %s %s: E-value %g, psiblast's %s\n", qn, sid,
+                            hit->evalue, es);
+            }
             swgpu_seq_t t;
             swgpu_db_get(db, hit->target, &t);
             int32_t *rows = rows_of(ps[qi]);
@@ -1147,11 +1165,11 @@ static void test_acceptance(void)
             free(rows);
         }
         if (fp) fclose(fp);
-        CHECK(n == 464 && missing == 0 && lower == 0 && inexact == 0,
-              "acceptance: %ld psiblast hits, %ld missing, %ld scored lower, %ld not exact", n, missing,
-              lower, inexact);
-        printf("# acceptance: %ld psiblast hits, all found; swgpu scores %ld higher, the others equal\n",
-               n, higher);
+        CHECK(n == 464 && missing == 0 && lower == 0 && inexact == 0 && e_bad == 0,
+              "acceptance: %ld psiblast hits, %ld missing, %ld scored lower, %ld not exact, %ld "
+              "E-values off by more than 1%%", n, missing, lower, inexact, e_bad);
+        printf("# acceptance: %ld psiblast hits, all found with -n 100; swgpu scores %ld higher, "
+               "the others equal with E-values within 1%%\n", n, higher);
         long bad = 0, hits = 0;
         for (size_t i = 0; !rc && i < r->n_queries; i++) {
             int32_t *rows = rows_of(ps[i]);
@@ -1165,7 +1183,7 @@ static void test_acceptance(void)
             }
             free(rows);
         }
-        CHECK(bad == 0 && hits == 5000, "acceptance alignments: %ld of %ld wrong", bad, hits);
+        CHECK(bad == 0 && hits >= 464, "acceptance alignments: %ld of %ld wrong", bad, hits);
         swgpu_search_result_destroy(r);
     }
 out:
