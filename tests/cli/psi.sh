@@ -95,20 +95,32 @@ same "-q - gzip" "$T/file.6" "$T/stdin.gz"
 "$SWGPU" search -q - -d $DB --quiet < $D/reads.fq > "$T/fq" 2> "$T/fq.err"
 [ $? -eq 1 ] && grep -q "dna sequences but the database" "$T/fq.err" && pass ||
     fail "-q - FASTQ: $(cat "$T/fq.err")"
-# a reader that stops early: exit 0 or 141 (SIGPIPE), nothing on stderr, no file
+# a reader that stops early: exit 0 or 141 (SIGPIPE), nothing on stderr, no
+# file left (in the folder, nor in TMPDIR), queries from a file or a pipe
 i=0; while [ $i -lt 3000 ]; do printf '>r%d\nMKWVTFISLLFLFSSAYSRGVFRRDAHKSEVAHRFKDLGE\n' $i; i=$((i + 1)); done > "$T/many.fa"
-for ign in no yes; do
-    ( [ $ign = yes ] && trap '' PIPE
-      { "$SWGPU" search -q "$T/many.fa" -d $DB -n 6 2> "$T/head.err"; echo $? > "$T/head.rc"; } |
-          head -n 1 > "$T/head.out" )
-    rc=$(cat "$T/head.rc")
-    if { [ "$rc" -eq 0 ] || [ "$rc" -eq 141 ]; } && [ ! -s "$T/head.err" ] && [ -s "$T/head.out" ]; then
-        pass
-    else
-        fail "| head -1 (SIGPIPE ignored: $ign): exit $rc, stderr: $(cat "$T/head.err")"
-    fi
+mkdir "$T/tmpdir"
+for src in file pipe; do
+    for ign in no yes; do
+        ( [ $ign = yes ] && trap '' PIPE
+          if [ $src = file ]; then
+              { TMPDIR="$T/tmpdir" "$SWGPU" search -q "$T/many.fa" -d $DB -n 6 2> "$T/head.err"
+                echo $? > "$T/head.rc"; } | head -n 1 > "$T/head.out"
+          else
+              cat "$T/many.fa" |
+                  { TMPDIR="$T/tmpdir" "$SWGPU" search -q - -d $DB -n 6 2> "$T/head.err"
+                    echo $? > "$T/head.rc"; } | head -n 1 > "$T/head.out"
+          fi )
+        rc=$(cat "$T/head.rc")
+        if { [ "$rc" -eq 0 ] || [ "$rc" -eq 141 ]; } && [ ! -s "$T/head.err" ] &&
+           [ "$(wc -l < "$T/head.out")" -eq 1 ]; then
+            pass
+        else
+            fail "$src | head -1 (SIGPIPE ignored: $ign): exit $rc, stderr: $(cat "$T/head.err")"
+        fi
+    done
 done
-ls "$T" | grep -q '\.tmp\.' && fail "a temporary file was left: $(ls "$T")" || pass
+{ ls "$T" | grep -q '\.tmp\.' || [ -n "$(ls -A "$T/tmpdir")" ]; } &&
+    fail "a temporary file was left: $(ls "$T" "$T/tmpdir")" || pass
 # align: either sequence from standard input
 A=$D/long_a.fa
 B=$D/long_b.fa
