@@ -703,8 +703,15 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
 /**
  * The PSSM that PSI-BLAST's method makes from a round of search: the hits
  * of qr (a query's result, with alignments) with E-value <= inclusion_evalue
- * aligned to the query (query->res, its len residues; id copied), purged of
- * stretches identical to the query and of near-identical rows (94%),
+ * aligned to the query (query->res, its len residues; id copied), each in a
+ * row of its own; with opts, a row then also takes its subject's best local
+ * alignments with the stretches of the query it does not cover yet, while
+ * their E-values (qr->karlin, opts' gaps and E-value model, db's size) are
+ * <= inclusion_evalue, as psiblast includes every HSP of a subject (opts
+ * NULL: the hits' own alignments only).  searched is the PSSM the round
+ * searched with, which scores those alignments (NULL: the query's residues
+ * scored by m; otherwise its length is the query's).  The rows are purged of
+ * stretches identical to the query and of near-identical rows (94%); then
  * Henikoff & Henikoff position-based sequence weights, data-dependent
  * pseudocounts (Altschul et al. 2009, BLAST+'s default), target
  * frequencies turned into scores in the units of matrix m and scaled so
@@ -717,8 +724,9 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
  * position and the relative weights that swgpu_pssm_write() prints.
  * SWGPU_EINVAL when an included hit has no alignment.  *out is the caller's.
  */
-int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_query_result_t *qr,
-                         const swgpu_db_t *db, const swgpu_matrix_t *m,
+int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_pssm_t *searched,
+                         const swgpu_query_result_t *qr, const swgpu_db_t *db,
+                         const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                          double inclusion_evalue, swgpu_pssm_t **out);
 
 /** Options of swgpu_search_iterate(); swgpu_psi_opts_init() sets the defaults. */

@@ -23,7 +23,13 @@
  *     inclusion threshold adds a row holding, at each query position its
  *     alignment covers, the subject residue aligned there or a gap (a query
  *     residue against nothing); subject residues between query positions are
- *     left out.  Letters other than the 20 amino acids count as X.
+ *     left out.  Letters other than the 20 amino acids count as X.  As
+ *     psiblast puts every HSP of a subject that meets the threshold in the
+ *     subject's row (a domain of the subject aligned to each repeat of the
+ *     query), the row then takes, while one meets the threshold, the best
+ *     local alignment of the subject with a stretch of the query that the
+ *     row does not cover yet (scored as the round scored the query, its
+ *     E-value as the round's); these never overlap in the query.
  *  2. Purging: a stretch of a row identical to the query (100%) is removed,
  *     and of two rows whose overlapping stretch is >= 94% identical the
  *     later one loses it (X left out of the counts); a row with nothing left
@@ -79,6 +85,8 @@
  * for b as well.
  */
 #include "internal.h"
+#include "ref/ref.h"
+#include "simd/simd.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -634,10 +642,164 @@ done:
     return rc;
 }
 
-/* The PSSM of query q (codes) from the hits of qr with E-value <= thr;
- * *n_incl gets how many were included. */
+/* How a round scored its query, for the further alignments of step 1. */
+typedef struct {
+    swgpu__query_t q;        /* the query's residues with m's rows, or the round's PSSM */
+    const swgpu_matrix_t *m;
+    int gap_open, gap_extend;
+    swgpu__evalue_ctx_t ev;  /* the round's E-values of this query */
+    int32_t min_score;       /* no score below it has an E-value <= the threshold */
+    int32_t *best;           /* per query position: its best score against any residue */
+} rescan_t;
+
+static int rescan_init(rescan_t *S, const swgpu_seq_t *q, const swgpu_pssm_t *searched,
+                       const swgpu_query_result_t *qr, const swgpu_db_t *db,
+                       const swgpu_matrix_t *m, const swgpu_opts_t *o, double thr)
+{
+    S->m = m;
+    S->gap_open = o->gap_open;
+    S->gap_extend = o->gap_extend;
+    if (searched)
+        swgpu__pssm_query(searched, &S->q);
+    else
+        S->q = swgpu__query_plain(q->res, q->len);
+    if (S->q.len != q->len)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the searched PSSM has %zu "
+                           "positions, the query %zu", q->id, S->q.len, q->len);
+    swgpu__evalue_init(&S->ev, &qr->karlin, o->evalue_model, q->len, swgpu__db_whole_res(db),
+                       swgpu__db_whole_n(db));
+    S->min_score = swgpu__evalue_min_score(&S->ev, thr);
+    if (!(S->best = malloc((q->len ? q->len : 1) * sizeof *S->best)))
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: out of memory", q->id);
+    for (size_t i = 0; i < q->len; i++) {
+        int32_t b = 0;
+        for (int c = 0; c < SWGPU_NCODES; c++) {
+            int32_t v = S->q.rows ? S->q.rows[i * SWGPU_NCODES + c] : m->s[S->q.res[i]][c];
+            if (v > b)
+                b = v;
+        }
+        S->best[i] = b;
+    }
+    return SWGPU_OK;
+}
+
+/* A stretch [a, b) of query positions a row does not cover, and the best
+ * local alignment of the subject with it (score 0: none worth computing). */
+typedef struct {
+    size_t a, b;
+    int32_t score;
+    int64_t qend, tend; /* relative to a */
+} stretch_t;
+
+/* The best score of subject t against stretch x, when its best conceivable
+ * score (the sum of its positions' best scores) can meet S->min_score. */
+static int score_stretch(const rescan_t *S, const swgpu_seq_t *t, stretch_t *x)
+{
+    int64_t bound = 0;
+    x->score = 0;
+    for (size_t i = x->a; i < x->b; i++)
+        bound += S->best[i];
+    if (x->b <= x->a || bound < S->min_score)
+        return SWGPU_OK;
+    swgpu__query_t sub = S->q;
+    sub.res += x->a;
+    sub.len = x->b - x->a;
+    if (sub.rows)
+        sub.rows += x->a * SWGPU_NCODES;
+    return swgpu__cpu_score_pair_q(&sub, t->res, t->len, S->m, S->gap_open, S->gap_extend, 1,
+                                   swgpu__cpu_isa_best(), 0, NULL, NULL, &x->score, &x->qend,
+                                   &x->tend);
+}
+
+/* Room for n stretches in *x (capacity *cap). */
+static int grow(stretch_t **x, size_t n, size_t *cap)
+{
+    if (n <= *cap)
+        return SWGPU_OK;
+    size_t c = *cap ? 2 * *cap : 8;
+    stretch_t *y = realloc(*x, c * sizeof *y);
+    if (!y)
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM: out of memory");
+    *x = y;
+    *cap = c;
+    return SWGPU_OK;
+}
+
+/*
+ * The further alignments of row r (step 1): while one exists, the best local
+ * alignment of subject t with a stretch of query positions the row does not
+ * cover, added to the row when its E-value meets thr; the stretch it came
+ * from leaves its two ends as stretches.
+ */
+static int add_more(msa_t *M, size_t r, const rescan_t *S, const swgpu_seq_t *t, double thr)
+{
+    const uint8_t *al = M->al + r * M->L;
+    stretch_t *x = NULL;
+    size_t n = 0, cap = 0;
+    int rc = SWGPU_OK;
+    for (size_t a = 0; a < M->L;) {
+        if (al[a]) {
+            a++;
+            continue;
+        }
+        size_t b = a;
+        while (b < M->L && !al[b])
+            b++;
+        if ((rc = grow(&x, n + 1, &cap)) < 0)
+            goto done;
+        x[n].a = a;
+        x[n].b = b;
+        if ((rc = score_stretch(S, t, &x[n++])) < 0)
+            goto done;
+        a = b;
+    }
+    for (;;) {
+        size_t k = n;
+        for (size_t i = 0; i < n; i++)
+            if (x[i].score > 0 && (k == n || x[i].score > x[k].score))
+                k = i;
+        if (k == n || x[k].score < S->min_score ||
+            !(swgpu__evalue_of(&S->ev, x[k].score, t->len) <= thr))
+            break;
+        swgpu__query_t sub = S->q;
+        swgpu_aln_t aln = {0};
+        sub.res += x[k].a;
+        sub.len = x[k].b - x[k].a;
+        if (sub.rows)
+            sub.rows += x[k].a * SWGPU_NCODES;
+        rc = swgpu__align_from_end_q(&sub, t->res, t->len, S->m, S->gap_open, S->gap_extend,
+                                     x[k].score, x[k].qend, x[k].tend, 0, &aln, -1);
+        if (rc < 0)
+            goto done;
+        aln.qbeg += (int64_t)x[k].a;
+        aln.qend += (int64_t)x[k].a;
+        size_t qb = (size_t)aln.qbeg, qe = (size_t)aln.qend;
+        rc = add_row(M, r, &aln, t);
+        swgpu_aln_free(&aln);
+        if (rc < 0 || qb < x[k].a || qe > x[k].b || qb >= qe) {
+            rc = swgpu__fail(SWGPU_ERANGE, "internal error: a further alignment runs off its "
+                             "stretch");
+            goto done;
+        }
+        /* the stretch's two ends: x[k] and a new one */
+        if ((rc = grow(&x, n + 1, &cap)) < 0)
+            goto done;
+        x[n].a = qe;
+        x[n].b = x[k].b;
+        x[k].b = qb;
+        if ((rc = score_stretch(S, t, &x[k])) < 0 || (rc = score_stretch(S, t, &x[n++])) < 0)
+            goto done;
+    }
+done:
+    free(x);
+    return rc;
+}
+
+/* The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
+ * with S, their further alignments); *n_incl gets how many were included. */
 static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
-                     const swgpu_db_t *db, double thr, swgpu_pssm_t **out, size_t *n_incl)
+                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out,
+                     size_t *n_incl)
 {
     msa_t M = {0};
     size_t nh = 0;
@@ -690,6 +852,8 @@ static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_r
                              "its sequences", q->id, h + 1);
             goto done;
         }
+        if (S && (rc = add_more(&M, r, S, &t, thr)) < 0)
+            goto done;
         drop_if_empty(&M, r);
         r++;
     }
@@ -721,11 +885,13 @@ done:
     return rc;
 }
 
-int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_query_result_t *qr,
-                         const swgpu_db_t *db, const swgpu_matrix_t *m,
+int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_pssm_t *searched,
+                         const swgpu_query_result_t *qr, const swgpu_db_t *db,
+                         const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                          double inclusion_evalue, swgpu_pssm_t **out)
 {
     basis_t B;
+    rescan_t S = {0};
     int rc;
     if (!out)
         return swgpu__fail(SWGPU_EINVAL, "PSSM from hits: NULL result pointer");
@@ -740,9 +906,16 @@ int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_query_result_t *q
     if (!(inclusion_evalue >= 0))
         return swgpu__fail(SWGPU_EINVAL, "PSSM from hits: inclusion E-value %g is negative",
                            inclusion_evalue);
+    if (opts && (rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
     if ((rc = basis_init(&B, m)) < 0)
         return rc;
-    return from_hits(&B, query, qr, db, inclusion_evalue, out, NULL);
+    int more = opts && qr && qr->n_hits;
+    if (more && (rc = rescan_init(&S, query, searched, qr, db, m, opts, inclusion_evalue)) < 0)
+        return rc;
+    rc = from_hits(&B, query, qr, db, more ? &S : NULL, inclusion_evalue, out, NULL);
+    free(S.best);
+    return rc;
 }
 
 /* ------------------------------------------------------------ the rounds */
@@ -786,6 +959,9 @@ typedef struct {
     size_t n;                       /* jobs */
     swgpu_seq_t *q;                 /* per job: the query */
     const swgpu_query_result_t **qr; /* its round's hits */
+    const swgpu_pssm_t **searched;   /* the PSSM it searched with (NULL: its residues) */
+    const swgpu_matrix_t *m;
+    const swgpu_opts_t *o;
     swgpu_query_result_t *best;     /* per job: those of them inclusion considers */
     swgpu_pssm_t **out;
     size_t *n_incl;
@@ -801,7 +977,14 @@ static void *build_worker(void *arg)
         size_t k = atomic_fetch_add(&J->next, 1);
         if (k >= J->n)
             return NULL;
-        J->rc[k] = from_hits(J->B, &J->q[k], J->qr[k], J->db, J->thr, &J->out[k], &J->n_incl[k]);
+        rescan_t S = {0};
+        J->rc[k] = J->qr[k]->n_hits ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db,
+                                                  J->m, J->o, J->thr)
+                                    : SWGPU_OK;
+        if (J->rc[k] == SWGPU_OK)
+            J->rc[k] = from_hits(J->B, &J->q[k], J->qr[k], J->db, J->qr[k]->n_hits ? &S : NULL,
+                                 J->thr, &J->out[k], &J->n_incl[k]);
+        free(S.best);
         if (J->rc[k] < 0)
             snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
     }
@@ -924,6 +1107,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         !(act = malloc(N1 * sizeof *act)) || !(qv = calloc(N1, sizeof *qv)) ||
         !(cur = calloc(N1, sizeof *cur)) || !(J.q = calloc(N1, sizeof *J.q)) ||
         !(J.qr = calloc(N1, sizeof *J.qr)) || !(J.out = calloc(N1, sizeof *J.out)) ||
+        !(J.searched = calloc(N1, sizeof *J.searched)) ||
         !(J.best = calloc(N1, sizeof *J.best)) ||
         !(J.n_incl = calloc(N1, sizeof *J.n_incl)) || !(J.rc = calloc(N1, sizeof *J.rc)) ||
         !(J.msg = calloc(N1, sizeof *J.msg))) {
@@ -941,6 +1125,8 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     }
     J.B = &B;
     J.db = db;
+    J.m = m;
+    J.o = &o;
     J.thr = psi->inclusion_evalue;
 
     size_t nact = n;
@@ -988,9 +1174,14 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
             if (J.best[a].n_hits > (size_t)psi->max_hits)
                 J.best[a].n_hits = (size_t)psi->max_hits;
             J.qr[a] = &J.best[a];
+            J.searched[a] = k == 0 ? (queries ? NULL : pssms[act[a]]) : R->pssm[k * n + act[a]];
             J.out[a] = NULL;
         }
-        if ((rc = build_all(&J, opts->threads)) < 0) {
+        double t_build = swgpu__now();
+        rc = build_all(&J, opts->threads);
+        swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, their PSSMs built in %.3f s",
+                   k + 1, nact, swgpu__now() - t_build);
+        if (rc < 0) {
             for (size_t a = 0; a < nact; a++)
                 swgpu_pssm_destroy(J.out[a]);
             goto fail;
@@ -1040,6 +1231,7 @@ fail:
     free(cur);
     free(J.q);
     free(J.qr);
+    free(J.searched);
     free(J.best);
     free(J.out);
     free(J.n_incl);

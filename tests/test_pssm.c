@@ -1452,7 +1452,7 @@ static void test_from_hits(void)
 
     /* no hits: the ratios' rows, scaled, as psiblast's */
     swgpu_pssm_t *p0 = NULL, *pb = pssm_of_matrix("q", qs, b62, 1), *ps = NULL;
-    int rc = swgpu_pssm_from_hits(&q, NULL, db, b62, 0.002, &p0);
+    int rc = swgpu_pssm_from_hits(&q, NULL, NULL, db, b62, NULL, 0.002, &p0);
     CHECK(rc == 0, "from_hits, no hits: %s", swgpu_last_error());
     CHECK(swgpu_pssm_read(DATA "psiblast/self.pssm", &ps) == 0, "self.pssm: %s",
           swgpu_last_error());
@@ -1482,13 +1482,13 @@ static void test_from_hits(void)
         swgpu_pssm_t *p1 = NULL;
         double self_e = r->q[0].hits[0].evalue;
         CHECK(r->q[0].hits[0].target == 0, "the query is its best hit");
-        rc = swgpu_pssm_from_hits(&q, &r->q[0], db, b62, self_e, &p1); /* only the query */
+        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, &o, self_e, &p1); /* only the query */
         CHECK(rc == 0, "from_hits, the query only: %s", swgpu_last_error());
         if (!rc && p0) same_scores("identical hit purged: the PSSM of no hits", p1, p0);
         swgpu_pssm_destroy(p1);
         /* every hit: a PSSM of its own, written and read back */
         swgpu_pssm_t *p2 = NULL, *p3 = NULL;
-        rc = swgpu_pssm_from_hits(&q, &r->q[0], db, b62, 1e9, &p2);
+        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, NULL, 1e9, &p2);
         CHECK(rc == 0, "from_hits, every hit: %s", swgpu_last_error());
         if (!rc) {
             long differ = 0;
@@ -1515,7 +1515,7 @@ static void test_from_hits(void)
         swgpu_aln_t keep = r->q[0].hits[1].aln;
         r->q[0].hits[1].aln.n_cigar = 0;
         swgpu_pssm_t *p4 = NULL;
-        rc = swgpu_pssm_from_hits(&q, &r->q[0], db, b62, 1e9, &p4);
+        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, NULL, 1e9, &p4);
         CHECK(rc == SWGPU_EINVAL && !p4 && strstr(swgpu_last_error(), "has no alignment"),
               "a hit without an alignment: %d %s", rc, swgpu_last_error());
         r->q[0].hits[1].aln = keep;
@@ -1541,7 +1541,8 @@ static void test_from_hits(void)
         for (size_t k = 1; k < it->n_rounds; k++) {
             swgpu_pssm_t *pk = NULL;
             swgpu_search_result_t *rk = NULL;
-            rc = swgpu_pssm_from_hits(&q, &it->round[k - 1]->q[0], db, b62, 1e-3, &pk);
+            rc = swgpu_pssm_from_hits(&q, k > 1 ? it->pssm[k - 1] : NULL, &it->round[k - 1]->q[0], db,
+                                      b62, &o, 1e-3, &pk);
             if (!rc) same_scores("round k's PSSM", pk, it->pssm[k]);
             if (!rc) rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&pk, 1, db, b62, &o, &rk);
             CHECK(rc == 0 && results_differ(&it->round[k]->q[0], &rk->q[0]) == 0,
@@ -1574,6 +1575,103 @@ static void test_from_hits(void)
     swgpu_matrix_destroy(b62);
 }
 
+/* Positions of p whose weighted observed percentages (as swgpu_pssm_write
+ * prints them) are not all 0, in [a, b). */
+static long observed_in(const swgpu_pssm_t *p, const swgpu_matrix_t *m, size_t a, size_t b)
+{
+    char *buf = NULL, *line;
+    size_t len = 0;
+    long n = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp || swgpu_pssm_write(p, m, 11, 1, fp) < 0) {
+        if (fp) fclose(fp);
+        free(buf);
+        return -1;
+    }
+    fclose(fp);
+    for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        long pos, v, sum = 0;
+        char res;
+        int off = 0;
+        if (sscanf(line, " %ld %c%n", &pos, &res, &off) != 2 || pos < 1) continue;
+        const char *c = line + off;
+        for (int k = 0; k < 40; k++) {
+            int used = 0;
+            if (sscanf(c, " %ld%n", &v, &used) != 1) break;
+            if (k >= 20) sum += v;
+            c += used;
+        }
+        n += sum > 0 && (size_t)pos > a && (size_t)pos <= b;
+    }
+    free(buf);
+    return n;
+}
+
+/*
+ * A subject with one copy of a domain the query holds twice: its hit aligns
+ * it to one copy; with opts, swgpu_pssm_from_hits also aligns it to the
+ * other (as psiblast includes both HSPs), so both copies' positions are
+ * observed; without opts only the hit's own alignment counts.
+ */
+static void test_further_alignments(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    uint64_t rng = 29;
+    char dom[81], copy2[120], q[300], *d[2];
+    random_letters(dom, 80, std20, &rng);
+    mutate(dom, copy2, 8, std20, &rng);
+    snprintf(q, sizeof q, "%s%s", dom, copy2);
+    size_t l1 = strlen(dom), lq = strlen(q);
+    d[0] = malloc(120);
+    mutate(dom, d[0], 10, std20, &rng);
+    d[1] = malloc(200);
+    random_letters(d[1], 150, std20, &rng);
+    swgpu_db_t *db = db_of(d, 2);
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    swgpu_seqset_add(set, "q2", "", q, lq);
+    swgpu_seq_t sq;
+    swgpu_seqset_get(set, 0, &sq);
+    swgpu_opts_t o = opts_of(11, 1, 1);
+    swgpu_search_result_t *r = NULL;
+    int rc = swgpu_search(set, db, b62, &o, &r);
+    CHECK(rc == 0 && r->q[0].n_hits >= 1 && r->q[0].hits[0].target == 0 &&
+              r->q[0].hits[0].evalue <= 1e-3,
+          "repeat: the subject is a hit: %s", swgpu_last_error());
+    if (!rc && r->q[0].n_hits) {
+        const swgpu_aln_t *a = &r->q[0].hits[0].aln;
+        int first = a->qend <= (int64_t)l1 + 5; /* which copy the hit aligned to */
+        size_t oa = first ? l1 : 0, ob = first ? lq : l1; /* the other copy */
+        swgpu_pssm_t *one = NULL, *both = NULL;
+        CHECK(swgpu_pssm_from_hits(&sq, NULL, &r->q[0], db, b62, NULL, 1e-3, &one) == 0 &&
+                  swgpu_pssm_from_hits(&sq, NULL, &r->q[0], db, b62, &o, 1e-3, &both) == 0,
+              "repeat: from_hits: %s", swgpu_last_error());
+        long n1 = one ? observed_in(one, b62, oa, ob) : -1;
+        long n2 = both ? observed_in(both, b62, oa, ob) : -1;
+        CHECK(n1 == 0 && n2 >= 60, "repeat: the other copy's observed positions: %ld without "
+              "opts, %ld with (of %zu)", n1, n2, ob - oa);
+        CHECK(observed_in(both, b62, first ? 0 : l1, first ? l1 : lq) ==
+                  observed_in(one, b62, first ? 0 : l1, first ? l1 : lq),
+              "repeat: the hit's own copy alike");
+        /* a threshold the further alignment does not meet: only the hit's */
+        swgpu_pssm_t *strict = NULL;
+        double e2 = r->q[0].hits[0].evalue;
+        CHECK(swgpu_pssm_from_hits(&sq, NULL, &r->q[0], db, b62, &o, e2, &strict) == 0 &&
+                  observed_in(strict, b62, oa, ob) == 0,
+              "repeat: a further alignment above the threshold left out");
+        swgpu_pssm_destroy(one);
+        swgpu_pssm_destroy(both);
+        swgpu_pssm_destroy(strict);
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_seqset_destroy(set);
+    swgpu_db_destroy(db);
+    free(d[0]);
+    free(d[1]);
+    swgpu_matrix_destroy(b62);
+}
+
 int main(void)
 {
     test_read_fixture();
@@ -1585,6 +1683,7 @@ int main(void)
     test_psiblast_fixture();
     test_psiblast_statistics();
     test_from_hits();
+    test_further_alignments();
     test_blosum_rows();
     test_random_pssms();
     test_acceptance();
