@@ -737,6 +737,9 @@ typedef struct {
     int max_hits;            /* a round includes hits among each query's best max_hits only
                                 (default 500, psiblast's -max_target_seqs), whatever
                                 opts->top_n, the number of hits the results keep */
+    int final_pssm;          /* 1 (default): make each query's PSSM of its last round's
+                                hits (final_pssm); 0: leave final_pssm NULL and save
+                                that work */
 } swgpu_psi_opts_t;
 
 void swgpu_psi_opts_init(swgpu_psi_opts_t *o);
@@ -750,7 +753,8 @@ typedef struct {
     swgpu_pssm_t **pssm;              /* pssm[k * n_queries + i]: the PSSM query i searched
                                          with in round k+1 (k >= 1; NULL for k = 0 and once
                                          it had stopped) */
-    swgpu_pssm_t **final_pssm;        /* per query: the PSSM of its last round's hits */
+    swgpu_pssm_t **final_pssm;        /* per query: the PSSM of its last round's hits (NULL
+                                         unless psi->final_pssm) */
     size_t *last_round;               /* per query: its last round (1..n_rounds); its results
                                          are round[last_round[i] - 1]->q[i] */
     size_t *included;                 /* included[k * n_queries + i]: hits query i included in

@@ -927,6 +927,7 @@ void swgpu_psi_opts_init(swgpu_psi_opts_t *o)
     o->iterations = 1;
     o->inclusion_evalue = 0.002;
     o->max_hits = 500;
+    o->final_pssm = 1;
 }
 
 void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r)
@@ -1164,47 +1165,55 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         }
         R->round[k] = r;
         R->n_rounds = k + 1;
-        /* the next PSSMs */
-        J.n = nact;
-        for (size_t a = 0; a < nact; a++) {
-            J.q[a] = qv[act[a]];
-            /* inclusion looks at the best max_hits only, as psiblast at its
-             * -max_target_seqs, whatever top_n reports */
-            J.best[a] = r->q[act[a]];
-            if (J.best[a].n_hits > (size_t)psi->max_hits)
-                J.best[a].n_hits = (size_t)psi->max_hits;
-            J.qr[a] = &J.best[a];
-            J.searched[a] = k == 0 ? (queries ? NULL : pssms[act[a]]) : R->pssm[k * n + act[a]];
-            J.out[a] = NULL;
-        }
-        double t_build = swgpu__now();
-        rc = build_all(&J, opts->threads);
-        swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, their PSSMs built in %.3f s",
-                   k + 1, nact, swgpu__now() - t_build);
-        if (rc < 0) {
-            for (size_t a = 0; a < nact; a++)
-                swgpu_pssm_destroy(J.out[a]);
-            goto fail;
-        }
-        size_t still = 0;
+        /* which queries go on: those whose included set grew, while rounds
+         * are left */
         for (size_t a = 0; a < nact; a++) {
             size_t i = act[a], *set = NULL, ns = 0;
-            R->included[k * n + i] = J.n_incl[a];
-            if ((rc = included_set(&J.best[a], psi->inclusion_evalue, &set, &ns)) < 0) {
-                for (size_t b = a; b < nact; b++)
-                    swgpu_pssm_destroy(J.out[b]);
+            /* inclusion looks at the best max_hits only, as psiblast at its
+             * -max_target_seqs, whatever top_n reports */
+            J.best[a] = r->q[i];
+            if (J.best[a].n_hits > (size_t)psi->max_hits)
+                J.best[a].n_hits = (size_t)psi->max_hits;
+            if ((rc = included_set(&J.best[a], psi->inclusion_evalue, &set, &ns)) < 0)
                 goto fail;
-            }
-            int conv = subset(set, ns, prev_set[i], prev_n[i]);
+            R->included[k * n + i] = ns;
+            R->converged[i] = subset(set, ns, prev_set[i], prev_n[i]);
             free(prev_set[i]);
             prev_set[i] = set;
             prev_n[i] = ns;
-            if (conv || k + 1 == I) {
-                R->converged[i] = conv;
+        }
+        /* the next PSSMs (the final ones only when asked for) */
+        J.n = 0;
+        for (size_t a = 0; a < nact; a++) {
+            size_t i = act[a];
+            int last = R->converged[i] || k + 1 == I;
+            if (last && !psi->final_pssm)
+                continue;
+            J.q[J.n] = qv[i];
+            J.best[J.n] = J.best[a];
+            J.qr[J.n] = &J.best[J.n];
+            J.searched[J.n] = k == 0 ? (queries ? NULL : pssms[i]) : R->pssm[k * n + i];
+            J.out[J.n++] = NULL;
+        }
+        double t_build = swgpu__now();
+        rc = J.n ? build_all(&J, opts->threads) : SWGPU_OK;
+        swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built in %.3f s",
+                   k + 1, nact, J.n, swgpu__now() - t_build);
+        if (rc < 0) {
+            for (size_t j = 0; j < J.n; j++)
+                swgpu_pssm_destroy(J.out[j]);
+            goto fail;
+        }
+        size_t still = 0, j = 0;
+        for (size_t a = 0; a < nact; a++) {
+            size_t i = act[a];
+            int last = R->converged[i] || k + 1 == I;
+            swgpu_pssm_t *p = last && !psi->final_pssm ? NULL : J.out[j++];
+            if (last) {
                 R->last_round[i] = k + 1;
-                R->final_pssm[i] = J.out[a];
+                R->final_pssm[i] = p;
             } else {
-                R->pssm[(k + 1) * n + i] = J.out[a];
+                R->pssm[(k + 1) * n + i] = p;
                 act[still++] = i;
             }
         }

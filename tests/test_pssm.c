@@ -1524,7 +1524,8 @@ static void test_from_hits(void)
     /* iterations: round 1 = swgpu_search; round 2 = the PSSM of round 1 */
     swgpu_psi_opts_t psi;
     swgpu_psi_opts_init(&psi);
-    CHECK(psi.iterations == 1 && psi.inclusion_evalue == 0.002 && psi.max_hits == 500,
+    CHECK(psi.iterations == 1 && psi.inclusion_evalue == 0.002 && psi.max_hits == 500 &&
+              psi.final_pssm == 1,
           "psi defaults");
     psi.iterations = 3;
     psi.inclusion_evalue = 1e-3;
@@ -1551,6 +1552,19 @@ static void test_from_hits(void)
             swgpu_pssm_destroy(pk);
         }
         CHECK(it->converged[0] == (it->n_rounds < 3), "converged flag");
+        CHECK(it->final_pssm[0] != NULL, "final PSSM made");
+        /* final_pssm 0: the same rounds, no final PSSM */
+        swgpu_iterate_result_t *it2 = NULL;
+        psi.final_pssm = 0;
+        rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it2);
+        psi.final_pssm = 1;
+        CHECK(rc == 0 && it2->n_rounds == it->n_rounds && !it2->final_pssm[0] &&
+                  it2->converged[0] == it->converged[0] && it2->included[0] == it->included[0],
+              "final_pssm 0: %s", swgpu_last_error());
+        for (size_t k = 0; rc == 0 && k < it->n_rounds; k++)
+            CHECK(results_differ(&it->round[k]->q[0], &it2->round[k]->q[0]) == 0,
+                  "final_pssm 0: round %zu alike", k + 1);
+        swgpu_iterate_result_destroy(it2);
     }
     swgpu_iterate_result_destroy(it);
     /* a query without hits below the threshold stops after round 1 */
