@@ -1186,6 +1186,60 @@ static void test_acceptance(void)
         CHECK(bad == 0 && hits >= 464, "acceptance alignments: %ld of %ld wrong", bad, hits);
         swgpu_search_result_destroy(r);
     }
+    {
+        /* the PSSM of round 1 of record 101 (q101), whose 14 included hits
+         * psiblast and swgpu align alike: psiblast's but for the rounding
+         * of BLOSUM62's scores (measured 86.9% equal, 99.7% within 1, mean
+         * difference -0.03; with ratios e^(lambda_u s) and Robinson &
+         * Robinson's background for the pseudocounts: 84.9%, +0.04) */
+        swgpu_seqset_t *qs = NULL;
+        swgpu_search_result_t *r = NULL;
+        swgpu_pssm_t *mine = NULL;
+        swgpu_seq_t q;
+        swgpu_opts_t o = opts_of(11, 1, 0);
+        o.top_n = 500;
+        o.backend = SWGPU_BACKEND_CPU;
+        snprintf(path, sizeof path, "%s/queries250.fasta", dir && *dir ? dir : "../shared/data");
+        int rc = swgpu_seqset_read(path, SWGPU_PROTEIN, &qs, NULL);
+        CHECK(rc == 0 && swgpu_seqset_size(qs) >= 101, "%s: %s", path, swgpu_last_error());
+        if (rc == 0 && swgpu_seqset_size(qs) >= 101) {
+            swgpu_seqset_t *one = NULL;
+            swgpu_seqset_get(qs, 100, &q); /* record 101 */
+            char *letters = malloc(q.len + 1);
+            for (size_t i = 0; i < q.len; i++) letters[i] = swgpu_decode(SWGPU_PROTEIN, q.res[i]);
+            letters[q.len] = 0;
+            swgpu_seqset_create(SWGPU_PROTEIN, &one);
+            swgpu_seqset_add(one, q.id, "", letters, q.len);
+            free(letters);
+            swgpu_seq_t q1;
+            swgpu_seqset_get(one, 0, &q1);
+            rc = swgpu_search(one, db, b62, &o, &r);
+            if (rc == 0) rc = swgpu_pssm_from_hits(&q1, NULL, &r->q[0], db, b62, &o, 0.002, &mine);
+            CHECK(rc == 0 && swgpu_pssm_length(mine) == swgpu_pssm_length(ps[0]),
+                  "q101's PSSM: %s", swgpu_last_error());
+            if (rc == 0 && swgpu_pssm_length(mine) == swgpu_pssm_length(ps[0])) {
+                long n = 0, equal = 0, near = 0, diff = 0;
+                for (size_t i = 0; i < q1.len; i++)
+                    for (int c = 0; c < 20; c++, n++) {
+                        int d = swgpu_pssm_score(mine, i, (uint8_t)c) -
+                                swgpu_pssm_score(ps[0], i, (uint8_t)c);
+                        equal += d == 0;
+                        near += d >= -1 && d <= 1;
+                        diff += d;
+                    }
+                CHECK(equal * 100 >= n * 86 && near * 1000 >= n * 995 &&
+                          fabs((double)diff / (double)n) < 0.04,
+                      "q101's PSSM against psiblast's: %ld of %ld equal, %ld within 1, mean "
+                      "difference %.3f", equal, n, near, (double)diff / (double)n);
+                printf("# q101's PSSM: %.1f%% of psiblast's scores equal, mean difference %.3f\n",
+                       100.0 * (double)equal / (double)n, (double)diff / (double)n);
+            }
+            swgpu_seqset_destroy(one);
+        }
+        swgpu_pssm_destroy(mine);
+        swgpu_search_result_destroy(r);
+        swgpu_seqset_destroy(qs);
+    }
 out:
     for (int i = 0; i < 10; i++) swgpu_pssm_destroy(ps[i]);
     swgpu_db_destroy(db);
