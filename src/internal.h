@@ -200,6 +200,27 @@ static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matri
     *smax = q->rows ? q->smax : m->max;
 }
 
+/* ---------------------------------------------------- searches (search.c) */
+
+/** Which hits of each query a search aligns: the first `first`, and those
+ *  among the first `upto` whose E-value is <= evalue; the others keep no
+ *  alignment (aln.score = score, no CIGAR), as with opts->no_align.  An
+ *  iterated search (psi.c) needs the alignments of the hits it includes and
+ *  of those it reports only. */
+typedef struct {
+    size_t first, upto;
+    double evalue;
+} swgpu__align_sel_t;
+
+/** swgpu_search() and swgpu_search_pssm() aligning the hits sel selects
+ *  (NULL: all of them). */
+int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
+int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                           const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                           const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
+
 /* --------------------------------------------------------------- engines */
 
 /** Counters an engine fills during a scan (added to, not reset). */

@@ -1098,6 +1098,10 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     if (o.top_n < psi->max_hits)
         o.top_n = psi->max_hits;
     size_t N1 = n ? n : 1, I = (size_t)psi->iterations;
+    /* alignments: of the hits a round reports (the best opts->top_n) and of
+     * those it includes; the others' would be thrown away */
+    swgpu__align_sel_t sel = {opts->no_align ? 0 : (size_t)opts->top_n, (size_t)psi->max_hits,
+                              psi->inclusion_evalue};
     if (!(R = calloc(1, sizeof *R)) || !(R->round = calloc(I, sizeof *R->round)) ||
         !(R->pssm = calloc(I * N1, sizeof *R->pssm)) ||
         !(R->final_pssm = calloc(N1, sizeof *R->final_pssm)) ||
@@ -1137,11 +1141,11 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         swgpu_search_result_t *r = NULL;
         /* the round's search: the active queries */
         if (k == 0 && queries) {
-            rc = swgpu_search(queries, db, m, &o, &r);
+            rc = swgpu__search_sel(queries, db, m, &o, &sel, &r);
         } else {
             for (size_t a = 0; a < nact; a++)
                 cur[a] = k == 0 ? pssms[act[a]] : R->pssm[k * n + act[a]];
-            rc = swgpu_search_pssm(cur, nact, db, m, &o, &r);
+            rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, &sel, &r);
         }
         if (rc < 0)
             goto fail;

@@ -225,6 +225,7 @@ typedef struct {
     const swgpu_db_t *db;
     const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
+    const swgpu__align_sel_t *sel; /* which hits to align (NULL: all) */
     swgpu_search_result_t *r;
     /* per-query selection (sink) */
     swgpu_alphabet_t alphabet;
@@ -323,11 +324,23 @@ static void *align_worker(void *arg)
     }
 }
 
+/* 1 if hit h of query result qr is to be aligned (c->sel) */
+static int selected(const pipe_t *c, const swgpu_query_result_t *qr, size_t h)
+{
+    const swgpu__align_sel_t *s = c->sel;
+    return !s || h < s->first || (h < s->upto && qr->hits[h].evalue <= s->evalue);
+}
+
 /* queue the alignments of query i's hits */
 static int push_jobs(pipe_t *c, size_t i)
 {
-    size_t n = c->r->q[i].n_hits;
-    if (n == 0 || c->o->no_align)
+    const swgpu_query_result_t *qr = &c->r->q[i];
+    size_t n = 0;
+    if (c->o->no_align)
+        return SWGPU_OK;
+    for (size_t h = 0; h < qr->n_hits; h++)
+        n += selected(c, qr, h);
+    if (n == 0)
         return SWGPU_OK;
     pthread_mutex_lock(&c->lock);
     if (c->n_jobs + n > c->cap_jobs) {
@@ -342,8 +355,9 @@ static int push_jobs(pipe_t *c, size_t i)
         c->jobs = p;
         c->cap_jobs = cap;
     }
-    for (size_t h = 0; h < n; h++)
-        c->jobs[c->n_jobs++] = (job_t){i, h};
+    for (size_t h = 0; h < qr->n_hits; h++)
+        if (selected(c, qr, h))
+            c->jobs[c->n_jobs++] = (job_t){i, h};
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->lock);
     return SWGPU_OK;
@@ -629,7 +643,7 @@ static int check_query_range(const swgpu__query_t *q, const char *id, size_t i, 
 static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
                       swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
                       const swgpu_opts_t *opts, const swgpu_karlin_t *qfixed,
-                      swgpu_search_result_t **out);
+                      const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
 
 /* The sequences of a query set as the engines' queries, checked against
  * the database, matrix and options (*qs and *ids: the caller frees them) */
@@ -672,6 +686,13 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                  const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                  swgpu_search_result_t **out)
 {
+    return swgpu__search_sel(queries, db, m, opts, NULL, out);
+}
+
+int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      const swgpu__align_sel_t *sel, swgpu_search_result_t **out)
+{
     swgpu__query_t *qs = NULL;
     const char **ids = NULL;
     int rc;
@@ -683,7 +704,7 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
         return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
     if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) == SWGPU_OK)
         rc = search_run(qs, ids, swgpu_seqset_size(queries), swgpu_seqset_alphabet(queries), db,
-                        m, opts, NULL, out);
+                        m, opts, NULL, sel, out);
     free(qs);
     free(ids);
     return rc;
@@ -692,6 +713,13 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       swgpu_search_result_t **out)
+{
+    return swgpu__search_pssm_sel(pssms, n, db, m, opts, NULL, out);
+}
+
+int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                           const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                           const swgpu__align_sel_t *sel, swgpu_search_result_t **out)
 {
     swgpu__query_t *qs = NULL;
     const char **ids = NULL;
@@ -730,7 +758,7 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
             kq[i] = fixed;
         }
     }
-    rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, have_fixed ? kq : NULL, out);
+    rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, have_fixed ? kq : NULL, sel, out);
 done:
     free(qs);
     free(ids);
@@ -743,7 +771,7 @@ done:
 static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
                       swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
                       const swgpu_opts_t *opts, const swgpu_karlin_t *qfixed,
-                      swgpu_search_result_t **out)
+                      const swgpu__align_sel_t *sel, swgpu_search_result_t **out)
 {
     const swgpu_engine_ops_t *ops = NULL;
     void *state = NULL;
@@ -757,6 +785,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     int rc;
 
     memset(&c, 0, sizeof c);
+    c.sel = sel;
     c.have_fixed =
         swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &c.fixed) == SWGPU_OK;
     c.qfixed = c.have_fixed ? qfixed : NULL;

@@ -1619,6 +1619,17 @@ static void test_from_hits(void)
             CHECK(results_differ(&it->round[k]->q[0], &it2->round[k]->q[0]) == 0,
                   "final_pssm 0: round %zu alike", k + 1);
         swgpu_iterate_result_destroy(it2);
+        /* -n 1: the rounds still align (and include) every hit below the
+         * threshold, though they report one */
+        swgpu_opts_t o1 = o;
+        o1.top_n = 1;
+        rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o1, &psi, &it2);
+        CHECK(rc == 0 && it2->n_rounds == it->n_rounds && it2->included[0] == it->included[0] &&
+                  it2->included[0] > 1 && it2->round[0]->q[0].n_hits == 1,
+              "-n 1: %s", swgpu_last_error());
+        for (size_t k = 1; rc == 0 && k < it->n_rounds; k++)
+            same_scores("-n 1: round k's PSSM", it2->pssm[k], it->pssm[k]);
+        swgpu_iterate_result_destroy(it2);
     }
     swgpu_iterate_result_destroy(it);
     /* a query without hits below the threshold stops after round 1 */
