@@ -710,6 +710,72 @@ int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     return rc;
 }
 
+/* psiblast's parameters of each PSSM (swgpu_pssm_karlin: its ungapped K, a
+ * few milliseconds each), on opts->threads threads; the matrix's (fixed) for
+ * a PSSM whose cannot be had, with a warning. */
+typedef struct {
+    const swgpu_pssm_t *const *pssms;
+    size_t n;
+    const swgpu_matrix_t *m;
+    const swgpu_opts_t *o;
+    swgpu_karlin_t *k;
+    int *failed;
+    char (*msg)[256];
+    atomic_size_t next;
+} karlin_jobs_t;
+
+static void *karlin_worker(void *arg)
+{
+    karlin_jobs_t *J = arg;
+    for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;)
+        if ((J->failed[i] = swgpu_pssm_karlin(J->pssms[i], J->m, J->o->gap_open,
+                                              J->o->gap_extend, &J->k[i]) < 0))
+            snprintf(J->msg[i], sizeof J->msg[i], "%s", swgpu_last_error());
+    return NULL;
+}
+
+static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_matrix_t *m,
+                        const swgpu_opts_t *opts, const swgpu_karlin_t *fixed, swgpu_karlin_t *k)
+{
+    karlin_jobs_t J;
+    memset(&J, 0, sizeof J);
+    J.pssms = pssms;
+    J.n = n;
+    J.m = m;
+    J.o = opts;
+    J.k = k;
+    J.failed = calloc(n ? n : 1, sizeof *J.failed);
+    J.msg = calloc(n ? n : 1, sizeof *J.msg);
+    pthread_t tid[64];
+    size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores(), started = 0;
+    if (!J.failed || !J.msg) {
+        free(J.failed);
+        free(J.msg);
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
+    }
+    atomic_init(&J.next, 0);
+    if (nt > 64)
+        nt = 64;
+    if (nt > n)
+        nt = n;
+    for (; nt > 1 && started < nt; started++)
+        if (pthread_create(&tid[started], NULL, karlin_worker, &J) != 0)
+            break;
+    if (!started)
+        karlin_worker(&J);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (size_t i = 0; i < n; i++)
+        if (J.failed[i]) {
+            swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
+                       "unchanged", J.msg[i], swgpu_matrix_name(m));
+            k[i] = *fixed;
+        }
+    free(J.failed);
+    free(J.msg);
+    return SWGPU_OK;
+}
+
 int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       swgpu_search_result_t **out)
@@ -750,14 +816,9 @@ int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swg
         ids[i] = swgpu_pssm_id(pssms[i]);
         if ((rc = check_query_range(&qs[i], ids[i], i, qs[i].smax)) < 0)
             goto done;
-        /* psiblast's parameters for the PSSM; its matrix's when they cannot be had */
-        if (have_fixed &&
-            swgpu_pssm_karlin(pssms[i], m, opts->gap_open, opts->gap_extend, &kq[i]) < 0) {
-            swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
-                       "unchanged", swgpu_last_error(), swgpu_matrix_name(m));
-            kq[i] = fixed;
-        }
     }
+    if (have_fixed && (rc = pssm_karlins(pssms, n, m, opts, &fixed, kq)) < 0)
+        goto done;
     rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, have_fixed ? kq : NULL, sel, out);
 done:
     free(qs);
