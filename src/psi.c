@@ -796,10 +796,9 @@ done:
 }
 
 /* The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
- * with S, their further alignments); *n_incl gets how many were included. */
+ * with S, their further alignments). */
 static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
-                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out,
-                     size_t *n_incl)
+                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out)
 {
     msa_t M = {0};
     size_t nh = 0;
@@ -811,8 +810,6 @@ static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_r
     if (qr)
         for (size_t h = 0; h < qr->n_hits; h++)
             nh += qr->hits[h].evalue <= thr && qr->hits[h].score > 0;
-    if (n_incl)
-        *n_incl = nh;
     M.L = q->len;
     M.n = nh + 1;
     if (M.L > SIZE_MAX / M.n / 2) 
@@ -913,7 +910,7 @@ int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_pssm_t *searched,
     int more = opts && qr && qr->n_hits;
     if (more && (rc = rescan_init(&S, query, searched, qr, db, m, opts, inclusion_evalue)) < 0)
         return rc;
-    rc = from_hits(&B, query, qr, db, more ? &S : NULL, inclusion_evalue, out, NULL);
+    rc = from_hits(&B, query, qr, db, more ? &S : NULL, inclusion_evalue, out);
     free(S.best);
     return rc;
 }
@@ -965,7 +962,6 @@ typedef struct {
     const swgpu_opts_t *o;
     swgpu_query_result_t *best;     /* per job: those of them inclusion considers */
     swgpu_pssm_t **out;
-    size_t *n_incl;
     int *rc;
     atomic_size_t next;
     char (*msg)[512];
@@ -984,7 +980,7 @@ static void *build_worker(void *arg)
                                     : SWGPU_OK;
         if (J->rc[k] == SWGPU_OK)
             J->rc[k] = from_hits(J->B, &J->q[k], J->qr[k], J->db, J->qr[k]->n_hits ? &S : NULL,
-                                 J->thr, &J->out[k], &J->n_incl[k]);
+                                 J->thr, &J->out[k]);
         free(S.best);
         if (J->rc[k] < 0)
             snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
@@ -1114,7 +1110,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         !(J.qr = calloc(N1, sizeof *J.qr)) || !(J.out = calloc(N1, sizeof *J.out)) ||
         !(J.searched = calloc(N1, sizeof *J.searched)) ||
         !(J.best = calloc(N1, sizeof *J.best)) ||
-        !(J.n_incl = calloc(N1, sizeof *J.n_incl)) || !(J.rc = calloc(N1, sizeof *J.rc)) ||
+        !(J.rc = calloc(N1, sizeof *J.rc)) ||
         !(J.msg = calloc(N1, sizeof *J.msg))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu queries", n);
         goto fail;
@@ -1247,7 +1243,6 @@ fail:
     free(J.searched);
     free(J.best);
     free(J.out);
-    free(J.n_incl);
     free(J.rc);
     free(J.msg);
     if (R && R->pssm && R->n_rounds < I) /* a failed round: the PSSMs made for it */
