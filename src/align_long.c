@@ -91,6 +91,16 @@ typedef struct {
 
 /* ------------------------------------------------------------ helpers */
 
+static int64_t imin64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t imax64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
 void swgpu__long_set_base(int64_t cells)
 {
     BASE_CELLS = cells > 0 ? cells : (int64_t)1 << 22;
@@ -145,6 +155,7 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
 {
     swgpu__lprog_t p = { C->o->progress ? prog_cb : NULL, C };
     uint64_t cells = 0, bytes = 0, pruned = 0;
+    const double t0 = swgpu__now();
     int rc;
     if (n == 0)
         return SWGPU_OK;
@@ -171,109 +182,60 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
     }
     if (rc)
         return rc;
+    swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %s pass, %zu region%s, %.3g cells, %.3g computed, %.3f s",
+               C->phase, n, n == 1 ? "" : "s", (double)cells, (double)(cells - pruned), swgpu__now() - t0);
     batch_done(C, cells, pruned);
     return SWGPU_OK;
 }
 
 /*
- * Phase 1, the forward score pass over the whole matrix.  On the CPU it
- * runs on the SIMD pair engine (swgpu__cpu_score_pair: 32-bit striped
- * lanes, bands of rows pipelined over the threads), several times faster
- * than the scalar strip engine even when the latter prunes, with the same
- * tie rule for the end cell; the strip engine stays for the later phases
- * (saved rows, start states) and when the pair engine's edge buffers would
- * not fit the host budget.
+ * Phase 1, the forward score pass over the whole matrix, pruned (long.h).
+ * A block is skipped when it cannot reach the best score found so far, so
+ * the sooner a high score is known, the more is skipped.  On the CPU a
+ * cheap pre-pass finds one first: the same pass with an X-drop rule as
+ * well (a block whose inputs lie more than X below the best so far is
+ * skipped) and a cap on the cells it computes.  It follows the strongest
+ * alignment it meets, in a band a few thousand columns wide, and its best
+ * is the score of a real alignment, so a lower bound of the final best:
+ * the exact pass starts with it as prune_best.  Blocks skipped because of
+ * it still cannot reach the final best, so the result is the same as
+ * without it; only the share of pruned cells grows (to 95-99 % on pairs of
+ * related genomes, where the exact pass then computes little more than a
+ * band around the optimal path).
  */
-/*
- * The score pass split across parts by target columns: part p of the
- * first a (a slice has at least 64 columns) computes columns
- * [blen*p/a, blen*(p+1)/a) on the SIMD pair engine, band by band, the
- * bands' boundary columns passed from part to part; the parts' best cells
- * are then merged under the tie rule.  Every part must be able to (kernels,
- * memory), else the strip engine does the pass, split the same way.
- */
-static int score_pass_split(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
+static int score_pass(ctx_t *C, swgpu__lreg_t *g)
 {
-    const swgpu_comm_t *cm = C->comm;
-    const swgpu__isa_t isa = swgpu__cpu_isa_best();
-    int64_t a = C->blen / 64, me = cm->rank;
-    a = a < 1 ? 1 : a > cm->size ? cm->size : a;
-    const int64_t c0 = C->blen * me / a, c1 = C->blen * (me + 1) / a;
-    uint64_t bytes = me < a ? swgpu__cpu_score_pair_bytes((size_t)C->alen, (size_t)(c1 - c0), C->threads) : 0;
-    int32_t can = swgpu__cpu_kernels(isa) != NULL && C->host_fixed + bytes <= C->host_budget;
-    char *all = NULL;
-    size_t off[SWGPU__LONG_MAX_PARTS + 1];
     int rc;
-
-    if ((rc = swgpu__lsplit_gather(cm, 0, &can, sizeof can, &all, off))) {
-        C->dead = 1;
-        return rc;
+    if (g->prune && !C->use_gpu) {
+        swgpu__lreg_t x = *g;
+        int64_t shorter = imin64(C->alen, C->blen), G = shorter / 256;
+        phase_begin(C, "prepass", (uint64_t)C->alen * (uint64_t)C->blen);
+        G = G < 64 ? 64 : G > 8192 ? 8192 : G;
+        /* X: a strip's worth of score (the pipeline's lag) and a gap of G
+         * columns (indels the band bridges).  The cap: a 32nd of the cells,
+         * and what the pre-pass needs on a collinear pair: the rows until
+         * the path's score passes X, then a band of about 2X/ext columns;
+         * never more than a quarter of the cells */
+        const int64_t smax = C->sc.smax > 0 ? C->sc.smax : 0, X = imin64(SH * smax + C->sc.open +
+                                                                          G * C->sc.ext, (int64_t)1 << 28);
+        const uint64_t cells = (uint64_t)C->alen * (uint64_t)C->blen;
+        uint64_t cap = cells / 32 + (uint64_t)(X / (smax ? smax : 1) + 2 * SH) * (uint64_t)C->blen +
+                       (uint64_t)C->alen * (uint64_t)(2 * X / (C->sc.ext ? C->sc.ext : 1) + 2 * SH);
+        x.xdrop = (int32_t)X;
+        x.max_cells = cap < cells / 4 ? cap : cells / 4 + 1;
+        if ((rc = run_batch(C, &x, 1)))
+            return rc;
+        /* the cells the pre-pass skipped are not pruned ones: only its
+         * computed cells count */
+        C->cells_all -= C->last_pruned;
+        C->st->cells_pruned -= C->last_pruned;
+        g->prune_best = x.best > 0 ? x.best : 0;
+        swgpu__log(SWGPU_LOG_DEBUG, "long alignment: the pre-pass found a score of %d (X-drop %d)",
+                   x.best, x.xdrop);
+        phase_end(C);
+        phase_begin(C, "score", (uint64_t)C->alen * (uint64_t)C->blen);
     }
-    for (int p = 0; p < cm->size; p++) {
-        int32_t x;
-        memcpy(&x, all + off[p], sizeof x);
-        can &= x;
-    }
-    free(all);
-    if (!can)
-        return run_batch(C, g, 1);
-    host_use(C, bytes);
-    int32_t score = 0;
-    int64_t best[3] = {0, 0, 0}, qe = 0, te = 0;
-    if (me < a)
-        rc = swgpu__cpu_score_pair_part(C->a, (size_t)C->alen, C->b, (size_t)c0, (size_t)(c1 - c0),
-                                        m, C->sc.open, C->sc.ext, C->threads, isa, cm,
-                                        me > 0 ? (int)me - 1 : -1, me + 1 < a ? (int)me + 1 : -1, 0,
-                                        C->o->progress ? prog_cb : NULL, C, &score, &qe, &te);
-    best[0] = score;
-    best[1] = qe;
-    best[2] = te;
-    if ((rc = swgpu__lsplit_gather(cm, rc, best, sizeof best, &all, off))) {
-        C->dead = 1;
-        return rc;
-    }
-    /* the tie rule over the parts: highest score, smallest target end, then query end */
-    g->best = 0;
-    g->bi = g->bj = 0;
-    for (int p = 0; p < cm->size; p++) {
-        int64_t x[3];
-        memcpy(x, all + off[p], sizeof x);
-        if (x[0] > g->best || (x[0] == g->best && x[0] > 0 && (x[2] < g->bj || (x[2] == g->bj && x[1] < g->bi)))) {
-            g->best = (int32_t)x[0];
-            g->bi = x[1];
-            g->bj = x[2];
-        }
-    }
-    free(all);
-    batch_done(C, (uint64_t)C->alen * (uint64_t)C->blen, 0);
-    return SWGPU_OK;
-}
-
-static int score_pass(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
-{
-    uint64_t bytes;
-    int32_t score = 0;
-    int64_t qe = 0, te = 0;
-    int rc;
-
-    if (C->comm)
-        return score_pass_split(C, m, g);
-    if (C->use_gpu)
-        return run_batch(C, g, 1);
-    bytes = swgpu__cpu_score_pair_bytes((size_t)C->alen, (size_t)C->blen, C->threads);
-    if (C->host_fixed + bytes > C->host_budget)
-        return run_batch(C, g, 1);
-    host_use(C, bytes);
-    rc = swgpu__cpu_score_pair_ex(C->a, (size_t)C->alen, C->b, (size_t)C->blen, m, C->sc.open, C->sc.ext,
-                                  C->threads, swgpu__cpu_isa_best(), 0, C->o->progress ? prog_cb : NULL,
-                                  C, &score, &qe, &te);
-    if (rc)
-        return rc;
-    g->best = score;
-    g->bi = qe;
-    g->bj = te;
-    batch_done(C, (uint64_t)C->alen * (uint64_t)C->blen, 0);
-    return SWGPU_OK;
+    return run_batch(C, g, 1);
 }
 
 static int subvec_push(subvec_t *v, const sub_t *s)
@@ -290,15 +252,6 @@ static int subvec_push(subvec_t *v, const sub_t *s)
     return SWGPU_OK;
 }
 
-static int64_t imin64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
-static int64_t imax64(int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
 
 /* Upper bound of any path score from a vertex to one dr rows and dc columns away. */
 static int64_t path_ub(const swgpu__lscore_t *sc, int64_t dr, int64_t dc)
@@ -412,6 +365,12 @@ static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
     end_init(&C->sc, p->vs1, &g->h0, &g->e0, &g->f0);
     g->save_every = p->L;
     g->saved = p->rev;
+    /* every optimal path of the piece ends (reversed) at its begin vertex;
+     * one that begins inside a gap was charged that gap's open here */
+    g->prune = C->o->prune;
+    g->prune_best = p->u.T - (p->vs0 == ST_H ? 0 : C->sc.open);
+    g->prune_i = g->h;
+    g->prune_j = g->w;
 }
 
 /* Set up the walk once the reverse rows are there. */
@@ -453,7 +412,11 @@ static void split_fwd_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
     start_init(p->xs, &g->h0, &g->e0, &g->f0);
     g->save_last = 1;
     g->saved = p->fwd;
-    (void)C;
+    /* the optimal paths from the crossing go on to the piece's end */
+    g->prune = C->o->prune;
+    g->prune_best = (int32_t)((int64_t)p->u.T - p->acc);
+    g->prune_i = p->vi1 - p->xr;
+    g->prune_j = p->vj1 - p->xc;
 }
 
 /* Add the piece from the last crossing to view vertex (r, c) in state s. */
@@ -713,10 +676,70 @@ static int cig_push(cig_t *c, int op, int64_t len)
 }
 
 /*
+ * The best score any path from vertex (i, j) of an h x w piece can have
+ * to its start plus to its end, from the lengths alone: min(di, dj) * smax
+ * - |di - dj| * ext each way.  A cell where this is below the piece's score
+ * lies on no optimal path.  It is concave in j, so for a row the cells that
+ * reach the score form one interval.
+ */
+static int64_t piece_ub(const swgpu__lscore_t *sc, int64_t h, int64_t w, int64_t i, int64_t j)
+{
+    const int64_t a = sc->smax > 0 ? sc->smax : 0, e = sc->ext;
+    int64_t di = h - i, dj = w - j;
+    return imin64(i, j) * a - (i > j ? i - j : j - i) * e + imin64(di, dj) * a -
+           (di > dj ? di - dj : dj - di) * e;
+}
+
+/* Columns [*lo, *hi] (within 1..w) of row i that may lie on an optimal path
+ * of score T; *lo > *hi when none does. */
+static void piece_window(const swgpu__lscore_t *sc, int64_t h, int64_t w, int64_t i, int64_t T,
+                         int64_t *lo, int64_t *hi)
+{
+    const int64_t cand[4] = { 1, w, imax64(1, imin64(w, i)), imax64(1, imin64(w, w - h + i)) };
+    int64_t jm = 1, best = INT64_MIN, a, b;
+    for (int k = 0; k < 4; k++) {
+        int64_t v = piece_ub(sc, h, w, i, cand[k]);
+        if (v > best) {
+            best = v;
+            jm = cand[k];
+        }
+    }
+    if (best < T) {
+        *lo = 1;
+        *hi = 0;
+        return;
+    }
+    a = 1; /* smallest j in [1, jm] that reaches T (nondecreasing there) */
+    b = jm;
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        if (piece_ub(sc, h, w, i, m) >= T)
+            b = m;
+        else
+            a = m + 1;
+    }
+    *lo = a;
+    a = jm; /* largest j in [jm, w] that does (nonincreasing there) */
+    b = w;
+    while (a < b) {
+        int64_t m = a + (b - a + 1) / 2;
+        if (piece_ub(sc, h, w, i, m) >= T)
+            a = m;
+        else
+            b = m - 1;
+    }
+    *hi = a;
+}
+
+/*
  * Full-matrix global alignment of one piece with its begin/end states.
  * dir per vertex: bits 0-1 where H came from (0 diagonal, 1 E, 2 F; ties in
  * that order), bit 2 E extended E(i,j-1) (ties: opened from H), bit 3 F
- * extended F(i-1,j).  The piece's CIGAR is appended to *out.
+ * extended F(i-1,j).  The piece's CIGAR is appended to *out.  Rows 1..h
+ * compute only the columns that may lie on an optimal path (piece_window);
+ * the others hold minus infinity, a lower bound, which changes no value on
+ * an optimal path and so no decision of the traceback (a tie between two
+ * sources means both lie on optimal paths).
  */
 static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, int32_t *F,
                       cig_t *out)
@@ -725,7 +748,7 @@ static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, 
     const int32_t ext = C->sc.ext, oe = C->sc.open + C->sc.ext;
     const uint8_t *A = C->a + u->i0 - 1, *B = C->b + u->j0 - 1;
     int32_t h0, e0, f0, e, endv;
-    int64_t i, j;
+    int64_t i, j, plo = 1, phi = w;
     int state;
     uint32_t *rev = NULL;
     size_t nrev = 0, caprev = 0;
@@ -748,12 +771,22 @@ static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, 
     for (i = 1; i <= h; i++) {
         const int32_t *prow = C->sc.s[A[i]];
         uint8_t *d = dir + i * W;
-        int32_t diag = H[0], fe = F[0] - ext, fo = H[0] - oe;
+        int64_t lo, hi;
+        int32_t prev0 = H[0], diag, fe = F[0] - ext, fo = H[0] - oe;
+        piece_window(&C->sc, h, w, i, u->T, &lo, &hi);
         F[0] = fe > fo ? fe : fo;
         H[0] = F[0];
         d[0] = (uint8_t)(2 | (fe > fo ? 8 : 0));
+        diag = lo == 1 ? prev0 : lo <= w ? H[lo - 1] : NEG;
+        /* the previous row's values outside this row's window become minus infinity */
+        for (j = plo; j <= phi && j < lo; j++)
+            H[j] = F[j] = NEG;
+        for (j = imax64(plo, hi + 1); j <= phi; j++)
+            H[j] = F[j] = NEG;
+        plo = lo;
+        phi = hi;
         e = NEG;
-        for (j = 1; j <= w; j++) {
+        for (j = lo; j <= hi; j++) {
             int32_t ee = e - ext, eo = H[j - 1] - oe;
             int32_t fe2 = F[j] - ext, fo2 = H[j] - oe;
             int32_t hh = diag + prow[B[j]];
@@ -1251,7 +1284,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.local = 1;
     g.track = 1;
     g.prune = o->prune;
-    if ((rc = score_pass(&C, m, &g)))
+    if ((rc = score_pass(&C, &g)))
         goto done;
     st->score_pruned = C.last_pruned;
     phase_end(&C);

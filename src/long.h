@@ -21,14 +21,22 @@
  * (no zero floor).  Both engines compute exactly these values, so any mix
  * of engines gives identical results.
  *
- * Pruning (local regions with prune set; exact).  A block of a strip whose
+ * Pruning (regions with prune set; exact).  A block of a strip whose
  * inputs (its left column and the row above it) hold at most M can lead to
- * no cell above  max(M, 0) + smax * min(rows left, columns left);  when that
- * is below the best score found so far (or prune_best), the block is not
- * computed and its outputs are replaced by lower bounds (H 0, E = F = NEG).
- * Every cell of value >= the final best lies on a path whose blocks all
- * bound at least that value, so the best, its tie-rule cell, and every
- * value on an optimal path stay exact; other saved values may be lower.
+ * no cell above  max(M, 0) + smax * min(rows left, columns left)  in a
+ * local region; when that is below the best score found so far (or
+ * prune_best), the block is not computed and its outputs are replaced by
+ * lower bounds (H 0, E = F = NEG).  Every cell of value >= the final best
+ * lies on a path whose blocks all bound at least that value, so the best,
+ * its tie-rule cell, and every value on an optimal path stay exact; other
+ * saved values may be lower.  In an anchored region whose optimal paths
+ * of interest all end at a known vertex (prune_i, prune_j) with a known
+ * score (prune_best), a block is skipped when M plus the best score of any
+ * path from the block to that vertex (min(dr, dc) * smax - |dr - dc| * ext
+ * over the block's inputs, dr and dc the rows and columns to the vertex)
+ * is below that score (outputs H = E = F = NEG): values on an optimal path
+ * to the vertex stay exact, others may be lower.  The CUDA engine prunes
+ * local regions only.
  *
  * Strips.  Both engines cut a region into strips of SWGPU__LONG_SH rows
  * (the last one may be shorter) computed left to right, each strip handing
@@ -73,8 +81,17 @@ typedef struct {
     int64_t save_every;  /* 0 or a multiple of SWGPU__LONG_SH */
     int32_t save_last;   /* 1: also save row h */
     int32_t *saved;      /* host: nsaved rows of (w+1) pairs {H, F}; vertex columns 0..w */
-    int32_t prune;       /* local regions: skip blocks that cannot reach the best so far */
-    int32_t prune_best;  /* a best score known in advance (0 if none) */
+    int32_t prune;       /* skip blocks that cannot matter (see Pruning above) */
+    int32_t prune_best;  /* local: a best score known in advance (0 if none); anchored: the
+                            score of the optimal path from vertex (0,0) to (prune_i, prune_j) */
+    int64_t prune_i, prune_j; /* anchored: the vertex every optimal path of interest ends at
+                                 (region coordinates; may lie below or right of the region) */
+    /* A heuristic pass (local regions with prune and track; CPU engine only):
+     * also skip blocks whose inputs lie more than xdrop below the best so far
+     * (xdrop > 0), and every block once max_cells cells were computed
+     * (max_cells > 0).  Its best is then a lower bound of the region's. */
+    int32_t xdrop;
+    uint64_t max_cells;
     /* A column part of a region split across processes (CPU engine only):
      * this part computes vertex columns col0 .. col0 + w of a region of
      * w_all columns (w_all 0: the whole region).  Strip s's left boundary
@@ -145,6 +162,10 @@ typedef struct {
  *  matrix (default 4M; at least 513*513; 0 restores the default).  Not
  *  thread-safe; for tests only. */
 void swgpu__long_set_base(int64_t cells);
+
+/** Test hook: the CPU engine's strip kernels (a swgpu__isa_t; 0: the scalar
+ *  tile; -1: the default).  Not thread-safe; for tests only. */
+void swgpu__long_set_isa(int isa);
 
 /* CPU engine (long_cpu.c): run every region of the batch with threads. */
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,

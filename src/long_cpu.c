@@ -4,13 +4,23 @@
  *
  * Work is cut into strips of SWGPU__LONG_SH rows, numbered in batch order
  * (region 0's strips first).  Each thread takes the next strip from an
- * atomic ticket and sweeps it left to right in chunks of CHUNK columns.
- * Strip s of a region reads the bottom row of strip s-1 from a two-slot
- * ring (slot (s-1)&1) and computes in its own slot (s&1) in place; before a
- * chunk it waits until strip s-1 has published at least that chunk.  Strip
- * s+2 cannot overwrite slot s&1 before strip s+1 is done with those columns,
- * since it waits for s+1 in turn; tickets are taken in order, so a strip
- * only ever waits for a strip that a running thread holds: no deadlock.
+ * atomic ticket and sweeps it left to right in chunks of CHUNK columns with
+ * the SIMD strip kernel (simd/strip_template.h: striped 32-bit lanes; the
+ * scalar tile below where the CPU has no SIMD kernels).  Strip s reads the
+ * bottom row of strip s-1 from a two-slot ring (slot (s-1)&1) and writes
+ * its own bottom row into slot s&1; before a chunk it waits until strip s-1
+ * has published at least that chunk.  Strip s+2 overwrites slot s&1 only
+ * after strip s+1 has published those columns, and strip s+1 keeps the one
+ * value of the row above it still needs (the diagonal of its next chunk's
+ * first column) in its state; tickets are taken in order, so a strip only
+ * ever waits for a strip that a running thread holds: no deadlock.
+ *
+ * Pruning (long.h): before a chunk, the block's inputs (the strip's left
+ * column, the row above the chunk and the corner) bound everything the
+ * block leads to: in a local region by smax times the rows or columns
+ * left, in an anchored one by the best path to its target vertex
+ * (path_ub); a block that cannot reach the threshold is not computed and
+ * hands on lower bounds.
  *
  * A region split by columns across processes (w_all > 0, long.h): the
  * strip's left boundary column arrives from the part on the left before
@@ -23,6 +33,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "long.h"
+#include "simd/simd.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -32,35 +43,84 @@
 
 #define SH SWGPU__LONG_SH
 #define NEG SWGPU__LONG_NEG
-#define CHUNK 1024
+#define CHUNK 256 /* columns of a block: the pruning and hand-over unit */
 
 typedef struct {
     int32_t best;
     int64_t bi, bj;
 } sbest_t;
 
+/* a worker's buffers: the scalar tile's column, or the SIMD strip state */
+typedef struct {
+    int32_t *colH, *colE;     /* SH + 1 each: left column, H then E entering */
+    int32_t *prof;            /* SIMD: 32 codes x SH rows */
+    int32_t *hp, *hc, *e;     /* SIMD: SH each */
+} wbuf_t;
+
 typedef struct {
     const swgpu__lseqs_t *q;
     const swgpu__lscore_t *sc;
     swgpu__lreg_t *regs;
     size_t n;
+    const swgpu__sw_kernels_t *k; /* SIMD kernels, or NULL: the scalar tile */
     int64_t *first;          /* n+1: first ticket of each region */
     int32_t **ring;          /* per region: H slot 0, H slot 1, F slot 0, F slot 1, each w+1 */
+    uint32_t *codes;         /* per region: the residue codes of its columns (bit mask) */
+    uint8_t **low;           /* per region: per ring slot and chunk, 1 if skipped (not stored) */
+    int64_t *nchunks;        /* per region */
     _Atomic int64_t *progress; /* per ticket: bottom-row columns published */
     sbest_t *sb;             /* per ticket */
     _Atomic int64_t ticket;
     _Atomic uint64_t cells;
     _Atomic uint64_t pruned;
-    _Atomic int32_t gbest;   /* best score found so far by pruned regions */
+    _Atomic int32_t gbest;   /* best score found so far by pruned local regions */
     _Atomic int running;
-    int32_t **wcol;          /* per worker: colH then colE, SH + 1 each */
+    wbuf_t *wb;              /* per worker */
     _Atomic int wnext;       /* next worker slot */
     _Atomic int comm_rc;     /* first failed send or receive */
 } job_t;
 
+static int force_isa = -1;
+
+void swgpu__long_set_isa(int isa)
+{
+    force_isa = isa;
+}
+
+/* The strip kernels: the best this CPU has, or SWGPU_CPU_ISA's choice
+ * (scalar|sse41|avx2|avx512), or the test hook's; NULL: the scalar tile. */
+static const swgpu__sw_kernels_t *strip_kernels(void)
+{
+    int isa = force_isa;
+    if (isa < 0) {
+        const char *env = getenv("SWGPU_CPU_ISA");
+        isa = swgpu__cpu_isa_best();
+        if (env && !strcmp(env, "scalar"))
+            isa = SWGPU__ISA_SCALAR;
+        else if (env && !strcmp(env, "sse41") && swgpu__cpu_isa_supported(SWGPU__ISA_SSE41))
+            isa = SWGPU__ISA_SSE41;
+        else if (env && !strcmp(env, "avx2") && swgpu__cpu_isa_supported(SWGPU__ISA_AVX2))
+            isa = SWGPU__ISA_AVX2;
+    }
+    if (isa == SWGPU__ISA_SCALAR || !swgpu__cpu_isa_supported((swgpu__isa_t)isa))
+        return NULL;
+    return swgpu__cpu_kernels((swgpu__isa_t)isa);
+}
+
+static void fill32(int32_t *p, int32_t v, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++)
+        p[k] = v;
+}
+
 static inline int32_t max32(int32_t a, int32_t b)
 {
     return a > b ? a : b;
+}
+
+static inline int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
 }
 
 /* Better cell under the tie rule: larger score, then smaller j, then smaller i. */
@@ -74,10 +134,14 @@ static inline int better(int32_t s, int64_t i, int64_t j, const sbest_t *b)
 }
 
 /*
- * One tile: rows top+1..top+rows, columns j0+1..j1.  rowH/rowF hold the
- * row above the tile on entry (vertex row top) and the tile's bottom row on
- * exit; colH[k]/colE[k] the column j0 on entry (colH[0]: the corner
- * H(top, j0)) and column j1 on exit (but colH[0], which the caller sets).
+ * The scalar tile (the plain-C form of the SIMD strip kernel): rows
+ * top+1..top+rows, columns j0+1..j1.  rowH/rowF hold the row above the
+ * tile on entry (vertex row top) and the tile's bottom row on exit;
+ * colH[k]/colE[k] the column j0 on entry (colH[0]: the corner H(top, j0);
+ * colE[k]: E entering column j0+1) and column j1 on exit (colE: entering
+ * j1+1; colH[0] is the caller's).  The floor is 0 (local) or NEG (anchored:
+ * a value derived from a minus-infinity boundary stays at or above it and
+ * below every real value, as in the SIMD kernel).
  */
 static inline __attribute__((always_inline)) void tile(const uint8_t *A, const uint8_t *B,
                                                        const swgpu__lscore_t *sc, int64_t top,
@@ -87,105 +151,19 @@ static inline __attribute__((always_inline)) void tile(const uint8_t *A, const u
                                                        const int local, const int track,
                                                        sbest_t *sb)
 {
-    const int32_t ext = sc->ext, oe = sc->open + sc->ext;
+    const int32_t ext = sc->ext, oe = sc->open + sc->ext, floor = local ? 0 : NEG;
     int32_t prevold = colH[0]; /* H(i-1, j0) for the next row, before it was overwritten */
-    int k = 1;
-    /* rows in pairs: row b runs one column behind row a, two independent chains */
-    for (; k + 1 <= rows && j1 - j0 >= 2; k += 2) {
-        const int64_t ia = top + k, ib = ia + 1;
-        const int32_t *pa = sc->s[A[ia]], *pb = sc->s[A[ib]];
-        int32_t da = prevold, ha = colH[k], ea = colE[k];     /* row a: diagonal, left H, E */
-        int32_t db = colH[k], hb = colH[k + 1], eb = colE[k + 1]; /* row b */
-        int32_t hu, f, hh;
-        int64_t j = j0 + 1;
-        prevold = colH[k + 1];
-        /* row a, first column */
-        hu = rowH[j];
-        f = max32(rowF[j] - ext, hu - oe);
-        ea = max32(ea - ext, ha - oe);
-        hh = max32(da + pa[B[j]], max32(ea, f));
-        if (local)
-            hh = max32(hh, 0);
-        da = hu;
-        rowH[j] = hh;
-        rowF[j] = f;
-        ha = hh;
-        if (track && hh >= sb->best && better(hh, ia, j, sb)) {
-            sb->best = hh;
-            sb->bi = ia;
-            sb->bj = j;
-        }
-        for (j = j0 + 2; j <= j1; j++) {
-            /* row a at column j */
-            int32_t hua = rowH[j];
-            int32_t fa = max32(rowF[j] - ext, hua - oe);
-            int32_t hha, hub, fb, hhb;
-            ea = max32(ea - ext, ha - oe);
-            hha = max32(da + pa[B[j]], max32(ea, fa));
-            /* row b at column j-1: above it row a's values there */
-            hub = rowH[j - 1];
-            fb = max32(rowF[j - 1] - ext, hub - oe);
-            eb = max32(eb - ext, hb - oe);
-            hhb = max32(db + pb[B[j - 1]], max32(eb, fb));
-            if (local) {
-                hha = max32(hha, 0);
-                hhb = max32(hhb, 0);
-            }
-            da = hua;
-            db = hub;
-            rowH[j] = hha;
-            rowF[j] = fa;
-            ha = hha;
-            rowH[j - 1] = hhb;
-            rowF[j - 1] = fb;
-            hb = hhb;
-            if (track && hha >= sb->best && better(hha, ia, j, sb)) {
-                sb->best = hha;
-                sb->bi = ia;
-                sb->bj = j;
-            }
-            if (track && hhb >= sb->best && better(hhb, ib, j - 1, sb)) {
-                sb->best = hhb;
-                sb->bi = ib;
-                sb->bj = j - 1;
-            }
-        }
-        /* row b, last column */
-        j = j1;
-        hu = rowH[j];
-        f = max32(rowF[j] - ext, hu - oe);
-        eb = max32(eb - ext, hb - oe);
-        hh = max32(db + pb[B[j]], max32(eb, f));
-        if (local)
-            hh = max32(hh, 0);
-        rowH[j] = hh;
-        rowF[j] = f;
-        hb = hh;
-        if (track && hh >= sb->best && better(hh, ib, j, sb)) {
-            sb->best = hh;
-            sb->bi = ib;
-            sb->bj = j;
-        }
-        colH[k] = ha;
-        colE[k] = ea;
-        colH[k + 1] = hb;
-        colE[k + 1] = eb;
-    }
-    for (; k <= rows; k++) {
+    for (int k = 1; k <= rows; k++) {
         const int64_t i = top + k;
         const int32_t *prow = sc->s[A[i]];
         int32_t diag = prevold; /* H(i-1, j-1) */
         int32_t hl = colH[k];   /* H(i, j-1) */
-        int32_t e = colE[k];    /* E(i, j-1) */
+        int32_t e = colE[k];    /* E(i, j) */
         prevold = hl;
         for (int64_t j = j0 + 1; j <= j1; j++) {
             int32_t hu = rowH[j];                        /* H(i-1, j) */
             int32_t f = max32(rowF[j] - ext, hu - oe);   /* F(i, j) */
-            int32_t hh;
-            e = max32(e - ext, hl - oe);                 /* E(i, j) */
-            hh = max32(diag + prow[B[j]], max32(e, f));
-            if (local)
-                hh = max32(hh, 0);
+            int32_t hh = max32(max32(diag + prow[B[j]], max32(e, f)), floor);
             diag = hu;
             rowH[j] = hh;
             rowF[j] = f;
@@ -195,6 +173,7 @@ static inline __attribute__((always_inline)) void tile(const uint8_t *A, const u
                 sb->bi = i;
                 sb->bj = j;
             }
+            e = max32(e - ext, hh - oe);                 /* E(i, j+1) */
         }
         colH[k] = hl;
         colE[k] = e;
@@ -211,7 +190,8 @@ static void wait_for(_Atomic int64_t *p, int64_t need)
     }
 }
 
-/* message of a strip's boundary column: colH[0..rows], colE[1..rows] */
+/* message of a strip's boundary column: H of rows 0..rows (row 0: the
+ * corner above), then E entering the next column for rows 1..rows */
 static size_t edge_bytes(int rows)
 {
     return (size_t)(2 * rows + 1) * sizeof(int32_t);
@@ -249,13 +229,43 @@ static void edge_send(job_t *J, const swgpu__lreg_t *g, int64_t s, int rows, con
         edge_fail(J, rc);
 }
 
-static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, int32_t *colE)
+/*
+ * Upper bound of the best score from any vertex of a block to a region's
+ * target vertex (rows dr in [dr_lo, dr_hi], columns dc in [dc_lo, dc_hi]
+ * away): min(dr, dc) * smax - |dr - dc| * ext over the box.  -1 flags a
+ * block that lies wholly past the target (no path reaches it).
+ */
+static int64_t box_ub(const swgpu__lscore_t *sc, int64_t dr_lo, int64_t dr_hi, int64_t dc_lo,
+                      int64_t dc_hi, int *beyond)
+{
+    int64_t gap = 0;
+    *beyond = dr_hi < 0 || dc_hi < 0;
+    if (dr_lo < 0)
+        dr_lo = 0;
+    if (dc_lo < 0)
+        dc_lo = 0;
+    if (dr_lo > dc_hi)
+        gap = dr_lo - dc_hi;
+    else if (dc_lo > dr_hi)
+        gap = dc_lo - dr_hi;
+    return min64(dr_hi, dc_hi) * (sc->smax > 0 ? sc->smax : 0) - gap * sc->ext;
+}
+
+/* Striped index of strip row r (0-based) with S vectors of L lanes. */
+static inline size_t sidx(size_t r, size_t S, size_t L)
+{
+    return (r % S) * L + r / S;
+}
+
+static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
 {
     swgpu__lreg_t *g = &J->regs[r];
     const swgpu__lscore_t *sc = J->sc;
+    const swgpu__sw_kernels_t *K = J->k;
     const int64_t w = g->w, top = s * SH;
     const int rows = (int)(g->h - top < SH ? g->h - top : SH);
-    const int local = g->local;
+    const int local = g->local, track = g->track;
+    const int32_t oe = sc->open + sc->ext, lowH = local ? 0 : NEG;
     const uint8_t *A = J->q->seq[g->rseq] + g->roff - 1; /* A[i]: row i */
     const uint8_t *B = J->q->seq[g->cseq] + g->coff - 1; /* B[j]: column j */
     int32_t *ring = J->ring[r];
@@ -263,11 +273,18 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
     int32_t *inF = ring + (size_t)(2 + ((s + 1) & 1)) * (size_t)(w + 1);
     int32_t *outH = ring + (size_t)(s & 1) * (size_t)(w + 1);
     int32_t *outF = ring + (size_t)(2 + (s & 1)) * (size_t)(w + 1);
-    int32_t *save = NULL;
-    sbest_t sb = { NEG, 0, 0 };
+    int32_t *save = NULL, *colH = wb->colH, *colE = wb->colE;
+    sbest_t sb = { local ? 0 : NEG, 0, 0 };
     const int64_t bottom = top + rows;
     const int split = g->w_all > 0;
     const int64_t col0 = split ? g->col0 : 0, wall = split ? g->w_all : w;
+    swgpu__strip_t st;
+    swgpu__pair_best_t pb = { local ? 0 : NEG, 0, 0 };
+    size_t S = 0, L = 0;
+    int32_t corner;
+    int left_low = 0; /* the strip's left column state is all lower bounds */
+    uint8_t *lowin = J->low[r] + (size_t)((s + 1) & 1) * (size_t)J->nchunks[r];
+    uint8_t *lowout = J->low[r] + (size_t)(s & 1) * (size_t)J->nchunks[r];
 
     /* where this strip's bottom row is saved, if it is */
     if (bottom < g->h && g->save_every > 0 && bottom % g->save_every == 0)
@@ -275,6 +292,7 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
     else if (bottom == g->h && g->save_last)
         save = g->saved + (size_t)(swgpu__lreg_nsaved(g) - 1) * (size_t)(w + 1) * 2;
 
+    /* the left boundary column: H of rows top..bottom, E entering column 1 */
     if (split && g->edge_left >= 0) {
         edge_recv(J, g, s, rows, colH, colE); /* the part on the left's last column */
     } else {
@@ -282,49 +300,112 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
                            : swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top);
         for (int k = 1; k <= rows; k++) {
             colH[k] = swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top + k);
-            colE[k] = NEG;
-        }
-        if (save) {
-            save[0] = colH[rows];
-            save[1] = local ? NEG : colH[rows];
+            colE[k] = max32(NEG - sc->ext, colH[k] - oe);
         }
     }
-    for (int64_t j0 = 0; j0 < w; j0 += CHUNK) {
+    if (save) {
+        save[0] = colH[rows];
+        save[1] = local ? NEG : colH[rows];
+        if (split && g->edge_left >= 0)
+            save[1] = NEG; /* the left part's column: its F is not known here (nor used) */
+    }
+    corner = colH[0];
+    if (K) {
+        /* the strip's profile (the codes of the region's columns) and state */
+        const uint32_t codes = J->codes[r];
+        L = (size_t)K->lanes32;
+        S = (size_t)SH / L;
+        for (int c = 0; c < SWGPU_NCODES; c++) {
+            int32_t *pc = wb->prof + (size_t)c * SH;
+            if (!(codes >> c & 1))
+                continue;
+            for (size_t x = 0; x < (size_t)SH; x++)
+                pc[sidx(x, S, L)] = (int)x < rows ? sc->s[A[top + 1 + (int64_t)x]][c] : SWGPU__STRIP_PAD;
+        }
+        for (size_t x = 0; x < (size_t)SH; x++) {
+            wb->hp[sidx(x, S, L)] = (int)x < rows ? colH[x + 1] : lowH;
+            wb->e[sidx(x, S, L)] = (int)x < rows ? colE[x + 1] : NEG;
+        }
+        st.prof = wb->prof;
+        st.S = S;
+        st.hp = wb->hp;
+        st.hc = wb->hc;
+        st.e = wb->e;
+        st.gap_oe = oe;
+        st.gap_e = sc->ext;
+        st.last_k = (size_t)(rows - 1) % S;
+        st.last_l = (rows - 1) / (int)S;
+        st.corner = corner;
+        st.local = local;
+        st.track = track;
+    }
+    for (int64_t j0 = 0, c = 0; j0 < w; j0 += CHUNK, c++) {
         const int64_t j1 = j0 + CHUNK < w ? j0 + CHUNK : w;
-        int32_t corner;
+        int above_low = 0; /* the chunk of the row above was skipped: lower bounds, not stored */
         if (s > 0) {
             wait_for(&J->progress[t - 1], j1);
-            memcpy(outH + j0 + 1, inH + j0 + 1, (size_t)(j1 - j0) * sizeof *outH);
-            memcpy(outF + j0 + 1, inF + j0 + 1, (size_t)(j1 - j0) * sizeof *outF);
+            above_low = lowin[c];
         } else {
             for (int64_t j = j0 + 1; j <= j1; j++) {
-                outH[j] = swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, col0 + j);
-                outF[j] = NEG;
+                inH[j] = swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, col0 + j);
+                inF[j] = NEG;
             }
         }
-        corner = outH[j1];
         if (g->prune) {
             /* the block's inputs bound everything it leads to */
-            int32_t mx = 0;
-            int64_t left = g->h - top < wall - col0 - j0 ? g->h - top : wall - col0 - j0;
-            for (int k = 0; k <= rows; k++)
-                mx = max32(mx, colH[k]);
-            for (int64_t j = j0 + 1; j <= j1; j++)
-                mx = max32(mx, outH[j]);
-            if ((int64_t)mx + (int64_t)(sc->smax > 0 ? sc->smax : 0) * left <
-                (int64_t)atomic_load_explicit(&J->gbest, memory_order_relaxed)) {
-                for (int64_t j = j0 + 1; j <= j1; j++) {
-                    outH[j] = 0;
-                    outF[j] = NEG;
+            int32_t mx = K ? st.corner : colH[0];
+            int64_t bound;
+            int beyond = 0;
+            if (!left_low) {
+                if (K) {
+                    for (size_t x = 0; x < (size_t)SH; x++) /* padding rows too: at most the real ones */
+                        mx = max32(mx, st.hp[x]);
+                } else {
+                    for (int k = 1; k <= rows; k++)
+                        mx = max32(mx, colH[k]);
                 }
-                for (int k = 1; k <= rows; k++) {
-                    colH[k] = 0;
-                    colE[k] = NEG;
+            } else {
+                mx = max32(mx, lowH);
+            }
+            if (!above_low) {
+                for (int64_t j = j0 + 1; j <= j1; j++)
+                    mx = max32(mx, inH[j]);
+            } else {
+                mx = max32(mx, lowH);
+            }
+            if (local) {
+                int64_t left = min64(g->h - top, wall - col0 - j0);
+                bound = (int64_t)max32(mx, 0) + (int64_t)(sc->smax > 0 ? sc->smax : 0) * left;
+            } else {
+                bound = (int64_t)mx + box_ub(sc, g->prune_i - bottom, g->prune_i - top,
+                                             g->prune_j - (col0 + j1), g->prune_j - (col0 + j0),
+                                             &beyond);
+            }
+            const int32_t gb = local ? atomic_load_explicit(&J->gbest, memory_order_relaxed) : 0;
+            if (beyond || bound < (int64_t)(local ? gb : g->prune_best) ||
+                (g->xdrop > 0 && (int64_t)mx + g->xdrop < (int64_t)gb) ||
+                (g->max_cells > 0 && atomic_load_explicit(&J->cells, memory_order_relaxed) >= g->max_cells)) {
+                /* skipped: the outputs are lower bounds (H lowH, E = F = NEG),
+                 * flagged instead of stored */
+                const int32_t cn = above_low ? lowH : inH[j1];
+                lowout[c] = 1;
+                if (!left_low) {
+                    if (K) {
+                        fill32(st.hp, lowH, SH);
+                        fill32(st.e, NEG, SH);
+                    } else {
+                        fill32(colH + 1, lowH, rows);
+                        fill32(colE + 1, NEG, rows);
+                    }
+                    left_low = 1;
                 }
-                colH[0] = corner;
+                if (K)
+                    st.corner = cn;
+                else
+                    colH[0] = cn;
                 if (save)
                     for (int64_t j = j0 + 1; j <= j1; j++) {
-                        save[2 * j] = 0;
+                        save[2 * j] = lowH;
                         save[2 * j + 1] = NEG;
                     }
                 atomic_store_explicit(&J->progress[t], j1, memory_order_release);
@@ -333,19 +414,34 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
                 continue;
             }
         }
-        if (local && g->track)
-            tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 1, &sb);
-        else if (local)
-            tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 0, &sb);
-        else if (g->track)
-            tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 1, &sb);
-        else
-            tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 0, &sb);
-        colH[0] = corner;
-        if (g->prune && g->track) {
+        if (above_low) { /* the row above's lower bounds, stored now */
+            fill32(inH + j0 + 1, lowH, j1 - j0);
+            fill32(inF + j0 + 1, NEG, j1 - j0);
+        }
+        lowout[c] = 0;
+        left_low = 0;
+        if (K) {
+            K->strip_cols(&st, B + 1, (size_t)j0, (size_t)j1, inH + 1, inF + 1, outH + 1, outF + 1,
+                          &pb);
+        } else {
+            const int32_t cn = inH[j1]; /* the next chunk's corner, before the strip below takes the slot */
+            memcpy(outH + j0 + 1, inH + j0 + 1, (size_t)(j1 - j0) * sizeof *outH);
+            memcpy(outF + j0 + 1, inF + j0 + 1, (size_t)(j1 - j0) * sizeof *outF);
+            if (local && track)
+                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 1, &sb);
+            else if (local)
+                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 0, &sb);
+            else if (track)
+                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 1, &sb);
+            else
+                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 0, &sb);
+            colH[0] = cn;
+        }
+        if (g->prune && track) {
+            int32_t best = K ? pb.score : sb.best;
             int32_t cur = atomic_load_explicit(&J->gbest, memory_order_relaxed);
-            while (sb.best > cur &&
-                   !atomic_compare_exchange_weak_explicit(&J->gbest, &cur, sb.best,
+            while (best > cur &&
+                   !atomic_compare_exchange_weak_explicit(&J->gbest, &cur, best,
                                                           memory_order_relaxed, memory_order_relaxed))
                 ;
         }
@@ -357,6 +453,19 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, int32_t *colH, in
         atomic_store_explicit(&J->progress[t], j1, memory_order_release);
         atomic_fetch_add_explicit(&J->cells, (uint64_t)rows * (uint64_t)(j1 - j0),
                                   memory_order_relaxed);
+    }
+    if (K) {
+        /* the right column back in row order: H (corner: the row above) and E */
+        for (size_t x = 0; x < (size_t)rows; x++) {
+            colH[x + 1] = st.hp[sidx(x, S, L)];
+            colE[x + 1] = st.e[sidx(x, S, L)];
+        }
+        colH[0] = st.corner;
+        if (track && pb.score > sb.best) {
+            sb.best = pb.score;
+            sb.bi = top + pb.r + 1;
+            sb.bj = pb.j + 1;
+        }
     }
     if (split && g->edge_right >= 0)
         edge_send(J, g, s, rows, colH, colE); /* colH[0]: H(top, col0 + w) */
@@ -379,7 +488,7 @@ static void drain(swgpu__lreg_t *regs, size_t n)
             if (g->edge_left >= 0)
                 g->comm->recv(g->comm->user, g->edge_left, tag, msg, edge_bytes(rows));
             for (int k = 0; k <= rows; k++)
-                msg[k] = 0;
+                msg[k] = g->local ? 0 : NEG;
             for (int k = 0; k < rows; k++)
                 msg[rows + 1 + k] = NEG;
             if (g->edge_right >= 0)
@@ -392,8 +501,7 @@ static void *worker(void *arg)
 {
     job_t *J = arg;
     const int64_t total = J->first[J->n];
-    int32_t *colH = J->wcol[atomic_fetch_add(&J->wnext, 1)];
-    int32_t *colE = colH + SH + 1;
+    wbuf_t *wb = &J->wb[atomic_fetch_add(&J->wnext, 1)];
     for (;;) {
         int64_t t = atomic_fetch_add(&J->ticket, 1);
         size_t lo = 0, hi = J->n - 1;
@@ -406,10 +514,34 @@ static void *worker(void *arg)
             else
                 hi = mid - 1;
         }
-        do_strip(J, lo, t - J->first[lo], t, colH, colE);
+        do_strip(J, lo, t - J->first[lo], t, wb);
     }
     atomic_fetch_sub(&J->running, 1);
     return NULL;
+}
+
+static void wbuf_free(wbuf_t *b)
+{
+    free(b->colH);
+    free(b->prof);
+    memset(b, 0, sizeof *b);
+}
+
+static int wbuf_alloc(wbuf_t *b, int simd)
+{
+    memset(b, 0, sizeof *b);
+    if (!(b->colH = malloc(2 * (SH + 1) * sizeof(int32_t))))
+        return -1;
+    b->colE = b->colH + SH + 1;
+    if (simd) {
+        b->prof = aligned_alloc(64, (size_t)(SWGPU_NCODES + 3) * SH * sizeof(int32_t));
+        if (!b->prof)
+            return -1;
+        b->hp = b->prof + (size_t)SWGPU_NCODES * SH;
+        b->hc = b->hp + SH;
+        b->e = b->hc + SH;
+    }
+    return 0;
 }
 
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__lreg_t *regs,
@@ -429,14 +561,19 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     J.sc = sc;
     J.regs = regs;
     J.n = n;
+    J.k = strip_kernels();
     J.first = malloc((n + 1) * sizeof *J.first);
     J.ring = calloc(n, sizeof *J.ring);
-    if (!J.first || !J.ring) {
+    J.codes = calloc(n, sizeof *J.codes);
+    J.low = calloc(n, sizeof *J.low);
+    J.nchunks = calloc(n, sizeof *J.nchunks);
+    if (!J.first || !J.ring || !J.codes || !J.low || !J.nchunks) {
         rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
         goto fail;
     }
     J.first[0] = 0;
     for (size_t r = 0; r < n; r++) {
+        const uint8_t *B;
         if (regs[r].h < 1 || regs[r].w < 1) {
             rc = swgpu__fail(SWGPU_EINVAL, "long alignment: empty region %zu", r);
             goto fail;
@@ -449,6 +586,16 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
             goto fail;
         }
         bytes += (uint64_t)4 * (uint64_t)(regs[r].w + 1) * sizeof(int32_t);
+        J.nchunks[r] = (regs[r].w + CHUNK - 1) / CHUNK;
+        if (!(J.low[r] = calloc(2 * (size_t)J.nchunks[r], 1))) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
+                             (long long)regs[r].w);
+            goto fail;
+        }
+        bytes += 2 * (uint64_t)J.nchunks[r];
+        B = q->seq[regs[r].cseq] + regs[r].coff;
+        for (int64_t j = 0; j < regs[r].w; j++)
+            J.codes[r] |= 1u << (B[j] & (SWGPU_NCODES - 1));
     }
     total = J.first[n];
     J.progress = malloc((size_t)total * sizeof *J.progress);
@@ -458,8 +605,6 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         goto fail;
     }
     bytes += (uint64_t)total * (sizeof *J.progress + sizeof *J.sb);
-    if (bytes_used)
-        *bytes_used = bytes;
     for (int64_t t = 0; t < total; t++)
         atomic_init(&J.progress[t], 0);
     atomic_init(&J.ticket, 0);
@@ -468,7 +613,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     {
         int32_t b0 = 0;
         for (size_t r = 0; r < n; r++)
-            if (regs[r].prune && regs[r].prune_best > b0)
+            if (regs[r].prune && regs[r].local && regs[r].prune_best > b0)
                 b0 = regs[r].prune_best;
         atomic_init(&J.gbest, b0);
     }
@@ -477,16 +622,19 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         threads = swgpu__ncores();
     if (threads > total)
         threads = (int)total;
-    J.wcol = calloc((size_t)threads, sizeof *J.wcol);
-    if (!J.wcol) {
+    J.wb = calloc((size_t)threads, sizeof *J.wb);
+    if (!J.wb) {
         rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
         goto fail;
     }
     for (int k = 0; k < threads; k++)
-        if (!(J.wcol[k] = malloc(2 * (SH + 1) * sizeof(int32_t)))) {
+        if (wbuf_alloc(&J.wb[k], J.k != NULL)) {
             rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
             goto fail;
         }
+    bytes += (uint64_t)threads * (J.k ? (SWGPU_NCODES + 5) * SH * 4 : 2 * (SH + 1) * 4);
+    if (bytes_used)
+        *bytes_used = bytes;
     atomic_init(&J.wnext, 0);
     atomic_init(&J.comm_rc, 0);
     if (!(threads == 1 && !(prog && prog->report)) &&
@@ -512,7 +660,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
             struct timespec ts = { 0, 10 * 1000 * 1000 };
             nanosleep(&ts, NULL);
             if (tick % 10 == 9)
-                prog->report(prog->user, atomic_load(&J.cells));
+                prog->report(prog->user, atomic_load(&J.cells) + atomic_load(&J.pruned));
         }
         for (int k = 0; k < nt; k++)
             pthread_join(tid[k], NULL);
@@ -539,14 +687,20 @@ fail:
     if (rc && !ran)
         drain(regs, n);
     free(tid);
-    if (J.wcol)
+    if (J.wb)
         for (int k = 0; k < threads; k++)
-            free(J.wcol[k]);
-    free(J.wcol);
+            wbuf_free(&J.wb[k]);
+    free(J.wb);
     if (J.ring)
         for (size_t r = 0; r < n; r++)
             free(J.ring[r]);
     free(J.ring);
+    if (J.low)
+        for (size_t r = 0; r < n; r++)
+            free(J.low[r]);
+    free(J.low);
+    free(J.nchunks);
+    free(J.codes);
     free(J.first);
     free(J.progress);
     free(J.sb);

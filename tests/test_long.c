@@ -213,45 +213,60 @@ static void test_edges(void)
     swgpu_aln_free(&L);
 }
 
-/* The CPU score pass runs on the SIMD pair engine unless its edge buffers
- * (threads+1 rows of the target) would not fit the host budget; then on
- * the strip engine.  Both give the reference's result. */
-static void test_score_pass_budget(void)
+/* The score pass prunes: a short query in a wide target within a small
+ * budget, and a related pair, where the pre-pass finds the best score
+ * early and the exact pass skips all but a band around the path (one
+ * thread: the amount pruned does not depend on timing).  Pruning changes
+ * nothing: the same alignment as without it, and as the reference. */
+static void test_score_pass_pruned(void)
 {
     uint64_t s = 77;
-    const size_t m = 300, n = 400000;
-    uint8_t *a = malloc(m), *b = malloc(n);
+    const size_t m = 300, n = 400000, r = 20000;
+    uint8_t *a = malloc(m), *b = malloc(n), *c = malloc(r), *d = malloc(2 * r);
     swgpu_long_stats_t st;
     swgpu_aln_t x = { 0 }, y = { 0 };
+    size_t dn;
     rand_seq(&s, b, n, 4);
     rand_seq(&s, a, m, 4);
     /* a mutated copy of a in the middle of b */
     mutate(&s, a, m, b + 200000, m, 4, 40, 5, 5);
     {
         swgpu_long_opts_t o = opts(5, 2, 8, 24 << 20, SWGPU_BACKEND_CPU);
-        if (!tap_quick()) /* the reference is slow here: quick runs compare the engines only */
-            check_pair("wide pair, 24 MiB (strip engine)", a, m, b, n, dna, &o);
-        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0 && st.peak_host_bytes <= (24u << 20),
-              "24 MiB budget kept: peak %llu", (unsigned long long)st.peak_host_bytes);
+        if (!tap_quick()) /* the reference is slow here */
+            check_pair("wide pair, 24 MiB", a, m, b, n, dna, &o);
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0 && st.peak_host_bytes <= (24u << 20) &&
+                  x.score > 100,
+              "24 MiB budget kept: peak %llu, score %d", (unsigned long long)st.peak_host_bytes, x.score);
+        o.prune = 0;
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &y, &st) == 0 && st.score_pruned == 0 &&
+                  st.cells_pruned == 0,
+              "no pruning: %llu pruned", (unsigned long long)st.cells_pruned);
+        CHECK(x.score == y.score && x.qbeg == y.qbeg && x.qend == y.qend && x.tbeg == y.tbeg &&
+                  x.tend == y.tend && x.n_cigar == y.n_cigar &&
+                  !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
+              "pruned and unpruned: score %d and %d", x.score, y.score);
     }
+    rand_seq(&s, c, r, 4);
+    dn = mutate(&s, c, r, d, 2 * r, 4, 10, 2, 2);
     {
-        swgpu_long_opts_t o = opts(5, 2, 8, 64 << 20, SWGPU_BACKEND_CPU);
+        swgpu_long_opts_t o = opts(5, 2, 1, 0, SWGPU_BACKEND_CPU);
+        CHECK(swgpu_align_long(c, r, d, dn, dna, &o, &x, &st) == 0 &&
+                  st.score_pruned > st.score_cells / 10 * 9,
+              "related pair: %.1f%% of the score pass pruned",
+              100.0 * (double)st.score_pruned / (double)st.score_cells);
+        o.prune = 0;
+        CHECK(swgpu_align_long(c, r, d, dn, dna, &o, &y, &st) == 0 && x.score == y.score &&
+                  x.n_cigar == y.n_cigar && !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
+              "related pair, pruned and unpruned: score %d and %d", x.score, y.score);
         if (!tap_quick())
-            check_pair("wide pair, 64 MiB (pair engine)", a, m, b, n, dna, &o);
-        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &y, &st) == 0 && st.peak_host_bytes > (24u << 20) &&
-                  st.peak_host_bytes <= (64u << 20),
-              "64 MiB budget: the pair engine's buffers counted: peak %llu",
-              (unsigned long long)st.peak_host_bytes);
+            check_pair("related 20 kbp pair", c, r, d, dn, dna, &o);
     }
-    CHECK(x.score == y.score && x.score > 100 && x.qbeg == y.qbeg && x.qend == y.qend &&
-              x.tbeg == y.tbeg && x.tend == y.tend,
-          "strip and pair engines: score %d [%lld,%lld)x[%lld,%lld) and %d [%lld,%lld)x[%lld,%lld)",
-          x.score, (long long)x.qbeg, (long long)x.qend, (long long)x.tbeg, (long long)x.tend,
-          y.score, (long long)y.qbeg, (long long)y.qend, (long long)y.tbeg, (long long)y.tend);
     swgpu_aln_free(&x);
     swgpu_aln_free(&y);
     free(a);
     free(b);
+    free(c);
+    free(d);
 }
 
 static int progress_calls;
@@ -364,8 +379,8 @@ int main(void)
         printf("# related %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_progress_and_threads();
         printf("# progress %.2fs\n", swgpu__now() - t); t = swgpu__now();
-        test_score_pass_budget();
-        printf("# score-pass budget %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_score_pass_pruned();
+        printf("# score-pass pruning %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_gpu();
         printf("# gpu %.2fs\n", swgpu__now() - t);
     }
