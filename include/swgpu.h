@@ -170,7 +170,8 @@ int swgpu_matrix_builtin(const char *name, swgpu_matrix_t **out);
 /** Load an NCBI-format matrix file (protein letters). */
 int swgpu_matrix_load(const char *path, swgpu_matrix_t **out);
 /** DNA scoring: match > 0 for identical A/C/G/T, mismatch < 0 otherwise
- *  (N and IUPAC codes always score mismatch). */
+ *  (N and IUPAC codes always score mismatch); |score| <= 1000000, though a
+ *  search (swgpu_opts_check) refuses scores beyond +-1000. */
 int swgpu_matrix_dna(int match, int mismatch, swgpu_matrix_t **out);
 /** Either a built-in name or, failing that, a matrix file path. */
 int swgpu_matrix_get(const char *name_or_path, swgpu_matrix_t **out);
@@ -337,7 +338,7 @@ enum { SWGPU_CIGAR_M = 0, SWGPU_CIGAR_I = 1, SWGPU_CIGAR_D = 2 };
  *  reuse across calls (the cigar buffer grows as needed), free with
  *  swgpu_aln_free(). */
 typedef struct {
-    int32_t score;
+    int64_t score;       /* 64-bit: a long alignment's score may pass 2^31 */
     int64_t qbeg, qend;  /* query interval  [qbeg, qend)  */
     int64_t tbeg, tend;  /* target interval [tbeg, tend) */
     uint32_t *cigar;
@@ -777,7 +778,13 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * memory budget.  out is the caller's (see swgpu_aln_t); st may be NULL.
  * SWGPU_EBUDGET if the budget cannot hold the minimum (the message says how
  * much is needed), SWGPU_ENODEV if backend cuda is asked for and absent,
- * SWGPU_ERANGE if a sequence is too long for 32-bit scores.
+ * SWGPU_ERANGE if a sequence is longer than 2^31 - 1.  Scores are exact
+ * whatever their size (out->score is 64-bit).  Pairs whose values may pass
+ * +-2^29 (the sum of the lengths times the largest score or gap cost) run
+ * on the CPU engine (backend cuda or auto: on the CPU, with a warning
+ * logged) in 32-bit lanes rebased per block, which needs the largest score
+ * plus gap open plus gap extend at most 348,165 (SWGPU_ERANGE otherwise) and
+ * o->comm unset or of size 1 (SWGPU_ERANGE otherwise).
  * Thread safety: concurrent calls on different outputs are safe (sequences,
  * matrix and options shared); progress is called on the calling thread.
  *

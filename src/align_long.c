@@ -58,7 +58,7 @@ enum { ST_H = 0, ST_E = 1, ST_F = 2 };
 typedef struct {
     int64_t i0, j0, i1, j1;
     int s0, s1;  /* states at the begin / end vertex */
-    int32_t T;   /* its score */
+    int64_t T;   /* its score */
 } sub_t;
 
 typedef struct {
@@ -216,12 +216,11 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
          * and what the pre-pass needs on a collinear pair: the rows until
          * the path's score passes X, then a band of about 2X/ext columns;
          * never more than a quarter of the cells */
-        const int64_t smax = C->sc.smax > 0 ? C->sc.smax : 0, X = imin64(SH * smax + C->sc.open +
-                                                                          G * C->sc.ext, (int64_t)1 << 28);
+        const int64_t smax = C->sc.smax > 0 ? C->sc.smax : 0, X = SH * smax + C->sc.open + G * C->sc.ext;
         const uint64_t cells = (uint64_t)C->alen * (uint64_t)C->blen;
         uint64_t cap = cells / 32 + (uint64_t)(X / (smax ? smax : 1) + 2 * SH) * (uint64_t)C->blen +
                        (uint64_t)C->alen * (uint64_t)(2 * X / (C->sc.ext ? C->sc.ext : 1) + 2 * SH);
-        x.xdrop = (int32_t)X;
+        x.xdrop = X;
         x.max_cells = cap < cells / 4 ? cap : cells / 4 + 1;
         if ((rc = run_batch(C, &x, 1)))
             return rc;
@@ -230,8 +229,8 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
         C->cells_all -= C->last_pruned;
         C->st->cells_pruned -= C->last_pruned;
         g->prune_best = x.best > 0 ? x.best : 0;
-        swgpu__log(SWGPU_LOG_DEBUG, "long alignment: the pre-pass found a score of %d (X-drop %d)",
-                   x.best, x.xdrop);
+        swgpu__log(SWGPU_LOG_DEBUG, "long alignment: the pre-pass found a score of %lld (X-drop %lld)",
+                   (long long)x.best, (long long)x.xdrop);
         phase_end(C);
         phase_begin(C, "score", (uint64_t)C->alen * (uint64_t)C->blen);
     }
@@ -261,7 +260,7 @@ static int64_t path_ub(const swgpu__lscore_t *sc, int64_t dr, int64_t dc)
 }
 
 /* Anchored start values (h0, e0, f0) for a begin state. */
-static void start_init(int s, int32_t *h0, int32_t *e0, int32_t *f0)
+static void start_init(int s, int64_t *h0, int64_t *e0, int64_t *f0)
 {
     *h0 = 0;
     *e0 = s == ST_E ? 0 : NEG;
@@ -269,7 +268,7 @@ static void start_init(int s, int32_t *h0, int32_t *e0, int32_t *f0)
 }
 
 /* Anchored start values of a reverse pass from an end state. */
-static void end_init(const swgpu__lscore_t *sc, int s, int32_t *h0, int32_t *e0, int32_t *f0)
+static void end_init(const swgpu__lscore_t *sc, int s, int64_t *h0, int64_t *e0, int64_t *f0)
 {
     *h0 = s == ST_H ? 0 : NEG;
     *e0 = s == ST_E ? -sc->open : NEG;
@@ -290,6 +289,7 @@ typedef struct {
     int vs0, vs1;
     int64_t L, P;           /* split rows vi1 - k*L, k = 1..P */
     int32_t *rev;           /* P rows of `stride` {H,F} pairs; entry x <-> view column vj1 - x */
+    int64_t *rev_base;      /* wide scores: P rows of swgpu__lreg_nbase(stride - 1) bases */
     int64_t stride;
     int owns_rev;
     /* walk state */
@@ -299,6 +299,7 @@ typedef struct {
     int64_t acc;            /* score up to it */
     int64_t cmax;           /* columns of the current forward pass: [xc, cmax] */
     int32_t *fwd;           /* its last row */
+    int64_t *fwd_base;      /* wide scores: its bases */
     subvec_t kids;
 } split_t;
 
@@ -351,6 +352,12 @@ static uint64_t split_bytes(int64_t hv, int64_t wv, int64_t L)
            (uint64_t)((hv + SH - 1) / SH) * 16 + 256;
 }
 
+/* Bytes of the bases of n saved rows of w columns (wide scores only). */
+static uint64_t base_bytes(const ctx_t *C, int64_t n, int64_t w)
+{
+    return C->sc.wide ? (uint64_t)n * (uint64_t)swgpu__lreg_nbase(w) * 8 : 0;
+}
+
 /* The reverse pass of a split: anchored at the view end, saving rows every L. */
 static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
 {
@@ -365,6 +372,7 @@ static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
     end_init(&C->sc, p->vs1, &g->h0, &g->e0, &g->f0);
     g->save_every = p->L;
     g->saved = p->rev;
+    g->saved_base = p->rev_base;
     /* every optimal path of the piece ends (reversed) at its begin vertex;
      * one that begins inside a gap was charged that gap's open here */
     g->prune = C->o->prune;
@@ -389,9 +397,11 @@ static int64_t split_cmax(const ctx_t *C, const split_t *p)
     const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
     const int64_t Tp = (int64_t)p->u.T - p->acc;
     const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
+    const int64_t *base = p->rev_base ? p->rev_base + (size_t)(p->k - 1) * (size_t)swgpu__lreg_nbase(p->stride - 1)
+                                      : NULL;
     for (int64_t c = p->vj1; c >= p->xc; c--) {
-        const int32_t *x = row + 2 * (p->vj1 - c);
-        int64_t rv = imax64(x[0], (int64_t)x[1] + C->sc.open);
+        const int64_t x = p->vj1 - c;
+        int64_t rv = imax64(swgpu__lsaved(row, base, x, 0), swgpu__lsaved(row, base, x, 1) + C->sc.open);
         if (path_ub(&C->sc, dr, c - p->xc) >= Tp - rv)
             return c;
     }
@@ -412,9 +422,10 @@ static void split_fwd_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
     start_init(p->xs, &g->h0, &g->e0, &g->f0);
     g->save_last = 1;
     g->saved = p->fwd;
+    g->saved_base = p->fwd_base;
     /* the optimal paths from the crossing go on to the piece's end */
     g->prune = C->o->prune;
-    g->prune_best = (int32_t)((int64_t)p->u.T - p->acc);
+    g->prune_best = p->u.T - p->acc;
     g->prune_i = p->vi1 - p->xr;
     g->prune_j = p->vj1 - p->xc;
 }
@@ -430,7 +441,7 @@ static int split_kid(split_t *p, int64_t r, int64_t c, int s, int64_t T)
         u.i0 = p->xr; u.j0 = p->xc; u.i1 = r; u.j1 = c;
         u.s0 = p->xs; u.s1 = s;
     }
-    u.T = (int32_t)T;
+    u.T = T;
     return subvec_push(&p->kids, &u);
 }
 
@@ -440,20 +451,22 @@ static int split_cross(const ctx_t *C, split_t *p)
     const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
     const int64_t Tp = (int64_t)p->u.T - p->acc;
     const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
+    const int64_t *base = p->rev_base ? p->rev_base + (size_t)(p->k - 1) * (size_t)swgpu__lreg_nbase(p->stride - 1)
+                                      : NULL;
     int rc;
     for (int64_t c = p->xc; c <= p->cmax; c++) {
-        const int32_t *x = row + 2 * (p->vj1 - c);
+        const int64_t xh = swgpu__lsaved(row, base, p->vj1 - c, 0), xf = swgpu__lsaved(row, base, p->vj1 - c, 1);
         int64_t hf, ff;
         if (c == p->xc && p->cmax == p->xc) { /* no pass: the column below the crossing */
-            int32_t h0, e0, f0;
+            int64_t h0, e0, f0;
             start_init(p->xs, &h0, &e0, &f0);
-            hf = ff = swgpu__lreg_left(0, h0, f0, C->sc.open, C->sc.ext, dr);
+            hf = ff = swgpu__lreg_top64(0, h0, f0, C->sc.open, C->sc.ext, dr);
         } else {
-            hf = p->fwd[2 * (c - p->xc)];
-            ff = p->fwd[2 * (c - p->xc) + 1];
+            hf = swgpu__lsaved(p->fwd, p->fwd_base, c - p->xc, 0);
+            ff = swgpu__lsaved(p->fwd, p->fwd_base, c - p->xc, 1);
         }
-        if (hf + x[0] == Tp || ff + x[1] + C->sc.open == Tp) {
-            int s = hf + x[0] == Tp ? ST_H : ST_F;
+        if (hf + xh == Tp || ff + xf + C->sc.open == Tp) {
+            int s = hf + xh == Tp ? ST_H : ST_F;
             int64_t v = s == ST_H ? hf : ff;
             if ((rc = split_kid(p, r, c, s, v)))
                 return rc;
@@ -504,12 +517,16 @@ static int split_walk(ctx_t *C, split_t *sp, size_t n)
                 goto done;
             }
             free(p->fwd);
+            free(p->fwd_base);
+            p->fwd_base = NULL;
             p->fwd = malloc((size_t)(p->cmax - p->xc + 1) * 2 * sizeof *p->fwd);
-            if (!p->fwd) {
+            if (C->sc.wide)
+                p->fwd_base = malloc((size_t)swgpu__lreg_nbase(p->cmax - p->xc) * sizeof *p->fwd_base);
+            if (!p->fwd || (C->sc.wide && !p->fwd_base)) {
                 rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
                 goto done;
             }
-            bytes += (uint64_t)(p->cmax - p->xc + 1) * 24;
+            bytes += (uint64_t)(p->cmax - p->xc + 1) * 24 + base_bytes(C, 1, p->cmax - p->xc);
             split_fwd_region(C, p, &g[m]);
             who[m++] = k;
         }
@@ -531,7 +548,9 @@ static int split_walk(ctx_t *C, split_t *sp, size_t n)
 done:
     for (size_t k = 0; k < n; k++) {
         free(sp[k].fwd);
+        free(sp[k].fwd_base);
         sp[k].fwd = NULL;
+        sp[k].fwd_base = NULL;
     }
     free(g);
     free(who);
@@ -540,9 +559,12 @@ done:
 
 static void split_free(split_t *p)
 {
-    if (p->owns_rev)
+    if (p->owns_rev) {
         free(p->rev);
+        free(p->rev_base);
+    }
     free(p->fwd);
+    free(p->fwd_base);
     free(p->kids.v);
     memset(p, 0, sizeof *p);
 }
@@ -585,7 +607,8 @@ static int refine(ctx_t *C, subvec_t *list)
                 const sub_t *u = &list->v[k2];
                 int64_t h = u->i1 - u->i0, w = u->j1 - u->j0;
                 int64_t hv = w > h ? w : h, wv = w > h ? h : w;
-                uint64_t b = split_bytes(hv, wv, split_spacing(hv, wv, C->layout_cap));
+                int64_t Lx = split_spacing(hv, wv, C->layout_cap);
+                uint64_t b = split_bytes(hv, wv, Lx) + base_bytes(C, (hv - 1) / Lx, wv);
                 if (m > 0 && used + b > C->layout_cap)
                     break;
                 used += b;
@@ -609,8 +632,11 @@ static int refine(ctx_t *C, subvec_t *list)
                 p->P = (p->vi1 - p->vi0 - 1) / p->L;
                 p->stride = p->vj1 - p->vj0 + 1;
                 p->rev = malloc((size_t)p->P * (size_t)p->stride * 2 * sizeof *p->rev);
+                if (C->sc.wide)
+                    p->rev_base = malloc((size_t)p->P * (size_t)swgpu__lreg_nbase(p->stride - 1) *
+                                         sizeof *p->rev_base);
                 p->owns_rev = 1;
-                if (!p->rev)
+                if (!p->rev || (C->sc.wide && !p->rev_base))
                     rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
                                      (long long)p->P);
                 else
@@ -741,13 +767,13 @@ static void piece_window(const swgpu__lscore_t *sc, int64_t h, int64_t w, int64_
  * an optimal path and so no decision of the traceback (a tie between two
  * sources means both lie on optimal paths).
  */
-static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, int32_t *F,
+static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int64_t *H, int64_t *F,
                       cig_t *out)
 {
     const int64_t h = u->i1 - u->i0, w = u->j1 - u->j0, W = w + 1;
-    const int32_t ext = C->sc.ext, oe = C->sc.open + C->sc.ext;
+    const int64_t ext = C->sc.ext, oe = C->sc.open + C->sc.ext, NEGB = C->sc.wide ? SWGPU__LONG_NEG64 : NEG;
     const uint8_t *A = C->a + u->i0 - 1, *B = C->b + u->j0 - 1;
-    int32_t h0, e0, f0, e, endv;
+    int64_t h0, e0, f0, e, endv;
     int64_t i, j, plo = 1, phi = w;
     int state;
     uint32_t *rev = NULL;
@@ -755,16 +781,22 @@ static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, 
     int rc = SWGPU_OK;
 
     start_init(u->s0, &h0, &e0, &f0);
+    if (h0 <= NEG)
+        h0 = NEGB;
+    if (e0 <= NEG)
+        e0 = NEGB;
+    if (f0 <= NEG)
+        f0 = NEGB;
     /* row 0 */
     H[0] = h0;
     F[0] = f0;
     e = e0;
     dir[0] = 0;
     for (j = 1; j <= w; j++) {
-        int32_t ee = e - ext, eo = H[j - 1] - oe;
+        int64_t ee = e - ext, eo = H[j - 1] - oe;
         e = ee > eo ? ee : eo;
         H[j] = e;
-        F[j] = NEG;
+        F[j] = NEGB;
         dir[j] = (uint8_t)(1 | (ee > eo ? 4 : 0));
     }
     endv = u->s1 == ST_E ? e : u->s1 == ST_F ? F[w] : H[w];
@@ -772,24 +804,24 @@ static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, 
         const int32_t *prow = C->sc.s[A[i]];
         uint8_t *d = dir + i * W;
         int64_t lo, hi;
-        int32_t prev0 = H[0], diag, fe = F[0] - ext, fo = H[0] - oe;
+        int64_t prev0 = H[0], diag, fe = F[0] - ext, fo = H[0] - oe;
         piece_window(&C->sc, h, w, i, u->T, &lo, &hi);
         F[0] = fe > fo ? fe : fo;
         H[0] = F[0];
         d[0] = (uint8_t)(2 | (fe > fo ? 8 : 0));
-        diag = lo == 1 ? prev0 : lo <= w ? H[lo - 1] : NEG;
+        diag = lo == 1 ? prev0 : lo <= w ? H[lo - 1] : NEGB;
         /* the previous row's values outside this row's window become minus infinity */
         for (j = plo; j <= phi && j < lo; j++)
-            H[j] = F[j] = NEG;
+            H[j] = F[j] = NEGB;
         for (j = imax64(plo, hi + 1); j <= phi; j++)
-            H[j] = F[j] = NEG;
+            H[j] = F[j] = NEGB;
         plo = lo;
         phi = hi;
-        e = NEG;
+        e = NEGB;
         for (j = lo; j <= hi; j++) {
-            int32_t ee = e - ext, eo = H[j - 1] - oe;
-            int32_t fe2 = F[j] - ext, fo2 = H[j] - oe;
-            int32_t hh = diag + prow[B[j]];
+            int64_t ee = e - ext, eo = H[j - 1] - oe;
+            int64_t fe2 = F[j] - ext, fo2 = H[j] - oe;
+            int64_t hh = diag + prow[B[j]];
             uint8_t bits = (uint8_t)((ee > eo ? 4 : 0) | (fe2 > fo2 ? 8 : 0));
             e = ee > eo ? ee : eo;
             diag = H[j];
@@ -809,8 +841,8 @@ static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, 
     }
     if (endv != u->T)
         return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: piece [%lld,%lld)x[%lld,%lld) "
-                           "scores %d, expected %d", (long long)u->i0, (long long)u->i1,
-                           (long long)u->j0, (long long)u->j1, endv, u->T);
+                           "scores %lld, expected %lld", (long long)u->i0, (long long)u->i1,
+                           (long long)u->j0, (long long)u->j1, (long long)endv, (long long)u->T);
     /* trace back from (h, w) in state s1; runs collected in reverse */
     i = h;
     j = w;
@@ -874,7 +906,7 @@ static void *base_worker(void *arg)
 {
     basejob_t *J = arg;
     uint8_t *dir = NULL;
-    int32_t *H = NULL, *F = NULL;
+    int64_t *H = NULL, *F = NULL;
     size_t wmax = 0;
     for (;;) {
         size_t k = atomic_fetch_add(&J->next, 1);
@@ -891,8 +923,8 @@ static void *base_worker(void *arg)
                 goto nomem;
         }
         if ((size_t)w + 1 > wmax) {
-            int32_t *h2 = realloc(H, ((size_t)w + 1) * sizeof *H);
-            int32_t *f2;
+            int64_t *h2 = realloc(H, ((size_t)w + 1) * sizeof *H);
+            int64_t *f2;
             if (!h2)
                 goto nomem;
             H = h2;
@@ -949,7 +981,7 @@ static int trace_pieces(ctx_t *C, const subvec_t *list, cig_t *all)
         nt = (int)list->n;
     if (nt < 1)
         nt = 1;
-    host_use(C, (uint64_t)nt * (uint64_t)(BASE_CELLS + 8 * SH * 4));
+    host_use(C, (uint64_t)nt * (uint64_t)(BASE_CELLS + 16 * SH * 4));
     if (nt > 1)
         tid = malloc((size_t)nt * sizeof *tid);
     if (tid)
@@ -1181,11 +1213,11 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     ctx_t C;
     swgpu__lreg_t g;
     int32_t *saved = NULL;
+    int64_t *saved_base = NULL;
     subvec_t list = { 0 };
     cig_t cig = { 0 };
     int rc, isref;
-    int64_t ie, je, ib, jb, L1, P1, maxabs;
-    int32_t S;
+    int64_t ie, je, ib, jb, L1, P1, maxabs, S;
     uint64_t fixed, rowb, cap;
     double t;
 
@@ -1245,11 +1277,33 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         return SWGPU_OK;
     }
     setup_scoring(&C, m, o->gap_open, o->gap_extend);
+    /* values within +-2^29 (every vertex of the matrix): 32 bits as they
+     * are, on either engine; beyond, 32-bit values relative to 64-bit bases
+     * per block (long.h: wide scores), on the CPU engine */
     maxabs = imax64(imax64(C.sc.smax, -(int64_t)m->min), (int64_t)o->gap_open + o->gap_extend);
-    if (alen > ((size_t)1 << 31) - 2 * PAD || blen > ((size_t)1 << 31) - 2 * PAD ||
-        (int64_t)(alen + blen) * maxabs >= ((int64_t)1 << 29))
-        return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues with scores "
-                           "up to %lld may overflow 32-bit scores", alen, blen, (long long)maxabs);
+    if (alen > (size_t)INT32_MAX || blen > (size_t)INT32_MAX)
+        return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues: at most "
+                           "2^31 - 1 = %d each", alen, blen, INT32_MAX);
+    if ((int64_t)(alen + blen) * maxabs >= ((int64_t)1 << 29)) {
+        /* (SH + CHUNK + 2) * K + open + ext < 2^28 (long.h) */
+        const int64_t K = (int64_t)(C.sc.smax > 0 ? C.sc.smax : 0) + o->gap_open + o->gap_extend,
+                      KMAX = (((int64_t)1 << 28) - 1) / (SH + SWGPU__LONG_CHUNK + 3);
+        if (K > KMAX)
+            return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues need scores "
+                               "beyond 32 bits, for which the largest score plus the gap costs (%lld) must "
+                               "keep below %lld", alen, blen, (long long)K, (long long)KMAX + 1);
+        if (C.comm)
+            return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues need scores "
+                               "beyond 32 bits, which passes split across processes do not support",
+                               alen, blen);
+        C.sc.wide = 1;
+        if (C.use_gpu) {
+            swgpu__log(SWGPU_LOG_WARN, "long alignment: scores beyond 32 bits: the CPU engine computes "
+                       "this alignment (the GPU engine is 32-bit)");
+            C.use_gpu = 0;
+            st->backend = "cpu";
+        }
+    }
 
     /* memory: the layout (saved-row spacing) depends on the smaller budget only */
     fixed = (uint64_t)(2 * (alen + blen) + 4 * PAD) + (uint64_t)BASE_CELLS * 2 +
@@ -1322,21 +1376,24 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.save_every = o->score_only ? 0 : L1;
     if (swgpu__lreg_nsaved(&g) > 0) {
         saved = malloc((size_t)swgpu__lreg_nsaved(&g) * (size_t)rowb);
-        if (!saved) {
+        if (C.sc.wide)
+            saved_base = malloc((size_t)base_bytes(&C, swgpu__lreg_nsaved(&g), je));
+        if (!saved || (C.sc.wide && !saved_base)) {
             rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
                              (long long)swgpu__lreg_nsaved(&g));
             goto done;
         }
-        host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb);
+        host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb + base_bytes(&C, swgpu__lreg_nsaved(&g), je));
     }
     g.saved = saved;
+    g.saved_base = saved_base;
     phase_begin(&C, "reverse", (uint64_t)ie * (uint64_t)je);
     if ((rc = run_batch(&C, &g, 1)))
         goto done;
     phase_end(&C);
     if (g.best != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %d, "
-                         "forward %d", g.best, S);
+        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %lld, "
+                         "forward %lld", (long long)g.best, (long long)S);
         goto done;
     }
     ib = ie - g.bi;
@@ -1360,6 +1417,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
             sp.L = L1;
             sp.P = (ie - ib - 1) / L1;
             sp.rev = saved;
+            sp.rev_base = saved_base;
             sp.stride = je + 1;
             rc = split_walk(&C, &sp, 1);
             for (size_t k = 0; k < sp.kids.n && !rc; k++)
@@ -1368,7 +1426,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
             st->levels = 1;
         }
         free(saved);
+        free(saved_base);
         saved = NULL;
+        saved_base = NULL;
         if (rc)
             goto done;
     }
@@ -1390,7 +1450,8 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     memcpy(out->cigar, cig.v, cig.n * sizeof *cig.v);
     out->n_cigar = cig.n;
     if (aln_finish(&C, out) != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to %d", S);
+        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to %lld",
+                         (long long)S);
         goto done;
     }
     st->traceback_seconds = swgpu__now() - t;
@@ -1401,6 +1462,7 @@ done:
     if (C.comm && !C.dead)
         rc = swgpu__lsplit_agree(C.comm, rc);
     free(saved);
+    free(saved_base);
     free(list.v);
     free(cig.v);
 #ifdef SWGPU_HAVE_CUDA

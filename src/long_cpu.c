@@ -43,10 +43,13 @@
 
 #define SH SWGPU__LONG_SH
 #define NEG SWGPU__LONG_NEG
-#define CHUNK 256 /* columns of a block: the pruning and hand-over unit */
+#define CHUNK SWGPU__LONG_CHUNK /* columns of a block: the pruning and hand-over unit */
+#define DROP SWGPU__LONG_DROP
+#define INF32 SWGPU__LONG_INF32
+#define NEG64 SWGPU__LONG_NEG64
 
 typedef struct {
-    int32_t best;
+    int64_t best;
     int64_t bi, bj;
 } sbest_t;
 
@@ -55,6 +58,7 @@ typedef struct {
     int32_t *colH, *colE;     /* SH + 1 each: left column, H then E entering */
     int32_t *prof;            /* SIMD: 32 codes x SH rows */
     int32_t *hp, *hc, *e;     /* SIMD: SH each */
+    int32_t *tH, *tF;         /* wide scores: the row above a block, rebased (CHUNK each) */
 } wbuf_t;
 
 typedef struct {
@@ -67,13 +71,14 @@ typedef struct {
     int32_t **ring;          /* per region: H slot 0, H slot 1, F slot 0, F slot 1, each w+1 */
     uint32_t *codes;         /* per region: the residue codes of its columns (bit mask) */
     uint8_t **low;           /* per region: per ring slot and chunk, 1 if skipped (not stored) */
+    int64_t **rbase;         /* wide scores, per region: per ring slot and chunk, the base */
     int64_t *nchunks;        /* per region */
     _Atomic int64_t *progress; /* per ticket: bottom-row columns published */
     sbest_t *sb;             /* per ticket */
     _Atomic int64_t ticket;
     _Atomic uint64_t cells;
     _Atomic uint64_t pruned;
-    _Atomic int32_t gbest;   /* best score found so far by pruned local regions */
+    _Atomic int64_t gbest;   /* best score found so far by pruned local regions */
     _Atomic int running;
     wbuf_t *wb;              /* per worker */
     _Atomic int wnext;       /* next worker slot */
@@ -123,8 +128,51 @@ static inline int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+static inline int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Wide scores (long.h): a 64-bit value relative to base B (NEG: minus
+ * infinity, or too far below the base to be exact), and back. */
+static inline int32_t rel32(int64_t v, int64_t B)
+{
+    int64_t r = v - B;
+    return v <= NEG64 / 2 || r < -DROP ? NEG : (int32_t)r;
+}
+
+static inline int64_t abs64(int32_t r, int64_t B)
+{
+    return r < INF32 ? NEG64 : (int64_t)r + B;
+}
+
+/* The base of a block whose inputs reach M at most. */
+static inline int64_t pick_base(int64_t M)
+{
+    return M <= NEG64 / 2 || (M >= -DROP && M <= DROP) ? 0 : M;
+}
+
+/* n relative values from base `from` to base `to`, in place. */
+static void rebase(int32_t *v, size_t n, int64_t from, int64_t to)
+{
+    const int64_t d = from - to;
+    for (size_t k = 0; k < n; k++) {
+        int64_t r = (int64_t)v[k] + d;
+        v[k] = v[k] < INF32 || r < -DROP ? NEG : (int32_t)r;
+    }
+}
+
+/* The largest real value of n relative values, as a 64-bit value. */
+static int64_t max_abs(const int32_t *v, size_t n, int64_t B)
+{
+    int32_t m = NEG;
+    for (size_t k = 0; k < n; k++)
+        m = max32(m, v[k]);
+    return abs64(m, B);
+}
+
 /* Better cell under the tie rule: larger score, then smaller j, then smaller i. */
-static inline int better(int32_t s, int64_t i, int64_t j, const sbest_t *b)
+static inline int better(int64_t s, int64_t i, int64_t j, const sbest_t *b)
 {
     if (s != b->best)
         return s > b->best;
@@ -262,10 +310,12 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
     swgpu__lreg_t *g = &J->regs[r];
     const swgpu__lscore_t *sc = J->sc;
     const swgpu__sw_kernels_t *K = J->k;
+    const int wide = sc->wide;
     const int64_t w = g->w, top = s * SH;
     const int rows = (int)(g->h - top < SH ? g->h - top : SH);
     const int local = g->local, track = g->track;
     const int32_t oe = sc->open + sc->ext, lowH = local ? 0 : NEG;
+    const int64_t lowH64 = local ? 0 : NEG64;
     const uint8_t *A = J->q->seq[g->rseq] + g->roff - 1; /* A[i]: row i */
     const uint8_t *B = J->q->seq[g->cseq] + g->coff - 1; /* B[j]: column j */
     int32_t *ring = J->ring[r];
@@ -274,32 +324,52 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
     int32_t *outH = ring + (size_t)(s & 1) * (size_t)(w + 1);
     int32_t *outF = ring + (size_t)(2 + (s & 1)) * (size_t)(w + 1);
     int32_t *save = NULL, *colH = wb->colH, *colE = wb->colE;
-    sbest_t sb = { local ? 0 : NEG, 0, 0 };
+    int64_t *savebase = NULL;
+    sbest_t sb = { local ? 0 : NEG64, 0, 0 };
     const int64_t bottom = top + rows;
     const int split = g->w_all > 0;
     const int64_t col0 = split ? g->col0 : 0, wall = split ? g->w_all : w;
+    const int64_t nch = J->nchunks[r];
     swgpu__strip_t st;
-    swgpu__pair_best_t pb = { local ? 0 : NEG, 0, 0 };
     size_t S = 0, L = 0;
-    int32_t corner;
     int left_low = 0; /* the strip's left column state is all lower bounds */
-    uint8_t *lowin = J->low[r] + (size_t)((s + 1) & 1) * (size_t)J->nchunks[r];
-    uint8_t *lowout = J->low[r] + (size_t)(s & 1) * (size_t)J->nchunks[r];
+    uint8_t *lowin = J->low[r] + (size_t)((s + 1) & 1) * (size_t)nch;
+    uint8_t *lowout = J->low[r] + (size_t)(s & 1) * (size_t)nch;
+    /* wide scores: the bases of the row above's chunks and of this strip's,
+     * of the left column state (Bl); the corner H(top, j0) in 64 bits */
+    int64_t *basein = wide ? J->rbase[r] + (size_t)((s + 1) & 1) * (size_t)nch : NULL;
+    int64_t *baseout = wide ? J->rbase[r] + (size_t)(s & 1) * (size_t)nch : NULL;
+    int64_t Bl = 0, corner;
 
     /* where this strip's bottom row is saved, if it is */
-    if (bottom < g->h && g->save_every > 0 && bottom % g->save_every == 0)
+    if (bottom < g->h && g->save_every > 0 && bottom % g->save_every == 0) {
         save = g->saved + (size_t)(bottom / g->save_every - 1) * (size_t)(w + 1) * 2;
-    else if (bottom == g->h && g->save_last)
+        if (wide)
+            savebase = g->saved_base + (size_t)(bottom / g->save_every - 1) * (size_t)(nch + 1);
+    } else if (bottom == g->h && g->save_last) {
         save = g->saved + (size_t)(swgpu__lreg_nsaved(g) - 1) * (size_t)(w + 1) * 2;
+        if (wide)
+            savebase = g->saved_base + (size_t)(swgpu__lreg_nsaved(g) - 1) * (size_t)(nch + 1);
+    }
 
     /* the left boundary column: H of rows top..bottom, E entering column 1 */
     if (split && g->edge_left >= 0) {
         edge_recv(J, g, s, rows, colH, colE); /* the part on the left's last column */
-    } else {
+        corner = colH[0];
+    } else if (!wide) {
         colH[0] = top == 0 ? swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, 0)
                            : swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top);
         for (int k = 1; k <= rows; k++) {
             colH[k] = swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top + k);
+            colE[k] = max32(NEG - sc->ext, colH[k] - oe);
+        }
+        corner = colH[0];
+    } else {
+        /* column 0 changes by ext a row: its base is its largest value */
+        corner = swgpu__lreg_top64(local, g->h0, top == 0 ? g->e0 : g->f0, sc->open, sc->ext, top);
+        Bl = pick_base(swgpu__lreg_top64(local, g->h0, g->f0, sc->open, sc->ext, top + 1));
+        for (int k = 1; k <= rows; k++) {
+            colH[k] = rel32(swgpu__lreg_top64(local, g->h0, g->f0, sc->open, sc->ext, top + k), Bl);
             colE[k] = max32(NEG - sc->ext, colH[k] - oe);
         }
     }
@@ -308,8 +378,9 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
         save[1] = local ? NEG : colH[rows];
         if (split && g->edge_left >= 0)
             save[1] = NEG; /* the left part's column: its F is not known here (nor used) */
+        if (savebase)
+            savebase[0] = Bl;
     }
-    corner = colH[0];
     if (K) {
         /* the strip's profile (the codes of the region's columns) and state */
         const uint32_t codes = J->codes[r];
@@ -335,59 +406,67 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
         st.gap_e = sc->ext;
         st.last_k = (size_t)(rows - 1) % S;
         st.last_l = (rows - 1) / (int)S;
-        st.corner = corner;
         st.local = local;
         st.track = track;
     }
     for (int64_t j0 = 0, c = 0; j0 < w; j0 += CHUNK, c++) {
-        const int64_t j1 = j0 + CHUNK < w ? j0 + CHUNK : w;
+        const int64_t j1 = j0 + CHUNK < w ? j0 + CHUNK : w, n = j1 - j0;
         int above_low = 0; /* the chunk of the row above was skipped: lower bounds, not stored */
+        int64_t Bin = 0, Bk = 0, mx;
+        const int32_t *topH = inH + j0 + 1, *topF = inF + j0 + 1;
         if (s > 0) {
             wait_for(&J->progress[t - 1], j1);
             above_low = lowin[c];
-        } else {
+            if (wide && !above_low)
+                Bin = basein[c];
+        } else if (!wide) {
             for (int64_t j = j0 + 1; j <= j1; j++) {
                 inH[j] = swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, col0 + j);
                 inF[j] = NEG;
             }
+        } else {
+            /* row 0 changes by ext a column: its base is its largest value */
+            Bin = pick_base(swgpu__lreg_top64(local, g->h0, g->e0, sc->open, sc->ext, col0 + j0 + 1));
+            for (int64_t j = j0 + 1; j <= j1; j++) {
+                inH[j] = rel32(swgpu__lreg_top64(local, g->h0, g->e0, sc->open, sc->ext, col0 + j), Bin);
+                inF[j] = NEG;
+            }
+        }
+        /* the largest H on the block's inputs (the left column, the row
+         * above, the corner): it bounds the block, and sets its base */
+        mx = corner;
+        if (!wide) {
+            if (g->prune) {
+                if (left_low)
+                    mx = max64(mx, lowH);
+                else if (K)
+                    mx = max64(mx, max_abs(st.hp, SH, 0)); /* padding rows too: at most the real ones */
+                else
+                    mx = max64(mx, max_abs(colH + 1, (size_t)rows, 0));
+                mx = max64(mx, above_low ? lowH : max_abs(topH, (size_t)n, 0));
+            }
+        } else {
+            if (left_low)
+                mx = max64(mx, lowH64);
+            else
+                mx = max64(mx, K ? max_abs(st.hp, SH, Bl) : max_abs(colH + 1, (size_t)rows, Bl));
+            mx = max64(mx, above_low ? lowH64 : max_abs(topH, (size_t)n, Bin));
         }
         if (g->prune) {
-            /* the block's inputs bound everything it leads to */
-            int32_t mx = K ? st.corner : colH[0];
             int64_t bound;
             int beyond = 0;
-            if (!left_low) {
-                if (K) {
-                    for (size_t x = 0; x < (size_t)SH; x++) /* padding rows too: at most the real ones */
-                        mx = max32(mx, st.hp[x]);
-                } else {
-                    for (int k = 1; k <= rows; k++)
-                        mx = max32(mx, colH[k]);
-                }
-            } else {
-                mx = max32(mx, lowH);
-            }
-            if (!above_low) {
-                for (int64_t j = j0 + 1; j <= j1; j++)
-                    mx = max32(mx, inH[j]);
-            } else {
-                mx = max32(mx, lowH);
-            }
             if (local) {
                 int64_t left = min64(g->h - top, wall - col0 - j0);
-                bound = (int64_t)max32(mx, 0) + (int64_t)(sc->smax > 0 ? sc->smax : 0) * left;
+                bound = max64(mx, 0) + (int64_t)(sc->smax > 0 ? sc->smax : 0) * left;
             } else {
-                bound = (int64_t)mx + box_ub(sc, g->prune_i - bottom, g->prune_i - top,
-                                             g->prune_j - (col0 + j1), g->prune_j - (col0 + j0),
-                                             &beyond);
+                bound = mx + box_ub(sc, g->prune_i - bottom, g->prune_i - top, g->prune_j - (col0 + j1),
+                                    g->prune_j - (col0 + j0), &beyond);
             }
-            const int32_t gb = local ? atomic_load_explicit(&J->gbest, memory_order_relaxed) : 0;
-            if (beyond || bound < (int64_t)(local ? gb : g->prune_best) ||
-                (g->xdrop > 0 && (int64_t)mx + g->xdrop < (int64_t)gb) ||
+            const int64_t gb = local ? atomic_load_explicit(&J->gbest, memory_order_relaxed) : 0;
+            if (beyond || bound < (local ? gb : g->prune_best) || (g->xdrop > 0 && mx + g->xdrop < gb) ||
                 (g->max_cells > 0 && atomic_load_explicit(&J->cells, memory_order_relaxed) >= g->max_cells)) {
                 /* skipped: the outputs are lower bounds (H lowH, E = F = NEG),
                  * flagged instead of stored */
-                const int32_t cn = above_low ? lowH : inH[j1];
                 lowout[c] = 1;
                 if (!left_low) {
                     if (K) {
@@ -398,36 +477,83 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
                         fill32(colE + 1, NEG, rows);
                     }
                     left_low = 1;
+                    Bl = 0;
                 }
-                if (K)
-                    st.corner = cn;
-                else
-                    colH[0] = cn;
-                if (save)
+                corner = above_low ? lowH64 : wide ? abs64(inH[j1], Bin) : inH[j1];
+                if (save) {
                     for (int64_t j = j0 + 1; j <= j1; j++) {
                         save[2 * j] = lowH;
                         save[2 * j + 1] = NEG;
                     }
+                    if (savebase)
+                        savebase[1 + c] = 0;
+                }
                 atomic_store_explicit(&J->progress[t], j1, memory_order_release);
-                atomic_fetch_add_explicit(&J->pruned, (uint64_t)rows * (uint64_t)(j1 - j0),
-                                          memory_order_relaxed);
+                atomic_fetch_add_explicit(&J->pruned, (uint64_t)rows * (uint64_t)n, memory_order_relaxed);
                 continue;
             }
         }
         if (above_low) { /* the row above's lower bounds, stored now */
-            fill32(inH + j0 + 1, lowH, j1 - j0);
-            fill32(inF + j0 + 1, NEG, j1 - j0);
+            fill32(inH + j0 + 1, lowH, n);
+            fill32(inF + j0 + 1, NEG, n);
         }
         lowout[c] = 0;
         left_low = 0;
+        if (wide) {
+            /* one base for the block: the left column and the row above move to it */
+            Bk = pick_base(mx);
+            if (Bk != Bl) {
+                if (K) {
+                    rebase(st.hp, SH, Bl, Bk);
+                    rebase(st.e, SH, Bl, Bk);
+                } else {
+                    rebase(colH + 1, (size_t)rows, Bl, Bk);
+                    rebase(colE + 1, (size_t)rows, Bl, Bk);
+                }
+            }
+            if (Bin != Bk) {
+                memcpy(wb->tH, topH, (size_t)n * sizeof *topH);
+                memcpy(wb->tF, topF, (size_t)n * sizeof *topF);
+                rebase(wb->tH, (size_t)n, Bin, Bk);
+                rebase(wb->tF, (size_t)n, Bin, Bk);
+                topH = wb->tH;
+                topF = wb->tF;
+            }
+            baseout[c] = Bk;
+        }
         if (K) {
-            K->strip_cols(&st, B + 1, (size_t)j0, (size_t)j1, inH + 1, inF + 1, outH + 1, outF + 1,
-                          &pb);
+            /* the zero floor of a local block whose base is not 0 goes (long.h) */
+            swgpu__pair_best_t pb = { 0, 0, 0 };
+            const int64_t pr = sb.best - Bk;
+            pb.score = sb.best <= NEG64 / 2 || pr < NEG ? NEG : pr > (1 << 30) ? (1 << 30) : (int32_t)pr;
+            st.local = local && Bk == 0;
+            st.corner = wide ? rel32(corner, Bk) : (int32_t)corner;
+            K->strip_cols(&st, B + 1 + j0, 0, (size_t)n, topH, topF, outH + 1 + j0, outF + 1 + j0, &pb);
+            corner = wide ? abs64(st.corner, Bk) : st.corner;
+            if (track && pb.score >= INF32 && (int64_t)pb.score + Bk > sb.best) {
+                sb.best = (int64_t)pb.score + Bk;
+                sb.bi = top + pb.r + 1;
+                sb.bj = j0 + pb.j + 1;
+            }
         } else {
-            const int32_t cn = inH[j1]; /* the next chunk's corner, before the strip below takes the slot */
-            memcpy(outH + j0 + 1, inH + j0 + 1, (size_t)(j1 - j0) * sizeof *outH);
-            memcpy(outF + j0 + 1, inF + j0 + 1, (size_t)(j1 - j0) * sizeof *outF);
-            if (local && track)
+            const int64_t cn = above_low ? lowH64 : wide ? abs64(inH[j1], Bin) : inH[j1]; /* the next
+                                  chunk's corner, before the strip below takes the slot */
+            const int lf = local && Bk == 0;
+            memcpy(outH + j0 + 1, topH, (size_t)n * sizeof *outH);
+            memcpy(outF + j0 + 1, topF, (size_t)n * sizeof *outF);
+            colH[0] = wide ? rel32(corner, Bk) : (int32_t)corner;
+            if (wide) {
+                /* the tile compares with the best in its own frame */
+                const int64_t pr = sb.best - Bk;
+                sbest_t x = { sb.best <= NEG64 / 2 || pr < NEG ? NEG : pr > (1 << 30) ? (1 << 30) : pr,
+                              sb.bi, sb.bj };
+                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, lf, track, &x);
+                if (track && x.best >= INF32 && x.best + Bk > sb.best) {
+                    sb.best = x.best + Bk;
+                    sb.bi = x.bi;
+                    sb.bj = x.bj;
+                }
+            } else if (local && track)
                 tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 1, &sb);
             else if (local)
                 tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 0, &sb);
@@ -435,24 +561,26 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
                 tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 1, &sb);
             else
                 tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 0, &sb);
-            colH[0] = cn;
+            corner = cn;
         }
+        Bl = Bk;
         if (g->prune && track) {
-            int32_t best = K ? pb.score : sb.best;
-            int32_t cur = atomic_load_explicit(&J->gbest, memory_order_relaxed);
-            while (best > cur &&
-                   !atomic_compare_exchange_weak_explicit(&J->gbest, &cur, best,
+            int64_t cur = atomic_load_explicit(&J->gbest, memory_order_relaxed);
+            while (sb.best > cur &&
+                   !atomic_compare_exchange_weak_explicit(&J->gbest, &cur, sb.best,
                                                           memory_order_relaxed, memory_order_relaxed))
                 ;
         }
-        if (save)
+        if (save) {
             for (int64_t j = j0 + 1; j <= j1; j++) {
                 save[2 * j] = outH[j];
                 save[2 * j + 1] = outF[j];
             }
+            if (savebase)
+                savebase[1 + c] = Bk;
+        }
         atomic_store_explicit(&J->progress[t], j1, memory_order_release);
-        atomic_fetch_add_explicit(&J->cells, (uint64_t)rows * (uint64_t)(j1 - j0),
-                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&J->cells, (uint64_t)rows * (uint64_t)n, memory_order_relaxed);
     }
     if (K) {
         /* the right column back in row order: H (corner: the row above) and E */
@@ -460,13 +588,8 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
             colH[x + 1] = st.hp[sidx(x, S, L)];
             colE[x + 1] = st.e[sidx(x, S, L)];
         }
-        colH[0] = st.corner;
-        if (track && pb.score > sb.best) {
-            sb.best = pb.score;
-            sb.bi = top + pb.r + 1;
-            sb.bj = pb.j + 1;
-        }
     }
+    colH[0] = (int32_t)corner; /* split regions only (never wide) */
     if (split && g->edge_right >= 0)
         edge_send(J, g, s, rows, colH, colE); /* colH[0]: H(top, col0 + w) */
     sb.bj += col0;
@@ -530,9 +653,11 @@ static void wbuf_free(wbuf_t *b)
 static int wbuf_alloc(wbuf_t *b, int simd)
 {
     memset(b, 0, sizeof *b);
-    if (!(b->colH = malloc(2 * (SH + 1) * sizeof(int32_t))))
+    if (!(b->colH = malloc((2 * (SH + 1) + 2 * CHUNK) * sizeof(int32_t))))
         return -1;
     b->colE = b->colH + SH + 1;
+    b->tH = b->colE + SH + 1;
+    b->tF = b->tH + CHUNK;
     if (simd) {
         b->prof = aligned_alloc(64, (size_t)(SWGPU_NCODES + 3) * SH * sizeof(int32_t));
         if (!b->prof)
@@ -567,7 +692,8 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     J.codes = calloc(n, sizeof *J.codes);
     J.low = calloc(n, sizeof *J.low);
     J.nchunks = calloc(n, sizeof *J.nchunks);
-    if (!J.first || !J.ring || !J.codes || !J.low || !J.nchunks) {
+    J.rbase = calloc(n, sizeof *J.rbase);
+    if (!J.first || !J.ring || !J.codes || !J.low || !J.nchunks || !J.rbase) {
         rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
         goto fail;
     }
@@ -593,6 +719,19 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
             goto fail;
         }
         bytes += 2 * (uint64_t)J.nchunks[r];
+        if (sc->wide) {
+            if (regs[r].w_all > 0 || (regs[r].saved && !regs[r].saved_base)) {
+                rc = swgpu__fail(SWGPU_EINVAL, "long alignment: wide scores in a split region or "
+                                 "without saved bases");
+                goto fail;
+            }
+            if (!(J.rbase[r] = calloc(2 * (size_t)J.nchunks[r], sizeof **J.rbase))) {
+                rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
+                                 (long long)regs[r].w);
+                goto fail;
+            }
+            bytes += 16 * (uint64_t)J.nchunks[r];
+        }
         B = q->seq[regs[r].cseq] + regs[r].coff;
         for (int64_t j = 0; j < regs[r].w; j++)
             J.codes[r] |= 1u << (B[j] & (SWGPU_NCODES - 1));
@@ -611,7 +750,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     atomic_init(&J.cells, 0);
     atomic_init(&J.pruned, 0);
     {
-        int32_t b0 = 0;
+        int64_t b0 = 0;
         for (size_t r = 0; r < n; r++)
             if (regs[r].prune && regs[r].local && regs[r].prune_best > b0)
                 b0 = regs[r].prune_best;
@@ -632,7 +771,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
             rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
             goto fail;
         }
-    bytes += (uint64_t)threads * (J.k ? (SWGPU_NCODES + 5) * SH * 4 : 2 * (SH + 1) * 4);
+    bytes += (uint64_t)threads * ((J.k ? (SWGPU_NCODES + 3) * SH * 4 : 0) + (2 * (SH + 1) + 2 * CHUNK) * 4);
     if (bytes_used)
         *bytes_used = bytes;
     atomic_init(&J.wnext, 0);
@@ -673,7 +812,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     if (pruned)
         *pruned = atomic_load(&J.pruned);
     for (size_t r = 0; r < n; r++) {
-        sbest_t b = { NEG, 0, 0 };
+        sbest_t b = { NEG64, 0, 0 };
         if (!regs[r].track)
             continue;
         for (int64_t t = J.first[r]; t < J.first[r + 1]; t++)
@@ -699,6 +838,10 @@ fail:
         for (size_t r = 0; r < n; r++)
             free(J.low[r]);
     free(J.low);
+    if (J.rbase)
+        for (size_t r = 0; r < n; r++)
+            free(J.rbase[r]);
+    free(J.rbase);
     free(J.nchunks);
     free(J.codes);
     free(J.first);

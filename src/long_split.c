@@ -295,7 +295,7 @@ exchange:
             x += sizeof c;
             swgpu__lreg_t *g = &regs[c.region];
             if (c.track && better(c.best, c.bi, c.bj, g)) {
-                g->best = (int32_t)c.best;
+                g->best = c.best;
                 g->bi = c.bi;
                 g->bj = c.bj;
             }

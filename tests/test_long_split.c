@@ -227,7 +227,7 @@ static void check(const char *what, const uint8_t *a, size_t alen, const uint8_t
             swgpu_aln_free(&jobs[p].aln);
         }
         CHECK(bad == 0 && !hub.bad_lens, "%s, %d parts: %ld parts differ (score %d)", what, P, bad,
-              one.score);
+              (int)one.score);
         checks_run++;
     }
     swgpu_aln_free(&one);

@@ -158,9 +158,9 @@ static void write_summary(FILE *fp, const result_t *r, const result_t *other, in
     fprintf(fp, "target    %s\t%zu\n", r->tid, r->tlen);
     if (r->alpha == SWGPU_DNA)
         fprintf(fp, "strand    %s\n", r->minus ? "minus" : "plus");
-    fprintf(fp, "score     %d\n", a->score);
+    fprintf(fp, "score     %lld\n", (long long)a->score);
     if (other)
-        fprintf(fp, "other_strand %s %d\n", other->minus ? "minus" : "plus", other->aln.score);
+        fprintf(fp, "other_strand %s %lld\n", other->minus ? "minus" : "plus", (long long)other->aln.score);
     if (a->score == 0) {
         fprintf(fp, "alignment none\n");
         return;
@@ -202,7 +202,7 @@ static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
     if (a->score == 0 || a->n_cigar == 0) {
         fprintf(fp, "%s\t4\t*\t0\t0\t*\t*\t0\t0\t", r->qid);
         write_seq(fp, r->q, r->qlen, r->alpha, 0);
-        fprintf(fp, "\t*\tAS:i:%d\n", a->score);
+        fprintf(fp, "\t*\tAS:i:%lld\n", (long long)a->score);
         return;
     }
     {
@@ -221,7 +221,7 @@ static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
             fprintf(fp, "%lldS", trail);
         fprintf(fp, "\t*\t0\t0\t");
         write_seq(fp, r->q, r->qlen, r->alpha, r->minus);
-        fprintf(fp, "\t*\tAS:i:%d\tNM:i:%lld\n", a->score, (long long)(a->n_mismatch + a->n_gaps));
+        fprintf(fp, "\t*\tAS:i:%lld\tNM:i:%lld\n", (long long)a->score, (long long)(a->n_mismatch + a->n_gaps));
     }
 }
 
@@ -237,8 +237,8 @@ static void write_pair(FILE *fp, const result_t *r, const swgpu_matrix_t *m)
     target_range(r, &ts, &te);
     fprintf(fp, "Query:  %s (%zu)\nTarget: %s (%zu)%s\n", r->qid, r->qlen, r->tid, r->tlen,
             r->minus ? ", minus strand" : "");
-    fprintf(fp, "Score = %d, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
-            a->score, (long long)a->n_ident, (long long)a->length,
+    fprintf(fp, "Score = %lld, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
+            (long long)a->score, (long long)a->n_ident, (long long)a->length,
             a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0, (long long)a->n_gaps,
             (long long)a->length, a->length ? 100.0 * (double)a->n_gaps / (double)a->length : 0.0);
     if (a->score == 0 || a->n_cigar == 0)
@@ -330,8 +330,8 @@ static void write_svg(FILE *fp, const result_t *r)
     xml_text(fp, r->qid);
     fputs(" vs ", fp);
     xml_text(fp, r->tid);
-    fprintf(fp, "%s: score %d, identity %.2f%%</text>\n", r->minus ? " (minus strand)" : "",
-            a->score, a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
+    fprintf(fp, "%s: score %lld, identity %.2f%%</text>\n", r->minus ? " (minus strand)" : "",
+            (long long)a->score, a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
     /* axes */
     step = nice_step((double)r->tlen, 8);
     for (double v = 0; v <= (double)r->tlen; v += step) {
