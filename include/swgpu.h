@@ -741,6 +741,9 @@ typedef struct {
                                    comm calls swgpu_align_long() with the same arguments and
                                    the passes are split across the parts by target columns
                                    (see swgpu_align_long); part 0 gets the CIGAR */
+    const char *checkpoint;     /* NULL: none.  A file holding where the call stands (see
+                                   swgpu_align_long: Checkpoints) */
+    double checkpoint_every;    /* seconds between checkpoints (default 600) */
 } swgpu_long_opts_t;
 
 /** What a swgpu_align_long() call did. */
@@ -762,7 +765,8 @@ typedef struct {
 } swgpu_long_stats_t;
 
 /** Defaults: gaps as swgpu_opts_init() for the alphabet, 4 GiB budgets,
- *  backend auto, threads 0, prune 1, no progress. */
+ *  backend auto, threads 0, prune 1, no progress, no checkpoint (every 600
+ *  seconds when one is given). */
 void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
 
 /**
@@ -800,6 +804,23 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * shared out through comm->allgather).  backend cuda: SWGPU_ENODEV; ref:
  * each part computes alone.  When one part fails, every part returns an
  * error: that part its own, the others SWGPU_EPART.
+ *
+ * Checkpoints (o->checkpoint, a file path): every o->checkpoint_every
+ * seconds the call saves where it stands - the state of the pass running
+ * (the score pass, its pre-pass or the reverse pass: the strips done, the
+ * last one's bottom row, the rows saved so far) or, once the reverse pass
+ * is done, what the traceback starts from - into a temporary file beside
+ * it, then renamed over it, so that the file always holds a whole
+ * checkpoint.  A call that finds the file resumes from it and returns
+ * exactly what an uninterrupted call would have; a checkpoint made for
+ * other sequences or options (scoring, memory budgets, score_only, prune)
+ * is refused with SWGPU_EINVAL, a damaged one with SWGPU_EFORMAT, both
+ * naming the file.  The call removes the file when it succeeds.  The CPU
+ * engine saves inside a pass (it lets the strips in flight finish, then
+ * writes); the GPU engine saves between passes and starts a pass that was
+ * interrupted from its beginning (the state is the same: a GPU engine
+ * that runs strips from a given one could start from it).  Not with
+ * o->comm (SWGPU_EINVAL).  Only one call at a time may use a file.
  */
 int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                      const swgpu_matrix_t *m, const swgpu_long_opts_t *o,

@@ -37,6 +37,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "long.h"
+#include "long_ckpt.h"
 #include "simd/simd.h"
 
 #include <math.h>
@@ -87,6 +88,11 @@ typedef struct {
     uint64_t last_pruned;    /* cells the last batch pruned */
     const swgpu_comm_t *comm; /* passes split across parts (NULL: alone) */
     int dead;                /* a split call failed on every part: no more collectives */
+    /* checkpoints (long_ckpt.c): the file, its interval, the last write;
+     * what to write (phase and results so far) and what was read back */
+    const char *ck_path;
+    double ck_every, ck_last;
+    swgpu__ck_t ck_out, ck_in;
 } ctx_t;
 
 /* ------------------------------------------------------------ helpers */
@@ -150,10 +156,29 @@ static void batch_done(ctx_t *C, uint64_t cells, uint64_t pruned)
     C->last_pruned = pruned;
 }
 
-/* Run a batch of regions on the chosen engine. */
-static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
+/* The engine's checkpoint call: the pass's state with the results so far. */
+static int ck_save(void *user, const swgpu__lreg_t *g, const swgpu__lck_state_t *st)
+{
+    ctx_t *C = user;
+    C->ck_last = swgpu__now();
+    return swgpu__ck_write(C->ck_path, &C->ck_out, g, st, C->sc.wide);
+}
+
+/* A checkpoint between passes, when one is due. */
+static int ck_between(ctx_t *C, const swgpu__lreg_t *g)
+{
+    if (!C->ck_path || swgpu__now() - C->ck_last < C->ck_every)
+        return SWGPU_OK;
+    C->ck_last = swgpu__now();
+    return swgpu__ck_write(C->ck_path, &C->ck_out, g, NULL, C->sc.wide);
+}
+
+/* Run a batch of regions on the chosen engine; a one-region pass on the
+ * CPU engine saves checkpoints (ck) and may start from one (resume). */
+static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgpu__lck_state_t *resume)
 {
     swgpu__lprog_t p = { C->o->progress ? prog_cb : NULL, C };
+    swgpu__lck_t K = { C->ck_every, ck_save, C, resume && resume->next > 0 ? resume : NULL };
     uint64_t cells = 0, bytes = 0, pruned = 0;
     const double t0 = swgpu__now();
     int rc;
@@ -177,7 +202,8 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
         C->dead |= rc != 0;
         host_use(C, bytes);
     } else {
-        rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned);
+        rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned,
+                             ck && C->ck_path && n == 1 ? &K : NULL);
         host_use(C, bytes);
     }
     if (rc)
@@ -186,6 +212,17 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
                C->phase, n, n == 1 ? "" : "s", (double)cells, (double)(cells - pruned), swgpu__now() - t0);
     batch_done(C, cells, pruned);
     return SWGPU_OK;
+}
+
+static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
+{
+    return run_batch_ck(C, r, n, 0, NULL);
+}
+
+/* A pass's state to resume from, if the checkpoint read stands in that pass. */
+static const swgpu__lck_state_t *ck_resume(const ctx_t *C, int phase)
+{
+    return C->ck_in.phase == phase && C->ck_in.st.next > 0 && !C->use_gpu ? &C->ck_in.st : NULL;
 }
 
 /*
@@ -206,7 +243,9 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
 static int score_pass(ctx_t *C, swgpu__lreg_t *g)
 {
     int rc;
-    if (g->prune && !C->use_gpu) {
+    if (g->prune && !C->use_gpu && C->ck_in.phase >= SWGPU__CK_SCORE) {
+        g->prune_best = C->ck_in.prune_best; /* the pre-pass was done */
+    } else if (g->prune && !C->use_gpu) {
         swgpu__lreg_t x = *g;
         int64_t shorter = imin64(C->alen, C->blen), G = shorter / 256;
         phase_begin(C, "prepass", (uint64_t)C->alen * (uint64_t)C->blen);
@@ -222,7 +261,8 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
                        (uint64_t)C->alen * (uint64_t)(2 * X / (C->sc.ext ? C->sc.ext : 1) + 2 * SH);
         x.xdrop = X;
         x.max_cells = cap < cells / 4 ? cap : cells / 4 + 1;
-        if ((rc = run_batch(C, &x, 1)))
+        C->ck_out.phase = SWGPU__CK_PREPASS;
+        if ((rc = run_batch_ck(C, &x, 1, 1, ck_resume(C, SWGPU__CK_PREPASS))))
             return rc;
         /* the cells the pre-pass skipped are not pruned ones: only its
          * computed cells count */
@@ -234,7 +274,11 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
         phase_end(C);
         phase_begin(C, "score", (uint64_t)C->alen * (uint64_t)C->blen);
     }
-    return run_batch(C, g, 1);
+    C->ck_out.phase = SWGPU__CK_SCORE;
+    C->ck_out.prune_best = g->prune_best;
+    if ((rc = ck_between(C, NULL)))
+        return rc;
+    return run_batch_ck(C, g, 1, 1, ck_resume(C, SWGPU__CK_SCORE));
 }
 
 static int subvec_push(subvec_t *v, const sub_t *s)
@@ -1066,6 +1110,7 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet)
     o->max_device_memory = DEFAULT_BUDGET;
     o->backend = SWGPU_BACKEND_AUTO;
     o->prune = 1;
+    o->checkpoint_every = 600;
 }
 
 void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out)
@@ -1322,6 +1367,27 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 
     if ((rc = setup_seqs(&C)))
         goto done;
+    if (o->checkpoint && *o->checkpoint) {
+        /* the fingerprint: everything the output depends on */
+        uint64_t h = 0xcbf29ce484222325ull;
+        int64_t v[8] = { 1, C.alen, C.blen, C.sc.open, C.sc.ext, o->score_only, o->prune, (int64_t)cap };
+        if (C.comm) {
+            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: checkpoints are not available for passes "
+                             "split across processes");
+            goto done;
+        }
+        h = swgpu__ck_hash(h, v, sizeof v);
+        h = swgpu__ck_hash(h, C.sc.s, sizeof C.sc.s);
+        h = swgpu__ck_hash(h, a, alen);
+        h = swgpu__ck_hash(h, b, blen);
+        C.ck_path = o->checkpoint;
+        C.ck_every = o->checkpoint_every > 0 ? o->checkpoint_every : 600;
+        C.ck_last = swgpu__now();
+        C.ck_out.fp = h;
+        if ((rc = swgpu__ck_read(C.ck_path, h, C.sc.wide, &C.ck_in)) < 0)
+            goto done;
+        rc = SWGPU_OK;
+    }
 #ifdef SWGPU_HAVE_CUDA
     if (C.use_gpu && (rc = swgpu__lgpu_create(&C.q, &C.sc, &C.gpu)))
         goto done;
@@ -1338,7 +1404,11 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.local = 1;
     g.track = 1;
     g.prune = o->prune;
-    if ((rc = score_pass(&C, &g)))
+    if (C.ck_in.phase >= SWGPU__CK_REVERSE) { /* done before the checkpoint */
+        g.best = C.ck_in.S;
+        g.bi = C.ck_in.ie;
+        g.bj = C.ck_in.je;
+    } else if ((rc = score_pass(&C, &g)))
         goto done;
     st->score_pruned = C.last_pruned;
     phase_end(&C);
@@ -1352,6 +1422,12 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     out->score = S;
     out->qend = ie;
     out->tend = je;
+    C.ck_out.phase = SWGPU__CK_REVERSE;
+    C.ck_out.S = S;
+    C.ck_out.ie = ie;
+    C.ck_out.je = je;
+    if ((rc = ck_between(&C, NULL)))
+        goto done;
 
     /* phase 2: reverse pass from the end, saving rows ie - k*L1 */
     t = swgpu__now();
@@ -1388,7 +1464,26 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.saved = saved;
     g.saved_base = saved_base;
     phase_begin(&C, "reverse", (uint64_t)ie * (uint64_t)je);
-    if ((rc = run_batch(&C, &g, 1)))
+    if (C.ck_in.phase == SWGPU__CK_TRACE || ck_resume(&C, SWGPU__CK_REVERSE)) {
+        /* the checkpoint's rows (all of them, or the strips done) */
+        const int64_t nr = C.ck_in.phase == SWGPU__CK_TRACE ? swgpu__lreg_nsaved(&g)
+                                                             : swgpu__lck_rows(&g, C.ck_in.st.next);
+        if (C.ck_in.w != je || C.ck_in.nrows != nr || (nr > 0 && !saved)) {
+            rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: remove it to "
+                             "start afresh", C.ck_path);
+            goto done;
+        }
+        if (nr > 0) {
+            memcpy(saved, C.ck_in.saved, (size_t)nr * (size_t)rowb);
+            if (C.sc.wide)
+                memcpy(saved_base, C.ck_in.saved_base, (size_t)base_bytes(&C, nr, je));
+        }
+    }
+    if (C.ck_in.phase == SWGPU__CK_TRACE) {
+        g.best = S;
+        g.bi = ie - C.ck_in.ib;
+        g.bj = je - C.ck_in.jb;
+    } else if ((rc = run_batch_ck(&C, &g, 1, 1, ck_resume(&C, SWGPU__CK_REVERSE))))
         goto done;
     phase_end(&C);
     if (g.best != S) {
@@ -1400,6 +1495,11 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     jb = je - g.bj;
     out->qbeg = ib;
     out->tbeg = jb;
+    C.ck_out.phase = SWGPU__CK_TRACE;
+    C.ck_out.ib = ib;
+    C.ck_out.jb = jb;
+    if (!o->score_only && (rc = ck_between(&C, &g)))
+        goto done;
     st->reverse_seconds = swgpu__now() - t;
     if (o->score_only)
         goto done;
@@ -1457,6 +1557,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     st->traceback_seconds = swgpu__now() - t;
 
 done:
+    if (rc == SWGPU_OK && C.ck_path)
+        remove(C.ck_path); /* done: the checkpoint is no longer needed */
+    swgpu__ck_free(&C.ck_in);
     /* the last checkpoint of a split alignment: a part that failed on its
      * own meets the others here, or at their next one */
     if (C.comm && !C.dead)

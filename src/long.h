@@ -225,10 +225,56 @@ void swgpu__long_set_base(int64_t cells);
  *  tile; -1: the default).  Not thread-safe; for tests only. */
 void swgpu__long_set_isa(int isa);
 
-/* CPU engine (long_cpu.c): run every region of the batch with threads. */
+/**
+ * The state of a one-region pass between strips (checkpoints): strips
+ * 0 .. next-1 are done, the rest not begun.  Whatever engine ran the strips,
+ * this is all the rest needs: the bottom row of strip next-1 (vertex
+ * columns 0..w, H and F; low[c]: chunk c was skipped, its values are the
+ * lower bounds; base[c]: wide scores, the chunk's base), the best cell of
+ * the strips done, the best score the pruning had reached, the counts, and
+ * the rows the region saved so far (in its own saved buffers: the first
+ * swgpu__lck_rows() rows).
+ */
+typedef struct {
+    int64_t next;
+    int64_t best, bi, bj;
+    int64_t gbest;
+    uint64_t cells, pruned;
+    int32_t *rowH, *rowF;   /* w + 1 each */
+    uint8_t *low;           /* ceil(w / CHUNK) */
+    int64_t *base;          /* ceil(w / CHUNK), wide scores only (else NULL) */
+} swgpu__lck_state_t;
+
+/** Checkpoints of a one-region CPU pass: every `every` seconds the engine
+ *  lets the strips in flight finish, starts no other, calls save (0: go
+ *  on; else the pass fails with that status) and goes on.  resume: start
+ *  from that state instead of strip 0 (its saved rows already in place). */
+typedef struct {
+    double every;
+    int (*save)(void *user, const swgpu__lreg_t *g, const swgpu__lck_state_t *st);
+    void *user;
+    const swgpu__lck_state_t *resume;
+} swgpu__lck_t;
+
+/** Saved rows of g complete once strips 0..next-1 are done. */
+static inline int64_t swgpu__lck_rows(const swgpu__lreg_t *g, int64_t next)
+{
+    int64_t done = next * SWGPU__LONG_SH, n;
+    if (g->save_every <= 0)
+        n = 0;
+    else
+        n = (done < g->h ? done : g->h - 1) / g->save_every;
+    if (done >= g->h && g->save_last)
+        n++;
+    return n;
+}
+
+/* CPU engine (long_cpu.c): run every region of the batch with threads;
+ * ck (one region only; NULL: none) for checkpoints. */
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
                     swgpu__lreg_t *regs, size_t n, int threads,
-                    const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
+                    const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned,
+                    const swgpu__lck_t *ck);
 
 /* Split across parts (long_split.c): run a batch of regions with the
  * parts of comm, every part calling with the same batch; on return every

@@ -81,6 +81,12 @@ typedef struct {
     _Atomic int64_t gbest;   /* best score found so far by pruned local regions */
     _Atomic int running;
     wbuf_t *wb;              /* per worker */
+    /* checkpoints: workers park between strips while pause is set */
+    _Atomic int pause;
+    int parked;
+    pthread_mutex_t plock;
+    pthread_cond_t pcv;
+    int locks;               /* plock and pcv initialised */
     _Atomic int wnext;       /* next worker slot */
     _Atomic int comm_rc;     /* first failed send or receive */
 } job_t;
@@ -626,7 +632,18 @@ static void *worker(void *arg)
     const int64_t total = J->first[J->n];
     wbuf_t *wb = &J->wb[atomic_fetch_add(&J->wnext, 1)];
     for (;;) {
-        int64_t t = atomic_fetch_add(&J->ticket, 1);
+        int64_t t;
+        if (atomic_load(&J->pause)) {
+            pthread_mutex_lock(&J->plock);
+            J->parked++;
+            pthread_cond_broadcast(&J->pcv);
+            while (atomic_load(&J->pause))
+                pthread_cond_wait(&J->pcv, &J->plock);
+            J->parked--;
+            pthread_mutex_unlock(&J->plock);
+            continue;
+        }
+        t = atomic_fetch_add(&J->ticket, 1);
         size_t lo = 0, hi = J->n - 1;
         if (t >= total)
             break;
@@ -669,9 +686,86 @@ static int wbuf_alloc(wbuf_t *b, int simd)
     return 0;
 }
 
+/* The pass's state once every worker is parked (checkpoints): strips
+ * 0 .. ticket-1 done; 0 when there is nothing to save. */
+static int take_state(job_t *J, swgpu__lck_state_t *st)
+{
+    const swgpu__lreg_t *g = &J->regs[0];
+    const int64_t next = atomic_load(&J->ticket), nch = J->nchunks[0], slot = (next - 1) & 1;
+    sbest_t b = { NEG64, 0, 0 };
+    if (next <= 0 || next >= J->first[1])
+        return 0;
+    for (int64_t t = 0; t < next; t++)
+        if (better(J->sb[t].best, J->sb[t].bi, J->sb[t].bj, &b))
+            b = J->sb[t];
+    memset(st, 0, sizeof *st);
+    st->next = next;
+    st->best = b.best;
+    st->bi = b.bi;
+    st->bj = b.bj;
+    st->gbest = atomic_load(&J->gbest);
+    st->cells = atomic_load(&J->cells);
+    st->pruned = atomic_load(&J->pruned);
+    st->rowH = J->ring[0] + (size_t)slot * (size_t)(g->w + 1);
+    st->rowF = J->ring[0] + (size_t)(2 + slot) * (size_t)(g->w + 1);
+    st->low = J->low[0] + (size_t)slot * (size_t)nch;
+    st->base = J->sc->wide ? J->rbase[0] + (size_t)slot * (size_t)nch : NULL;
+    return 1;
+}
+
+/* Start from a checkpoint's state (one region). */
+static void put_state(job_t *J, const swgpu__lck_state_t *st)
+{
+    const swgpu__lreg_t *g = &J->regs[0];
+    const int64_t next = st->next, nch = J->nchunks[0], slot = (next - 1) & 1;
+    atomic_store(&J->ticket, next);
+    for (int64_t t = 0; t < next; t++) {
+        atomic_store(&J->progress[t], g->w);
+        J->sb[t].best = NEG64;
+        J->sb[t].bi = J->sb[t].bj = 0;
+    }
+    J->sb[next - 1].best = st->best;
+    J->sb[next - 1].bi = st->bi;
+    J->sb[next - 1].bj = st->bj;
+    if (st->gbest > atomic_load(&J->gbest))
+        atomic_store(&J->gbest, st->gbest);
+    atomic_store(&J->cells, st->cells);
+    atomic_store(&J->pruned, st->pruned);
+    memcpy(J->ring[0] + (size_t)slot * (size_t)(g->w + 1), st->rowH, (size_t)(g->w + 1) * sizeof(int32_t));
+    memcpy(J->ring[0] + (size_t)(2 + slot) * (size_t)(g->w + 1), st->rowF, (size_t)(g->w + 1) * sizeof(int32_t));
+    memcpy(J->low[0] + (size_t)slot * (size_t)nch, st->low, (size_t)nch);
+    if (J->sc->wide && st->base)
+        memcpy(J->rbase[0] + (size_t)slot * (size_t)nch, st->base, (size_t)nch * sizeof(int64_t));
+}
+
+/* Park every worker still running, save, let them go on. */
+static int checkpoint(job_t *J, const swgpu__lck_t *ck)
+{
+    swgpu__lck_state_t st;
+    int rc = 0;
+    atomic_store(&J->pause, 1);
+    pthread_mutex_lock(&J->plock);
+    while (J->parked < atomic_load(&J->running)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&J->pcv, &J->plock, &ts);
+    }
+    if (take_state(J, &st))
+        rc = ck->save(ck->user, &J->regs[0], &st);
+    atomic_store(&J->pause, 0);
+    pthread_cond_broadcast(&J->pcv);
+    pthread_mutex_unlock(&J->plock);
+    return rc;
+}
+
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__lreg_t *regs,
                     size_t n, int threads, const swgpu__lprog_t *prog, uint64_t *bytes_used,
-                    uint64_t *pruned)
+                    uint64_t *pruned, const swgpu__lck_t *ck)
 {
     job_t J;
     pthread_t *tid = NULL;
@@ -776,7 +870,15 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         *bytes_used = bytes;
     atomic_init(&J.wnext, 0);
     atomic_init(&J.comm_rc, 0);
-    if (!(threads == 1 && !(prog && prog->report)) &&
+    atomic_init(&J.pause, 0);
+    pthread_mutex_init(&J.plock, NULL);
+    pthread_cond_init(&J.pcv, NULL);
+    J.locks = 1;
+    if (ck && n != 1)
+        ck = NULL;
+    if (ck && ck->resume && ck->resume->next > 0 && ck->resume->next < total)
+        put_state(&J, ck->resume);
+    if (!(threads == 1 && !(prog && prog->report) && !(ck && ck->save)) &&
         !(tid = malloc((size_t)threads * sizeof *tid))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
         goto fail;
@@ -795,15 +897,25 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
             atomic_init(&J.running, 1);
             worker(&J); /* no thread could start: do it here */
         }
-        for (int tick = 0; prog && prog->report && atomic_load(&J.running) > 0; tick++) {
+        double last = swgpu__now();
+        for (int tick = 0; ((prog && prog->report) || (ck && ck->save)) && atomic_load(&J.running) > 0;
+             tick++) {
             struct timespec ts = { 0, 10 * 1000 * 1000 };
             nanosleep(&ts, NULL);
-            if (tick % 10 == 9)
+            if (tick % 10 == 9 && prog && prog->report)
                 prog->report(prog->user, atomic_load(&J.cells) + atomic_load(&J.pruned));
+            if (ck && ck->save && nt > 0 && swgpu__now() - last >= ck->every) {
+                int crc = checkpoint(&J, ck);
+                last = swgpu__now();
+                if (crc && !rc)
+                    rc = crc;
+            }
         }
         for (int k = 0; k < nt; k++)
             pthread_join(tid[k], NULL);
     }
+    if (rc)
+        goto fail;
     if (atomic_load(&J.comm_rc)) {
         rc = swgpu__fail(atomic_load(&J.comm_rc), "long alignment: a boundary column could not "
                          "be sent or received");
@@ -844,6 +956,10 @@ fail:
     free(J.rbase);
     free(J.nchunks);
     free(J.codes);
+    if (J.locks) {
+        pthread_mutex_destroy(&J.plock);
+        pthread_cond_destroy(&J.pcv);
+    }
     free(J.first);
     free(J.progress);
     free(J.sb);
