@@ -9,6 +9,7 @@
 # a score pass and a reverse pass of about half a second each), written by
 # awk from a fixed seed.  A run is killed as soon as its checkpoint file
 # holds the phase wanted (the phase is the header's third 8-byte word).
+# The CPU backend: the GPU engine saves only between passes.
 . "$(dirname "$0")/lib.sh"
 
 # gen SEED LEN [MUTATE_FROM]: a FASTA record of LEN random bases; with a
@@ -44,7 +45,7 @@ gen 10 0 "$T/ra.fa" > "$T/rb.fa"
 killed() {
     name=$1 ck=$2 phase=$3; shift 3
     rm -f "$ck" "$T/$name.out"
-    "$SWGPU" align "$@" --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" &
+    "$SWGPU" align "$@" --backend cpu --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" &
     pid=$!
     k=0
     while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
@@ -58,7 +59,7 @@ killed() {
     if [ -f "$ck" ] && [ ! -f "$T/$name.out" ]; then pass; else
         fail "$name: not killed after a checkpoint of phase $phase"
     fi
-    if "$SWGPU" align "$@" --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" \
+    if "$SWGPU" align "$@" --backend cpu --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" \
         2> "$T/$name.err"; then pass; else fail "$name: resumed run failed: $(cat "$T/$name.err")"; fi
 }
 
