@@ -89,7 +89,7 @@ identical w "$T/w.ck"
 
 # a checkpoint of the unrelated pair, then the related pair with it, and a
 # damaged one: refused, naming the file
-"$SWGPU" align "$T/ua.fa" "$T/ub.fa" -t 1 --checkpoint "$T/x.ck" --checkpoint-every 0.1 --quiet \
+"$SWGPU" align "$T/ua.fa" "$T/ub.fa" -t 1 --backend cpu --checkpoint "$T/x.ck" --checkpoint-every 0.1 --quiet \
     -o /dev/null &
 pid=$!
 while [ ! -f "$T/x.ck" ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
