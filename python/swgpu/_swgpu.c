@@ -1052,7 +1052,7 @@ static PyObject *aln_tuple(const swgpu_aln_t *a)
     PyObject *c = cigar_str(a);
     if (!c)
         return NULL;
-    return Py_BuildValue("(iLLLLNLLLLL)", (int)a->score, (long long)a->qbeg, (long long)a->qend,
+    return Py_BuildValue("(LLLLLNLLLLL)", (long long)a->score, (long long)a->qbeg, (long long)a->qend,
                          (long long)a->tbeg, (long long)a->tend, c, (long long)a->length,
                          (long long)a->n_ident, (long long)a->n_mismatch,
                          (long long)a->n_gapopen, (long long)a->n_gaps);
