@@ -147,6 +147,16 @@ typedef struct {
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
                       swgpu_seqset_t **out, swgpu_read_info_t *info);
 
+/**
+ * swgpu_seqset_read() from an open file descriptor, such as standard input
+ * (0) or a pipe: FASTA or FASTQ, plain or gzip (detected from the content),
+ * read to its end; fd is not closed.  name stands for the file in messages
+ * (NULL: "(stream)").  A makedb database or a BLAST database cannot come
+ * this way (SWGPU_EFORMAT: give its name to swgpu_seqset_read).
+ */
+int swgpu_seqset_read_fd(int fd, const char *name, swgpu_alphabet_t alphabet,
+                         swgpu_seqset_t **out, swgpu_read_info_t *info);
+
 /** An empty set to fill with swgpu_seqset_add(). */
 int swgpu_seqset_create(swgpu_alphabet_t alphabet, swgpu_seqset_t **out);
 /** Append a sequence given as letters; unknown letters become X / N.  Not
@@ -244,6 +254,25 @@ int swgpu_pssm_score(const swgpu_pssm_t *p, size_t pos, uint8_t code);
 /** Least and greatest score over every position and code. */
 int swgpu_pssm_min(const swgpu_pssm_t *p);
 int swgpu_pssm_max(const swgpu_pssm_t *p);
+/** A view of p as a sequence: its id, an empty description, its query
+ *  residues' codes and length (pointers valid while p lives). */
+int swgpu_pssm_get(const swgpu_pssm_t *p, swgpu_seq_t *out);
+
+/**
+ * Write p in psiblast's ASCII format (psiblast -out_ascii_pssm), which
+ * swgpu_pssm_read() reads back to the same scores: a blank line, the title,
+ * the header of column letters, one row per position (number, query residue,
+ * the 20 scores, the 20 weighted observed percentages rounded down, the
+ * information per position in bits and the relative weight of gapless real
+ * matches to pseudocounts; 0 where p does not know them: a PSSM read from a
+ * file without them, or made by swgpu_pssm_create), then, when m is a
+ * protein matrix with published parameters for the gaps, psiblast's block of
+ * K and lambda (ungapped ones under Robinson & Robinson's frequencies: m's
+ * and the PSSM's; gapped ones: m's and swgpu_pssm_karlin's).  fp is the
+ * caller's; SWGPU_EIO on a write error.
+ */
+int swgpu_pssm_write(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                     int gap_extend, FILE *fp);
 void swgpu_pssm_destroy(swgpu_pssm_t *p);
 
 /* --------------------------------------------------------------- options */
@@ -527,6 +556,20 @@ double swgpu_hit_evalue(const swgpu_karlin_t *k, swgpu_evalue_model_t model, int
 double swgpu_evalue(const swgpu_karlin_t *k, int32_t score, uint64_t qlen,
                     uint64_t db_residues, uint64_t db_nseq);
 
+/**
+ * The Karlin-Altschul parameters of a search with p under matrix m and the
+ * gaps, as psiblast computes them for a PSSM: the published gapped
+ * parameters of m and the gaps (swgpu_karlin_lookup: SWGPU_ENOTFOUND when
+ * there are none) with K multiplied by K_p / K_m, the ungapped K of the
+ * PSSM's scores over K_m that of m's own, both with subject residues at
+ * Robinson & Robinson's (1991) frequencies (K_p over the positions whose
+ * query residue is not X).  lambda and the Spouge parameters are m's.
+ * swgpu_search_pssm() uses these.  SWGPU_EINVAL when the PSSM's expected
+ * score is not negative.
+ */
+int swgpu_pssm_karlin(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                      int gap_extend, swgpu_karlin_t *out);
+
 /* ---------------------------------------------------------------- search */
 
 typedef struct {
@@ -644,8 +687,10 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
  * top-N, tie rule and alignments).  Query position i scores against
  * database residue code c as swgpu_pssm_score(pssms[q], i, c); m must be
  * a protein matrix: it picks the Karlin-Altschul parameters of the
- * E-values (those of m and the gaps, as swgpu_search() uses them) and is
- * never used for scores.  Alignments compare the database residues with
+ * E-values and is never used for scores.  With published parameters for m
+ * and the gaps, each PSSM's are psiblast's (swgpu_pssm_karlin: m's lambda,
+ * K scaled by the PSSM's ungapped K over m's); otherwise they are fitted to
+ * each query's scores as in swgpu_search().  Alignments compare the database residues with
  * the PSSM's query residues (swgpu_pssm_residues) for the identity and
  * mismatch counts.  r->q[i].query is the index i into pssms.  db must be a
  * protein database.  The PSSMs must outlive the call only.
@@ -653,6 +698,92 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
 int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       swgpu_search_result_t **out);
+
+/* ------------------------------------------- iterated search (PSI-BLAST) */
+
+/**
+ * The PSSM that PSI-BLAST's method makes from a round of search: the hits
+ * of qr (a query's result, with alignments) with E-value <= inclusion_evalue
+ * aligned to the query (query->res, its len residues; id copied), each in a
+ * row of its own; with opts, a row then also takes its subject's best local
+ * alignments with the stretches of the query it does not cover yet, while
+ * their E-values (qr->karlin, opts' gaps and E-value model, db's size) are
+ * <= inclusion_evalue, as psiblast includes every HSP of a subject (opts
+ * NULL: the hits' own alignments only).  searched is the PSSM the round
+ * searched with, which scores those alignments (NULL: the query's residues
+ * scored by m; otherwise its length is the query's).  The rows are purged of
+ * stretches identical to the query and of near-identical rows (94%); then
+ * Henikoff & Henikoff position-based sequence weights, data-dependent
+ * pseudocounts (Altschul et al. 2009, BLAST+'s default), target
+ * frequencies turned into scores in the units of matrix m and scaled so
+ * that the PSSM's ungapped lambda is m's (src/psi.c describes each step and
+ * cites the papers).  qr NULL or without included hits: every position
+ * unobserved, scored by m's frequency ratios of its query residue and
+ * scaled the same way (psiblast's PSSM for a query whose only hit is
+ * itself).  db is the database the hits index; m a protein matrix.  The
+ * PSSM records the weighted observed percentages, the information per
+ * position and the relative weights that swgpu_pssm_write() prints.
+ * SWGPU_EINVAL when an included hit has no alignment.  *out is the caller's.
+ */
+int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_pssm_t *searched,
+                         const swgpu_query_result_t *qr, const swgpu_db_t *db,
+                         const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                         double inclusion_evalue, swgpu_pssm_t **out);
+
+/** Options of swgpu_search_iterate(); swgpu_psi_opts_init() sets the defaults. */
+typedef struct {
+    int iterations;          /* rounds at most (>= 1; default 1: one search) */
+    double inclusion_evalue; /* a round's hits with E-value <= this make the next round's
+                                PSSM (default 0.002, psiblast's) */
+    int max_hits;            /* a round includes hits among each query's best max_hits only
+                                (default 500, psiblast's -max_target_seqs), whatever
+                                opts->top_n, the number of hits the results keep */
+    int final_pssm;          /* 1 (default): make each query's PSSM of its last round's
+                                hits (final_pssm); 0: leave final_pssm NULL and save
+                                that work */
+} swgpu_psi_opts_t;
+
+void swgpu_psi_opts_init(swgpu_psi_opts_t *o);
+
+/** What swgpu_search_iterate() found; swgpu_iterate_result_destroy() frees it. */
+typedef struct {
+    size_t n_queries;
+    size_t n_rounds;                  /* rounds run (the most any query ran) */
+    swgpu_search_result_t **round;    /* round[k]: round k+1, q[i] query i (no hits where the
+                                         query had stopped before) */
+    swgpu_pssm_t **pssm;              /* pssm[k * n_queries + i]: the PSSM query i searched
+                                         with in round k+1 (k >= 1; NULL for k = 0 and once
+                                         it had stopped) */
+    swgpu_pssm_t **final_pssm;        /* per query: the PSSM of its last round's hits (NULL
+                                         unless psi->final_pssm) */
+    size_t *last_round;               /* per query: its last round (1..n_rounds); its results
+                                         are round[last_round[i] - 1]->q[i] */
+    size_t *included;                 /* included[k * n_queries + i]: hits query i included in
+                                         round k+1 (before purging) */
+    int *converged;                   /* per query: 1 when it stopped because its last round
+                                         included no hit that the round before had not */
+} swgpu_iterate_result_t;
+
+void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r);
+
+/**
+ * An iterated search (PSI-BLAST): round 1 searches with the queries (a
+ * sequence set scored by m, or npssm PSSMs: exactly one of queries and
+ * pssms is given); after each round every query's hits with E-value <=
+ * psi->inclusion_evalue among its best psi->max_hits make its PSSM
+ * (swgpu_pssm_from_hits), which the next round
+ * searches with (swgpu_search_pssm: PSSM statistics).  A query stops after
+ * psi->iterations rounds, or earlier when a round includes no hit that the
+ * round before did not include (round 1: when it includes none).  Every
+ * round is an ordinary search with opts (each query's best opts->top_n
+ * hits kept, E-values, tie rule, alignments; opts->no_align drops the
+ * alignments from the results, though the rounds compute them for the
+ * PSSMs).  Protein only.  Thread safety as swgpu_search.
+ */
+int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *const *pssms,
+                         size_t npssm, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                         const swgpu_opts_t *opts, const swgpu_psi_opts_t *psi,
+                         swgpu_iterate_result_t **out);
 
 /**
  * Optional: start setting up the backend that o selects (for a GPU: the
@@ -683,6 +814,24 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
                        const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** The same for a search with PSSM queries (swgpu_search_pssm: r->q[i].query
+ *  indexes pssms): each query's id is its PSSM's, its length the number of
+ *  positions; identities compare the subject with the PSSM's query residues,
+ *  and positives are identities and the pairs that m scores > 0, as psiblast
+ *  2.12 counts them for a PSSM (its underlying matrix, not the PSSM). */
+int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
+                            const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                            const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** The results of an iterated search (queries or pssms as given to it):
+ *  query by query, its last round, or with all_rounds every round it ran,
+ *  each a block as swgpu_outfmt_write() writes it, under "# Iteration: N"
+ *  (format 7) or "Results from round N" (pair) when all_rounds.  Format 7's
+ *  closing line counts the blocks. */
+int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
+                               const swgpu_iterate_result_t *it, const swgpu_seqset_t *queries,
+                               const swgpu_pssm_t *const *pssms, int all_rounds,
+                               const swgpu_db_t *db, const swgpu_matrix_t *m,
+                               const swgpu_opts_t *opts);
 /** Database name shown by format 7 ("# Database: NAME") and the pairwise
  *  view (copied; NULL restores the default "unnamed"). */
 int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);

@@ -14,7 +14,8 @@
  *    its header; likewise sseqid/sacc/saccver); stitle prints "id desc".
  *  - mismatch counts aligned non-identical columns, gapopen gap openings,
  *    gaps gap columns, positive the aligned columns whose residues are
- *    identical or score > 0 in the matrix; cigar is "12M2I30M" (I: query
+ *    identical or score > 0 in the matrix (for PSSM queries too, as
+ *    psiblast counts them); cigar is "12M2I30M" (I: query
  *    only, D: target only); btop is BLAST's trace (runs of identities as
  *    numbers, other columns as query letter then subject letter, '-' for a
  *    gap).
@@ -363,8 +364,6 @@ static int walk_alignment(walk_t *w, const swgpu_aln_t *a, const swgpu_seq_t *q,
 typedef struct {
     const swgpu_outfmt_t *f;
     FILE *fp;
-    const swgpu_search_result_t *r;
-    const swgpu_seqset_t *queries;
     const swgpu_db_t *db;
     const swgpu_matrix_t *m;
     swgpu_alphabet_t qa, ta;
@@ -501,25 +500,31 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
     }
 }
 
-static int write_query(writer_t *wr, size_t qi)
+/* One query's block: q its view (a PSSM's: its query residues), round its
+ * round of an iterated search (0: none).  Positives are the columns of
+ * identical residues or of a positive score in the matrix m, for a PSSM
+ * query too: psiblast 2.12 counts them so (README "Profile (PSSM) queries"). */
+static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu_seq_t *qv,
+                       int round)
 {
-    const swgpu_query_result_t *qr = &wr->r->q[qi];
     const swgpu_outfmt_t *f = wr->f;
     FILE *fp = wr->fp;
-    swgpu_seq_t q;
-    int rc = swgpu_seqset_get(wr->queries, qr->query, &q);
-    if (rc < 0)
-        return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", qi,
-                           qr->query, swgpu_seqset_size(wr->queries));
+    swgpu_seq_t q = *qv;
+    int rc;
     const char *qdesc = q.desc ? q.desc : "";
 
     if (f->kind == FMT_TAB_COMMENTS) {
-        fprintf(fp, "# SWGPU %s\n# Query: %s%s%s\n# Database: %s\n", SWGPU_VERSION, q.id,
-                *qdesc ? " " : "", qdesc, dbname(f));
+        fprintf(fp, "# SWGPU %s\n", SWGPU_VERSION);
+        if (round)
+            fprintf(fp, "# Iteration: %d\n", round);
+        fprintf(fp, "# Query: %s%s%s\n# Database: %s\n", q.id, *qdesc ? " " : "", qdesc,
+                dbname(f));
         if (qr->n_hits)
             put_fields_line(wr);
         fprintf(fp, "# %zu hits found\n", qr->n_hits);
     } else if (f->kind == FMT_PAIR) {
+        if (round)
+            fprintf(fp, "Results from round %d\n\n", round);
         fprintf(fp, "Query: %s%s%s\nLength: %zu\nDatabase: %s\n\n", q.id, *qdesc ? " " : "",
                 qdesc, q.len, dbname(f));
         if (!qr->n_hits)
@@ -552,6 +557,19 @@ static int write_query(writer_t *wr, size_t qi)
     return SWGPU_OK;
 }
 
+/* the end of a write: the closing line of format 7, then the stream's state */
+static int finish(writer_t *wr, int rc, size_t nq)
+{
+    if (rc == SWGPU_OK && wr->f->kind == FMT_TAB_COMMENTS)
+        fprintf(wr->fp, "# SWGPU processed %zu queries\n", nq);
+    walk_free(&wr->w);
+    if (rc < 0)
+        return rc;
+    if (fflush(wr->fp) != 0 || ferror(wr->fp))
+        return swgpu__fail(SWGPU_EIO, "outfmt: write error: %s", strerror(errno));
+    return SWGPU_OK;
+}
+
 int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts)
@@ -559,20 +577,66 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_res
     (void)opts;
     if (!f || !fp || !r || !queries || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, r, queries, db, m, swgpu_seqset_alphabet(queries),
-                   swgpu_db_alphabet(db), {0}};
+    writer_t wr = {f, fp, db, m, swgpu_seqset_alphabet(queries), swgpu_db_alphabet(db), {0}};
     int rc = SWGPU_OK;
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
-        rc = write_query(&wr, i);
+        swgpu_seq_t q;
+        if (swgpu_seqset_get(queries, r->q[i].query, &q) < 0)
+            return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", i,
+                               r->q[i].query, swgpu_seqset_size(queries));
+        rc = write_query(&wr, &r->q[i], &q, 0);
         if (rc == SWGPU_OK && ferror(fp))
             break;
     }
-    if (rc == SWGPU_OK && f->kind == FMT_TAB_COMMENTS)
-        fprintf(fp, "# SWGPU processed %zu queries\n", r->n_queries);
-    walk_free(&wr.w);
-    if (rc < 0)
-        return rc;
-    if (fflush(fp) != 0 || ferror(fp))
-        return swgpu__fail(SWGPU_EIO, "outfmt: write error: %s", strerror(errno));
-    return SWGPU_OK;
+    return finish(&wr, rc, r->n_queries);
+}
+
+int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
+                            const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                            const swgpu_matrix_t *m, const swgpu_opts_t *opts)
+{
+    (void)opts;
+    if (!f || !fp || !r || (!pssms && n) || !db)
+        return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
+    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}};
+    int rc = SWGPU_OK;
+    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
+        swgpu_seq_t q;
+        size_t k = r->q[i].query;
+        if (k >= n || swgpu_pssm_get(pssms[k], &q) < 0)
+            return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names PSSM %zu of %zu", i, k,
+                               n);
+        rc = write_query(&wr, &r->q[i], &q, 0);
+        if (rc == SWGPU_OK && ferror(fp))
+            break;
+    }
+    return finish(&wr, rc, r->n_queries);
+}
+
+int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
+                               const swgpu_iterate_result_t *it, const swgpu_seqset_t *queries,
+                               const swgpu_pssm_t *const *pssms, int all_rounds,
+                               const swgpu_db_t *db, const swgpu_matrix_t *m,
+                               const swgpu_opts_t *opts)
+{
+    (void)opts;
+    if (!f || !fp || !it || (!queries && !pssms && it->n_queries) || !db)
+        return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
+    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}};
+    int rc = SWGPU_OK;
+    size_t blocks = 0, n = it->n_queries;
+    for (size_t i = 0; i < n && rc == SWGPU_OK; i++) {
+        swgpu_seq_t q;
+        rc = queries ? swgpu_seqset_get(queries, i, &q) : swgpu_pssm_get(pssms[i], &q);
+        if (rc < 0)
+            break;
+        size_t last = it->last_round[i];
+        for (size_t k = all_rounds ? 0 : last - 1; k < last && rc == SWGPU_OK; k++) {
+            rc = write_query(&wr, &it->round[k]->q[i], &q, all_rounds ? (int)k + 1 : 0);
+            blocks++;
+        }
+        if (rc == SWGPU_OK && ferror(fp))
+            break;
+    }
+    return finish(&wr, rc, blocks);
 }

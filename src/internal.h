@@ -142,6 +142,17 @@ double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tl
  *  Spouge's (scores from it up still need their E-values checked). */
 int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
 
+/** Robinson & Robinson (1991) frequencies of the 20 standard amino acids. */
+extern const double swgpu__robinson[20];
+/** Ungapped Karlin-Altschul lambda, K and H of i.i.d. scores s = lo..hi with
+ *  probabilities prob[s - lo] (negative mean, some positive score); K (the
+ *  costly part) and H may be NULL. */
+int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda, double *K,
+                           double *H);
+/** The same for a matrix's 20 standard amino acids under swgpu__robinson
+ *  (BLAST's "ideal" parameters of the matrix). */
+int swgpu__matrix_ideal_karlin(const swgpu_matrix_t *m, double *lambda, double *K, double *H);
+
 /* --------------------------------------------------------------- queries */
 
 /*
@@ -171,6 +182,15 @@ static inline swgpu__query_t swgpu__query_plain(const uint8_t *res, size_t len)
 
 /** The query of a PSSM (pointers into p, valid while p lives). */
 void swgpu__pssm_query(const swgpu_pssm_t *p, swgpu__query_t *q);
+
+/** A PSSM of len positions: query residue codes res, 20 scores per position
+ *  (s20[i * 20 + c]), observed[i] 0 where no residue was observed (B, Z, J
+ *  then score as BLOSUM62's row of the query residue: see pssm.c), and the
+ *  optional per-position figures of the ASCII format (pct: 20 a position,
+ *  info, relw; pct NULL: none). */
+int swgpu__pssm_build(const char *id, const uint8_t *res, size_t len, const int32_t *s20,
+                      const uint8_t *observed, const uint8_t *pct, const double *info,
+                      const double *relw, swgpu_pssm_t **out);
 
 /** The least and greatest score q uses under m: the rows' range, or m's. */
 static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matrix_t *m,

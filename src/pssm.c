@@ -62,6 +62,13 @@ struct swgpu_pssm {
     uint8_t *res;   /* their codes */
     int32_t *rows;  /* len rows of SWGPU_NCODES scores against subject codes */
     int32_t min, max;
+    /* psiblast's per-position figures, when known (read from a file that has
+     * them, or computed by swgpu_pssm_from_hits; NULL otherwise): the
+     * weighted observed percentages (20 a position, rounded down), the
+     * information per position (bits) and the relative weight of gapless
+     * real matches to pseudocounts */
+    uint8_t *pct;
+    double *info, *relw;
 };
 
 void swgpu_pssm_destroy(swgpu_pssm_t *p)
@@ -72,6 +79,9 @@ void swgpu_pssm_destroy(swgpu_pssm_t *p)
     free(p->letters);
     free(p->res);
     free(p->rows);
+    free(p->pct);
+    free(p->info);
+    free(p->relw);
     free(p);
 }
 
@@ -125,6 +135,24 @@ static void set_range(swgpu_pssm_t *p)
         if (p->rows[k] < p->min) p->min = p->rows[k];
         if (p->rows[k] > p->max) p->max = p->rows[k];
     }
+}
+
+/* Copy the per-position figures: pct (NSTD a position), info[i * stride]
+ * and relw[i * stride]. */
+static int set_figures(swgpu_pssm_t *p, const uint8_t *pct, const double *info,
+                       const double *relw, size_t stride)
+{
+    p->pct = malloc(p->len * NSTD);
+    p->info = malloc(p->len * sizeof *p->info);
+    p->relw = malloc(p->len * sizeof *p->relw);
+    if (!p->pct || !p->info || !p->relw)
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM %s: out of memory", p->id);
+    memcpy(p->pct, pct, p->len * NSTD);
+    for (size_t i = 0; i < p->len; i++) {
+        p->info[i] = info[i * stride];
+        p->relw[i] = relw[i * stride];
+    }
+    return SWGPU_OK;
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -286,6 +314,8 @@ typedef struct {
     int32_t *s20;    /* NSTD scores per position */
     char *letters;
     uint8_t *observed;
+    uint8_t *pct;    /* NSTD percentages per position (files that have them) */
+    double *extra;   /* information and relative weight, 2 per position */
     size_t n, cap;
 } rows_t;
 
@@ -306,6 +336,14 @@ static int rows_push(rows_t *r)
     if (!o)
         return -1;
     r->observed = o;
+    uint8_t *pc = realloc(r->pct, cap * NSTD);
+    if (!pc)
+        return -1;
+    r->pct = pc;
+    double *x = realloc(r->extra, cap * 2 * sizeof *x);
+    if (!x)
+        return -1;
+    r->extra = x;
     r->cap = cap;
     return 0;
 }
@@ -428,6 +466,7 @@ int swgpu_pssm_read(const char *path, swgpu_pssm_t **out)
                 if (v < 0 || v > 100)
                     BAD("PSSM file %s, line %ld: position %zu: percentage %ld of '%c' out of "
                         "range (0..100)", path, lineno, r.n + 1, v, columns[c - NSTD]);
+                r.pct[r.n * NSTD + c - NSTD] = (uint8_t)v;
                 if (v)
                     r.observed[r.n] = 1;
             }
@@ -440,6 +479,7 @@ int swgpu_pssm_read(const char *path, swgpu_pssm_t **out)
                     BAD("PSSM file %s, line %ld: position %zu: %s '%s' is not a number >= 0",
                         path, lineno, r.n + 1, k ? "relative weight" : "information",
                         vals[1 + ncols + k]);
+                r.extra[2 * r.n + k] = d;
             }
         r.n++;
     }
@@ -463,6 +503,8 @@ int swgpu_pssm_read(const char *path, swgpu_pssm_t **out)
                      b62);
     }
     set_range(p);
+    if (ncols == 2 * NSTD && (rc = set_figures(p, r.pct, r.extra, r.extra + 1, 2)) < 0)
+        goto done;
     *out = p;
     p = NULL;
     rc = SWGPU_OK;
@@ -473,6 +515,8 @@ done:
     free(r.s20);
     free(r.letters);
     free(r.observed);
+    free(r.pct);
+    free(r.extra);
     free(buf);
     return rc;
 }
@@ -518,4 +562,155 @@ void swgpu__pssm_query(const swgpu_pssm_t *p, swgpu__query_t *q)
     q->rows = p->rows;
     q->smin = p->min;
     q->smax = p->max;
+}
+
+/* ------------------------------------------------------------ statistics */
+
+/*
+ * The Karlin-Altschul parameters of a search with p, as psiblast computes
+ * them for a PSSM (checked against psiblast 2.12's -in_pssm output, README
+ * "Profile (PSSM) queries"): the gapped lambda of m and the gaps, and their
+ * gapped K times K_p / K_m, where K_p is the ungapped K of the PSSM's own
+ * scores (positions whose query residue is not X, the 20 standard columns,
+ * subject residues at Robinson & Robinson's frequencies; forbidden scores
+ * left out) and K_m that of m's 20 x 20 block under the same frequencies.
+ */
+/* The ungapped lambda, K and H of p's scores (see swgpu_pssm_karlin). */
+static int pssm_ungapped(const swgpu_pssm_t *p, double *lambda, double *K, double *H)
+{
+    int rc, lo = 0, hi = 0;
+    size_t eff = 0;
+    for (size_t i = 0; i < p->len; i++) {
+        if (p->res[i] == CODE_X)
+            continue;
+        eff++;
+        for (int c = 0; c < NSTD; c++) {
+            int32_t s = p->rows[i * SWGPU_NCODES + c];
+            if (s == SWGPU_PSSM_FORBIDDEN)
+                continue;
+            if (s < lo) lo = s;
+            if (s > hi) hi = s;
+        }
+    }
+    if (eff == 0)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM %s: every query residue is X", p->id);
+    double *prob = calloc((size_t)(hi - lo + 1), sizeof *prob);
+    if (!prob)
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM %s: out of memory", p->id);
+    for (size_t i = 0; i < p->len; i++) {
+        if (p->res[i] == CODE_X)
+            continue;
+        for (int c = 0; c < NSTD; c++) {
+            int32_t s = p->rows[i * SWGPU_NCODES + c];
+            if (s != SWGPU_PSSM_FORBIDDEN)
+                prob[s - lo] += swgpu__robinson[c] / (double)eff;
+        }
+    }
+    rc = swgpu__ungapped_karlin(prob, lo, hi, lambda, K, H);
+    free(prob);
+    if (rc < 0)
+        return swgpu__fail(rc, "PSSM %s: %s", p->id, swgpu_last_error());
+    return SWGPU_OK;
+}
+
+int swgpu_pssm_karlin(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                      int gap_extend, swgpu_karlin_t *out)
+{
+    double lp, kp, hp, lm, km, hm;
+    int rc;
+    if (!p || !m || !out)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM statistics: NULL argument");
+    if ((rc = swgpu_karlin_lookup(m, gap_open, gap_extend, out)) < 0 ||
+        (rc = pssm_ungapped(p, &lp, &kp, &hp)) < 0 ||
+        (rc = swgpu__matrix_ideal_karlin(m, &lm, &km, &hm)) < 0)
+        return rc;
+    out->K *= kp / km;
+    return SWGPU_OK;
+}
+
+/* ------------------------------------------------- built here, written out */
+
+int swgpu__pssm_build(const char *id, const uint8_t *res, size_t len, const int32_t *s20,
+                      const uint8_t *observed, const uint8_t *pct, const double *info,
+                      const double *relw, swgpu_pssm_t **out)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_pssm_t *p = NULL;
+    int rc;
+    *out = NULL;
+    if ((rc = swgpu_matrix_builtin("BLOSUM62", &b62)) < 0)
+        return rc;
+    if (!(p = pssm_alloc(id, len))) {
+        swgpu_matrix_destroy(b62);
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM %s: out of memory for %zu positions", id, len);
+    }
+    for (size_t i = 0; i < len; i++) {
+        p->res[i] = res[i];
+        p->letters[i] = swgpu_decode(SWGPU_PROTEIN, res[i]);
+        complete_row(p->rows + i * SWGPU_NCODES, s20 + i * NSTD, res[i], observed[i], b62);
+    }
+    swgpu_matrix_destroy(b62);
+    set_range(p);
+    if (pct && (rc = set_figures(p, pct, info, relw, 1)) < 0) {
+        swgpu_pssm_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return SWGPU_OK;
+}
+
+int swgpu_pssm_get(const swgpu_pssm_t *p, swgpu_seq_t *out)
+{
+    if (!p || !out)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM: NULL argument");
+    out->id = p->id;
+    out->desc = "";
+    out->res = p->res;
+    out->len = p->len;
+    return SWGPU_OK;
+}
+
+/*
+ * psiblast's ASCII layout (-out_ascii_pssm): a blank line, the title, the
+ * header of column letters (twice), one row per position - number, query
+ * residue, 20 scores, 20 weighted observed percentages, the information
+ * per position and the relative weight of gapless real matches to
+ * pseudocounts (0 where unknown) - a blank line and the statistics.
+ */
+int swgpu_pssm_write(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                     int gap_extend, FILE *fp)
+{
+    if (!p || !fp)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM write: NULL argument");
+    fputs("\nLast position-specific scoring matrix computed, weighted observed percentages "
+          "rounded down, information per position, and relative weight of gapless real "
+          "matches to pseudocounts\n         ", fp);
+    for (int k = 0; k < 2 * NSTD; k++)
+        fprintf(fp, "   %c", columns[k % NSTD]);
+    fputc('\n', fp);
+    for (size_t i = 0; i < p->len; i++) {
+        fprintf(fp, "%5zu %c  ", i + 1, p->letters[i]);
+        for (int c = 0; c < NSTD; c++)
+            fprintf(fp, "%4d", (int)p->rows[i * SWGPU_NCODES + c]);
+        fputc(' ', fp);
+        for (int c = 0; c < NSTD; c++)
+            fprintf(fp, "%4d", p->pct ? (int)p->pct[i * NSTD + c] : 0);
+        fprintf(fp, "  %4.2f %4.2f\n", p->info ? p->info[i] : 0.0, p->relw ? p->relw[i] : 0.0);
+    }
+    swgpu_karlin_t std, psi;
+    double lu, ku, hu, lp, kp, hp;
+    if (m && swgpu_matrix_alphabet(m) == SWGPU_PROTEIN &&
+        swgpu_karlin_lookup(m, gap_open, gap_extend, &std) == SWGPU_OK &&
+        swgpu_pssm_karlin(p, m, gap_open, gap_extend, &psi) == SWGPU_OK &&
+        swgpu__matrix_ideal_karlin(m, &lu, &ku, &hu) == SWGPU_OK &&
+        pssm_ungapped(p, &lp, &kp, &hp) == SWGPU_OK)
+        fprintf(fp, "\n                      K         Lambda\n"
+                    "Standard Ungapped    %6.4f     %6.4f\n"
+                    "Standard Gapped      %6.4f     %6.4f\n"
+                    "PSI Ungapped         %6.4f     %6.4f\n"
+                    "PSI Gapped           %6.4f     %6.4f\n",
+                ku, lu, std.K, std.lambda, kp, lp, psi.K, psi.lambda);
+    if (fflush(fp) != 0 || ferror(fp))
+        return swgpu__fail(SWGPU_EIO, "PSSM write: %s", strerror(errno));
+    return SWGPU_OK;
 }

@@ -230,6 +230,7 @@ typedef struct {
     swgpu_alphabet_t alphabet;
     int have_fixed, have_fallback;
     swgpu_karlin_t fixed, fallback;
+    const swgpu_karlin_t *qfixed; /* PSSM queries: each one's own (swgpu_pssm_karlin) */
     size_t n_fallback;
     const uint64_t *tlen;
     size_t cap;
@@ -494,8 +495,8 @@ static int candidates(pipe_t *c, size_t i, const int32_t *scores)
     int rc;
 
     if (c->have_fixed) {
-        swgpu__evalue_init(&ev, &c->fixed, c->o->evalue_model, q->len, swgpu__db_whole_res(db),
-                           swgpu__db_whole_n(db));
+        swgpu__evalue_init(&ev, c->qfixed ? &c->qfixed[i] : &c->fixed, c->o->evalue_model,
+                           q->len, swgpu__db_whole_res(db), swgpu__db_whole_n(db));
         n = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
     } else {
         if ((rc = get_fallback(c)) < 0)
@@ -559,7 +560,7 @@ static int sink(void *user, size_t i, const int32_t *scores)
     }
 
     if (c->have_fixed) {
-        qr->karlin = c->fixed;
+        qr->karlin = c->qfixed ? c->qfixed[i] : c->fixed;
     } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q->len, &qr->karlin) < 0) {
         swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, id, swgpu_last_error());
         if ((rc = get_fallback(c)) < 0)
@@ -627,7 +628,8 @@ static int check_query_range(const swgpu__query_t *q, const char *id, size_t i, 
 
 static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
                       swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
-                      const swgpu_opts_t *opts, swgpu_search_result_t **out);
+                      const swgpu_opts_t *opts, const swgpu_karlin_t *qfixed,
+                      swgpu_search_result_t **out);
 
 /* The sequences of a query set as the engines' queries, checked against
  * the database, matrix and options (*qs and *ids: the caller frees them) */
@@ -681,7 +683,7 @@ int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
         return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
     if ((rc = seqset_queries(queries, db, m, opts, &qs, &ids)) == SWGPU_OK)
         rc = search_run(qs, ids, swgpu_seqset_size(queries), swgpu_seqset_alphabet(queries), db,
-                        m, opts, out);
+                        m, opts, NULL, out);
     free(qs);
     free(ids);
     return rc;
@@ -693,6 +695,7 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
 {
     swgpu__query_t *qs = NULL;
     const char **ids = NULL;
+    swgpu_karlin_t *kq = NULL, fixed;
     int rc;
 
     if (!out)
@@ -702,9 +705,11 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
         return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
     if ((rc = check_search(SWGPU_PROTEIN, db, m, opts)) < 0)
         return rc;
+    int have_fixed = swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &fixed) == SWGPU_OK;
     qs = malloc((n ? n : 1) * sizeof *qs);
     ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!qs || !ids) {
+    kq = malloc((n ? n : 1) * sizeof *kq);
+    if (!qs || !ids || !kq) {
         rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
         goto done;
     }
@@ -717,11 +722,19 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
         ids[i] = swgpu_pssm_id(pssms[i]);
         if ((rc = check_query_range(&qs[i], ids[i], i, qs[i].smax)) < 0)
             goto done;
+        /* psiblast's parameters for the PSSM; its matrix's when they cannot be had */
+        if (have_fixed &&
+            swgpu_pssm_karlin(pssms[i], m, opts->gap_open, opts->gap_extend, &kq[i]) < 0) {
+            swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
+                       "unchanged", swgpu_last_error(), swgpu_matrix_name(m));
+            kq[i] = fixed;
+        }
     }
-    rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, out);
+    rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, have_fixed ? kq : NULL, out);
 done:
     free(qs);
     free(ids);
+    free(kq);
     return rc;
 }
 
@@ -729,7 +742,8 @@ done:
  * qa their alphabet. */
 static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t nq,
                       swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_matrix_t *m,
-                      const swgpu_opts_t *opts, swgpu_search_result_t **out)
+                      const swgpu_opts_t *opts, const swgpu_karlin_t *qfixed,
+                      swgpu_search_result_t **out)
 {
     const swgpu_engine_ops_t *ops = NULL;
     void *state = NULL;
@@ -745,6 +759,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     memset(&c, 0, sizeof c);
     c.have_fixed =
         swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &c.fixed) == SWGPU_OK;
+    c.qfixed = c.have_fixed ? qfixed : NULL;
     swgpu_opts_t cand_opts; /* candidates: no alignments */
     if (opts->candidates) {
         cand_opts = *opts;

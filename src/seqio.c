@@ -609,13 +609,14 @@ done:
     return rc;
 }
 
+static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphabet,
+                   swgpu_seqset_t **out, swgpu_read_info_t *info);
+
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
                       swgpu_seqset_t **out, swgpu_read_info_t *info)
 {
-    parser_t p;
     swgpu_read_info_t dummy;
     int rc, fd = -1;
-    memset(&p, 0, sizeof p);
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
     *out = NULL;
@@ -629,10 +630,40 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
             memset(info, 0, sizeof *info);
         return rc;
     }
-    p.r.path = path;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    return read_fd(fd, path, 0, alphabet, out, info);
+}
+
+int swgpu_seqset_read_fd(int fd, const char *name, swgpu_alphabet_t alphabet,
+                         swgpu_seqset_t **out, swgpu_read_info_t *info)
+{
+    swgpu_read_info_t dummy;
+    if (!info) info = &dummy;
+    memset(info, 0, sizeof *info);
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "seqset_read_fd: NULL result pointer");
+    *out = NULL;
+    if (!name)
+        name = "(stream)";
+    if (alphabet != SWGPU_AUTO && alphabet != SWGPU_PROTEIN && alphabet != SWGPU_DNA)
+        return swgpu__fail(SWGPU_EINVAL, "file %s: invalid alphabet %d", name, (int)alphabet);
+    int own = dup(fd); /* gzclose closes it, not the caller's */
+    if (own < 0)
+        return swgpu__fail(SWGPU_EIO, "file %s: %s", name, strerror(errno));
+    return read_fd(own, name, 1, alphabet, out, info);
+}
+
+/* Read fd (closed here) named path; stream: not a file that can be
+ * opened again by name (a makedb database cannot be read from it). */
+static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphabet,
+                   swgpu_seqset_t **out, swgpu_read_info_t *info)
+{
+    parser_t p;
+    int rc;
+    memset(&p, 0, sizeof p);
+    p.r.path = path;
     p.r.gz = gzdopen(fd, "rb");
     if (!p.r.gz) {
         close(fd);
@@ -661,6 +692,17 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
         /* a database is memory-mapped, never decompressed */
         rc = swgpu__fail(SWGPU_EFORMAT, "file %s: a gzip-compressed swgpu database (decompress it "
                          "first: databases are memory-mapped)", path);
+        goto fail;
+    }
+    if (stream && p.r.end >= 8 && !memcmp(p.r.buf, "\0\0\0", 3) &&
+        (p.r.buf[3] == 4 || p.r.buf[3] == 5)) {
+        rc = swgpu__fail(SWGPU_EFORMAT, "file %s: a BLAST database file cannot be read from a "
+                         "stream (give the database's name, as given to makeblastdb -out)", path);
+        goto fail;
+    }
+    if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8) && stream) {
+        rc = swgpu__fail(SWGPU_EFORMAT, "file %s: a swgpu makedb database cannot be read from "
+                         "a stream (databases are memory-mapped: give its file name)", path);
         goto fail;
     }
     if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8)) { /* a makedb database */

@@ -1025,3 +1025,160 @@ fail:
     free(buf);
     return rc;
 }
+
+/* -------------------------------------------- ungapped parameters (PSSMs) */
+
+/*
+ * Robinson & Robinson (1991, PNAS 88:8880) amino-acid frequencies, the
+ * background BLAST uses for its "ideal" ungapped parameters and for the
+ * statistics of position-specific matrices; codes 0..19 (ARNDCQEGHILKMFPSTWYV).
+ */
+const double swgpu__robinson[20] = {
+    0.07805, 0.05129, 0.04487, 0.05364, 0.01925, 0.04264, 0.06295, 0.07377, 0.02199, 0.05142,
+    0.09019, 0.05744, 0.02243, 0.03856, 0.05203, 0.07120, 0.05841, 0.01330, 0.03216, 0.06441,
+};
+
+/*
+ * Ungapped Karlin-Altschul parameters of i.i.d. scores with probabilities
+ * prob[s - lo], s = lo..hi (Karlin & Altschul 1990, PNAS 87:2264; Karlin,
+ * Dembo & Kawabata 1990).  With the scores divided by their greatest common
+ * divisor d (a lattice of span 1):
+ *   lambda: the positive root of  sum_s p_s e^{lambda s} = 1,
+ *   H = lambda sum_s s p_s e^{lambda s},
+ *   K = e^{-2 sigma} / ((H / lambda) (1 - e^{-lambda})),
+ *   sigma = sum_{k >= 1} (1/k) [ E(e^{lambda S_k}; S_k < 0) + P(S_k >= 0) ],
+ * S_k the sum of k scores (its distribution by repeated convolution; the
+ * terms fall geometrically, the sum stops when they no longer count).
+ * lambda is then divided by d; K and H are in nats per pair.
+ * SWGPU_EINVAL when the mean is not negative or no score is positive.
+ */
+int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_out,
+                           double *K_out, double *H_out)
+{
+    int d = 0, n = hi - lo + 1;
+    double mean = 0, total = 0;
+    if (!prob || hi < lo)
+        return swgpu__fail(SWGPU_EINVAL, "ungapped statistics: no scores");
+    for (int s = lo; s <= hi; s++)
+        if (prob[s - lo] > 0) {
+            d = gcd(d, s);
+            mean += s * prob[s - lo];
+            total += prob[s - lo];
+        }
+    if (!(total > 0) || hi <= 0 || !(mean < 0) || d == 0)
+        return swgpu__fail(SWGPU_EINVAL, "ungapped statistics: the expected score %g is not "
+                           "negative or no score is positive", mean);
+    /* lattice units: t = s / d, t in [tlo, thi] */
+    int tlo = lo / d - (lo % d != 0 && lo < 0), thi = hi / d;
+    int tn = thi - tlo + 1;
+    double *p = calloc((size_t)tn, sizeof *p);
+    if (!p)
+        return swgpu__fail(SWGPU_ENOMEM, "ungapped statistics: out of memory");
+    for (int s = lo; s <= hi; s++)
+        if (prob[s - lo] > 0)
+            p[s / d - tlo] += prob[s - lo] / total;
+    (void)n;
+
+    /* lambda: f(x) = sum p e^{x t} - 1 is convex, f(0) = 0, f'(0) < 0 */
+    double a = 0, b = 0.5, lam;
+    for (;;) {
+        double f = -1;
+        for (int t = 0; t < tn; t++)
+            f += p[t] * exp(b * (t + tlo));
+        if (f > 0)
+            break;
+        a = b;
+        b *= 2;
+        if (b > 1e3) {
+            free(p);
+            return swgpu__fail(SWGPU_ERANGE, "ungapped statistics: no lambda found");
+        }
+    }
+    for (int it = 0; it < 200 && b - a > 1e-15 * b; it++) {
+        double x = 0.5 * (a + b), f = -1;
+        for (int t = 0; t < tn; t++)
+            f += p[t] * exp(x * (t + tlo));
+        if (f > 0)
+            b = x;
+        else
+            a = x;
+    }
+    lam = 0.5 * (a + b);
+    double H = 0;
+    for (int t = 0; t < tn; t++)
+        H += (t + tlo) * p[t] * exp(lam * (t + tlo));
+    H *= lam;
+    if (!K_out) { /* lambda and H only */
+        free(p);
+        *lambda_out = lam / d;
+        if (H_out)
+            *H_out = H;
+        return SWGPU_OK;
+    }
+
+    /* sigma over the distributions of S_k */
+    enum { KMAX = 400 };
+    size_t cap = (size_t)KMAX * (size_t)(tn - 1) + 1;
+    double *cur = calloc(cap, sizeof *cur), *nxt = calloc(cap, sizeof *nxt);
+    if (!cur || !nxt) {
+        free(p);
+        free(cur);
+        free(nxt);
+        return swgpu__fail(SWGPU_ENOMEM, "ungapped statistics: out of memory");
+    }
+    memcpy(cur, p, (size_t)tn * sizeof *cur);
+    size_t len = (size_t)tn;  /* support of S_k: k*tlo .. k*tlo + len - 1 */
+    double sigma = 0;
+    for (int k = 1; k <= KMAX; k++) {
+        long base = (long)k * tlo;
+        double term = 0;
+        for (size_t j = 0; j < len; j++) {
+            long v = base + (long)j;
+            if (cur[j] > 0)
+                term += v < 0 ? cur[j] * exp(lam * (double)v) : cur[j];
+        }
+        sigma += term / k;
+        if (term / k < 1e-12 * sigma || k == KMAX)
+            break;
+        /* S_{k+1} = S_k + one more score */
+        size_t nlen = len + (size_t)tn - 1;
+        memset(nxt, 0, nlen * sizeof *nxt);
+        for (size_t j = 0; j < len; j++)
+            if (cur[j] > 0)
+                for (int t = 0; t < tn; t++)
+                    nxt[j + (size_t)t] += cur[j] * p[t];
+        double *sw = cur;
+        cur = nxt;
+        nxt = sw;
+        len = nlen;
+    }
+    free(cur);
+    free(nxt);
+    free(p);
+    *lambda_out = lam / d;
+    *K_out = exp(-2 * sigma) / ((H / lam) * -expm1(-lam));
+    if (H_out)
+        *H_out = H;
+    return SWGPU_OK;
+}
+
+/* The ungapped parameters of a matrix's 20 standard amino acids with
+ * Robinson & Robinson's frequencies (BLAST's "ideal" parameters). */
+int swgpu__matrix_ideal_karlin(const swgpu_matrix_t *m, double *lambda, double *K, double *H)
+{
+    int lo = 0, hi = 0;
+    for (int i = 0; i < N_STD_AA; i++)
+        for (int j = 0; j < N_STD_AA; j++) {
+            if (m->s[i][j] < lo) lo = m->s[i][j];
+            if (m->s[i][j] > hi) hi = m->s[i][j];
+        }
+    double *prob = calloc((size_t)(hi - lo + 1), sizeof *prob);
+    if (!prob)
+        return swgpu__fail(SWGPU_ENOMEM, "ungapped statistics: out of memory");
+    for (int i = 0; i < N_STD_AA; i++)
+        for (int j = 0; j < N_STD_AA; j++)
+            prob[m->s[i][j] - lo] += swgpu__robinson[i] * swgpu__robinson[j];
+    int rc = swgpu__ungapped_karlin(prob, lo, hi, lambda, K, H);
+    free(prob);
+    return rc;
+}

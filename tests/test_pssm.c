@@ -29,6 +29,7 @@
 #include "simd/simd.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -634,9 +635,13 @@ static void world_free(world_t *w)
     free(w->d);
 }
 
-/* identical search results: hits, scores, E-values, alignments */
+/* identical search results: hits, scores, E-values, alignments; with ps
+ * (b's PSSMs), b's parameters, E-values and bit scores are instead those of
+ * swgpu_pssm_karlin (psiblast's statistics of a PSSM) when m and o's gaps
+ * have published parameters */
 static long diff_results(const char *what, const swgpu_search_result_t *a,
-                         const swgpu_search_result_t *b)
+                         const swgpu_search_result_t *b, swgpu_pssm_t *const *ps,
+                         const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o)
 {
     long bad = 0;
     if (a->n_queries != b->n_queries) return 1;
@@ -646,10 +651,23 @@ static long diff_results(const char *what, const swgpu_search_result_t *a,
             if (bad++ < 3) fprintf(stderr, "%s: query %zu: %zu hits vs %zu\n", what, i, x->n_hits, y->n_hits);
             continue;
         }
+        swgpu_karlin_t kq;
+        int pk = ps && swgpu_pssm_karlin(ps[i], m, o->gap_open, o->gap_extend, &kq) == SWGPU_OK;
+        if (pk && (y->karlin.K != kq.K || y->karlin.lambda != kq.lambda || !(kq.K != x->karlin.K))) {
+            if (bad++ < 3) fprintf(stderr, "%s: query %zu: K %g, PSSM's %g\n", what, i, y->karlin.K, kq.K);
+        }
         for (size_t h = 0; h < x->n_hits; h++) {
             const swgpu_hit_t *p = &x->hits[h], *q = &y->hits[h];
-            int same = p->target == q->target && p->score == q->score && p->evalue == q->evalue &&
-                       p->bits == q->bits && p->aln.score == q->aln.score && p->aln.qbeg == q->aln.qbeg &&
+            double pe = p->evalue, pb = p->bits;
+            if (pk) {
+                swgpu_seq_t t;
+                swgpu_db_get(db, p->target, &t);
+                pe = swgpu_hit_evalue(&kq, o->evalue_model, p->score, swgpu_pssm_length(ps[i]), t.len,
+                                      swgpu_db_residues(db), swgpu_db_size(db));
+                pb = swgpu_bitscore(&kq, p->score);
+            }
+            int same = p->target == q->target && p->score == q->score && pe == q->evalue &&
+                       pb == q->bits && p->aln.score == q->aln.score && p->aln.qbeg == q->aln.qbeg &&
                        p->aln.qend == q->aln.qend && p->aln.tbeg == q->aln.tbeg &&
                        p->aln.tend == q->aln.tend && p->aln.n_cigar == q->aln.n_cigar &&
                        p->aln.length == q->aln.length && p->aln.n_ident == q->aln.n_ident &&
@@ -719,7 +737,7 @@ static void check_blosum_world(const char *what, const world_t *w, const swgpu_m
                 size_t hits = 0;
                 for (size_t i = 0; i < r2->n_queries; i++) hits += r2->q[i].n_hits;
                 CHECK(hits >= w->nq, "%s: only %zu hits", label, hits);
-                CHECK(diff_results(label, r1, r2) == 0, "%s: plain and PSSM searches differ", label);
+                CHECK(diff_results(label, r1, r2, ps, db, mp, &o) == 0, "%s: plain and PSSM searches differ", label);
             }
             swgpu_search_result_destroy(r1);
             swgpu_search_result_destroy(r2);
@@ -1065,6 +1083,16 @@ out:
 
 /* ---------------------------------- (d) psiblast on uniprot20k (optional) */
 
+static void printed_interval(const char *s, double *lo, double *hi);
+
+/*
+ * Issue 17's acceptance: for psiblast's PSSMs of records 101-110, every
+ * subject that psiblast -in_pssm -comp_based_stats 0 -max_target_seqs 50
+ * reports (tests/data/psiblast/evalues.tsv) is among the hits of a search
+ * with -n 100 and the default E-value cutoff (10), scored never lower than
+ * psiblast and exactly (the oracle); where the raw scores agree, the
+ * E-values agree within 1% of psiblast's printed value.
+ */
 static void test_acceptance(void)
 {
     const char *dir = getenv("SWGPU_TEST_DATA");
@@ -1088,23 +1116,24 @@ static void test_acceptance(void)
         if (!ps[i]) goto out;
     }
     {
-        /* every subject psiblast reports is among the top 500 hits (swgpu
-         * finds more than psiblast: q105's subject of score 58, E-value 8.8
-         * for psiblast, is 243rd), every alignment rescores here */
+        /* every subject psiblast reports is among the best 100 hits with
+         * E <= 10 (q105's subject of score 58 is 243rd by score, but the
+         * longer subjects scoring more have E > 10), every alignment
+         * rescores here */
         swgpu_opts_t o = opts_of(11, 1, 0);
         swgpu_search_result_t *r = NULL;
-        o.top_n = 500;
-        o.evalue = 1e30;
+        o.top_n = 100;
         o.backend = SWGPU_BACKEND_CPU;
         int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, 10, db, b62, &o, &r);
         CHECK(rc == 0, "acceptance search: %s", swgpu_last_error());
-        fp = fopen(DATA "psiblast/hits.tsv", "r");
-        CHECK(fp != NULL, "hits.tsv");
-        long n = 0, missing = 0, lower = 0, inexact = 0, higher = 0;
-        char line[512], qn[32], sid[400];
+        fp = fopen(DATA "psiblast/evalues.tsv", "r");
+        CHECK(fp != NULL, "evalues.tsv");
+        long n = 0, missing = 0, lower = 0, inexact = 0, higher = 0, e_bad = 0;
+        char line[512], qn[32], sid[400], es[64];
         int score;
         while (!rc && fp && fgets(line, sizeof line, fp)) {
-            if (line[0] == '#' || sscanf(line, "%31s %399s %d", qn, sid, &score) != 3) continue;
+            if (line[0] == '#' ||
+                sscanf(line, "%31s %399s %d %63s", qn, sid, &score, es) != 4) continue;
             int qi = atoi(qn + 1) - 101;
             const swgpu_query_result_t *qr = &r->q[qi];
             const swgpu_hit_t *hit = NULL;
@@ -1122,6 +1151,13 @@ static void test_acceptance(void)
                 if (lower++ < 3) fprintf(stderr, "acceptance: %s %s: swgpu %d < psiblast %d\n", qn, sid, hit->score, score);
             }
             higher += hit->score > score;
+            if (hit->score == score) {
+                double lo, hi;
+                printed_interval(es, &lo, &hi);
+                if (!(hit->evalue >= lo * 0.99 && hit->evalue <= hi * 1.01) && e_bad++ < 3)
+                    fprintf(stderr, "acceptance: %s %s: E-value %g, psiblast's %s\n", qn, sid,
+                            hit->evalue, es);
+            }
             swgpu_seq_t t;
             swgpu_db_get(db, hit->target, &t);
             int32_t *rows = rows_of(ps[qi]);
@@ -1129,11 +1165,11 @@ static void test_acceptance(void)
             free(rows);
         }
         if (fp) fclose(fp);
-        CHECK(n == 464 && missing == 0 && lower == 0 && inexact == 0,
-              "acceptance: %ld psiblast hits, %ld missing, %ld scored lower, %ld not exact", n, missing,
-              lower, inexact);
-        printf("# acceptance: %ld psiblast hits, all found; swgpu scores %ld higher, the others equal\n",
-               n, higher);
+        CHECK(n == 464 && missing == 0 && lower == 0 && inexact == 0 && e_bad == 0,
+              "acceptance: %ld psiblast hits, %ld missing, %ld scored lower, %ld not exact, %ld "
+              "E-values off by more than 1%%", n, missing, lower, inexact, e_bad);
+        printf("# acceptance: %ld psiblast hits, all found with -n 100; swgpu scores %ld higher, "
+               "the others equal with E-values within 1%%\n", n, higher);
         long bad = 0, hits = 0;
         for (size_t i = 0; !rc && i < r->n_queries; i++) {
             int32_t *rows = rows_of(ps[i]);
@@ -1147,7 +1183,7 @@ static void test_acceptance(void)
             }
             free(rows);
         }
-        CHECK(bad == 0 && hits == 5000, "acceptance alignments: %ld of %ld wrong", bad, hits);
+        CHECK(bad == 0 && hits >= 464, "acceptance alignments: %ld of %ld wrong", bad, hits);
         swgpu_search_result_destroy(r);
     }
 out:
@@ -1269,6 +1305,387 @@ static void test_search_args(void)
     swgpu_matrix_destroy(dna);
 }
 
+/* The interval of values that BLAST prints as s ("1.13e-138", "0.002",
+ * "9.9", "0.0" below 1e-180). */
+static void printed_interval(const char *s, double *lo, double *hi)
+{
+    const char *dot = strchr(s, '.'), *e = strchr(s, 'e');
+    double v = strtod(s, NULL), half;
+    int digits = 0;
+    if (!strcmp(s, "0.0")) {
+        *lo = 0;
+        *hi = 1e-180;
+        return;
+    }
+    if (dot)
+        for (const char *c = dot + 1; *c >= '0' && *c <= '9'; c++) digits++;
+    half = 0.5 * pow(10, -digits) * (e ? pow(10, atoi(e + 1)) : 1);
+    *lo = v - half > 0 ? v - half : 0;
+    *hi = v + half;
+}
+
+/*
+ * psiblast's statistics of its PSSMs: psiblast 2.12's -in_pssm searches of
+ * records 101-110 (tests/data/psiblast) reported these K (its XML output's
+ * Statistics_kappa; lambda 0.267 each time); and the E-values and bit
+ * scores it printed for the 464 subjects (tests/data/psiblast/evalues.tsv)
+ * follow from the raw scores within 1% of the printed values, with the
+ * database's size (uniprot20k: 9,055,569 residues, 20,000 sequences).
+ */
+static void test_psiblast_statistics(void)
+{
+    static const double kappa[10] = {0.0369545014398996, 0.0438340193964542, 0.0461347285970867,
+                                     0.0382353906205702, 0.0415058718391513, 0.0385543042425826,
+                                     0.0405375111869917, 0.0456431905624353, 0.0364715540794349,
+                                     0.0366437692338602};
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_pssm_t *p[10] = {0};
+    swgpu_karlin_t k[10];
+    char path[256], line[1024];
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    for (int i = 0; i < 10; i++) {
+        snprintf(path, sizeof path, DATA "psiblast/q%d.pssm.gz", 101 + i);
+        int rc = swgpu_pssm_read(path, &p[i]);
+        CHECK(rc == 0, "%s: %s", path, swgpu_last_error());
+        if (rc) continue;
+        rc = swgpu_pssm_karlin(p[i], b62, 11, 1, &k[i]);
+        CHECK(rc == 0 && k[i].lambda == 0.267 && fabs(k[i].K / kappa[i] - 1) < 1e-3,
+              "q%d: K %.6g lambda %g, psiblast's %.6g 0.267", 101 + i, k[i].K, k[i].lambda,
+              kappa[i]);
+    }
+    FILE *fp = fopen(DATA "psiblast/evalues.tsv", "r");
+    CHECK(fp != NULL, "evalues.tsv");
+    long n = 0, same_bits = 0, e_ok = 0, b_ok = 0;
+    while (fp && fgets(line, sizeof line, fp)) {
+        char q[32], sid[256], es[64], bs[64];
+        int score;
+        unsigned long slen;
+        if (line[0] == '#' || sscanf(line, "%31s %255s %d %63s %63s %lu", q, sid, &score, es, bs,
+                                     &slen) != 6)
+            continue;
+        int i = atoi(q + 1) - 101;
+        if (i < 0 || i >= 10 || !p[i]) continue;
+        n++;
+        double e = swgpu_hit_evalue(&k[i], SWGPU_EVALUE_SPOUGE, score, swgpu_pssm_length(p[i]),
+                                    slen, 9055569, 20000);
+        double b = swgpu_bitscore(&k[i], score), lo, hi;
+        printed_interval(es, &lo, &hi);
+        e_ok += e >= lo * 0.99 && e <= hi * 1.01;
+        double pb = strtod(bs, NULL);
+        b_ok += pb > 99.9 ? (long)b == (long)pb : fabs(b - pb) <= 0.05 + 0.1;
+        char mine[64];
+        snprintf(mine, sizeof mine, b > 99.9 ? "%.0f" : "%.1f", b > 99.9 ? floor(b) : b);
+        same_bits += !strcmp(mine, bs);
+    }
+    if (fp) fclose(fp);
+    CHECK(n == 464 && e_ok == n && b_ok == n,
+          "psiblast's E-values: %ld subjects, %ld E-values within 1%% of psiblast's, %ld bit scores "
+          "within its rounding", n, e_ok, b_ok);
+    printf("# psiblast statistics: %ld subjects, E-values all within 1%%, bit scores printed "
+           "alike %ld\n", n, same_bits);
+    for (int i = 0; i < 10; i++) swgpu_pssm_destroy(p[i]);
+    swgpu_matrix_destroy(b62);
+}
+
+/*
+ * PSI-BLAST's PSSM from hits and iterated searches (src/psi.c):
+ *  - no hits, or only hits identical to the query (purged): every position
+ *    unobserved (B, Z, J as BLOSUM62's row), scored by the matrix's
+ *    frequency ratios of its query residue and scaled to the matrix's
+ *    lambda, as psiblast 2.12 does: tests/data/psiblast/self.pssm is its
+ *    PSSM for this query when its only hit is itself, and its scores are
+ *    met exactly but for the rounding of BLOSUM62's scores (which psiblast's
+ *    frequency ratios do not have): none off by more than 1, >= 90% equal;
+ *  - swgpu_pssm_write then swgpu_pssm_read gives back every score and figure;
+ *  - an included hit without an alignment is refused;
+ *  - one round of swgpu_search_iterate is swgpu_search, and round k+1 is
+ *    swgpu_search_pssm with the PSSM swgpu_pssm_from_hits made of round k;
+ *    a query with no hit below the threshold stops after round 1.
+ */
+static void same_scores(const char *what, const swgpu_pssm_t *a, const swgpu_pssm_t *b)
+{
+    long bad = 0;
+    if (swgpu_pssm_length(a) != swgpu_pssm_length(b) ||
+        strcmp(swgpu_pssm_residues(a), swgpu_pssm_residues(b))) {
+        CHECK(0, "%s: lengths or residues differ", what);
+        return;
+    }
+    for (size_t i = 0; i < swgpu_pssm_length(a); i++)
+        for (int c = 0; c < SWGPU_NCODES; c++)
+            bad += swgpu_pssm_score(a, i, (uint8_t)c) != swgpu_pssm_score(b, i, (uint8_t)c);
+    CHECK(bad == 0, "%s: %ld scores differ", what, bad);
+}
+
+static long results_differ(const swgpu_query_result_t *x, const swgpu_query_result_t *y)
+{
+    long bad = x->n_hits != y->n_hits;
+    for (size_t h = 0; !bad && h < x->n_hits; h++) {
+        const swgpu_hit_t *p = &x->hits[h], *q = &y->hits[h];
+        bad += p->target != q->target || p->score != q->score || p->evalue != q->evalue ||
+               p->bits != q->bits || p->aln.qbeg != q->aln.qbeg || p->aln.tbeg != q->aln.tbeg ||
+               p->aln.n_cigar != q->aln.n_cigar ||
+               (p->aln.n_cigar && memcmp(p->aln.cigar, q->aln.cigar, p->aln.n_cigar * 4));
+    }
+    return bad;
+}
+
+static void test_from_hits(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    const char *qs = "MGFRDLNLRERQVLGIIIQAYVVTAAPVGSRYIARNYNLGFSDATIRNVMAELEDEGYISQ";
+    char *d[4];
+    uint64_t rng = 17;
+    d[0] = strdup(qs); /* the query itself */
+    d[1] = malloc(200);
+    d[2] = malloc(200);
+    d[3] = malloc(200);
+    mutate(qs, d[1], 6, std20, &rng);
+    mutate(qs, d[2], 4, std20, &rng);
+    random_letters(d[3], 150, std20, &rng);
+    swgpu_db_t *db = db_of(d, 4);
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    swgpu_seqset_add(set, "q", "", qs, strlen(qs));
+    swgpu_seq_t q;
+    swgpu_seqset_get(set, 0, &q);
+
+    /* no hits: the ratios' rows, scaled, as psiblast's */
+    swgpu_pssm_t *p0 = NULL, *pb = pssm_of_matrix("q", qs, b62, 1), *ps = NULL;
+    int rc = swgpu_pssm_from_hits(&q, NULL, NULL, db, b62, NULL, 0.002, &p0);
+    CHECK(rc == 0, "from_hits, no hits: %s", swgpu_last_error());
+    CHECK(swgpu_pssm_read(DATA "psiblast/self.pssm", &ps) == 0, "self.pssm: %s",
+          swgpu_last_error());
+    if (!rc && ps && swgpu_pssm_length(ps) == q.len) {
+        long equal = 0, far = 0, n = 0;
+        for (size_t i = 0; i < q.len; i++)
+            for (int c = 0; c < 20; c++, n++) {
+                int d = swgpu_pssm_score(p0, i, (uint8_t)c) - swgpu_pssm_score(ps, i, (uint8_t)c);
+                equal += d == 0;
+                far += d < -1 || d > 1;
+            }
+        CHECK(far == 0 && equal * 10 >= n * 9,
+              "no hits: psiblast's scores, %ld of %ld equal, %ld off by more than 1", equal, n,
+              far);
+        CHECK(swgpu_pssm_score(p0, 0, 20) == b62->s[q.res[0]][20] &&
+              swgpu_pssm_score(p0, 0, 24) == b62->s[q.res[0]][24],
+              "no hits: B and J unobserved, BLOSUM62's");
+    }
+    swgpu_pssm_destroy(ps);
+
+    /* a search; only the query's own sequence included: purged, the same rows */
+    swgpu_opts_t o = opts_of(11, 1, 2);
+    swgpu_search_result_t *r = NULL;
+    rc = swgpu_search(set, db, b62, &o, &r);
+    CHECK(rc == 0 && r->q[0].n_hits >= 3, "search: %s", swgpu_last_error());
+    if (!rc) {
+        swgpu_pssm_t *p1 = NULL;
+        double self_e = r->q[0].hits[0].evalue;
+        CHECK(r->q[0].hits[0].target == 0, "the query is its best hit");
+        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, &o, self_e, &p1); /* only the query */
+        CHECK(rc == 0, "from_hits, the query only: %s", swgpu_last_error());
+        if (!rc && p0) same_scores("identical hit purged: the PSSM of no hits", p1, p0);
+        swgpu_pssm_destroy(p1);
+        /* every hit: a PSSM of its own, written and read back */
+        swgpu_pssm_t *p2 = NULL, *p3 = NULL;
+        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, NULL, 1e9, &p2);
+        CHECK(rc == 0, "from_hits, every hit: %s", swgpu_last_error());
+        if (!rc) {
+            long differ = 0;
+            for (size_t i = 0; i < q.len; i++)
+                for (int c = 0; c < 20; c++)
+                    differ += swgpu_pssm_score(p2, i, (uint8_t)c) != swgpu_pssm_score(p0, i, (uint8_t)c);
+            CHECK(differ > 0, "the hits change the PSSM");
+            char path[] = "/tmp/swgpu_test_pssm_XXXXXX";
+            int fd = mkstemp(path);
+            FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+            CHECK(fp && swgpu_pssm_write(p2, b62, 11, 1, fp) == 0, "write: %s", swgpu_last_error());
+            if (fp) fclose(fp);
+            rc = swgpu_pssm_read(path, &p3);
+            CHECK(rc == 0, "read back: %s", swgpu_last_error());
+            if (!rc) {
+                same_scores("written and read back", p2, p3);
+                CHECK(!strcmp(swgpu_pssm_id(p3), path + 5), "read back: id %s", swgpu_pssm_id(p3));
+            }
+            unlink(path);
+        }
+        swgpu_pssm_destroy(p2);
+        swgpu_pssm_destroy(p3);
+        /* an included hit without an alignment */
+        swgpu_aln_t keep = r->q[0].hits[1].aln;
+        r->q[0].hits[1].aln.n_cigar = 0;
+        swgpu_pssm_t *p4 = NULL;
+        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, NULL, 1e9, &p4);
+        CHECK(rc == SWGPU_EINVAL && !p4 && strstr(swgpu_last_error(), "has no alignment"),
+              "a hit without an alignment: %d %s", rc, swgpu_last_error());
+        r->q[0].hits[1].aln = keep;
+    }
+
+    /* iterations: round 1 = swgpu_search; round 2 = the PSSM of round 1 */
+    swgpu_psi_opts_t psi;
+    swgpu_psi_opts_init(&psi);
+    CHECK(psi.iterations == 1 && psi.inclusion_evalue == 0.002 && psi.max_hits == 500 &&
+              psi.final_pssm == 1,
+          "psi defaults");
+    psi.iterations = 3;
+    psi.inclusion_evalue = 1e-3;
+    swgpu_iterate_result_t *it = NULL;
+    rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it);
+    CHECK(rc == 0, "iterate: %s", swgpu_last_error());
+    if (!rc && r) {
+        CHECK(it->n_rounds >= 2 && it->last_round[0] == it->n_rounds,
+              "iterate: %zu rounds, last %zu", it->n_rounds, it->last_round[0]);
+        CHECK(results_differ(&it->round[0]->q[0], &r->q[0]) == 0, "round 1 = swgpu_search");
+        size_t incl = 0;
+        for (size_t h = 0; h < r->q[0].n_hits; h++) incl += r->q[0].hits[h].evalue <= 1e-3;
+        CHECK(it->included[0] == incl, "round 1 included %zu, expected %zu", it->included[0], incl);
+        for (size_t k = 1; k < it->n_rounds; k++) {
+            swgpu_pssm_t *pk = NULL;
+            swgpu_search_result_t *rk = NULL;
+            rc = swgpu_pssm_from_hits(&q, k > 1 ? it->pssm[k - 1] : NULL, &it->round[k - 1]->q[0], db,
+                                      b62, &o, 1e-3, &pk);
+            if (!rc) same_scores("round k's PSSM", pk, it->pssm[k]);
+            if (!rc) rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&pk, 1, db, b62, &o, &rk);
+            CHECK(rc == 0 && results_differ(&it->round[k]->q[0], &rk->q[0]) == 0,
+                  "round %zu = swgpu_search_pssm of round %zu's PSSM", k + 1, k);
+            swgpu_search_result_destroy(rk);
+            swgpu_pssm_destroy(pk);
+        }
+        CHECK(it->converged[0] == (it->n_rounds < 3), "converged flag");
+        CHECK(it->final_pssm[0] != NULL, "final PSSM made");
+        /* final_pssm 0: the same rounds, no final PSSM */
+        swgpu_iterate_result_t *it2 = NULL;
+        psi.final_pssm = 0;
+        rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it2);
+        psi.final_pssm = 1;
+        CHECK(rc == 0 && it2->n_rounds == it->n_rounds && !it2->final_pssm[0] &&
+                  it2->converged[0] == it->converged[0] && it2->included[0] == it->included[0],
+              "final_pssm 0: %s", swgpu_last_error());
+        for (size_t k = 0; rc == 0 && k < it->n_rounds; k++)
+            CHECK(results_differ(&it->round[k]->q[0], &it2->round[k]->q[0]) == 0,
+                  "final_pssm 0: round %zu alike", k + 1);
+        swgpu_iterate_result_destroy(it2);
+    }
+    swgpu_iterate_result_destroy(it);
+    /* a query without hits below the threshold stops after round 1 */
+    it = NULL;
+    psi.inclusion_evalue = 1e-300;
+    rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it);
+    CHECK(rc == 0 && it->n_rounds == 1 && it->last_round[0] == 1 && it->converged[0] &&
+          it->included[0] == 0, "no inclusion: one round");
+    swgpu_iterate_result_destroy(it);
+    CHECK(swgpu_search_iterate(set, (const swgpu_pssm_t *const *)&pb, 1, db, b62, &o, &psi, &it) ==
+              SWGPU_EINVAL && !it, "queries and PSSMs both given");
+    psi.iterations = 0;
+    CHECK(swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it) == SWGPU_EINVAL,
+          "iterations 0");
+
+    swgpu_search_result_destroy(r);
+    swgpu_pssm_destroy(p0);
+    swgpu_pssm_destroy(pb);
+    swgpu_seqset_destroy(set);
+    swgpu_db_destroy(db);
+    for (int i = 0; i < 4; i++) free(d[i]);
+    swgpu_matrix_destroy(b62);
+}
+
+/* Positions of p whose weighted observed percentages (as swgpu_pssm_write
+ * prints them) are not all 0, in [a, b). */
+static long observed_in(const swgpu_pssm_t *p, const swgpu_matrix_t *m, size_t a, size_t b)
+{
+    char *buf = NULL, *line;
+    size_t len = 0;
+    long n = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp || swgpu_pssm_write(p, m, 11, 1, fp) < 0) {
+        if (fp) fclose(fp);
+        free(buf);
+        return -1;
+    }
+    fclose(fp);
+    for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        long pos, v, sum = 0;
+        char res;
+        int off = 0;
+        if (sscanf(line, " %ld %c%n", &pos, &res, &off) != 2 || pos < 1) continue;
+        const char *c = line + off;
+        for (int k = 0; k < 40; k++) {
+            int used = 0;
+            if (sscanf(c, " %ld%n", &v, &used) != 1) break;
+            if (k >= 20) sum += v;
+            c += used;
+        }
+        n += sum > 0 && (size_t)pos > a && (size_t)pos <= b;
+    }
+    free(buf);
+    return n;
+}
+
+/*
+ * A subject with one copy of a domain the query holds twice: its hit aligns
+ * it to one copy; with opts, swgpu_pssm_from_hits also aligns it to the
+ * other (as psiblast includes both HSPs), so both copies' positions are
+ * observed; without opts only the hit's own alignment counts.
+ */
+static void test_further_alignments(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    uint64_t rng = 29;
+    char dom[81], copy2[120], q[300], *d[2];
+    random_letters(dom, 80, std20, &rng);
+    mutate(dom, copy2, 8, std20, &rng);
+    snprintf(q, sizeof q, "%s%s", dom, copy2);
+    size_t l1 = strlen(dom), lq = strlen(q);
+    d[0] = malloc(120);
+    mutate(dom, d[0], 10, std20, &rng);
+    d[1] = malloc(200);
+    random_letters(d[1], 150, std20, &rng);
+    swgpu_db_t *db = db_of(d, 2);
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    swgpu_seqset_add(set, "q2", "", q, lq);
+    swgpu_seq_t sq;
+    swgpu_seqset_get(set, 0, &sq);
+    swgpu_opts_t o = opts_of(11, 1, 1);
+    swgpu_search_result_t *r = NULL;
+    int rc = swgpu_search(set, db, b62, &o, &r);
+    CHECK(rc == 0 && r->q[0].n_hits >= 1 && r->q[0].hits[0].target == 0 &&
+              r->q[0].hits[0].evalue <= 1e-3,
+          "repeat: the subject is a hit: %s", swgpu_last_error());
+    if (!rc && r->q[0].n_hits) {
+        const swgpu_aln_t *a = &r->q[0].hits[0].aln;
+        int first = a->qend <= (int64_t)l1 + 5; /* which copy the hit aligned to */
+        size_t oa = first ? l1 : 0, ob = first ? lq : l1; /* the other copy */
+        swgpu_pssm_t *one = NULL, *both = NULL;
+        CHECK(swgpu_pssm_from_hits(&sq, NULL, &r->q[0], db, b62, NULL, 1e-3, &one) == 0 &&
+                  swgpu_pssm_from_hits(&sq, NULL, &r->q[0], db, b62, &o, 1e-3, &both) == 0,
+              "repeat: from_hits: %s", swgpu_last_error());
+        long n1 = one ? observed_in(one, b62, oa, ob) : -1;
+        long n2 = both ? observed_in(both, b62, oa, ob) : -1;
+        CHECK(n1 == 0 && n2 >= 60, "repeat: the other copy's observed positions: %ld without "
+              "opts, %ld with (of %zu)", n1, n2, ob - oa);
+        CHECK(observed_in(both, b62, first ? 0 : l1, first ? l1 : lq) ==
+                  observed_in(one, b62, first ? 0 : l1, first ? l1 : lq),
+              "repeat: the hit's own copy alike");
+        /* a threshold the further alignment does not meet: only the hit's */
+        swgpu_pssm_t *strict = NULL;
+        double e2 = r->q[0].hits[0].evalue;
+        CHECK(swgpu_pssm_from_hits(&sq, NULL, &r->q[0], db, b62, &o, e2, &strict) == 0 &&
+                  observed_in(strict, b62, oa, ob) == 0,
+              "repeat: a further alignment above the threshold left out");
+        swgpu_pssm_destroy(one);
+        swgpu_pssm_destroy(both);
+        swgpu_pssm_destroy(strict);
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_seqset_destroy(set);
+    swgpu_db_destroy(db);
+    free(d[0]);
+    free(d[1]);
+    swgpu_matrix_destroy(b62);
+}
+
 int main(void)
 {
     test_read_fixture();
@@ -1278,6 +1695,9 @@ int main(void)
     test_clamp8();
     test_long_rectangle();
     test_psiblast_fixture();
+    test_psiblast_statistics();
+    test_from_hits();
+    test_further_alignments();
     test_blosum_rows();
     test_random_pssms();
     test_acceptance();

@@ -73,8 +73,16 @@ typedef struct {
     swgpu_alphabet_t type;     /* --type, SWGPU_AUTO: detected */
     swgpu_backend_t backend;
     swgpu_evalue_model_t evalue_model; /* --evalue-model (spouge) */
+    const char **pssm;         /* --pssm FILE, npssm of them (malloc'ed: cli_search_args_free) */
+    int npssm;
+    int iterations;            /* --iterations (1) */
+    double inclusion;          /* --inclusion-evalue (0.002) */
+    const char *out_pssm;      /* --out-pssm DIR, NULL: none */
+    int report_all;            /* --report all (0: last) */
 } cli_search_args_t;
 int cli_search_args(int argc, char **argv, cli_search_args_t *a);
+/* what cli_search_args() allocated (after CLI_RUN or CLI_HELP) */
+void cli_search_args_free(cli_search_args_t *a);
 /* the library options of a search of `alphabet` sequences with these
  * arguments (the gap defaults depend on the alphabet) */
 void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgpu_opts_t *o);
@@ -146,7 +154,8 @@ typedef struct {
     const char *what;
 } cli_input_t;
 /* -1 after printing an error when output `out` (named by `opt`, e.g. "-o")
- * is the same file as one of the n inputs: same device and inode, links
+ * is the same file as one of the n inputs (an input "-" is standard input:
+ * the file it reads, when it is one): same device and inode, links
  * followed, so a symbolic or hard link to an input counts too, or when an
  * input names a BLAST database (a prefix) and out is one of its files.  0
  * when out is NULL, does not exist yet, or is a device such as /dev/null. */

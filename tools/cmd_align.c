@@ -421,7 +421,8 @@ static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **
                       swgpu_seq_t *seq, int verbosity)
 {
     swgpu_read_info_t info;
-    int rc = swgpu_seqset_read(path, type, set, &info);
+    int rc = strcmp(path, "-") ? swgpu_seqset_read(path, type, set, &info)
+                               : swgpu_seqset_read_fd(0, "(standard input)", type, set, &info);
     if (rc < 0) {
         lib_error(rc);
         return -1;
@@ -566,6 +567,10 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
     }
     a->apath = argv[optind];
     a->bpath = argv[optind + 1];
+    if (!strcmp(a->apath, "-") && !strcmp(a->bpath, "-")) {
+        cli_error("align: A and B cannot both be standard input (-)");
+        return CLI_ERROR;
+    }
     if (strcmp(a->fmt, "summary") && strcmp(a->fmt, "sam") && strcmp(a->fmt, "pair")) {
         cli_error("--outfmt: '%s' is not summary, sam or pair", a->fmt);
         return CLI_ERROR;

@@ -26,13 +26,17 @@
 static void usage(FILE *fp)
 {
     fputs("usage: swgpu search -q QUERIES -d DB [options]\n"
+          "       swgpu search --pssm FILE [--pssm FILE...] -d DB [options]\n"
           "\n"
           "Scores every query against every database sequence exactly (Smith-Waterman,\n"
           "affine gaps) and reports the best hits with E-values and alignments.\n"
           "\n"
           "input:\n"
           "  -q, --query FILE       query sequences: FASTA or FASTQ, plain or gzip (or a\n"
-          "                         database, as -d takes it)\n"
+          "                         database, as -d takes it); - reads standard input\n"
+          "      --pssm FILE        a PSSM as the query, in psiblast's ASCII format\n"
+          "                         (-out_ascii_pssm; plain or gzip; its id is the file's base\n"
+          "                         name without extension); repeat for more; not with -q\n"
           "  -d, --db FILE          database: a 'swgpu makedb' file, a BLAST database (its\n"
           "                         name as given to makeblastdb -out), or FASTA/FASTQ (plain\n"
           "                         or gzip)\n"
@@ -63,6 +67,18 @@ static void usage(FILE *fp)
           "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "      --no-self          do not report a query's own sequence (same id, same\n"
           "                         residues) as its hit, e.g. in -q X -d X (all against all)\n"
+          "\n"
+          "iterated search (PSI-BLAST, protein):\n"
+          "      --iterations N     rounds (default 1); after each, the hits with E-value <=\n"
+          "                         --inclusion-evalue among the best 500 make a PSSM\n"
+          "                         that the next round searches with; a query stops early when\n"
+          "                         a round includes no new hit\n"
+          "      --inclusion-evalue X  E-value for inclusion in the PSSM (default 0.002)\n"
+          "      --out-pssm DIR     write each query's PSSM of its last round as DIR/ID.pssm\n"
+          "                         (psiblast's ASCII format: --pssm reads it back)\n"
+          "      --report last|all  the last round of each query (default), or every round\n"
+          "                         (format 7: '# Iteration: N' lines; pair: 'Results from\n"
+          "                         round N'; format 6: the rows of every round in turn)\n"
           "\n"
           "execution:\n"
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"
@@ -206,10 +222,29 @@ static void on_progress(size_t done, size_t total, uint64_t cells_done, uint64_t
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
     OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF,
-    OPT_EVALUE_MODEL
+    OPT_EVALUE_MODEL, OPT_PSSM, OPT_ITERATIONS, OPT_INCLUSION, OPT_OUT_PSSM, OPT_REPORT
 };
 
+void cli_search_args_free(cli_search_args_t *a)
+{
+    free(a->pssm);
+    a->pssm = NULL;
+    a->npssm = 0;
+}
+
+/* the argument parsing proper; cli_search_args frees what it allocated when
+ * this refuses */
+static int search_args(int argc, char **argv, cli_search_args_t *a);
+
 int cli_search_args(int argc, char **argv, cli_search_args_t *a)
+{
+    int rc = search_args(argc, argv, a);
+    if (rc == CLI_ERROR)
+        cli_search_args_free(a);
+    return rc;
+}
+
+static int search_args(int argc, char **argv, cli_search_args_t *a)
 {
     static const struct option longopts[] = {
         {"query", required_argument, NULL, 'q'},
@@ -235,6 +270,11 @@ int cli_search_args(int argc, char **argv, cli_search_args_t *a)
         {"no-align", no_argument, NULL, OPT_NO_ALIGN},
         {"no-self", no_argument, NULL, OPT_NO_SELF},
         {"evalue-model", required_argument, NULL, OPT_EVALUE_MODEL},
+        {"pssm", required_argument, NULL, OPT_PSSM},
+        {"iterations", required_argument, NULL, OPT_ITERATIONS},
+        {"inclusion-evalue", required_argument, NULL, OPT_INCLUSION},
+        {"out-pssm", required_argument, NULL, OPT_OUT_PSSM},
+        {"report", required_argument, NULL, OPT_REPORT},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -250,6 +290,8 @@ int cli_search_args(int argc, char **argv, cli_search_args_t *a)
     a->type = SWGPU_AUTO;
     a->backend = SWGPU_BACKEND_AUTO;
     a->evalue_model = SWGPU_EVALUE_SPOUGE;
+    a->iterations = 1;
+    a->inclusion = 0.002;
     opterr = 0;
     optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
     while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1) {
@@ -294,6 +336,39 @@ int cli_search_args(int argc, char **argv, cli_search_args_t *a)
         case OPT_EVALUE_MODEL:
             if (parse_evalue_model(optarg, &a->evalue_model)) return CLI_ERROR;
             break;
+        case OPT_PSSM: {
+            const char **p = realloc(a->pssm, (size_t)(a->npssm + 1) * sizeof *p);
+            if (!p) {
+                cli_error("search: out of memory for %d PSSM files", a->npssm + 1);
+                return CLI_ERROR;
+            }
+            a->pssm = p;
+            a->pssm[a->npssm++] = optarg;
+            break;
+        }
+        case OPT_ITERATIONS:
+            if (parse_int("--iterations", optarg, &a->iterations)) return CLI_ERROR;
+            if (a->iterations < 1) {
+                cli_error("--iterations %d: must be >= 1", a->iterations);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_INCLUSION:
+            if (parse_double("--inclusion-evalue", optarg, &a->inclusion)) return CLI_ERROR;
+            if (!(a->inclusion > 0)) {
+                cli_error("--inclusion-evalue %s: must be > 0", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_OUT_PSSM: a->out_pssm = optarg; break;
+        case OPT_REPORT:
+            if (!strcmp(optarg, "all") || !strcmp(optarg, "last")) {
+                a->report_all = !strcmp(optarg, "all");
+            } else {
+                cli_error("--report: '%s' is not last or all", optarg);
+                return CLI_ERROR;
+            }
+            break;
         case ':':
             cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
             return CLI_ERROR;
@@ -309,13 +384,30 @@ int cli_search_args(int argc, char **argv, cli_search_args_t *a)
         cli_error("search: unexpected argument '%s' (see swgpu search --help)", argv[optind]);
         return CLI_ERROR;
     }
-    if (!a->qpath || !a->dpath) {
-        cli_error("search: %s (see swgpu search --help)",
-                  !a->qpath && !a->dpath ? "-q QUERIES and -d DB are required"
-                  : !a->qpath            ? "-q QUERIES is required"
-                                         : "-d DB is required");
+    if (a->qpath && a->npssm) {
+        cli_error("search: -q and --pssm cannot be combined: a PSSM is the query (as psiblast's "
+                  "-in_pssm replaces -query); give one of them");
         return CLI_ERROR;
     }
+    if ((!a->qpath && !a->npssm) || !a->dpath) {
+        cli_error("search: %s (see swgpu search --help)",
+                  !a->qpath && !a->npssm && !a->dpath ? "-q QUERIES (or --pssm FILE) and -d DB "
+                                                        "are required"
+                  : !a->dpath ? "-d DB is required"
+                              : "-q QUERIES (or --pssm FILE) is required");
+        return CLI_ERROR;
+    }
+    if (!strcmp(a->dpath, "-")) {
+        cli_error("search: -d -: the database cannot be read from standard input (give its "
+                  "file or BLAST database name)");
+        return CLI_ERROR;
+    }
+    for (int i = 0; i < a->npssm; i++)
+        if (!strcmp(a->pssm[i], "-")) {
+            cli_error("search: --pssm -: a PSSM cannot be read from standard input (give its "
+                      "file)");
+            return CLI_ERROR;
+        }
     return CLI_RUN;
 }
 
@@ -336,108 +428,352 @@ void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgp
     o->evalue_model = a->evalue_model;
 }
 
+/* What a search reads, runs and writes. */
+typedef struct {
+    cli_search_args_t a;
+    swgpu_seqset_t *queries;     /* -q (NULL with --pssm) */
+    swgpu_pssm_t **pssms;        /* --pssm, a.npssm of them */
+    swgpu_db_t *db, *names;
+    swgpu_matrix_t *m;
+    swgpu_search_result_t *res;  /* one round */
+    swgpu_iterate_result_t *it;  /* or an iterated search */
+} search_t;
+
+static void search_free(search_t *S)
+{
+    swgpu_iterate_result_destroy(S->it);
+    swgpu_search_result_destroy(S->res);
+    swgpu_matrix_destroy(S->m);
+    swgpu_db_destroy(S->names);
+    swgpu_db_destroy(S->db);
+    swgpu_seqset_destroy(S->queries);
+    for (int i = 0; S->pssms && i < S->a.npssm; i++)
+        swgpu_pssm_destroy(S->pssms[i]);
+    free(S->pssms);
+    cli_search_args_free(&S->a);
+}
+
+/* The queries: -q (a file, or standard input for -), or the --pssm files. */
+static int read_queries(search_t *S, swgpu_read_info_t *qi)
+{
+    int rc;
+    if (S->a.npssm) {
+        memset(qi, 0, sizeof *qi);
+        if (!(S->pssms = calloc((size_t)S->a.npssm, sizeof *S->pssms))) {
+            cli_error("out of memory for %d PSSMs", S->a.npssm);
+            return -1;
+        }
+        for (int i = 0; i < S->a.npssm; i++) {
+            if ((rc = swgpu_pssm_read(S->a.pssm[i], &S->pssms[i])) < 0) {
+                lib_error(rc);
+                return -1;
+            }
+            qi->n_records++;
+            qi->n_residues += swgpu_pssm_length(S->pssms[i]);
+        }
+        return 0;
+    }
+    rc = !strcmp(S->a.qpath, "-")
+             ? swgpu_seqset_read_fd(STDIN_FILENO, "(standard input)", S->a.type, &S->queries, qi)
+             : swgpu_seqset_read(S->a.qpath, S->a.type, &S->queries, qi);
+    if (rc < 0) {
+        lib_error(rc);
+        return -1;
+    }
+    return 0;
+}
+
+/* --out-pssm DIR: the file of query i, DIR/ID.pssm ('/' in the id as '_';
+ * "queryN" for an empty id); -1 after an error when it does not fit. */
+static int pssm_path(const search_t *S, size_t i, char *path, size_t size)
+{
+    char name[256];
+    const char *id;
+    size_t k = 0;
+    if (S->queries) {
+        swgpu_seq_t q;
+        swgpu_seqset_get(S->queries, i, &q);
+        id = q.id;
+    } else {
+        id = swgpu_pssm_id(S->pssms[i]);
+    }
+    for (; id[k] && k < sizeof name - 1; k++)
+        name[k] = id[k] == '/' ? '_' : id[k];
+    name[k] = '\0';
+    if (!k || !strcmp(name, ".") || !strcmp(name, ".."))
+        snprintf(name, sizeof name, "query%zu", i + 1);
+    if (snprintf(path, size, "%s/%s.pssm", S->a.out_pssm, name) >= (int)size) {
+        cli_error("--out-pssm %s: the path of %s's PSSM is too long", S->a.out_pssm, id);
+        return -1;
+    }
+    return 0;
+}
+
+/* --out-pssm DIR, before the search: a directory, and no file there that
+ * would replace an input */
+static int check_pssm_dir(const search_t *S, size_t nq, const cli_input_t *in, int nin)
+{
+    struct stat sb;
+    char path[PATH_MAX];
+    if (stat(S->a.out_pssm, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        cli_error("--out-pssm %s: not a directory", S->a.out_pssm);
+        return -1;
+    }
+    for (size_t i = 0; i < nq; i++)
+        if (pssm_path(S, i, path, sizeof path) < 0 ||
+            cli_check_output("--out-pssm", path, in, nin) < 0)
+            return -1;
+    return 0;
+}
+
+/* --out-pssm DIR: every query's last PSSM as DIR/ID.pssm, each written whole
+ * or not at all. */
+static int write_pssms(search_t *S, const swgpu_opts_t *o)
+{
+    const swgpu_iterate_result_t *it = S->it;
+    char path[PATH_MAX];
+    for (size_t i = 0; i < it->n_queries; i++) {
+        if (pssm_path(S, i, path, sizeof path) < 0)
+            return -1;
+        cli_out_t out;
+        FILE *fp = cli_out_open(&out, path);
+        if (!fp)
+            return -1;
+        int rc = swgpu_pssm_write(it->final_pssm[i], S->m, o->gap_open, o->gap_extend, fp);
+        if (rc < 0) {
+            lib_error(rc);
+            cli_out_abort(&out);
+            return -1;
+        }
+        if (cli_out_close(&out) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The summary line on standard error. */
+static void summary(const search_t *S, size_t nq, uint64_t qres)
+{
+    swgpu_db_part_t whole; /* swgpu-mpi's db is a part */
+    swgpu_db_part_info(S->db, &whole);
+    double wall = cli_elapsed(), scan = 0, align = 0;
+    uint64_t cells = 0, overflows = 0;
+    const char *backend = "";
+    char rounds[64] = "";
+    if (S->it) {
+        for (size_t k = 0; k < S->it->n_rounds; k++) {
+            const swgpu_search_result_t *r = S->it->round[k];
+            scan += r->scan_seconds;
+            align += r->align_seconds;
+            cells += r->cells;
+            overflows += r->overflows;
+            backend = r->backend;
+        }
+        snprintf(rounds, sizeof rounds, "%zu rounds, ", S->it->n_rounds);
+    } else {
+        scan = S->res->scan_seconds;
+        align = S->res->align_seconds;
+        cells = S->res->cells;
+        overflows = S->res->overflows;
+        backend = S->res->backend;
+    }
+    fprintf(stderr,
+            "[swgpu %.2fs] %zu queries (%llu residues) vs %zu sequences (%llu residues): "
+            "backend %s, %s%.3g cells, scan %.3f s (%.2f GCUPS), %llu overflows, "
+            "align %.3f s, wall %.2f s, peak RSS %.1f MB\n",
+            wall, nq, (unsigned long long)qres, (size_t)whole.total_n,
+            (unsigned long long)whole.total_residues, backend, rounds, (double)cells, scan,
+            scan > 0 ? (double)cells / scan / 1e9 : 0.0, (unsigned long long)overflows, align,
+            wall, peak_rss_mb());
+}
+
 int swgpu_cmd_search(int argc, char **argv)
 {
-    cli_search_args_t a;
+    search_t S;
     swgpu_outfmt_t *fmt = NULL;
-    swgpu_seqset_t *queries = NULL;
-    swgpu_db_t *db = NULL, *names = NULL;
-    swgpu_matrix_t *m = NULL;
-    swgpu_search_result_t *res = NULL;
     FILE *fp = NULL;
     int status = 1, rc;
     cli_out_t out = {0};
 
-    switch (cli_search_args(argc, argv, &a)) {
-    case CLI_HELP: usage(stdout); return 0;
+    memset(&S, 0, sizeof S);
+    switch (cli_search_args(argc, argv, &S.a)) {
+    case CLI_HELP: usage(stdout); cli_search_args_free(&S.a); return 0;
     case CLI_ERROR: return 1;
     }
-    const char *qpath = a.qpath, *dpath = a.dpath, *mname = a.mname, *opath = a.opath;
-    swgpu_alphabet_t type = a.type;
-    int verbosity = a.verbosity;
+    cli_search_args_t *a = &S.a;
+    const char *qpath = a->qpath, *dpath = a->dpath, *mname = a->mname, *opath = a->opath;
+    const char *qname = qpath ? (strcmp(qpath, "-") ? qpath : "standard input") : a->pssm[0];
+    swgpu_alphabet_t type = a->type;
+    int verbosity = a->verbosity;
+    int iterated = a->iterations > 1 || a->out_pssm || a->report_all;
     if (cli_dist && !cli_dist->writer)
         verbosity = 0; /* swgpu-mpi: one rank speaks */
     cli_install_logger(verbosity);
-    a.threads = cli_clamp_threads(a.threads, verbosity);
+    a->threads = cli_clamp_threads(a->threads, verbosity);
+    if (cli_dist && (a->npssm || iterated || (qpath && !strcmp(qpath, "-")))) {
+        cli_error("search: swgpu-mpi does not take --pssm, --iterations, --out-pssm, --report "
+                  "or -q - (run swgpu)");
+        goto out;
+    }
+    if (a->npssm || iterated) {
+        if (type == SWGPU_DNA) {
+            cli_error("search: %s take protein only (--type dna given)",
+                      a->npssm ? "PSSM queries" : "iterated searches");
+            goto out;
+        }
+        if (a->have_match || a->have_mismatch) {
+            cli_error("--%s applies to DNA only; %s are protein", a->have_match ? "match"
+                      : "mismatch", a->npssm ? "PSSM queries" : "iterated searches");
+            goto out;
+        }
+    }
 
     /* Check what can be checked before reading any file; an output never
      * replaces an input */
-    {
-        const cli_input_t in[] = {{qpath, "query file"}, {dpath, "database"},
-                                  {mname, "matrix file"}};
-        if (cli_check_output("-o", opath, in, 3) < 0)
-            return 1;
+    int nin = 3 + a->npssm;
+    cli_input_t *in = malloc((size_t)nin * sizeof *in);
+    if (!in) {
+        cli_error("out of memory");
+        goto out;
+    }
+    in[0] = (cli_input_t){qpath, "query file"};
+    in[1] = (cli_input_t){dpath, "database"};
+    in[2] = (cli_input_t){mname, "matrix file"};
+    for (int i = 0; i < a->npssm; i++)
+        in[3 + i] = (cli_input_t){a->pssm[i], "PSSM file"};
+    if (cli_check_output("-o", opath, in, nin) < 0) {
+        free(in);
+        goto out;
     }
     swgpu_opts_t o;
-    cli_search_opts(&a, type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN, &o);
+    cli_search_opts(a, type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN, &o);
     if ((rc = swgpu_opts_check(&o, NULL)) < 0) {
-        lib_error(rc);
-        return 1;
+        free(in);
+        goto lib_fail;
     }
     swgpu_backend_prepare(&o); /* the GPU's set-up overlaps reading the inputs */
-    if ((rc = swgpu_outfmt_parse(a.fmtspec, &fmt)) < 0 ||
+    if ((rc = swgpu_outfmt_parse(a->fmtspec, &fmt)) < 0 ||
         (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
-        lib_error(rc);
-        swgpu_outfmt_destroy(fmt);
-        return 1;
+        free(in);
+        goto lib_fail;
     }
 
     /* Inputs. */
     swgpu_read_info_t qi, di;
-    if ((rc = swgpu_seqset_read(qpath, type, &queries, &qi)) < 0)
+    if (read_queries(&S, &qi) < 0) {
+        free(in);
+        goto out;
+    }
+    rc = cli_dist ? cli_dist->db_open(dpath, type, S.queries, &o, &S.db, &di)
+                  : swgpu_db_open(dpath, type, &S.db, &di);
+    if (rc < 0) {
+        free(in);
         goto lib_fail;
-    rc = cli_dist ? cli_dist->db_open(dpath, type, queries, &o, &db, &di) /* this rank's part */
-                  : swgpu_db_open(dpath, type, &db, &di);
-    if (rc < 0)
-        goto lib_fail;
-    swgpu_alphabet_t qa = swgpu_seqset_alphabet(queries), da = swgpu_db_alphabet(db);
+    }
+    swgpu_alphabet_t qa = S.queries ? swgpu_seqset_alphabet(S.queries) : SWGPU_PROTEIN;
+    swgpu_alphabet_t da = swgpu_db_alphabet(S.db);
     if (qa != da) {
-        cli_error("the queries in %s are %s sequences but the database %s holds %s sequences%s",
-                  qpath, swgpu_alphabet_name(qa), dpath, swgpu_alphabet_name(da),
-                  type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
+        cli_error("the queries in %s are %s%s but the database %s holds %s sequences%s", qname,
+                  swgpu_alphabet_name(qa), S.pssms ? " PSSMs" : " sequences", dpath,
+                  swgpu_alphabet_name(da), type == SWGPU_AUTO ? " (detected; --type sets the type)"
+                                                              : "");
+        free(in);
+        goto out;
+    }
+    if (iterated && qa != SWGPU_PROTEIN) {
+        cli_error("--iterations, --out-pssm and --report take protein queries; %s holds %s "
+                  "sequences", qname, swgpu_alphabet_name(qa));
+        free(in);
         goto out;
     }
     if (verbosity >= 2) {
-        fprintf(stderr, "[swgpu %.2fs] %s: %llu %s queries, %llu residues\n", cli_elapsed(),
-                qpath, (unsigned long long)qi.n_records, swgpu_alphabet_name(qa),
-                (unsigned long long)qi.n_residues);
+        fprintf(stderr, "[swgpu %.2fs] %s: %llu %s %s, %llu residues\n", cli_elapsed(), qname,
+                (unsigned long long)qi.n_records, swgpu_alphabet_name(qa),
+                S.pssms ? "PSSMs" : "queries", (unsigned long long)qi.n_residues);
         fprintf(stderr, "[swgpu %.2fs] %s: %zu sequences, %llu residues, longest %llu\n",
-                cli_elapsed(), dpath, swgpu_db_size(db), (unsigned long long)swgpu_db_residues(db),
-                (unsigned long long)swgpu_db_max_len(db));
+                cli_elapsed(), dpath, swgpu_db_size(S.db),
+                (unsigned long long)swgpu_db_residues(S.db),
+                (unsigned long long)swgpu_db_max_len(S.db));
     }
 
     /* Scoring system. */
     if (qa == SWGPU_DNA) {
         if (mname) {
             cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
+            free(in);
             goto out;
         }
-        if ((rc = swgpu_matrix_dna(a.match, a.mismatch, &m)) < 0)
-            goto lib_fail;
+        rc = swgpu_matrix_dna(a->match, a->mismatch, &S.m);
     } else {
-        if (a.have_match || a.have_mismatch) {
+        if (a->have_match || a->have_mismatch) {
             cli_error("--%s applies to DNA only; protein is scored with --matrix",
-                      a.have_match ? "match" : "mismatch");
+                      a->have_match ? "match" : "mismatch");
+            free(in);
             goto out;
         }
-        if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &m)) < 0)
-            goto lib_fail;
+        rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &S.m);
     }
-    cli_search_opts(&a, qa, &o);
-    if ((rc = swgpu_opts_check(&o, m)) < 0)
+    if (rc < 0) {
+        free(in);
         goto lib_fail;
+    }
+    cli_search_opts(a, qa, &o);
+    if ((rc = swgpu_opts_check(&o, S.m)) < 0) {
+        free(in);
+        goto lib_fail;
+    }
     if (verbosity > 0 && isatty(STDERR_FILENO))
         o.progress = on_progress;
+    if (!opath) /* `swgpu search ... | head` ends quietly (SIGPIPE), as other tools */
+        signal(SIGPIPE, SIG_DFL);
 
-    /* open the output first: a bad path fails before the search runs */
-    if (!(fp = cli_out_open(&out, cli_out_path(opath))))
+    if (a->out_pssm &&
+        check_pssm_dir(&S, S.queries ? swgpu_seqset_size(S.queries) : (size_t)a->npssm, in,
+                       nin) < 0) {
+        free(in);
         goto out;
+    }
+    /* open the output first: a bad path fails before the search runs */
+    if (!(fp = cli_out_open(&out, cli_out_path(opath)))) {
+        free(in);
+        goto out;
+    }
 
-    rc = cli_dist ? cli_dist->search(queries, db, m, &o, &res, &names)
-                  : swgpu_search(queries, db, m, &o, &res);
-    if (rc < 0)
+    if (iterated) {
+        swgpu_psi_opts_t psi;
+        swgpu_psi_opts_init(&psi);
+        psi.iterations = a->iterations;
+        psi.inclusion_evalue = a->inclusion;
+        psi.final_pssm = a->out_pssm != NULL; /* the last round's PSSMs: only to write them */
+        rc = swgpu_search_iterate(S.queries, (const swgpu_pssm_t *const *)S.pssms,
+                                  (size_t)a->npssm, S.db, S.m, &o, &psi, &S.it);
+    } else if (S.pssms) {
+        rc = swgpu_search_pssm((const swgpu_pssm_t *const *)S.pssms, (size_t)a->npssm, S.db, S.m,
+                               &o, &S.res);
+    } else {
+        rc = cli_dist ? cli_dist->search(S.queries, S.db, S.m, &o, &S.res, &S.names)
+                      : swgpu_search(S.queries, S.db, S.m, &o, &S.res);
+    }
+    if (rc < 0) {
+        free(in);
         goto lib_fail;
-    if (res && (rc = swgpu_outfmt_write(fmt, fp, res, queries, names ? names : db, m, &o)) < 0) {
+    }
+    if (S.it && a->out_pssm && write_pssms(&S, &o) < 0) {
+        free(in);
+        goto out;
+    }
+    free(in);
+    const swgpu_db_t *names = S.names ? S.names : S.db;
+    if (S.it)
+        rc = swgpu_outfmt_write_iterate(fmt, fp, S.it, S.queries,
+                                        (const swgpu_pssm_t *const *)S.pssms, a->report_all,
+                                        names, S.m, &o);
+    else if (S.res && S.pssms)
+        rc = swgpu_outfmt_write_pssm(fmt, fp, S.res, (const swgpu_pssm_t *const *)S.pssms,
+                                     (size_t)a->npssm, names, S.m, &o);
+    else if (S.res)
+        rc = swgpu_outfmt_write(fmt, fp, S.res, S.queries, names, S.m, &o);
+    if (rc < 0) {
         const char *msg = swgpu_last_error();
         cli_error("output %s: %s", opath ? opath : "(standard output)",
                   msg && *msg ? msg : swgpu_strerror(rc));
@@ -447,20 +783,9 @@ int swgpu_cmd_search(int argc, char **argv)
     if (cli_out_close(&out) < 0)
         goto out;
 
-    if (verbosity > 0 && res) {
-        swgpu_db_part_t whole; /* swgpu-mpi's db is a part */
-        swgpu_db_part_info(db, &whole);
-        double wall = cli_elapsed();
-        double gcups = res->scan_seconds > 0 ? (double)res->cells / res->scan_seconds / 1e9 : 0.0;
-        fprintf(stderr,
-                "[swgpu %.2fs] %zu queries (%llu residues) vs %zu sequences (%llu residues): "
-                "backend %s, %.3g cells, scan %.3f s (%.2f GCUPS), %llu overflows, "
-                "align %.3f s, wall %.2f s, peak RSS %.1f MB\n",
-                wall, swgpu_seqset_size(queries), (unsigned long long)swgpu_seqset_residues(queries),
-                (size_t)whole.total_n, (unsigned long long)whole.total_residues, res->backend,
-                (double)res->cells, res->scan_seconds, gcups,
-                (unsigned long long)res->overflows, res->align_seconds, wall, peak_rss_mb());
-    }
+    if (verbosity > 0 && (S.res || S.it))
+        summary(&S, S.queries ? swgpu_seqset_size(S.queries) : (size_t)a->npssm,
+                S.queries ? swgpu_seqset_residues(S.queries) : qi.n_residues);
     status = 0;
     goto out;
 
@@ -468,11 +793,7 @@ lib_fail:
     lib_error(rc);
 out:
     cli_out_abort(&out);
-    swgpu_search_result_destroy(res);
-    swgpu_matrix_destroy(m);
-    swgpu_db_destroy(names);
-    swgpu_db_destroy(db);
-    swgpu_seqset_destroy(queries);
+    search_free(&S);
     swgpu_outfmt_destroy(fmt);
     return status;
 }

@@ -152,18 +152,23 @@ int cli_check_output(const char *opt, const char *out, const cli_input_t *in, in
     if (!out || stat(out, &so) != 0 || S_ISCHR(so.st_mode) || S_ISFIFO(so.st_mode))
         return 0; /* nothing there yet, or a device / pipe written in place */
     for (int i = 0; i < n; i++) {
-        if (in[i].path && stat(in[i].path, &si) != 0 && blastdb_file(in[i].path, out)) {
+        if (in[i].path && strcmp(in[i].path, "-") && stat(in[i].path, &si) != 0 &&
+            blastdb_file(in[i].path, out)) {
             cli_error("%s %s is a file of the BLAST database %s (the %s): refusing to "
                       "overwrite an input (choose another output file)",
                       opt, out, in[i].path, in[i].what);
             return -1;
         }
-        if (!in[i].path || stat(in[i].path, &si) != 0)
+        if (in[i].path && !strcmp(in[i].path, "-")) { /* standard input, not a file "-" */
+            if (fstat(STDIN_FILENO, &si) != 0 || !S_ISREG(si.st_mode))
+                continue;
+        } else if (!in[i].path || stat(in[i].path, &si) != 0) {
             continue;
+        }
         if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
             cli_error("%s %s is the same file as the %s %s: refusing to overwrite an input "
-                      "(choose another output file)",
-                      opt, out, in[i].what, in[i].path);
+                      "(choose another output file)", opt, out, in[i].what,
+                      strcmp(in[i].path, "-") ? in[i].path : "(standard input)");
             return -1;
         }
     }

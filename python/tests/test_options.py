@@ -21,6 +21,14 @@ SEARCH = {
     "outfmt": "SearchResults.format(outfmt)", "out": "SearchResults.write(file)",
     "verbose": "the 'swgpu' logger's level (DEBUG)", "quiet": "the 'swgpu' logger's level",
     "help": None,
+    # PSSM queries and iterated searches are in the C API (swgpu_pssm_read,
+    # swgpu_search_pssm, swgpu_search_iterate, swgpu_pssm_write) and the tool;
+    # the Python package does not wrap PSSM objects yet
+    "pssm": "the tool and the C API (swgpu_search_pssm); no Python PSSM object yet",
+    "iterations": "the tool and the C API (swgpu_search_iterate)",
+    "inclusion-evalue": "the tool and the C API (swgpu_psi_opts_t.inclusion_evalue)",
+    "out-pssm": "the tool and the C API (swgpu_pssm_write)",
+    "report": "the tool and the C API (swgpu_outfmt_write_iterate)",
 }
 ALIGN = {
     "type": "keyword type", "matrix": "keyword matrix", "match": "keyword match",

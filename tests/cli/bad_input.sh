@@ -98,9 +98,9 @@ bad "negative threads" "threads -2" search -q $Q -d $DB --threads -2
 bad "unknown option" "unknown option '--frobnicate'" search -q $Q -d $DB --frobnicate
 bad "unknown short option" "unknown option '-Z'" search -q $Q -d $DB -Z
 bad "option without value" "option '(-n|--top)' needs a value" search -q $Q -d $DB -n
-bad "missing -q" "-q QUERIES is required" search -d $DB
+bad "missing -q" "-q QUERIES \(or --pssm FILE\) is required" search -d $DB
 bad "missing -d" "-d DB is required" search -q $Q
-bad "missing -q and -d" "-q QUERIES and -d DB are required" search
+bad "missing -q and -d" "-q QUERIES \(or --pssm FILE\) and -d DB are required" search
 bad "stray argument" "unexpected argument 'extra'" search -q $Q -d $DB extra
 bad "unknown --type" "--type: 'rna' is not prot or dna" search -q $Q -d $DB --type rna
 bad "unknown backend" "--backend: 'gpu' is not auto, ref, cpu or cuda" search -q $Q -d $DB --backend gpu
@@ -220,5 +220,46 @@ bad "makedb OUT is a BLAST db file" "OUT .*mv\.00\.psq is a file of the BLAST da
 bad "-o is a BLAST db file" "-o .*mv\.pal is a file of the BLAST database" \
     search -q $PQ -d "$T/mv" -o "$T/mv.pal"
 cmp -s "$T/mv.00.psq" $B/prot_mv.00.psq && pass || fail "a BLAST database file was changed"
+
+# --- PSSM queries, iterated searches, standard input ----------------------
+P=$D/cli_pssm
+# bad_in FILE NAME PATTERN ARGS...: bad, with standard input read from FILE
+bad_in() {
+    f=$1; shift
+    bad "$@" < "$f"
+}
+printf 'not a PSSM\n' > "$T/bad.pssm"
+bad "--pssm: missing file" "nope\.pssm.*(No such file|cannot open)" search --pssm "$T/nope.pssm" -d $DB
+bad "--pssm: not a PSSM" "bad\.pssm: no header line of column letters" search --pssm "$T/bad.pssm" -d $DB
+bad "--pssm with -q" "-q and --pssm cannot be combined" search -q $Q --pssm $P/q1.pssm -d $DB
+bad "--pssm -" "--pssm -: a PSSM cannot be read from standard input" search --pssm - -d $DB
+bad "--pssm with a DNA database" "PSSMs but the database .*cli_dna_db\.fasta holds dna" \
+    search --pssm $P/q1.pssm -d $D/cli_dna_db.fasta
+bad "--pssm with --type dna" "PSSM queries take protein only" search --pssm $P/q1.pssm -d $DB --type dna
+bad "--pssm with --match" "--match applies to DNA only" search --pssm $P/q1.pssm -d $DB --match 1
+bad "neither -q nor --pssm" "-q QUERIES \(or --pssm FILE\) is required" search -d $DB
+bad "--iterations 0" "--iterations 0: must be >= 1" search -q $Q -d $DB --iterations 0
+bad "--iterations not a number" "--iterations: 'two' is not an integer" search -q $Q -d $DB --iterations two
+bad "--inclusion-evalue 0" "--inclusion-evalue 0: must be > 0" search -q $Q -d $DB --inclusion-evalue 0
+bad "--report bad" "--report: 'every' is not last or all" search -q $Q -d $DB --report every
+bad "--out-pssm not a directory" "--out-pssm .*nodir: not a directory" \
+    search -q $Q -d $DB --out-pssm "$T/nodir"
+bad "--iterations with DNA" "take protein queries; .*cli_dna_q\.fasta holds dna" \
+    search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --iterations 2
+bad "-d -" "-d -: the database cannot be read from standard input" search -q $Q -d -
+bad_in "$T/empty.fa" "-q - empty" "\(standard input\): empty file" search -q - -d $DB
+bad_in "$T/text.txt" "-q - not FASTA" "\(standard input\), line 1: expected '>' or '@'" search -q - -d $DB
+bad_in "$T/in_db.swdb" "-q - makedb database" \
+    "\(standard input\): a swgpu makedb database cannot be read from a stream" search -q - -d $DB
+bad_in $B/prot_v4.pin "-q - BLAST database file" \
+    "\(standard input\): a BLAST database file cannot be read from a stream" search -q - -d $DB
+bad_in "$T/in_q.fa" "-o is standard input's file" \
+    "-o .*in_q\.fa is the same file as the query file \(standard input\)" \
+    search -q - -d $DB -o "$T/in_q.fa"
+cmp -s "$T/in_q.fa" $Q && pass || fail "the file on standard input was changed"
+bad_in "$T/in_q.fa" "align: A and B both -" "align: A and B cannot both be standard input" align - -
+mkdir "$T/pdir" && cp $P/q1.pssm "$T/pdir/q1.pssm"
+bad "--out-pssm over a --pssm input" "--out-pssm .*q1\.pssm is the same file as the PSSM file" \
+    search --pssm "$T/pdir/q1.pssm" -d $DB --out-pssm "$T/pdir"
 
 finish

@@ -42,7 +42,8 @@ static swgpu_matrix_t *matrix_of(swgpu_alphabet_t al, const char *mname, int mat
 
 static void after_search(cli_search_args_t *a)
 {
-    if (!a->qpath || !a->dpath || !a->fmtspec)
+    if ((!a->qpath && !a->npssm) || (a->qpath && a->npssm) || !a->dpath || !a->fmtspec ||
+        a->iterations < 1 || !(a->inclusion > 0))
         abort();
     swgpu_outfmt_t *f = NULL;
     int rc = swgpu_outfmt_parse(a->fmtspec, &f);
@@ -169,6 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else if (!ma.in || !ma.out)
             abort();
     }
+    if (cmd == 0 && rc != CLI_ERROR)
+        cli_search_args_free(&sa);
     free(buf);
     return 0;
 }

@@ -1,0 +1,1254 @@
+/*
+ * psi.c - iterated searches in the manner of PSI-BLAST: a position-specific
+ * score matrix (PSSM) from the hits of one round (swgpu_pssm_from_hits), and
+ * rounds of searching with it (swgpu_search_iterate).
+ *
+ * The PSSM follows the published method of PSI-BLAST:
+ *   Altschul SF, Madden TL, Schaffer AA, Zhang J, Zhang Z, Miller W,
+ *   Lipman DJ (1997) "Gapped BLAST and PSI-BLAST: a new generation of protein
+ *   database search programs", Nucleic Acids Res 25:3389-3402;
+ *   Schaffer AA, Aravind L, Madden TL, Shavirin S, Spouge JL, Wolf YI,
+ *   Koonin EV, Altschul SF (2001) "Improving the accuracy of PSI-BLAST protein
+ *   database searches with composition-based statistics and other
+ *   refinements", Nucleic Acids Res 29:2994-3005 (gaps in columns, the
+ *   underlying matrix's frequency ratios in the pseudocounts);
+ *   Altschul SF, Gertz EM, Agarwala R, Schaffer AA, Yu YK (2009) "PSI-BLAST
+ *   pseudocounts and the minimum description length principle", Nucleic
+ *   Acids Res 37:815-824 (column-specific pseudocounts, BLAST+'s default);
+ *   Henikoff S, Henikoff JG (1994) "Position-based sequence weights",
+ *   J Mol Biol 243:574-578.
+ * with the constants BLAST+ 2.12 uses.  In order:
+ *
+ *  1. The alignment M: the query is row 0; every hit with an E-value <= the
+ *     inclusion threshold adds a row holding, at each query position its
+ *     alignment covers, the subject residue aligned there or a gap (a query
+ *     residue against nothing); subject residues between query positions are
+ *     left out.  Letters other than the 20 amino acids count as X.  As
+ *     psiblast puts every HSP of a subject that meets the threshold in the
+ *     subject's row (a domain of the subject aligned to each repeat of the
+ *     query), the row then takes, while one meets the threshold, the best
+ *     local alignment of the subject with a stretch of the query that the
+ *     row does not cover yet (scored as the round scored the query, its
+ *     E-value as the round's); these never overlap in the query.
+ *  2. Purging: a stretch of a row identical to the query (100%) is removed,
+ *     and of two rows whose overlapping stretch is >= 94% identical the
+ *     later one loses it (X left out of the counts); a row with nothing left
+ *     drops out.
+ *  3. Sequence weights, per query position i: the rows aligned at i, and the
+ *     block of columns around i in which every one of those rows is aligned
+ *     (the intersection of their aligned runs).  Within the block each row
+ *     earns 1 / (r s) per column, r the number of distinct letters in the
+ *     column (gap and X included), s the number of rows with its letter
+ *     (Henikoff & Henikoff's position-based weights); the weights are
+ *     normalised to sum to 1 (equal weights when every column is uniform).
+ *     The weighted letter counts of column i are its observed frequencies
+ *     f; a gap's weight is spread over the amino acids by their background
+ *     frequencies.
+ *  4. Effective observations N_i: in the half of the block's columns with
+ *     the most distinct amino acids, their average number of distinct
+ *     amino acids, turned into the number of independent draws from the
+ *     matrix's background b that would show that many on average; at most
+ *     the rows aligned at i, minus one.
+ *  5. Pseudocounts (2009): the relative entropy R of the column's
+ *     frequencies (with 5.5 pseudocounts drawn from b added) to b,
+ *     a = 0.0457 / R^0.8, beta = 500 a / (1 - a) (a column with nothing
+ *     observed: beta 30, N 0).  The target frequencies are
+ *         Q_r / p_r = (N f_r / p_r + beta sum_j f_j q_rj / (p_r p_j)) / (N + beta).
+ *  6. Scores: ln(Q_r / p_r) / lambda_u, lambda_u the ungapped lambda of the
+ *     matrix (its "ideal" one, Robinson & Robinson frequencies p); a column
+ *     with no observation (only the query aligned there) takes its query
+ *     residue's frequency ratios in the matrix's own unit, log2(ratio) u,
+ *     which is the matrix row but for the rounding (see below); then
+ *     all scores are multiplied by the factor that brings the PSSM's own
+ *     ungapped lambda to lambda_u (found by bisection) and rounded.
+ *
+ * Frequency ratios.  PSI-BLAST uses the frequency ratios q_rj / (p_r p_j)
+ * from which its matrices were made (Henikoff & Henikoff 1992, "Amino acid
+ * substitution matrices from protein blocks", PNAS 89:10915-10919, for
+ * BLOSUM).  Each such matrix holds those ratios as log-odds rounded to
+ * integers in a published unit, 1/2 or 1/3 bit (BLOSUM62: s_rj =
+ * round(2 log2 ratio)), so here ratio_rj = 2^{s_rj / u} with u the units
+ * per bit of the built-in matrix (Altschul 1991, J Mol Biol 219:555-565, on
+ * a matrix's scale), balanced (balance_ratios) to undo the bias of the
+ * rounding; only the rounding of each s is lost.  The scale is not
+ * lambda_u: lambda_u is the matrix's lambda under Robinson & Robinson's
+ * frequencies (0.3176 for BLOSUM62, not ln 2 / 2 = 0.3466), and ratios
+ * e^{lambda_u s} give flatter columns than psiblast's (queries250 x
+ * uniprot20k, 3 rounds: 97.9% of psiblast's last-round hits found, against
+ * 99.7% with the balanced 2^{s/u} and b below).  A matrix read from a
+ * file, whose unit is not known, uses lambda_u.
+ *
+ * Background b of steps 4 and 5.  BLAST+ takes the matrix's own background
+ * frequencies there (for BLOSUM62 the amino-acid frequencies of the BLOCKS
+ * from which Henikoff & Henikoff made it) and Robinson & Robinson's p
+ * everywhere else; so does this file for BLOSUM62.  Other matrices use p
+ * for b as well.
+ */
+#include "internal.h"
+#include "ref/ref.h"
+#include "simd/simd.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define NSTD 20
+#define CODE_X 22
+#define GAP 27            /* a gap in a row of M, as a letter */
+#define NLET 28           /* letters of M: 20 amino acids, X (22), GAP; codes 20..26 unused */
+#define NEAR_IDENTICAL 0.94
+#define MAX_OBS 400       /* independent observations are counted up to this */
+#define PSEUDO_INF 1e6    /* "infinitely many" pseudocounts */
+#define SCALE 200         /* scores are kept at 1/200 before the scaling, as BLAST+ */
+
+/* ------------------------------------------------------ the alignment M */
+
+typedef struct {
+    size_t L, n;      /* columns (query positions), rows (query first) */
+    uint8_t *let;     /* n * L letters */
+    uint8_t *al;      /* n * L: 1 where the row is aligned */
+    uint8_t *use;     /* n: 0 once purged away */
+} msa_t;
+
+static uint8_t letter_of(uint8_t code)
+{
+    return code < NSTD ? code : CODE_X;
+}
+
+/* Fill row r from a hit's alignment against target t; SWGPU_EINVAL when the
+ * alignment does not fit the sequences. */
+static int add_row(msa_t *M, size_t r, const swgpu_aln_t *a, const swgpu_seq_t *t)
+{
+    uint8_t *let = M->let + r * M->L, *al = M->al + r * M->L;
+    int64_t i = a->qbeg, j = a->tbeg;
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
+        int64_t len = SWGPU_CIGAR_LEN(a->cigar[k]);
+        for (int64_t x = 0; x < len; x++) {
+            if (op != SWGPU_CIGAR_D && (i < 0 || (uint64_t)i >= M->L))
+                return -1;
+            if (op != SWGPU_CIGAR_I && (j < 0 || (uint64_t)j >= t->len))
+                return -1;
+            if (op == SWGPU_CIGAR_M) {
+                let[i] = letter_of(t->res[j]);
+                al[i++] = 1;
+                j++;
+            } else if (op == SWGPU_CIGAR_I) {
+                let[i] = GAP;
+                al[i++] = 1;
+            } else {
+                j++;
+            }
+        }
+    }
+    return 0;
+}
+
+static void drop_if_empty(msa_t *M, size_t r)
+{
+    const uint8_t *al = M->al + r * M->L;
+    for (size_t i = 0; i < M->L; i++)
+        if (al[i])
+            return;
+    M->use[r] = 0;
+}
+
+/*
+ * Purge from row b the stretches that are at least `max_id` identical to
+ * row a.  A stretch runs between columns where neither row is aligned; it
+ * starts at a column without X where either is aligned; its length counts
+ * the columns without X where either is aligned, its identities the
+ * columns where both are aligned to the same letter (not X).  Row 0 (the
+ * query) counts as aligned only for the identities, so that the stretches
+ * are those of b.
+ */
+static void purge_similar(msa_t *M, size_t a, size_t b, double max_id)
+{
+    const size_t L = M->L;
+    const uint8_t *la = M->let + a * L, *lb = M->let + b * L;
+    const uint8_t *aa = M->al + a * L;
+    uint8_t *ab = M->al + b * L;
+    int counting = 1;
+    size_t start = 0, eff = 0, nx = 0, ident = 0, purged = 0;
+    if (a == b || !M->use[a] || !M->use[b])
+        return;
+    for (size_t p = 0; p <= L; p++) {
+        int a_al = p < L && a != 0 && aa[p], b_al = p < L && ab[p];
+        if (!a_al && !b_al) { /* the end of a stretch */
+            if (counting && eff > 0 && (double)ident / (double)eff >= max_id) {
+                size_t stop = start + eff + nx < L ? start + eff + nx : L;
+                memset(ab + start, 0, stop - start);
+                purged = 1;
+            }
+            counting = 0;
+            continue;
+        }
+        int no_x = la[p] != CODE_X && lb[p] != CODE_X;
+        if (no_x) {
+            if (counting) {
+                eff++;
+            } else {
+                counting = 1;
+                start = p;
+                eff = 1;
+                nx = ident = 0;
+            }
+        } else if (counting) {
+            nx++;
+        }
+        if (no_x && counting && b_al && aa[p] && la[p] == lb[p])
+            ident++;
+    }
+    if (purged)
+        drop_if_empty(M, b);
+}
+
+/* ----------------------------------------------------------- the matrix */
+
+/* The units per bit of the built-in matrices' scores, as published with
+ * each (NCBI's matrix files: "at a scale of ln(2)/2.0"). */
+static const struct {
+    const char *name;
+    double units;
+} matrix_units[] = {
+    {"BLOSUM45", 3}, {"BLOSUM50", 3}, {"BLOSUM62", 2}, {"BLOSUM80", 2},
+    {"BLOSUM90", 2}, {"PAM30", 2},    {"PAM70", 2},    {"PAM250", 3},
+};
+
+/* BLOSUM62's background: the amino-acid frequencies of the blocks it was
+ * made from (Henikoff & Henikoff 1992), ARNDCQEGHILKMFPSTWYV, to four
+ * decimals (normalised to sum 1 in basis_init). */
+static const double blosum62_background[NSTD] = {
+    0.0740, 0.0516, 0.0446, 0.0536, 0.0246, 0.0340, 0.0543, 0.0741, 0.0262, 0.0679,
+    0.0989, 0.0579, 0.0250, 0.0469, 0.0387, 0.0573, 0.0508, 0.0132, 0.0324, 0.0729,
+};
+
+/* What the construction needs of the matrix (see the top): its ideal
+ * ungapped lambda, the frequency ratios it was made from, the background
+ * of the pseudocounts. */
+typedef struct {
+    const swgpu_matrix_t *m;
+    double lambda;                 /* ideal ungapped lambda (Robinson & Robinson) */
+    double ratio_lambda;           /* ln 2 / units per bit, or lambda when not known */
+    double ratio[NSTD][NSTD + 1];  /* e^{ratio_lambda s_rj}; column NSTD: against X */
+    double bg[NSTD];               /* b: the matrix's background, or Robinson & Robinson */
+    double expno[MAX_OBS];         /* expected distinct amino acids in j draws from b */
+} basis_t;
+
+/*
+ * Give back to the ratios r_rj = e^{ratio_lambda s_rj} the property of the
+ * frequency ratios a matrix is made from: the target frequencies
+ * b_r b_j r_rj have the background b as their marginals, sum_r b_r r_rj = 1
+ * for every j (Henikoff & Henikoff 1992; Altschul 1991).  The rounding of
+ * the scores loses it (BLOSUM62's 2^{s/2} give sums 0.95 to 1.09 under its
+ * own background), which shifts every score of a PSSM column built from
+ * them; the symmetric scaling r_rj c_r c_j that restores it is found by
+ * Sinkhorn-Knopp iteration (c_j <- c_j / sqrt(sum_r b_r c_r r_rj c_j)).
+ * The column against X is scaled by c_r.
+ */
+static void balance_ratios(basis_t *B)
+{
+    double c[NSTD];
+    for (int r = 0; r < NSTD; r++)
+        c[r] = 1;
+    for (int it = 0; it < 100; it++) {
+        double worst = 0;
+        for (int j = 0; j < NSTD; j++) {
+            double t = 0;
+            for (int r = 0; r < NSTD; r++)
+                t += B->bg[r] * c[r] * B->ratio[r][j] * c[j];
+            c[j] /= sqrt(t);
+            if (fabs(t - 1) > worst)
+                worst = fabs(t - 1);
+        }
+        if (worst < 1e-12)
+            break;
+    }
+    for (int r = 0; r < NSTD; r++) {
+        for (int j = 0; j < NSTD; j++)
+            B->ratio[r][j] *= c[r] * c[j];
+        B->ratio[r][NSTD] *= c[r];
+    }
+}
+
+static int basis_init(basis_t *B, const swgpu_matrix_t *m)
+{
+    double K, H, sum = 0;
+    int rc = swgpu__matrix_ideal_karlin(m, &B->lambda, &K, &H);
+    if (rc < 0)
+        return rc;
+    B->m = m;
+    B->ratio_lambda = B->lambda;
+    for (size_t k = 0; m->builtin && k < sizeof matrix_units / sizeof *matrix_units; k++)
+        if (!strcmp(m->name, matrix_units[k].name))
+            B->ratio_lambda = M_LN2 / matrix_units[k].units;
+    for (int r = 0; r < NSTD; r++) {
+        for (int j = 0; j < NSTD; j++)
+            B->ratio[r][j] = exp(B->ratio_lambda * m->s[r][j]);
+        B->ratio[r][NSTD] = exp(B->ratio_lambda * m->s[r][CODE_X]);
+    }
+    int b62 = m->builtin && !strcmp(m->name, "BLOSUM62");
+    for (int r = 0; r < NSTD; r++)
+        sum += B->bg[r] = b62 ? blosum62_background[r] : swgpu__robinson[r];
+    for (int r = 0; r < NSTD; r++)
+        B->bg[r] /= sum;
+    balance_ratios(B);
+    B->expno[0] = 0;
+    for (int j = 1; j < MAX_OBS; j++) {
+        double e = 0;
+        for (int k = 0; k < NSTD; k++)
+            e += pow(1.0 - B->bg[k], j);
+        B->expno[j] = NSTD - e;
+    }
+    return SWGPU_OK;
+}
+
+/* The PSSM's ungapped lambda with integer scores s[i * NSTD + r] (rows whose
+ * query residue is X left out); 0 when there is none. */
+static double pssm_lambda(const int32_t *s, const uint8_t *q, size_t L)
+{
+    int lo = 0, hi = 0;
+    size_t eff = 0;
+    for (size_t i = 0; i < L; i++) {
+        if (q[i] == CODE_X)
+            continue;
+        eff++;
+        for (int r = 0; r < NSTD; r++) {
+            int32_t v = s[i * NSTD + r];
+            if (v == SWGPU_PSSM_FORBIDDEN) continue;
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+    }
+    if (!eff)
+        return 0;
+    double *prob = calloc((size_t)(hi - lo + 1), sizeof *prob), lam = 0;
+    if (!prob)
+        return -1;
+    for (size_t i = 0; i < L; i++) {
+        if (q[i] == CODE_X)
+            continue;
+        for (int r = 0; r < NSTD; r++)
+            if (s[i * NSTD + r] != SWGPU_PSSM_FORBIDDEN)
+                prob[s[i * NSTD + r] - lo] += swgpu__robinson[r] / (double)eff;
+    }
+    if (swgpu__ungapped_karlin(prob, lo, hi, &lam, NULL, NULL) < 0)
+        lam = 0;
+    free(prob);
+    return lam;
+}
+
+static void apply_factor(int32_t *s, const int32_t *scaled, size_t n, double f)
+{
+    for (size_t k = 0; k < n; k++)
+        s[k] = scaled[k] == SWGPU_PSSM_FORBIDDEN ? SWGPU_PSSM_FORBIDDEN
+                                                 : (int32_t)lround(f * scaled[k] / SCALE);
+}
+
+/*
+ * The integer PSSM s from the scores at 1/SCALE: the factor that brings its
+ * ungapped lambda to the ideal one is bracketed (steps of 5%, doubled), then
+ * halved ten times; s holds the scores of the last factor tried.
+ */
+static int scale_pssm(int32_t *s, const int32_t *scaled, const uint8_t *q, size_t L,
+                      double ideal)
+{
+    double f = 1, lo = 1, hi = 1, lam;
+    int first = 1, too_high = 1;
+    size_t n = L * NSTD;
+    for (int guard = 0;; guard++) {
+        apply_factor(s, scaled, n, f);
+        lam = pssm_lambda(s, q, L);
+        if (lam < 0)
+            return swgpu__fail(SWGPU_ENOMEM, "PSSM: out of memory");
+        if (!(lam > 0) || guard > 60)
+            return swgpu__fail(SWGPU_ERANGE, "PSSM: the expected score is not negative: no "
+                               "scaling to the matrix's lambda exists");
+        if (lam > ideal) { /* scores too small: a larger factor */
+            if (first) {
+                hi = f = 1.05;
+                lo = 1;
+                too_high = 1;
+                first = 0;
+            } else {
+                if (!too_high)
+                    break;
+                hi += hi - 1;
+                f = hi;
+            }
+        } else {
+            if (first) {
+                hi = 1;
+                lo = f = 0.95;
+                too_high = 0;
+                first = 0;
+            } else {
+                if (too_high)
+                    break;
+                lo += lo - 1;
+                f = lo;
+            }
+        }
+    }
+    for (int it = 0; it < 10; it++) {
+        f = 0.5 * (hi + lo);
+        apply_factor(s, scaled, n, f);
+        lam = pssm_lambda(s, q, L);
+        if (lam < 0)
+            return swgpu__fail(SWGPU_ENOMEM, "PSSM: out of memory");
+        if (lam > ideal)
+            lo = f;
+        else
+            hi = f;
+    }
+    return SWGPU_OK;
+}
+
+/* ------------------------------------------------------------ the build */
+
+typedef struct {
+    double mw[NLET];     /* weighted letter frequencies (gap spread after) */
+    double gapless;      /* weight of the rows with a residue here */
+    double sigma;        /* distinct letters summed over the block's columns */
+    int distinct[NSTD + 1]; /* block columns by number of distinct amino acids */
+    size_t nrows;        /* rows aligned here (the query included) */
+    long left, right;    /* the block: columns [left, right]; -1 / L when none */
+} column_t;
+
+/* The block of every column: the intersection of the aligned runs of the
+ * rows (the query excepted) aligned there. */
+static void blocks(const msa_t *M, column_t *col)
+{
+    const size_t L = M->L;
+    for (size_t i = 0; i < L; i++) {
+        col[i].left = -1;
+        col[i].right = (long)L;
+    }
+    for (size_t r = 1; r < M->n; r++) {
+        const uint8_t *al = M->al + r * L;
+        for (size_t i = 0; i < L;) {
+            if (!al[i]) {
+                i++;
+                continue;
+            }
+            size_t e = i;
+            while (e < L && al[e])
+                e++;
+            for (size_t k = i; k < e; k++) { /* run [i, e) */
+                if ((long)i > col[k].left) col[k].left = (long)i;
+                if ((long)e - 1 < col[k].right) col[k].right = (long)e - 1;
+            }
+            i = e;
+        }
+    }
+}
+
+/* Henikoff & Henikoff weights of the rows rows[0..nr) over column i's block
+ * into w (indexed by row), and the block's distinct-letter figures. */
+static void weights(const msa_t *M, const size_t *rows, size_t nr, column_t *c, double *w,
+                    unsigned *cnt)
+{
+    const size_t L = M->L;
+    int varied = 0;
+    for (size_t k = 0; k < nr; k++)
+        w[rows[k]] = 0;
+    c->sigma = 0;
+    memset(c->distinct, 0, sizeof c->distinct);
+    for (long j = c->left; j <= c->right; j++) {
+        unsigned d = 0, std = 0;
+        memset(cnt, 0, NLET * sizeof *cnt);
+        for (size_t k = 0; k < nr; k++) {
+            uint8_t x = M->let[rows[k] * L + (size_t)j];
+            if (cnt[x]++ == 0) {
+                d++;
+                std += x < NSTD;
+            }
+        }
+        c->sigma += d;
+        c->distinct[std < NSTD ? std : NSTD]++;
+        varied |= d > 1;
+        for (size_t k = 0; k < nr; k++) {
+            uint8_t x = M->let[rows[k] * L + (size_t)j];
+            w[rows[k]] += 1.0 / ((double)cnt[x] * d);
+        }
+    }
+    double sum = 0;
+    for (size_t k = 0; k < nr; k++)
+        sum += varied ? w[rows[k]] : 1;
+    for (size_t k = 0; k < nr; k++)
+        w[rows[k]] = varied ? w[rows[k]] / sum : 1.0 / (double)nr;
+}
+
+/* Effective independent observations of column i (see the top). */
+static double observations(const basis_t *B, const column_t *c, size_t L)
+{
+    if (c->left < 0 || c->right >= (long)L || c->nrows == 0)
+        return 0;
+    long half = (c->right - c->left + 2) / 2;
+    if (half < 1)
+        half = 1;
+    long taken = 0, total = 0;
+    for (int k = NSTD; k >= 0 && taken < half; k--) {
+        long n = c->distinct[k];
+        if (taken + n > half)
+            n = half - taken;
+        taken += n;
+        total += n * k;
+    }
+    double ave = (double)total / (double)taken, indep;
+    int i = 1;
+    while (i < MAX_OBS && B->expno[i] <= ave)
+        i++;
+    indep = i == MAX_OBS ? MAX_OBS
+                         : i - (B->expno[i] - ave) / (B->expno[i] - B->expno[i - 1]);
+    if (indep > (double)c->nrows)
+        indep = (double)c->nrows;
+    return indep - 1 > 0 ? indep - 1 : 0;
+}
+
+/* The number of pseudocounts of a column (Altschul et al. 2009). */
+static double pseudocounts(const basis_t *B, const double *f, double obs)
+{
+    double adj[NSTD], sum = 0, R = 0;
+    for (int r = 0; r < NSTD; r++) {
+        adj[r] = f[r] * obs + B->bg[r] * 5.5;
+        sum += adj[r];
+    }
+    for (int r = 0; r < NSTD; r++) {
+        adj[r] /= sum;
+        if (adj[r] > 1e-4)
+            R += adj[r] * log(adj[r] / B->bg[r]);
+    }
+    if (R < 1e-4)
+        R = 1e-4;
+    double a = 0.0457 / pow(R, 0.8);
+    return a < 1 - 1e-4 ? 500 * a / (1 - a) : PSEUDO_INF;
+}
+
+/* The PSSM of alignment M (rows purged) for query codes q. */
+static int build(const basis_t *B, const msa_t *M, const uint8_t *qcodes, const char *id,
+                 swgpu_pssm_t **out)
+{
+    const size_t L = M->L, n = M->n;
+    column_t *col = calloc(L, sizeof *col);
+    double *w = calloc(n, sizeof *w), *info = calloc(L, sizeof *info),
+           *relw = calloc(L, sizeof *relw), *Q = malloc(L * NSTD * sizeof *Q);
+    size_t *rows = malloc(n * sizeof *rows), *prev = malloc(n * sizeof *prev), nprev = 0;
+    int32_t *scaled = malloc(L * NSTD * sizeof *scaled), *s = malloc(L * NSTD * sizeof *s);
+    uint8_t *obsd = malloc(L), *pct = malloc(L * NSTD);
+    unsigned cnt[NLET];
+    int rc = SWGPU_OK;
+    if (!col || !w || !info || !relw || !Q || !rows || !prev || !scaled || !s || !obsd || !pct) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "PSSM %s: out of memory for %zu positions", id, L);
+        goto done;
+    }
+    blocks(M, col);
+    /* 3. weights, observed frequencies */
+    int have_prev = 0;
+    for (size_t i = 0; i < L; i++) {
+        column_t *c = &col[i];
+        size_t nr = 0;
+        for (size_t r = 0; r < n; r++)
+            if (M->al[r * L + i])
+                rows[nr++] = r;
+        c->nrows = nr;
+        if (nr <= 1) {
+            have_prev = 0;
+            continue;
+        }
+        if (have_prev && nr == nprev && !memcmp(rows, prev, nr * sizeof *rows)) {
+            c->sigma = col[i - 1].sigma; /* the same rows, so the same block */
+            memcpy(c->distinct, col[i - 1].distinct, sizeof c->distinct);
+        } else {
+            weights(M, rows, nr, c, w, cnt);
+            memcpy(prev, rows, nr * sizeof *rows);
+            nprev = nr;
+            have_prev = 1;
+        }
+        for (size_t k = 0; k < nr; k++) {
+            uint8_t x = M->let[rows[k] * L + i];
+            c->mw[x] += w[rows[k]];
+            if (x != GAP)
+                c->gapless += w[rows[k]];
+        }
+        if (qcodes[i] != CODE_X) { /* a gap's weight spread by the background */
+            for (int r = 0; r < NSTD; r++)
+                c->mw[r] += c->mw[GAP] * swgpu__robinson[r];
+            c->mw[GAP] = 0;
+        }
+    }
+    /* 4-6. observations, pseudocounts, target frequencies, scores */
+    for (size_t i = 0; i < L; i++) {
+        column_t *c = &col[i];
+        double *q = Q + i * NSTD, obs = 0, beta = 0;
+        int any = 0;
+        if (qcodes[i] != CODE_X) {
+            obs = observations(B, c, L);
+            beta = pseudocounts(B, c->mw, obs);
+            if (beta >= PSEUDO_INF) {
+                beta = 30;
+                obs = 0;
+            }
+            for (int r = 0; r < NSTD; r++) {
+                double pseudo = 0;
+                for (int j = 0; j < NSTD; j++)
+                    pseudo += c->mw[j] * B->ratio[r][j];
+                pseudo += c->mw[CODE_X] * B->ratio[r][NSTD];
+                q[r] = (obs * c->mw[r] / swgpu__robinson[r] + beta * pseudo) / (obs + beta);
+                any |= q[r] != 0;
+            }
+        }
+        obsd[i] = (uint8_t)any;
+        info[i] = 0;
+        for (int r = 0; r < NSTD; r++) {
+            int32_t *v = &scaled[i * NSTD + r];
+            if (!any && qcodes[i] < NSTD) /* nothing observed: the ratios' row */
+                *v = (int32_t)lround(SCALE * log(B->ratio[qcodes[i]][r]) / B->ratio_lambda);
+            else if (!any) /* a query X, B, Z, ...: the matrix row */
+                *v = SCALE * B->m->s[qcodes[i]][r];
+            else if (q[r] > 0)
+                *v = (int32_t)lround(SCALE * log(q[r]) / B->lambda);
+            else
+                *v = SWGPU_PSSM_FORBIDDEN;
+            if (any && q[r] > 1e-4)
+                info[i] += q[r] * swgpu__robinson[r] * log(q[r]) / M_LN2;
+            double pc = 100 * c->mw[r];
+            pct[i * NSTD + r] = (uint8_t)(pc >= 100 ? 100 : pc > 0 ? floor(pc) : 0);
+        }
+        relw[i] = c->nrows > 1 && qcodes[i] != CODE_X && beta > 0
+                      ? c->gapless / beta *
+                            (c->sigma / (double)(c->right - c->left + 1) - 1)
+                      : 0;
+    }
+    if ((rc = scale_pssm(s, scaled, qcodes, L, B->lambda)) < 0)
+        goto done;
+    for (size_t k = 0; k < L * NSTD; k++)
+        if (s[k] != SWGPU_PSSM_FORBIDDEN && s[k] > SWGPU_PSSM_SCORE_MAX)
+            s[k] = SWGPU_PSSM_SCORE_MAX;
+    rc = swgpu__pssm_build(id, qcodes, L, s, obsd, pct, info, relw, out);
+done:
+    free(col);
+    free(w);
+    free(info);
+    free(relw);
+    free(Q);
+    free(rows);
+    free(prev);
+    free(scaled);
+    free(s);
+    free(obsd);
+    free(pct);
+    return rc;
+}
+
+/* How a round scored its query, for the further alignments of step 1. */
+typedef struct {
+    swgpu__query_t q;        /* the query's residues with m's rows, or the round's PSSM */
+    const swgpu_matrix_t *m;
+    int gap_open, gap_extend;
+    swgpu__evalue_ctx_t ev;  /* the round's E-values of this query */
+    int32_t min_score;       /* no score below it has an E-value <= the threshold */
+    int32_t *best;           /* per query position: its best score against any residue */
+} rescan_t;
+
+static int rescan_init(rescan_t *S, const swgpu_seq_t *q, const swgpu_pssm_t *searched,
+                       const swgpu_query_result_t *qr, const swgpu_db_t *db,
+                       const swgpu_matrix_t *m, const swgpu_opts_t *o, double thr)
+{
+    S->m = m;
+    S->gap_open = o->gap_open;
+    S->gap_extend = o->gap_extend;
+    if (searched)
+        swgpu__pssm_query(searched, &S->q);
+    else
+        S->q = swgpu__query_plain(q->res, q->len);
+    if (S->q.len != q->len)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the searched PSSM has %zu "
+                           "positions, the query %zu", q->id, S->q.len, q->len);
+    swgpu__evalue_init(&S->ev, &qr->karlin, o->evalue_model, q->len, swgpu__db_whole_res(db),
+                       swgpu__db_whole_n(db));
+    S->min_score = swgpu__evalue_min_score(&S->ev, thr);
+    if (!(S->best = malloc((q->len ? q->len : 1) * sizeof *S->best)))
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: out of memory", q->id);
+    for (size_t i = 0; i < q->len; i++) {
+        int32_t b = 0;
+        for (int c = 0; c < SWGPU_NCODES; c++) {
+            int32_t v = S->q.rows ? S->q.rows[i * SWGPU_NCODES + c] : m->s[S->q.res[i]][c];
+            if (v > b)
+                b = v;
+        }
+        S->best[i] = b;
+    }
+    return SWGPU_OK;
+}
+
+/* A stretch [a, b) of query positions a row does not cover, and the best
+ * local alignment of the subject with it (score 0: none worth computing). */
+typedef struct {
+    size_t a, b;
+    int32_t score;
+    int64_t qend, tend; /* relative to a */
+} stretch_t;
+
+/* The best score of subject t against stretch x, when its best conceivable
+ * score (the sum of its positions' best scores) can meet S->min_score. */
+static int score_stretch(const rescan_t *S, const swgpu_seq_t *t, stretch_t *x)
+{
+    int64_t bound = 0;
+    x->score = 0;
+    for (size_t i = x->a; i < x->b; i++)
+        bound += S->best[i];
+    if (x->b <= x->a || bound < S->min_score)
+        return SWGPU_OK;
+    swgpu__query_t sub = S->q;
+    sub.res += x->a;
+    sub.len = x->b - x->a;
+    if (sub.rows)
+        sub.rows += x->a * SWGPU_NCODES;
+    return swgpu__cpu_score_pair_q(&sub, t->res, t->len, S->m, S->gap_open, S->gap_extend, 1,
+                                   swgpu__cpu_isa_best(), 0, NULL, NULL, &x->score, &x->qend,
+                                   &x->tend);
+}
+
+/* Room for n stretches in *x (capacity *cap). */
+static int grow(stretch_t **x, size_t n, size_t *cap)
+{
+    if (n <= *cap)
+        return SWGPU_OK;
+    size_t c = *cap ? 2 * *cap : 8;
+    stretch_t *y = realloc(*x, c * sizeof *y);
+    if (!y)
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM: out of memory");
+    *x = y;
+    *cap = c;
+    return SWGPU_OK;
+}
+
+/*
+ * The further alignments of row r (step 1): while one exists, the best local
+ * alignment of subject t with a stretch of query positions the row does not
+ * cover, added to the row when its E-value meets thr; the stretch it came
+ * from leaves its two ends as stretches.
+ */
+static int add_more(msa_t *M, size_t r, const rescan_t *S, const swgpu_seq_t *t, double thr)
+{
+    const uint8_t *al = M->al + r * M->L;
+    stretch_t *x = NULL;
+    size_t n = 0, cap = 0;
+    int rc = SWGPU_OK;
+    for (size_t a = 0; a < M->L;) {
+        if (al[a]) {
+            a++;
+            continue;
+        }
+        size_t b = a;
+        while (b < M->L && !al[b])
+            b++;
+        if ((rc = grow(&x, n + 1, &cap)) < 0)
+            goto done;
+        x[n].a = a;
+        x[n].b = b;
+        if ((rc = score_stretch(S, t, &x[n++])) < 0)
+            goto done;
+        a = b;
+    }
+    for (;;) {
+        size_t k = n;
+        for (size_t i = 0; i < n; i++)
+            if (x[i].score > 0 && (k == n || x[i].score > x[k].score))
+                k = i;
+        if (k == n || x[k].score < S->min_score ||
+            !(swgpu__evalue_of(&S->ev, x[k].score, t->len) <= thr))
+            break;
+        swgpu__query_t sub = S->q;
+        swgpu_aln_t aln = {0};
+        sub.res += x[k].a;
+        sub.len = x[k].b - x[k].a;
+        if (sub.rows)
+            sub.rows += x[k].a * SWGPU_NCODES;
+        rc = swgpu__align_from_end_q(&sub, t->res, t->len, S->m, S->gap_open, S->gap_extend,
+                                     x[k].score, x[k].qend, x[k].tend, 0, &aln, -1);
+        if (rc < 0)
+            goto done;
+        aln.qbeg += (int64_t)x[k].a;
+        aln.qend += (int64_t)x[k].a;
+        size_t qb = (size_t)aln.qbeg, qe = (size_t)aln.qend;
+        rc = add_row(M, r, &aln, t);
+        swgpu_aln_free(&aln);
+        if (rc < 0 || qb < x[k].a || qe > x[k].b || qb >= qe) {
+            rc = swgpu__fail(SWGPU_ERANGE, "internal error: a further alignment runs off its "
+                             "stretch");
+            goto done;
+        }
+        /* the stretch's two ends: x[k] and a new one */
+        if ((rc = grow(&x, n + 1, &cap)) < 0)
+            goto done;
+        x[n].a = qe;
+        x[n].b = x[k].b;
+        x[k].b = qb;
+        if ((rc = score_stretch(S, t, &x[k])) < 0 || (rc = score_stretch(S, t, &x[n++])) < 0)
+            goto done;
+    }
+done:
+    free(x);
+    return rc;
+}
+
+/* The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
+ * with S, their further alignments); *n_incl gets how many were included. */
+static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
+                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out,
+                     size_t *n_incl)
+{
+    msa_t M = {0};
+    size_t nh = 0;
+    uint8_t *qcodes = NULL;
+    int rc = SWGPU_OK;
+    *out = NULL;
+    if (q->len == 0)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the query is empty", q->id);
+    if (qr)
+        for (size_t h = 0; h < qr->n_hits; h++)
+            nh += qr->hits[h].evalue <= thr && qr->hits[h].score > 0;
+    if (n_incl)
+        *n_incl = nh;
+    M.L = q->len;
+    M.n = nh + 1;
+    if (M.L > SIZE_MAX / M.n / 2) 
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: %zu rows of %zu are too many", q->id,
+                           M.n, M.L);
+    M.let = calloc(M.n * M.L, 1);
+    M.al = calloc(M.n * M.L, 1);
+    M.use = malloc(M.n);
+    qcodes = malloc(M.L);
+    if (!M.let || !M.al || !M.use || !qcodes) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: out of memory for %zu rows of %zu",
+                         q->id, M.n, M.L);
+        goto done;
+    }
+    memset(M.use, 1, M.n);
+    for (size_t i = 0; i < M.L; i++) {
+        qcodes[i] = q->res[i] < 27 ? q->res[i] : CODE_X;
+        M.let[i] = letter_of(q->res[i]);
+        M.al[i] = 1;
+    }
+    size_t r = 1;
+    for (size_t h = 0; qr && h < qr->n_hits; h++) {
+        const swgpu_hit_t *hit = &qr->hits[h];
+        swgpu_seq_t t;
+        if (!(hit->evalue <= thr && hit->score > 0))
+            continue;
+        if (hit->aln.n_cigar == 0) {
+            rc = swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: hit %zu (database sequence %zu) "
+                             "has no alignment (search without no_align)", q->id, h + 1,
+                             hit->target + 1);
+            goto done;
+        }
+        if ((rc = swgpu_db_get(db, hit->target, &t)) < 0)
+            goto done;
+        if (add_row(&M, r, &hit->aln, &t) < 0) {
+            rc = swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the alignment of hit %zu runs off "
+                             "its sequences", q->id, h + 1);
+            goto done;
+        }
+        if (S && (rc = add_more(&M, r, S, &t, thr)) < 0)
+            goto done;
+        drop_if_empty(&M, r);
+        r++;
+    }
+    /* 2. purging: stretches identical to the query, then near-identical rows */
+    for (size_t b = 1; b < M.n; b++)
+        purge_similar(&M, 0, b, 1.0);
+    for (size_t i = 1; i < M.n; i++)
+        for (size_t j = 1; i + j < M.n; j++)
+            purge_similar(&M, j, i + j, NEAR_IDENTICAL);
+    {   /* the rows left, query first */
+        size_t k = 0;
+        for (size_t x = 0; x < M.n; x++) {
+            if (!M.use[x] && x)
+                continue;
+            if (k != x) {
+                memcpy(M.let + k * M.L, M.let + x * M.L, M.L);
+                memcpy(M.al + k * M.L, M.al + x * M.L, M.L);
+            }
+            k++;
+        }
+        M.n = k;
+    }
+    rc = build(B, &M, qcodes, q->id, out);
+done:
+    free(M.let);
+    free(M.al);
+    free(M.use);
+    free(qcodes);
+    return rc;
+}
+
+int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_pssm_t *searched,
+                         const swgpu_query_result_t *qr, const swgpu_db_t *db,
+                         const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                         double inclusion_evalue, swgpu_pssm_t **out)
+{
+    basis_t B;
+    rescan_t S = {0};
+    int rc;
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "PSSM from hits: NULL result pointer");
+    *out = NULL;
+    if (!query || !m || (qr && qr->n_hits && !db))
+        return swgpu__fail(SWGPU_EINVAL, "PSSM from hits: NULL argument");
+    if (swgpu_matrix_alphabet(m) != SWGPU_PROTEIN)
+        return swgpu__fail(SWGPU_EALPHABET, "PSSM from hits: matrix %s is not a protein matrix",
+                           swgpu_matrix_name(m));
+    if (db && swgpu_db_alphabet(db) != SWGPU_PROTEIN)
+        return swgpu__fail(SWGPU_EALPHABET, "PSSM from hits: the database is not protein");
+    if (!(inclusion_evalue >= 0))
+        return swgpu__fail(SWGPU_EINVAL, "PSSM from hits: inclusion E-value %g is negative",
+                           inclusion_evalue);
+    if (opts && (rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
+    if ((rc = basis_init(&B, m)) < 0)
+        return rc;
+    int more = opts && qr && qr->n_hits;
+    if (more && (rc = rescan_init(&S, query, searched, qr, db, m, opts, inclusion_evalue)) < 0)
+        return rc;
+    rc = from_hits(&B, query, qr, db, more ? &S : NULL, inclusion_evalue, out, NULL);
+    free(S.best);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the rounds */
+
+void swgpu_psi_opts_init(swgpu_psi_opts_t *o)
+{
+    if (!o)
+        return;
+    o->iterations = 1;
+    o->inclusion_evalue = 0.002;
+    o->max_hits = 500;
+    o->final_pssm = 1;
+}
+
+void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r)
+{
+    if (!r)
+        return;
+    if (r->round)
+        for (size_t k = 0; k < r->n_rounds; k++)
+            swgpu_search_result_destroy(r->round[k]);
+    if (r->pssm)
+        for (size_t k = 0; k < r->n_rounds * r->n_queries; k++)
+            swgpu_pssm_destroy(r->pssm[k]);
+    if (r->final_pssm)
+        for (size_t i = 0; i < r->n_queries; i++)
+            swgpu_pssm_destroy(r->final_pssm[i]);
+    free(r->round);
+    free(r->pssm);
+    free(r->final_pssm);
+    free(r->last_round);
+    free(r->included);
+    free(r->converged);
+    free(r);
+}
+
+/* The PSSMs of one round, built on several threads. */
+typedef struct {
+    const basis_t *B;
+    const swgpu_db_t *db;
+    double thr;
+    size_t n;                       /* jobs */
+    swgpu_seq_t *q;                 /* per job: the query */
+    const swgpu_query_result_t **qr; /* its round's hits */
+    const swgpu_pssm_t **searched;   /* the PSSM it searched with (NULL: its residues) */
+    const swgpu_matrix_t *m;
+    const swgpu_opts_t *o;
+    swgpu_query_result_t *best;     /* per job: those of them inclusion considers */
+    swgpu_pssm_t **out;
+    size_t *n_incl;
+    int *rc;
+    atomic_size_t next;
+    char (*msg)[512];
+} build_jobs_t;
+
+static void *build_worker(void *arg)
+{
+    build_jobs_t *J = arg;
+    for (;;) {
+        size_t k = atomic_fetch_add(&J->next, 1);
+        if (k >= J->n)
+            return NULL;
+        rescan_t S = {0};
+        J->rc[k] = J->qr[k]->n_hits ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db,
+                                                  J->m, J->o, J->thr)
+                                    : SWGPU_OK;
+        if (J->rc[k] == SWGPU_OK)
+            J->rc[k] = from_hits(J->B, &J->q[k], J->qr[k], J->db, J->qr[k]->n_hits ? &S : NULL,
+                                 J->thr, &J->out[k], &J->n_incl[k]);
+        free(S.best);
+        if (J->rc[k] < 0)
+            snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
+    }
+}
+
+static int build_all(build_jobs_t *J, int threads)
+{
+    size_t nt = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores(), started = 0;
+    pthread_t tid[64];
+    if (nt > 64)
+        nt = 64;
+    if (nt > J->n)
+        nt = J->n;
+    atomic_init(&J->next, 0);
+    for (; nt > 1 && started < nt; started++)
+        if (pthread_create(&tid[started], NULL, build_worker, J) != 0)
+            break;
+    if (!started)
+        build_worker(J);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (size_t k = 0; k < J->n; k++)
+        if (J->rc[k] < 0)
+            return swgpu__fail(J->rc[k], "%s", J->msg[k]);
+    return SWGPU_OK;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sorted targets of qr's hits with E-value <= thr, into *out (n). */
+static int included_set(const swgpu_query_result_t *qr, double thr, size_t **out, size_t *n)
+{
+    size_t k = 0;
+    *out = malloc((qr->n_hits ? qr->n_hits : 1) * sizeof **out);
+    if (!*out)
+        return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
+    for (size_t h = 0; h < qr->n_hits; h++)
+        if (qr->hits[h].evalue <= thr && qr->hits[h].score > 0)
+            (*out)[k++] = qr->hits[h].target;
+    qsort(*out, k, sizeof **out, cmp_size);
+    *n = k;
+    return SWGPU_OK;
+}
+
+/* 1 if every element of a (sorted, na) is in b (sorted, nb) */
+static int subset(const size_t *a, size_t na, const size_t *b, size_t nb)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < na; i++) {
+        while (j < nb && b[j] < a[i])
+            j++;
+        if (j == nb || b[j] != a[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* Keep the best top_n hits of every query of r. */
+static void truncate_hits(swgpu_search_result_t *r, size_t top_n)
+{
+    for (size_t i = 0; i < r->n_queries; i++)
+        while (r->q[i].n_hits > top_n)
+            swgpu_aln_free(&r->q[i].hits[--r->q[i].n_hits].aln);
+}
+
+int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *const *pssms,
+                         size_t npssm, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                         const swgpu_opts_t *opts, const swgpu_psi_opts_t *psi,
+                         swgpu_iterate_result_t **out)
+{
+    swgpu_iterate_result_t *R = NULL;
+    basis_t B;
+    swgpu_opts_t o;
+    size_t n, **prev_set = NULL, *prev_n = NULL, *act = NULL;
+    swgpu_seq_t *qv = NULL;
+    const swgpu_pssm_t **cur = NULL;
+    build_jobs_t J;
+    int rc;
+
+    memset(&J, 0, sizeof J);
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "iterated search: NULL result pointer");
+    *out = NULL;
+    if (!db || !m || !opts || !psi || (!queries) == (!pssms))
+        return swgpu__fail(SWGPU_EINVAL, "iterated search: NULL argument (give either "
+                           "queries or PSSMs)");
+    if (psi->iterations < 1)
+        return swgpu__fail(SWGPU_EINVAL, "iterations %d: must be >= 1", psi->iterations);
+    if (!(psi->inclusion_evalue > 0))
+        return swgpu__fail(SWGPU_EINVAL, "inclusion E-value %g: must be > 0",
+                           psi->inclusion_evalue);
+    if (psi->max_hits < 1)
+        return swgpu__fail(SWGPU_EINVAL, "max_hits %d: must be >= 1", psi->max_hits);
+    if ((rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
+    if (swgpu_matrix_alphabet(m) != SWGPU_PROTEIN || swgpu_db_alphabet(db) != SWGPU_PROTEIN ||
+        (queries && swgpu_seqset_alphabet(queries) != SWGPU_PROTEIN))
+        return swgpu__fail(SWGPU_EALPHABET, "iterated search: PSSMs need protein queries, "
+                           "a protein database and a protein matrix");
+    if ((rc = basis_init(&B, m)) < 0)
+        return rc;
+    n = queries ? swgpu_seqset_size(queries) : npssm;
+    o = *opts;
+    o.no_align = 0; /* the PSSMs need the alignments */
+    o.candidates = 0;
+    if (o.top_n < psi->max_hits)
+        o.top_n = psi->max_hits;
+    size_t N1 = n ? n : 1, I = (size_t)psi->iterations;
+    if (!(R = calloc(1, sizeof *R)) || !(R->round = calloc(I, sizeof *R->round)) ||
+        !(R->pssm = calloc(I * N1, sizeof *R->pssm)) ||
+        !(R->final_pssm = calloc(N1, sizeof *R->final_pssm)) ||
+        !(R->last_round = calloc(N1, sizeof *R->last_round)) ||
+        !(R->included = calloc(I * N1, sizeof *R->included)) ||
+        !(R->converged = calloc(N1, sizeof *R->converged)) ||
+        !(prev_set = calloc(N1, sizeof *prev_set)) || !(prev_n = calloc(N1, sizeof *prev_n)) ||
+        !(act = malloc(N1 * sizeof *act)) || !(qv = calloc(N1, sizeof *qv)) ||
+        !(cur = calloc(N1, sizeof *cur)) || !(J.q = calloc(N1, sizeof *J.q)) ||
+        !(J.qr = calloc(N1, sizeof *J.qr)) || !(J.out = calloc(N1, sizeof *J.out)) ||
+        !(J.searched = calloc(N1, sizeof *J.searched)) ||
+        !(J.best = calloc(N1, sizeof *J.best)) ||
+        !(J.n_incl = calloc(N1, sizeof *J.n_incl)) || !(J.rc = calloc(N1, sizeof *J.rc)) ||
+        !(J.msg = calloc(N1, sizeof *J.msg))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu queries", n);
+        goto fail;
+    }
+    R->n_queries = n;
+    for (size_t i = 0; i < n; i++) {
+        rc = queries ? swgpu_seqset_get(queries, i, &qv[i])
+                     : pssms[i] ? swgpu_pssm_get(pssms[i], &qv[i])
+                                : swgpu__fail(SWGPU_EINVAL, "iterated search: PSSM %zu is NULL",
+                                              i + 1);
+        if (rc < 0)
+            goto fail;
+    }
+    J.B = &B;
+    J.db = db;
+    J.m = m;
+    J.o = &o;
+    J.thr = psi->inclusion_evalue;
+
+    size_t nact = n;
+    for (size_t i = 0; i < n; i++)
+        act[i] = i;
+    for (size_t k = 0; k < I && (nact || k == 0); k++) {
+        swgpu_search_result_t *r = NULL;
+        /* the round's search: the active queries */
+        if (k == 0 && queries) {
+            rc = swgpu_search(queries, db, m, &o, &r);
+        } else {
+            for (size_t a = 0; a < nact; a++)
+                cur[a] = k == 0 ? pssms[act[a]] : R->pssm[k * n + act[a]];
+            rc = swgpu_search_pssm(cur, nact, db, m, &o, &r);
+        }
+        if (rc < 0)
+            goto fail;
+        /* as a result of every query, inactive ones without hits */
+        if (nact != n || k > 0) {
+            swgpu_query_result_t *q = calloc(N1, sizeof *q);
+            if (!q) {
+                swgpu_search_result_destroy(r);
+                rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
+                goto fail;
+            }
+            for (size_t i = 0; i < n; i++)
+                q[i].query = i;
+            for (size_t a = 0; a < nact; a++) {
+                q[act[a]] = r->q[a];
+                q[act[a]].query = act[a];
+            }
+            free(r->q);
+            r->q = q;
+            r->n_queries = n;
+        }
+        R->round[k] = r;
+        R->n_rounds = k + 1;
+        /* which queries go on: those whose included set grew, while rounds
+         * are left */
+        for (size_t a = 0; a < nact; a++) {
+            size_t i = act[a], *set = NULL, ns = 0;
+            /* inclusion looks at the best max_hits only, as psiblast at its
+             * -max_target_seqs, whatever top_n reports */
+            J.best[a] = r->q[i];
+            if (J.best[a].n_hits > (size_t)psi->max_hits)
+                J.best[a].n_hits = (size_t)psi->max_hits;
+            if ((rc = included_set(&J.best[a], psi->inclusion_evalue, &set, &ns)) < 0)
+                goto fail;
+            R->included[k * n + i] = ns;
+            R->converged[i] = subset(set, ns, prev_set[i], prev_n[i]);
+            free(prev_set[i]);
+            prev_set[i] = set;
+            prev_n[i] = ns;
+        }
+        /* the next PSSMs (the final ones only when asked for) */
+        J.n = 0;
+        for (size_t a = 0; a < nact; a++) {
+            size_t i = act[a];
+            int last = R->converged[i] || k + 1 == I;
+            if (last && !psi->final_pssm)
+                continue;
+            J.q[J.n] = qv[i];
+            J.best[J.n] = J.best[a];
+            J.qr[J.n] = &J.best[J.n];
+            J.searched[J.n] = k == 0 ? (queries ? NULL : pssms[i]) : R->pssm[k * n + i];
+            J.out[J.n++] = NULL;
+        }
+        double t_build = swgpu__now();
+        rc = J.n ? build_all(&J, opts->threads) : SWGPU_OK;
+        swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built in %.3f s",
+                   k + 1, nact, J.n, swgpu__now() - t_build);
+        if (rc < 0) {
+            for (size_t j = 0; j < J.n; j++)
+                swgpu_pssm_destroy(J.out[j]);
+            goto fail;
+        }
+        size_t still = 0, j = 0;
+        for (size_t a = 0; a < nact; a++) {
+            size_t i = act[a];
+            int last = R->converged[i] || k + 1 == I;
+            swgpu_pssm_t *p = last && !psi->final_pssm ? NULL : J.out[j++];
+            if (last) {
+                R->last_round[i] = k + 1;
+                R->final_pssm[i] = p;
+            } else {
+                R->pssm[(k + 1) * n + i] = p;
+                act[still++] = i;
+            }
+        }
+        nact = still;
+        truncate_hits(r, (size_t)opts->top_n);
+        if (opts->no_align) /* the caller asked for none: drop them */
+            for (size_t i = 0; i < n; i++)
+                for (size_t h = 0; h < r->q[i].n_hits; h++) {
+                    swgpu_aln_free(&r->q[i].hits[h].aln);
+                    r->q[i].hits[h].aln.score = r->q[i].hits[h].score;
+                }
+    }
+    rc = SWGPU_OK;
+    *out = R;
+    R = NULL;
+fail:
+    if (prev_set)
+        for (size_t i = 0; i < n; i++)
+            free(prev_set[i]);
+    free(prev_set);
+    free(prev_n);
+    free(act);
+    free(qv);
+    free(cur);
+    free(J.q);
+    free(J.qr);
+    free(J.searched);
+    free(J.best);
+    free(J.out);
+    free(J.n_incl);
+    free(J.rc);
+    free(J.msg);
+    if (R && R->pssm && R->n_rounds < I) /* a failed round: the PSSMs made for it */
+        for (size_t i = 0; i < n; i++)
+            swgpu_pssm_destroy(R->pssm[R->n_rounds * n + i]);
+    swgpu_iterate_result_destroy(R);
+    return rc;
+}
