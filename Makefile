@@ -137,10 +137,11 @@ $(FUZZ_RUNS): fuzz-run-%: fuzz
 	@echo "fuzz $*: $$(grep -E '^Done [0-9]+ runs' build-fuzz/$*.log), no crash"
 
 # every test of the CPU build under AddressSanitizer (leaks included) and
-# UndefinedBehaviorSanitizer, in its own build directory
+# UndefinedBehaviorSanitizer, in its own build directory; SWGPU_TEST_QUICK=1
+# trims the random cases (the plain check runs them all)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-sanitize:
-	ASAN_OPTIONS=detect_leaks=1 SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" \
+	SWGPU_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" \
 	    $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
 
 # the multithreaded paths under ThreadSanitizer (CPU build, build-tsan/): the

@@ -180,7 +180,8 @@ int swgpu_matrix_builtin(const char *name, swgpu_matrix_t **out);
 /** Load an NCBI-format matrix file (protein letters). */
 int swgpu_matrix_load(const char *path, swgpu_matrix_t **out);
 /** DNA scoring: match > 0 for identical A/C/G/T, mismatch < 0 otherwise
- *  (N and IUPAC codes always score mismatch). */
+ *  (N and IUPAC codes always score mismatch); |score| <= 1000000, though a
+ *  search (swgpu_opts_check) refuses scores beyond +-1000. */
 int swgpu_matrix_dna(int match, int mismatch, swgpu_matrix_t **out);
 /** Either a built-in name or, failing that, a matrix file path. */
 int swgpu_matrix_get(const char *name_or_path, swgpu_matrix_t **out);
@@ -366,7 +367,7 @@ enum { SWGPU_CIGAR_M = 0, SWGPU_CIGAR_I = 1, SWGPU_CIGAR_D = 2 };
  *  reuse across calls (the cigar buffer grows as needed), free with
  *  swgpu_aln_free(). */
 typedef struct {
-    int32_t score;
+    int64_t score;       /* 64-bit: a long alignment's score may pass 2^31 */
     int64_t qbeg, qend;  /* query interval  [qbeg, qend)  */
     int64_t tbeg, tend;  /* target interval [tbeg, tend) */
     uint32_t *cigar;
@@ -889,6 +890,9 @@ typedef struct {
                                    comm calls swgpu_align_long() with the same arguments and
                                    the passes are split across the parts by target columns
                                    (see swgpu_align_long); part 0 gets the CIGAR */
+    const char *checkpoint;     /* NULL: none.  A file holding where the call stands (see
+                                   swgpu_align_long: Checkpoints) */
+    double checkpoint_every;    /* seconds between checkpoints (default 600) */
 } swgpu_long_opts_t;
 
 /** What a swgpu_align_long() call did. */
@@ -910,7 +914,8 @@ typedef struct {
 } swgpu_long_stats_t;
 
 /** Defaults: gaps as swgpu_opts_init() for the alphabet, 4 GiB budgets,
- *  backend auto, threads 0, prune 1, no progress. */
+ *  backend auto, threads 0, prune 1, no progress, no checkpoint (every 600
+ *  seconds when one is given). */
 void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
 
 /**
@@ -926,7 +931,13 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * memory budget.  out is the caller's (see swgpu_aln_t); st may be NULL.
  * SWGPU_EBUDGET if the budget cannot hold the minimum (the message says how
  * much is needed), SWGPU_ENODEV if backend cuda is asked for and absent,
- * SWGPU_ERANGE if a sequence is too long for 32-bit scores.
+ * SWGPU_ERANGE if a sequence is longer than 2^31 - 1.  Scores are exact
+ * whatever their size (out->score is 64-bit).  Pairs whose values may pass
+ * +-2^29 (the sum of the lengths times the largest score or gap cost) run
+ * on the CPU engine (backend cuda or auto: on the CPU, with a warning
+ * logged) in 32-bit lanes rebased per block, which needs the largest score
+ * plus gap open plus gap extend at most 348,165 (SWGPU_ERANGE otherwise) and
+ * o->comm unset or of size 1 (SWGPU_ERANGE otherwise).
  * Thread safety: concurrent calls on different outputs are safe (sequences,
  * matrix and options shared); progress is called on the calling thread.
  *
@@ -942,6 +953,23 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * shared out through comm->allgather).  backend cuda: SWGPU_ENODEV; ref:
  * each part computes alone.  When one part fails, every part returns an
  * error: that part its own, the others SWGPU_EPART.
+ *
+ * Checkpoints (o->checkpoint, a file path): every o->checkpoint_every
+ * seconds the call saves where it stands - the state of the pass running
+ * (the score pass, its pre-pass or the reverse pass: the strips done, the
+ * last one's bottom row, the rows saved so far) or, once the reverse pass
+ * is done, what the traceback starts from - into a temporary file beside
+ * it, then renamed over it, so that the file always holds a whole
+ * checkpoint.  A call that finds the file resumes from it and returns
+ * exactly what an uninterrupted call would have; a checkpoint made for
+ * other sequences or options (scoring, memory budgets, score_only, prune)
+ * is refused with SWGPU_EINVAL, a damaged one with SWGPU_EFORMAT, both
+ * naming the file.  The call removes the file when it succeeds.  The CPU
+ * engine saves inside a pass (it lets the strips in flight finish, then
+ * writes); the GPU engine saves between passes and starts a pass that was
+ * interrupted from its beginning (the state is the same: a GPU engine
+ * that runs strips from a given one could start from it).  Not with
+ * o->comm (SWGPU_EINVAL).  Only one call at a time may use a file.
  */
 int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                      const swgpu_matrix_t *m, const swgpu_long_opts_t *o,

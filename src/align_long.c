@@ -37,6 +37,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "long.h"
+#include "long_ckpt.h"
 #include "simd/simd.h"
 
 #include <math.h>
@@ -58,7 +59,7 @@ enum { ST_H = 0, ST_E = 1, ST_F = 2 };
 typedef struct {
     int64_t i0, j0, i1, j1;
     int s0, s1;  /* states at the begin / end vertex */
-    int32_t T;   /* its score */
+    int64_t T;   /* its score */
 } sub_t;
 
 typedef struct {
@@ -87,9 +88,24 @@ typedef struct {
     uint64_t last_pruned;    /* cells the last batch pruned */
     const swgpu_comm_t *comm; /* passes split across parts (NULL: alone) */
     int dead;                /* a split call failed on every part: no more collectives */
+    /* checkpoints (long_ckpt.c): the file, its interval, the last write;
+     * what to write (phase and results so far) and what was read back */
+    const char *ck_path;
+    double ck_every, ck_last;
+    swgpu__ck_t ck_out, ck_in;
 } ctx_t;
 
 /* ------------------------------------------------------------ helpers */
+
+static int64_t imin64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t imax64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
 
 void swgpu__long_set_base(int64_t cells)
 {
@@ -140,11 +156,31 @@ static void batch_done(ctx_t *C, uint64_t cells, uint64_t pruned)
     C->last_pruned = pruned;
 }
 
-/* Run a batch of regions on the chosen engine. */
-static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
+/* The engine's checkpoint call: the pass's state with the results so far. */
+static int ck_save(void *user, const swgpu__lreg_t *g, const swgpu__lck_state_t *st)
+{
+    ctx_t *C = user;
+    C->ck_last = swgpu__now();
+    return swgpu__ck_write(C->ck_path, &C->ck_out, g, st, C->sc.wide);
+}
+
+/* A checkpoint between passes, when one is due. */
+static int ck_between(ctx_t *C, const swgpu__lreg_t *g)
+{
+    if (!C->ck_path || swgpu__now() - C->ck_last < C->ck_every)
+        return SWGPU_OK;
+    C->ck_last = swgpu__now();
+    return swgpu__ck_write(C->ck_path, &C->ck_out, g, NULL, C->sc.wide);
+}
+
+/* Run a batch of regions on the chosen engine; a one-region pass on the
+ * CPU engine saves checkpoints (ck) and may start from one (resume). */
+static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgpu__lck_state_t *resume)
 {
     swgpu__lprog_t p = { C->o->progress ? prog_cb : NULL, C };
+    swgpu__lck_t K = { C->ck_every, ck_save, C, resume && resume->next > 0 ? resume : NULL };
     uint64_t cells = 0, bytes = 0, pruned = 0;
+    const double t0 = swgpu__now();
     int rc;
     if (n == 0)
         return SWGPU_OK;
@@ -166,114 +202,83 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
         C->dead |= rc != 0;
         host_use(C, bytes);
     } else {
-        rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned);
+        rc = swgpu__lcpu_run(&C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned,
+                             ck && C->ck_path && n == 1 ? &K : NULL);
         host_use(C, bytes);
     }
     if (rc)
         return rc;
+    swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %s pass, %zu region%s, %.3g cells, %.3g computed, %.3f s",
+               C->phase, n, n == 1 ? "" : "s", (double)cells, (double)(cells - pruned), swgpu__now() - t0);
     batch_done(C, cells, pruned);
     return SWGPU_OK;
 }
 
-/*
- * Phase 1, the forward score pass over the whole matrix.  On the CPU it
- * runs on the SIMD pair engine (swgpu__cpu_score_pair: 32-bit striped
- * lanes, bands of rows pipelined over the threads), several times faster
- * than the scalar strip engine even when the latter prunes, with the same
- * tie rule for the end cell; the strip engine stays for the later phases
- * (saved rows, start states) and when the pair engine's edge buffers would
- * not fit the host budget.
- */
-/*
- * The score pass split across parts by target columns: part p of the
- * first a (a slice has at least 64 columns) computes columns
- * [blen*p/a, blen*(p+1)/a) on the SIMD pair engine, band by band, the
- * bands' boundary columns passed from part to part; the parts' best cells
- * are then merged under the tie rule.  Every part must be able to (kernels,
- * memory), else the strip engine does the pass, split the same way.
- */
-static int score_pass_split(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
+static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
 {
-    const swgpu_comm_t *cm = C->comm;
-    const swgpu__isa_t isa = swgpu__cpu_isa_best();
-    int64_t a = C->blen / 64, me = cm->rank;
-    a = a < 1 ? 1 : a > cm->size ? cm->size : a;
-    const int64_t c0 = C->blen * me / a, c1 = C->blen * (me + 1) / a;
-    uint64_t bytes = me < a ? swgpu__cpu_score_pair_bytes((size_t)C->alen, (size_t)(c1 - c0), C->threads) : 0;
-    int32_t can = swgpu__cpu_kernels(isa) != NULL && C->host_fixed + bytes <= C->host_budget;
-    char *all = NULL;
-    size_t off[SWGPU__LONG_MAX_PARTS + 1];
-    int rc;
-
-    if ((rc = swgpu__lsplit_gather(cm, 0, &can, sizeof can, &all, off))) {
-        C->dead = 1;
-        return rc;
-    }
-    for (int p = 0; p < cm->size; p++) {
-        int32_t x;
-        memcpy(&x, all + off[p], sizeof x);
-        can &= x;
-    }
-    free(all);
-    if (!can)
-        return run_batch(C, g, 1);
-    host_use(C, bytes);
-    int32_t score = 0;
-    int64_t best[3] = {0, 0, 0}, qe = 0, te = 0;
-    if (me < a)
-        rc = swgpu__cpu_score_pair_part(C->a, (size_t)C->alen, C->b, (size_t)c0, (size_t)(c1 - c0),
-                                        m, C->sc.open, C->sc.ext, C->threads, isa, cm,
-                                        me > 0 ? (int)me - 1 : -1, me + 1 < a ? (int)me + 1 : -1, 0,
-                                        C->o->progress ? prog_cb : NULL, C, &score, &qe, &te);
-    best[0] = score;
-    best[1] = qe;
-    best[2] = te;
-    if ((rc = swgpu__lsplit_gather(cm, rc, best, sizeof best, &all, off))) {
-        C->dead = 1;
-        return rc;
-    }
-    /* the tie rule over the parts: highest score, smallest target end, then query end */
-    g->best = 0;
-    g->bi = g->bj = 0;
-    for (int p = 0; p < cm->size; p++) {
-        int64_t x[3];
-        memcpy(x, all + off[p], sizeof x);
-        if (x[0] > g->best || (x[0] == g->best && x[0] > 0 && (x[2] < g->bj || (x[2] == g->bj && x[1] < g->bi)))) {
-            g->best = (int32_t)x[0];
-            g->bi = x[1];
-            g->bj = x[2];
-        }
-    }
-    free(all);
-    batch_done(C, (uint64_t)C->alen * (uint64_t)C->blen, 0);
-    return SWGPU_OK;
+    return run_batch_ck(C, r, n, 0, NULL);
 }
 
-static int score_pass(ctx_t *C, const swgpu_matrix_t *m, swgpu__lreg_t *g)
+/* A pass's state to resume from, if the checkpoint read stands in that pass. */
+static const swgpu__lck_state_t *ck_resume(const ctx_t *C, int phase)
 {
-    uint64_t bytes;
-    int32_t score = 0;
-    int64_t qe = 0, te = 0;
-    int rc;
+    return C->ck_in.phase == phase && C->ck_in.st.next > 0 && !C->use_gpu ? &C->ck_in.st : NULL;
+}
 
-    if (C->comm)
-        return score_pass_split(C, m, g);
-    if (C->use_gpu)
-        return run_batch(C, g, 1);
-    bytes = swgpu__cpu_score_pair_bytes((size_t)C->alen, (size_t)C->blen, C->threads);
-    if (C->host_fixed + bytes > C->host_budget)
-        return run_batch(C, g, 1);
-    host_use(C, bytes);
-    rc = swgpu__cpu_score_pair_ex(C->a, (size_t)C->alen, C->b, (size_t)C->blen, m, C->sc.open, C->sc.ext,
-                                  C->threads, swgpu__cpu_isa_best(), 0, C->o->progress ? prog_cb : NULL,
-                                  C, &score, &qe, &te);
-    if (rc)
+/*
+ * Phase 1, the forward score pass over the whole matrix, pruned (long.h).
+ * A block is skipped when it cannot reach the best score found so far, so
+ * the sooner a high score is known, the more is skipped.  On the CPU a
+ * cheap pre-pass finds one first: the same pass with an X-drop rule as
+ * well (a block whose inputs lie more than X below the best so far is
+ * skipped) and a cap on the cells it computes.  It follows the strongest
+ * alignment it meets, in a band a few thousand columns wide, and its best
+ * is the score of a real alignment, so a lower bound of the final best:
+ * the exact pass starts with it as prune_best.  Blocks skipped because of
+ * it still cannot reach the final best, so the result is the same as
+ * without it; only the share of pruned cells grows (to 95-99 % on pairs of
+ * related genomes, where the exact pass then computes little more than a
+ * band around the optimal path).
+ */
+static int score_pass(ctx_t *C, swgpu__lreg_t *g)
+{
+    int rc;
+    if (g->prune && !C->use_gpu && C->ck_in.phase >= SWGPU__CK_SCORE) {
+        g->prune_best = C->ck_in.prune_best; /* the pre-pass was done */
+    } else if (g->prune && !C->use_gpu) {
+        swgpu__lreg_t x = *g;
+        int64_t shorter = imin64(C->alen, C->blen), G = shorter / 256;
+        phase_begin(C, "prepass", (uint64_t)C->alen * (uint64_t)C->blen);
+        G = G < 64 ? 64 : G > 8192 ? 8192 : G;
+        /* X: a strip's worth of score (the pipeline's lag) and a gap of G
+         * columns (indels the band bridges).  The cap: a 32nd of the cells,
+         * and what the pre-pass needs on a collinear pair: the rows until
+         * the path's score passes X, then a band of about 2X/ext columns;
+         * never more than a quarter of the cells */
+        const int64_t smax = C->sc.smax > 0 ? C->sc.smax : 0, X = SH * smax + C->sc.open + G * C->sc.ext;
+        const uint64_t cells = (uint64_t)C->alen * (uint64_t)C->blen;
+        uint64_t cap = cells / 32 + (uint64_t)(X / (smax ? smax : 1) + 2 * SH) * (uint64_t)C->blen +
+                       (uint64_t)C->alen * (uint64_t)(2 * X / (C->sc.ext ? C->sc.ext : 1) + 2 * SH);
+        x.xdrop = X;
+        x.max_cells = cap < cells / 4 ? cap : cells / 4 + 1;
+        C->ck_out.phase = SWGPU__CK_PREPASS;
+        if ((rc = run_batch_ck(C, &x, 1, 1, ck_resume(C, SWGPU__CK_PREPASS))))
+            return rc;
+        /* the cells the pre-pass skipped are not pruned ones: only its
+         * computed cells count */
+        C->cells_all -= C->last_pruned;
+        C->st->cells_pruned -= C->last_pruned;
+        g->prune_best = x.best > 0 ? x.best : 0;
+        swgpu__log(SWGPU_LOG_DEBUG, "long alignment: the pre-pass found a score of %lld (X-drop %lld)",
+                   (long long)x.best, (long long)x.xdrop);
+        phase_end(C);
+        phase_begin(C, "score", (uint64_t)C->alen * (uint64_t)C->blen);
+    }
+    C->ck_out.phase = SWGPU__CK_SCORE;
+    C->ck_out.prune_best = g->prune_best;
+    if ((rc = ck_between(C, NULL)))
         return rc;
-    g->best = score;
-    g->bi = qe;
-    g->bj = te;
-    batch_done(C, (uint64_t)C->alen * (uint64_t)C->blen, 0);
-    return SWGPU_OK;
+    return run_batch_ck(C, g, 1, 1, ck_resume(C, SWGPU__CK_SCORE));
 }
 
 static int subvec_push(subvec_t *v, const sub_t *s)
@@ -290,15 +295,6 @@ static int subvec_push(subvec_t *v, const sub_t *s)
     return SWGPU_OK;
 }
 
-static int64_t imin64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
-static int64_t imax64(int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
 
 /* Upper bound of any path score from a vertex to one dr rows and dc columns away. */
 static int64_t path_ub(const swgpu__lscore_t *sc, int64_t dr, int64_t dc)
@@ -308,7 +304,7 @@ static int64_t path_ub(const swgpu__lscore_t *sc, int64_t dr, int64_t dc)
 }
 
 /* Anchored start values (h0, e0, f0) for a begin state. */
-static void start_init(int s, int32_t *h0, int32_t *e0, int32_t *f0)
+static void start_init(int s, int64_t *h0, int64_t *e0, int64_t *f0)
 {
     *h0 = 0;
     *e0 = s == ST_E ? 0 : NEG;
@@ -316,7 +312,7 @@ static void start_init(int s, int32_t *h0, int32_t *e0, int32_t *f0)
 }
 
 /* Anchored start values of a reverse pass from an end state. */
-static void end_init(const swgpu__lscore_t *sc, int s, int32_t *h0, int32_t *e0, int32_t *f0)
+static void end_init(const swgpu__lscore_t *sc, int s, int64_t *h0, int64_t *e0, int64_t *f0)
 {
     *h0 = s == ST_H ? 0 : NEG;
     *e0 = s == ST_E ? -sc->open : NEG;
@@ -337,6 +333,7 @@ typedef struct {
     int vs0, vs1;
     int64_t L, P;           /* split rows vi1 - k*L, k = 1..P */
     int32_t *rev;           /* P rows of `stride` {H,F} pairs; entry x <-> view column vj1 - x */
+    int64_t *rev_base;      /* wide scores: P rows of swgpu__lreg_nbase(stride - 1) bases */
     int64_t stride;
     int owns_rev;
     /* walk state */
@@ -346,6 +343,7 @@ typedef struct {
     int64_t acc;            /* score up to it */
     int64_t cmax;           /* columns of the current forward pass: [xc, cmax] */
     int32_t *fwd;           /* its last row */
+    int64_t *fwd_base;      /* wide scores: its bases */
     subvec_t kids;
 } split_t;
 
@@ -398,6 +396,12 @@ static uint64_t split_bytes(int64_t hv, int64_t wv, int64_t L)
            (uint64_t)((hv + SH - 1) / SH) * 16 + 256;
 }
 
+/* Bytes of the bases of n saved rows of w columns (wide scores only). */
+static uint64_t base_bytes(const ctx_t *C, int64_t n, int64_t w)
+{
+    return C->sc.wide ? (uint64_t)n * (uint64_t)swgpu__lreg_nbase(w) * 8 : 0;
+}
+
 /* The reverse pass of a split: anchored at the view end, saving rows every L. */
 static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
 {
@@ -412,6 +416,13 @@ static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
     end_init(&C->sc, p->vs1, &g->h0, &g->e0, &g->f0);
     g->save_every = p->L;
     g->saved = p->rev;
+    g->saved_base = p->rev_base;
+    /* every optimal path of the piece ends (reversed) at its begin vertex;
+     * one that begins inside a gap was charged that gap's open here */
+    g->prune = C->o->prune;
+    g->prune_best = p->u.T - (p->vs0 == ST_H ? 0 : C->sc.open);
+    g->prune_i = g->h;
+    g->prune_j = g->w;
 }
 
 /* Set up the walk once the reverse rows are there. */
@@ -430,9 +441,11 @@ static int64_t split_cmax(const ctx_t *C, const split_t *p)
     const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
     const int64_t Tp = (int64_t)p->u.T - p->acc;
     const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
+    const int64_t *base = p->rev_base ? p->rev_base + (size_t)(p->k - 1) * (size_t)swgpu__lreg_nbase(p->stride - 1)
+                                      : NULL;
     for (int64_t c = p->vj1; c >= p->xc; c--) {
-        const int32_t *x = row + 2 * (p->vj1 - c);
-        int64_t rv = imax64(x[0], (int64_t)x[1] + C->sc.open);
+        const int64_t x = p->vj1 - c;
+        int64_t rv = imax64(swgpu__lsaved(row, base, x, 0), swgpu__lsaved(row, base, x, 1) + C->sc.open);
         if (path_ub(&C->sc, dr, c - p->xc) >= Tp - rv)
             return c;
     }
@@ -453,7 +466,12 @@ static void split_fwd_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
     start_init(p->xs, &g->h0, &g->e0, &g->f0);
     g->save_last = 1;
     g->saved = p->fwd;
-    (void)C;
+    g->saved_base = p->fwd_base;
+    /* the optimal paths from the crossing go on to the piece's end */
+    g->prune = C->o->prune;
+    g->prune_best = p->u.T - p->acc;
+    g->prune_i = p->vi1 - p->xr;
+    g->prune_j = p->vj1 - p->xc;
 }
 
 /* Add the piece from the last crossing to view vertex (r, c) in state s. */
@@ -467,7 +485,7 @@ static int split_kid(split_t *p, int64_t r, int64_t c, int s, int64_t T)
         u.i0 = p->xr; u.j0 = p->xc; u.i1 = r; u.j1 = c;
         u.s0 = p->xs; u.s1 = s;
     }
-    u.T = (int32_t)T;
+    u.T = T;
     return subvec_push(&p->kids, &u);
 }
 
@@ -477,20 +495,22 @@ static int split_cross(const ctx_t *C, split_t *p)
     const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
     const int64_t Tp = (int64_t)p->u.T - p->acc;
     const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
+    const int64_t *base = p->rev_base ? p->rev_base + (size_t)(p->k - 1) * (size_t)swgpu__lreg_nbase(p->stride - 1)
+                                      : NULL;
     int rc;
     for (int64_t c = p->xc; c <= p->cmax; c++) {
-        const int32_t *x = row + 2 * (p->vj1 - c);
+        const int64_t xh = swgpu__lsaved(row, base, p->vj1 - c, 0), xf = swgpu__lsaved(row, base, p->vj1 - c, 1);
         int64_t hf, ff;
         if (c == p->xc && p->cmax == p->xc) { /* no pass: the column below the crossing */
-            int32_t h0, e0, f0;
+            int64_t h0, e0, f0;
             start_init(p->xs, &h0, &e0, &f0);
-            hf = ff = swgpu__lreg_left(0, h0, f0, C->sc.open, C->sc.ext, dr);
+            hf = ff = swgpu__lreg_top64(0, h0, f0, C->sc.open, C->sc.ext, dr);
         } else {
-            hf = p->fwd[2 * (c - p->xc)];
-            ff = p->fwd[2 * (c - p->xc) + 1];
+            hf = swgpu__lsaved(p->fwd, p->fwd_base, c - p->xc, 0);
+            ff = swgpu__lsaved(p->fwd, p->fwd_base, c - p->xc, 1);
         }
-        if (hf + x[0] == Tp || ff + x[1] + C->sc.open == Tp) {
-            int s = hf + x[0] == Tp ? ST_H : ST_F;
+        if (hf + xh == Tp || ff + xf + C->sc.open == Tp) {
+            int s = hf + xh == Tp ? ST_H : ST_F;
             int64_t v = s == ST_H ? hf : ff;
             if ((rc = split_kid(p, r, c, s, v)))
                 return rc;
@@ -541,12 +561,16 @@ static int split_walk(ctx_t *C, split_t *sp, size_t n)
                 goto done;
             }
             free(p->fwd);
+            free(p->fwd_base);
+            p->fwd_base = NULL;
             p->fwd = malloc((size_t)(p->cmax - p->xc + 1) * 2 * sizeof *p->fwd);
-            if (!p->fwd) {
+            if (C->sc.wide)
+                p->fwd_base = malloc((size_t)swgpu__lreg_nbase(p->cmax - p->xc) * sizeof *p->fwd_base);
+            if (!p->fwd || (C->sc.wide && !p->fwd_base)) {
                 rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
                 goto done;
             }
-            bytes += (uint64_t)(p->cmax - p->xc + 1) * 24;
+            bytes += (uint64_t)(p->cmax - p->xc + 1) * 24 + base_bytes(C, 1, p->cmax - p->xc);
             split_fwd_region(C, p, &g[m]);
             who[m++] = k;
         }
@@ -568,7 +592,9 @@ static int split_walk(ctx_t *C, split_t *sp, size_t n)
 done:
     for (size_t k = 0; k < n; k++) {
         free(sp[k].fwd);
+        free(sp[k].fwd_base);
         sp[k].fwd = NULL;
+        sp[k].fwd_base = NULL;
     }
     free(g);
     free(who);
@@ -577,9 +603,12 @@ done:
 
 static void split_free(split_t *p)
 {
-    if (p->owns_rev)
+    if (p->owns_rev) {
         free(p->rev);
+        free(p->rev_base);
+    }
     free(p->fwd);
+    free(p->fwd_base);
     free(p->kids.v);
     memset(p, 0, sizeof *p);
 }
@@ -622,7 +651,8 @@ static int refine(ctx_t *C, subvec_t *list)
                 const sub_t *u = &list->v[k2];
                 int64_t h = u->i1 - u->i0, w = u->j1 - u->j0;
                 int64_t hv = w > h ? w : h, wv = w > h ? h : w;
-                uint64_t b = split_bytes(hv, wv, split_spacing(hv, wv, C->layout_cap));
+                int64_t Lx = split_spacing(hv, wv, C->layout_cap);
+                uint64_t b = split_bytes(hv, wv, Lx) + base_bytes(C, (hv - 1) / Lx, wv);
                 if (m > 0 && used + b > C->layout_cap)
                     break;
                 used += b;
@@ -646,8 +676,11 @@ static int refine(ctx_t *C, subvec_t *list)
                 p->P = (p->vi1 - p->vi0 - 1) / p->L;
                 p->stride = p->vj1 - p->vj0 + 1;
                 p->rev = malloc((size_t)p->P * (size_t)p->stride * 2 * sizeof *p->rev);
+                if (C->sc.wide)
+                    p->rev_base = malloc((size_t)p->P * (size_t)swgpu__lreg_nbase(p->stride - 1) *
+                                         sizeof *p->rev_base);
                 p->owns_rev = 1;
-                if (!p->rev)
+                if (!p->rev || (C->sc.wide && !p->rev_base))
                     rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
                                      (long long)p->P);
                 else
@@ -713,50 +746,126 @@ static int cig_push(cig_t *c, int op, int64_t len)
 }
 
 /*
+ * The best score any path from vertex (i, j) of an h x w piece can have
+ * to its start plus to its end, from the lengths alone: min(di, dj) * smax
+ * - |di - dj| * ext each way.  A cell where this is below the piece's score
+ * lies on no optimal path.  It is concave in j, so for a row the cells that
+ * reach the score form one interval.
+ */
+static int64_t piece_ub(const swgpu__lscore_t *sc, int64_t h, int64_t w, int64_t i, int64_t j)
+{
+    const int64_t a = sc->smax > 0 ? sc->smax : 0, e = sc->ext;
+    int64_t di = h - i, dj = w - j;
+    return imin64(i, j) * a - (i > j ? i - j : j - i) * e + imin64(di, dj) * a -
+           (di > dj ? di - dj : dj - di) * e;
+}
+
+/* Columns [*lo, *hi] (within 1..w) of row i that may lie on an optimal path
+ * of score T; *lo > *hi when none does. */
+static void piece_window(const swgpu__lscore_t *sc, int64_t h, int64_t w, int64_t i, int64_t T,
+                         int64_t *lo, int64_t *hi)
+{
+    const int64_t cand[4] = { 1, w, imax64(1, imin64(w, i)), imax64(1, imin64(w, w - h + i)) };
+    int64_t jm = 1, best = INT64_MIN, a, b;
+    for (int k = 0; k < 4; k++) {
+        int64_t v = piece_ub(sc, h, w, i, cand[k]);
+        if (v > best) {
+            best = v;
+            jm = cand[k];
+        }
+    }
+    if (best < T) {
+        *lo = 1;
+        *hi = 0;
+        return;
+    }
+    a = 1; /* smallest j in [1, jm] that reaches T (nondecreasing there) */
+    b = jm;
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        if (piece_ub(sc, h, w, i, m) >= T)
+            b = m;
+        else
+            a = m + 1;
+    }
+    *lo = a;
+    a = jm; /* largest j in [jm, w] that does (nonincreasing there) */
+    b = w;
+    while (a < b) {
+        int64_t m = a + (b - a + 1) / 2;
+        if (piece_ub(sc, h, w, i, m) >= T)
+            a = m;
+        else
+            b = m - 1;
+    }
+    *hi = a;
+}
+
+/*
  * Full-matrix global alignment of one piece with its begin/end states.
  * dir per vertex: bits 0-1 where H came from (0 diagonal, 1 E, 2 F; ties in
  * that order), bit 2 E extended E(i,j-1) (ties: opened from H), bit 3 F
- * extended F(i-1,j).  The piece's CIGAR is appended to *out.
+ * extended F(i-1,j).  The piece's CIGAR is appended to *out.  Rows 1..h
+ * compute only the columns that may lie on an optimal path (piece_window);
+ * the others hold minus infinity, a lower bound, which changes no value on
+ * an optimal path and so no decision of the traceback (a tie between two
+ * sources means both lie on optimal paths).
  */
-static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, int32_t *F,
+static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int64_t *H, int64_t *F,
                       cig_t *out)
 {
     const int64_t h = u->i1 - u->i0, w = u->j1 - u->j0, W = w + 1;
-    const int32_t ext = C->sc.ext, oe = C->sc.open + C->sc.ext;
+    const int64_t ext = C->sc.ext, oe = C->sc.open + C->sc.ext, NEGB = C->sc.wide ? SWGPU__LONG_NEG64 : NEG;
     const uint8_t *A = C->a + u->i0 - 1, *B = C->b + u->j0 - 1;
-    int32_t h0, e0, f0, e, endv;
-    int64_t i, j;
+    int64_t h0, e0, f0, e, endv;
+    int64_t i, j, plo = 1, phi = w;
     int state;
     uint32_t *rev = NULL;
     size_t nrev = 0, caprev = 0;
     int rc = SWGPU_OK;
 
     start_init(u->s0, &h0, &e0, &f0);
+    if (h0 <= NEG)
+        h0 = NEGB;
+    if (e0 <= NEG)
+        e0 = NEGB;
+    if (f0 <= NEG)
+        f0 = NEGB;
     /* row 0 */
     H[0] = h0;
     F[0] = f0;
     e = e0;
     dir[0] = 0;
     for (j = 1; j <= w; j++) {
-        int32_t ee = e - ext, eo = H[j - 1] - oe;
+        int64_t ee = e - ext, eo = H[j - 1] - oe;
         e = ee > eo ? ee : eo;
         H[j] = e;
-        F[j] = NEG;
+        F[j] = NEGB;
         dir[j] = (uint8_t)(1 | (ee > eo ? 4 : 0));
     }
     endv = u->s1 == ST_E ? e : u->s1 == ST_F ? F[w] : H[w];
     for (i = 1; i <= h; i++) {
         const int32_t *prow = C->sc.s[A[i]];
         uint8_t *d = dir + i * W;
-        int32_t diag = H[0], fe = F[0] - ext, fo = H[0] - oe;
+        int64_t lo, hi;
+        int64_t prev0 = H[0], diag, fe = F[0] - ext, fo = H[0] - oe;
+        piece_window(&C->sc, h, w, i, u->T, &lo, &hi);
         F[0] = fe > fo ? fe : fo;
         H[0] = F[0];
         d[0] = (uint8_t)(2 | (fe > fo ? 8 : 0));
-        e = NEG;
-        for (j = 1; j <= w; j++) {
-            int32_t ee = e - ext, eo = H[j - 1] - oe;
-            int32_t fe2 = F[j] - ext, fo2 = H[j] - oe;
-            int32_t hh = diag + prow[B[j]];
+        diag = lo == 1 ? prev0 : lo <= w ? H[lo - 1] : NEGB;
+        /* the previous row's values outside this row's window become minus infinity */
+        for (j = plo; j <= phi && j < lo; j++)
+            H[j] = F[j] = NEGB;
+        for (j = imax64(plo, hi + 1); j <= phi; j++)
+            H[j] = F[j] = NEGB;
+        plo = lo;
+        phi = hi;
+        e = NEGB;
+        for (j = lo; j <= hi; j++) {
+            int64_t ee = e - ext, eo = H[j - 1] - oe;
+            int64_t fe2 = F[j] - ext, fo2 = H[j] - oe;
+            int64_t hh = diag + prow[B[j]];
             uint8_t bits = (uint8_t)((ee > eo ? 4 : 0) | (fe2 > fo2 ? 8 : 0));
             e = ee > eo ? ee : eo;
             diag = H[j];
@@ -776,8 +885,8 @@ static int base_trace(const ctx_t *C, const sub_t *u, uint8_t *dir, int32_t *H, 
     }
     if (endv != u->T)
         return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: piece [%lld,%lld)x[%lld,%lld) "
-                           "scores %d, expected %d", (long long)u->i0, (long long)u->i1,
-                           (long long)u->j0, (long long)u->j1, endv, u->T);
+                           "scores %lld, expected %lld", (long long)u->i0, (long long)u->i1,
+                           (long long)u->j0, (long long)u->j1, (long long)endv, (long long)u->T);
     /* trace back from (h, w) in state s1; runs collected in reverse */
     i = h;
     j = w;
@@ -841,7 +950,7 @@ static void *base_worker(void *arg)
 {
     basejob_t *J = arg;
     uint8_t *dir = NULL;
-    int32_t *H = NULL, *F = NULL;
+    int64_t *H = NULL, *F = NULL;
     size_t wmax = 0;
     for (;;) {
         size_t k = atomic_fetch_add(&J->next, 1);
@@ -858,8 +967,8 @@ static void *base_worker(void *arg)
                 goto nomem;
         }
         if ((size_t)w + 1 > wmax) {
-            int32_t *h2 = realloc(H, ((size_t)w + 1) * sizeof *H);
-            int32_t *f2;
+            int64_t *h2 = realloc(H, ((size_t)w + 1) * sizeof *H);
+            int64_t *f2;
             if (!h2)
                 goto nomem;
             H = h2;
@@ -916,7 +1025,7 @@ static int trace_pieces(ctx_t *C, const subvec_t *list, cig_t *all)
         nt = (int)list->n;
     if (nt < 1)
         nt = 1;
-    host_use(C, (uint64_t)nt * (uint64_t)(BASE_CELLS + 8 * SH * 4));
+    host_use(C, (uint64_t)nt * (uint64_t)(BASE_CELLS + 16 * SH * 4));
     if (nt > 1)
         tid = malloc((size_t)nt * sizeof *tid);
     if (tid)
@@ -1001,6 +1110,7 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet)
     o->max_device_memory = DEFAULT_BUDGET;
     o->backend = SWGPU_BACKEND_AUTO;
     o->prune = 1;
+    o->checkpoint_every = 600;
 }
 
 void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out)
@@ -1148,11 +1258,11 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     ctx_t C;
     swgpu__lreg_t g;
     int32_t *saved = NULL;
+    int64_t *saved_base = NULL;
     subvec_t list = { 0 };
     cig_t cig = { 0 };
     int rc, isref;
-    int64_t ie, je, ib, jb, L1, P1, maxabs;
-    int32_t S;
+    int64_t ie, je, ib, jb, L1, P1, maxabs, S;
     uint64_t fixed, rowb, cap;
     double t;
 
@@ -1212,11 +1322,33 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         return SWGPU_OK;
     }
     setup_scoring(&C, m, o->gap_open, o->gap_extend);
+    /* values within +-2^29 (every vertex of the matrix): 32 bits as they
+     * are, on either engine; beyond, 32-bit values relative to 64-bit bases
+     * per block (long.h: wide scores), on the CPU engine */
     maxabs = imax64(imax64(C.sc.smax, -(int64_t)m->min), (int64_t)o->gap_open + o->gap_extend);
-    if (alen > ((size_t)1 << 31) - 2 * PAD || blen > ((size_t)1 << 31) - 2 * PAD ||
-        (int64_t)(alen + blen) * maxabs >= ((int64_t)1 << 29))
-        return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues with scores "
-                           "up to %lld may overflow 32-bit scores", alen, blen, (long long)maxabs);
+    if (alen > (size_t)INT32_MAX || blen > (size_t)INT32_MAX)
+        return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues: at most "
+                           "2^31 - 1 = %d each", alen, blen, INT32_MAX);
+    if ((int64_t)(alen + blen) * maxabs >= ((int64_t)1 << 29)) {
+        /* (SH + CHUNK + 2) * K + open + ext < 2^28 (long.h) */
+        const int64_t K = (int64_t)(C.sc.smax > 0 ? C.sc.smax : 0) + o->gap_open + o->gap_extend,
+                      KMAX = (((int64_t)1 << 28) - 1) / (SH + SWGPU__LONG_CHUNK + 3);
+        if (K > KMAX)
+            return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues need scores "
+                               "beyond 32 bits, for which the largest score plus the gap costs (%lld) must "
+                               "keep below %lld", alen, blen, (long long)K, (long long)KMAX + 1);
+        if (C.comm)
+            return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues need scores "
+                               "beyond 32 bits, which passes split across processes do not support",
+                               alen, blen);
+        C.sc.wide = 1;
+        if (C.use_gpu) {
+            swgpu__log(SWGPU_LOG_WARN, "long alignment: scores beyond 32 bits: the CPU engine computes "
+                       "this alignment (the GPU engine is 32-bit)");
+            C.use_gpu = 0;
+            st->backend = "cpu";
+        }
+    }
 
     /* memory: the layout (saved-row spacing) depends on the smaller budget only */
     fixed = (uint64_t)(2 * (alen + blen) + 4 * PAD) + (uint64_t)BASE_CELLS * 2 +
@@ -1235,6 +1367,27 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 
     if ((rc = setup_seqs(&C)))
         goto done;
+    if (o->checkpoint && *o->checkpoint) {
+        /* the fingerprint: everything the output depends on */
+        uint64_t h = 0xcbf29ce484222325ull;
+        int64_t v[8] = { 1, C.alen, C.blen, C.sc.open, C.sc.ext, o->score_only, o->prune, (int64_t)cap };
+        if (C.comm) {
+            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: checkpoints are not available for passes "
+                             "split across processes");
+            goto done;
+        }
+        h = swgpu__ck_hash(h, v, sizeof v);
+        h = swgpu__ck_hash(h, C.sc.s, sizeof C.sc.s);
+        h = swgpu__ck_hash(h, a, alen);
+        h = swgpu__ck_hash(h, b, blen);
+        C.ck_path = o->checkpoint;
+        C.ck_every = o->checkpoint_every > 0 ? o->checkpoint_every : 600;
+        C.ck_last = swgpu__now();
+        C.ck_out.fp = h;
+        if ((rc = swgpu__ck_read(C.ck_path, h, C.sc.wide, &C.ck_in)) < 0)
+            goto done;
+        rc = SWGPU_OK;
+    }
 #ifdef SWGPU_HAVE_CUDA
     if (C.use_gpu && (rc = swgpu__lgpu_create(&C.q, &C.sc, &C.gpu)))
         goto done;
@@ -1251,7 +1404,11 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.local = 1;
     g.track = 1;
     g.prune = o->prune;
-    if ((rc = score_pass(&C, m, &g)))
+    if (C.ck_in.phase >= SWGPU__CK_REVERSE) { /* done before the checkpoint */
+        g.best = C.ck_in.S;
+        g.bi = C.ck_in.ie;
+        g.bj = C.ck_in.je;
+    } else if ((rc = score_pass(&C, &g)))
         goto done;
     st->score_pruned = C.last_pruned;
     phase_end(&C);
@@ -1265,6 +1422,12 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     out->score = S;
     out->qend = ie;
     out->tend = je;
+    C.ck_out.phase = SWGPU__CK_REVERSE;
+    C.ck_out.S = S;
+    C.ck_out.ie = ie;
+    C.ck_out.je = je;
+    if ((rc = ck_between(&C, NULL)))
+        goto done;
 
     /* phase 2: reverse pass from the end, saving rows ie - k*L1 */
     t = swgpu__now();
@@ -1289,27 +1452,54 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.save_every = o->score_only ? 0 : L1;
     if (swgpu__lreg_nsaved(&g) > 0) {
         saved = malloc((size_t)swgpu__lreg_nsaved(&g) * (size_t)rowb);
-        if (!saved) {
+        if (C.sc.wide)
+            saved_base = malloc((size_t)base_bytes(&C, swgpu__lreg_nsaved(&g), je));
+        if (!saved || (C.sc.wide && !saved_base)) {
             rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
                              (long long)swgpu__lreg_nsaved(&g));
             goto done;
         }
-        host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb);
+        host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb + base_bytes(&C, swgpu__lreg_nsaved(&g), je));
     }
     g.saved = saved;
+    g.saved_base = saved_base;
     phase_begin(&C, "reverse", (uint64_t)ie * (uint64_t)je);
-    if ((rc = run_batch(&C, &g, 1)))
+    if (C.ck_in.phase == SWGPU__CK_TRACE || ck_resume(&C, SWGPU__CK_REVERSE)) {
+        /* the checkpoint's rows (all of them, or the strips done) */
+        const int64_t nr = C.ck_in.phase == SWGPU__CK_TRACE ? swgpu__lreg_nsaved(&g)
+                                                             : swgpu__lck_rows(&g, C.ck_in.st.next);
+        if (C.ck_in.w != je || C.ck_in.nrows != nr || (nr > 0 && !saved)) {
+            rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: remove it to "
+                             "start afresh", C.ck_path);
+            goto done;
+        }
+        if (nr > 0) {
+            memcpy(saved, C.ck_in.saved, (size_t)nr * (size_t)rowb);
+            if (C.sc.wide)
+                memcpy(saved_base, C.ck_in.saved_base, (size_t)base_bytes(&C, nr, je));
+        }
+    }
+    if (C.ck_in.phase == SWGPU__CK_TRACE) {
+        g.best = S;
+        g.bi = ie - C.ck_in.ib;
+        g.bj = je - C.ck_in.jb;
+    } else if ((rc = run_batch_ck(&C, &g, 1, 1, ck_resume(&C, SWGPU__CK_REVERSE))))
         goto done;
     phase_end(&C);
     if (g.best != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %d, "
-                         "forward %d", g.best, S);
+        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %lld, "
+                         "forward %lld", (long long)g.best, (long long)S);
         goto done;
     }
     ib = ie - g.bi;
     jb = je - g.bj;
     out->qbeg = ib;
     out->tbeg = jb;
+    C.ck_out.phase = SWGPU__CK_TRACE;
+    C.ck_out.ib = ib;
+    C.ck_out.jb = jb;
+    if (!o->score_only && (rc = ck_between(&C, &g)))
+        goto done;
     st->reverse_seconds = swgpu__now() - t;
     if (o->score_only)
         goto done;
@@ -1327,6 +1517,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
             sp.L = L1;
             sp.P = (ie - ib - 1) / L1;
             sp.rev = saved;
+            sp.rev_base = saved_base;
             sp.stride = je + 1;
             rc = split_walk(&C, &sp, 1);
             for (size_t k = 0; k < sp.kids.n && !rc; k++)
@@ -1335,7 +1526,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
             st->levels = 1;
         }
         free(saved);
+        free(saved_base);
         saved = NULL;
+        saved_base = NULL;
         if (rc)
             goto done;
     }
@@ -1357,17 +1550,22 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     memcpy(out->cigar, cig.v, cig.n * sizeof *cig.v);
     out->n_cigar = cig.n;
     if (aln_finish(&C, out) != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to %d", S);
+        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to %lld",
+                         (long long)S);
         goto done;
     }
     st->traceback_seconds = swgpu__now() - t;
 
 done:
+    if (rc == SWGPU_OK && C.ck_path)
+        remove(C.ck_path); /* done: the checkpoint is no longer needed */
+    swgpu__ck_free(&C.ck_in);
     /* the last checkpoint of a split alignment: a part that failed on its
      * own meets the others here, or at their next one */
     if (C.comm && !C.dead)
         rc = swgpu__lsplit_agree(C.comm, rc);
     free(saved);
+    free(saved_base);
     free(list.v);
     free(cig.v);
 #ifdef SWGPU_HAVE_CUDA

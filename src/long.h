@@ -21,14 +21,39 @@
  * (no zero floor).  Both engines compute exactly these values, so any mix
  * of engines gives identical results.
  *
- * Pruning (local regions with prune set; exact).  A block of a strip whose
+ * Pruning (regions with prune set; exact).  A block of a strip whose
  * inputs (its left column and the row above it) hold at most M can lead to
- * no cell above  max(M, 0) + smax * min(rows left, columns left);  when that
- * is below the best score found so far (or prune_best), the block is not
- * computed and its outputs are replaced by lower bounds (H 0, E = F = NEG).
- * Every cell of value >= the final best lies on a path whose blocks all
- * bound at least that value, so the best, its tie-rule cell, and every
- * value on an optimal path stay exact; other saved values may be lower.
+ * no cell above  max(M, 0) + smax * min(rows left, columns left)  in a
+ * local region; when that is below the best score found so far (or
+ * prune_best), the block is not computed and its outputs are replaced by
+ * lower bounds (H 0, E = F = NEG).  Every cell of value >= the final best
+ * lies on a path whose blocks all bound at least that value, so the best,
+ * its tie-rule cell, and every value on an optimal path stay exact; other
+ * saved values may be lower.  In an anchored region whose optimal paths
+ * of interest all end at a known vertex (prune_i, prune_j) with a known
+ * score (prune_best), a block is skipped when M plus the best score of any
+ * path from the block to that vertex (min(dr, dc) * smax - |dr - dc| * ext
+ * over the block's inputs, dr and dc the rows and columns to the vertex)
+ * is below that score (outputs H = E = F = NEG): values on an optimal path
+ * to the vertex stay exact, others may be lower.  The CUDA engine prunes
+ * local regions only.
+ *
+ * Wide scores (sc->wide; the CPU engine only).  When values may pass 32
+ * bits, the engine still computes in 32-bit lanes, relative to a 64-bit
+ * base per block (SH rows x SWGPU__LONG_CHUNK columns): the largest H of
+ * the block's inputs, or 0 while that lies within +-SWGPU__LONG_DROP.
+ * Exact values of neighbouring vertices differ by at most
+ * K = smax + open + ext, so the exact values around a block lie within
+ * (SH + CHUNK + 2) * K of each other; an input more than SWGPU__LONG_DROP
+ * below the base is therefore a lower bound already (pruned), and becomes
+ * minus infinity; and when the base is above SWGPU__LONG_DROP no exact value
+ * of a local block is at the zero floor, so the floor goes too.  The
+ * aligner allows wide scores only while (SH + CHUNK + 2) * K + open + ext
+ * stays below 2^28, which keeps every relative value far from the 32-bit
+ * limits.  Rows handed on and saved hold 32-bit values relative to a base
+ * per CHUNK columns: saved_base[row * nbase + 0] for vertex column 0,
+ * [row * nbase + 1 + (j - 1) / CHUNK] for vertex column j >= 1; a value
+ * below SWGPU__LONG_INF32 is minus infinity whatever its base.
  *
  * Strips.  Both engines cut a region into strips of SWGPU__LONG_SH rows
  * (the last one may be shorter) computed left to right, each strip handing
@@ -48,6 +73,12 @@ extern "C" {
 #endif
 
 #define SWGPU__LONG_SH 512          /* strip height of both engines */
+#define SWGPU__LONG_CHUNK 256       /* columns of a CPU block (pruning, hand-over, bases) */
+/* wide scores: values more than this below a block's base are minus infinity */
+#define SWGPU__LONG_DROP ((int64_t)1 << 29)
+/* wide scores: a stored value below this is minus infinity */
+#define SWGPU__LONG_INF32 (-(3 << 28))
+#define SWGPU__LONG_NEG64 (INT64_MIN / 4) /* minus infinity in 64-bit values */
 #define SWGPU__LONG_NEG (-(1 << 30)) /* minus infinity that survives subtractions */
 #define SWGPU__LONG_PAD 128         /* sentinel residues after each sequence */
 
@@ -60,6 +91,7 @@ typedef struct {
     int32_t smax;        /* largest entry of s */
     int dna;             /* 1: s is match/mismatch on codes 0..3, mismatch otherwise */
     int32_t match, mismatch;
+    int wide;            /* 1: values may pass 32 bits (see Wide scores; CPU engine only) */
 } swgpu__lscore_t;
 
 /** One region of a batch (see the top of this file). */
@@ -68,13 +100,24 @@ typedef struct {
     int32_t rseq, cseq;  /* SWGPU__LSEQ_* of the row / column residues */
     int64_t roff, coff;  /* index of row 1's / column 1's residue in its sequence */
     int32_t local;       /* 1: local (zero floor, zero boundaries); 0: anchored */
-    int32_t h0, e0, f0;  /* anchored: H, E, F at vertex (0,0) */
+    int64_t h0, e0, f0;  /* anchored: H, E, F at vertex (0,0) */
     int32_t track;       /* 1: report the best cell */
     int64_t save_every;  /* 0 or a multiple of SWGPU__LONG_SH */
     int32_t save_last;   /* 1: also save row h */
     int32_t *saved;      /* host: nsaved rows of (w+1) pairs {H, F}; vertex columns 0..w */
-    int32_t prune;       /* local regions: skip blocks that cannot reach the best so far */
-    int32_t prune_best;  /* a best score known in advance (0 if none) */
+    int64_t *saved_base; /* wide scores (see Wide scores): nsaved rows of swgpu__lreg_nbase(w)
+                            bases; NULL otherwise */
+    int32_t prune;       /* skip blocks that cannot matter (see Pruning above) */
+    int64_t prune_best;  /* local: a best score known in advance (0 if none); anchored: the
+                            score of the optimal path from vertex (0,0) to (prune_i, prune_j) */
+    int64_t prune_i, prune_j; /* anchored: the vertex every optimal path of interest ends at
+                                 (region coordinates; may lie below or right of the region) */
+    /* A heuristic pass (local regions with prune and track; CPU engine only):
+     * also skip blocks whose inputs lie more than xdrop below the best so far
+     * (xdrop > 0), and every block once max_cells cells were computed
+     * (max_cells > 0).  Its best is then a lower bound of the region's. */
+    int64_t xdrop;
+    uint64_t max_cells;
     /* A column part of a region split across processes (CPU engine only):
      * this part computes vertex columns col0 .. col0 + w of a region of
      * w_all columns (w_all 0: the whole region).  Strip s's left boundary
@@ -87,7 +130,7 @@ typedef struct {
     int32_t edge_left, edge_right, tag0;
     const swgpu_comm_t *comm;
     /* outputs */
-    int32_t best;        /* track: max H, ties to the smallest j, then the smallest i */
+    int64_t best;        /* track: max H, ties to the smallest j, then the smallest i */
     int64_t bi, bj;      /* its vertex */
 } swgpu__lreg_t;
 
@@ -115,11 +158,43 @@ static inline SWGPU__HD int32_t swgpu__lreg_top(int local, int32_t h0, int32_t e
     return (int32_t)(x < 2 * (int64_t)SWGPU__LONG_NEG ? 2 * (int64_t)SWGPU__LONG_NEG : x);
 }
 
+/** The same without the clamp (wide scores; NEG for minus infinity). */
+static inline int64_t swgpu__lreg_top64(int local, int64_t h0, int64_t e0, int64_t open, int64_t ext,
+                                        int64_t j)
+{
+    int64_t x, y;
+    if (local)
+        return 0;
+    if (j == 0)
+        return h0 <= SWGPU__LONG_NEG ? SWGPU__LONG_NEG64 : h0;
+    x = e0 <= SWGPU__LONG_NEG ? SWGPU__LONG_NEG64 : e0 - j * ext;
+    y = h0 <= SWGPU__LONG_NEG ? SWGPU__LONG_NEG64 : h0 - open - j * ext;
+    return x > y ? x : y;
+}
+
 /** H (= F) at vertex (i, 0) of a region (E there is NEG). */
 static inline SWGPU__HD int32_t swgpu__lreg_left(int local, int32_t h0, int32_t f0, int32_t open,
                                                  int32_t ext, int64_t i)
 {
     return swgpu__lreg_top(local, h0, f0, open, ext, i);
+}
+
+/** Bases per saved row of a region of w columns (wide scores). */
+static inline int64_t swgpu__lreg_nbase(int64_t w)
+{
+    return 1 + (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
+}
+
+/** The 64-bit value of saved entry x (vertex column x, which: 0 H, 1 F) of
+ *  a saved row and its bases (NULL: the 32-bit values themselves). */
+static inline int64_t swgpu__lsaved(const int32_t *row, const int64_t *base, int64_t x, int which)
+{
+    int32_t v = row[2 * x + which];
+    if (!base)
+        return v;
+    if (v < SWGPU__LONG_INF32)
+        return SWGPU__LONG_NEG64;
+    return (int64_t)v + base[x == 0 ? 0 : 1 + (x - 1) / SWGPU__LONG_CHUNK];
 }
 
 /** Rows a region saves. */
@@ -146,10 +221,60 @@ typedef struct {
  *  thread-safe; for tests only. */
 void swgpu__long_set_base(int64_t cells);
 
-/* CPU engine (long_cpu.c): run every region of the batch with threads. */
+/** Test hook: the CPU engine's strip kernels (a swgpu__isa_t; 0: the scalar
+ *  tile; -1: the default).  Not thread-safe; for tests only. */
+void swgpu__long_set_isa(int isa);
+
+/**
+ * The state of a one-region pass between strips (checkpoints): strips
+ * 0 .. next-1 are done, the rest not begun.  Whatever engine ran the strips,
+ * this is all the rest needs: the bottom row of strip next-1 (vertex
+ * columns 0..w, H and F; low[c]: chunk c was skipped, its values are the
+ * lower bounds; base[c]: wide scores, the chunk's base), the best cell of
+ * the strips done, the best score the pruning had reached, the counts, and
+ * the rows the region saved so far (in its own saved buffers: the first
+ * swgpu__lck_rows() rows).
+ */
+typedef struct {
+    int64_t next;
+    int64_t best, bi, bj;
+    int64_t gbest;
+    uint64_t cells, pruned;
+    int32_t *rowH, *rowF;   /* w + 1 each */
+    uint8_t *low;           /* ceil(w / CHUNK) */
+    int64_t *base;          /* ceil(w / CHUNK), wide scores only (else NULL) */
+} swgpu__lck_state_t;
+
+/** Checkpoints of a one-region CPU pass: every `every` seconds the engine
+ *  lets the strips in flight finish, starts no other, calls save (0: go
+ *  on; else the pass fails with that status) and goes on.  resume: start
+ *  from that state instead of strip 0 (its saved rows already in place). */
+typedef struct {
+    double every;
+    int (*save)(void *user, const swgpu__lreg_t *g, const swgpu__lck_state_t *st);
+    void *user;
+    const swgpu__lck_state_t *resume;
+} swgpu__lck_t;
+
+/** Saved rows of g complete once strips 0..next-1 are done. */
+static inline int64_t swgpu__lck_rows(const swgpu__lreg_t *g, int64_t next)
+{
+    int64_t done = next * SWGPU__LONG_SH, n;
+    if (g->save_every <= 0)
+        n = 0;
+    else
+        n = (done < g->h ? done : g->h - 1) / g->save_every;
+    if (done >= g->h && g->save_last)
+        n++;
+    return n;
+}
+
+/* CPU engine (long_cpu.c): run every region of the batch with threads;
+ * ck (one region only; NULL: none) for checkpoints. */
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
                     swgpu__lreg_t *regs, size_t n, int threads,
-                    const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
+                    const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned,
+                    const swgpu__lck_t *ck);
 
 /* Split across parts (long_split.c): run a batch of regions with the
  * parts of comm, every part calling with the same batch; on return every

@@ -215,7 +215,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
         d->local = r->local;
         d->track = r->track;
         d->prune = r->prune;
-        if (r->prune && r->prune_best > best0)
+        if (r->prune && r->local && r->prune_best > best0) /* anchored regions: not a local best */
             best0 = r->prune_best;
         d->h0 = r->h0;
         d->e0 = r->e0;

@@ -228,7 +228,7 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
 
     if (nm > 0) {
         uint64_t b = 0, pr = 0;
-        int erc = swgpu__lcpu_run(q, sc, mine, nm, threads, prog, &b, &pr);
+        int erc = swgpu__lcpu_run(q, sc, mine, nm, threads, prog, &b, &pr, NULL);
         if (erc && !rc)
             rc = erc;
         my_pruned = pr;
@@ -295,7 +295,7 @@ exchange:
             x += sizeof c;
             swgpu__lreg_t *g = &regs[c.region];
             if (c.track && better(c.best, c.bi, c.bj, g)) {
-                g->best = (int32_t)c.best;
+                g->best = c.best;
                 g->bi = c.bi;
                 g->bj = c.bj;
             }

@@ -28,6 +28,9 @@
 #include <strings.h>
 
 #define MAX_ABS_SCORE 1000
+/* DNA scores as large as long alignments' gap costs (a search refuses more than
+ * +-1000: swgpu_opts_check) */
+#define MAX_DNA_SCORE 1000000
 #define MAX_LETTERS 32
 
 static const char standard20[] = "ARNDCQEGHILKMFPSTWYV";
@@ -261,10 +264,10 @@ fail:
 int swgpu_matrix_dna(int match, int mismatch, swgpu_matrix_t **out)
 {
     *out = NULL;
-    if (match <= 0 || match > MAX_ABS_SCORE)
-        return swgpu__fail(SWGPU_EINVAL, "DNA match score %d: must be in 1..%d", match, MAX_ABS_SCORE);
-    if (mismatch >= 0 || mismatch < -MAX_ABS_SCORE)
-        return swgpu__fail(SWGPU_EINVAL, "DNA mismatch score %d: must be in -%d..-1", mismatch, MAX_ABS_SCORE);
+    if (match <= 0 || match > MAX_DNA_SCORE)
+        return swgpu__fail(SWGPU_EINVAL, "DNA match score %d: must be in 1..%d", match, MAX_DNA_SCORE);
+    if (mismatch >= 0 || mismatch < -MAX_DNA_SCORE)
+        return swgpu__fail(SWGPU_EINVAL, "DNA mismatch score %d: must be in -%d..-1", mismatch, MAX_DNA_SCORE);
     swgpu_matrix_t *m = calloc(1, sizeof *m);
     if (!m) return swgpu__fail(SWGPU_ENOMEM, "matrix: out of memory");
     for (int a = 0; a < SWGPU_NCODES; a++)

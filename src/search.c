@@ -114,7 +114,7 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
                                "matrix %s: no positive score, every local alignment is empty",
                                swgpu_matrix_name(m));
         if (swgpu_matrix_max(m) > GAP_MAX || swgpu_matrix_min(m) < -GAP_MAX)
-            return swgpu__fail(SWGPU_EMATRIX, "matrix %s: scores beyond +-%d are absurd",
+            return swgpu__fail(SWGPU_EMATRIX, "matrix %s: scores beyond +-%d are absurd for a search",
                                swgpu_matrix_name(m), GAP_MAX);
     }
     return SWGPU_OK;

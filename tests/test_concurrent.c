@@ -160,8 +160,8 @@ static int aln_differs(const swgpu_aln_t *a, const swgpu_aln_t *b, char *why, si
         a->n_cigar != b->n_cigar ||
         (a->n_cigar && memcmp(a->cigar, b->cigar, a->n_cigar * sizeof *a->cigar))) {
         snprintf(why, n, "score %d [%lld,%lld)x[%lld,%lld) %zu ops vs score %d [%lld,%lld)x[%lld,%lld) %zu ops",
-                 a->score, (long long)a->qbeg, (long long)a->qend, (long long)a->tbeg,
-                 (long long)a->tend, a->n_cigar, b->score, (long long)b->qbeg, (long long)b->qend,
+                 (int)a->score, (long long)a->qbeg, (long long)a->qend, (long long)a->tbeg,
+                 (long long)a->tend, a->n_cigar, (int)b->score, (long long)b->qbeg, (long long)b->qend,
                  (long long)b->tbeg, (long long)b->tend, b->n_cigar);
         return 1;
     }
@@ -404,7 +404,7 @@ int main(void)
         CHECK(baseline[J_LONG_DNA].aln[0].score == baseline[J_LONG_DNA].aln[1].score &&
                   baseline[J_LONG_DNA].aln[0].score > 0,
               "long dna: score %d with the default budget, %d with 2 MiB",
-              baseline[J_LONG_DNA].aln[0].score, baseline[J_LONG_DNA].aln[1].score);
+              (int)baseline[J_LONG_DNA].aln[0].score, (int)baseline[J_LONG_DNA].aln[1].score);
 
     /* then N_WORKERS threads at once, each running every job ROUNDS times */
     pthread_t th[N_WORKERS];

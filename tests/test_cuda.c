@@ -107,6 +107,8 @@ typedef struct {
     uint8_t *res;
     uint64_t *off;
     uint32_t *orig, *rank;
+    char *names;         /* "s<i>\0\0" per sequence: searches with alignments read ids */
+    uint64_t *name_off;
 } testdb_t;
 
 static int cmp_len(const void *a, const void *b)
@@ -131,13 +133,18 @@ static void db_make(testdb_t *T, const uint32_t *lens, size_t n, int dna, const 
     T->off = malloc((n + 1) * sizeof *T->off);
     T->orig = malloc(n * sizeof *T->orig);
     T->rank = malloc(n * sizeof *T->rank);
-    uint64_t o = 0;
+    T->names = malloc(n * 16 + 1);
+    T->name_off = malloc((n ? n : 1) * sizeof *T->name_off);
+    uint64_t o = 0, no = 0;
     for (size_t i = 0; i < n; i++) {
         T->off[i] = o;
         for (uint32_t j = 0; j < L[i]; j++)
             T->res[o + j] = (copy_of && j < copy_len && (i % 3 == 0)) ? copy_of[j] : rand_res(dna);
         o += L[i];
         T->orig[i] = T->rank[i] = (uint32_t)i;
+        T->name_off[i] = no;
+        no += (uint64_t)sprintf(T->names + no, "s%zu", i) + 1;
+        T->names[no++] = '\0'; /* no description */
     }
     T->off[n] = o;
     T->db.alphabet = dna == 1 ? SWGPU_DNA : SWGPU_PROTEIN;
@@ -148,6 +155,8 @@ static void db_make(testdb_t *T, const uint32_t *lens, size_t n, int dna, const 
     T->db.off = T->off;
     T->db.orig = T->orig;
     T->db.rank = T->rank;
+    T->db.names = T->names;
+    T->db.name_off = T->name_off;
     free(L);
 }
 
@@ -157,6 +166,8 @@ static void db_free(testdb_t *T)
     free(T->off);
     free(T->orig);
     free(T->rank);
+    free(T->names);
+    free(T->name_off);
 }
 
 static void rand_seq(uint8_t *s, size_t n, int dna)

@@ -72,14 +72,14 @@ static void check_pair(const char *what, const uint8_t *a, size_t m, const uint8
     CHECK(L.score == R.score && L.qbeg == R.qbeg && L.qend == R.qend && L.tbeg == R.tbeg &&
               L.tend == R.tend,
           "%s (%zu x %zu): long %d [%lld,%lld)x[%lld,%lld), ref %d [%lld,%lld)x[%lld,%lld)", what, m,
-          n, L.score, (long long)L.qbeg, (long long)L.qend, (long long)L.tbeg, (long long)L.tend,
-          R.score, (long long)R.qbeg, (long long)R.qend, (long long)R.tbeg, (long long)R.tend);
+          n, (int)L.score, (long long)L.qbeg, (long long)L.qend, (long long)L.tbeg, (long long)L.tend,
+          (int)R.score, (long long)R.qbeg, (long long)R.qend, (long long)R.tbeg, (long long)R.tend);
     if (o->score_only || L.score == 0) {
         CHECK_EQ_INT(L.n_cigar, 0);
     } else {
         CHECK(swgpu_cigar_score(&L, a, m, b, n, mat, o->gap_open, o->gap_extend, &rescored) == 0 &&
                   rescored == L.score,
-              "%s: CIGAR rescores to %lld, score %d", what, (long long)rescored, L.score);
+              "%s: CIGAR rescores to %lld, score %d", what, (long long)rescored, (int)L.score);
         /* statistics recounted by the reference's helper */
         X = L;
         X.cigar = malloc(L.n_cigar * sizeof *X.cigar);
@@ -183,7 +183,7 @@ static void test_edges(void)
     r = swgpu_align_long(a, 1200, a, 1200, dna, &o, &L, NULL);
     CHECK(r == 0 && L.score == 2400 && L.qbeg == 0 && L.qend == 1200 && L.tbeg == 0 &&
               L.tend == 1200 && L.n_cigar == 1 && L.n_ident == 1200,
-          "identical: score %d", L.score);
+          "identical: score %d", (int)L.score);
     check_pair("identical", a, 1200, a, 1200, dna, &o);
     /* all mismatch: score 0, no alignment */
     for (size_t i = 0; i < sizeof b; i++)
@@ -213,45 +213,153 @@ static void test_edges(void)
     swgpu_aln_free(&L);
 }
 
-/* The CPU score pass runs on the SIMD pair engine unless its edge buffers
- * (threads+1 rows of the target) would not fit the host budget; then on
- * the strip engine.  Both give the reference's result. */
-static void test_score_pass_budget(void)
+/* The score pass prunes: a short query in a wide target within a small
+ * budget, and a related pair, where the pre-pass finds the best score
+ * early and the exact pass skips all but a band around the path (one
+ * thread: the amount pruned does not depend on timing).  Pruning changes
+ * nothing: the same alignment as without it, and as the reference. */
+static void test_score_pass_pruned(void)
 {
     uint64_t s = 77;
-    const size_t m = 300, n = 400000;
-    uint8_t *a = malloc(m), *b = malloc(n);
+    const size_t m = 300, n = 400000, r = 20000;
+    uint8_t *a = malloc(m), *b = malloc(n), *c = malloc(r), *d = malloc(2 * r);
     swgpu_long_stats_t st;
     swgpu_aln_t x = { 0 }, y = { 0 };
+    size_t dn;
     rand_seq(&s, b, n, 4);
     rand_seq(&s, a, m, 4);
     /* a mutated copy of a in the middle of b */
     mutate(&s, a, m, b + 200000, m, 4, 40, 5, 5);
     {
         swgpu_long_opts_t o = opts(5, 2, 8, 24 << 20, SWGPU_BACKEND_CPU);
-        if (!tap_quick()) /* the reference is slow here: quick runs compare the engines only */
-            check_pair("wide pair, 24 MiB (strip engine)", a, m, b, n, dna, &o);
-        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0 && st.peak_host_bytes <= (24u << 20),
-              "24 MiB budget kept: peak %llu", (unsigned long long)st.peak_host_bytes);
+        if (!tap_quick()) /* the reference is slow here */
+            check_pair("wide pair, 24 MiB", a, m, b, n, dna, &o);
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0 && st.peak_host_bytes <= (24u << 20) &&
+                  x.score > 100,
+              "24 MiB budget kept: peak %llu, score %d", (unsigned long long)st.peak_host_bytes, (int)x.score);
+        o.prune = 0;
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &y, &st) == 0 && st.score_pruned == 0 &&
+                  st.cells_pruned == 0,
+              "no pruning: %llu pruned", (unsigned long long)st.cells_pruned);
+        CHECK(x.score == y.score && x.qbeg == y.qbeg && x.qend == y.qend && x.tbeg == y.tbeg &&
+                  x.tend == y.tend && x.n_cigar == y.n_cigar &&
+                  !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
+              "pruned and unpruned: score %d and %d", (int)x.score, (int)y.score);
     }
+    rand_seq(&s, c, r, 4);
+    dn = mutate(&s, c, r, d, 2 * r, 4, 10, 2, 2);
     {
-        swgpu_long_opts_t o = opts(5, 2, 8, 64 << 20, SWGPU_BACKEND_CPU);
+        swgpu_long_opts_t o = opts(5, 2, 1, 0, SWGPU_BACKEND_CPU);
+        CHECK(swgpu_align_long(c, r, d, dn, dna, &o, &x, &st) == 0 &&
+                  st.score_pruned > st.score_cells / 10 * 9,
+              "related pair: %.1f%% of the score pass pruned",
+              100.0 * (double)st.score_pruned / (double)st.score_cells);
+        o.prune = 0;
+        CHECK(swgpu_align_long(c, r, d, dn, dna, &o, &y, &st) == 0 && x.score == y.score &&
+                  x.n_cigar == y.n_cigar && !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
+              "related pair, pruned and unpruned: score %d and %d", (int)x.score, (int)y.score);
         if (!tap_quick())
-            check_pair("wide pair, 64 MiB (pair engine)", a, m, b, n, dna, &o);
-        CHECK(swgpu_align_long(a, m, b, n, dna, &o, &y, &st) == 0 && st.peak_host_bytes > (24u << 20) &&
-                  st.peak_host_bytes <= (64u << 20),
-              "64 MiB budget: the pair engine's buffers counted: peak %llu",
-              (unsigned long long)st.peak_host_bytes);
+            check_pair("related 20 kbp pair", c, r, d, dn, dna, &o);
     }
-    CHECK(x.score == y.score && x.score > 100 && x.qbeg == y.qbeg && x.qend == y.qend &&
-              x.tbeg == y.tbeg && x.tend == y.tend,
-          "strip and pair engines: score %d [%lld,%lld)x[%lld,%lld) and %d [%lld,%lld)x[%lld,%lld)",
-          x.score, (long long)x.qbeg, (long long)x.qend, (long long)x.tbeg, (long long)x.tend,
-          y.score, (long long)y.qbeg, (long long)y.qend, (long long)y.tbeg, (long long)y.tend);
     swgpu_aln_free(&x);
     swgpu_aln_free(&y);
     free(a);
     free(b);
+    free(c);
+    free(d);
+}
+
+/* Align a x b as is and with every scoring value times 10,000: the score
+ * is exactly 10,000 times, the coordinates and the CIGAR the same. */
+static void check_scaled(const char *what, const uint8_t *a, size_t m, const uint8_t *b, size_t n,
+                         const swgpu_matrix_t *mat, const swgpu_matrix_t *big, swgpu_long_opts_t o,
+                         int64_t at_least)
+{
+    swgpu_aln_t x = { 0 }, y = { 0 };
+    const double t0 = swgpu__now();
+    int r1 = swgpu_align_long(a, m, b, n, mat, &o, &x, NULL), r2;
+    o.gap_open *= 10000;
+    o.gap_extend *= 10000;
+    r2 = swgpu_align_long(a, m, b, n, big, &o, &y, NULL);
+    printf("# %s %.2fs\n", what, swgpu__now() - t0);
+    CHECK(r1 == 0 && r2 == 0 && y.score == 10000 * x.score && y.score >= at_least && x.qbeg == y.qbeg &&
+              x.qend == y.qend && x.tbeg == y.tbeg && x.tend == y.tend && x.n_cigar == y.n_cigar &&
+              !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
+          "%s: score %lld, scaled %lld (rc %d %d: %s)", what, (long long)x.score, (long long)y.score, r1,
+          r2, swgpu_last_error());
+    swgpu_aln_free(&x);
+    swgpu_aln_free(&y);
+}
+
+/* Scores beyond 32 bits (long.h, wide scores): every scoring value times
+ * 10,000, on related pairs whose scaled score passes 2^31, a pair with a
+ * strong local alignment between random flanks (values near 0 and far
+ * above 2^29 side by side), unrelated and protein pairs; SIMD and scalar
+ * strip kernels, pruned and not, small budgets.  Scales beyond what the
+ * 32-bit blocks allow are refused with the limit named. */
+static void test_wide(void)
+{
+    uint64_t s = 1212;
+    const size_t N = 120000, R = 20000, P = 12000;
+    uint8_t *a = malloc(N), *b = malloc(2 * N), *c = malloc(4 * R), *d = malloc(6 * R);
+    swgpu_matrix_t *big = NULL, *bigp = malloc(sizeof *bigp);
+    size_t bn, dn;
+    swgpu_aln_t x = { 0 };
+    if (swgpu_matrix_dna(20000, -30000, &big) || !bigp) {
+        CHECK(0, "scaled matrices: %s", swgpu_last_error());
+        return;
+    }
+    *bigp = *blosum;
+    for (int i = 0; i < SWGPU_NCODES; i++)
+        for (int j = 0; j < SWGPU_NCODES; j++)
+            bigp->s[i][j] *= 10000;
+    bigp->min *= 10000;
+    bigp->max *= 10000;
+    rand_seq(&s, a, N, 4);
+    bn = mutate(&s, a, N, b, 2 * N, 4, 10, 1, 1);
+    check_scaled("related 120 kbp, 2 threads", a, N, b, bn, dna, big, opts(5, 2, 2, 0, SWGPU_BACKEND_CPU),
+                 (int64_t)1 << 31);
+    check_scaled("related 120 kbp, 1 thread, 12 MiB", a, N, b, bn, dna, big,
+                 opts(5, 2, 1, 12 << 20, SWGPU_BACKEND_CPU), (int64_t)1 << 31);
+    /* random flanks around a related core: c = r1 X r2, d = r3 X' r4 */
+    rand_seq(&s, c, 4 * R, 4);
+    rand_seq(&s, d, R, 4);
+    dn = R / 2 + mutate(&s, c + R / 2, 3 * R / 2, d + R / 2, 3 * R, 4, 10, 1, 1);
+    rand_seq(&s, d + dn, 6 * R - dn, 4);
+    check_scaled("flanked 30 kbp core", c, 5 * R / 2, d, dn + R, dna, big,
+                 opts(5, 2, 2, 0, SWGPU_BACKEND_CPU), (int64_t)1 << 29);
+    {
+        swgpu_long_opts_t o = opts(5, 2, 2, 0, SWGPU_BACKEND_CPU);
+        o.prune = 0;
+        check_scaled("flanked core, no pruning", c, 5 * R / 2, d, dn + R, dna, big, o, (int64_t)1 << 29);
+        if (!tap_quick()) {
+            o.prune = 1;
+            swgpu__long_set_isa(0); /* the scalar tile */
+            check_scaled("related 30 kbp, scalar tile", a, 3 * R / 2, b, 3 * R / 2, dna, big, o,
+                         (int64_t)1 << 29);
+            swgpu__long_set_isa(-1);
+        }
+    }
+    check_scaled("unrelated 20 kbp", c, R, d + 5 * R, R, dna, big, opts(5, 2, 2, 0, SWGPU_BACKEND_CPU), 1);
+    {
+        swgpu_long_opts_t o = opts(11, 1, 2, 0, SWGPU_BACKEND_CPU);
+        rand_seq(&s, c, P, 20);
+        dn = mutate(&s, c, P, d, 2 * P, 20, 100, 5, 5);
+        check_scaled("protein 12 kaa", c, P, d, dn, blosum, bigp, o, (int64_t)1 << 29);
+    }
+    {
+        swgpu_long_opts_t o = opts(1000000, 2, 1, 0, SWGPU_BACKEND_CPU);
+        int rc = swgpu_align_long(a, 700, b, 700, dna, &o, &x, NULL);
+        CHECK(rc == SWGPU_ERANGE && strstr(swgpu_last_error(), "must keep below"),
+              "gap open 10^6 on 700 bp: rc %d (%s)", rc, swgpu_last_error());
+    }
+    swgpu_aln_free(&x);
+    swgpu_matrix_destroy(big);
+    free(bigp);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
 }
 
 static int progress_calls;
@@ -333,14 +441,32 @@ static void test_gpu(void)
                x.tbeg == y.tbeg && x.tend == y.tend && x.n_cigar == y.n_cigar &&
                !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar);
         CHECK(same, "gpu %d (%zu x %zu): cpu rc %d %d [%lld,%lld)x[%lld,%lld) gpu rc %d %d "
-              "[%lld,%lld)x[%lld,%lld) %s", it, m, n, r1, x.score, (long long)x.qbeg, (long long)x.qend,
-              (long long)x.tbeg, (long long)x.tend, r2, y.score, (long long)y.qbeg, (long long)y.qend,
+              "[%lld,%lld)x[%lld,%lld) %s", it, m, n, r1, (int)x.score, (long long)x.qbeg, (long long)x.qend,
+              (long long)x.tbeg, (long long)x.tend, r2, (int)y.score, (long long)y.qbeg, (long long)y.qend,
               (long long)y.tbeg, (long long)y.tend, swgpu_last_error());
         n_ok += same;
         if (it < 10)
             check_pair("gpu vs ref", a, m, b, n, prot ? blosum : dna, &o2);
     }
     printf("# gpu: %d of 40 pairs identical to the CPU path\n", n_ok);
+    {
+        /* scores beyond 32 bits: the CPU engine computes them, the same alignment */
+        swgpu_matrix_t *big = NULL;
+        swgpu_long_stats_t st;
+        size_t m = 120000, n;
+        swgpu_long_opts_t o1 = opts(50000, 20000, 0, 0, SWGPU_BACKEND_CPU), o2 = o1;
+        o2.backend = SWGPU_BACKEND_CUDA;
+        rand_seq(&s, a, m, 4);
+        n = mutate(&s, a, m, b, 2 * cap, 4, 10, 1, 1);
+        CHECK(swgpu_matrix_dna(20000, -30000, &big) == 0 &&
+                  swgpu_align_long(a, m, b, n, big, &o1, &x, NULL) == 0 &&
+                  swgpu_align_long(a, m, b, n, big, &o2, &y, &st) == 0 && x.score > INT32_MAX &&
+                  x.score == y.score && x.qbeg == y.qbeg && x.tbeg == y.tbeg && x.qend == y.qend &&
+                  x.tend == y.tend && !strcmp(st.backend, "cpu"),
+              "gpu, wide scores: %lld and %lld on %s", (long long)x.score, (long long)y.score,
+              st.backend ? st.backend : "-");
+        swgpu_matrix_destroy(big);
+    }
     swgpu_aln_free(&x);
     swgpu_aln_free(&y);
     free(a);
@@ -364,8 +490,10 @@ int main(void)
         printf("# related %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_progress_and_threads();
         printf("# progress %.2fs\n", swgpu__now() - t); t = swgpu__now();
-        test_score_pass_budget();
-        printf("# score-pass budget %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_score_pass_pruned();
+        printf("# score-pass pruning %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_wide();
+        printf("# wide scores %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_gpu();
         printf("# gpu %.2fs\n", swgpu__now() - t);
     }

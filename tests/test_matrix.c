@@ -258,9 +258,17 @@ static void test_dna(void)
     CHECK_EQ_INT(swgpu_matrix_dna(2, 0, &m), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_matrix_dna(-2, -3, &m), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_matrix_dna(2, 3, &m), SWGPU_EINVAL);
-    CHECK_EQ_INT(swgpu_matrix_dna(5000, -3, &m), SWGPU_EINVAL);
-    CHECK_EQ_INT(swgpu_matrix_dna(2, -1001, &m), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_matrix_dna(1000001, -3, &m), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_matrix_dna(2, -1000001, &m), SWGPU_EINVAL);
     CHECK(m == NULL, "NULL on failure");
+    /* scores beyond +-1000 are for long alignments: a search refuses them */
+    CHECK_EQ_INT(swgpu_matrix_dna(5000, -3, &m), 0);
+    {
+        swgpu_opts_t o;
+        swgpu_opts_init(&o, SWGPU_DNA);
+        CHECK_EQ_INT(swgpu_opts_check(&o, m), SWGPU_EMATRIX);
+    }
+    swgpu_matrix_destroy(m);
 }
 
 int main(void)

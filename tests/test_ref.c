@@ -280,8 +280,8 @@ static void check_pair(const uint8_t *q, size_t M, const uint8_t *t, size_t N,
                     "align rc %d %d [%lld,%lld)x[%lld,%lld) %s %s\n",
                     n_pairs, last_cfg, M, N, go, ge, b.score, (long long)b.qb, (long long)b.qe,
                     (long long)b.tb, (long long)b.te, rc1, sc, (long long)qe, (long long)te,
-                    rc2, so.score, (long long)so.qbeg, (long long)so.qend, (long long)so.tbeg,
-                    (long long)so.tend, rc3, a->score, (long long)a->qbeg, (long long)a->qend,
+                    rc2, (int)so.score, (long long)so.qbeg, (long long)so.qend, (long long)so.tbeg,
+                    (long long)so.tend, rc3, (int)a->score, (long long)a->qbeg, (long long)a->qend,
                     (long long)a->tbeg, (long long)a->tend, cig, swgpu_last_error());
         }
     }
@@ -595,7 +595,7 @@ static void test_long(void)
     rand_seq(&s, q, n, 0);
     size_t N = mutate(&s, q, n, t, n + n / 4, 0, 8);
     CHECK_EQ_INT(swgpu_align(q, n, t, N, &m, 11, 1, 0, &a), 0);
-    CHECK(a.score > 20000, "long related pair scores %d", a.score);
+    CHECK(a.score > 20000, "long related pair scores %d", (int)a.score);
     CHECK(check_cigar(&a, q, n, t, N, &m, 11, 1), "long pair CIGAR rescores and counts");
     CHECK_EQ_INT(swgpu_cigar_score(&a, q, n, t, N, &m, 11, 1, &sc), 0);
     CHECK_EQ_INT(sc, a.score);

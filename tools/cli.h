@@ -99,6 +99,8 @@ typedef struct {
     uint64_t maxmem;           /* --max-memory, 0: the default budget */
     swgpu_alphabet_t type;
     swgpu_backend_t backend;
+    const char *checkpoint;    /* --checkpoint, NULL: none */
+    double checkpoint_every;   /* --checkpoint-every seconds (600) */
 } cli_align_args_t;
 int cli_align_args(int argc, char **argv, cli_align_args_t *a);
 /* the library options of an alignment of `alphabet` sequences */

@@ -59,6 +59,11 @@ static void usage(FILE *fp)
           "      --max-memory SIZE  host and GPU memory budget, e.g. 512M, 4G (default 4G);\n"
           "                         fails early if too small\n"
           "      --no-prune         compute every cell (no block pruning; for measurements)\n"
+          "      --checkpoint FILE  save where the run stands in FILE (written atomically);\n"
+          "                         run again with the same FILE to resume (byte-identical\n"
+          "                         output); removed when done.  --strand both: the minus\n"
+          "                         strand's is FILE.minus\n"
+          "      --checkpoint-every S  seconds between checkpoints (default 600)\n"
           "      --quiet            no warnings, no progress, no summary line\n"
           "  -h, --help             this text\n"
           "\n"
@@ -158,9 +163,9 @@ static void write_summary(FILE *fp, const result_t *r, const result_t *other, in
     fprintf(fp, "target    %s\t%zu\n", r->tid, r->tlen);
     if (r->alpha == SWGPU_DNA)
         fprintf(fp, "strand    %s\n", r->minus ? "minus" : "plus");
-    fprintf(fp, "score     %d\n", a->score);
+    fprintf(fp, "score     %lld\n", (long long)a->score);
     if (other)
-        fprintf(fp, "other_strand %s %d\n", other->minus ? "minus" : "plus", other->aln.score);
+        fprintf(fp, "other_strand %s %lld\n", other->minus ? "minus" : "plus", (long long)other->aln.score);
     if (a->score == 0) {
         fprintf(fp, "alignment none\n");
         return;
@@ -202,7 +207,7 @@ static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
     if (a->score == 0 || a->n_cigar == 0) {
         fprintf(fp, "%s\t4\t*\t0\t0\t*\t*\t0\t0\t", r->qid);
         write_seq(fp, r->q, r->qlen, r->alpha, 0);
-        fprintf(fp, "\t*\tAS:i:%d\n", a->score);
+        fprintf(fp, "\t*\tAS:i:%lld\n", (long long)a->score);
         return;
     }
     {
@@ -221,7 +226,7 @@ static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
             fprintf(fp, "%lldS", trail);
         fprintf(fp, "\t*\t0\t0\t");
         write_seq(fp, r->q, r->qlen, r->alpha, r->minus);
-        fprintf(fp, "\t*\tAS:i:%d\tNM:i:%lld\n", a->score, (long long)(a->n_mismatch + a->n_gaps));
+        fprintf(fp, "\t*\tAS:i:%lld\tNM:i:%lld\n", (long long)a->score, (long long)(a->n_mismatch + a->n_gaps));
     }
 }
 
@@ -237,8 +242,8 @@ static void write_pair(FILE *fp, const result_t *r, const swgpu_matrix_t *m)
     target_range(r, &ts, &te);
     fprintf(fp, "Query:  %s (%zu)\nTarget: %s (%zu)%s\n", r->qid, r->qlen, r->tid, r->tlen,
             r->minus ? ", minus strand" : "");
-    fprintf(fp, "Score = %d, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
-            a->score, (long long)a->n_ident, (long long)a->length,
+    fprintf(fp, "Score = %lld, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
+            (long long)a->score, (long long)a->n_ident, (long long)a->length,
             a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0, (long long)a->n_gaps,
             (long long)a->length, a->length ? 100.0 * (double)a->n_gaps / (double)a->length : 0.0);
     if (a->score == 0 || a->n_cigar == 0)
@@ -330,8 +335,8 @@ static void write_svg(FILE *fp, const result_t *r)
     xml_text(fp, r->qid);
     fputs(" vs ", fp);
     xml_text(fp, r->tid);
-    fprintf(fp, "%s: score %d, identity %.2f%%</text>\n", r->minus ? " (minus strand)" : "",
-            a->score, a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
+    fprintf(fp, "%s: score %lld, identity %.2f%%</text>\n", r->minus ? " (minus strand)" : "",
+            (long long)a->score, a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
     /* axes */
     step = nice_step((double)r->tlen, 8);
     for (double v = 0; v <= (double)r->tlen; v += step) {
@@ -408,7 +413,8 @@ static void summary_line(const result_t *r)
 
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
-    OPT_BACKEND, OPT_STRAND, OPT_SCORE_ONLY, OPT_MAXMEM, OPT_PLOT, OPT_QUIET, OPT_NO_PRUNE
+    OPT_BACKEND, OPT_STRAND, OPT_SCORE_ONLY, OPT_MAXMEM, OPT_PLOT, OPT_QUIET, OPT_NO_PRUNE,
+    OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY
 };
 
 static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **set,
@@ -451,6 +457,8 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         {"plot", required_argument, NULL, OPT_PLOT},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+        {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
+        {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -530,6 +538,16 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         case OPT_PLOT: a->plot = optarg; break;
         case OPT_QUIET: a->verbosity = 0; break;
         case OPT_NO_PRUNE: a->no_prune = 1; break;
+        case OPT_CHECKPOINT: a->checkpoint = optarg; break;
+        case OPT_CHECKPOINT_EVERY: {
+            char *end;
+            a->checkpoint_every = strtod(optarg, &end);
+            if (end == optarg || *end || !(a->checkpoint_every > 0) || a->checkpoint_every > 1e9) {
+                cli_error("--checkpoint-every: '%s' is not a number of seconds > 0", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        }
         case ':':
             cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
             return CLI_ERROR;
@@ -575,6 +593,9 @@ void cli_align_opts(const cli_align_args_t *a, swgpu_alphabet_t alphabet, swgpu_
     o->backend = a->backend;
     o->score_only = a->score_only;
     o->prune = !a->no_prune;
+    o->checkpoint = a->checkpoint;
+    if (a->checkpoint_every > 0)
+        o->checkpoint_every = a->checkpoint_every;
     if (a->maxmem)
         o->max_host_memory = o->max_device_memory = a->maxmem;
 }
@@ -593,6 +614,7 @@ int swgpu_cmd_align(int argc, char **argv)
     FILE *fp = NULL, *pp = NULL;
     cli_out_t out = {0}, plotout = {0};
     progress_t prog = { 0, NULL };
+    char ckminus[PATH_MAX + 8];
 
     memset(res, 0, sizeof res);
     switch (cli_align_args(argc, argv, &a)) {
@@ -611,10 +633,17 @@ int swgpu_cmd_align(int argc, char **argv)
         /* an output never replaces an input (or the other output) */
         const cli_input_t in[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
                                   {mname, "matrix file"}, {opath, "output (-o)"}};
-        if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
+        const cli_input_t in2[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
+                                   {mname, "matrix file"}, {opath, "output (-o)"}, {plot, "plot (--plot)"}};
+        if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0 ||
+            cli_check_output("--checkpoint", a.checkpoint, in2, 5) < 0)
             return 1;
         if (opath && plot && !strcmp(opath, plot)) {
             cli_error("-o and --plot are both %s: give them different files", plot);
+            return 1;
+        }
+        if (a.checkpoint && ((opath && !strcmp(opath, a.checkpoint)) || (plot && !strcmp(plot, a.checkpoint)))) {
+            cli_error("--checkpoint %s is also an output: give it a file of its own", a.checkpoint);
             return 1;
         }
     }
@@ -686,6 +715,10 @@ int swgpu_cmd_align(int argc, char **argv)
             }
             swgpu_dna_revcomp(B.res, B.len, brc);
             r->t = brc;
+        }
+        if (minus && a.checkpoint && !strcmp(strand, "both")) { /* each strand its own */
+            snprintf(ckminus, sizeof ckminus, "%s.minus", a.checkpoint);
+            o.checkpoint = ckminus;
         }
         rc = cli_dist ? cli_dist->align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st)
                       : swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st);

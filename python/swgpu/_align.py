@@ -170,7 +170,8 @@ def align_long(query, target, matrix=None, gap_open=None, gap_extend=None, *, ma
         "4G"), as the command line's --max-memory; sets max_host_memory and
         max_device_memory unless they are given.
     progress: called as progress(phase, fraction, cells, seconds) a few times
-        a second, phase "score", "reverse" or "traceback".  An exception it
+        a second, phase "prepass" (the score pass's cheap first pass, which
+        finds a score to prune with), "score", "reverse" or "traceback".  An exception it
         raises stops further reports and is raised once the alignment is done
         (the library cannot stop in the middle).
 

@@ -387,6 +387,12 @@ static const opt_field_t long_fields[] = {
          "CPU threads (0 = all cores; more than the cores is clamped to them, with a warning)"),
     LOPT("prune", OPT_BOOL, prune, NULL,
          "skip blocks that provably cannot reach the best score; exact (True)"),
+    LOPT("checkpoint", OPT_STRING, checkpoint, NULL,
+         "a file where the alignment saves where it stands (written atomically); a call "
+         "with the same file resumes from it with an identical result; removed when done "
+         "(None)"),
+    LOPT("checkpoint_every", OPT_DOUBLE, checkpoint_every, NULL,
+         "seconds between checkpoints (600)"),
 };
 
 /* "123", "512K", "1.5G", "4GiB" -> bytes (binary multiples), as the command
@@ -1052,7 +1058,7 @@ static PyObject *aln_tuple(const swgpu_aln_t *a)
     PyObject *c = cigar_str(a);
     if (!c)
         return NULL;
-    return Py_BuildValue("(iLLLLNLLLLL)", (int)a->score, (long long)a->qbeg, (long long)a->qend,
+    return Py_BuildValue("(LLLLLNLLLLL)", (long long)a->score, (long long)a->qbeg, (long long)a->qend,
                          (long long)a->tbeg, (long long)a->tend, c, (long long)a->length,
                          (long long)a->n_ident, (long long)a->n_mismatch,
                          (long long)a->n_gapopen, (long long)a->n_gaps);

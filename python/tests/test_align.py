@@ -2,6 +2,7 @@
 oracle on seeded random pairs, CIGARs rescored to the score, align_long equal
 to align, and the same results and errors as ``swgpu align``."""
 
+import os
 import random
 import re
 
@@ -146,7 +147,7 @@ def test_align_long_options():
     assert swgpu.align_long(a, b, gap_open=2, gap_extend=1).score >= full.score
     seen = []
     swgpu.align_long(a, b, progress=lambda *args: seen.append(args))
-    assert {p[0] for p in seen} <= {"score", "reverse", "traceback"}
+    assert {p[0] for p in seen} <= {"prepass", "score", "reverse", "traceback"}
     assert all(0.0 <= p[1] <= 1.0 and p[2] >= 0 and p[3] >= 0 for p in seen)
 
 
@@ -156,8 +157,21 @@ def test_align_long_progress_exception():
     def progress(phase, fraction, cells, seconds):
         raise KeyError("stop " + phase)
 
-    with pytest.raises(KeyError, match="stop score"):
+    with pytest.raises(KeyError, match="stop (prepass|score)"):
         swgpu.align_long(a, a, progress=progress)
+
+
+def test_align_long_checkpoint(tmp_path):
+    a = swgpu.Queries.read(data("long_a.fa"))[0].sequence
+    b = swgpu.Queries.read(data("long_b.fa"))[0].sequence
+    ck = str(tmp_path / "run.ckpt")
+    plain = swgpu.align_long(a, b, threads=1)
+    with_ck = swgpu.align_long(a, b, threads=1, checkpoint=ck, checkpoint_every=0.001)
+    assert (with_ck.score, with_ck.query_begin, with_ck.query_end, with_ck.target_begin,
+            with_ck.target_end, with_ck.cigar) == \
+        (plain.score, plain.query_begin, plain.query_end, plain.target_begin,
+         plain.target_end, plain.cigar)
+    assert not os.path.exists(ck)  # removed when done
 
 
 def summary(text):

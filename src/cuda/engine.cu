@@ -30,6 +30,7 @@
  * maximum, 3 the shifted form, 4 the carried form; unset: the default mix),
  * SWGPU_CUDA_LONG (length threshold), SWGPU_CUDA_SPLIT=0 (no split scans),
  * SWGPU_CUDA_MANY=0 (scan_many scans one query at a time, for comparisons),
+ * SWGPU_CUDA_SOLO=0/1 (batches of one query on large databases: never/always),
  * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0), and, for tests,
  * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails).
  */
@@ -175,6 +176,7 @@ typedef struct cuda_state {
     int pair;               /* SWGPU_CUDA_PAIR: one DPX family P; -1 the default mix */
     int no_split;           /* SWGPU_CUDA_SPLIT=0 */
     int no_many;            /* SWGPU_CUDA_MANY=0: scan_many scans one query at a time */
+    int solo;               /* SWGPU_CUDA_SOLO: 0 never, 1 always, -1 by the database's size */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */
     int h_res_pinned;
@@ -763,6 +765,7 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
         S->long_len = (uint32_t)strtoul(env, NULL, 10);
     S->no_split = (env = getenv("SWGPU_CUDA_SPLIT")) && !strcmp(env, "0");
     S->no_many = (env = getenv("SWGPU_CUDA_MANY")) && !strcmp(env, "0");
+    S->solo = (env = getenv("SWGPU_CUDA_SOLO")) && *env ? (strcmp(env, "0") != 0) : -1;
     S->pair = -1;
     if ((env = getenv("SWGPU_CUDA_PAIR")) && *env) {
         char *end;
@@ -1465,6 +1468,9 @@ static int cuda_scan(void *state, const swgpu__query_t *Q, int32_t *scores,
 #define MQ_CELLS 5e11
 /* at most this many bytes of scores per batch slot */
 #define MQ_SCORE_BYTES ((size_t)256 << 20)
+/* databases of at least this many subjects are scanned one query per batch:
+ * 16 waves of work units of 64 subjects on 2 blocks of each of 132 SMs */
+#define MQ_SOLO_SUBJECTS 270000
 
 typedef struct {
     size_t first, n;            /* queries ord[first .. first + n) */
@@ -1899,6 +1905,13 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
             size_t c2 = MQ_SCORE_BYTES / ((S->db->n ? S->db->n : 1) * sizeof(int32_t));
             qcap = c1 < c2 ? c1 : c2;
         }
+        /* a resident database of many subjects fills the GPU with one
+         * query many times over: batches of one query, which take the
+         * one-query kernel (2.5% faster per cell than the many-query kernel
+         * on the synthetic database, bench/NOTES-gpu.md v18), still
+         * pipelined over the two slots */
+        if (S->solo == 1 || (S->solo < 0 && !S->streaming && S->db->n >= MQ_SOLO_SUBJECTS))
+            qcap = 1;
         if (qcap < 1)
             qcap = 1;
         bts = (mbatch_t *)calloc(nmq, sizeof *bts);

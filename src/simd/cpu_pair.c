@@ -17,17 +17,10 @@
  * Each band keeps its best cell (first column reaching its maximum, topmost
  * row there); the bands' bests are merged with the same rule: highest
  * score, then smallest target end, then smallest query end.
- *
- * A part of a pass split across processes by target columns
- * (swgpu__cpu_score_pair_part): the same bands over the part's columns; a
- * band starts from the left boundary the part on the left sent for it (H
- * and E of each row, the corner above) instead of the local zero column,
- * and sends its own right boundary on once its last column is done.
  */
 #include "simd/simd.h"
 #include "simd/aln_simd.h"
 #include "ref/ref.h"
-#include "long.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -60,48 +53,7 @@ typedef struct {
     swgpu__pair_prog_fn prog;    /* optional, called by thread 0 only */
     void *prog_user;
     _Atomic uint64_t cells;      /* cells finished, for prog */
-    /* a part of a split pass: boundaries through comm (NULL: alone) */
-    const swgpu_comm_t *comm;
-    int left, right, tag0;
-    _Atomic int comm_rc;
 } pair_ctx_t;
-
-#define PART_ROWS_MAX 1536 /* band height of a part (swgpu__pair_part_rows) */
-
-size_t swgpu__pair_part_rows(size_t qlen)
-{
-    /* about 16 bands for a short query, 1536 rows (the L1 size, see below)
-     * for long ones; a multiple of 16, so of every ISA's lanes */
-    size_t rows = (qlen + 15) / 16;
-    rows = (rows + 15) / 16 * 16;
-    return rows < 16 ? 16 : rows > PART_ROWS_MAX ? PART_ROWS_MAX : rows;
-}
-
-/* a band's boundary message: corner, then H of each row, then E */
-static void part_recv(pair_ctx_t *c, size_t band, size_t nrows, int32_t *msg)
-{
-    int rc = c->comm->recv(c->comm->user, c->left, (int)((c->tag0 + (int64_t)band) % SWGPU__LONG_TAGS),
-                           msg, (2 * nrows + 1) * sizeof *msg);
-    if (rc) {
-        int zero = 0;
-        atomic_compare_exchange_strong(&c->comm_rc, &zero, rc);
-        msg[0] = 0;
-        for (size_t r = 0; r < nrows; r++) {
-            msg[1 + r] = 0;
-            msg[1 + nrows + r] = SWGPU__PAIR_NEG;
-        }
-    }
-}
-
-static void part_send(pair_ctx_t *c, size_t band, size_t nrows, const int32_t *msg)
-{
-    int rc = c->comm->send(c->comm->user, c->right, (int)((c->tag0 + (int64_t)band) % SWGPU__LONG_TAGS),
-                           msg, (2 * nrows + 1) * sizeof *msg);
-    if (rc) {
-        int zero = 0;
-        atomic_compare_exchange_strong(&c->comm_rc, &zero, rc);
-    }
-}
 
 typedef struct {
     pair_ctx_t *c;
@@ -147,22 +99,10 @@ static void *pair_worker(void *argp)
         const int32_t *top_h = NULL, *top_f = NULL;
         int32_t *out_h = NULL, *out_f = NULL;
         size_t j0, r, l, kk;
-        int32_t msg[2 * PART_ROWS_MAX + 1];
 
-        if (c->comm && c->left >= 0)
-            part_recv(c, band, nrows, msg);
         if (!prof || !buf) {
-            /* publish progress so the bands below do not wait forever, and
-             * pass the part on the right lower bounds */
+            /* publish progress so the bands below do not wait forever */
             atomic_store(&c->progress[band], c->tlen);
-            if (c->comm && c->right >= 0) {
-                msg[0] = 0;
-                for (r = 0; r < nrows; r++) {
-                    msg[1 + r] = 0;
-                    msg[1 + nrows + r] = SWGPU__PAIR_NEG;
-                }
-                part_send(c, band, nrows, msg);
-            }
             continue;
         }
         for (int code = 0; code < SWGPU_NCODES; code++)
@@ -188,13 +128,6 @@ static void *pair_worker(void *argp)
             b.hp[r] = 0;               /* H of column -1 */
             b.e[r] = SWGPU__PAIR_NEG;  /* E entering column 0 */
         }
-        if (c->comm && c->left >= 0) { /* the part on the left's last column */
-            b.corner = msg[0];
-            for (r = 0; r < nrows; r++) {
-                b.hp[(r % S) * V + r / S] = msg[1 + r];
-                b.e[(r % S) * V + r / S] = msg[1 + nrows + r];
-            }
-        }
         if (band > 0) {
             top_h = c->edge_h[(band - 1) % c->nedge];
             top_f = c->edge_f[(band - 1) % c->nedge];
@@ -215,14 +148,6 @@ static void *pair_worker(void *argp)
                 if (arg->tid == 0) c->prog(c->prog_user, done);
             }
         }
-        if (c->comm && c->right >= 0) { /* this part's last column, for the right */
-            msg[0] = top_h ? top_h[c->tlen - 1] : 0;
-            for (r = 0; r < nrows; r++) {
-                msg[1 + r] = b.hp[(r % S) * V + r / S];
-                msg[1 + nrows + r] = b.e[(r % S) * V + r / S];
-            }
-            part_send(c, band, nrows, msg);
-        }
         best.r += (int64_t)i0;
         merge_best(c, &best);
     }
@@ -231,8 +156,8 @@ static void *pair_worker(void *argp)
     return NULL;
 }
 
-/* Run the bands of c (q, t, lengths, scoring, kernels, rows, nthreads and
- * the part's boundaries set): edges, progress, threads.  c->best is the
+/* Run the bands of c (q, t, lengths, scoring, kernels, rows and nthreads
+ * set): edges, progress, threads.  c->best is the
  * merged best. */
 static int run_bands(pair_ctx_t *c)
 {
@@ -242,7 +167,6 @@ static int run_bands(pair_ctx_t *c)
     int rc = SWGPU_OK;
 
     atomic_init(&c->cells, 0);
-    atomic_init(&c->comm_rc, 0);
     c->nband = (c->qlen + c->rows - 1) / c->rows;
     if (c->nthreads > c->nband) c->nthreads = c->nband;
     /* columns per step of the band pipeline: a band starts once the band
@@ -285,26 +209,8 @@ static int run_bands(pair_ctx_t *c)
     pthread_cond_destroy(&c->go_cv);
     pthread_mutex_destroy(&c->lock);
     if (c->failed) goto nomem;
-    if (atomic_load(&c->comm_rc))
-        rc = swgpu__fail(atomic_load(&c->comm_rc), "pair score: a boundary column could not be "
-                         "sent or received");
     goto done;
 nomem:
-    if (c->comm && !c->go) { /* nothing ran: pass every band on all the same */
-        int32_t msg[2 * PART_ROWS_MAX + 1];
-        for (size_t band = 0; band < c->nband; band++) {
-            size_t nrows = c->qlen - band * c->rows < c->rows ? c->qlen - band * c->rows : c->rows;
-            if (c->left >= 0)
-                part_recv(c, band, nrows, msg);
-            msg[0] = 0;
-            for (size_t r = 0; r < nrows; r++) {
-                msg[1 + r] = 0;
-                msg[1 + nrows + r] = SWGPU__PAIR_NEG;
-            }
-            if (c->right >= 0)
-                part_send(c, band, nrows, msg);
-        }
-    }
     rc = swgpu__fail(SWGPU_ENOMEM, "pair score: out of memory for %zu x %zu", c->qlen, c->tlen);
 done:
     for (i = 0; i < c->nedge; i++) {
@@ -422,52 +328,4 @@ int swgpu__cpu_score_pair(const uint8_t *q, size_t qlen, const uint8_t *t, size_
 {
     return swgpu__cpu_score_pair_isa(q, qlen, t, tlen, m, gap_open, gap_extend, threads,
                                      swgpu__cpu_isa_best(), 0, score, qend, tend);
-}
-
-uint64_t swgpu__cpu_score_pair_bytes(size_t qlen, size_t tlen, int threads)
-{
-    uint64_t T = threads > 0 ? (uint64_t)threads : (uint64_t)swgpu__ncores();
-    uint64_t nband = (uint64_t)qlen / 1536 + T + 1; /* bands of min(1536, qlen/T) rows */
-    if (T > 256) T = 256;
-    /* an upper bound: T+1 edges of H and F over the target; per thread a
-     * band's profile and three rows (at most 1536 rows); a progress counter
-     * per band */
-    return (T + 1) * (uint64_t)tlen * 2 * sizeof(int32_t) +
-           T * (uint64_t)(SWGPU_NCODES + 3) * 1536 * sizeof(int32_t) + nband * sizeof(size_t);
-}
-
-int swgpu__cpu_score_pair_part(const uint8_t *q, size_t qlen, const uint8_t *t, size_t c0,
-                               size_t w, const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                               int threads, swgpu__isa_t isa, const swgpu_comm_t *comm, int left,
-                               int right, int tag0, swgpu__pair_prog_fn prog, void *prog_user,
-                               int32_t *score, int64_t *qend, int64_t *tend)
-{
-    pair_ctx_t c;
-    int rc;
-    memset(&c, 0, sizeof c);
-    c.k = swgpu__cpu_isa_supported(isa) ? swgpu__cpu_kernels(isa) : NULL;
-    if (!q || !t || !score || !m || !comm || !c.k || qlen == 0 || w == 0)
-        return swgpu__fail(SWGPU_EINVAL, "pair score part: bad arguments");
-    c.q = q;
-    c.t = t + c0;
-    c.qlen = qlen;
-    c.tlen = w;
-    c.m = m;
-    c.gap_open = gap_open;
-    c.gap_extend = gap_extend;
-    c.prog = prog;
-    c.prog_user = prog_user;
-    c.comm = comm;
-    c.left = left;
-    c.right = right;
-    c.tag0 = tag0;
-    c.nthreads = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores();
-    if (c.nthreads > 256) c.nthreads = 256;
-    c.rows = swgpu__pair_part_rows(qlen);
-    if ((rc = run_bands(&c)) == SWGPU_OK) {
-        *score = c.best.score;
-        if (qend) *qend = c.best.score > 0 ? c.best.r + 1 : 0;
-        if (tend) *tend = c.best.score > 0 ? (int64_t)c0 + c.best.j + 1 : 0;
-    }
-    return rc;
 }

@@ -141,6 +141,44 @@ typedef void (*swgpu__pair_cols_fn)(swgpu__pair_band_t *b, const uint8_t *t, siz
                                     const int32_t *top_h, const int32_t *top_f, int32_t *out_h,
                                     int32_t *out_f, swgpu__pair_best_t *best);
 
+/**
+ * One strip of the long aligner's CPU engine (strip_template.h): rows
+ * r < S * lanes32, row r in lane r / S of vector r % S.
+ *  prof    32 codes x S vectors as the pair band's (SWGPU__STRIP_PAD for
+ *          rows past the strip's end)
+ *  hp, hc  S vectors each: H of the column before the next one (the
+ *          kernel swaps the two as it goes), scratch
+ *  e       S vectors: E entering the next column
+ *  last_k, last_l  vector and lane of the strip's last real row
+ *  corner  H of the row above in the column before the next one
+ *  local   1: zero floor (local region); 0: anchored (floor SWGPU__LONG_NEG)
+ *  track   1: keep the best cell
+ */
+typedef struct {
+    const int32_t *prof;
+    size_t S;
+    int32_t *hp, *hc, *e;
+    int32_t gap_oe, gap_e;
+    size_t last_k;
+    int last_l;
+    int32_t corner;
+    int local, track;
+} swgpu__strip_t;
+
+/** Score of padding rows in a strip's profile: low enough to never win,
+ *  high enough that H + it cannot wrap. */
+#define SWGPU__STRIP_PAD (-(1 << 29))
+
+/**
+ * Columns [j0, j1) of t for one strip.  top_h[j] / top_f[j]: H and F of the
+ * row above the strip at column j; out_h / out_f: H and F of the strip's
+ * last row (may not alias top_h / top_f).  best (track) is raised on a
+ * strictly higher column maximum: (score, column j, strip row r).
+ */
+typedef void (*swgpu__strip_cols_fn)(swgpu__strip_t *b, const uint8_t *t, size_t j0, size_t j1,
+                                     const int32_t *top_h, const int32_t *top_f, int32_t *out_h,
+                                     int32_t *out_f, swgpu__pair_best_t *best);
+
 /** The kernels of one instruction set. */
 typedef struct {
     const char *name;     /* "avx512", "avx2", "sse41" */
@@ -151,6 +189,7 @@ typedef struct {
     int lanes32;          /* lanes of the 32-bit pair kernel */
     swgpu__pair_cols_fn pair_cols;
     swgpu__sw_batch_fn batch8p, batch16p; /* the same for a PSSM query (prow8, prow16(b)) */
+    swgpu__strip_cols_fn strip_cols; /* 32-bit lanes (lanes32) */
 } swgpu__sw_kernels_t;
 
 /** Scratch bytes a batch kernel needs for a query of qlen residues with
@@ -230,29 +269,5 @@ int swgpu__cpu_score_pair_q(const swgpu__query_t *q, const uint8_t *t, size_t tl
                             const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
                             swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,
                             void *prog_user, int32_t *score, int64_t *qend, int64_t *tend);
-
-/** Host bytes swgpu__cpu_score_pair needs for a pair of these lengths on
- *  this many threads (0 = all cores): edge buffers and per-thread bands. */
-uint64_t swgpu__cpu_score_pair_bytes(size_t qlen, size_t tlen, int threads);
-
-/**
- * One part of a local score pass split across processes by target
- * columns: target columns [c0, c0 + w) of q against t (t indexed as the
- * whole target).  Band b of query rows receives its left boundary (H of
- * column c0 - 1 and E entering c0 for each row, and the corner H(row above
- * the band, c0 - 1)) from part `left` and sends its right one to part
- * `right` (-1: none) with tag (tag0 + b) % SWGPU__LONG_TAGS; the band height
- * depends on qlen alone, so every part cuts the same bands.  A part that
- * cannot set up still passes every band on (lower bounds) before it fails.
- * *score, *qend, *tend: this part's best cell under the tie rule (tend a
- * whole-target column; 0s when score is 0).  isa must have kernels.
- */
-int swgpu__cpu_score_pair_part(const uint8_t *q, size_t qlen, const uint8_t *t, size_t c0,
-                               size_t w, const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                               int threads, swgpu__isa_t isa, const swgpu_comm_t *comm, int left,
-                               int right, int tag0, swgpu__pair_prog_fn prog, void *prog_user,
-                               int32_t *score, int64_t *qend, int64_t *tend);
-/** The band height of swgpu__cpu_score_pair_part for qlen rows. */
-size_t swgpu__pair_part_rows(size_t qlen);
 
 #endif /* SWGPU_SIMD_H */

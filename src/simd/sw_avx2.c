@@ -3,6 +3,7 @@
  * (built with -mavx2; only called after the engine checked the CPU).
  */
 #include "simd/simd.h"
+#include "long.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -214,7 +215,26 @@ static inline __m256i plook16(prow16_t r, pcol16_t c)
 #define PR_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 #define PR_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #include "simd/pair_template.h"
+/* lane l of the result: max over l' < l of v[l'] - (l-1-l')*d (lane 0 and
+ * lanes without any l' are at most NEG); shifts by 1, 1, 2, 4 lanes */
+static inline __m256i shift8(__m256i v, int k, __m256i neg)
+{
+    const __m256i idx = _mm256_sub_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(k));
+    const __m256i keep = _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(-1));
+    return _mm256_blendv_epi8(neg, _mm256_permutevar8x32_epi32(v, idx), keep);
+}
+static inline __m256i prefix8(__m256i v, int32_t d)
+{
+    const __m256i neg = _mm256_set1_epi32(SWGPU__LONG_NEG);
+    __m256i x = shift8(v, 1, neg);
+    x = _mm256_max_epi32(x, _mm256_sub_epi32(shift8(x, 1, neg), _mm256_set1_epi32(d)));
+    x = _mm256_max_epi32(x, _mm256_sub_epi32(shift8(x, 2, neg), _mm256_set1_epi32(2 * d)));
+    return _mm256_max_epi32(x, _mm256_sub_epi32(shift8(x, 4, neg), _mm256_set1_epi32(4 * d)));
+}
+#define PR_PREFIX prefix8
+#define ST_NAME strip_cols
+#include "simd/strip_template.h"
 
 const swgpu__sw_kernels_t swgpu__sw_avx2 = {
-    "avx2", SWGPU__ISA_AVX2, 32, 32, 16, batch8, batch16, 8, pair_cols, batch8p, batch16p,
+    "avx2", SWGPU__ISA_AVX2, 32, 32, 16, batch8, batch16, 8, pair_cols, batch8p, batch16p, strip_cols,
 };

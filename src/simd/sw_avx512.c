@@ -4,6 +4,7 @@
  * checked the CPU).
  */
 #include "simd/simd.h"
+#include "long.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -183,7 +184,21 @@ static inline __m512i plook16(__m512i r, __m512i c)
 #define PR_STOREU(p, v) _mm512_storeu_si512((void *)(p), (v))
 #define PR_LOADU(p) _mm512_loadu_si512((const void *)(p))
 #include "simd/pair_template.h"
+/* lane l of the result: max over l' < l of v[l'] - (l-1-l')*d (lane 0 and
+ * lanes without any l' are at most NEG); shifts by 1, 1, 2, 4, 8 lanes */
+static inline __m512i prefix16(__m512i v, int32_t d)
+{
+    const __m512i neg = _mm512_set1_epi32(SWGPU__LONG_NEG);
+    __m512i x = _mm512_alignr_epi32(v, neg, 15);
+    x = _mm512_max_epi32(x, _mm512_sub_epi32(_mm512_alignr_epi32(x, neg, 15), _mm512_set1_epi32(d)));
+    x = _mm512_max_epi32(x, _mm512_sub_epi32(_mm512_alignr_epi32(x, neg, 14), _mm512_set1_epi32(2 * d)));
+    x = _mm512_max_epi32(x, _mm512_sub_epi32(_mm512_alignr_epi32(x, neg, 12), _mm512_set1_epi32(4 * d)));
+    return _mm512_max_epi32(x, _mm512_sub_epi32(_mm512_alignr_epi32(x, neg, 8), _mm512_set1_epi32(8 * d)));
+}
+#define PR_PREFIX prefix16
+#define ST_NAME strip_cols
+#include "simd/strip_template.h"
 
 const swgpu__sw_kernels_t swgpu__sw_avx512 = {
-    "avx512", SWGPU__ISA_AVX512, 64, 64, 32, batch8, batch16, 16, pair_cols, batch8p, batch16p,
+    "avx512", SWGPU__ISA_AVX512, 64, 64, 32, batch8, batch16, 16, pair_cols, batch8p, batch16p, strip_cols,
 };

@@ -3,6 +3,7 @@
  * (built with -msse4.1; only called after the engine checked the CPU).
  */
 #include "simd/simd.h"
+#include "long.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -201,7 +202,19 @@ static inline __m128i plook16(prow16_t r, pcol_t c)
 #define PR_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 #define PR_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #include "simd/pair_template.h"
+/* lane l of the result: max over l' < l of v[l'] - (l-1-l')*d (lane 0 and
+ * lanes without any l' are at most NEG); shifts by 1, 1, 2 lanes */
+static inline __m128i prefix4(__m128i v, int32_t d)
+{
+    const __m128i neg = _mm_set1_epi32(SWGPU__LONG_NEG);
+    __m128i x = _mm_alignr_epi8(v, neg, 12);
+    x = _mm_max_epi32(x, _mm_sub_epi32(_mm_alignr_epi8(x, neg, 12), _mm_set1_epi32(d)));
+    return _mm_max_epi32(x, _mm_sub_epi32(_mm_alignr_epi8(x, neg, 8), _mm_set1_epi32(2 * d)));
+}
+#define PR_PREFIX prefix4
+#define ST_NAME strip_cols
+#include "simd/strip_template.h"
 
 const swgpu__sw_kernels_t swgpu__sw_sse41 = {
-    "sse41", SWGPU__ISA_SSE41, 16, 16, 8, batch8, batch16, 4, pair_cols, batch8p, batch16p,
+    "sse41", SWGPU__ISA_SSE41, 16, 16, 8, batch8, batch16, 4, pair_cols, batch8p, batch16p, strip_cols,
 };

@@ -1,0 +1,123 @@
+#!/bin/sh
+# checkpoint.sh - `swgpu align --checkpoint`: an alignment killed with SIGKILL
+# after a checkpoint resumes to byte-identical output, and the checkpoint is
+# removed when done; a checkpoint made for other inputs, or one that is an
+# input or an output, is refused naming the file.
+#
+# Pairs: two unrelated random 80 kbp sequences (one thread: ~1 s, nearly all
+# in the score pass) and a related 50 kbp pair with --no-prune (one thread:
+# a score pass and a reverse pass of about half a second each), written by
+# awk from a fixed seed.  A run is killed as soon as its checkpoint file
+# holds the phase wanted (the phase is the header's third 8-byte word).
+# The CPU backend: the GPU engine saves only between passes.
+. "$(dirname "$0")/lib.sh"
+
+# gen SEED LEN [MUTATE_FROM]: a FASTA record of LEN random bases; with a
+# file, a copy of its sequence with 1 % substitutions and 0.2 % indels
+gen() {
+    awk -v seed="$1" -v n="$2" -v from="${3:-}" 'BEGIN {
+        x = seed; split("A C G T", b, " ")
+        if (from != "") {
+            while ((getline line < from) > 0) if (line !~ /^>/) s = s line
+            n = length(s)
+        }
+        printf(">s%d\n", seed); out = ""
+        for (i = 1; i <= n; i++) {
+            x = (x * 1103515245 + 12345) % 2147483648; r = int(x / 65536) % 1000
+            c = from != "" ? substr(s, i, 1) : b[1 + int(x / 65536) % 4]
+            if (from != "" && r < 10) c = b[1 + int(x / 256) % 4]
+            if (from != "" && r >= 10 && r < 11) c = ""
+            if (from != "" && r >= 11 && r < 12) c = c b[1 + int(x / 256) % 4]
+            out = out c
+            if (length(out) >= 60) { print out; out = "" }
+        }
+        if (out != "") print out
+    }'
+}
+# SWGPU_TEST_QUICK=1 (the sanitizer builds, ~10x slower): a quarter of the cells
+N=80000
+[ -n "${SWGPU_TEST_QUICK:-}" ] && [ "${SWGPU_TEST_QUICK}" != 0 ] && N=40000
+gen 7 $N > "$T/ua.fa"
+gen 8 $N > "$T/ub.fa"
+gen 9 50000 > "$T/ra.fa"
+gen 10 0 "$T/ra.fa" > "$T/rb.fa"
+
+# killed NAME CK PHASE ARGS...: start the alignment with checkpoints every
+# 0.2 s, SIGKILL it as soon as CK holds a checkpoint of PHASE or later (1
+# pre-pass, 2 score pass, 3 reverse pass, 4 traceback), then run it again
+killed() {
+    name=$1 ck=$2 phase=$3; shift 3
+    rm -f "$ck" "$T/$name.out"
+    "$SWGPU" align "$@" --backend cpu --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" &
+    pid=$!
+    k=0
+    while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
+        if [ -f "$ck" ] && [ "$(od -An -t d8 -j 16 -N 8 "$ck" 2>/dev/null | tr -d ' ')" -ge "$phase" ] 2>/dev/null; then
+            kill -9 $pid
+            break
+        fi
+        sleep 0.01; k=$((k + 1))
+    done
+    wait $pid 2>/dev/null
+    if [ -f "$ck" ] && [ ! -f "$T/$name.out" ]; then pass; else
+        fail "$name: not killed after a checkpoint of phase $phase"
+    fi
+    if "$SWGPU" align "$@" --backend cpu --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" \
+        2> "$T/$name.err"; then pass; else fail "$name: resumed run failed: $(cat "$T/$name.err")"; fi
+}
+
+# identical NAME: the resumed output is the uninterrupted one, the checkpoint gone
+identical() {
+    if cmp -s "$T/$1.ref" "$T/$1.out"; then pass; else
+        fail "$1: resumed output differs"; diff "$T/$1.ref" "$T/$1.out" | head -n 5
+    fi
+    if [ -e "$2" ]; then fail "$1: checkpoint $2 left after the run"; else pass; fi
+}
+
+"$SWGPU" align "$T/ua.fa" "$T/ub.fa" -t 1 --quiet -o "$T/u.ref"
+killed u "$T/u.ck" 2 "$T/ua.fa" "$T/ub.fa" -t 1
+identical u "$T/u.ck"
+
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune --quiet -f pair -o "$T/r.ref"
+for phase in 2 3; do # in the score pass, in the reverse pass
+    killed r "$T/r.ck" $phase "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair
+    identical r "$T/r.ck"
+done
+# scores beyond 32 bits (every value x 10,000) checkpoint the same way
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune --quiet --match 20000 --mismatch -30000 \
+    --gap-open 50000 --gap-extend 20000 -o "$T/w.ref"
+killed w "$T/w.ck" 3 "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune --match 20000 \
+    --mismatch -30000 --gap-open 50000 --gap-extend 20000
+identical w "$T/w.ck"
+
+# a checkpoint of the unrelated pair, then the related pair with it, and a
+# damaged one: refused, naming the file
+"$SWGPU" align "$T/ua.fa" "$T/ub.fa" -t 1 --backend cpu --checkpoint "$T/x.ck" --checkpoint-every 0.1 --quiet \
+    -o /dev/null &
+pid=$!
+while [ ! -f "$T/x.ck" ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+printf 'junk' > "$T/y.ck"
+for ck in x y; do
+    if "$SWGPU" align "$T/ra.fa" "$T/rb.fa" --checkpoint "$T/$ck.ck" -o "$T/z.out" 2> "$T/z.err"; then
+        fail "checkpoint $ck for other inputs accepted"
+    elif grep -q "checkpoint $T/$ck.ck" "$T/z.err" && [ "$(wc -l < "$T/z.err")" -eq 1 ]; then
+        pass
+    else
+        fail "checkpoint $ck: $(cat "$T/z.err")"
+    fi
+done
+# the checkpoint is never an input or an output
+for bad in "$T/ra.fa" "$T/z.out"; do
+    : > "$T/z.out"
+    if "$SWGPU" align "$T/ra.fa" "$T/rb.fa" --checkpoint "$bad" -o "$T/z.out" 2> "$T/z.err"; then
+        fail "--checkpoint $bad accepted"
+    elif grep -q -- "--checkpoint" "$T/z.err"; then
+        pass
+    else
+        fail "--checkpoint $bad: $(cat "$T/z.err")"
+    fi
+done
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" --checkpoint-every 0 2> "$T/z.err" && fail "--checkpoint-every 0 accepted" || pass
+finish
