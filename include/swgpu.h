@@ -692,14 +692,44 @@ void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 /* ------------------------------------------- long pairwise alignment */
 
 /**
- * Progress report of swgpu_align_long(): phase is "score", "reverse" or
- * "traceback"; fraction (0..1) of the phase's cells done; cells computed so
- * far in all phases; seconds since the call began.  Called from the calling
- * thread, at most a few times a second; it must not call back into the
- * library for the same alignment.
+ * A progress report of swgpu_align_long().  The phases, in order:
+ * "prepass" (the CPU engine's pruned score pass only: a cheap pass that
+ * finds a score to prune with), "score", "reverse" and "traceback" (not
+ * with score_only).  A phase's cells are those of the passes it runs (all
+ * of the matrix for "prepass" and "score", the rectangle up to the end for
+ * "reverse"); a cell is done once computed or skipped by pruning, so that
+ * phase_done / phase_seconds is the phase's rate with pruned cells counted
+ * as done (as the score pass's GCUPS in swgpu_long_stats_t) and
+ * phase_seconds * (phase_total - phase_done) / phase_done an estimate of
+ * the time left (pruned cells cost little, so it is only an estimate).
+ * The traceback's total is not known in advance: phase_estimated is 1 and
+ * phase_total a model of it (its first level's forward passes, then for
+ * every piece a reverse pass, forward passes and the full-matrix traceback
+ * of the smallest pieces, along a straight path), revised with the actual
+ * pieces after each level.  Each phase begins with a report where
+ * phase_done is 0 and ends with one where fraction is 1 and phase_total ==
+ * phase_done.
  */
-typedef void (*swgpu_progress_fn)(const char *phase, double fraction,
-                                  uint64_t cells, double seconds, void *user);
+typedef struct {
+    const char *phase;      /* "prepass", "score", "reverse" or "traceback" (static string) */
+    double fraction;        /* of the phase done, 0..1: phase_done / phase_total, never
+                               decreasing within a phase (an estimate revised upwards
+                               does not set it back) */
+    uint64_t cells;         /* cells computed so far, all phases (pruned ones not counted) */
+    double seconds;         /* since the call began */
+    uint64_t phase_done;    /* cells of the phase done: computed or pruned */
+    uint64_t phase_total;   /* cells of the phase in all: exact, or an estimate (below) */
+    int phase_estimated;    /* 1: phase_total is an estimate (the traceback) */
+    double phase_seconds;   /* since the phase began */
+} swgpu_long_progress_t;
+
+/**
+ * Progress callback of swgpu_align_long(): p is valid during the call only.
+ * Called from the calling thread, at most a few times a second, and at the
+ * start and the end of each phase; it must not call back into the library
+ * for the same alignment.
+ */
+typedef void (*swgpu_progress_fn)(const swgpu_long_progress_t *p, void *user);
 
 /**
  * A transport between the parts of a computation split across processes

@@ -82,9 +82,12 @@ typedef struct {
     swgpu_long_stats_t *st;
     const swgpu_long_opts_t *o;
     double t0;
+    /* progress: the phase, its cells in all (an estimate when phase_est) and
+     * done (computed or pruned), its start; cells computed in all phases */
     const char *phase;
-    uint64_t phase_cells, phase_done, cells_all;
-    double last_report;
+    uint64_t phase_cells, phase_done, computed;
+    int phase_est;
+    double phase_t0, phase_frac, last_report;
     uint64_t last_pruned;    /* cells the last batch pruned */
     const swgpu_comm_t *comm; /* passes split across parts (NULL: alone) */
     int dead;                /* a split call failed on every part: no more collectives */
@@ -120,34 +123,63 @@ static void host_use(ctx_t *C, uint64_t extra)
         C->host_peak = C->host_fixed + extra;
 }
 
-static void prog_cb(void *user, uint64_t cells)
+/* A progress report: `done` cells of the running batch done, `computed` of
+ * them computed; `end`: the phase is over (its total becomes what was done). */
+static void report(ctx_t *C, uint64_t done, uint64_t computed, int end)
 {
-    ctx_t *C = user;
-    double now = swgpu__now();
-    if (!C->o->progress || now - C->last_report < 0.2)
-        return;
+    swgpu_long_progress_t p;
+    const double now = swgpu__now();
+    double f;
+    done += C->phase_done;
+    if (end || done > C->phase_cells) /* an estimate that fell short grows */
+        C->phase_cells = done;
+    f = end ? 1.0 : C->phase_cells ? (double)done / (double)C->phase_cells : 0.0;
+    if (f < C->phase_frac)
+        f = C->phase_frac;
+    C->phase_frac = f;
+    p.phase = C->phase;
+    p.fraction = f;
+    p.cells = C->computed + computed;
+    p.seconds = now - C->t0;
+    p.phase_done = done;
+    p.phase_total = C->phase_cells;
+    p.phase_estimated = C->phase_est && !end;
+    p.phase_seconds = now - C->phase_t0;
     C->last_report = now;
-    C->o->progress(C->phase, C->phase_cells ? (double)(C->phase_done + cells) / (double)C->phase_cells : 0.0,
-                   C->cells_all + cells, now - C->t0, C->o->progress_user);
+    C->o->progress(&p, C->o->progress_user);
 }
 
-static void phase_begin(ctx_t *C, const char *name, uint64_t cells)
+/* The engines' reports, a few a second at most. */
+static void prog_cb(void *user, uint64_t done, uint64_t pruned)
+{
+    ctx_t *C = user;
+    if (C->o->progress && swgpu__now() - C->last_report >= 0.2)
+        report(C, done, done - pruned, 0);
+}
+
+/* A phase of `cells` cells begins (est: that is an estimate). */
+static void phase_begin(ctx_t *C, const char *name, uint64_t cells, int est)
 {
     C->phase = name;
     C->phase_cells = cells;
+    C->phase_est = est;
     C->phase_done = 0;
+    C->phase_frac = 0;
+    C->phase_t0 = swgpu__now();
+    if (C->o->progress)
+        report(C, 0, 0, 0);
 }
 
 static void phase_end(ctx_t *C)
 {
     if (C->o->progress)
-        C->o->progress(C->phase, 1.0, C->cells_all, swgpu__now() - C->t0, C->o->progress_user);
+        report(C, 0, 0, 1);
 }
 
 /* Book a finished pass: its cells, of which `pruned` were skipped. */
 static void batch_done(ctx_t *C, uint64_t cells, uint64_t pruned)
 {
-    C->cells_all += cells;
+    C->computed += cells - pruned;
     C->phase_done += cells;
     if (C->st) {
         C->st->cells += cells - pruned;
@@ -211,6 +243,7 @@ static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgp
     swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %s pass, %zu region%s, %.3g cells, %.3g computed, %.3f s",
                C->phase, n, n == 1 ? "" : "s", (double)cells, (double)(cells - pruned), swgpu__now() - t0);
     batch_done(C, cells, pruned);
+    prog_cb(C, 0, 0); /* batches shorter than the engine's reports */
     return SWGPU_OK;
 }
 
@@ -248,7 +281,7 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
     } else if (g->prune && !C->use_gpu) {
         swgpu__lreg_t x = *g;
         int64_t shorter = imin64(C->alen, C->blen), G = shorter / 256;
-        phase_begin(C, "prepass", (uint64_t)C->alen * (uint64_t)C->blen);
+        phase_begin(C, "prepass", (uint64_t)C->alen * (uint64_t)C->blen, 0);
         G = G < 64 ? 64 : G > 8192 ? 8192 : G;
         /* X: a strip's worth of score (the pipeline's lag) and a gap of G
          * columns (indels the band bridges).  The cap: a 32nd of the cells,
@@ -266,14 +299,13 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
             return rc;
         /* the cells the pre-pass skipped are not pruned ones: only its
          * computed cells count */
-        C->cells_all -= C->last_pruned;
         C->st->cells_pruned -= C->last_pruned;
         g->prune_best = x.best > 0 ? x.best : 0;
         swgpu__log(SWGPU_LOG_DEBUG, "long alignment: the pre-pass found a score of %lld (X-drop %lld)",
                    (long long)x.best, (long long)x.xdrop);
         phase_end(C);
-        phase_begin(C, "score", (uint64_t)C->alen * (uint64_t)C->blen);
     }
+    phase_begin(C, "score", (uint64_t)C->alen * (uint64_t)C->blen, 0);
     C->ck_out.phase = SWGPU__CK_SCORE;
     C->ck_out.prune_best = g->prune_best;
     if ((rc = ck_between(C, NULL)))
@@ -619,6 +651,46 @@ static int is_base(const sub_t *u)
 }
 
 /*
+ * The model of the traceback's cells, for progress reports only.  A walk
+ * over hv x wv view cells with split rows every L: forward passes from
+ * crossing to crossing, about L rows by L * wv / hv columns each along a
+ * straight path (wv * L in all), leaving hv / L children of that size.  A
+ * child small enough costs its full matrix; a larger one its reverse pass
+ * (all its cells) and a walk of its own.
+ */
+static double tb_piece(const ctx_t *C, double h, double w, int depth);
+
+static double tb_walk(const ctx_t *C, double hv, double wv, double L, int depth)
+{
+    double kh, kw;
+    if (hv < 1 || wv < 1)
+        return 0;
+    if (L >= hv)
+        L = hv / 2 > 1 ? hv / 2 : 1;
+    kh = L;
+    kw = wv * L / hv > 1 ? wv * L / hv : 1;
+    return wv * L + hv / L * tb_piece(C, kh > kw ? kh : kw, kh > kw ? kw : kh, depth + 1);
+}
+
+static double tb_piece(const ctx_t *C, double h, double w, int depth)
+{
+    if ((h + 1) * (w + 1) <= (double)BASE_CELLS || depth > 16)
+        return h * w;
+    return h * w + tb_walk(C, h, w, (double)split_spacing((int64_t)h, (int64_t)w, C->layout_cap), depth);
+}
+
+/* The traceback's total from what is done and the pieces left. */
+static void tb_estimate(ctx_t *C, const subvec_t *list)
+{
+    double rest = 0;
+    for (size_t k = 0; k < list->n; k++) {
+        const double h = (double)(list->v[k].i1 - list->v[k].i0), w = (double)(list->v[k].j1 - list->v[k].j0);
+        rest += tb_piece(C, h > w ? h : w, h > w ? w : h, 0);
+    }
+    C->phase_cells = C->phase_done + (uint64_t)rest;
+}
+
+/*
  * Replace every piece that is too large by its children, level by level,
  * until all pieces are small.  Splits are done in groups whose saved rows
  * fit the layout budget.
@@ -631,6 +703,7 @@ static int refine(ctx_t *C, subvec_t *list)
         size_t nbig = 0;
         for (size_t k = 0; k < list->n; k++)
             nbig += !is_base(&list->v[k]);
+        tb_estimate(C, list);
         if (nbig == 0)
             return SWGPU_OK;
         if (C->st)
@@ -942,13 +1015,24 @@ typedef struct {
     cig_t *cig;               /* one per piece */
     _Atomic size_t next;
     _Atomic int rc;
+    _Atomic uint64_t done;    /* cells of the pieces traced back (progress) */
+    _Atomic int running;      /* workers not finished */
     char err[1024];
     pthread_mutex_t lock;
 } basejob_t;
 
+static void base_run(basejob_t *J);
+
 static void *base_worker(void *arg)
 {
     basejob_t *J = arg;
+    base_run(J);
+    atomic_fetch_sub(&J->running, 1);
+    return NULL;
+}
+
+static void base_run(basejob_t *J)
+{
     uint8_t *dir = NULL;
     int64_t *H = NULL, *F = NULL;
     size_t wmax = 0;
@@ -979,6 +1063,7 @@ static void *base_worker(void *arg)
             wmax = (size_t)w + 1;
         }
         rc = base_trace(J->C, u, dir, H, F, &J->cig[k]);
+        atomic_fetch_add(&J->done, (uint64_t)(u->i1 - u->i0) * (uint64_t)w);
         if (rc) {
             int zero = 0;
             pthread_mutex_lock(&J->lock);
@@ -991,7 +1076,7 @@ static void *base_worker(void *arg)
     free(dir);
     free(H);
     free(F);
-    return NULL;
+    return;
 nomem:
     {
         int zero = 0;
@@ -1003,7 +1088,7 @@ nomem:
     free(dir);
     free(H);
     free(F);
-    return NULL;
+    return;
 }
 
 /* Trace back every (small) piece in parallel and join the CIGARs into out. */
@@ -1020,6 +1105,7 @@ static int trace_pieces(ctx_t *C, const subvec_t *list, cig_t *all)
         return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
     atomic_init(&J.next, 0);
     atomic_init(&J.rc, 0);
+    atomic_init(&J.done, 0);
     pthread_mutex_init(&J.lock, NULL);
     if ((size_t)nt > list->n)
         nt = (int)list->n;
@@ -1028,15 +1114,25 @@ static int trace_pieces(ctx_t *C, const subvec_t *list, cig_t *all)
     host_use(C, (uint64_t)nt * (uint64_t)(BASE_CELLS + 16 * SH * 4));
     if (nt > 1)
         tid = malloc((size_t)nt * sizeof *tid);
+    atomic_init(&J.running, nt);
     if (tid)
         for (; started < nt; started++)
             if (pthread_create(&tid[started], NULL, base_worker, &J) != 0)
                 break;
-    if (started == 0)
-        base_worker(&J);
+    if (started == 0) {
+        base_run(&J);
+    } else {
+        atomic_fetch_sub(&J.running, nt - started);
+        while (C->o->progress && atomic_load(&J.running) > 0) { /* report while they work */
+            struct timespec ts = { 0, 20 * 1000 * 1000 };
+            nanosleep(&ts, NULL);
+            prog_cb(C, atomic_load(&J.done), atomic_load(&J.done)); /* not counted as computed */
+        }
+    }
     for (int k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
     free(tid);
+    C->phase_done += atomic_load(&J.done);
     rc = atomic_load(&J.rc);
     if (rc)
         swgpu__fail(rc, "%s", J.err);
@@ -1395,7 +1491,6 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 
     /* phase 1: score */
     t = swgpu__now();
-    phase_begin(&C, "score", st->score_cells);
     memset(&g, 0, sizeof g);
     g.h = C.alen;
     g.w = C.blen;
@@ -1405,6 +1500,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.track = 1;
     g.prune = o->prune;
     if (C.ck_in.phase >= SWGPU__CK_REVERSE) { /* done before the checkpoint */
+        phase_begin(&C, "score", st->score_cells, 0);
         g.best = C.ck_in.S;
         g.bi = C.ck_in.ie;
         g.bj = C.ck_in.je;
@@ -1463,7 +1559,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     }
     g.saved = saved;
     g.saved_base = saved_base;
-    phase_begin(&C, "reverse", (uint64_t)ie * (uint64_t)je);
+    phase_begin(&C, "reverse", (uint64_t)ie * (uint64_t)je, 0);
     if (C.ck_in.phase == SWGPU__CK_TRACE || ck_resume(&C, SWGPU__CK_REVERSE)) {
         /* the checkpoint's rows (all of them, or the strips done) */
         const int64_t nr = C.ck_in.phase == SWGPU__CK_TRACE ? swgpu__lreg_nsaved(&g)
@@ -1506,12 +1602,14 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 
     /* phase 3: traceback */
     t = swgpu__now();
-    phase_begin(&C, "traceback", 0);
     {
         sub_t top = { ib, jb, ie, je, ST_H, ST_H, S };
+        const double h = (double)(ie - ib), w = (double)(je - jb);
         if (is_base(&top) || (ie - ib - 1) / L1 < 1) {
+            phase_begin(&C, "traceback", (uint64_t)tb_piece(&C, h > w ? h : w, h > w ? w : h, 0), 1);
             rc = subvec_push(&list, &top);
         } else {
+            phase_begin(&C, "traceback", (uint64_t)tb_walk(&C, h, w, (double)L1, 0), 1);
             split_t sp;
             split_view(&sp, &top, 0);
             sp.L = L1;

@@ -212,7 +212,9 @@ typedef struct {
 
 /** Progress shared between an engine and the orchestration. */
 typedef struct {
-    void (*report)(void *user, uint64_t cells_done); /* called now and then, may be NULL */
+    /* called now and then, may be NULL: cells of the batch done so far
+     * (computed or skipped), of which `pruned` were skipped */
+    void (*report)(void *user, uint64_t cells_done, uint64_t pruned);
     void *user;
 } swgpu__lprog_t;
 

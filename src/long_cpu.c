@@ -902,8 +902,10 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
              tick++) {
             struct timespec ts = { 0, 10 * 1000 * 1000 };
             nanosleep(&ts, NULL);
-            if (tick % 10 == 9 && prog && prog->report)
-                prog->report(prog->user, atomic_load(&J.cells) + atomic_load(&J.pruned));
+            if (tick % 10 == 9 && prog && prog->report) {
+                uint64_t pr = atomic_load(&J.pruned);
+                prog->report(prog->user, atomic_load(&J.cells) + pr, pr);
+            }
             if (ck && ck->save && nt > 0 && swgpu__now() - last >= ck->every) {
                 int crc = checkpoint(&J, ck);
                 last = swgpu__now();

@@ -266,16 +266,16 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
     if (prog && prog->report) {
         for (;;) {
             cudaError_t q = cudaStreamQuery(g->st);
-            unsigned long long done = 0;
+            unsigned long long done[2] = { 0, 0 }; /* cells done, pruned */
             struct timespec ts = { 0, 50 * 1000 * 1000 };
             if (q == cudaSuccess)
                 break;
             if (q != cudaErrorNotReady)
                 CU(q);
             nanosleep(&ts, NULL);
-            CU(cudaMemcpyAsync(&done, g->dctr + 1, sizeof done, cudaMemcpyDeviceToHost, g->st2));
+            CU(cudaMemcpyAsync(done, g->dctr + 1, sizeof done, cudaMemcpyDeviceToHost, g->st2));
             CU(cudaStreamSynchronize(g->st2));
-            prog->report(prog->user, done);
+            prog->report(prog->user, done[0], done[1] < done[0] ? done[1] : done[0]);
         }
     }
     CU(cudaStreamSynchronize(g->st));

@@ -362,18 +362,47 @@ static void test_wide(void)
     free(d);
 }
 
-static int progress_calls;
-static double progress_last;
+/* What the progress reports showed, and the first broken rule. */
+typedef struct {
+    int calls, phase;             /* index in PHASES of the current phase, -1 before */
+    int ended[4];                 /* phases that ended with a final report */
+    uint64_t first_total[4], total[4], cells;
+    double fraction;
+    char bad[200];
+} prog_t;
 
-static void on_progress(const char *phase, double fraction, uint64_t cells, double seconds,
-                        void *user)
+static const char *const PHASES[4] = { "prepass", "score", "reverse", "traceback" };
+
+static void on_progress(const swgpu_long_progress_t *r, void *user)
 {
-    (void)phase;
-    (void)cells;
-    (void)seconds;
-    (void)user;
-    progress_calls++;
-    progress_last = fraction;
+    prog_t *p = user;
+    int k = 0;
+    const int fin = r->fraction == 1.0 && r->phase_done == r->phase_total && !r->phase_estimated;
+    while (k < 4 && strcmp(r->phase, PHASES[k]))
+        k++;
+    p->calls++;
+    if (p->bad[0])
+        return;
+    if (k == 4 || k < p->phase || (k > p->phase && p->phase >= 0 && !p->ended[p->phase]) ||
+        (k == p->phase && p->ended[k] && !fin))
+        snprintf(p->bad, sizeof p->bad, "phase %s out of order", r->phase);
+    else if (!(r->fraction >= 0 && r->fraction <= 1) || (k == p->phase && r->fraction < p->fraction))
+        snprintf(p->bad, sizeof p->bad, "%s: fraction %g after %g", r->phase, r->fraction, p->fraction);
+    else if (r->phase_done > r->phase_total || r->cells < p->cells || r->phase_seconds > r->seconds + 1e-3)
+        snprintf(p->bad, sizeof p->bad, "%s: %llu of %llu cells, %llu computed, %.3f of %.3f s", r->phase,
+                 (unsigned long long)r->phase_done, (unsigned long long)r->phase_total,
+                 (unsigned long long)r->cells, r->phase_seconds, r->seconds);
+    else if (r->phase_estimated != (k == 3 && r->fraction < 1))
+        snprintf(p->bad, sizeof p->bad, "%s: estimated %d at %g", r->phase, r->phase_estimated, r->fraction);
+    if (p->bad[0])
+        return;
+    if (k != p->phase)
+        p->first_total[k] = r->phase_total;
+    p->phase = k;
+    p->fraction = r->fraction;
+    p->cells = r->cells;
+    p->total[k] = r->phase_total;
+    p->ended[k] |= fin;
 }
 
 static void test_progress_and_threads(void)
@@ -386,17 +415,34 @@ static void test_progress_and_threads(void)
     swgpu_long_opts_t o = opts(5, 2, 1, 4 << 20, SWGPU_BACKEND_CPU);
     rand_seq(&s, a, m, 4);
     n = mutate(&s, a, m, b, 2 * m, 4, 50, 10, 10);
-    o.progress = on_progress;
-    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0, "1 thread");
-    CHECK(progress_calls >= 3 && progress_last == 1.0, "progress: %d calls, last %g", progress_calls,
-          progress_last);
-    CHECK(st.cells >= st.score_cells && st.score_cells == (uint64_t)m * n && st.levels >= 1 &&
-              st.subproblems > 1 && st.peak_host_bytes > 0 && !strcmp(st.backend, "cpu"),
-          "stats: cells %llu levels %d pieces %llu", (unsigned long long)st.cells, st.levels,
-          (unsigned long long)st.subproblems);
-    o.threads = 4;
-    o.progress = NULL;
-    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &y, NULL) == 0, "4 threads");
+    /* 1 thread, then 4 (the full-matrix pieces traced back by threads while
+     * the calling thread reports) */
+    for (int k = 0; k < 2; k++) {
+        swgpu_aln_t *z = k ? &y : &x;
+        prog_t pg = { .phase = -1 };
+        o.threads = k ? 4 : 1;
+        o.progress = on_progress;
+        o.progress_user = &pg;
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, z, &st) == 0, "%d threads", o.threads);
+        CHECK(pg.calls >= 8 && !pg.bad[0] && pg.ended[0] && pg.ended[1] && pg.ended[2] && pg.ended[3] &&
+                  pg.cells == st.cells,
+              "progress: %d calls, %s; phases ended %d %d %d %d, %llu cells of %llu", pg.calls,
+              pg.bad[0] ? pg.bad : "in order", pg.ended[0], pg.ended[1], pg.ended[2], pg.ended[3],
+              (unsigned long long)pg.cells, (unsigned long long)st.cells);
+        CHECK(pg.total[0] == (uint64_t)m * n && pg.total[1] == (uint64_t)m * n &&
+                  pg.total[2] == (uint64_t)z->qend * (uint64_t)z->tend,
+              "progress totals: the matrix, then the rectangle up to the end");
+        /* the traceback's first estimate, from the model alone, within 2x of what it did */
+        CHECK(pg.first_total[3] * 2 >= pg.total[3] && pg.first_total[3] <= 2 * pg.total[3],
+              "traceback estimate %llu, done %llu", (unsigned long long)pg.first_total[3],
+              (unsigned long long)pg.total[3]);
+        printf("# traceback: estimated %llu cells, did %llu\n", (unsigned long long)pg.first_total[3],
+               (unsigned long long)pg.total[3]);
+        CHECK(st.cells >= st.score_cells && st.score_cells == (uint64_t)m * n && st.levels >= 1 &&
+                  st.subproblems > 1 && st.peak_host_bytes > 0 && !strcmp(st.backend, "cpu"),
+              "stats: cells %llu levels %d pieces %llu", (unsigned long long)st.cells, st.levels,
+              (unsigned long long)st.subproblems);
+    }
     CHECK(x.n_cigar == y.n_cigar && x.n_cigar > 0 &&
               !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
           "thread count changes nothing");

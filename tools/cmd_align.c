@@ -67,8 +67,9 @@ static void usage(FILE *fp)
           "      --quiet            no warnings, no progress, no summary line\n"
           "  -h, --help             this text\n"
           "\n"
-          "Progress goes to standard error when it is a terminal; a summary line (cells,\n"
-          "seconds per phase, GCUPS, peak memory) always does, unless --quiet.\n",
+          "Progress (per phase: percentage, GCUPS, time left) goes to standard error when\n"
+          "it is a terminal; a summary line (cells, seconds per phase, GCUPS, peak memory)\n"
+          "always does, unless --quiet.\n",
           fp);
 }
 
@@ -101,22 +102,43 @@ typedef struct {
     const char *phase;
 } progress_t;
 
-static void on_progress(const char *phase, double fraction, uint64_t cells, double seconds,
-                        void *user)
+/* A duration for people: 42 s, 12m05s, 3h07m. */
+static void fmt_duration(char *buf, size_t n, double s)
+{
+    long t = s > 0 && s < 1e9 ? lround(s) : 0;
+    if (t < 100)
+        snprintf(buf, n, "%ld s", t);
+    else if (t < 3600)
+        snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+}
+
+/*
+ * One line per phase, rewritten in place: the share of the phase's cells
+ * done (~: of an estimated total), the cells computed so far, the phase's
+ * GCUPS (pruned cells counted as done, as the summary's score pass) and the
+ * time left at that rate.
+ */
+static void on_progress(const swgpu_long_progress_t *r, void *user)
 {
     progress_t *p = user;
-    double rate = seconds > 0 ? (double)cells / seconds / 1e9 : 0;
+    char left[32], pct[16];
+    double rate = r->phase_seconds > 0 ? (double)r->phase_done / r->phase_seconds : 0;
     if (!p->tty)
         return;
-    if (p->phase && strcmp(p->phase, phase))
+    if (p->phase && strcmp(p->phase, r->phase))
         fputc('\n', stderr);
-    p->phase = phase;
-    fprintf(stderr, "\r[swgpu %.1fs] %-9s %5.1f%%  %.3g cells  %.1f GCUPS", cli_elapsed(), phase,
-            100.0 * fraction, (double)cells, rate);
-    if (fraction > 0.01 && fraction < 1.0 && !strcmp(phase, "score"))
-        fprintf(stderr, "  ~%.0f s left   ", seconds * (1.0 - fraction) / fraction);
+    p->phase = r->phase;
+    if (r->fraction >= 1.0)
+        fmt_duration(left, sizeof left, 0);
+    else if (r->phase_done > 0 && rate > 0)
+        fmt_duration(left, sizeof left, (double)(r->phase_total - r->phase_done) / rate);
     else
-        fputs("            ", stderr);
+        snprintf(left, sizeof left, "?");
+    snprintf(pct, sizeof pct, "%s%.1f%%", r->phase_estimated ? "~" : "", 100.0 * r->fraction);
+    fprintf(stderr, "\r[swgpu %.1fs] %-9s %7s  %.3g cells  %.1f GCUPS  %s%s left     ", cli_elapsed(),
+            r->phase, pct, (double)r->cells, rate / 1e9, r->fraction < 1.0 && *left != '?' ? "~" : "", left);
     fflush(stderr);
 }
 

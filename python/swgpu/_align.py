@@ -170,7 +170,9 @@ def align_long(query, target, matrix=None, gap_open=None, gap_extend=None, *, ma
         "4G"), as the command line's --max-memory; sets max_host_memory and
         max_device_memory unless they are given.
     progress: called as progress(phase, fraction, cells, seconds) a few times
-        a second, phase "score", "reverse" or "traceback".  An exception it
+        a second, phase "prepass", "score", "reverse" or "traceback";
+        fraction of the phase done (the traceback's of an estimated total),
+        cells computed in all phases, seconds since the call began.  An exception it
         raises stops further reports and is raised once the alignment is done
         (the library cannot stop in the middle).
 

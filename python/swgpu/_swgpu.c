@@ -1466,10 +1466,9 @@ done:
 }
 
 /* align_long's progress: (phase, fraction, cells, seconds) */
-static void on_progress(const char *phase, double fraction, uint64_t cells, double seconds,
-                        void *user)
+static void on_progress(const swgpu_long_progress_t *p, void *user)
 {
-    progress_call(user, "(sdKd)", phase, fraction, (unsigned long long)cells, seconds);
+    progress_call(user, "(sdKd)", p->phase, p->fraction, (unsigned long long)p->cells, p->seconds);
 }
 
 static PyObject *long_stats(const swgpu_long_stats_t *s)

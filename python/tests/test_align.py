@@ -146,7 +146,7 @@ def test_align_long_options():
     assert swgpu.align_long(a, b, gap_open=2, gap_extend=1).score >= full.score
     seen = []
     swgpu.align_long(a, b, progress=lambda *args: seen.append(args))
-    assert {p[0] for p in seen} <= {"score", "reverse", "traceback"}
+    assert {p[0] for p in seen} <= {"prepass", "score", "reverse", "traceback"}
     assert all(0.0 <= p[1] <= 1.0 and p[2] >= 0 and p[3] >= 0 for p in seen)
 
 
@@ -156,7 +156,7 @@ def test_align_long_progress_exception():
     def progress(phase, fraction, cells, seconds):
         raise KeyError("stop " + phase)
 
-    with pytest.raises(KeyError, match="stop score"):
+    with pytest.raises(KeyError, match="stop prepass"):
         swgpu.align_long(a, a, progress=progress)
 
 
