@@ -98,7 +98,8 @@ FORCE:
 
 bench: $(BENCHES)
 
-check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS)
+# the chromosome-pair generator is checked with the bench script that uses it
+check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS) $(B)/bench/gen_chrom
 	@sh tests/run.sh $(B)
 
 # fuzz_cli links the tool's option parsing: every tools/*.c but main's

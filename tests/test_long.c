@@ -415,31 +415,34 @@ static void test_progress_and_threads(void)
     swgpu_long_opts_t o = opts(5, 2, 1, 4 << 20, SWGPU_BACKEND_CPU);
     rand_seq(&s, a, m, 4);
     n = mutate(&s, a, m, b, 2 * m, 4, 50, 10, 10);
-    prog_t pg = { .phase = -1 };
-    o.progress = on_progress;
-    o.progress_user = &pg;
-    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &x, &st) == 0, "1 thread");
-    CHECK(pg.calls >= 4 && !pg.bad[0] && pg.ended[0] && pg.ended[1] && pg.ended[2] && pg.ended[3] &&
-              pg.cells == st.cells,
-          "progress: %d calls, %s; phases ended %d %d %d %d, %llu cells of %llu", pg.calls,
-          pg.bad[0] ? pg.bad : "in order", pg.ended[0], pg.ended[1], pg.ended[2], pg.ended[3],
-          (unsigned long long)pg.cells, (unsigned long long)st.cells);
-    CHECK(pg.total[0] == (uint64_t)m * n && pg.total[1] == (uint64_t)m * n &&
-              pg.total[2] == (uint64_t)x.qend * (uint64_t)x.tend,
-          "progress totals: the matrix, then the rectangle up to the end");
-    /* the traceback's first estimate, from the model alone, within 2x of what it did */
-    CHECK(pg.first_total[3] * 2 >= pg.total[3] && pg.first_total[3] <= 2 * pg.total[3],
-          "traceback estimate %llu, done %llu", (unsigned long long)pg.first_total[3],
-          (unsigned long long)pg.total[3]);
-    printf("# traceback: estimated %llu cells, did %llu\n", (unsigned long long)pg.first_total[3],
-           (unsigned long long)pg.total[3]);
-    CHECK(st.cells >= st.score_cells && st.score_cells == (uint64_t)m * n && st.levels >= 1 &&
-              st.subproblems > 1 && st.peak_host_bytes > 0 && !strcmp(st.backend, "cpu"),
-          "stats: cells %llu levels %d pieces %llu", (unsigned long long)st.cells, st.levels,
-          (unsigned long long)st.subproblems);
-    o.threads = 4;
-    o.progress = NULL;
-    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &y, NULL) == 0, "4 threads");
+    /* 1 thread, then 4 (the full-matrix pieces traced back by threads while
+     * the calling thread reports) */
+    for (int k = 0; k < 2; k++) {
+        swgpu_aln_t *z = k ? &y : &x;
+        prog_t pg = { .phase = -1 };
+        o.threads = k ? 4 : 1;
+        o.progress = on_progress;
+        o.progress_user = &pg;
+        CHECK(swgpu_align_long(a, m, b, n, dna, &o, z, &st) == 0, "%d threads", o.threads);
+        CHECK(pg.calls >= 8 && !pg.bad[0] && pg.ended[0] && pg.ended[1] && pg.ended[2] && pg.ended[3] &&
+                  pg.cells == st.cells,
+              "progress: %d calls, %s; phases ended %d %d %d %d, %llu cells of %llu", pg.calls,
+              pg.bad[0] ? pg.bad : "in order", pg.ended[0], pg.ended[1], pg.ended[2], pg.ended[3],
+              (unsigned long long)pg.cells, (unsigned long long)st.cells);
+        CHECK(pg.total[0] == (uint64_t)m * n && pg.total[1] == (uint64_t)m * n &&
+                  pg.total[2] == (uint64_t)z->qend * (uint64_t)z->tend,
+              "progress totals: the matrix, then the rectangle up to the end");
+        /* the traceback's first estimate, from the model alone, within 2x of what it did */
+        CHECK(pg.first_total[3] * 2 >= pg.total[3] && pg.first_total[3] <= 2 * pg.total[3],
+              "traceback estimate %llu, done %llu", (unsigned long long)pg.first_total[3],
+              (unsigned long long)pg.total[3]);
+        printf("# traceback: estimated %llu cells, did %llu\n", (unsigned long long)pg.first_total[3],
+               (unsigned long long)pg.total[3]);
+        CHECK(st.cells >= st.score_cells && st.score_cells == (uint64_t)m * n && st.levels >= 1 &&
+                  st.subproblems > 1 && st.peak_host_bytes > 0 && !strcmp(st.backend, "cpu"),
+              "stats: cells %llu levels %d pieces %llu", (unsigned long long)st.cells, st.levels,
+              (unsigned long long)st.subproblems);
+    }
     CHECK(x.n_cigar == y.n_cigar && x.n_cigar > 0 &&
               !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
           "thread count changes nothing");
