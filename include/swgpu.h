@@ -923,6 +923,11 @@ typedef struct {
     const char *checkpoint;     /* NULL: none.  A file holding where the call stands (see
                                    swgpu_align_long: Checkpoints) */
     double checkpoint_every;    /* seconds between checkpoints (default 600) */
+    int gpus;                   /* cuda: GPUs each pass is split across, the first N visible
+                                   (0: all; default 1) */
+    int gpu_parts;              /* cuda: partitions each pass is split into (0: one per GPU);
+                                   more partitions than GPUs take the GPUs in turn, one
+                                   after the other on a GPU (checks of the split on one GPU) */
 } swgpu_long_opts_t;
 
 /** What a swgpu_align_long() call did. */
@@ -941,11 +946,12 @@ typedef struct {
     uint64_t peak_device_bytes; /* ... and on the GPU (0 on the CPU) */
     int levels;                 /* depth of the split recursion */
     uint64_t subproblems;       /* pieces traced back on the CPU */
+    int gpus;                   /* GPUs the passes ran on (0 on the CPU) */
 } swgpu_long_stats_t;
 
 /** Defaults: gaps as swgpu_opts_init() for the alphabet, 4 GiB budgets,
  *  backend auto, threads 0, prune 1, no progress, no checkpoint (every 600
- *  seconds when one is given). */
+ *  seconds when one is given), one GPU, one partition per GPU. */
 void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
 
 /**

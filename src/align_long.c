@@ -1207,6 +1207,7 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet)
     o->backend = SWGPU_BACKEND_AUTO;
     o->prune = 1;
     o->checkpoint_every = 600;
+    o->gpus = 1;
 }
 
 void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out)
@@ -1387,6 +1388,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
                            "(open %d, extend %d)", o->gap_open, o->gap_extend);
     if (o->gap_open + o->gap_extend == 0)
         return swgpu__fail(SWGPU_EINVAL, "long alignment: gap open + extend must be positive");
+    if (o->gpus < 0 || o->gpu_parts < 0)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: gpus %d, gpu_parts %d: must be >= 0", o->gpus,
+                           o->gpu_parts);
 
     if (o->comm && o->comm->size > 1) {
         /* split across parts: the CPU engines (the reference computes alone) */
@@ -1485,8 +1489,27 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         rc = SWGPU_OK;
     }
 #ifdef SWGPU_HAVE_CUDA
-    if (C.use_gpu && (rc = swgpu__lgpu_create(&C.q, &C.sc, &C.gpu)))
-        goto done;
+    if (C.use_gpu) {
+        int ndev = swgpu__lgpu_devices(), use, parts, devs[SWGPU__LONG_MAX_PARTS];
+        use = o->gpus > 0 && o->gpus < ndev ? o->gpus : ndev;
+        parts = o->gpu_parts > 0 ? o->gpu_parts : use;
+        if (use < 1) {
+            rc = swgpu__fail(SWGPU_ENODEV, "backend cuda: no usable CUDA device");
+            goto done;
+        }
+        if (parts > SWGPU__LONG_MAX_PARTS) {
+            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: %d GPU partitions, at most %d", parts,
+                             SWGPU__LONG_MAX_PARTS);
+            goto done;
+        }
+        for (int p = 0; p < parts; p++)
+            devs[p] = p % use;
+        if ((rc = swgpu__lgpu_create(&C.q, &C.sc, devs, parts, &C.gpu)))
+            goto done;
+        st->gpus = use;
+        swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPU%s, %d partition%s", use, use == 1 ? "" : "s",
+                   parts, parts == 1 ? "" : "s");
+    }
 #endif
 
     /* phase 1: score */

@@ -298,13 +298,26 @@ int swgpu__lsplit_gather(const swgpu_comm_t *comm, int rc, const void *mine, siz
 typedef struct swgpu__lgpu swgpu__lgpu_t;
 /** 1 if a CUDA device can be used. */
 int swgpu__lgpu_available(void);
-/** Upload the sequences (host q) and scoring; *out owned by the caller. */
-int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
-                       swgpu__lgpu_t **out);
+/** Visible CUDA devices (0 when none can be used). */
+int swgpu__lgpu_devices(void);
+/** Upload the sequences (host q) and scoring to `parts` partitions, part p
+ *  on device devs[p] (devs NULL: all on device 0); *out owned by the
+ *  caller.  Every batch is split across the partitions: many regions (at
+ *  least twice the partitions) are dealt out whole, largest first to the
+ *  partition with the least work; fewer are each cut by columns into one
+ *  slice per partition (at least 256 columns a slice), slice p's strip s
+ *  starting once slice p-1 has handed over its right boundary column for
+ *  that strip (through host memory that every device maps), so that the
+ *  partitions compute at once after the first strip.  Partitions on one
+ *  device run one after the other.  Results are those of one partition:
+ *  exact bests under the tie rule, saved rows exact on optimal paths. */
+int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, const int *devs,
+                       int parts, swgpu__lgpu_t **out);
 /** Run a batch; saved rows are copied into the regions' host buffers. */
 int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n,
                     const swgpu__lprog_t *prog, uint64_t *pruned);
-/** Bytes the engine would hold on the device to run the batch. */
+/** Bytes the engine would hold on the device to run the batch (the most
+ *  any one partition holds). */
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n);
 /** Largest device memory held so far. */
 uint64_t swgpu__lgpu_peak(const swgpu__lgpu_t *g);

@@ -26,21 +26,58 @@
         }                                                                                \
     } while (0)
 
-struct swgpu__lgpu {
-    int sms, threads, bps;       /* multiprocessors, threads per block, blocks per SM */
+#define MIN_COLS 256 /* narrowest column slice of a split region */
+
+/* Layout of a batch in a partition's scratch buffer (offsets in bytes). */
+typedef struct {
+    uint64_t ring, saved, progress, best, end;
+    int64_t strips;
+} layout_t;
+
+/* One partition: a device, its copy of the sequences, its buffers, and the
+ * batch it runs. */
+typedef struct {
+    int dev;
+    int sms, threads, bps[2];    /* multiprocessors, threads per block, blocks per SM
+                                    (of the kernels for whole regions and for slices) */
     int dna;                     /* 1: the DNA (byte-select) kernel */
     uint8_t *dseq[4];
     int32_t *dmat;
-    swgpu__lscore_t sc;
-    cudaStream_t st, st2;        /* the pass; progress reads */
+    cudaStream_t st, st2;        /* the pass; progress reads and best hand-over */
     swgpu__lkreg_t *dregs, *hregs;
     size_t regs_cap;
     char *dbuf;                  /* ring | saved | progress | best, grown as needed */
     uint64_t buf_cap;
-    unsigned long long *dctr;    /* [0] ticket, [1] cells done, [2] cells pruned, [3] best (int32) */
+    unsigned long long *dctr;    /* [0] ticket, [1] cells done, [2] cells pruned, [3] best
+                                    (int32), [4] the others' best (int32), [5] abort (int32) */
     swgpu__lkbest_t *hbest;
     size_t hbest_cap;
     uint64_t fixed, peak;
+    /* the batch in flight: its regions (the part's own copies), layout */
+    swgpu__lreg_t *regs;
+    size_t n, cap;
+    layout_t L;
+    int running;
+    unsigned long long done, pruned; /* counters read at the last report */
+    int32_t best;
+    char *edge;                  /* device: the boundary columns this partition receives */
+    uint64_t edge_cap;
+} part_t;
+
+struct swgpu__lgpu {
+    swgpu__lscore_t sc;
+    int P;
+    part_t *part;
+    /* Boundary columns of split regions: in the receiving partition's device
+     * memory, written by its left neighbour directly (same device) or through
+     * peer access; in host memory that every device maps (host_edges) when a
+     * pair of neighbouring devices has no peer access. */
+    int host_edges, cross;       /* host_edges; neighbours on different devices */
+    char *edge;                  /* host_edges: the host-mapped buffer */
+    uint64_t edge_cap;
+    int64_t *owner;              /* per region of the batch: the part (whole regions) */
+    size_t owner_cap;
+    uint64_t peak;
 };
 
 int swgpu__lgpu_available(void)
@@ -53,72 +90,133 @@ int swgpu__lgpu_available(void)
     return n > 0;
 }
 
+int swgpu__lgpu_devices(void)
+{
+    int n = 0;
+    if (!swgpu__lgpu_available() || cudaGetDeviceCount(&n) != cudaSuccess)
+        return 0;
+    return n;
+}
+
+static void part_free(part_t *p)
+{
+    if (cudaSetDevice(p->dev) != cudaSuccess)
+        (void)cudaGetLastError();
+    for (int k = 0; k < 4; k++)
+        cudaFree(p->dseq[k]);
+    cudaFree(p->dmat);
+    cudaFree(p->dregs);
+    cudaFree(p->dbuf);
+    cudaFree(p->dctr);
+    cudaFree(p->edge);
+    if (p->st)
+        cudaStreamDestroy(p->st);
+    if (p->st2)
+        cudaStreamDestroy(p->st2);
+    free(p->hregs);
+    free(p->hbest);
+    free(p->regs);
+}
+
 void swgpu__lgpu_destroy(swgpu__lgpu_t *g)
 {
     if (!g)
         return;
-    for (int k = 0; k < 4; k++)
-        cudaFree(g->dseq[k]);
-    cudaFree(g->dmat);
-    cudaFree(g->dregs);
-    cudaFree(g->dbuf);
-    cudaFree(g->dctr);
-    if (g->st)
-        cudaStreamDestroy(g->st);
-    if (g->st2)
-        cudaStreamDestroy(g->st2);
-    free(g->hregs);
-    free(g->hbest);
+    for (int p = 0; g->part && p < g->P; p++)
+        part_free(&g->part[p]);
+    free(g->part);
+    if (g->edge)
+        cudaFreeHost(g->edge);
+    free(g->owner);
     free(g);
 }
 
-int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__lgpu_t **out)
+static int part_create(part_t *p, int dev, const swgpu__lseqs_t *q, const swgpu__lscore_t *sc)
 {
-    swgpu__lgpu_t *g = calloc(1, sizeof *g);
-    int rc = SWGPU_OK, dev = 0;
+    int rc = SWGPU_OK;
     int32_t mat[32 * 32];
-    *out = NULL;
-    if (!g)
-        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
-    g->sc = *sc;
-    CU(cudaGetDevice(&dev));
-    CU(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, dev));
+    p->dev = dev;
+    CU(cudaSetDevice(dev));
+    CU(cudaDeviceGetAttribute(&p->sms, cudaDevAttrMultiProcessorCount, dev));
     /* the byte-select DNA kernel needs match + oe and mismatch + oe in 0..255;
      * the grid is sized for the very kernel that is launched */
-    g->dna = sc->dna && sc->mismatch + sc->open + sc->ext >= 0 && sc->match + sc->open + sc->ext <= 255;
-    CU(swgpu__long_occupancy(g->dna, &g->threads, &g->bps));
-    if (g->bps < 1) {
-        rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: the kernel cannot run on this device");
+    p->dna = sc->dna && sc->mismatch + sc->open + sc->ext >= 0 && sc->match + sc->open + sc->ext <= 255;
+    CU(swgpu__long_occupancy(p->dna, 0, &p->threads, &p->bps[0]));
+    CU(swgpu__long_occupancy(p->dna, 1, &p->threads, &p->bps[1]));
+    if (p->bps[0] < 1 || p->bps[1] < 1) {
+        rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: the kernel cannot run on device %d", dev);
         goto fail;
     }
-    CU(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
-    CU(cudaStreamCreateWithFlags(&g->st2, cudaStreamNonBlocking));
+    CU(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking));
+    CU(cudaStreamCreateWithFlags(&p->st2, cudaStreamNonBlocking));
     for (int k = 0; k < 4; k++) {
         size_t n = (size_t)q->len[k] + SWGPU__LONG_PAD;
-        CU(cudaMalloc((void **)&g->dseq[k], n));
-        CU(cudaMemcpy(g->dseq[k], q->seq[k], n, cudaMemcpyHostToDevice));
-        g->fixed += n;
+        CU(cudaMalloc((void **)&p->dseq[k], n));
+        CU(cudaMemcpy(p->dseq[k], q->seq[k], n, cudaMemcpyHostToDevice));
+        p->fixed += n;
     }
     for (int r = 0; r < 32; r++)
         for (int c = 0; c < 32; c++)
             mat[c * 32 + r] = sc->s[r][c];
-    CU(cudaMalloc((void **)&g->dmat, sizeof mat));
-    CU(cudaMemcpy(g->dmat, mat, sizeof mat, cudaMemcpyHostToDevice));
-    CU(cudaMalloc((void **)&g->dctr, 4 * sizeof *g->dctr));
-    g->fixed += sizeof mat + 4 * sizeof *g->dctr;
-    g->peak = g->fixed;
+    CU(cudaMalloc((void **)&p->dmat, sizeof mat));
+    CU(cudaMemcpy(p->dmat, mat, sizeof mat, cudaMemcpyHostToDevice));
+    CU(cudaMalloc((void **)&p->dctr, 6 * sizeof *p->dctr));
+    p->fixed += sizeof mat + 6 * sizeof *p->dctr;
+    p->peak = p->fixed;
+fail:
+    return rc;
+}
+
+int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, const int *devs, int parts,
+                       swgpu__lgpu_t **out)
+{
+    swgpu__lgpu_t *g = calloc(1, sizeof *g);
+    int rc = SWGPU_OK;
+    *out = NULL;
+    if (!g)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+    g->sc = *sc;
+    if (parts < 1 || parts > SWGPU__LONG_MAX_PARTS) {
+        free(g);
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: %d GPU partitions", parts);
+    }
+    if (!(g->part = calloc((size_t)parts, sizeof *g->part))) {
+        free(g);
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+    }
+    g->P = parts;
+    for (int p = 0; p < parts; p++)
+        g->part[p].dev = devs ? devs[p] : 0;
+    for (int p = 0; p < parts; p++)
+        if ((rc = part_create(&g->part[p], g->part[p].dev, q, sc)))
+            goto fail;
+    for (int p = 1; p < parts; p++) { /* part p-1 writes into part p's memory */
+        int from = g->part[p - 1].dev, to = g->part[p].dev, can = 0;
+        cudaError_t e;
+        if (from == to)
+            continue;
+        g->cross = 1;
+        CU(cudaDeviceCanAccessPeer(&can, from, to));
+        if (!can) {
+            g->host_edges = 1;
+            continue;
+        }
+        CU(cudaSetDevice(from));
+        e = cudaDeviceEnablePeerAccess(to, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+            (void)cudaGetLastError();
+        else
+            CU(e);
+    }
+    if (g->host_edges)
+        swgpu__log(SWGPU_LOG_INFO, "long alignment: GPUs without peer access; boundary columns go "
+                   "through host memory");
     *out = g;
     return SWGPU_OK;
 fail:
     swgpu__lgpu_destroy(g);
     return rc;
 }
-
-/* Layout of a batch in the scratch buffer (offsets in bytes). */
-typedef struct {
-    uint64_t ring, saved, progress, best, end;
-    int64_t strips;
-} layout_t;
 
 static void batch_layout(const swgpu__lreg_t *regs, size_t n, layout_t *L)
 {
@@ -137,16 +235,168 @@ static void batch_layout(const swgpu__lreg_t *regs, size_t n, layout_t *L)
     L->strips = strips;
 }
 
-uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
+/*
+ * The split of a batch over the partitions.  Many regions (at least twice
+ * the partitions): whole regions, largest first to the partition with the
+ * least work so far (owner[k]).  Few: every region cut by columns into
+ * slices of at least MIN_COLS columns, one per partition (slices(w) of
+ * them), chained by boundary columns.
+ */
+static int whole_regions(const swgpu__lgpu_t *g, size_t n)
+{
+    return g->P == 1 || n >= 2 * (size_t)g->P;
+}
+
+static int64_t slices(const swgpu__lgpu_t *g, int64_t w)
+{
+    int64_t a = w / MIN_COLS;
+    return a < 1 ? 1 : a > g->P ? g->P : a;
+}
+
+static const swgpu__lreg_t *deal_regs; /* qsort's context (deal() is not reentrant per engine) */
+
+static int by_cells(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    uint64_t ca = (uint64_t)deal_regs[a].h * (uint64_t)deal_regs[a].w;
+    uint64_t cb = (uint64_t)deal_regs[b].h * (uint64_t)deal_regs[b].w;
+    if (ca != cb)
+        return ca > cb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static int deal(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
+{
+    uint64_t load[64], *ld = load;
+    size_t *order;
+    if (n > g->owner_cap) {
+        int64_t *o = realloc(g->owner, n * sizeof *o);
+        if (!o)
+            return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+        g->owner = o;
+        g->owner_cap = n;
+    }
+    if (g->P == 1) {
+        for (size_t k = 0; k < n; k++)
+            g->owner[k] = 0;
+        return SWGPU_OK;
+    }
+    if (g->P > 64 && !(ld = calloc((size_t)g->P, sizeof *ld)))
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+    if (!(order = malloc(n * sizeof *order))) {
+        if (ld != load)
+            free(ld);
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+    }
+    memset(ld, 0, (size_t)g->P * sizeof *ld);
+    for (size_t k = 0; k < n; k++)
+        order[k] = k;
+    deal_regs = regs;
+    qsort(order, n, sizeof *order, by_cells); /* cells descending, index ascending */
+    for (size_t k = 0; k < n; k++) {
+        int best = 0;
+        for (int p = 1; p < g->P; p++)
+            if (ld[p] < ld[best])
+                best = p;
+        g->owner[order[k]] = best;
+        ld[best] += (uint64_t)regs[order[k]].h * (uint64_t)regs[order[k]].w;
+    }
+    free(order);
+    if (ld != load)
+        free(ld);
+    return SWGPU_OK;
+}
+
+static int part_reserve(part_t *p, size_t n)
+{
+    if (n > p->cap) {
+        swgpu__lreg_t *r = realloc(p->regs, n * sizeof *r);
+        if (!r)
+            return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+        p->regs = r;
+        p->cap = n;
+    }
+    return SWGPU_OK;
+}
+
+/* Slice pp of region r (a slices): its columns. */
+static void slice_cols(int64_t w, int64_t a, int64_t pp, int64_t *c0, int64_t *c1)
+{
+    *c0 = w * pp / a;
+    *c1 = w * (pp + 1) / a;
+}
+
+/* Every partition's share of the batch in p->regs (saved: NULL for slices,
+ * filled in by the caller).  Slices keep their region's index in tag0. */
+static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
+{
+    int rc;
+    for (int p = 0; p < g->P; p++)
+        g->part[p].n = 0;
+    if (whole_regions(g, n)) {
+        if ((rc = deal(g, regs, n)))
+            return rc;
+        for (int p = 0; p < g->P; p++)
+            if ((rc = part_reserve(&g->part[p], n)))
+                return rc;
+        for (size_t k = 0; k < n; k++) {
+            part_t *p = &g->part[g->owner[k]];
+            p->regs[p->n++] = regs[k];
+        }
+        return SWGPU_OK;
+    }
+    for (int p = 0; p < g->P; p++)
+        if ((rc = part_reserve(&g->part[p], n)))
+            return rc;
+    for (size_t k = 0; k < n; k++) {
+        const swgpu__lreg_t *r = &regs[k];
+        int64_t a = slices(g, r->w);
+        for (int64_t pp = 0; pp < a; pp++) {
+            part_t *p = &g->part[pp];
+            swgpu__lreg_t *s = &p->regs[p->n++];
+            int64_t c0, c1;
+            slice_cols(r->w, a, pp, &c0, &c1);
+            *s = *r;
+            s->w = c1 - c0;
+            s->coff = r->coff + c0;
+            s->col0 = c0;
+            s->w_all = r->w;
+            s->saved = NULL;
+            s->tag0 = (int32_t)k;
+        }
+    }
+    return SWGPU_OK;
+}
+
+static uint64_t part_bytes(const part_t *p)
 {
     layout_t L;
-    batch_layout(regs, n, &L);
-    return g->fixed + L.end + n * sizeof(swgpu__lkreg_t);
+    batch_layout(p->regs, p->n, &L);
+    return p->fixed + L.end + p->n * sizeof(swgpu__lkreg_t);
+}
+
+uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, size_t n)
+{
+    swgpu__lgpu_t *g = (swgpu__lgpu_t *)gc; /* plan() reuses the parts' arrays */
+    uint64_t most = 0;
+    if (plan(g, regs, n)) {
+        layout_t L; /* out of host memory: the whole batch on one device */
+        batch_layout(regs, n, &L);
+        return g->part[0].fixed + L.end + n * sizeof(swgpu__lkreg_t);
+    }
+    for (int p = 0; p < g->P; p++) {
+        uint64_t b = part_bytes(&g->part[p]);
+        most = b > most ? b : most;
+    }
+    return most;
 }
 
 uint64_t swgpu__lgpu_peak(const swgpu__lgpu_t *g)
 {
-    return g->peak;
+    uint64_t most = 0;
+    for (int p = 0; p < g->P; p++)
+        most = g->part[p].peak > most ? g->part[p].peak : most;
+    return most;
 }
 
 static int better(const swgpu__lkbest_t *a, const swgpu__lkbest_t *b)
@@ -158,53 +408,69 @@ static int better(const swgpu__lkbest_t *a, const swgpu__lkbest_t *b)
     return a->bi < b->bi;
 }
 
-int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu__lprog_t *prog,
-                    uint64_t *pruned)
+static int better_reg(int64_t s, int64_t i, int64_t j, const swgpu__lreg_t *b)
 {
-    layout_t L;
+    if (s != b->best)
+        return s > b->best;
+    if (j != b->bj)
+        return j < b->bj;
+    return i < b->bi;
+}
+
+/* Edge e's boundary columns (strips pairs per strip, then the flags). */
+static uint64_t edge_bytes(int64_t strips)
+{
+    return (((uint64_t)strips * SWGPU__LK_EDGE * 8) + (uint64_t)strips * 4 + 255) & ~(uint64_t)255;
+}
+
+/* Launch a partition's batch (p->regs[0 .. n-1]); boundary columns of
+ * slices from edges (region index in tag0, slice index by col0 order). */
+static int part_launch(swgpu__lgpu_t *g, part_t *p, int pi, const uint64_t *edge_off)
+{
     swgpu__lkargs_t A;
-    int rc = SWGPU_OK, blocks;
+    int rc = SWGPU_OK, blocks, slice = 0;
     uint64_t ring_off = 0, saved_off = 0;
     int64_t first = 0;
-    unsigned long long ctr[4] = { 0, 0, 0, 0 };
+    unsigned long long ctr[6] = { 0, 0, 0, 0, 0, 0 };
     int32_t best0 = 0;
+    const size_t n = p->n;
+    layout_t *L = &p->L;
 
-    if (pruned)
-        *pruned = 0;
     if (n == 0)
         return SWGPU_OK;
-    batch_layout(regs, n, &L);
-    if (n > g->regs_cap) {
-        swgpu__lkreg_t *h = realloc(g->hregs, n * sizeof *h);
+    CU(cudaSetDevice(p->dev));
+    batch_layout(p->regs, n, L);
+    if (n > p->regs_cap) {
+        swgpu__lkreg_t *h = realloc(p->hregs, n * sizeof *h);
         if (!h)
             return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
-        g->hregs = h;
-        cudaFree(g->dregs);
-        g->dregs = NULL;
-        g->regs_cap = 0;
-        CU(cudaMalloc((void **)&g->dregs, n * sizeof *g->dregs));
-        g->regs_cap = n;
+        p->hregs = h;
+        cudaFree(p->dregs);
+        p->dregs = NULL;
+        p->regs_cap = 0;
+        CU(cudaMalloc((void **)&p->dregs, n * sizeof *p->dregs));
+        p->regs_cap = n;
     }
-    if (L.end > g->buf_cap) {
-        cudaFree(g->dbuf);
-        g->dbuf = NULL;
-        g->buf_cap = 0;
-        CU(cudaMalloc((void **)&g->dbuf, L.end));
-        g->buf_cap = L.end;
+    if (L->end > p->buf_cap) {
+        cudaFree(p->dbuf);
+        p->dbuf = NULL;
+        p->buf_cap = 0;
+        CU(cudaMalloc((void **)&p->dbuf, L->end));
+        p->buf_cap = L->end;
     }
-    if ((size_t)L.strips > g->hbest_cap) {
-        swgpu__lkbest_t *b = realloc(g->hbest, (size_t)L.strips * sizeof *b);
+    if ((size_t)L->strips > p->hbest_cap) {
+        swgpu__lkbest_t *b = realloc(p->hbest, (size_t)L->strips * sizeof *b);
         if (!b)
             return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
-        g->hbest = b;
-        g->hbest_cap = (size_t)L.strips;
+        p->hbest = b;
+        p->hbest_cap = (size_t)L->strips;
     }
-    if (g->fixed + g->buf_cap + g->regs_cap * sizeof(swgpu__lkreg_t) > g->peak)
-        g->peak = g->fixed + g->buf_cap + g->regs_cap * sizeof(swgpu__lkreg_t);
+    if (p->fixed + p->buf_cap + p->regs_cap * sizeof(swgpu__lkreg_t) > p->peak)
+        p->peak = p->fixed + p->buf_cap + p->regs_cap * sizeof(swgpu__lkreg_t);
 
     for (size_t k = 0; k < n; k++) {
-        const swgpu__lreg_t *r = &regs[k];
-        swgpu__lkreg_t *d = &g->hregs[k];
+        const swgpu__lreg_t *r = &p->regs[k];
+        swgpu__lkreg_t *d = &p->hregs[k];
         memset(d, 0, sizeof *d);
         d->h = (int32_t)r->h;
         d->w = (int32_t)r->w;
@@ -216,94 +482,387 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
         d->track = r->track;
         d->prune = r->prune;
         if (r->prune && r->local && r->prune_best > best0) /* anchored regions: not a local best */
-            best0 = r->prune_best;
-        d->h0 = r->h0;
-        d->e0 = r->e0;
-        d->f0 = r->f0;
+            best0 = (int32_t)r->prune_best;
+        d->h0 = (int32_t)r->h0;
+        d->e0 = (int32_t)r->e0;
+        d->f0 = (int32_t)r->f0;
         d->save_every = (int32_t)r->save_every;
         d->save_last = r->save_last;
         d->nstrips = (int32_t)((r->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH);
         d->first = first;
         d->ring_off = (int64_t)(ring_off / 4);   /* int32 units from A.ring */
         d->saved_off = (int64_t)(saved_off / 4); /* int32 units from A.saved */
+        if (r->w_all > 0) { /* a slice: boundary columns from and to its neighbours */
+            const int64_t strips = d->nstrips;
+            slice = 1;
+            d->col0 = r->col0;
+            d->wrem = r->w_all - r->col0 - r->w;
+            if (pi > 0) {
+                char *e = (g->host_edges ? g->edge : p->edge) +
+                          edge_off[(size_t)r->tag0 * (size_t)g->P + (size_t)(pi - 1)];
+                d->lin = (const int32_t *)(void *)e;
+                d->lflag = (const int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
+            }
+            if (d->wrem > 0) {
+                char *e = (g->host_edges ? g->edge : g->part[pi + 1].edge) +
+                          edge_off[(size_t)r->tag0 * (size_t)g->P + (size_t)pi];
+                d->rout = (int32_t *)(void *)e;
+                d->rflag = (int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
+            }
+        }
         first += d->nstrips;
         ring_off += (uint64_t)2 * (uint64_t)SWGPU__LK_RING(r->w) * 8;
         saved_off += (uint64_t)swgpu__lreg_nsaved(r) * (uint64_t)(r->w + 1) * 8;
     }
-    CU(cudaMemcpyAsync(g->dregs, g->hregs, n * sizeof *g->dregs, cudaMemcpyHostToDevice, g->st));
-    CU(cudaMemsetAsync(g->dbuf + L.progress, 0, (size_t)L.strips * 4, g->st));
+    CU(cudaMemcpyAsync(p->dregs, p->hregs, n * sizeof *p->dregs, cudaMemcpyHostToDevice, p->st));
+    CU(cudaMemsetAsync(p->dbuf + L->progress, 0, (size_t)L->strips * 4, p->st));
     memcpy(&ctr[3], &best0, sizeof best0);
-    CU(cudaMemcpyAsync(g->dctr, ctr, sizeof ctr, cudaMemcpyHostToDevice, g->st));
+    CU(cudaMemcpyAsync(p->dctr, ctr, sizeof ctr, cudaMemcpyHostToDevice, p->st));
+    p->done = p->pruned = 0;
+    p->best = best0;
 
     memset(&A, 0, sizeof A);
-    A.regs = g->dregs;
+    A.regs = p->dregs;
     A.nregs = (int32_t)n;
-    A.total = L.strips;
+    A.total = L->strips;
     for (int k = 0; k < 4; k++)
-        A.seq[k] = g->dseq[k];
-    A.ring = (int32_t *)(void *)(g->dbuf + L.ring);
-    A.saved = (int32_t *)(void *)(g->dbuf + L.saved);
-    A.progress = (int32_t *)(void *)(g->dbuf + L.progress);
-    A.best = (swgpu__lkbest_t *)(void *)(g->dbuf + L.best);
-    A.ticket = g->dctr;
-    A.done = g->dctr + 1;
-    A.pruned = g->dctr + 2;
-    A.gbest = (int32_t *)(void *)(g->dctr + 3);
+        A.seq[k] = p->dseq[k];
+    A.ring = (int32_t *)(void *)(p->dbuf + L->ring);
+    A.saved = (int32_t *)(void *)(p->dbuf + L->saved);
+    A.progress = (int32_t *)(void *)(p->dbuf + L->progress);
+    A.best = (swgpu__lkbest_t *)(void *)(p->dbuf + L->best);
+    A.ticket = p->dctr;
+    A.done = p->dctr + 1;
+    A.pruned = p->dctr + 2;
+    A.gbest = (int32_t *)(void *)(p->dctr + 3);
+    A.rbest = (const int32_t *)(void *)(p->dctr + 4);
+    A.abort = (const int32_t *)(void *)(p->dctr + 5); /* device memory: read in spin loops */
+    A.sysfence = g->host_edges || g->cross;
     A.smax = g->sc.smax > 0 ? g->sc.smax : 0;
-    A.mat = g->dmat;
+    A.mat = p->dmat;
     A.open = g->sc.open;
     A.ext = g->sc.ext;
-    A.dna = g->dna;
+    A.dna = p->dna;
     A.match = g->sc.match;
     A.mismatch = g->sc.mismatch;
     {
-        int64_t want = (L.strips + g->threads / 32 - 1) / (g->threads / 32);
-        blocks = g->bps * g->sms;
+        int64_t want = (L->strips + p->threads / 32 - 1) / (p->threads / 32);
+        blocks = p->bps[slice] * p->sms;
         if (want < blocks)
             blocks = (int)want;
     }
-    CU(swgpu__long_launch(&A, blocks, g->threads, g->st));
-    if (prog && prog->report) {
-        for (;;) {
-            cudaError_t q = cudaStreamQuery(g->st);
-            unsigned long long done[2] = { 0, 0 }; /* cells done, pruned */
-            struct timespec ts = { 0, 50 * 1000 * 1000 };
-            if (q == cudaSuccess)
-                break;
-            if (q != cudaErrorNotReady)
-                CU(q);
-            nanosleep(&ts, NULL);
-            CU(cudaMemcpyAsync(done, g->dctr + 1, sizeof done, cudaMemcpyDeviceToHost, g->st2));
-            CU(cudaStreamSynchronize(g->st2));
-            prog->report(prog->user, done[0], done[1] < done[0] ? done[1] : done[0]);
-        }
-    }
-    CU(cudaStreamSynchronize(g->st));
-    CU(cudaGetLastError());
-    CU(cudaMemcpy(ctr, g->dctr, sizeof ctr, cudaMemcpyDeviceToHost));
-    if (pruned)
-        *pruned = ctr[2];
+    CU(swgpu__long_launch(&A, slice, blocks, p->threads, p->st));
+    p->running = 1;
+    return SWGPU_OK;
+fail:
+    return rc;
+}
 
-    CU(cudaMemcpy(g->hbest, A.best, (size_t)L.strips * sizeof *g->hbest, cudaMemcpyDeviceToHost));
+/* Wait for a partition's batch; its regions' bests and saved rows. */
+static int part_finish(part_t *p)
+{
+    int rc = SWGPU_OK;
+    unsigned long long ctr[6];
+    const size_t n = p->n;
+    if (!p->running)
+        return SWGPU_OK;
+    p->running = 0;
+    CU(cudaSetDevice(p->dev));
+    CU(cudaStreamSynchronize(p->st));
+    CU(cudaGetLastError());
+    CU(cudaMemcpy(ctr, p->dctr, sizeof ctr, cudaMemcpyDeviceToHost));
+    p->done = ctr[1];
+    p->pruned = ctr[2];
+    CU(cudaMemcpy(p->hbest, p->dbuf + p->L.best, (size_t)p->L.strips * sizeof *p->hbest,
+                  cudaMemcpyDeviceToHost));
     for (size_t k = 0; k < n; k++) {
-        swgpu__lreg_t *r = &regs[k];
-        const swgpu__lkreg_t *d = &g->hregs[k];
+        swgpu__lreg_t *r = &p->regs[k];
+        const swgpu__lkreg_t *d = &p->hregs[k];
         int64_t ns = swgpu__lreg_nsaved(r);
         if (r->track) {
-            swgpu__lkbest_t b = g->hbest[d->first];
+            swgpu__lkbest_t b = p->hbest[d->first];
             for (int64_t t = d->first + 1; t < d->first + d->nstrips; t++)
-                if (better(&g->hbest[t], &b))
-                    b = g->hbest[t];
+                if (better(&p->hbest[t], &b))
+                    b = p->hbest[t];
             r->best = b.best;
             r->bi = b.bi;
             r->bj = b.bj;
         }
-        if (ns > 0)
-            CU(cudaMemcpy(r->saved, A.saved + d->saved_off, (size_t)ns * (size_t)(r->w + 1) * 8,
-                          cudaMemcpyDeviceToHost));
+        if (ns > 0 && r->saved)
+            CU(cudaMemcpy(r->saved, p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4,
+                          (size_t)ns * (size_t)(r->w + 1) * 8, cudaMemcpyDeviceToHost));
     }
     return SWGPU_OK;
 fail:
+    return rc;
+}
+
+/* A partition failed: the running ones' slices that wait for a boundary
+ * column give up (their abort word, in device memory, written by a copy). */
+static void abort_all(swgpu__lgpu_t *g)
+{
+    static const int32_t one = 1;
+    if (g->P < 2)
+        return;
+    for (int pi = 0; pi < g->P; pi++) {
+        part_t *p = &g->part[pi];
+        if (p->running && cudaSetDevice(p->dev) == cudaSuccess &&
+            cudaMemcpyAsync(p->dctr + 5, &one, sizeof one, cudaMemcpyHostToDevice, p->st2) == cudaSuccess)
+            (void)cudaStreamSynchronize(p->st2);
+        (void)cudaGetLastError();
+    }
+}
+
+/* Progress of the running partitions, and each one's best handed to the
+ * others (pruning); 0 when every partition is done. */
+static int poll_parts(swgpu__lgpu_t *g, const swgpu__lprog_t *prog, int *rc)
+{
+    int busy = 0;
+    int32_t top = 0;
+    unsigned long long done = 0, pruned = 0;
+    for (int pi = 0; pi < g->P; pi++) {
+        part_t *p = &g->part[pi];
+        if (p->running) {
+            unsigned long long c[3];
+            cudaError_t q;
+            if (cudaSetDevice(p->dev) != cudaSuccess || (q = cudaStreamQuery(p->st)) == cudaSuccess) {
+                (void)cudaGetLastError();
+                continue; /* done (or failing): part_finish tells */
+            }
+            if (q != cudaErrorNotReady) { /* failed: the slices waiting for it give up */
+                (void)cudaGetLastError();
+                abort_all(g);
+                continue;
+            }
+            busy = 1;
+            if (cudaMemcpyAsync(c, p->dctr + 1, sizeof c, cudaMemcpyDeviceToHost, p->st2) != cudaSuccess ||
+                cudaStreamSynchronize(p->st2) != cudaSuccess) {
+                (void)cudaGetLastError();
+                if (!*rc)
+                    *rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: device %d stopped answering", p->dev);
+                continue;
+            }
+            p->done = c[0];
+            p->pruned = c[1];
+            memcpy(&p->best, &c[2], sizeof p->best);
+        }
+        done += p->done;
+        pruned += p->pruned;
+        top = p->best > top ? p->best : top;
+    }
+    if (busy && g->P > 1)
+        for (int pi = 0; pi < g->P; pi++) {
+            part_t *p = &g->part[pi];
+            if (p->running && top > p->best && cudaSetDevice(p->dev) == cudaSuccess &&
+                cudaMemcpyAsync(p->dctr + 4, &top, sizeof top, cudaMemcpyHostToDevice, p->st2) == cudaSuccess)
+                (void)cudaStreamSynchronize(p->st2);
+            (void)cudaGetLastError();
+        }
+    if (prog && prog->report)
+        prog->report(prog->user, done, pruned < done ? pruned : done);
+    return busy;
+}
+
+int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu__lprog_t *prog,
+                    uint64_t *pruned)
+{
+    int rc = SWGPU_OK, whole;
+    uint64_t *edge_off = NULL, edges = 0;
+    int32_t **tmp = NULL; /* slices' saved rows, per (region, part) */
+
+    if (pruned)
+        *pruned = 0;
+    if (n == 0)
+        return SWGPU_OK;
+    if ((rc = plan(g, regs, n)))
+        return rc;
+    whole = whole_regions(g, n);
+    if (!whole) {
+        /* boundary columns: one per pair of neighbouring slices */
+        size_t np = n * (size_t)g->P;
+        edge_off = calloc(np, sizeof *edge_off);
+        tmp = calloc(np, sizeof *tmp);
+        if (!edge_off || !tmp) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+            goto done;
+        }
+        uint64_t *need = calloc((size_t)g->P, sizeof *need); /* bytes each receiver holds */
+        if (!need) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+            goto done;
+        }
+        for (size_t k = 0; k < n; k++) {
+            int64_t a = slices(g, regs[k].w), strips = (regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+            for (int64_t pp = 0; pp + 1 < a; pp++) {
+                uint64_t *at = g->host_edges ? &edges : &need[pp + 1];
+                edge_off[k * (size_t)g->P + (size_t)pp] = *at;
+                *at += edge_bytes(strips);
+            }
+        }
+        if (g->host_edges && edges > g->edge_cap) {
+            if (g->edge)
+                cudaFreeHost(g->edge);
+            g->edge = NULL;
+            g->edge_cap = 0;
+            if (cudaHostAlloc((void **)&g->edge, edges, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
+                (void)cudaGetLastError();
+                free(need);
+                rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: cannot pin %llu MiB of host memory for "
+                                 "boundary columns", (unsigned long long)(edges >> 20));
+                goto done;
+            }
+            g->edge_cap = edges;
+        }
+        if (g->host_edges) {
+            for (size_t k = 0; k < n; k++) { /* flags cleared */
+                int64_t a = slices(g, regs[k].w), strips = (regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+                for (int64_t pp = 0; pp + 1 < a; pp++)
+                    memset(g->edge + edge_off[k * (size_t)g->P + (size_t)pp] +
+                               (uint64_t)strips * SWGPU__LK_EDGE * 8, 0, (size_t)strips * 4);
+            }
+        } else {
+            /* every receiver's buffer, cleared before any partition starts */
+            for (int pi = 1; pi < g->P && !rc; pi++) {
+                part_t *p = &g->part[pi];
+                if (!need[pi])
+                    continue;
+                if (cudaSetDevice(p->dev) != cudaSuccess) {
+                    (void)cudaGetLastError();
+                    rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: device %d cannot be used", p->dev);
+                    break;
+                }
+                if (need[pi] > p->edge_cap) {
+                    cudaFree(p->edge);
+                    p->edge = NULL;
+                    p->edge_cap = 0;
+                    if (cudaMalloc((void **)&p->edge, need[pi]) != cudaSuccess) {
+                        (void)cudaGetLastError();
+                        rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: out of memory on device %d for "
+                                         "%llu MiB of boundary columns", p->dev,
+                                         (unsigned long long)(need[pi] >> 20));
+                        break;
+                    }
+                    p->edge_cap = need[pi];
+                }
+                if (cudaMemset(p->edge, 0, need[pi]) != cudaSuccess) {
+                    (void)cudaGetLastError();
+                    rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: device %d: cannot clear boundary "
+                                     "columns", p->dev);
+                }
+                if (p->fixed + p->buf_cap + p->edge_cap > p->peak)
+                    p->peak = p->fixed + p->buf_cap + p->edge_cap;
+            }
+        }
+        free(need);
+        if (rc)
+            goto done;
+        /* the slices' saved rows, host side */
+        for (int pi = 0; pi < g->P; pi++) {
+            part_t *p = &g->part[pi];
+            for (size_t x = 0; x < p->n; x++) {
+                swgpu__lreg_t *s = &p->regs[x];
+                int64_t ns = swgpu__lreg_nsaved(s);
+                size_t k = (size_t)s->tag0;
+                if (ns <= 0 || !regs[k].saved)
+                    continue;
+                if (!(tmp[k * (size_t)g->P + (size_t)pi] = malloc((size_t)ns * (size_t)(s->w + 1) * 8))) {
+                    rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
+                                     (long long)ns);
+                    goto done;
+                }
+                s->saved = tmp[k * (size_t)g->P + (size_t)pi];
+            }
+        }
+    }
+
+    /* launch in order; a partition on the device of a running one waits for
+     * it (slices to the right wait for those to the left, never the reverse) */
+    for (int pi = 0; pi < g->P && !rc; pi++) {
+        for (int q = 0; q < pi && !rc; q++)
+            if (g->part[q].running && g->part[q].dev == g->part[pi].dev)
+                rc = part_finish(&g->part[q]);
+        if (!rc)
+            rc = part_launch(g, &g->part[pi], pi, edge_off);
+    }
+    if (rc)
+        abort_all(g); /* slices waiting for a column that will not come give up */
+    if ((prog && prog->report) || g->P > 1) {
+        /* short batches (the traceback's) end within a few checks; long
+         * ones are checked every 50 ms */
+        long wait = 50 * 1000;
+        while (poll_parts(g, prog, &rc)) {
+            struct timespec ts = { 0, wait };
+            nanosleep(&ts, NULL);
+            wait = wait * 2 > 50 * 1000 * 1000 ? 50 * 1000 * 1000 : wait * 2;
+        }
+    }
+    if (rc)
+        abort_all(g);
+    for (int pi = 0; pi < g->P; pi++) {
+        int frc = part_finish(&g->part[pi]);
+        if (frc && !rc) {
+            rc = frc;
+            abort_all(g);
+        }
+    }
+    if (rc)
+        goto done;
+
+    /* every partition's outputs into the batch's regions */
+    for (int pi = 0; pi < g->P; pi++) {
+        if (pruned)
+            *pruned += g->part[pi].pruned;
+        if (g->part[pi].peak > g->peak)
+            g->peak = g->part[pi].peak;
+    }
+    if (whole) {
+        size_t at[SWGPU__LONG_MAX_PARTS > 64 ? 64 : SWGPU__LONG_MAX_PARTS];
+        size_t *pos = g->P <= 64 ? at : calloc((size_t)g->P, sizeof *pos);
+        if (!pos) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+            goto done;
+        }
+        memset(pos, 0, (size_t)g->P * sizeof *pos);
+        for (size_t k = 0; k < n; k++) {
+            const swgpu__lreg_t *s = &g->part[g->owner[k]].regs[pos[g->owner[k]]++];
+            regs[k].best = s->best;
+            regs[k].bi = s->bi;
+            regs[k].bj = s->bj;
+        }
+        if (pos != at)
+            free(pos);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            if (regs[k].track) {
+                regs[k].best = SWGPU__LONG_NEG;
+                regs[k].bi = regs[k].bj = 0;
+            }
+        for (int pi = 0; pi < g->P; pi++) {
+            const part_t *p = &g->part[pi];
+            for (size_t x = 0; x < p->n; x++) {
+                const swgpu__lreg_t *s = &p->regs[x];
+                swgpu__lreg_t *r = &regs[(size_t)s->tag0];
+                int64_t ns = swgpu__lreg_nsaved(r), from = pi == 0 ? 0 : 1;
+                if (r->track && better_reg(s->best, s->bi, s->bj, r)) {
+                    r->best = s->best;
+                    r->bi = s->bi;
+                    r->bj = s->bj;
+                }
+                if (!r->saved || !s->saved)
+                    continue;
+                for (int64_t row = 0; row < ns; row++)
+                    memcpy(r->saved + ((size_t)row * (size_t)(r->w + 1) + (size_t)(s->col0 + from)) * 2,
+                           s->saved + ((size_t)row * (size_t)(s->w + 1) + (size_t)from) * 2,
+                           (size_t)(s->w + 1 - from) * 8);
+            }
+        }
+    }
+done:
+    if (tmp)
+        for (size_t x = 0; x < n * (size_t)g->P; x++)
+            free(tmp[x]);
+    free(tmp);
+    free(edge_off);
     return rc;
 }
 

@@ -173,6 +173,15 @@ static void test_edges(void)
     CHECK(r == 0 && L.score == 0 && L.n_cigar == 0, "empty target");
     r = swgpu_align_long(NULL, 0, NULL, 0, dna, &o, &L, NULL);
     CHECK(r == 0 && L.score == 0, "both empty");
+    o.gpus = -1;
+    r = swgpu_align_long(a, 10, a, 10, dna, &o, &L, NULL);
+    CHECK(r == SWGPU_EINVAL && strstr(swgpu_last_error(), "gpus -1"), "gpus -1: %d %s", r, swgpu_last_error());
+    o.gpus = 0;
+    o.gpu_parts = -2;
+    r = swgpu_align_long(a, 10, a, 10, dna, &o, &L, NULL);
+    CHECK(r == SWGPU_EINVAL && strstr(swgpu_last_error(), "gpu_parts -2"), "gpu_parts -2: %d %s", r,
+          swgpu_last_error());
+    o.gpu_parts = 0;
     /* length 1 */
     check_pair("1x1 match", a, 1, a, 1, dna, &o);
     b[0] = (uint8_t)((a[0] + 1) % 4);
@@ -470,6 +479,8 @@ static void test_gpu(void)
     }
     for (int it = 0; it < 40; it++) {
         size_t m = it < 30 ? 1 + tap_rand(&s) % 5000 : 20000 + tap_rand(&s) % (cap - 20000), n;
+        swgpu_aln_t z = { 0 };
+        swgpu_long_stats_t zs;
         int prot = it % 5 == 4;
         uint64_t budget = it % 2 ? (uint64_t)((it < 30 ? 3 : 12) + tap_rand(&s) % 12) << 20 : 0;
         swgpu_long_opts_t o1 = opts(it % 3 ? 5 : 11, it % 3 ? 2 : 1, 0, budget, SWGPU_BACKEND_CPU);
@@ -494,6 +505,18 @@ static void test_gpu(void)
         n_ok += same;
         if (it < 10)
             check_pair("gpu vs ref", a, m, b, n, prot ? blosum : dna, &o2);
+        /* the passes split into 2 to 4 partitions (in turn on one GPU, or
+         * over several): the very same alignment */
+        o2.gpu_parts = 2 + it % 3;
+        r2 = swgpu_align_long(a, m, b, n, prot ? blosum : dna, &o2, &z, &zs);
+        CHECK(r1 == 0 && r2 == 0 && x.score == z.score && x.qbeg == z.qbeg && x.qend == z.qend &&
+                  x.tbeg == z.tbeg && x.tend == z.tend && x.n_cigar == z.n_cigar &&
+                  !memcmp(x.cigar, z.cigar, x.n_cigar * sizeof *x.cigar) && !strcmp(zs.backend, "cuda"),
+              "gpu %d (%zu x %zu), %d partitions: rc %d score %lld [%lld,%lld)x[%lld,%lld), the CPU's %lld "
+              "[%lld,%lld)x[%lld,%lld) %s", it, m, n, o2.gpu_parts, r2, (long long)z.score, (long long)z.qbeg,
+              (long long)z.qend, (long long)z.tbeg, (long long)z.tend, (long long)x.score, (long long)x.qbeg,
+              (long long)x.qend, (long long)x.tbeg, (long long)x.tend, swgpu_last_error());
+        swgpu_aln_free(&z);
     }
     printf("# gpu: %d of 40 pairs identical to the CPU path\n", n_ok);
     {

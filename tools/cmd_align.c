@@ -56,6 +56,10 @@ static void usage(FILE *fp)
           "      --backend B        auto (default: cuda if a GPU is present, else cpu), cpu,\n"
           "                         cuda, or ref (the scalar reference, for checks)\n"
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"
+          "      --gpus N           GPUs to split each pass across by target columns, same\n"
+          "                         output (default 1; 0 = all visible)\n"
+          "      --gpu-parts N      split each pass into N partitions over the GPUs (default:\n"
+          "                         one per GPU; more than the GPUs run in turn: for checks)\n"
           "      --max-memory SIZE  host and GPU memory budget, e.g. 512M, 4G (default 4G);\n"
           "                         fails early if too small\n"
           "      --no-prune         compute every cell (no block pruning; for measurements)\n"
@@ -418,14 +422,22 @@ static double peak_rss_mb(void)
     return (double)ru.ru_maxrss / 1024.0;
 }
 
+static const char *gpus_note(int n)
+{
+    static char buf[32];
+    snprintf(buf, sizeof buf, " (%d GPUs)", n);
+    return buf;
+}
+
 static void summary_line(const result_t *r)
 {
     const swgpu_long_stats_t *s = &r->st;
     fprintf(stderr,
-            "[swgpu %.2fs] align%s: backend %s, %.3g cells computed (%.3g pruned), score pass "
+            "[swgpu %.2fs] align%s: backend %s%s, %.3g cells computed (%.3g pruned), score pass "
             "%.2f s (%.1f GCUPS, %.0f%% pruned), reverse %.2f s, traceback %.2f s, total %.2f s, "
             "peak host %.1f MB (RSS %.1f MB), device %.1f MB\n",
             cli_elapsed(), r->alpha == SWGPU_DNA ? (r->minus ? " minus" : " plus") : "", s->backend,
+            s->gpus > 1 ? gpus_note(s->gpus) : "",
             (double)s->cells, (double)s->cells_pruned, s->score_seconds, s->score_gcups,
             s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
             s->reverse_seconds, s->traceback_seconds, s->total_seconds,
@@ -436,7 +448,7 @@ static void summary_line(const result_t *r)
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
     OPT_BACKEND, OPT_STRAND, OPT_SCORE_ONLY, OPT_MAXMEM, OPT_PLOT, OPT_QUIET, OPT_NO_PRUNE,
-    OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY
+    OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_GPUS, OPT_GPU_PARTS
 };
 
 static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **set,
@@ -481,11 +493,14 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
         {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
         {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
+        {"gpus", required_argument, NULL, OPT_GPUS},
+        {"gpu-parts", required_argument, NULL, OPT_GPU_PARTS},
         {NULL, 0, NULL, 0},
     };
     int c;
 
     memset(a, 0, sizeof *a);
+    a->gpus = 1;
     a->fmt = "summary";
     a->strand = "plus";
     a->gap_open = a->gap_extend = -1;
@@ -561,6 +576,8 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         case OPT_QUIET: a->verbosity = 0; break;
         case OPT_NO_PRUNE: a->no_prune = 1; break;
         case OPT_CHECKPOINT: a->checkpoint = optarg; break;
+        case OPT_GPUS: if (parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
+        case OPT_GPU_PARTS: if (parse_int("--gpu-parts", optarg, &a->gpu_parts)) return CLI_ERROR; break;
         case OPT_CHECKPOINT_EVERY: {
             char *end;
             a->checkpoint_every = strtod(optarg, &end);
@@ -601,6 +618,10 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         cli_error("--threads: %d is negative", a->threads);
         return CLI_ERROR;
     }
+    if (a->gpus < 0 || a->gpu_parts < 0) {
+        cli_error("--%s: %d is negative", a->gpus < 0 ? "gpus" : "gpu-parts", a->gpus < 0 ? a->gpus : a->gpu_parts);
+        return CLI_ERROR;
+    }
     return CLI_RUN;
 }
 
@@ -612,6 +633,8 @@ void cli_align_opts(const cli_align_args_t *a, swgpu_alphabet_t alphabet, swgpu_
     if (a->gap_extend >= 0)
         o->gap_extend = a->gap_extend;
     o->threads = a->threads;
+    o->gpus = a->gpus;
+    o->gpu_parts = a->gpu_parts;
     o->backend = a->backend;
     o->score_only = a->score_only;
     o->prune = !a->no_prune;

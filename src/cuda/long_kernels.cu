@@ -42,6 +42,9 @@ struct smem_t {
     int32_t mat[32 * 32]; /* mat[col * 32 + row] = s[row][col] + open + ext */
     int4 in[WARPS][32];   /* per chunk, lane 0's inputs: {HO, F, column code} of 32 columns */
     int2 out[WARPS][32];  /* per chunk, the last lane's outputs {HO, F} */
+    /* the warp's strip, when it is a column slice (kept here, not in registers) */
+    int2 *rout[WARPS];    /* its right boundary column, or NULL */
+    long long col0[WARPS], wrem[WARPS];
 };
 
 /*
@@ -53,7 +56,7 @@ struct smem_t {
  * LOCAL: zero floor; PARTIAL: the region ends inside the strip (rows past
  * h copy the row above, so the last lane still outputs row h).
  */
-template <bool DNA, bool LOCAL, bool PARTIAL>
+template <bool DNA, bool LOCAL, bool PARTIAL, bool SLICE>
 __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g,
                                           int s, long long t, smem_t &sm, int warp)
 {
@@ -94,8 +97,45 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         E[r] = NEG;
     }
     /* HO of the row above me at the previous column (the diagonal) */
-    int prevo = (base == 0 ? swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, 0)
+    int prevo = (base == 0 ? swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, SLICE ? g.col0 : 0)
                            : swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, base)) - oe;
+    if (SLICE && g.lin) { /* a slice: the left boundary column from the slice on the left */
+        int gave_up = 0;
+        if (lane == 0) {
+            const volatile int32_t *fl = g.lflag + s;
+            while (*fl == 0) {
+                if (*(const volatile int32_t *)A.abort) {
+                    gave_up = 1;
+                    break;
+                }
+                __nanosleep(200);
+            }
+            if (A.sysfence)
+                __threadfence_system();
+            else
+                __threadfence();
+        }
+        if (__shfl_sync(FULL, gave_up, 0))
+            return; /* a partition failed: the pass's results are dropped */
+        const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
+        prevo = __ldcv(lin).x - oe;
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (!PARTIAL || r < nv) {
+                const int2 v = __ldcv(lin + r + 1);
+                HO[r] = v.x - oe;
+                E[r] = v.y;
+            }
+    }
+    if (SLICE) {
+        __syncwarp();
+        if (lane == 0) {
+            sm.rout[warp] = g.rout ? reinterpret_cast<int2 *>(g.rout) + (long long)s * SWGPU__LK_EDGE : nullptr;
+            sm.col0[warp] = g.col0;
+            sm.wrem[warp] = g.wrem;
+        }
+        __syncwarp();
+    }
     int ho = 0, fo = NEG, bc = 0; /* my last row's HO, F at my current column; its code */
     int bestt = 2 * NEG, bi = 0, bj = 0;
     unsigned long long npruned = 0;
@@ -125,20 +165,27 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         int th, tf, tb;
         if (s > 0) {
             const int need = min(32 * c + 32, w);
+            int gave_up = 0;
             if (known < need) {
                 for (;;) {
                     known = *prevprog;
                     if (known >= need)
                         break;
+                    if (SLICE && g.lin && *(const volatile int32_t *)A.abort) {
+                        gave_up = 1;
+                        break;
+                    }
                     __nanosleep(100);
                 }
                 __threadfence();
             }
+            if (SLICE && g.lin && __any_sync(FULL, gave_up))
+                return; /* the strip above gave up (see above) */
             int2 v = __ldcg(rin + jl);
             th = v.x - oe;
             tf = v.y;
         } else {
-            th = swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, jl) - oe;
+            th = swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, (SLICE ? sm.col0[warp] : 0) + jl) - oe;
             tf = NEG;
         }
         tb = bs[jl - 1];
@@ -156,10 +203,13 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
 #pragma unroll
             for (int off = 16; off > 0; off >>= 1)
                 mx = max(mx, __shfl_xor_sync(FULL, mx, off));
-            const long long left = min((long long)(g.h - top), (long long)(w - 32 * c + 31));
+            const long long left = min((long long)(g.h - top), (long long)w + (SLICE ? sm.wrem[warp] : 0) - 32 * c + 31);
             const long long bound = (long long)max(mx + oe, 0) + (long long)A.smax * left;
-            const int gb = *(volatile int32_t *)A.gbest;
-            if (bound < gb) { /* skip: lower bounds out, H 0, E = F = NEG */
+            const int gb = max(*(volatile int32_t *)A.gbest, *(const volatile int32_t *)A.rbest);
+            /* a slice handing on its right boundary column computes the
+             * chunks in which its lanes reach it (see the end of the strip) */
+            if (bound < gb && !(SLICE && c >= ((w - 1) >> 5) && sm.rout[warp])) {
+                /* skip: lower bounds out, H 0, E = F = NEG */
 #pragma unroll
                 for (int r = 0; r < R; r++) {
                     HO[r] = -oe;
@@ -198,7 +248,9 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                 iff = in.y;
                 ib = in.z;
             }
-            if (c > 0 || lane <= k) {
+            /* a slice's lanes stop at its last column, where the strip's end
+             * finds their rows (the columns past it are no one's) */
+            if ((c > 0 || lane <= k) && (!SLICE || 32 * c + k - lane + 1 <= w)) {
                 int dgo = prevo; /* HO(row above, j-1) */
                 int huo = ih;    /* HO(row above, j) */
                 int fu = iff;    /* F(row above, j) */
@@ -272,6 +324,23 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
             atomicExch(A.progress + t, min(32 * c + 1, w));
     }
 
+    if (SLICE && sm.rout[warp]) { /* the strip's right boundary column: my rows at column w */
+        int2 *rout_col = sm.rout[warp];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (!PARTIAL || r < nv)
+                rout_col[lane * R + r + 1] = make_int2(HO[r] + oe, E[r]);
+        if (lane == 0) /* H of the row above the strip at column w */
+            rout_col[0] = make_int2(prevo + oe, NEG);
+        if (A.sysfence)
+            __threadfence_system();
+        else
+            __threadfence();
+        __syncwarp();
+        if (lane == 0) /* a plain store: system-scope atomics on host memory need
+                        * PCIe atomics, which hosts may not have */
+            *(volatile int32_t *)(g.rflag + s) = 1;
+    }
     if (track) {
         for (int off = 16; off > 0; off >>= 1) {
             int ob = __shfl_xor_sync(FULL, bestt, off);
@@ -287,7 +356,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
             swgpu__lkbest_t b;
             b.best = bestt + oe;
             b.bi = bi;
-            b.bj = bj;
+            b.bj = SLICE ? (int)(sm.col0[warp] + bj) : bj;
             A.best[t] = b;
         }
     }
@@ -298,7 +367,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     }
 }
 
-template <bool DNA>
+template <bool DNA, bool SLICE>
 __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
 {
     __shared__ smem_t sm;
@@ -327,32 +396,41 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
         const bool partial = (long long)(s + 1) * SH > g.h;
         if (g.local) {
             if (partial)
-                run_strip<DNA, true, true>(A, g, s, t, sm, warp);
+                run_strip<DNA, true, true, SLICE>(A, g, s, t, sm, warp);
             else
-                run_strip<DNA, true, false>(A, g, s, t, sm, warp);
+                run_strip<DNA, true, false, SLICE>(A, g, s, t, sm, warp);
         } else {
             if (partial)
-                run_strip<DNA, false, true>(A, g, s, t, sm, warp);
+                run_strip<DNA, false, true, SLICE>(A, g, s, t, sm, warp);
             else
-                run_strip<DNA, false, false>(A, g, s, t, sm, warp);
+                run_strip<DNA, false, false, SLICE>(A, g, s, t, sm, warp);
         }
     }
 }
 
-extern "C" cudaError_t swgpu__long_occupancy(int dna, int *threads, int *blocks_per_sm)
+extern "C" cudaError_t swgpu__long_occupancy(int dna, int slice, int *threads, int *blocks_per_sm)
 {
     *threads = NT;
-    return dna ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<true>, NT, 0)
-               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<false>, NT, 0);
+    if (slice)
+        return dna ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<true, true>, NT, 0)
+                   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<false, true>, NT, 0);
+    return dna ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<true, false>, NT, 0)
+               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<false, false>, NT, 0);
 }
 
-extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int blocks, int threads,
+extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int slice, int blocks, int threads,
                                           cudaStream_t stream)
 {
     (void)cudaGetLastError(); /* an earlier, already reported error is not this launch's */
-    if (args->dna)
-        long_pass<true><<<blocks, threads, 0, stream>>>(*args);
-    else
-        long_pass<false><<<blocks, threads, 0, stream>>>(*args);
+    if (slice) {
+        if (args->dna)
+            long_pass<true, true><<<blocks, threads, 0, stream>>>(*args);
+        else
+            long_pass<false, true><<<blocks, threads, 0, stream>>>(*args);
+    } else if (args->dna) {
+        long_pass<true, false><<<blocks, threads, 0, stream>>>(*args);
+    } else {
+        long_pass<false, false><<<blocks, threads, 0, stream>>>(*args);
+    }
     return cudaPeekAtLastError();
 }

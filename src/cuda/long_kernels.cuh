@@ -27,7 +27,21 @@ typedef struct {
     int64_t first;           /* ticket of its first strip */
     int64_t saved_off;       /* first int32 of its saved rows ({H,F} pairs, w+1 per row) */
     int64_t ring_off;        /* first int32 of its ring: 2 slots of SWGPU__LK_RING(w) pairs */
+    /* A column slice of a region split across partitions (src/long_gpu.c):
+     * vertex columns col0 .. col0 + w of the region, wrem columns of the
+     * region right of it (pruning bounds).  Boundary columns, in memory every
+     * partition can reach, SWGPU__LK_EDGE pairs {H, E} per strip s: index 0
+     * is vertex row s*SH (H only), 1 .. SH the strip's rows; flag[s] != 0
+     * once strip s is complete.  lin / lflag: the column col0 from the slice
+     * on the left (NULL: the region's own left boundary); rout / rflag: the
+     * column col0 + w for the slice on the right (NULL: none). */
+    int64_t col0, wrem;
+    const int32_t *lin, *lflag;
+    int32_t *rout, *rflag;
 } swgpu__lkreg_t;
+
+/* pairs per strip of a boundary column */
+#define SWGPU__LK_EDGE (SWGPU__LONG_SH + 1)
 
 /* pairs per ring slot of a region of w columns (reads run up to column w+63) */
 #define SWGPU__LK_RING(w) ((int64_t)(w) + 128)
@@ -50,17 +64,22 @@ typedef struct {
     unsigned long long *done;    /* cells of finished strips (progress reports) */
     unsigned long long *pruned;  /* cells skipped by pruning */
     int32_t *gbest;              /* best score found so far (pruning) */
+    const int32_t *rbest;        /* the other partitions' best so far (pruning; host-updated) */
+    const int32_t *abort;        /* != 0: a partition failed, waiting slices give up */
+    int32_t sysfence;            /* 1: boundary columns cross devices (system-scope fences) */
     int32_t smax;                /* largest substitution score, >= 0 */
     const int32_t *mat;          /* device 32x32: mat[col*32 + row] = s[row][col] */
     int32_t open, ext;
     int32_t dna, match, mismatch;
 } swgpu__lkargs_t;
 
-/** Threads per block and resident blocks per multiprocessor of the kernel. */
-cudaError_t swgpu__long_occupancy(int dna, int *threads, int *blocks_per_sm);
+/** Threads per block and resident blocks per multiprocessor of the kernel
+ *  (slice: the kernel for batches of column slices). */
+cudaError_t swgpu__long_occupancy(int dna, int slice, int *threads, int *blocks_per_sm);
 /** Launch one pass over a batch with `blocks` blocks of `threads` threads:
- *  the grid must fit on the device at once (blocks <= blocks_per_sm * SMs). */
-cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int blocks, int threads,
+ *  the grid must fit on the device at once (blocks <= blocks_per_sm * SMs);
+ *  slice: the batch holds column slices (lin / rout may be set). */
+cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int slice, int blocks, int threads,
                                cudaStream_t stream);
 
 #ifdef __cplusplus
