@@ -32,6 +32,8 @@ int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k);
 
 /** Monotonic wall-clock seconds. */
 double swgpu__now(void);
+/** CPU seconds the calling thread has used (for phase timings; 0 if unknown). */
+double swgpu__thread_cpu(void);
 /** Number of online CPU cores (>= 1). */
 int swgpu__ncores(void);
 

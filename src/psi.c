@@ -964,16 +964,21 @@ typedef struct {
     swgpu_pssm_t **out;
     int *rc;
     atomic_size_t next;
+    atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
     char (*msg)[512];
 } build_jobs_t;
 
 static void *build_worker(void *arg)
 {
     build_jobs_t *J = arg;
+    double cpu0 = swgpu__thread_cpu();
     for (;;) {
         size_t k = atomic_fetch_add(&J->next, 1);
-        if (k >= J->n)
+        if (k >= J->n) {
+            atomic_fetch_add(&J->cpu_us,
+                             (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
             return NULL;
+        }
         rescan_t S = {0};
         J->rc[k] = J->qr[k]->n_hits ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db,
                                                   J->m, J->o, J->thr)
@@ -996,6 +1001,7 @@ static int build_all(build_jobs_t *J, int threads)
     if (nt > J->n)
         nt = J->n;
     atomic_init(&J->next, 0);
+    atomic_init(&J->cpu_us, 0);
     for (; nt > 1 && started < nt; started++)
         if (pthread_create(&tid[started], NULL, build_worker, J) != 0)
             break;
@@ -1135,6 +1141,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         act[i] = i;
     for (size_t k = 0; k < I && (nact || k == 0); k++) {
         swgpu_search_result_t *r = NULL;
+        double t_round = swgpu__now();
         /* the round's search: the active queries */
         if (k == 0 && queries) {
             rc = swgpu__search_sel(queries, db, m, &o, &sel, &r);
@@ -1196,9 +1203,13 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
             J.out[J.n++] = NULL;
         }
         double t_build = swgpu__now();
+        atomic_store(&J.cpu_us, 0);
         rc = J.n ? build_all(&J, opts->threads) : SWGPU_OK;
         swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built in %.3f s",
                    k + 1, nact, J.n, swgpu__now() - t_build);
+        swgpu__log(SWGPU_LOG_DEBUG, "round %zu: search %.3f s (scan %.3f s, alignments after "
+                   "it %.3f s), PSSM builds %.3f CPU s", k + 1, t_build - t_round,
+                   r->scan_seconds, r->align_seconds, atomic_load(&J.cpu_us) * 1e-6);
         if (rc < 0) {
             for (size_t j = 0; j < J.n; j++)
                 swgpu_pssm_destroy(J.out[j]);

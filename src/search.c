@@ -248,6 +248,7 @@ typedef struct {
     job_t *jobs;
     size_t n_jobs, cap_jobs, next;
     int closed;
+    double align_cpu; /* CPU seconds the alignment threads used (phase timings) */
     /* the first failure in (query, hit) order */
     int status;
     job_t bad;
@@ -304,11 +305,13 @@ static void record_failure(pipe_t *c, const job_t *j, int rc)
 static void *align_worker(void *arg)
 {
     pipe_t *c = arg;
+    double cpu0 = swgpu__thread_cpu();
     for (;;) {
         pthread_mutex_lock(&c->lock);
         while (c->next == c->n_jobs && !c->closed)
             pthread_cond_wait(&c->cv, &c->lock);
         if (c->next == c->n_jobs) {
+            c->align_cpu += swgpu__thread_cpu() - cpu0;
             pthread_mutex_unlock(&c->lock);
             return NULL;
         }
@@ -722,15 +725,18 @@ typedef struct {
     int *failed;
     char (*msg)[256];
     atomic_size_t next;
+    atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
 } karlin_jobs_t;
 
 static void *karlin_worker(void *arg)
 {
     karlin_jobs_t *J = arg;
+    double cpu0 = swgpu__thread_cpu();
     for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;)
         if ((J->failed[i] = swgpu_pssm_karlin(J->pssms[i], J->m, J->o->gap_open,
                                               J->o->gap_extend, &J->k[i]) < 0))
             snprintf(J->msg[i], sizeof J->msg[i], "%s", swgpu_last_error());
+    atomic_fetch_add(&J->cpu_us, (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
     return NULL;
 }
 
@@ -754,10 +760,12 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
     }
     atomic_init(&J.next, 0);
+    atomic_init(&J.cpu_us, 0);
     if (nt > 64)
         nt = 64;
     if (nt > n)
         nt = n;
+    double t0 = swgpu__now();
     for (; nt > 1 && started < nt; started++)
         if (pthread_create(&tid[started], NULL, karlin_worker, &J) != 0)
             break;
@@ -765,6 +773,8 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
         karlin_worker(&J);
     for (size_t t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    swgpu__log(SWGPU_LOG_DEBUG, "statistics of %zu PSSMs: %.3f s on %zu threads, %.3f CPU s", n,
+               swgpu__now() - t0, started ? started : 1, atomic_load(&J.cpu_us) * 1e-6);
     for (size_t i = 0; i < n; i++)
         if (J.failed[i]) {
             swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
@@ -903,8 +913,10 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.cv, NULL);
 
+    double t_create = swgpu__now();
     if ((rc = ops->create(db, m, opts, &state)) < 0)
         goto fail_pipe;
+    t_create = swgpu__now() - t_create;
 
     /* the alignment threads, waiting for the first hits */
     if (!opts->no_align) {
@@ -946,6 +958,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     r->scan_seconds = t1 - t0;
     ops->destroy(state);
     state = NULL;
+    double t_destroy = swgpu__now() - t1;
 
     /* the alignments still queued */
     pthread_mutex_lock(&c.lock);
@@ -958,8 +971,13 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
         align_worker(&c); /* no thread could be started: align here */
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
+    size_t n_align_threads = started ? started : 1;
     started = 0;
     r->align_seconds = opts->no_align ? 0.0 : swgpu__now() - t1;
+    swgpu__log(SWGPU_LOG_DEBUG, "search of %zu queries: engine %s set up in %.3f s, scan %.3f s, "
+               "engine released in %.3f s; %zu alignments, %.3f s after the scan, %.3f CPU s "
+               "on %zu threads", nq, ops->name, t_create, r->scan_seconds, t_destroy, c.n_jobs,
+               r->align_seconds, c.align_cpu, n_align_threads);
     if (rc < 0)
         goto fail_pipe;
     if (c.status < 0) {
