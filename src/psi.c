@@ -965,6 +965,7 @@ typedef struct {
     int *rc;
     atomic_size_t next;
     atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
+    atomic_ullong max_us; /* the longest job's wall microseconds */
     char (*msg)[512];
 } build_jobs_t;
 
@@ -980,6 +981,7 @@ static void *build_worker(void *arg)
             return NULL;
         }
         rescan_t S = {0};
+        double t0 = swgpu__now();
         J->rc[k] = J->qr[k]->n_hits ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db,
                                                   J->m, J->o, J->thr)
                                     : SWGPU_OK;
@@ -989,6 +991,12 @@ static void *build_worker(void *arg)
         free(S.best);
         if (J->rc[k] < 0)
             snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
+        swgpu__log(SWGPU_LOG_DEBUG, "PSSM of query %s (%zu residues) from %zu hits: %.3f s",
+                   J->q[k].id, J->q[k].len, J->qr[k]->n_hits, swgpu__now() - t0);
+        unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
+                           was = atomic_load(&J->max_us);
+        while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
+            ;
     }
 }
 
@@ -1204,12 +1212,14 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         }
         double t_build = swgpu__now();
         atomic_store(&J.cpu_us, 0);
+        atomic_store(&J.max_us, 0);
         rc = J.n ? build_all(&J, opts->threads) : SWGPU_OK;
         swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built in %.3f s",
                    k + 1, nact, J.n, swgpu__now() - t_build);
         swgpu__log(SWGPU_LOG_DEBUG, "round %zu: search %.3f s (scan %.3f s, alignments after "
-                   "it %.3f s), PSSM builds %.3f CPU s", k + 1, t_build - t_round,
-                   r->scan_seconds, r->align_seconds, atomic_load(&J.cpu_us) * 1e-6);
+                   "it %.3f s), PSSM builds %.3f CPU s (the longest %.3f s)", k + 1,
+                   t_build - t_round, r->scan_seconds, r->align_seconds,
+                   atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
         if (rc < 0) {
             for (size_t j = 0; j < J.n; j++)
                 swgpu_pssm_destroy(J.out[j]);

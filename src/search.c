@@ -726,16 +726,23 @@ typedef struct {
     char (*msg)[256];
     atomic_size_t next;
     atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
+    atomic_ullong max_us; /* the longest job's wall microseconds */
 } karlin_jobs_t;
 
 static void *karlin_worker(void *arg)
 {
     karlin_jobs_t *J = arg;
     double cpu0 = swgpu__thread_cpu();
-    for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;)
+    for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;) {
+        double t0 = swgpu__now();
         if ((J->failed[i] = swgpu_pssm_karlin(J->pssms[i], J->m, J->o->gap_open,
                                               J->o->gap_extend, &J->k[i]) < 0))
             snprintf(J->msg[i], sizeof J->msg[i], "%s", swgpu_last_error());
+        unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
+                           was = atomic_load(&J->max_us);
+        while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
+            ;
+    }
     atomic_fetch_add(&J->cpu_us, (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
     return NULL;
 }
@@ -761,6 +768,7 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
     }
     atomic_init(&J.next, 0);
     atomic_init(&J.cpu_us, 0);
+    atomic_init(&J.max_us, 0);
     if (nt > 64)
         nt = 64;
     if (nt > n)
@@ -773,8 +781,9 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
         karlin_worker(&J);
     for (size_t t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
-    swgpu__log(SWGPU_LOG_DEBUG, "statistics of %zu PSSMs: %.3f s on %zu threads, %.3f CPU s", n,
-               swgpu__now() - t0, started ? started : 1, atomic_load(&J.cpu_us) * 1e-6);
+    swgpu__log(SWGPU_LOG_DEBUG, "statistics of %zu PSSMs: %.3f s on %zu threads, %.3f CPU s (the "
+               "longest %.3f s)", n, swgpu__now() - t0, started ? started : 1,
+               atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
     for (size_t i = 0; i < n; i++)
         if (J.failed[i]) {
             swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
