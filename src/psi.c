@@ -1112,6 +1112,12 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
      * those it includes; the others' would be thrown away */
     swgpu__align_sel_t sel = {opts->no_align ? 0 : (size_t)opts->top_n, (size_t)psi->max_hits,
                               psi->inclusion_evalue};
+    /* the last round builds no PSSM unless psi->final_pssm: its included
+     * hits need no alignment beyond those it reports (the inclusion counts
+     * and the convergence take the E-values only) */
+    swgpu__align_sel_t sel_last = sel;
+    if (!psi->final_pssm)
+        sel_last.upto = 0;
     if (!(R = calloc(1, sizeof *R)) || !(R->round = calloc(I, sizeof *R->round)) ||
         !(R->pssm = calloc(I * N1, sizeof *R->pssm)) ||
         !(R->final_pssm = calloc(N1, sizeof *R->final_pssm)) ||
@@ -1152,11 +1158,12 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         double t_round = swgpu__now();
         /* the round's search: the active queries */
         if (k == 0 && queries) {
-            rc = swgpu__search_sel(queries, db, m, &o, &sel, &r);
+            rc = swgpu__search_sel(queries, db, m, &o, k + 1 == I ? &sel_last : &sel, &r);
         } else {
             for (size_t a = 0; a < nact; a++)
                 cur[a] = k == 0 ? pssms[act[a]] : R->pssm[k * n + act[a]];
-            rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, &sel, &r);
+            rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, k + 1 == I ? &sel_last : &sel,
+                                        &r);
         }
         if (rc < 0)
             goto fail;
