@@ -194,6 +194,12 @@ int swgpu__pssm_build(const char *id, const uint8_t *res, size_t len, const int3
                       const uint8_t *observed, const uint8_t *pct, const double *info,
                       const double *relw, swgpu_pssm_t **out);
 
+/** Step 2 of a PSSM from hits (psi.c), for tests: purge the alignment of n
+ *  rows of L columns (row-major letters let, 0/1 aligned flags al, use[r]
+ *  0 once row r is gone; row 0 the query), fast (1) or by the reference
+ *  (0); both must leave the same al and use.  SWGPU_ENOMEM or SWGPU_OK. */
+int swgpu__psi_purge(uint8_t *let, uint8_t *al, uint8_t *use, size_t n, size_t L, int fast);
+
 /** The least and greatest score q uses under m: the rows' range, or m's. */
 static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matrix_t *m,
                                       int32_t *smin, int32_t *smax)
