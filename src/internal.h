@@ -194,6 +194,12 @@ int swgpu__pssm_build(const char *id, const uint8_t *res, size_t len, const int3
                       const uint8_t *observed, const uint8_t *pct, const double *info,
                       const double *relw, swgpu_pssm_t **out);
 
+/** swgpu_pssm_karlin with m's ideal ungapped K (swgpu__matrix_ideal_karlin,
+ *  ~5 ms for BLOSUM62) given as *m_K (NULL: computed here), for callers that
+ *  need the parameters of many PSSMs. */
+int swgpu__pssm_karlin_km(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                          int gap_extend, const double *m_K, swgpu_karlin_t *out);
+
 /** Step 2 of a PSSM from hits (psi.c), for tests: purge the alignment of n
  *  rows of L columns (row-major letters let, 0/1 aligned flags al, use[r]
  *  0 once row r is gone; row 0 the query), fast (1) or by the reference

@@ -722,6 +722,7 @@ typedef struct {
     const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
     swgpu_karlin_t *k;
+    const double *m_K; /* m's ideal ungapped K, computed once (NULL: by each job) */
     int *failed;
     char (*msg)[256];
     atomic_size_t next;
@@ -735,8 +736,8 @@ static void *karlin_worker(void *arg)
     double cpu0 = swgpu__thread_cpu();
     for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;) {
         double t0 = swgpu__now();
-        if ((J->failed[i] = swgpu_pssm_karlin(J->pssms[i], J->m, J->o->gap_open,
-                                              J->o->gap_extend, &J->k[i]) < 0))
+        if ((J->failed[i] = swgpu__pssm_karlin_km(J->pssms[i], J->m, J->o->gap_open,
+                                                  J->o->gap_extend, J->m_K, &J->k[i]) < 0))
             snprintf(J->msg[i], sizeof J->msg[i], "%s", swgpu_last_error());
         unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
                            was = atomic_load(&J->max_us);
@@ -757,6 +758,9 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
     J.m = m;
     J.o = opts;
     J.k = k;
+    double lm, km, hm; /* the matrix's part of every PSSM's K: once */
+    if (n && swgpu__matrix_ideal_karlin(m, &lm, &km, &hm) == SWGPU_OK)
+        J.m_K = &km;
     J.failed = calloc(n ? n : 1, sizeof *J.failed);
     J.msg = calloc(n ? n : 1, sizeof *J.msg);
     pthread_t tid[64];
