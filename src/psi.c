@@ -1009,87 +1009,173 @@ done:
     return rc;
 }
 
-/* The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
- * with S, their further alignments). */
-static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
-                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out)
+/*
+ * The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
+ * with S, their further alignments), in three steps so that the rounds can
+ * spread the further alignments of one query's rows over threads
+ * (build_all): hits_setup (row 0 and every hit's own alignment),
+ * hits_more (row r's further alignments: it reads and writes row r only),
+ * hits_finish (purging, the PSSM).  Rows are independent until the purge,
+ * so the order of the further alignments changes nothing.
+ */
+typedef struct {
+    msa_t M;
+    uint8_t *qcodes;
+    const swgpu_seq_t *q;
+    swgpu_seq_t *t;   /* t[r]: the subject of row r (r >= 1) */
+    size_t nset;      /* rows set up (1 + hits; fewer after a failure) */
+    const rescan_t *S;
+    double thr;
+    /* the first failure in row order (a sequential build's): status, row */
+    int rc;
+    size_t bad_row;
+    char msg[512];
+    size_t pending;   /* rows queued whose further alignments are not done (build_all) */
+} hits_t;
+
+static void hits_free(hits_t *H)
 {
-    msa_t M = {0};
+    free(H->M.let);
+    free(H->M.al);
+    free(H->M.use);
+    free(H->qcodes);
+    free(H->t);
+    memset(H, 0, sizeof *H);
+}
+
+/* Record failure rc (last_error set) of row r if it comes first. */
+static void hits_failed(hits_t *H, size_t r, int rc)
+{
+    if (H->rc == SWGPU_OK || r < H->bad_row) {
+        H->rc = rc;
+        H->bad_row = r;
+        snprintf(H->msg, sizeof H->msg, "%s", swgpu_last_error());
+    }
+}
+
+/* Step 1: M with row 0 and each included hit's own alignment; stops at the
+ * first failure (recorded in H: rows before it still take their further
+ * alignments, as a sequential build would have made them first).  Returns
+ * an allocation failure, else SWGPU_OK (H->rc says the rest). */
+static int hits_setup(hits_t *H, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
+                      const swgpu_db_t *db, const rescan_t *S, double thr)
+{
+    msa_t *M = &H->M;
     size_t nh = 0;
-    uint8_t *qcodes = NULL;
-    int rc = SWGPU_OK;
-    *out = NULL;
+    memset(H, 0, sizeof *H);
+    H->q = q;
+    H->S = S;
+    H->thr = thr;
     if (q->len == 0)
         return swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the query is empty", q->id);
     if (qr)
         for (size_t h = 0; h < qr->n_hits; h++)
             nh += qr->hits[h].evalue <= thr && qr->hits[h].score > 0;
-    M.L = q->len;
-    M.n = nh + 1;
-    if (M.L > SIZE_MAX / M.n / 2) 
+    M->L = q->len;
+    M->n = nh + 1;
+    if (M->L > SIZE_MAX / M->n / 2)
         return swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: %zu rows of %zu are too many", q->id,
-                           M.n, M.L);
-    M.let = calloc(M.n * M.L, 1);
-    M.al = calloc(M.n * M.L, 1);
-    M.use = malloc(M.n);
-    qcodes = malloc(M.L);
-    if (!M.let || !M.al || !M.use || !qcodes) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: out of memory for %zu rows of %zu",
-                         q->id, M.n, M.L);
-        goto done;
+                           M->n, M->L);
+    M->let = calloc(M->n * M->L, 1);
+    M->al = calloc(M->n * M->L, 1);
+    M->use = malloc(M->n);
+    H->qcodes = malloc(M->L);
+    H->t = calloc(M->n, sizeof *H->t);
+    if (!M->let || !M->al || !M->use || !H->qcodes || !H->t) {
+        hits_free(H);
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: out of memory for %zu rows of %zu",
+                           q->id, nh + 1, q->len);
     }
-    memset(M.use, 1, M.n);
-    for (size_t i = 0; i < M.L; i++) {
-        qcodes[i] = q->res[i] < 27 ? q->res[i] : CODE_X;
-        M.let[i] = letter_of(q->res[i]);
-        M.al[i] = 1;
+    H->q = q;
+    H->S = S;
+    H->thr = thr;
+    memset(M->use, 1, M->n);
+    for (size_t i = 0; i < M->L; i++) {
+        H->qcodes[i] = q->res[i] < 27 ? q->res[i] : CODE_X;
+        M->let[i] = letter_of(q->res[i]);
+        M->al[i] = 1;
     }
     size_t r = 1;
+    H->nset = 1;
     for (size_t h = 0; qr && h < qr->n_hits; h++) {
         const swgpu_hit_t *hit = &qr->hits[h];
-        swgpu_seq_t t;
+        int rc;
         if (!(hit->evalue <= thr && hit->score > 0))
             continue;
         if (hit->aln.n_cigar == 0) {
             rc = swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: hit %zu (database sequence %zu) "
                              "has no alignment (search without no_align)", q->id, h + 1,
                              hit->target + 1);
-            goto done;
+            hits_failed(H, r, rc);
+            break;
         }
-        if ((rc = swgpu_db_get(db, hit->target, &t)) < 0)
-            goto done;
-        if (add_row(&M, r, &hit->aln, &t) < 0) {
+        if ((rc = swgpu_db_get(db, hit->target, &H->t[r])) < 0) {
+            hits_failed(H, r, rc);
+            break;
+        }
+        if (add_row(M, r, &hit->aln, &H->t[r]) < 0) {
             rc = swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the alignment of hit %zu runs off "
                              "its sequences", q->id, h + 1);
-            goto done;
+            hits_failed(H, r, rc);
+            break;
         }
-        if (S && (rc = add_more(&M, r, S, &t, thr)) < 0)
-            goto done;
-        drop_if_empty(&M, r);
-        r++;
+        H->nset = ++r;
     }
+    return SWGPU_OK;
+}
+
+/* Step 1 for row r (1 <= r < H->nset): its further alignments, then its
+ * use flag; a failure is recorded in H.  Rows may run concurrently. */
+static int hits_more(hits_t *H, size_t r)
+{
+    int rc = H->S ? add_more(&H->M, r, H->S, &H->t[r], H->thr) : SWGPU_OK;
+    if (rc == SWGPU_OK)
+        drop_if_empty(&H->M, r);
+    return rc;
+}
+
+/* Steps 2-6: purge, the rows left, the PSSM. */
+static int hits_finish(const basis_t *B, hits_t *H, swgpu_pssm_t **out)
+{
+    msa_t *M = &H->M;
+    int rc;
     /* 2. purging: stretches identical to the query, then near-identical rows */
-    if ((rc = purge_rows(&M, 1)) < 0)
-        goto done;
+    if ((rc = purge_rows(M, 1)) < 0)
+        return rc;
     {   /* the rows left, query first */
         size_t k = 0;
-        for (size_t x = 0; x < M.n; x++) {
-            if (!M.use[x] && x)
+        for (size_t x = 0; x < M->n; x++) {
+            if (!M->use[x] && x)
                 continue;
             if (k != x) {
-                memcpy(M.let + k * M.L, M.let + x * M.L, M.L);
-                memcpy(M.al + k * M.L, M.al + x * M.L, M.L);
+                memcpy(M->let + k * M->L, M->let + x * M->L, M->L);
+                memcpy(M->al + k * M->L, M->al + x * M->L, M->L);
             }
             k++;
         }
-        M.n = k;
+        M->n = k;
     }
-    rc = build(B, &M, qcodes, q->id, out);
-done:
-    free(M.let);
-    free(M.al);
-    free(M.use);
-    free(qcodes);
+    return build(B, M, H->qcodes, H->q->id, out);
+}
+
+static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
+                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out)
+{
+    hits_t H;
+    int rc;
+    *out = NULL;
+    if ((rc = hits_setup(&H, q, qr, db, S, thr)) < 0)
+        return rc;
+    for (size_t r = 1; r < H.nset; r++)
+        if ((rc = hits_more(&H, r)) < 0) {
+            hits_failed(&H, r, rc);
+            break;
+        }
+    if (H.rc < 0)
+        rc = swgpu__fail(H.rc, "%s", H.msg);
+    else
+        rc = hits_finish(B, &H, out);
+    hits_free(&H);
     return rc;
 }
 
@@ -1160,7 +1246,21 @@ void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r)
     free(r);
 }
 
-/* The PSSMs of one round, built on several threads. */
+/*
+ * The PSSMs of one round, built on several threads.  A worker takes a query
+ * (the costliest first) and sets up its rows (hits_setup); their further
+ * alignments, most of the work of a query with hundreds of included hits,
+ * go to a queue that every worker takes from; the query's worker helps with
+ * the queue until its own rows are done, then purges and builds
+ * (hits_finish).  So a query of 500 long rows no longer keeps one thread
+ * busy while the others wait.  At most one query per worker is set up at a
+ * time (its alignment in memory).
+ */
+typedef struct {
+    hits_t *H;
+    size_t r;
+} row_task_t;
+
 typedef struct {
     const basis_t *B;
     const swgpu_db_t *db;
@@ -1174,52 +1274,171 @@ typedef struct {
     swgpu_query_result_t *best;     /* per job: those of them inclusion considers */
     swgpu_pssm_t **out;
     int *rc;
-    atomic_size_t next;
+    char (*msg)[512];
+    size_t *order;                  /* the jobs, costliest first */
+    /* under lock: the next job, the row queue, the jobs taken whose rows are
+     * not queued yet, and every hits_t's pending count and failure */
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    size_t next_job, setting_up;
+    row_task_t *tasks;
+    size_t task_head, ntasks, task_cap;
     atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
     atomic_ullong max_us; /* the longest job's wall microseconds */
-    char (*msg)[512];
 } build_jobs_t;
+
+/* One queued row (called without the lock). */
+static void run_row(build_jobs_t *J, row_task_t tk)
+{
+    int rc = hits_more(tk.H, tk.r);
+    pthread_mutex_lock(&J->lock);
+    if (rc < 0)
+        hits_failed(tk.H, tk.r, rc);
+    if (--tk.H->pending == 0)
+        pthread_cond_broadcast(&J->cv);
+    pthread_mutex_unlock(&J->lock);
+}
+
+/* Job k, start to end (called without the lock; J->setting_up counts it). */
+static void run_job(build_jobs_t *J, size_t k)
+{
+    rescan_t S = {0};
+    hits_t H;
+    int set = 0, queued = 0, rc;
+    double t0 = swgpu__now();
+    int more = J->qr[k]->n_hits > 0;
+    rc = more ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db, J->m, J->o, J->thr)
+              : SWGPU_OK;
+    if (rc == SWGPU_OK)
+        set = (rc = hits_setup(&H, &J->q[k], J->qr[k], J->db, more ? &S : NULL, J->thr)) ==
+              SWGPU_OK;
+    pthread_mutex_lock(&J->lock);
+    if (set && H.nset > 1) {
+        size_t need = J->ntasks + H.nset - 1;
+        if (need > J->task_cap) {
+            size_t cap = J->task_cap ? 2 * J->task_cap : 1024;
+            while (cap < need)
+                cap *= 2;
+            row_task_t *t = realloc(J->tasks, cap * sizeof *t);
+            if (t) {
+                J->tasks = t;
+                J->task_cap = cap;
+            }
+        }
+        if (need <= J->task_cap) { /* else (no memory for the queue): the rows here */
+            for (size_t r = 1; r < H.nset; r++)
+                J->tasks[J->ntasks++] = (row_task_t){&H, r};
+            H.pending = H.nset - 1;
+            queued = 1;
+        }
+    }
+    J->setting_up--;
+    pthread_cond_broadcast(&J->cv);
+    if (set && !queued) {
+        pthread_mutex_unlock(&J->lock);
+        for (size_t r = 1; r < H.nset; r++)
+            if ((rc = hits_more(&H, r)) < 0) {
+                hits_failed(&H, r, rc);
+                break;
+            }
+        pthread_mutex_lock(&J->lock);
+    }
+    while (queued && H.pending > 0) { /* help with the queue until our rows are done */
+        if (J->task_head < J->ntasks) {
+            row_task_t tk = J->tasks[J->task_head++];
+            pthread_mutex_unlock(&J->lock);
+            run_row(J, tk);
+            pthread_mutex_lock(&J->lock);
+        } else {
+            pthread_cond_wait(&J->cv, &J->lock);
+        }
+    }
+    pthread_mutex_unlock(&J->lock);
+    if (set) {
+        rc = H.rc < 0 ? swgpu__fail(H.rc, "%s", H.msg) : hits_finish(J->B, &H, &J->out[k]);
+        hits_free(&H);
+    }
+    free(S.best);
+    J->rc[k] = rc;
+    if (rc < 0)
+        snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
+    swgpu__log(SWGPU_LOG_DEBUG, "PSSM of query %s (%zu residues) from %zu hits: %.3f s",
+               J->q[k].id, J->q[k].len, J->qr[k]->n_hits, swgpu__now() - t0);
+    unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
+                       was = atomic_load(&J->max_us);
+    while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
+        ;
+}
 
 static void *build_worker(void *arg)
 {
     build_jobs_t *J = arg;
     double cpu0 = swgpu__thread_cpu();
+    pthread_mutex_lock(&J->lock);
     for (;;) {
-        size_t k = atomic_fetch_add(&J->next, 1);
-        if (k >= J->n) {
-            atomic_fetch_add(&J->cpu_us,
-                             (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
-            return NULL;
+        if (J->task_head < J->ntasks) {
+            row_task_t tk = J->tasks[J->task_head++];
+            pthread_mutex_unlock(&J->lock);
+            run_row(J, tk);
+            pthread_mutex_lock(&J->lock);
+        } else if (J->next_job < J->n) {
+            size_t k = J->order[J->next_job++];
+            J->setting_up++;
+            pthread_mutex_unlock(&J->lock);
+            run_job(J, k);
+            pthread_mutex_lock(&J->lock);
+        } else if (J->setting_up == 0) {
+            break; /* no row will be queued any more */
+        } else {
+            pthread_cond_wait(&J->cv, &J->lock);
         }
-        rescan_t S = {0};
-        double t0 = swgpu__now();
-        J->rc[k] = J->qr[k]->n_hits ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db,
-                                                  J->m, J->o, J->thr)
-                                    : SWGPU_OK;
-        if (J->rc[k] == SWGPU_OK)
-            J->rc[k] = from_hits(J->B, &J->q[k], J->qr[k], J->db, J->qr[k]->n_hits ? &S : NULL,
-                                 J->thr, &J->out[k]);
-        free(S.best);
-        if (J->rc[k] < 0)
-            snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
-        swgpu__log(SWGPU_LOG_DEBUG, "PSSM of query %s (%zu residues) from %zu hits: %.3f s",
-                   J->q[k].id, J->q[k].len, J->qr[k]->n_hits, swgpu__now() - t0);
-        unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
-                           was = atomic_load(&J->max_us);
-        while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
-            ;
     }
+    pthread_mutex_unlock(&J->lock);
+    atomic_fetch_add(&J->cpu_us, (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
+    return NULL;
+}
+
+typedef struct {
+    uint64_t cost;
+    size_t k;
+} job_cost_t;
+
+static int cmp_cost(const void *a, const void *b)
+{
+    const job_cost_t *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost > y->cost ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
 }
 
 static int build_all(build_jobs_t *J, int threads)
 {
     size_t nt = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores(), started = 0;
     pthread_t tid[64];
+    job_cost_t *jc = malloc((J->n ? J->n : 1) * sizeof *jc);
+    J->order = malloc((J->n ? J->n : 1) * sizeof *J->order);
+    if (!jc || !J->order) {
+        free(jc);
+        free(J->order);
+        J->order = NULL;
+        return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu PSSMs", J->n);
+    }
+    for (size_t k = 0; k < J->n; k++) { /* cost: included hits times query length */
+        uint64_t nh = 0;
+        for (size_t h = 0; h < J->qr[k]->n_hits; h++)
+            nh += J->qr[k]->hits[h].evalue <= J->thr;
+        jc[k] = (job_cost_t){(nh + 1) * (uint64_t)J->q[k].len, k};
+    }
+    qsort(jc, J->n, sizeof *jc, cmp_cost);
+    for (size_t k = 0; k < J->n; k++)
+        J->order[k] = jc[k].k;
+    free(jc);
     if (nt > 64)
         nt = 64;
-    if (nt > J->n)
-        nt = J->n;
-    atomic_init(&J->next, 0);
+    J->next_job = J->setting_up = 0;
+    J->task_head = J->ntasks = 0;
+    pthread_mutex_init(&J->lock, NULL);
+    pthread_cond_init(&J->cv, NULL);
     atomic_init(&J->cpu_us, 0);
     for (; nt > 1 && started < nt; started++)
         if (pthread_create(&tid[started], NULL, build_worker, J) != 0)
@@ -1228,6 +1447,10 @@ static int build_all(build_jobs_t *J, int threads)
         build_worker(J);
     for (size_t t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    pthread_cond_destroy(&J->cv);
+    pthread_mutex_destroy(&J->lock);
+    free(J->order);
+    J->order = NULL;
     for (size_t k = 0; k < J->n; k++)
         if (J->rc[k] < 0)
             return swgpu__fail(J->rc[k], "%s", J->msg[k]);
@@ -1484,6 +1707,7 @@ fail:
     free(J.out);
     free(J.rc);
     free(J.msg);
+    free(J.tasks);
     if (R && R->pssm && R->n_rounds < I) /* a failed round: the PSSMs made for it */
         for (size_t i = 0; i < n; i++)
             swgpu_pssm_destroy(R->pssm[R->n_rounds * n + i]);
