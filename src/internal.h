@@ -217,13 +217,20 @@ static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matri
 /* ---------------------------------------------------- searches (search.c) */
 
 /** Which hits of each query a search aligns: the first `first`, and those
- *  among the first `upto` whose E-value is <= evalue; the others keep no
+ *  among the first `upto` whose E-value is <= evalue (unless first_only says
+ *  otherwise for the query); the others keep no
  *  alignment (aln.score = score, no CIGAR), as with opts->no_align.  An
  *  iterated search (psi.c) needs the alignments of the hits it includes and
  *  of those it reports only. */
 typedef struct {
     size_t first, upto;
     double evalue;
+    /* optional: first_only(user, i, qr) nonzero when query i's result qr
+     * needs its first `first` alignments only (an iterated search's query
+     * that converged: its included hits make no PSSM).  Called once per
+     * query, from the thread that hands out the query's hits. */
+    int (*first_only)(void *user, size_t i, const swgpu_query_result_t *qr);
+    void *user;
 } swgpu__align_sel_t;
 
 /** swgpu_search() and swgpu_search_pssm() aligning the hits sel selects

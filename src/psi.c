@@ -1491,6 +1491,34 @@ static int subset(const size_t *a, size_t na, const size_t *b, size_t nb)
     return 1;
 }
 
+/* What first_only (swgpu__align_sel_t) needs to tell, while a round's
+ * search runs, which queries converge in it. */
+typedef struct {
+    const size_t *act;       /* the round's query a is query act[a] */
+    size_t *const *prev_set; /* per query: the round before's included set */
+    const size_t *prev_n;
+    size_t max_hits;
+    double thr;
+} conv_t;
+
+/* 1 if the round converges for query act[a] (its included set, as the
+ * round computes it after the search, holds no hit the round before did
+ * not include): no PSSM is made of its hits unless final_pssm, so they need
+ * no alignment beyond those reported.  0 when unsure (out of memory). */
+static int converges(void *user, size_t a, const swgpu_query_result_t *qr)
+{
+    const conv_t *C = user;
+    size_t i = C->act[a], *set = NULL, ns = 0;
+    swgpu_query_result_t best = *qr;
+    if (best.n_hits > C->max_hits)
+        best.n_hits = C->max_hits;
+    if (included_set(&best, C->thr, &set, &ns) < 0)
+        return 0;
+    int conv = subset(set, ns, C->prev_set[i], C->prev_n[i]);
+    free(set);
+    return conv;
+}
+
 /* Keep the best top_n hits of every query of r. */
 static void truncate_hits(swgpu_search_result_t *r, size_t top_n)
 {
@@ -1545,13 +1573,19 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     /* alignments: of the hits a round reports (the best opts->top_n) and of
      * those it includes; the others' would be thrown away */
     swgpu__align_sel_t sel = {opts->no_align ? 0 : (size_t)opts->top_n, (size_t)psi->max_hits,
-                              psi->inclusion_evalue};
+                              psi->inclusion_evalue, NULL, NULL};
     /* the last round builds no PSSM unless psi->final_pssm: its included
      * hits need no alignment beyond those it reports (the inclusion counts
      * and the convergence take the E-values only) */
     swgpu__align_sel_t sel_last = sel;
     if (!psi->final_pssm)
         sel_last.upto = 0;
+    /* nor does a query that converges in its round */
+    conv_t conv = {NULL, NULL, NULL, (size_t)psi->max_hits, psi->inclusion_evalue};
+    if (!psi->final_pssm) {
+        sel.first_only = converges;
+        sel.user = &conv;
+    }
     if (!(R = calloc(1, sizeof *R)) || !(R->round = calloc(I, sizeof *R->round)) ||
         !(R->pssm = calloc(I * N1, sizeof *R->pssm)) ||
         !(R->final_pssm = calloc(N1, sizeof *R->final_pssm)) ||
@@ -1587,6 +1621,9 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     size_t nact = n;
     for (size_t i = 0; i < n; i++)
         act[i] = i;
+    conv.act = act;
+    conv.prev_set = prev_set;
+    conv.prev_n = prev_n;
     for (size_t k = 0; k < I && (nact || k == 0); k++) {
         swgpu_search_result_t *r = NULL;
         double t_round = swgpu__now();

@@ -327,11 +327,12 @@ static void *align_worker(void *arg)
     }
 }
 
-/* 1 if hit h of query result qr is to be aligned (c->sel) */
-static int selected(const pipe_t *c, const swgpu_query_result_t *qr, size_t h)
+/* 1 if hit h of query result qr is to be aligned (c->sel; first_only: the
+ * query needs its first sel->first only) */
+static int selected(const pipe_t *c, const swgpu_query_result_t *qr, size_t h, int first_only)
 {
     const swgpu__align_sel_t *s = c->sel;
-    return !s || h < s->first || (h < s->upto && qr->hits[h].evalue <= s->evalue);
+    return !s || h < s->first || (!first_only && h < s->upto && qr->hits[h].evalue <= s->evalue);
 }
 
 /* queue the alignments of query i's hits */
@@ -341,8 +342,9 @@ static int push_jobs(pipe_t *c, size_t i)
     size_t n = 0;
     if (c->o->no_align)
         return SWGPU_OK;
+    int fo = c->sel && c->sel->first_only && c->sel->first_only(c->sel->user, i, qr);
     for (size_t h = 0; h < qr->n_hits; h++)
-        n += selected(c, qr, h);
+        n += selected(c, qr, h, fo);
     if (n == 0)
         return SWGPU_OK;
     pthread_mutex_lock(&c->lock);
@@ -359,7 +361,7 @@ static int push_jobs(pipe_t *c, size_t i)
         c->cap_jobs = cap;
     }
     for (size_t h = 0; h < qr->n_hits; h++)
-        if (selected(c, qr, h))
+        if (selected(c, qr, h, fo))
             c->jobs[c->n_jobs++] = (job_t){i, h};
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->lock);
