@@ -238,9 +238,21 @@ typedef struct {
 int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
+/** A PSSM's Karlin-Altschul parameters for a search with it
+ *  (swgpu__pssm_karlin_km), computed ahead: failed nonzero (msg: why) when
+ *  they could not be had; the search then warns and uses the matrix's. */
+typedef struct {
+    swgpu_karlin_t k;
+    int failed;
+    char msg[256];
+} swgpu__pssm_stat_t;
+
+/** stats: each PSSM's parameters computed ahead (an iterated search
+ *  computes them as it builds the PSSMs), or NULL: computed here. */
 int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                            const swgpu_matrix_t *m, const swgpu_opts_t *opts,
-                           const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
+                           const swgpu__align_sel_t *sel, const swgpu__pssm_stat_t *stats,
+                           swgpu_search_result_t **out);
 
 /* --------------------------------------------------------------- engines */
 

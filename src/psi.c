@@ -445,6 +445,7 @@ typedef struct {
     const swgpu_matrix_t *m;
     double lambda;                 /* ideal ungapped lambda (Robinson & Robinson) */
     double ratio_lambda;           /* ln 2 / units per bit, or lambda when not known */
+    double K;                      /* ideal ungapped K (swgpu__pssm_karlin_km's m_K) */
     double ratio[NSTD][NSTD + 1];  /* e^{ratio_lambda s_rj}; column NSTD: against X */
     double bg[NSTD];               /* b: the matrix's background, or Robinson & Robinson */
     double expno[MAX_OBS];         /* expected distinct amino acids in j draws from b */
@@ -492,6 +493,7 @@ static int basis_init(basis_t *B, const swgpu_matrix_t *m)
     int rc = swgpu__matrix_ideal_karlin(m, &B->lambda, &K, &H);
     if (rc < 0)
         return rc;
+    B->K = K;
     B->m = m;
     B->ratio_lambda = B->lambda;
     for (size_t k = 0; m->builtin && k < sizeof matrix_units / sizeof *matrix_units; k++)
@@ -1275,6 +1277,9 @@ typedef struct {
     swgpu_pssm_t **out;
     int *rc;
     char (*msg)[512];
+    int stats;                      /* 1: the PSSMs' search parameters as well (stat) */
+    int *want_stat;                 /* per job: 1 if its PSSM is searched next round */
+    swgpu__pssm_stat_t *stat;       /* per job: its PSSM's parameters */
     size_t *order;                  /* the jobs, costliest first */
     /* under lock: the next job, the row queue, the jobs taken whose rows are
      * not queued yet, and every hits_t's pending count and failure */
@@ -1357,6 +1362,13 @@ static void run_job(build_jobs_t *J, size_t k)
     if (set) {
         rc = H.rc < 0 ? swgpu__fail(H.rc, "%s", H.msg) : hits_finish(J->B, &H, &J->out[k]);
         hits_free(&H);
+    }
+    if (rc == SWGPU_OK && J->stats && J->want_stat[k]) { /* what the next search needs of it */
+        swgpu__pssm_stat_t *st = &J->stat[k];
+        st->failed = swgpu__pssm_karlin_km(J->out[k], J->m, J->o->gap_open, J->o->gap_extend,
+                                           &J->B->K, &st->k) < 0;
+        if (st->failed)
+            snprintf(st->msg, sizeof st->msg, "%s", swgpu_last_error());
     }
     free(S.best);
     J->rc[k] = rc;
@@ -1538,6 +1550,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     size_t n, **prev_set = NULL, *prev_n = NULL, *act = NULL;
     swgpu_seq_t *qv = NULL;
     const swgpu_pssm_t **cur = NULL;
+    swgpu__pssm_stat_t *stat_of = NULL, *given = NULL; /* per query / per round's query */
     build_jobs_t J;
     int rc;
 
@@ -1599,7 +1612,10 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         !(J.searched = calloc(N1, sizeof *J.searched)) ||
         !(J.best = calloc(N1, sizeof *J.best)) ||
         !(J.rc = calloc(N1, sizeof *J.rc)) ||
-        !(J.msg = calloc(N1, sizeof *J.msg))) {
+        !(J.msg = calloc(N1, sizeof *J.msg)) ||
+        !(J.want_stat = calloc(N1, sizeof *J.want_stat)) ||
+        !(J.stat = calloc(N1, sizeof *J.stat)) || !(stat_of = calloc(N1, sizeof *stat_of)) ||
+        !(given = calloc(N1, sizeof *given))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu queries", n);
         goto fail;
     }
@@ -1617,6 +1633,10 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     J.m = m;
     J.o = &o;
     J.thr = psi->inclusion_evalue;
+    {   /* the PSSMs' search parameters as they are built (when the search takes any) */
+        swgpu_karlin_t fixed;
+        J.stats = swgpu_karlin_lookup(m, o.gap_open, o.gap_extend, &fixed) == SWGPU_OK;
+    }
 
     size_t nact = n;
     for (size_t i = 0; i < n; i++)
@@ -1631,10 +1651,13 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         if (k == 0 && queries) {
             rc = swgpu__search_sel(queries, db, m, &o, k + 1 == I ? &sel_last : &sel, &r);
         } else {
-            for (size_t a = 0; a < nact; a++)
+            for (size_t a = 0; a < nact; a++) {
                 cur[a] = k == 0 ? pssms[act[a]] : R->pssm[k * n + act[a]];
+                if (k > 0 && J.stats)
+                    given[a] = stat_of[act[a]];
+            }
             rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, k + 1 == I ? &sel_last : &sel,
-                                        &r);
+                                        k > 0 && J.stats ? given : NULL, &r);
         }
         if (rc < 0)
             goto fail;
@@ -1686,6 +1709,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
             J.best[J.n] = J.best[a];
             J.qr[J.n] = &J.best[J.n];
             J.searched[J.n] = k == 0 ? (queries ? NULL : pssms[i]) : R->pssm[k * n + i];
+            J.want_stat[J.n] = !last;
             J.out[J.n++] = NULL;
         }
         double t_build = swgpu__now();
@@ -1695,7 +1719,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built in %.3f s",
                    k + 1, nact, J.n, swgpu__now() - t_build);
         swgpu__log(SWGPU_LOG_DEBUG, "round %zu: search %.3f s (scan %.3f s, alignments after "
-                   "it %.3f s), PSSM builds %.3f CPU s (the longest %.3f s)", k + 1,
+                   "it %.3f s), PSSM builds and statistics %.3f CPU s (the longest %.3f s)", k + 1,
                    t_build - t_round, r->scan_seconds, r->align_seconds,
                    atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
         if (rc < 0) {
@@ -1707,12 +1731,14 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         for (size_t a = 0; a < nact; a++) {
             size_t i = act[a];
             int last = R->converged[i] || k + 1 == I;
+            size_t jk = j;
             swgpu_pssm_t *p = last && !psi->final_pssm ? NULL : J.out[j++];
             if (last) {
                 R->last_round[i] = k + 1;
                 R->final_pssm[i] = p;
             } else {
                 R->pssm[(k + 1) * n + i] = p;
+                stat_of[i] = J.stat[jk];
                 act[still++] = i;
             }
         }
@@ -1745,6 +1771,10 @@ fail:
     free(J.rc);
     free(J.msg);
     free(J.tasks);
+    free(J.want_stat);
+    free(J.stat);
+    free(stat_of);
+    free(given);
     if (R && R->pssm && R->n_rounds < I) /* a failed round: the PSSMs made for it */
         for (size_t i = 0; i < n; i++)
             swgpu_pssm_destroy(R->pssm[R->n_rounds * n + i]);

@@ -805,12 +805,13 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       swgpu_search_result_t **out)
 {
-    return swgpu__search_pssm_sel(pssms, n, db, m, opts, NULL, out);
+    return swgpu__search_pssm_sel(pssms, n, db, m, opts, NULL, NULL, out);
 }
 
 int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                            const swgpu_matrix_t *m, const swgpu_opts_t *opts,
-                           const swgpu__align_sel_t *sel, swgpu_search_result_t **out)
+                           const swgpu__align_sel_t *sel, const swgpu__pssm_stat_t *stats,
+                           swgpu_search_result_t **out)
 {
     swgpu__query_t *qs = NULL;
     const char **ids = NULL;
@@ -842,8 +843,16 @@ int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swg
         if ((rc = check_query_range(&qs[i], ids[i], i, qs[i].smax)) < 0)
             goto done;
     }
-    if (have_fixed && (rc = pssm_karlins(pssms, n, m, opts, &fixed, kq)) < 0)
+    if (have_fixed && stats) { /* computed ahead: as pssm_karlins would have */
+        for (size_t i = 0; i < n; i++) {
+            if (stats[i].failed)
+                swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
+                           "unchanged", stats[i].msg, swgpu_matrix_name(m));
+            kq[i] = stats[i].failed ? fixed : stats[i].k;
+        }
+    } else if (have_fixed && (rc = pssm_karlins(pssms, n, m, opts, &fixed, kq)) < 0) {
         goto done;
+    }
     rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, have_fixed ? kq : NULL, sel, out);
 done:
     free(qs);
