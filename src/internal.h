@@ -32,6 +32,8 @@ int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k);
 
 /** Monotonic wall-clock seconds. */
 double swgpu__now(void);
+/** CPU seconds the calling thread has used (for phase timings; 0 if unknown). */
+double swgpu__thread_cpu(void);
 /** Number of online CPU cores (>= 1). */
 int swgpu__ncores(void);
 
@@ -192,6 +194,18 @@ int swgpu__pssm_build(const char *id, const uint8_t *res, size_t len, const int3
                       const uint8_t *observed, const uint8_t *pct, const double *info,
                       const double *relw, swgpu_pssm_t **out);
 
+/** swgpu_pssm_karlin with m's ideal ungapped K (swgpu__matrix_ideal_karlin,
+ *  ~5 ms for BLOSUM62) given as *m_K (NULL: computed here), for callers that
+ *  need the parameters of many PSSMs. */
+int swgpu__pssm_karlin_km(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                          int gap_extend, const double *m_K, swgpu_karlin_t *out);
+
+/** Step 2 of a PSSM from hits (psi.c), for tests: purge the alignment of n
+ *  rows of L columns (row-major letters let, 0/1 aligned flags al, use[r]
+ *  0 once row r is gone; row 0 the query), fast (1) or by the reference
+ *  (0); both must leave the same al and use.  SWGPU_ENOMEM or SWGPU_OK. */
+int swgpu__psi_purge(uint8_t *let, uint8_t *al, uint8_t *use, size_t n, size_t L, int fast);
+
 /** The least and greatest score q uses under m: the rows' range, or m's. */
 static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matrix_t *m,
                                       int32_t *smin, int32_t *smax)
@@ -203,13 +217,20 @@ static inline void swgpu__query_range(const swgpu__query_t *q, const swgpu_matri
 /* ---------------------------------------------------- searches (search.c) */
 
 /** Which hits of each query a search aligns: the first `first`, and those
- *  among the first `upto` whose E-value is <= evalue; the others keep no
+ *  among the first `upto` whose E-value is <= evalue (unless first_only says
+ *  otherwise for the query); the others keep no
  *  alignment (aln.score = score, no CIGAR), as with opts->no_align.  An
  *  iterated search (psi.c) needs the alignments of the hits it includes and
  *  of those it reports only. */
 typedef struct {
     size_t first, upto;
     double evalue;
+    /* optional: first_only(user, i, qr) nonzero when query i's result qr
+     * needs its first `first` alignments only (an iterated search's query
+     * that converged: its included hits make no PSSM).  Called once per
+     * query, from the thread that hands out the query's hits. */
+    int (*first_only)(void *user, size_t i, const swgpu_query_result_t *qr);
+    void *user;
 } swgpu__align_sel_t;
 
 /** swgpu_search() and swgpu_search_pssm() aligning the hits sel selects
@@ -217,9 +238,21 @@ typedef struct {
 int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
+/** A PSSM's Karlin-Altschul parameters for a search with it
+ *  (swgpu__pssm_karlin_km), computed ahead: failed nonzero (msg: why) when
+ *  they could not be had; the search then warns and uses the matrix's. */
+typedef struct {
+    swgpu_karlin_t k;
+    int failed;
+    char msg[256];
+} swgpu__pssm_stat_t;
+
+/** stats: each PSSM's parameters computed ahead (an iterated search
+ *  computes them as it builds the PSSMs), or NULL: computed here. */
 int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                            const swgpu_matrix_t *m, const swgpu_opts_t *opts,
-                           const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
+                           const swgpu__align_sel_t *sel, const swgpu__pssm_stat_t *stats,
+                           swgpu_search_result_t **out);
 
 /* --------------------------------------------------------------- engines */
 

@@ -204,6 +204,220 @@ static void purge_similar(msa_t *M, size_t a, size_t b, double max_id)
         drop_if_empty(M, b);
 }
 
+/*
+ * The same purge, fast: the rows' aligned runs (segments) are kept as lists,
+ * so that a pair of rows visits only the stretches (the union of its two
+ * rows' segments) in which both rows are aligned somewhere, and a stretch
+ * is counted 8 columns at a time (SWAR) and left as soon as even identities
+ * in all its columns left could not bring it to max_id.  purge_similar() is
+ * the reference it must match (tests: swgpu__psi_purge).
+ */
+typedef struct {
+    size_t *beg, *end; /* segments of every row: [beg, end) */
+    size_t *off, *cnt; /* row r: beg/end[off[r] .. off[r] + cnt[r]) */
+} segs_t;
+
+/* row r's segments into S (room for as many as it had when S was made) */
+static void segs_of_row(const msa_t *M, segs_t *S, size_t r)
+{
+    const uint8_t *al = M->al + r * M->L;
+    size_t n = 0, o = S->off[r];
+    for (size_t i = 0; i < M->L;) {
+        if (!al[i]) {
+            i++;
+            continue;
+        }
+        size_t e = i;
+        while (e < M->L && al[e])
+            e++;
+        S->beg[o + n] = i;
+        S->end[o + n++] = e;
+        i = e;
+    }
+    S->cnt[r] = n;
+}
+
+static int segs_init(const msa_t *M, segs_t *S)
+{
+    size_t total = 0;
+    memset(S, 0, sizeof *S);
+    S->off = malloc(M->n * sizeof *S->off);
+    S->cnt = malloc(M->n * sizeof *S->cnt);
+    if (!S->off || !S->cnt)
+        return -1;
+    for (size_t r = 0; r < M->n; r++) {
+        const uint8_t *al = M->al + r * M->L;
+        size_t n = 0;
+        for (size_t i = 0; i < M->L; i++)
+            n += al[i] && (i == 0 || !al[i - 1]);
+        S->off[r] = total;
+        total += n;
+    }
+    S->beg = malloc((total ? total : 1) * sizeof *S->beg);
+    S->end = malloc((total ? total : 1) * sizeof *S->end);
+    if (!S->beg || !S->end)
+        return -1;
+    for (size_t r = 0; r < M->n; r++)
+        segs_of_row(M, S, r);
+    return 0;
+}
+
+static void segs_free(segs_t *S)
+{
+    free(S->beg);
+    free(S->end);
+    free(S->off);
+    free(S->cnt);
+}
+
+#define BYTES_LO7 0x7f7f7f7f7f7f7f7fULL
+#define BYTES_HI 0x8080808080808080ULL
+
+/* the high bit of every byte of x that is 0 */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+    return ~(((x & BYTES_LO7) + BYTES_LO7) | x | BYTES_LO7);
+}
+
+static inline uint64_t load8(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+/*
+ * Stretch [s, e) of rows a and b (every column aligned in one of them): the
+ * identities and the columns counted (without X) as purge_similar counts
+ * them; returns 1 when the stretch is purged from b (then *start: where it
+ * begins), 0 as soon as it cannot be.  The bound: with c columns counted so
+ * far and R columns left, the stretch's identity is at most
+ * (ident + R) / (eff + R) (rounding is monotone, so the test is exact).
+ */
+static int stretch_purged(const msa_t *M, size_t a, size_t b, size_t s, size_t e,
+                          double max_id, size_t *start)
+{
+    const size_t L = M->L;
+    const uint8_t *la = M->let + a * L, *lb = M->let + b * L;
+    const uint8_t *aa = M->al + a * L, *ab = M->al + b * L;
+    const uint64_t xs = 0x0101010101010101ULL * CODE_X;
+    size_t eff = 0, ident = 0, p = s, first = e;
+    for (size_t x = s; x < e; x++)
+        if (la[x] != CODE_X && lb[x] != CODE_X) {
+            first = x;
+            break;
+        }
+    if (first == e)
+        return 0; /* X only: nothing counted */
+    while (p < e) {
+        size_t stop = p + 64 < e ? p + 64 : e;
+        for (; p + 8 <= stop; p += 8) {
+            uint64_t A = load8(la + p), Bv = load8(lb + p);
+            uint64_t nox = ~(zero_bytes(A ^ xs) | zero_bytes(Bv ^ xs)) & BYTES_HI;
+            uint64_t id = nox & zero_bytes(A ^ Bv) & ((load8(aa + p) & load8(ab + p)) << 7);
+            eff += (size_t)__builtin_popcountll(nox);
+            ident += (size_t)__builtin_popcountll(id);
+        }
+        for (; p < stop; p++) {
+            int no_x = la[p] != CODE_X && lb[p] != CODE_X;
+            eff += no_x;
+            ident += no_x && ab[p] && aa[p] && la[p] == lb[p];
+        }
+        size_t R = e - p;
+        if (R && (double)(ident + R) / (double)(eff + R) < max_id)
+            return 0;
+    }
+    if (!(eff > 0 && (double)ident / (double)eff >= max_id))
+        return 0;
+    *start = s == 0 ? 0 : first;
+    return 1;
+}
+
+/* purge_similar(M, a, b, max_id) on the segments S (b's kept up to date) */
+static void purge_similar_fast(msa_t *M, segs_t *S, size_t a, size_t b, double max_id)
+{
+    if (a == b || !M->use[a] || !M->use[b] || !S->cnt[b])
+        return;
+    const size_t *ab_ = S->beg + S->off[b], *ae_ = S->end + S->off[b], nb = S->cnt[b];
+    const size_t *aa_ = S->beg + S->off[a], *ae = S->end + S->off[a];
+    size_t na = a ? S->cnt[a] : 0; /* the query counts as aligned for identities only */
+    if (a && (!na || aa_[0] >= ae_[nb - 1] || ab_[0] >= ae[na - 1]))
+        return; /* no column aligned in both: no identity */
+    size_t ia = 0, ib = 0;
+    int purged = 0;
+    while (ia < na || ib < nb) {
+        /* a stretch: the union of touching or overlapping segments */
+        size_t s, e, last_a = 0, last_b = 0;
+        int both = a == 0;
+        if (ib == nb || (ia < na && aa_[ia] < ab_[ib])) {
+            s = aa_[ia];
+            e = last_a = ae[ia++];
+        } else {
+            s = ab_[ib];
+            e = last_b = ae_[ib++];
+        }
+        for (;;) {
+            if (ia < na && aa_[ia] <= e) {
+                both |= aa_[ia] < last_b;
+                last_a = ae[ia];
+                if (ae[ia] > e)
+                    e = ae[ia];
+                ia++;
+            } else if (ib < nb && ab_[ib] <= e) {
+                both |= ab_[ib] < last_a;
+                last_b = ae_[ib];
+                if (ae_[ib] > e)
+                    e = ae_[ib];
+                ib++;
+            } else {
+                break;
+            }
+        }
+        size_t start;
+        if (!both || !stretch_purged(M, a, b, s, e, max_id, &start))
+            continue;
+        /* the later stretches lie beyond e, and the walk reads S, not al */
+        memset(M->al + b * M->L + start, 0, e - start);
+        purged = 1;
+    }
+    if (!purged)
+        return;
+    segs_of_row(M, S, b);
+    drop_if_empty(M, b);
+}
+
+/* Step 2 (see the top): stretches identical to the query, then
+ * near-identical rows; fast: purge_similar_fast.  SWGPU_ENOMEM or 0. */
+static int purge_rows(msa_t *M, int fast)
+{
+    segs_t S;
+    if (!fast) {
+        for (size_t b = 1; b < M->n; b++)
+            purge_similar(M, 0, b, 1.0);
+        for (size_t i = 1; i < M->n; i++)
+            for (size_t j = 1; i + j < M->n; j++)
+                purge_similar(M, j, i + j, NEAR_IDENTICAL);
+        return SWGPU_OK;
+    }
+    if (segs_init(M, &S) < 0) {
+        segs_free(&S);
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM: out of memory for %zu rows", M->n);
+    }
+    for (size_t b = 1; b < M->n; b++)
+        purge_similar_fast(M, &S, 0, b, 1.0);
+    for (size_t i = 1; i < M->n; i++)
+        for (size_t j = 1; i + j < M->n; j++)
+            purge_similar_fast(M, &S, j, i + j, NEAR_IDENTICAL);
+    segs_free(&S);
+    return SWGPU_OK;
+}
+
+int swgpu__psi_purge(uint8_t *let, uint8_t *al, uint8_t *use, size_t n, size_t L, int fast)
+{
+    msa_t M = {L, n, let, al, use};
+    return purge_rows(&M, fast);
+}
+
 /* ----------------------------------------------------------- the matrix */
 
 /* The units per bit of the built-in matrices' scores, as published with
@@ -231,6 +445,7 @@ typedef struct {
     const swgpu_matrix_t *m;
     double lambda;                 /* ideal ungapped lambda (Robinson & Robinson) */
     double ratio_lambda;           /* ln 2 / units per bit, or lambda when not known */
+    double K;                      /* ideal ungapped K (swgpu__pssm_karlin_km's m_K) */
     double ratio[NSTD][NSTD + 1];  /* e^{ratio_lambda s_rj}; column NSTD: against X */
     double bg[NSTD];               /* b: the matrix's background, or Robinson & Robinson */
     double expno[MAX_OBS];         /* expected distinct amino acids in j draws from b */
@@ -278,6 +493,7 @@ static int basis_init(basis_t *B, const swgpu_matrix_t *m)
     int rc = swgpu__matrix_ideal_karlin(m, &B->lambda, &K, &H);
     if (rc < 0)
         return rc;
+    B->K = K;
     B->m = m;
     B->ratio_lambda = B->lambda;
     for (size_t k = 0; m->builtin && k < sizeof matrix_units / sizeof *matrix_units; k++)
@@ -795,90 +1011,173 @@ done:
     return rc;
 }
 
-/* The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
- * with S, their further alignments). */
-static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
-                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out)
+/*
+ * The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
+ * with S, their further alignments), in three steps so that the rounds can
+ * spread the further alignments of one query's rows over threads
+ * (build_all): hits_setup (row 0 and every hit's own alignment),
+ * hits_more (row r's further alignments: it reads and writes row r only),
+ * hits_finish (purging, the PSSM).  Rows are independent until the purge,
+ * so the order of the further alignments changes nothing.
+ */
+typedef struct {
+    msa_t M;
+    uint8_t *qcodes;
+    const swgpu_seq_t *q;
+    swgpu_seq_t *t;   /* t[r]: the subject of row r (r >= 1) */
+    size_t nset;      /* rows set up (1 + hits; fewer after a failure) */
+    const rescan_t *S;
+    double thr;
+    /* the first failure in row order (a sequential build's): status, row */
+    int rc;
+    size_t bad_row;
+    char msg[512];
+    size_t pending;   /* rows queued whose further alignments are not done (build_all) */
+} hits_t;
+
+static void hits_free(hits_t *H)
 {
-    msa_t M = {0};
+    free(H->M.let);
+    free(H->M.al);
+    free(H->M.use);
+    free(H->qcodes);
+    free(H->t);
+    memset(H, 0, sizeof *H);
+}
+
+/* Record failure rc (last_error set) of row r if it comes first. */
+static void hits_failed(hits_t *H, size_t r, int rc)
+{
+    if (H->rc == SWGPU_OK || r < H->bad_row) {
+        H->rc = rc;
+        H->bad_row = r;
+        snprintf(H->msg, sizeof H->msg, "%s", swgpu_last_error());
+    }
+}
+
+/* Step 1: M with row 0 and each included hit's own alignment; stops at the
+ * first failure (recorded in H: rows before it still take their further
+ * alignments, as a sequential build would have made them first).  Returns
+ * an allocation failure, else SWGPU_OK (H->rc says the rest). */
+static int hits_setup(hits_t *H, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
+                      const swgpu_db_t *db, const rescan_t *S, double thr)
+{
+    msa_t *M = &H->M;
     size_t nh = 0;
-    uint8_t *qcodes = NULL;
-    int rc = SWGPU_OK;
-    *out = NULL;
+    memset(H, 0, sizeof *H);
+    H->q = q;
+    H->S = S;
+    H->thr = thr;
     if (q->len == 0)
         return swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the query is empty", q->id);
     if (qr)
         for (size_t h = 0; h < qr->n_hits; h++)
             nh += qr->hits[h].evalue <= thr && qr->hits[h].score > 0;
-    M.L = q->len;
-    M.n = nh + 1;
-    if (M.L > SIZE_MAX / M.n / 2) 
+    M->L = q->len;
+    M->n = nh + 1;
+    if (M->L > SIZE_MAX / M->n / 2)
         return swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: %zu rows of %zu are too many", q->id,
-                           M.n, M.L);
-    M.let = calloc(M.n * M.L, 1);
-    M.al = calloc(M.n * M.L, 1);
-    M.use = malloc(M.n);
-    qcodes = malloc(M.L);
-    if (!M.let || !M.al || !M.use || !qcodes) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: out of memory for %zu rows of %zu",
-                         q->id, M.n, M.L);
-        goto done;
+                           M->n, M->L);
+    M->let = calloc(M->n * M->L, 1);
+    M->al = calloc(M->n * M->L, 1);
+    M->use = malloc(M->n);
+    H->qcodes = malloc(M->L);
+    H->t = calloc(M->n, sizeof *H->t);
+    if (!M->let || !M->al || !M->use || !H->qcodes || !H->t) {
+        hits_free(H);
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM of query %s: out of memory for %zu rows of %zu",
+                           q->id, nh + 1, q->len);
     }
-    memset(M.use, 1, M.n);
-    for (size_t i = 0; i < M.L; i++) {
-        qcodes[i] = q->res[i] < 27 ? q->res[i] : CODE_X;
-        M.let[i] = letter_of(q->res[i]);
-        M.al[i] = 1;
+    H->q = q;
+    H->S = S;
+    H->thr = thr;
+    memset(M->use, 1, M->n);
+    for (size_t i = 0; i < M->L; i++) {
+        H->qcodes[i] = q->res[i] < 27 ? q->res[i] : CODE_X;
+        M->let[i] = letter_of(q->res[i]);
+        M->al[i] = 1;
     }
     size_t r = 1;
+    H->nset = 1;
     for (size_t h = 0; qr && h < qr->n_hits; h++) {
         const swgpu_hit_t *hit = &qr->hits[h];
-        swgpu_seq_t t;
+        int rc;
         if (!(hit->evalue <= thr && hit->score > 0))
             continue;
         if (hit->aln.n_cigar == 0) {
             rc = swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: hit %zu (database sequence %zu) "
                              "has no alignment (search without no_align)", q->id, h + 1,
                              hit->target + 1);
-            goto done;
+            hits_failed(H, r, rc);
+            break;
         }
-        if ((rc = swgpu_db_get(db, hit->target, &t)) < 0)
-            goto done;
-        if (add_row(&M, r, &hit->aln, &t) < 0) {
+        if ((rc = swgpu_db_get(db, hit->target, &H->t[r])) < 0) {
+            hits_failed(H, r, rc);
+            break;
+        }
+        if (add_row(M, r, &hit->aln, &H->t[r]) < 0) {
             rc = swgpu__fail(SWGPU_EINVAL, "PSSM of query %s: the alignment of hit %zu runs off "
                              "its sequences", q->id, h + 1);
-            goto done;
+            hits_failed(H, r, rc);
+            break;
         }
-        if (S && (rc = add_more(&M, r, S, &t, thr)) < 0)
-            goto done;
-        drop_if_empty(&M, r);
-        r++;
+        H->nset = ++r;
     }
+    return SWGPU_OK;
+}
+
+/* Step 1 for row r (1 <= r < H->nset): its further alignments, then its
+ * use flag; a failure is recorded in H.  Rows may run concurrently. */
+static int hits_more(hits_t *H, size_t r)
+{
+    int rc = H->S ? add_more(&H->M, r, H->S, &H->t[r], H->thr) : SWGPU_OK;
+    if (rc == SWGPU_OK)
+        drop_if_empty(&H->M, r);
+    return rc;
+}
+
+/* Steps 2-6: purge, the rows left, the PSSM. */
+static int hits_finish(const basis_t *B, hits_t *H, swgpu_pssm_t **out)
+{
+    msa_t *M = &H->M;
+    int rc;
     /* 2. purging: stretches identical to the query, then near-identical rows */
-    for (size_t b = 1; b < M.n; b++)
-        purge_similar(&M, 0, b, 1.0);
-    for (size_t i = 1; i < M.n; i++)
-        for (size_t j = 1; i + j < M.n; j++)
-            purge_similar(&M, j, i + j, NEAR_IDENTICAL);
+    if ((rc = purge_rows(M, 1)) < 0)
+        return rc;
     {   /* the rows left, query first */
         size_t k = 0;
-        for (size_t x = 0; x < M.n; x++) {
-            if (!M.use[x] && x)
+        for (size_t x = 0; x < M->n; x++) {
+            if (!M->use[x] && x)
                 continue;
             if (k != x) {
-                memcpy(M.let + k * M.L, M.let + x * M.L, M.L);
-                memcpy(M.al + k * M.L, M.al + x * M.L, M.L);
+                memcpy(M->let + k * M->L, M->let + x * M->L, M->L);
+                memcpy(M->al + k * M->L, M->al + x * M->L, M->L);
             }
             k++;
         }
-        M.n = k;
+        M->n = k;
     }
-    rc = build(B, &M, qcodes, q->id, out);
-done:
-    free(M.let);
-    free(M.al);
-    free(M.use);
-    free(qcodes);
+    return build(B, M, H->qcodes, H->q->id, out);
+}
+
+static int from_hits(const basis_t *B, const swgpu_seq_t *q, const swgpu_query_result_t *qr,
+                     const swgpu_db_t *db, const rescan_t *S, double thr, swgpu_pssm_t **out)
+{
+    hits_t H;
+    int rc;
+    *out = NULL;
+    if ((rc = hits_setup(&H, q, qr, db, S, thr)) < 0)
+        return rc;
+    for (size_t r = 1; r < H.nset; r++)
+        if ((rc = hits_more(&H, r)) < 0) {
+            hits_failed(&H, r, rc);
+            break;
+        }
+    if (H.rc < 0)
+        rc = swgpu__fail(H.rc, "%s", H.msg);
+    else
+        rc = hits_finish(B, &H, out);
+    hits_free(&H);
     return rc;
 }
 
@@ -949,7 +1248,21 @@ void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r)
     free(r);
 }
 
-/* The PSSMs of one round, built on several threads. */
+/*
+ * The PSSMs of one round, built on several threads.  A worker takes a query
+ * (the costliest first) and sets up its rows (hits_setup); their further
+ * alignments, most of the work of a query with hundreds of included hits,
+ * go to a queue that every worker takes from; the query's worker helps with
+ * the queue until its own rows are done, then purges and builds
+ * (hits_finish).  So a query of 500 long rows no longer keeps one thread
+ * busy while the others wait.  At most one query per worker is set up at a
+ * time (its alignment in memory).
+ */
+typedef struct {
+    hits_t *H;
+    size_t r;
+} row_task_t;
+
 typedef struct {
     const basis_t *B;
     const swgpu_db_t *db;
@@ -963,39 +1276,182 @@ typedef struct {
     swgpu_query_result_t *best;     /* per job: those of them inclusion considers */
     swgpu_pssm_t **out;
     int *rc;
-    atomic_size_t next;
     char (*msg)[512];
+    int stats;                      /* 1: the PSSMs' search parameters as well (stat) */
+    int *want_stat;                 /* per job: 1 if its PSSM is searched next round */
+    swgpu__pssm_stat_t *stat;       /* per job: its PSSM's parameters */
+    size_t *order;                  /* the jobs, costliest first */
+    /* under lock: the next job, the row queue, the jobs taken whose rows are
+     * not queued yet, and every hits_t's pending count and failure */
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    size_t next_job, setting_up;
+    row_task_t *tasks;
+    size_t task_head, ntasks, task_cap;
+    atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
+    atomic_ullong max_us; /* the longest job's wall microseconds */
 } build_jobs_t;
+
+/* One queued row (called without the lock). */
+static void run_row(build_jobs_t *J, row_task_t tk)
+{
+    int rc = hits_more(tk.H, tk.r);
+    pthread_mutex_lock(&J->lock);
+    if (rc < 0)
+        hits_failed(tk.H, tk.r, rc);
+    if (--tk.H->pending == 0)
+        pthread_cond_broadcast(&J->cv);
+    pthread_mutex_unlock(&J->lock);
+}
+
+/* Job k, start to end (called without the lock; J->setting_up counts it). */
+static void run_job(build_jobs_t *J, size_t k)
+{
+    rescan_t S = {0};
+    hits_t H;
+    int set = 0, queued = 0, rc;
+    double t0 = swgpu__now();
+    int more = J->qr[k]->n_hits > 0;
+    rc = more ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db, J->m, J->o, J->thr)
+              : SWGPU_OK;
+    if (rc == SWGPU_OK)
+        set = (rc = hits_setup(&H, &J->q[k], J->qr[k], J->db, more ? &S : NULL, J->thr)) ==
+              SWGPU_OK;
+    pthread_mutex_lock(&J->lock);
+    if (set && H.nset > 1) {
+        size_t need = J->ntasks + H.nset - 1;
+        if (need > J->task_cap) {
+            size_t cap = J->task_cap ? 2 * J->task_cap : 1024;
+            while (cap < need)
+                cap *= 2;
+            row_task_t *t = realloc(J->tasks, cap * sizeof *t);
+            if (t) {
+                J->tasks = t;
+                J->task_cap = cap;
+            }
+        }
+        if (need <= J->task_cap) { /* else (no memory for the queue): the rows here */
+            for (size_t r = 1; r < H.nset; r++)
+                J->tasks[J->ntasks++] = (row_task_t){&H, r};
+            H.pending = H.nset - 1;
+            queued = 1;
+        }
+    }
+    J->setting_up--;
+    pthread_cond_broadcast(&J->cv);
+    if (set && !queued) {
+        pthread_mutex_unlock(&J->lock);
+        for (size_t r = 1; r < H.nset; r++)
+            if ((rc = hits_more(&H, r)) < 0) {
+                hits_failed(&H, r, rc);
+                break;
+            }
+        pthread_mutex_lock(&J->lock);
+    }
+    while (queued && H.pending > 0) { /* help with the queue until our rows are done */
+        if (J->task_head < J->ntasks) {
+            row_task_t tk = J->tasks[J->task_head++];
+            pthread_mutex_unlock(&J->lock);
+            run_row(J, tk);
+            pthread_mutex_lock(&J->lock);
+        } else {
+            pthread_cond_wait(&J->cv, &J->lock);
+        }
+    }
+    pthread_mutex_unlock(&J->lock);
+    if (set) {
+        rc = H.rc < 0 ? swgpu__fail(H.rc, "%s", H.msg) : hits_finish(J->B, &H, &J->out[k]);
+        hits_free(&H);
+    }
+    if (rc == SWGPU_OK && J->stats && J->want_stat[k]) { /* what the next search needs of it */
+        swgpu__pssm_stat_t *st = &J->stat[k];
+        st->failed = swgpu__pssm_karlin_km(J->out[k], J->m, J->o->gap_open, J->o->gap_extend,
+                                           &J->B->K, &st->k) < 0;
+        if (st->failed)
+            snprintf(st->msg, sizeof st->msg, "%s", swgpu_last_error());
+    }
+    free(S.best);
+    J->rc[k] = rc;
+    if (rc < 0)
+        snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
+    swgpu__log(SWGPU_LOG_DEBUG, "PSSM of query %s (%zu residues) from %zu hits: %.3f s",
+               J->q[k].id, J->q[k].len, J->qr[k]->n_hits, swgpu__now() - t0);
+    unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
+                       was = atomic_load(&J->max_us);
+    while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
+        ;
+}
 
 static void *build_worker(void *arg)
 {
     build_jobs_t *J = arg;
+    double cpu0 = swgpu__thread_cpu();
+    pthread_mutex_lock(&J->lock);
     for (;;) {
-        size_t k = atomic_fetch_add(&J->next, 1);
-        if (k >= J->n)
-            return NULL;
-        rescan_t S = {0};
-        J->rc[k] = J->qr[k]->n_hits ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db,
-                                                  J->m, J->o, J->thr)
-                                    : SWGPU_OK;
-        if (J->rc[k] == SWGPU_OK)
-            J->rc[k] = from_hits(J->B, &J->q[k], J->qr[k], J->db, J->qr[k]->n_hits ? &S : NULL,
-                                 J->thr, &J->out[k]);
-        free(S.best);
-        if (J->rc[k] < 0)
-            snprintf(J->msg[k], sizeof J->msg[k], "%s", swgpu_last_error());
+        if (J->task_head < J->ntasks) {
+            row_task_t tk = J->tasks[J->task_head++];
+            pthread_mutex_unlock(&J->lock);
+            run_row(J, tk);
+            pthread_mutex_lock(&J->lock);
+        } else if (J->next_job < J->n) {
+            size_t k = J->order[J->next_job++];
+            J->setting_up++;
+            pthread_mutex_unlock(&J->lock);
+            run_job(J, k);
+            pthread_mutex_lock(&J->lock);
+        } else if (J->setting_up == 0) {
+            break; /* no row will be queued any more */
+        } else {
+            pthread_cond_wait(&J->cv, &J->lock);
+        }
     }
+    pthread_mutex_unlock(&J->lock);
+    atomic_fetch_add(&J->cpu_us, (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
+    return NULL;
+}
+
+typedef struct {
+    uint64_t cost;
+    size_t k;
+} job_cost_t;
+
+static int cmp_cost(const void *a, const void *b)
+{
+    const job_cost_t *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost > y->cost ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
 }
 
 static int build_all(build_jobs_t *J, int threads)
 {
     size_t nt = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores(), started = 0;
     pthread_t tid[64];
+    job_cost_t *jc = malloc((J->n ? J->n : 1) * sizeof *jc);
+    J->order = malloc((J->n ? J->n : 1) * sizeof *J->order);
+    if (!jc || !J->order) {
+        free(jc);
+        free(J->order);
+        J->order = NULL;
+        return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu PSSMs", J->n);
+    }
+    for (size_t k = 0; k < J->n; k++) { /* cost: included hits times query length */
+        uint64_t nh = 0;
+        for (size_t h = 0; h < J->qr[k]->n_hits; h++)
+            nh += J->qr[k]->hits[h].evalue <= J->thr;
+        jc[k] = (job_cost_t){(nh + 1) * (uint64_t)J->q[k].len, k};
+    }
+    qsort(jc, J->n, sizeof *jc, cmp_cost);
+    for (size_t k = 0; k < J->n; k++)
+        J->order[k] = jc[k].k;
+    free(jc);
     if (nt > 64)
         nt = 64;
-    if (nt > J->n)
-        nt = J->n;
-    atomic_init(&J->next, 0);
+    J->next_job = J->setting_up = 0;
+    J->task_head = J->ntasks = 0;
+    pthread_mutex_init(&J->lock, NULL);
+    pthread_cond_init(&J->cv, NULL);
+    atomic_init(&J->cpu_us, 0);
     for (; nt > 1 && started < nt; started++)
         if (pthread_create(&tid[started], NULL, build_worker, J) != 0)
             break;
@@ -1003,6 +1459,10 @@ static int build_all(build_jobs_t *J, int threads)
         build_worker(J);
     for (size_t t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    pthread_cond_destroy(&J->cv);
+    pthread_mutex_destroy(&J->lock);
+    free(J->order);
+    J->order = NULL;
     for (size_t k = 0; k < J->n; k++)
         if (J->rc[k] < 0)
             return swgpu__fail(J->rc[k], "%s", J->msg[k]);
@@ -1043,6 +1503,34 @@ static int subset(const size_t *a, size_t na, const size_t *b, size_t nb)
     return 1;
 }
 
+/* What first_only (swgpu__align_sel_t) needs to tell, while a round's
+ * search runs, which queries converge in it. */
+typedef struct {
+    const size_t *act;       /* the round's query a is query act[a] */
+    size_t *const *prev_set; /* per query: the round before's included set */
+    const size_t *prev_n;
+    size_t max_hits;
+    double thr;
+} conv_t;
+
+/* 1 if the round converges for query act[a] (its included set, as the
+ * round computes it after the search, holds no hit the round before did
+ * not include): no PSSM is made of its hits unless final_pssm, so they need
+ * no alignment beyond those reported.  0 when unsure (out of memory). */
+static int converges(void *user, size_t a, const swgpu_query_result_t *qr)
+{
+    const conv_t *C = user;
+    size_t i = C->act[a], *set = NULL, ns = 0;
+    swgpu_query_result_t best = *qr;
+    if (best.n_hits > C->max_hits)
+        best.n_hits = C->max_hits;
+    if (included_set(&best, C->thr, &set, &ns) < 0)
+        return 0;
+    int conv = subset(set, ns, C->prev_set[i], C->prev_n[i]);
+    free(set);
+    return conv;
+}
+
 /* Keep the best top_n hits of every query of r. */
 static void truncate_hits(swgpu_search_result_t *r, size_t top_n)
 {
@@ -1062,6 +1550,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     size_t n, **prev_set = NULL, *prev_n = NULL, *act = NULL;
     swgpu_seq_t *qv = NULL;
     const swgpu_pssm_t **cur = NULL;
+    swgpu__pssm_stat_t *stat_of = NULL, *given = NULL; /* per query / per round's query */
     build_jobs_t J;
     int rc;
 
@@ -1097,7 +1586,19 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     /* alignments: of the hits a round reports (the best opts->top_n) and of
      * those it includes; the others' would be thrown away */
     swgpu__align_sel_t sel = {opts->no_align ? 0 : (size_t)opts->top_n, (size_t)psi->max_hits,
-                              psi->inclusion_evalue};
+                              psi->inclusion_evalue, NULL, NULL};
+    /* the last round builds no PSSM unless psi->final_pssm: its included
+     * hits need no alignment beyond those it reports (the inclusion counts
+     * and the convergence take the E-values only) */
+    swgpu__align_sel_t sel_last = sel;
+    if (!psi->final_pssm)
+        sel_last.upto = 0;
+    /* nor does a query that converges in its round */
+    conv_t conv = {NULL, NULL, NULL, (size_t)psi->max_hits, psi->inclusion_evalue};
+    if (!psi->final_pssm) {
+        sel.first_only = converges;
+        sel.user = &conv;
+    }
     if (!(R = calloc(1, sizeof *R)) || !(R->round = calloc(I, sizeof *R->round)) ||
         !(R->pssm = calloc(I * N1, sizeof *R->pssm)) ||
         !(R->final_pssm = calloc(N1, sizeof *R->final_pssm)) ||
@@ -1111,7 +1612,10 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         !(J.searched = calloc(N1, sizeof *J.searched)) ||
         !(J.best = calloc(N1, sizeof *J.best)) ||
         !(J.rc = calloc(N1, sizeof *J.rc)) ||
-        !(J.msg = calloc(N1, sizeof *J.msg))) {
+        !(J.msg = calloc(N1, sizeof *J.msg)) ||
+        !(J.want_stat = calloc(N1, sizeof *J.want_stat)) ||
+        !(J.stat = calloc(N1, sizeof *J.stat)) || !(stat_of = calloc(N1, sizeof *stat_of)) ||
+        !(given = calloc(N1, sizeof *given))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu queries", n);
         goto fail;
     }
@@ -1129,19 +1633,31 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     J.m = m;
     J.o = &o;
     J.thr = psi->inclusion_evalue;
+    {   /* the PSSMs' search parameters as they are built (when the search takes any) */
+        swgpu_karlin_t fixed;
+        J.stats = swgpu_karlin_lookup(m, o.gap_open, o.gap_extend, &fixed) == SWGPU_OK;
+    }
 
     size_t nact = n;
     for (size_t i = 0; i < n; i++)
         act[i] = i;
+    conv.act = act;
+    conv.prev_set = prev_set;
+    conv.prev_n = prev_n;
     for (size_t k = 0; k < I && (nact || k == 0); k++) {
         swgpu_search_result_t *r = NULL;
+        double t_round = swgpu__now();
         /* the round's search: the active queries */
         if (k == 0 && queries) {
-            rc = swgpu__search_sel(queries, db, m, &o, &sel, &r);
+            rc = swgpu__search_sel(queries, db, m, &o, k + 1 == I ? &sel_last : &sel, &r);
         } else {
-            for (size_t a = 0; a < nact; a++)
+            for (size_t a = 0; a < nact; a++) {
                 cur[a] = k == 0 ? pssms[act[a]] : R->pssm[k * n + act[a]];
-            rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, &sel, &r);
+                if (k > 0 && J.stats)
+                    given[a] = stat_of[act[a]];
+            }
+            rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, k + 1 == I ? &sel_last : &sel,
+                                        k > 0 && J.stats ? given : NULL, &r);
         }
         if (rc < 0)
             goto fail;
@@ -1193,12 +1709,19 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
             J.best[J.n] = J.best[a];
             J.qr[J.n] = &J.best[J.n];
             J.searched[J.n] = k == 0 ? (queries ? NULL : pssms[i]) : R->pssm[k * n + i];
+            J.want_stat[J.n] = !last;
             J.out[J.n++] = NULL;
         }
         double t_build = swgpu__now();
+        atomic_store(&J.cpu_us, 0);
+        atomic_store(&J.max_us, 0);
         rc = J.n ? build_all(&J, opts->threads) : SWGPU_OK;
         swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built in %.3f s",
                    k + 1, nact, J.n, swgpu__now() - t_build);
+        swgpu__log(SWGPU_LOG_DEBUG, "round %zu: search %.3f s (scan %.3f s, alignments after "
+                   "it %.3f s), PSSM builds and statistics %.3f CPU s (the longest %.3f s)", k + 1,
+                   t_build - t_round, r->scan_seconds, r->align_seconds,
+                   atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
         if (rc < 0) {
             for (size_t j = 0; j < J.n; j++)
                 swgpu_pssm_destroy(J.out[j]);
@@ -1208,12 +1731,14 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         for (size_t a = 0; a < nact; a++) {
             size_t i = act[a];
             int last = R->converged[i] || k + 1 == I;
+            size_t jk = j;
             swgpu_pssm_t *p = last && !psi->final_pssm ? NULL : J.out[j++];
             if (last) {
                 R->last_round[i] = k + 1;
                 R->final_pssm[i] = p;
             } else {
                 R->pssm[(k + 1) * n + i] = p;
+                stat_of[i] = J.stat[jk];
                 act[still++] = i;
             }
         }
@@ -1245,6 +1770,11 @@ fail:
     free(J.out);
     free(J.rc);
     free(J.msg);
+    free(J.tasks);
+    free(J.want_stat);
+    free(J.stat);
+    free(stat_of);
+    free(given);
     if (R && R->pssm && R->n_rounds < I) /* a failed round: the PSSMs made for it */
         for (size_t i = 0; i < n; i++)
             swgpu_pssm_destroy(R->pssm[R->n_rounds * n + i]);

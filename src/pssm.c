@@ -613,8 +613,8 @@ static int pssm_ungapped(const swgpu_pssm_t *p, double *lambda, double *K, doubl
     return SWGPU_OK;
 }
 
-int swgpu_pssm_karlin(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
-                      int gap_extend, swgpu_karlin_t *out)
+int swgpu__pssm_karlin_km(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                          int gap_extend, const double *m_K, swgpu_karlin_t *out)
 {
     double lp, kp, hp, lm, km, hm;
     int rc;
@@ -622,10 +622,16 @@ int swgpu_pssm_karlin(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_op
         return swgpu__fail(SWGPU_EINVAL, "PSSM statistics: NULL argument");
     if ((rc = swgpu_karlin_lookup(m, gap_open, gap_extend, out)) < 0 ||
         (rc = pssm_ungapped(p, &lp, &kp, &hp)) < 0 ||
-        (rc = swgpu__matrix_ideal_karlin(m, &lm, &km, &hm)) < 0)
+        (!m_K && (rc = swgpu__matrix_ideal_karlin(m, &lm, &km, &hm)) < 0))
         return rc;
-    out->K *= kp / km;
+    out->K *= kp / (m_K ? *m_K : km);
     return SWGPU_OK;
+}
+
+int swgpu_pssm_karlin(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
+                      int gap_extend, swgpu_karlin_t *out)
+{
+    return swgpu__pssm_karlin_km(p, m, gap_open, gap_extend, NULL, out);
 }
 
 /* ------------------------------------------------- built here, written out */

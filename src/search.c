@@ -248,6 +248,7 @@ typedef struct {
     job_t *jobs;
     size_t n_jobs, cap_jobs, next;
     int closed;
+    double align_cpu; /* CPU seconds the alignment threads used (phase timings) */
     /* the first failure in (query, hit) order */
     int status;
     job_t bad;
@@ -304,11 +305,13 @@ static void record_failure(pipe_t *c, const job_t *j, int rc)
 static void *align_worker(void *arg)
 {
     pipe_t *c = arg;
+    double cpu0 = swgpu__thread_cpu();
     for (;;) {
         pthread_mutex_lock(&c->lock);
         while (c->next == c->n_jobs && !c->closed)
             pthread_cond_wait(&c->cv, &c->lock);
         if (c->next == c->n_jobs) {
+            c->align_cpu += swgpu__thread_cpu() - cpu0;
             pthread_mutex_unlock(&c->lock);
             return NULL;
         }
@@ -324,11 +327,12 @@ static void *align_worker(void *arg)
     }
 }
 
-/* 1 if hit h of query result qr is to be aligned (c->sel) */
-static int selected(const pipe_t *c, const swgpu_query_result_t *qr, size_t h)
+/* 1 if hit h of query result qr is to be aligned (c->sel; first_only: the
+ * query needs its first sel->first only) */
+static int selected(const pipe_t *c, const swgpu_query_result_t *qr, size_t h, int first_only)
 {
     const swgpu__align_sel_t *s = c->sel;
-    return !s || h < s->first || (h < s->upto && qr->hits[h].evalue <= s->evalue);
+    return !s || h < s->first || (!first_only && h < s->upto && qr->hits[h].evalue <= s->evalue);
 }
 
 /* queue the alignments of query i's hits */
@@ -338,8 +342,9 @@ static int push_jobs(pipe_t *c, size_t i)
     size_t n = 0;
     if (c->o->no_align)
         return SWGPU_OK;
+    int fo = c->sel && c->sel->first_only && c->sel->first_only(c->sel->user, i, qr);
     for (size_t h = 0; h < qr->n_hits; h++)
-        n += selected(c, qr, h);
+        n += selected(c, qr, h, fo);
     if (n == 0)
         return SWGPU_OK;
     pthread_mutex_lock(&c->lock);
@@ -356,7 +361,7 @@ static int push_jobs(pipe_t *c, size_t i)
         c->cap_jobs = cap;
     }
     for (size_t h = 0; h < qr->n_hits; h++)
-        if (selected(c, qr, h))
+        if (selected(c, qr, h, fo))
             c->jobs[c->n_jobs++] = (job_t){i, h};
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->lock);
@@ -719,18 +724,29 @@ typedef struct {
     const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
     swgpu_karlin_t *k;
+    const double *m_K; /* m's ideal ungapped K, computed once (NULL: by each job) */
     int *failed;
     char (*msg)[256];
     atomic_size_t next;
+    atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
+    atomic_ullong max_us; /* the longest job's wall microseconds */
 } karlin_jobs_t;
 
 static void *karlin_worker(void *arg)
 {
     karlin_jobs_t *J = arg;
-    for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;)
-        if ((J->failed[i] = swgpu_pssm_karlin(J->pssms[i], J->m, J->o->gap_open,
-                                              J->o->gap_extend, &J->k[i]) < 0))
+    double cpu0 = swgpu__thread_cpu();
+    for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;) {
+        double t0 = swgpu__now();
+        if ((J->failed[i] = swgpu__pssm_karlin_km(J->pssms[i], J->m, J->o->gap_open,
+                                                  J->o->gap_extend, J->m_K, &J->k[i]) < 0))
             snprintf(J->msg[i], sizeof J->msg[i], "%s", swgpu_last_error());
+        unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
+                           was = atomic_load(&J->max_us);
+        while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
+            ;
+    }
+    atomic_fetch_add(&J->cpu_us, (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
     return NULL;
 }
 
@@ -744,6 +760,9 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
     J.m = m;
     J.o = opts;
     J.k = k;
+    double lm, km, hm; /* the matrix's part of every PSSM's K: once */
+    if (n && swgpu__matrix_ideal_karlin(m, &lm, &km, &hm) == SWGPU_OK)
+        J.m_K = &km;
     J.failed = calloc(n ? n : 1, sizeof *J.failed);
     J.msg = calloc(n ? n : 1, sizeof *J.msg);
     pthread_t tid[64];
@@ -754,10 +773,13 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
     }
     atomic_init(&J.next, 0);
+    atomic_init(&J.cpu_us, 0);
+    atomic_init(&J.max_us, 0);
     if (nt > 64)
         nt = 64;
     if (nt > n)
         nt = n;
+    double t0 = swgpu__now();
     for (; nt > 1 && started < nt; started++)
         if (pthread_create(&tid[started], NULL, karlin_worker, &J) != 0)
             break;
@@ -765,6 +787,9 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
         karlin_worker(&J);
     for (size_t t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    swgpu__log(SWGPU_LOG_DEBUG, "statistics of %zu PSSMs: %.3f s on %zu threads, %.3f CPU s (the "
+               "longest %.3f s)", n, swgpu__now() - t0, started ? started : 1,
+               atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
     for (size_t i = 0; i < n; i++)
         if (J.failed[i]) {
             swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
@@ -780,12 +805,13 @@ int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       swgpu_search_result_t **out)
 {
-    return swgpu__search_pssm_sel(pssms, n, db, m, opts, NULL, out);
+    return swgpu__search_pssm_sel(pssms, n, db, m, opts, NULL, NULL, out);
 }
 
 int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                            const swgpu_matrix_t *m, const swgpu_opts_t *opts,
-                           const swgpu__align_sel_t *sel, swgpu_search_result_t **out)
+                           const swgpu__align_sel_t *sel, const swgpu__pssm_stat_t *stats,
+                           swgpu_search_result_t **out)
 {
     swgpu__query_t *qs = NULL;
     const char **ids = NULL;
@@ -817,8 +843,16 @@ int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swg
         if ((rc = check_query_range(&qs[i], ids[i], i, qs[i].smax)) < 0)
             goto done;
     }
-    if (have_fixed && (rc = pssm_karlins(pssms, n, m, opts, &fixed, kq)) < 0)
+    if (have_fixed && stats) { /* computed ahead: as pssm_karlins would have */
+        for (size_t i = 0; i < n; i++) {
+            if (stats[i].failed)
+                swgpu__log(SWGPU_LOG_WARN, "%s: the E-values use the parameters of matrix %s "
+                           "unchanged", stats[i].msg, swgpu_matrix_name(m));
+            kq[i] = stats[i].failed ? fixed : stats[i].k;
+        }
+    } else if (have_fixed && (rc = pssm_karlins(pssms, n, m, opts, &fixed, kq)) < 0) {
         goto done;
+    }
     rc = search_run(qs, ids, n, SWGPU_PROTEIN, db, m, opts, have_fixed ? kq : NULL, sel, out);
 done:
     free(qs);
@@ -903,8 +937,10 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.cv, NULL);
 
+    double t_create = swgpu__now();
     if ((rc = ops->create(db, m, opts, &state)) < 0)
         goto fail_pipe;
+    t_create = swgpu__now() - t_create;
 
     /* the alignment threads, waiting for the first hits */
     if (!opts->no_align) {
@@ -946,6 +982,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     r->scan_seconds = t1 - t0;
     ops->destroy(state);
     state = NULL;
+    double t_destroy = swgpu__now() - t1;
 
     /* the alignments still queued */
     pthread_mutex_lock(&c.lock);
@@ -958,8 +995,13 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
         align_worker(&c); /* no thread could be started: align here */
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
+    size_t n_align_threads = started ? started : 1;
     started = 0;
     r->align_seconds = opts->no_align ? 0.0 : swgpu__now() - t1;
+    swgpu__log(SWGPU_LOG_DEBUG, "search of %zu queries: engine %s set up in %.3f s, scan %.3f s, "
+               "engine released in %.3f s; %zu alignments, %.3f s after the scan, %.3f CPU s "
+               "on %zu threads", nq, ops->name, t_create, r->scan_seconds, t_destroy, c.n_jobs,
+               r->align_seconds, c.align_cpu, n_align_threads);
     if (rc < 0)
         goto fail_pipe;
     if (c.status < 0) {

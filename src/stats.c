@@ -1118,40 +1118,73 @@ int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_ou
 
     /* sigma over the distributions of S_k */
     enum { KMAX = 400 };
-    size_t cap = (size_t)KMAX * (size_t)(tn - 1) + 1;
+    size_t cap = (size_t)KMAX * (size_t)(tn - 1) + 1 + 3; /* + 3: the last four sums */
     double *cur = calloc(cap, sizeof *cur), *nxt = calloc(cap, sizeof *nxt);
-    if (!cur || !nxt) {
+    double *pad = calloc((size_t)tn + 6, sizeof *pad); /* p with 3 zeros either side */
+    if (!cur || !nxt || !pad) {
         free(p);
         free(cur);
         free(nxt);
+        free(pad);
+        return swgpu__fail(SWGPU_ENOMEM, "ungapped statistics: out of memory");
+    }
+    /* e^{lam v} of the negative sums v met so far: etab[-v], v = -1 ..
+     * -etab_n (filled as the support of S_k grows: each computed once) */
+    size_t etab_n = 0, etab_cap = tlo < 0 ? (size_t)KMAX * (size_t)(-tlo) : 0;
+    double *etab = malloc((etab_cap + 1) * sizeof *etab);
+    if (!etab) {
+        free(p);
+        free(cur);
+        free(nxt);
+        free(pad);
         return swgpu__fail(SWGPU_ENOMEM, "ungapped statistics: out of memory");
     }
     memcpy(cur, p, (size_t)tn * sizeof *cur);
+    memcpy(pad + 3, p, (size_t)tn * sizeof *pad);
     size_t len = (size_t)tn;  /* support of S_k: k*tlo .. k*tlo + len - 1 */
     double sigma = 0;
     for (int k = 1; k <= KMAX; k++) {
         long base = (long)k * tlo;
         double term = 0;
+        for (; base < 0 && etab_n < (size_t)-base; etab_n++)
+            etab[etab_n + 1] = exp(lam * (double)(-(long)etab_n - 1));
         for (size_t j = 0; j < len; j++) {
             long v = base + (long)j;
             if (cur[j] > 0)
-                term += v < 0 ? cur[j] * exp(lam * (double)v) : cur[j];
+                term += v < 0 ? cur[j] * etab[-v] : cur[j];
         }
         sigma += term / k;
         if (term / k < 1e-12 * sigma || k == KMAX)
             break;
-        /* S_{k+1} = S_k + one more score */
+        /* S_{k+1} = S_k + one more score: nxt[i] = sum_j cur[j] p[i - j],
+         * four sums at a time, each adding its terms in increasing j from
+         * 0.0 (as nxt[j + t] += cur[j] p[t] over j would: the same
+         * doubles; a zero term changes none of these non-negative sums) */
         size_t nlen = len + (size_t)tn - 1;
-        memset(nxt, 0, nlen * sizeof *nxt);
-        for (size_t j = 0; j < len; j++)
-            if (cur[j] > 0)
-                for (int t = 0; t < tn; t++)
-                    nxt[j + (size_t)t] += cur[j] * p[t];
+        for (size_t i = 0; i < nlen; i += 4) {
+            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            size_t jlo = i >= (size_t)tn - 1 ? i - ((size_t)tn - 1) : 0;
+            size_t jhi = i + 3 < len - 1 ? i + 3 : len - 1;
+            const double *pz = pad + 3 + i; /* pz[l - j] = p[i + l - j], 0 off p */
+            for (size_t j = jlo; j <= jhi; j++) {
+                double c = cur[j];
+                s0 += c * pz[0 - (ptrdiff_t)j];
+                s1 += c * pz[1 - (ptrdiff_t)j];
+                s2 += c * pz[2 - (ptrdiff_t)j];
+                s3 += c * pz[3 - (ptrdiff_t)j];
+            }
+            nxt[i] = s0;
+            nxt[i + 1] = s1;
+            nxt[i + 2] = s2;
+            nxt[i + 3] = s3;
+        }
         double *sw = cur;
         cur = nxt;
         nxt = sw;
         len = nlen;
     }
+    free(etab);
+    free(pad);
     free(cur);
     free(nxt);
     free(p);

@@ -78,6 +78,14 @@ double swgpu__now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double swgpu__thread_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int swgpu__ncores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

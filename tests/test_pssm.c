@@ -1751,6 +1751,76 @@ static void test_further_alignments(void)
     swgpu_matrix_destroy(b62);
 }
 
+/*
+ * The fast purge of step 2 (segments, 8 columns at a time, the early exit)
+ * against the reference (swgpu__psi_purge with fast 0): random alignments of
+ * a query and rows near it (0 to 50% changed, so that stretches land on
+ * either side of 94% and 100%), X letters (in and out of the rows' segments:
+ * purged columns keep their letters), gaps, one to four segments a row,
+ * touching ones, segments at the first and last column, short and long rows.
+ */
+static void test_purge_fast(void)
+{
+    uint64_t rng = 17;
+    int trials = tap_quick() ? 150 : 600, bad = 0;
+    long dropped = 0, cols = 0;
+    for (int t = 0; t < trials && !bad; t++) {
+        size_t L = 1 + tap_rand(&rng) % (t % 3 == 0 ? 12 : t % 3 == 1 ? 90 : 700);
+        size_t n = 1 + tap_rand(&rng) % (t % 5 == 0 ? 4 : 60);
+        uint8_t *let = malloc(n * L), *al = calloc(n * L, 1), *use = malloc(n);
+        uint8_t *let2 = malloc(n * L), *al2 = malloc(n * L), *use2 = malloc(n);
+        unsigned xrate = 1 + (unsigned)(tap_rand(&rng) % 40);
+        for (size_t i = 0; i < L; i++) {
+            let[i] = tap_rand(&rng) % xrate == 0 ? 22 : (uint8_t)(tap_rand(&rng) % 20);
+            al[i] = 1;
+        }
+        for (size_t r = 1; r < n; r++) {
+            /* a parent: the query or an earlier row, so that rows cluster */
+            size_t par = tap_rand(&rng) % 3 == 0 ? 0 : tap_rand(&rng) % r;
+            unsigned pct = (unsigned)(tap_rand(&rng) % 6 == 0 ? 0 : tap_rand(&rng) % 4 == 0
+                                      ? tap_rand(&rng) % 50 : tap_rand(&rng) % 9);
+            for (size_t i = 0; i < L; i++) {
+                uint8_t c = let[par * L + i];
+                unsigned x = (unsigned)(tap_rand(&rng) % 100);
+                if (x < pct)
+                    c = tap_rand(&rng) % 10 == 0 ? 27 : (uint8_t)(tap_rand(&rng) % 20);
+                if (tap_rand(&rng) % (xrate * 4) == 0)
+                    c = 22;
+                let[r * L + i] = c;
+            }
+            int nseg = 1 + (int)(tap_rand(&rng) % 4);
+            for (int k = 0; k < nseg; k++) {
+                size_t b = tap_rand(&rng) % 4 == 0 ? 0 : tap_rand(&rng) % L;
+                size_t e = tap_rand(&rng) % 4 == 0 ? L : b + 1 + tap_rand(&rng) % (L - b);
+                memset(al + r * L + b, 1, e - b);
+            }
+            use[r] = tap_rand(&rng) % 20 != 0;
+        }
+        use[0] = 1;
+        memcpy(let2, let, n * L);
+        memcpy(al2, al, n * L);
+        memcpy(use2, use, n);
+        int rc1 = swgpu__psi_purge(let, al, use, n, L, 0);
+        for (size_t r = 1; r < n; r++)
+            dropped += use2[r] && !use[r];
+        for (size_t k = L; k < n * L; k++) /* columns purged (al2: the input) */
+            cols += al2[k] && !al[k];
+        int rc2 = swgpu__psi_purge(let2, al2, use2, n, L, 1);
+        bad = rc1 != 0 || rc2 != 0 || memcmp(al, al2, n * L) != 0 || memcmp(use, use2, n) != 0;
+        CHECK(!bad, "purge trial %d (L %zu, %zu rows): the fast purge differs from the "
+              "reference", t, L, n);
+        free(let);
+        free(al);
+        free(use);
+        free(let2);
+        free(al2);
+        free(use2);
+    }
+    printf("# purge: %d trials, %ld rows dropped, %ld columns purged\n", trials, dropped, cols);
+    CHECK(dropped > 50 && cols > 5000, "purge: %ld rows dropped and %ld columns purged in the "
+          "trials (the trials must purge)", dropped, cols);
+}
+
 int main(void)
 {
     test_read_fixture();
@@ -1763,6 +1833,7 @@ int main(void)
     test_psiblast_statistics();
     test_from_hits();
     test_further_alignments();
+    test_purge_fast();
     test_blosum_rows();
     test_random_pssms();
     test_acceptance();

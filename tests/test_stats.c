@@ -561,6 +561,109 @@ out:
     free(tlen);
 }
 
+/* The ungapped K as swgpu__ungapped_karlin computed it before its
+ * convolution gathered four sums at a time and its e^{lambda v} came from a
+ * table: the same doubles are required (E-values printed from them). */
+static double ref_sigma_K(const double *prob, int lo, int hi, double lam_lattice, int d)
+{
+    double total = 0;
+    for (int s = lo; s <= hi; s++)
+        total += prob[s - lo] > 0 ? prob[s - lo] : 0;
+    int tlo = lo / d - (lo % d != 0 && lo < 0), thi = hi / d, tn = thi - tlo + 1;
+    double *p = calloc((size_t)tn, sizeof *p);
+    for (int s = lo; s <= hi; s++)
+        if (prob[s - lo] > 0)
+            p[s / d - tlo] += prob[s - lo] / total;
+    double lam = lam_lattice, H = 0;
+    for (int t = 0; t < tn; t++)
+        H += (t + tlo) * p[t] * exp(lam * (t + tlo));
+    H *= lam;
+    enum { KMAX = 400 };
+    size_t cap = (size_t)KMAX * (size_t)(tn - 1) + 1;
+    double *cur = calloc(cap, sizeof *cur), *nxt = calloc(cap, sizeof *nxt);
+    memcpy(cur, p, (size_t)tn * sizeof *cur);
+    size_t len = (size_t)tn;
+    double sigma = 0;
+    for (int k = 1; k <= KMAX; k++) {
+        long base = (long)k * tlo;
+        double term = 0;
+        for (size_t j = 0; j < len; j++) {
+            long v = base + (long)j;
+            if (cur[j] > 0)
+                term += v < 0 ? cur[j] * exp(lam * (double)v) : cur[j];
+        }
+        sigma += term / k;
+        if (term / k < 1e-12 * sigma || k == KMAX)
+            break;
+        size_t nlen = len + (size_t)tn - 1;
+        memset(nxt, 0, nlen * sizeof *nxt);
+        for (size_t j = 0; j < len; j++)
+            if (cur[j] > 0)
+                for (int t = 0; t < tn; t++)
+                    nxt[j + (size_t)t] += cur[j] * p[t];
+        double *sw = cur;
+        cur = nxt;
+        nxt = sw;
+        len = nlen;
+    }
+    free(cur);
+    free(nxt);
+    free(p);
+    return exp(-2 * sigma) / ((H / lam) * -expm1(-lam));
+}
+
+static int gcd_of(int a, int b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* swgpu__ungapped_karlin's K against the reference above, bit for bit, on
+ * random score distributions (PSSM-like ranges, zeros, a common divisor) */
+static void test_ungapped_K(void)
+{
+    uint64_t rng = 5;
+    int trials = tap_quick() ? 40 : 200, bad = 0;
+    for (int t = 0; t < trials && !bad; t++) {
+        int d = t % 5 == 0 ? 2 : t % 7 == 0 ? 4 : 1; /* powers of 2: lambda * d exact */
+        int lo = -(int)(1 + tap_rand(&rng) % 20) * d, hi = (int)(1 + tap_rand(&rng) % 16) * d;
+        double *prob = calloc((size_t)(hi - lo + 1), sizeof *prob), mean = 0, sum = 0;
+        for (int s = lo; s <= hi; s++)
+            if (s % d == 0 && tap_rand(&rng) % 4 != 0)
+                prob[s - lo] = (double)(1 + tap_rand(&rng) % 1000) * (s > 0 ? 0.2 : 1);
+        prob[hi - lo] += 1;
+        prob[0] += 1;
+        for (int s = lo; s <= hi; s++) {
+            sum += prob[s - lo];
+            mean += s * prob[s - lo];
+        }
+        if (mean >= 0) /* make the mean negative */
+            prob[0] += (mean + 1) / -lo;
+        sum = 0;
+        for (int s = lo; s <= hi; s++)
+            sum += prob[s - lo];
+        for (int s = lo; s <= hi; s++)
+            prob[s - lo] /= sum;
+        double lambda = 0, K = 0, H = 0;
+        int rc = swgpu__ungapped_karlin(prob, lo, hi, &lambda, &K, &H);
+        int g = 0;
+        for (int s = lo; s <= hi; s++)
+            if (prob[s - lo] > 0)
+                g = gcd_of(g, s);
+        double Kr = rc == 0 ? ref_sigma_K(prob, lo, hi, lambda * g, g) : 0;
+        bad = rc != 0 || K != Kr;
+        CHECK(!bad, "ungapped K, scores %d..%d (divisor %d): %.17g, the reference %.17g (%s)",
+              lo, hi, g, K, Kr, rc ? swgpu_last_error() : "");
+        free(prob);
+    }
+}
+
 int main(void)
 {
     test_protein_table();
@@ -572,5 +675,6 @@ int main(void)
     test_spouge_against_blast();
     test_min_score();
     test_fit();
+    test_ungapped_K();
     return tap_done();
 }

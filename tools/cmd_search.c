@@ -764,6 +764,7 @@ int swgpu_cmd_search(int argc, char **argv)
     }
     free(in);
     const swgpu_db_t *names = S.names ? S.names : S.db;
+    double t_out = cli_elapsed();
     if (S.it)
         rc = swgpu_outfmt_write_iterate(fmt, fp, S.it, S.queries,
                                         (const swgpu_pssm_t *const *)S.pssms, a->report_all,
@@ -782,6 +783,9 @@ int swgpu_cmd_search(int argc, char **argv)
     fp = NULL;
     if (cli_out_close(&out) < 0)
         goto out;
+    if (verbosity > 1)
+        fprintf(stderr, "[swgpu %.2fs] debug: output written in %.3f s\n", cli_elapsed(),
+                cli_elapsed() - t_out);
 
     if (verbosity > 0 && (S.res || S.it))
         summary(&S, S.queries ? swgpu_seqset_size(S.queries) : (size_t)a->npssm,
