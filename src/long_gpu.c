@@ -361,8 +361,7 @@ static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
             s->coff = r->coff + c0;
             s->col0 = c0;
             s->w_all = r->w;
-            s->saved = NULL;
-            s->tag0 = (int32_t)k;
+            s->tag0 = (int32_t)k; /* s->saved: the region's rows, filled at the slice's columns */
         }
     }
     return SWGPU_OK;
@@ -588,9 +587,18 @@ static int part_finish(part_t *p)
             r->bi = b.bi;
             r->bj = b.bj;
         }
-        if (ns > 0 && r->saved)
+        if (ns > 0 && r->saved && r->w_all > 0) {
+            /* a slice: its vertex columns 1..w (0..w for the first) into the
+             * region's rows, at the region's columns col0 + 1 .. col0 + w */
+            const size_t from = r->col0 > 0 ? 1 : 0;
+            CU(cudaMemcpy2D(r->saved + ((size_t)r->col0 + from) * 2, (size_t)(r->w_all + 1) * 8,
+                            p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4 + from * 8,
+                            (size_t)(r->w + 1) * 8, (size_t)(r->w + 1 - from) * 8, (size_t)ns,
+                            cudaMemcpyDeviceToHost));
+        } else if (ns > 0 && r->saved) {
             CU(cudaMemcpy(r->saved, p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4,
                           (size_t)ns * (size_t)(r->w + 1) * 8, cudaMemcpyDeviceToHost));
+        }
     }
     return SWGPU_OK;
 fail:
@@ -668,7 +676,6 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
 {
     int rc = SWGPU_OK, whole;
     uint64_t *edge_off = NULL, edges = 0;
-    int32_t **tmp = NULL; /* slices' saved rows, per (region, part) */
 
     if (pruned)
         *pruned = 0;
@@ -681,8 +688,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
         /* boundary columns: one per pair of neighbouring slices */
         size_t np = n * (size_t)g->P;
         edge_off = calloc(np, sizeof *edge_off);
-        tmp = calloc(np, sizeof *tmp);
-        if (!edge_off || !tmp) {
+        if (!edge_off) {
             rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
             goto done;
         }
@@ -756,23 +762,6 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
         free(need);
         if (rc)
             goto done;
-        /* the slices' saved rows, host side */
-        for (int pi = 0; pi < g->P; pi++) {
-            part_t *p = &g->part[pi];
-            for (size_t x = 0; x < p->n; x++) {
-                swgpu__lreg_t *s = &p->regs[x];
-                int64_t ns = swgpu__lreg_nsaved(s);
-                size_t k = (size_t)s->tag0;
-                if (ns <= 0 || !regs[k].saved)
-                    continue;
-                if (!(tmp[k * (size_t)g->P + (size_t)pi] = malloc((size_t)ns * (size_t)(s->w + 1) * 8))) {
-                    rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld saved rows",
-                                     (long long)ns);
-                    goto done;
-                }
-                s->saved = tmp[k * (size_t)g->P + (size_t)pi];
-            }
-        }
     }
 
     /* launch in order; a partition on the device of a running one waits for
@@ -842,26 +831,15 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
             for (size_t x = 0; x < p->n; x++) {
                 const swgpu__lreg_t *s = &p->regs[x];
                 swgpu__lreg_t *r = &regs[(size_t)s->tag0];
-                int64_t ns = swgpu__lreg_nsaved(r), from = pi == 0 ? 0 : 1;
                 if (r->track && better_reg(s->best, s->bi, s->bj, r)) {
                     r->best = s->best;
                     r->bi = s->bi;
                     r->bj = s->bj;
                 }
-                if (!r->saved || !s->saved)
-                    continue;
-                for (int64_t row = 0; row < ns; row++)
-                    memcpy(r->saved + ((size_t)row * (size_t)(r->w + 1) + (size_t)(s->col0 + from)) * 2,
-                           s->saved + ((size_t)row * (size_t)(s->w + 1) + (size_t)from) * 2,
-                           (size_t)(s->w + 1 - from) * 8);
             }
         }
     }
 done:
-    if (tmp)
-        for (size_t x = 0; x < n * (size_t)g->P; x++)
-            free(tmp[x]);
-    free(tmp);
     free(edge_off);
     return rc;
 }
