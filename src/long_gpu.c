@@ -253,22 +253,23 @@ static int64_t slices(const swgpu__lgpu_t *g, int64_t w)
     return a < 1 ? 1 : a > g->P ? g->P : a;
 }
 
-static const swgpu__lreg_t *deal_regs; /* qsort's context (deal() is not reentrant per engine) */
+typedef struct {
+    uint64_t cells;
+    size_t k;
+} by_t;
 
-static int by_cells(const void *x, const void *y)
+static int by_cells(const void *x, const void *y) /* cells descending, index ascending */
 {
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    uint64_t ca = (uint64_t)deal_regs[a].h * (uint64_t)deal_regs[a].w;
-    uint64_t cb = (uint64_t)deal_regs[b].h * (uint64_t)deal_regs[b].w;
-    if (ca != cb)
-        return ca > cb ? -1 : 1;
-    return a < b ? -1 : a > b;
+    const by_t *a = x, *b = y;
+    if (a->cells != b->cells)
+        return a->cells > b->cells ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
 }
 
 static int deal(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
 {
     uint64_t load[64], *ld = load;
-    size_t *order;
+    by_t *order;
     if (n > g->owner_cap) {
         int64_t *o = realloc(g->owner, n * sizeof *o);
         if (!o)
@@ -289,17 +290,18 @@ static int deal(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
         return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
     }
     memset(ld, 0, (size_t)g->P * sizeof *ld);
-    for (size_t k = 0; k < n; k++)
-        order[k] = k;
-    deal_regs = regs;
-    qsort(order, n, sizeof *order, by_cells); /* cells descending, index ascending */
+    for (size_t k = 0; k < n; k++) {
+        order[k].cells = (uint64_t)regs[k].h * (uint64_t)regs[k].w;
+        order[k].k = k;
+    }
+    qsort(order, n, sizeof *order, by_cells);
     for (size_t k = 0; k < n; k++) {
         int best = 0;
         for (int p = 1; p < g->P; p++)
             if (ld[p] < ld[best])
                 best = p;
-        g->owner[order[k]] = best;
-        ld[best] += (uint64_t)regs[order[k]].h * (uint64_t)regs[order[k]].w;
+        g->owner[order[k].k] = best;
+        ld[best] += order[k].cells;
     }
     free(order);
     if (ld != load)
@@ -367,11 +369,17 @@ static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
     return SWGPU_OK;
 }
 
+static uint64_t edge_bytes(int64_t strips);
+
 static uint64_t part_bytes(const part_t *p)
 {
     layout_t L;
+    uint64_t edges = 0;
     batch_layout(p->regs, p->n, &L);
-    return p->fixed + L.end + p->n * sizeof(swgpu__lkreg_t);
+    for (size_t k = 0; k < p->n; k++) /* the boundary columns it receives */
+        if (p->regs[k].w_all > 0 && p->regs[k].col0 > 0)
+            edges += edge_bytes((p->regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH);
+    return p->fixed + L.end + p->n * sizeof(swgpu__lkreg_t) + edges;
 }
 
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, size_t n)
@@ -632,27 +640,23 @@ static int poll_parts(swgpu__lgpu_t *g, const swgpu__lprog_t *prog, int *rc)
         part_t *p = &g->part[pi];
         if (p->running) {
             unsigned long long c[3];
-            cudaError_t q;
-            if (cudaSetDevice(p->dev) != cudaSuccess || (q = cudaStreamQuery(p->st)) == cudaSuccess) {
+            cudaError_t q = cudaErrorUnknown;
+            if (cudaSetDevice(p->dev) != cudaSuccess || (q = cudaStreamQuery(p->st)) != cudaErrorNotReady) {
+                /* done, or failed (part_finish tells): the slices waiting for it give up */
+                if (q != cudaSuccess)
+                    abort_all(g);
                 (void)cudaGetLastError();
-                continue; /* done (or failing): part_finish tells */
-            }
-            if (q != cudaErrorNotReady) { /* failed: the slices waiting for it give up */
-                (void)cudaGetLastError();
-                abort_all(g);
-                continue;
-            }
-            busy = 1;
-            if (cudaMemcpyAsync(c, p->dctr + 1, sizeof c, cudaMemcpyDeviceToHost, p->st2) != cudaSuccess ||
-                cudaStreamSynchronize(p->st2) != cudaSuccess) {
+            } else if (cudaMemcpyAsync(c, p->dctr + 1, sizeof c, cudaMemcpyDeviceToHost, p->st2) != cudaSuccess ||
+                       cudaStreamSynchronize(p->st2) != cudaSuccess) {
                 (void)cudaGetLastError();
                 if (!*rc)
                     *rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: device %d stopped answering", p->dev);
-                continue;
+            } else {
+                busy = 1;
+                p->done = c[0];
+                p->pruned = c[1];
+                memcpy(&p->best, &c[2], sizeof p->best);
             }
-            p->done = c[0];
-            p->pruned = c[1];
-            memcpy(&p->best, &c[2], sizeof p->best);
         }
         done += p->done;
         pruned += p->pruned;
