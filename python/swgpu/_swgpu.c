@@ -393,6 +393,12 @@ static const opt_field_t long_fields[] = {
          "(None)"),
     LOPT("checkpoint_every", OPT_DOUBLE, checkpoint_every, NULL,
          "seconds between checkpoints (600)"),
+    LOPT("gpus", OPT_INT, gpus, NULL,
+         "cuda: GPUs each pass is split across by target columns, identical result "
+         "(1; 0 = all visible)"),
+    LOPT("gpu_parts", OPT_INT, gpu_parts, NULL,
+         "cuda: partitions each pass is split into (0 = one per GPU); more than the GPUs "
+         "take them in turn (checks of the split on one GPU)"),
 };
 
 /* "123", "512K", "1.5G", "4GiB" -> bytes (binary multiples), as the command

@@ -151,6 +151,19 @@ def test_align_long_options():
     assert all(0.0 <= p[1] <= 1.0 and p[2] >= 0 and p[3] >= 0 for p in seen)
 
 
+def test_align_long_gpus_keywords():
+    # the GPU split's keywords: the CPU backend ignores them, the CUDA tests
+    # compare partitions on a GPU; bad values are refused on every backend
+    a = swgpu.Queries.read(data("long_a.fa"))[0].sequence
+    b = swgpu.Queries.read(data("long_b.fa"))[0].sequence
+    base = swgpu.align_long(a, b, backend="cpu")
+    split = swgpu.align_long(a, b, backend="cpu", gpus=0, gpu_parts=3)
+    assert (split.score, split.query_begin, split.target_end, split.cigar) == \
+        (base.score, base.query_begin, base.target_end, base.cigar)
+    with pytest.raises(ValueError, match="gpus -1"):
+        swgpu.align_long(a, b, backend="cpu", gpus=-1)
+
+
 def test_align_long_progress_exception():
     a = "ACGT" * 400
 
