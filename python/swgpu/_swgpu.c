@@ -367,6 +367,18 @@ static const opt_field_t search_fields[] = {
          "with OLD_FSC=1: the length adjustment)"),
 };
 
+#define POPT(name, kind, field, doc) {name, kind, offsetof(swgpu_psi_opts_t, field), NULL, doc}
+/* swgpu_psi_opts_t: db.search()'s iterated search (the command line's --iterations...) */
+static const opt_field_t psi_fields[] = {
+    POPT("iterations", OPT_INT, iterations,
+         "rounds at most (>= 1); after each, every query's hits with E-value <= "
+         "inclusion_evalue among its best 500 make the PSSM the next round searches with"),
+    POPT("inclusion_evalue", OPT_DOUBLE, inclusion_evalue,
+         "E-value for inclusion in the PSSM (0.002, psiblast's)"),
+    POPT("final_pssm", OPT_BOOL, final_pssm,
+         "make each query's PSSM of its last round's hits (QueryResult.pssm) (True)"),
+};
+
 #define LOPT(name, kind, field, names, doc) \
     {name, kind, offsetof(swgpu_long_opts_t, field), names, doc}
 /* swgpu_long_opts_t: align_long() (the command line's align options) */
@@ -1003,12 +1015,322 @@ static PyTypeObject DatabaseType = {
     .tp_as_sequence = &database_seq,
 };
 
+/* ------------------------------------------------------------------ Pssm */
+
+typedef struct {
+    PyObject_HEAD
+    swgpu_pssm_t *p;
+    PyObject *owner; /* NULL: p is this object's; else the object p belongs to (referenced) */
+} PssmObject;
+
+static PyTypeObject PssmType;
+
+static void pssm_dealloc(PssmObject *self)
+{
+    if (self->owner)
+        Py_DECREF(self->owner);
+    else
+        swgpu_pssm_destroy(self->p);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* A Pssm object for p: its own (owner NULL, p destroyed on failure) or
+ * borrowed from owner. */
+static PyObject *pssm_wrap(swgpu_pssm_t *p, PyObject *owner)
+{
+    PssmObject *self = (PssmObject *)PssmType.tp_alloc(&PssmType, 0);
+    if (!self) {
+        if (!owner)
+            swgpu_pssm_destroy(p);
+        return NULL;
+    }
+    self->p = p;
+    Py_XINCREF(owner);
+    self->owner = owner;
+    return (PyObject *)self;
+}
+
+static PyObject *pssm_read(PyObject *cls, PyObject *args)
+{
+    PyObject *path;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O:read", &path))
+        return NULL;
+    PyObject *b = path_bytes(path);
+    if (!b)
+        return NULL;
+    const char *s = PyBytes_AS_STRING(b);
+    swgpu_pssm_t *p = NULL;
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_pssm_read(s, &p);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(b);
+    if (finish(rc) < 0)
+        return NULL;
+    return pssm_wrap(p, NULL);
+}
+
+/* create(id, residues or None, scores, n): scores a buffer of n * 20 native
+ * int32 (row by row, columns ARNDCQEGHILKMFPSTWYV) */
+static PyObject *pssm_create(PyObject *cls, PyObject *args)
+{
+    const char *id;
+    PyObject *residues, *keep = NULL;
+    Py_buffer scores;
+    Py_ssize_t n;
+    const char *letters_p = NULL;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "sOy*n:create", &id, &residues, &scores, &n))
+        return NULL;
+    PyObject *ret = NULL;
+    if (n < 0 || (size_t)scores.len != (size_t)n * 20 * sizeof(int32_t)) {
+        raise_fmt(SWGPU_EINVAL, "PSSM %s: %zd bytes of scores for %zd positions (expected %zd)",
+                  id, scores.len, n, n * 20 * (Py_ssize_t)sizeof(int32_t));
+        goto done;
+    }
+    if (residues != Py_None) {
+        Py_ssize_t len;
+        if (letters(residues, "residues", &keep, &letters_p, &len) < 0)
+            goto done;
+        if (len != n) {
+            raise_fmt(SWGPU_EINVAL, "PSSM %s: %zd residues for %zd positions", id, len, n);
+            goto done;
+        }
+    }
+    swgpu_pssm_t *p = NULL;
+    int rc = swgpu_pssm_create(id, letters_p, (const int32_t *)scores.buf, (size_t)n, &p);
+    if (rc < 0) {
+        raise_msg(rc, swgpu_last_error());
+        goto done;
+    }
+    ret = pssm_wrap(p, NULL);
+done:
+    Py_XDECREF(keep);
+    PyBuffer_Release(&scores);
+    return ret;
+}
+
+/* rows() -> [[20 scores], ...]: each position's scores against
+ * ARNDCQEGHILKMFPSTWYV */
+static PyObject *pssm_rows(PssmObject *self, PyObject *unused)
+{
+    (void)unused;
+    size_t n = swgpu_pssm_length(self->p);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *row = PyList_New(20);
+        for (int c = 0; row && c < 20; c++) {
+            PyObject *v = PyLong_FromLong(swgpu_pssm_score(self->p, i, (uint8_t)c));
+            if (!v)
+                Py_CLEAR(row);
+            else
+                PyList_SET_ITEM(row, c, v);
+        }
+        if (!row)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, row);
+    }
+    return list;
+}
+
+/* score(position, letter) -> the score of a position against any protein
+ * letter (the rule of swgpu_pssm_score for those without a column) */
+static PyObject *pssm_score(PssmObject *self, PyObject *args)
+{
+    Py_ssize_t pos;
+    int letter;
+    if (!PyArg_ParseTuple(args, "nC:score", &pos, &letter))
+        return NULL;
+    size_t n = swgpu_pssm_length(self->p);
+    if (pos < 0 || (size_t)pos >= n) {
+        PyErr_Format(PyExc_IndexError, "position %zd out of range (%zu positions)", pos, n);
+        return NULL;
+    }
+    int code = letter < 128 ? swgpu_encode(SWGPU_PROTEIN, letter) : -1;
+    if (code < 0)
+        return raise_fmt(SWGPU_EINVAL, "'%c' is not a protein letter", letter < 128 ? letter : '?');
+    return PyLong_FromLong(swgpu_pssm_score(self->p, (size_t)pos, (uint8_t)code));
+}
+
+/* The protein matrix and gaps of a PSSM's statistics (matrix None:
+ * BLOSUM62; gaps None: the protein defaults); *m is the caller's. */
+static int pssm_scoring(PyObject *matrix, PyObject *go, PyObject *ge, swgpu_matrix_t **m,
+                        swgpu_opts_t *o)
+{
+    swgpu_opts_init(o, SWGPU_PROTEIN);
+    if (int_arg(go, "gap_open", &o->gap_open) < 0 ||
+        int_arg(ge, "gap_extend", &o->gap_extend) < 0 ||
+        make_matrix(SWGPU_PROTEIN, matrix, Py_None, Py_None, m) < 0)
+        return -1;
+    int rc = swgpu_opts_check(o, *m);
+    if (rc < 0) {
+        raise_msg(rc, swgpu_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+/* format(matrix, gap_open, gap_extend) -> str: psiblast's ASCII format */
+static PyObject *pssm_format(PssmObject *self, PyObject *args)
+{
+    PyObject *matrix, *go, *ge;
+    if (!PyArg_ParseTuple(args, "OOO:format", &matrix, &go, &ge))
+        return NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_opts_t o;
+    if (pssm_scoring(matrix, go, ge, &m, &o) < 0) {
+        swgpu_matrix_destroy(m);
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) {
+        swgpu_matrix_destroy(m);
+        return PyErr_NoMemory();
+    }
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_pssm_write(self->p, m, o.gap_open, o.gap_extend, fp);
+    if (fclose(fp) != 0 && rc == SWGPU_OK)
+        rc = SWGPU_ENOMEM;
+    Py_END_ALLOW_THREADS
+    swgpu_matrix_destroy(m);
+    PyObject *s = NULL;
+    if (finish(rc) == 0)
+        s = PyUnicode_DecodeUTF8(buf ? buf : "", (Py_ssize_t)len, "strict");
+    free(buf);
+    return s;
+}
+
+static PyObject *karlin_tuple(const swgpu_karlin_t *k)
+{
+    return Py_BuildValue("(dddddOO)", k->lambda, k->K, k->H, k->alpha, k->beta,
+                         k->estimated ? Py_True : Py_False, k->round_down ? Py_True : Py_False);
+}
+
+/* karlin(matrix, gap_open, gap_extend) -> the parameters of a search with it */
+static PyObject *pssm_karlin(PssmObject *self, PyObject *args)
+{
+    PyObject *matrix, *go, *ge;
+    if (!PyArg_ParseTuple(args, "OOO:karlin", &matrix, &go, &ge))
+        return NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_opts_t o;
+    swgpu_karlin_t k;
+    PyObject *ret = NULL;
+    if (pssm_scoring(matrix, go, ge, &m, &o) == 0) {
+        int rc;
+        log_begin();
+        Py_BEGIN_ALLOW_THREADS
+        rc = swgpu_pssm_karlin(self->p, m, o.gap_open, o.gap_extend, &k);
+        Py_END_ALLOW_THREADS
+        if (finish(rc) == 0)
+            ret = karlin_tuple(&k);
+    }
+    swgpu_matrix_destroy(m);
+    return ret;
+}
+
+static PyObject *pssm_id(PssmObject *self, void *c)
+{
+    (void)c;
+    return text(swgpu_pssm_id(self->p));
+}
+static PyObject *pssm_length(PssmObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(swgpu_pssm_length(self->p));
+}
+static PyObject *pssm_residues(PssmObject *self, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(swgpu_pssm_residues(self->p));
+}
+static PyObject *pssm_min(PssmObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(swgpu_pssm_min(self->p));
+}
+static PyObject *pssm_max(PssmObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(swgpu_pssm_max(self->p));
+}
+
+static PyMethodDef pssm_methods[] = {
+    {"read", (PyCFunction)pssm_read, METH_VARARGS | METH_STATIC,
+     "read(path) -> Pssm: psiblast's ASCII format (plain or gzip)"},
+    {"create", (PyCFunction)pssm_create, METH_VARARGS | METH_STATIC,
+     "create(id, residues or None, scores, n) -> Pssm: scores n * 20 native int32"},
+    {"rows", (PyCFunction)pssm_rows, METH_NOARGS,
+     "rows() -> [[20 scores (ARNDCQEGHILKMFPSTWYV)], ...]"},
+    {"score", (PyCFunction)pssm_score, METH_VARARGS, "score(position, letter) -> int"},
+    {"format", (PyCFunction)pssm_format, METH_VARARGS,
+     "format(matrix, gap_open, gap_extend) -> str in psiblast's ASCII format"},
+    {"karlin", (PyCFunction)pssm_karlin, METH_VARARGS,
+     "karlin(matrix, gap_open, gap_extend) -> (lambda, K, H, alpha, beta, estimated, "
+     "round_down)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef pssm_getset[] = {
+    {"id", (getter)pssm_id, NULL, "the query's id", NULL},
+    {"length", (getter)pssm_length, NULL, "positions", NULL},
+    {"residues", (getter)pssm_residues, NULL, "the query residues", NULL},
+    {"min", (getter)pssm_min, NULL, "least score (any position, any code)", NULL},
+    {"max", (getter)pssm_max, NULL, "greatest score", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject PssmType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "swgpu._swgpu.Pssm",
+    .tp_basicsize = sizeof(PssmObject),
+    .tp_dealloc = (destructor)pssm_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A position-specific score matrix (swgpu_pssm_t).",
+    .tp_methods = pssm_methods,
+    .tp_getset = pssm_getset,
+};
+
+/* The C PSSMs of a tuple of Pssm objects (malloc'd, the caller's); NULL
+ * with an exception set on failure. */
+static const swgpu_pssm_t **pssm_array(PyObject *tuple)
+{
+    if (!PyTuple_Check(tuple)) {
+        PyErr_SetString(PyExc_TypeError, "PSSMs: expected a tuple of Pssm objects");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    const swgpu_pssm_t **a = malloc((size_t)(n ? n : 1) * sizeof *a);
+    if (!a)
+        return (const swgpu_pssm_t **)PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyTuple_GET_ITEM(tuple, i);
+        if (!PyObject_TypeCheck(o, &PssmType)) {
+            free(a);
+            PyErr_Format(PyExc_TypeError, "PSSM %zd: expected a Pssm, got %s", i + 1,
+                         Py_TYPE(o)->tp_name);
+            return NULL;
+        }
+        a[i] = ((PssmObject *)o)->p;
+    }
+    return a;
+}
+
 /* --------------------------------------------------------- SearchResult */
 
 typedef struct {
     PyObject_HEAD
     swgpu_search_result_t *r;
-    SeqSetObject *queries; /* referenced: the result points into both */
+    SeqSetObject *queries;     /* referenced: the result points into them and db; */
+    PyObject *pssms;           /* or, for PSSM queries, a tuple of Pssm objects, */
+    const swgpu_pssm_t **parr; /* their C PSSMs (ours) */
     DatabaseObject *db;
     swgpu_matrix_t *m;
     swgpu_opts_t o;
@@ -1020,7 +1342,9 @@ static void result_dealloc(SearchResultObject *self)
 {
     swgpu_search_result_destroy(self->r);
     swgpu_matrix_destroy(self->m);
+    free(self->parr);
     Py_XDECREF(self->queries);
+    Py_XDECREF(self->pssms);
     Py_XDECREF(self->db);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1070,12 +1394,9 @@ static PyObject *aln_tuple(const swgpu_aln_t *a)
                          (long long)a->n_gapopen, (long long)a->n_gaps);
 }
 
-/* hits(i) -> [(target, score, bits, evalue, aln tuple), ...] */
-static PyObject *result_hits(SearchResultObject *self, PyObject *args)
+/* [(target, score, bits, evalue, aln tuple), ...] of a query's hits */
+static PyObject *hits_list(const swgpu_query_result_t *q)
 {
-    const swgpu_query_result_t *q;
-    if (result_query(self, args, &q) < 0)
-        return NULL;
     PyObject *list = PyList_New((Py_ssize_t)q->n_hits);
     for (size_t h = 0; list && h < q->n_hits; h++) {
         const swgpu_hit_t *hit = &q->hits[h];
@@ -1090,23 +1411,53 @@ static PyObject *result_hits(SearchResultObject *self, PyObject *args)
     return list;
 }
 
+/* hits(i) -> [(target, score, bits, evalue, aln tuple), ...] */
+static PyObject *result_hits(SearchResultObject *self, PyObject *args)
+{
+    const swgpu_query_result_t *q;
+    if (result_query(self, args, &q) < 0)
+        return NULL;
+    return hits_list(q);
+}
+
 static PyObject *result_karlin(SearchResultObject *self, PyObject *args)
 {
     const swgpu_query_result_t *q;
     if (result_query(self, args, &q) < 0)
         return NULL;
-    const swgpu_karlin_t *k = &q->karlin;
-    return Py_BuildValue("(dddddOO)", k->lambda, k->K, k->H, k->alpha, k->beta,
-                         k->estimated ? Py_True : Py_False, k->round_down ? Py_True : Py_False);
+    return karlin_tuple(&q->karlin);
 }
 
-/* format(spec, dbname=None) -> str: the command line's output formats */
-static PyObject *result_format(SearchResultObject *self, PyObject *args)
+/* (id, description, length) of query i: sequence i of queries, or PSSM i */
+static PyObject *query_meta(const SeqSetObject *queries, const swgpu_pssm_t *const *pssms,
+                            size_t i)
 {
-    const char *spec;
-    PyObject *name = Py_None, *dbname = NULL;
-    if (!PyArg_ParseTuple(args, "s|O:format", &spec, &name))
+    if (pssms)
+        return Py_BuildValue("(Nsn)", text(swgpu_pssm_id(pssms[i])), "",
+                             (Py_ssize_t)swgpu_pssm_length(pssms[i]));
+    swgpu_seq_t s;
+    swgpu_seqset_get(queries->set, i, &s);
+    return Py_BuildValue("(NNn)", text(s.id), text(s.desc), (Py_ssize_t)s.len);
+}
+
+/* meta(i) -> (id, description, length) of query i */
+static PyObject *result_meta(SearchResultObject *self, PyObject *args)
+{
+    const swgpu_query_result_t *q;
+    if (result_query(self, args, &q) < 0)
         return NULL;
+    return query_meta(self->queries, self->parr, (size_t)(q - self->r->q));
+}
+
+/* Writes results in format f to fp (GIL released); flag: the writer's own. */
+typedef int (*writer_fn)(const swgpu_outfmt_t *f, FILE *fp, void *self, int flag);
+
+/* The text a writer writes in output format spec, with format 7's and
+ * pair's database name (None: the default) */
+static PyObject *format_text(const char *spec, PyObject *name, writer_fn write, void *self,
+                             int flag)
+{
+    PyObject *dbname = NULL;
     if (name != Py_None && !(dbname = path_bytes(name)))
         return NULL;
     swgpu_outfmt_t *f = NULL;
@@ -1127,7 +1478,7 @@ static PyObject *result_format(SearchResultObject *self, PyObject *args)
     }
     log_begin();
     Py_BEGIN_ALLOW_THREADS
-    rc = swgpu_outfmt_write(f, fp, self->r, self->queries->set, self->db->db, self->m, &self->o);
+    rc = write(f, fp, self, flag);
     fclose(fp);
     Py_END_ALLOW_THREADS
     swgpu_outfmt_destroy(f);
@@ -1136,6 +1487,27 @@ static PyObject *result_format(SearchResultObject *self, PyObject *args)
         s = PyUnicode_DecodeUTF8(buf ? buf : "", (Py_ssize_t)len, "surrogateescape");
     free(buf);
     return s;
+}
+
+static int write_result(const swgpu_outfmt_t *f, FILE *fp, void *obj, int flag)
+{
+    SearchResultObject *self = obj;
+    (void)flag;
+    if (self->parr)
+        return swgpu_outfmt_write_pssm(f, fp, self->r, self->parr, self->r->n_queries,
+                                       self->db->db, self->m, &self->o);
+    return swgpu_outfmt_write(f, fp, self->r, self->queries->set, self->db->db, self->m,
+                              &self->o);
+}
+
+/* format(spec, dbname=None) -> str: the command line's output formats */
+static PyObject *result_format(SearchResultObject *self, PyObject *args)
+{
+    const char *spec;
+    PyObject *name = Py_None;
+    if (!PyArg_ParseTuple(args, "s|O:format", &spec, &name))
+        return NULL;
+    return format_text(spec, name, write_result, self, 0);
 }
 
 static PyObject *result_backend(SearchResultObject *self, void *c)
@@ -1170,6 +1542,8 @@ static PyMethodDef result_methods[] = {
      "nident, mismatch, gapopen, gaps)), ...]"},
     {"karlin", (PyCFunction)result_karlin, METH_VARARGS,
      "karlin(i) -> (lambda, K, H, alpha, beta, estimated, round_down)"},
+    {"meta", (PyCFunction)result_meta, METH_VARARGS,
+     "meta(i) -> (id, description, length) of query i"},
     {"format", (PyCFunction)result_format, METH_VARARGS,
      "format(spec, dbname=None) -> str in an output format of the command line"},
     {NULL, NULL, 0, NULL},
@@ -1199,19 +1573,234 @@ static PyTypeObject SearchResultType = {
     .tp_as_sequence = &result_seq,
 };
 
+/* -------------------------------------------------------- IterateResult */
+
+typedef struct {
+    PyObject_HEAD
+    swgpu_iterate_result_t *it;
+    SeqSetObject *queries;     /* referenced, as in SearchResultObject: the queries */
+    PyObject *pssms;           /* or the PSSMs of round 1, */
+    const swgpu_pssm_t **parr; /* their C PSSMs (ours) */
+    DatabaseObject *db;
+    swgpu_matrix_t *m;
+    swgpu_opts_t o;
+} IterateResultObject;
+
+static PyTypeObject IterateResultType;
+
+static void iterate_dealloc(IterateResultObject *self)
+{
+    swgpu_iterate_result_destroy(self->it);
+    swgpu_matrix_destroy(self->m);
+    free(self->parr);
+    Py_XDECREF(self->queries);
+    Py_XDECREF(self->pssms);
+    Py_XDECREF(self->db);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t iterate_len(IterateResultObject *self)
+{
+    return (Py_ssize_t)self->it->n_queries;
+}
+
+/* query i of args; -1 with IndexError when out of range */
+static int iterate_index(IterateResultObject *self, PyObject *args, size_t *i)
+{
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "n", &k))
+        return -1;
+    if (k < 0 || (size_t)k >= self->it->n_queries) {
+        PyErr_SetString(PyExc_IndexError, "query index out of range");
+        return -1;
+    }
+    *i = (size_t)k;
+    return 0;
+}
+
+/* query i's results in its last round */
+static const swgpu_query_result_t *iterate_last(const IterateResultObject *self, size_t i)
+{
+    return &self->it->round[self->it->last_round[i] - 1]->q[i];
+}
+
+static PyObject *iterate_meta(IterateResultObject *self, PyObject *args)
+{
+    size_t i;
+    if (iterate_index(self, args, &i) < 0)
+        return NULL;
+    return query_meta(self->queries, self->parr, i);
+}
+
+static PyObject *iterate_hits(IterateResultObject *self, PyObject *args)
+{
+    size_t i;
+    if (iterate_index(self, args, &i) < 0)
+        return NULL;
+    return hits_list(iterate_last(self, i));
+}
+
+static PyObject *iterate_karlin(IterateResultObject *self, PyObject *args)
+{
+    size_t i;
+    if (iterate_index(self, args, &i) < 0)
+        return NULL;
+    return karlin_tuple(&iterate_last(self, i)->karlin);
+}
+
+/* rounds(i) -> (last round, converged, (hits included in round 1, 2, ...)) */
+static PyObject *iterate_rounds(IterateResultObject *self, PyObject *args)
+{
+    size_t i;
+    if (iterate_index(self, args, &i) < 0)
+        return NULL;
+    const swgpu_iterate_result_t *it = self->it;
+    size_t last = it->last_round[i];
+    PyObject *inc = PyTuple_New((Py_ssize_t)last);
+    for (size_t k = 0; inc && k < last; k++) {
+        PyObject *v = PyLong_FromSize_t(it->included[k * it->n_queries + i]);
+        if (!v)
+            Py_CLEAR(inc);
+        else
+            PyTuple_SET_ITEM(inc, (Py_ssize_t)k, v);
+    }
+    if (!inc)
+        return NULL;
+    return Py_BuildValue("(nON)", (Py_ssize_t)last, it->converged[i] ? Py_True : Py_False, inc);
+}
+
+/* final_pssm(i) -> Pssm (borrowed from this result) or None */
+static PyObject *iterate_final_pssm(IterateResultObject *self, PyObject *args)
+{
+    size_t i;
+    if (iterate_index(self, args, &i) < 0)
+        return NULL;
+    if (!self->it->final_pssm || !self->it->final_pssm[i])
+        Py_RETURN_NONE;
+    return pssm_wrap(self->it->final_pssm[i], (PyObject *)self);
+}
+
+static int write_iterate(const swgpu_outfmt_t *f, FILE *fp, void *obj, int all_rounds)
+{
+    IterateResultObject *self = obj;
+    return swgpu_outfmt_write_iterate(f, fp, self->it, self->queries ? self->queries->set : NULL,
+                                      self->parr, all_rounds, self->db->db, self->m, &self->o);
+}
+
+/* format(spec, dbname=None, all_rounds=False) -> str */
+static PyObject *iterate_format(IterateResultObject *self, PyObject *args)
+{
+    const char *spec;
+    PyObject *name = Py_None;
+    int all_rounds = 0;
+    if (!PyArg_ParseTuple(args, "s|Op:format", &spec, &name, &all_rounds))
+        return NULL;
+    return format_text(spec, name, write_iterate, self, all_rounds);
+}
+
+/* What the rounds did together, as the command line's summary adds it up */
+static PyObject *iterate_backend(IterateResultObject *self, void *c)
+{
+    (void)c;
+    const swgpu_iterate_result_t *it = self->it;
+    const char *b = it->n_rounds ? it->round[it->n_rounds - 1]->backend : NULL;
+    return PyUnicode_FromString(b ? b : "");
+}
+static PyObject *iterate_cells(IterateResultObject *self, void *c)
+{
+    (void)c;
+    uint64_t n = 0;
+    for (size_t k = 0; k < self->it->n_rounds; k++)
+        n += self->it->round[k]->cells;
+    return PyLong_FromUnsignedLongLong(n);
+}
+static PyObject *iterate_overflows(IterateResultObject *self, void *c)
+{
+    (void)c;
+    uint64_t n = 0;
+    for (size_t k = 0; k < self->it->n_rounds; k++)
+        n += self->it->round[k]->overflows;
+    return PyLong_FromUnsignedLongLong(n);
+}
+static PyObject *iterate_scan_seconds(IterateResultObject *self, void *c)
+{
+    (void)c;
+    double t = 0;
+    for (size_t k = 0; k < self->it->n_rounds; k++)
+        t += self->it->round[k]->scan_seconds;
+    return PyFloat_FromDouble(t);
+}
+static PyObject *iterate_align_seconds(IterateResultObject *self, void *c)
+{
+    (void)c;
+    double t = 0;
+    for (size_t k = 0; k < self->it->n_rounds; k++)
+        t += self->it->round[k]->align_seconds;
+    return PyFloat_FromDouble(t);
+}
+static PyObject *iterate_n_rounds(IterateResultObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(self->it->n_rounds);
+}
+
+static PyMethodDef iterate_methods[] = {
+    {"meta", (PyCFunction)iterate_meta, METH_VARARGS,
+     "meta(i) -> (id, description, length) of query i"},
+    {"hits", (PyCFunction)iterate_hits, METH_VARARGS,
+     "hits(i) -> query i's hits in its last round, as SearchResult.hits"},
+    {"karlin", (PyCFunction)iterate_karlin, METH_VARARGS,
+     "karlin(i) -> the parameters of query i's last round"},
+    {"rounds", (PyCFunction)iterate_rounds, METH_VARARGS,
+     "rounds(i) -> (last round, converged, (hits included per round))"},
+    {"final_pssm", (PyCFunction)iterate_final_pssm, METH_VARARGS,
+     "final_pssm(i) -> the Pssm of query i's last round's hits, or None"},
+    {"format", (PyCFunction)iterate_format, METH_VARARGS,
+     "format(spec, dbname=None, all_rounds=False) -> str in an output format of the command "
+     "line: each query's last round, or every round"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef iterate_getset[] = {
+    {"n_rounds", (getter)iterate_n_rounds, NULL, "rounds run (the most any query ran)", NULL},
+    {"backend", (getter)iterate_backend, NULL, "the engine that scanned", NULL},
+    {"cells", (getter)iterate_cells, NULL, "cells of every round", NULL},
+    {"overflows", (getter)iterate_overflows, NULL, "targets rescored, every round", NULL},
+    {"scan_seconds", (getter)iterate_scan_seconds, NULL, "scan time, every round", NULL},
+    {"align_seconds", (getter)iterate_align_seconds, NULL,
+     "alignment time after the scans, every round", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods iterate_seq = {.sq_length = (lenfunc)iterate_len};
+
+static PyTypeObject IterateResultType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "swgpu._swgpu.IterateResult",
+    .tp_basicsize = sizeof(IterateResultObject),
+    .tp_dealloc = (destructor)iterate_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The result of an iterated search (swgpu_iterate_result_t).",
+    .tp_methods = iterate_methods,
+    .tp_getset = iterate_getset,
+    .tp_as_sequence = &iterate_seq,
+};
+
 /* ------------------------------------------------------- search and scan */
 
-/* The checks and options both need; *m and keep are the caller's. */
+/* The checks and options both need (q NULL: PSSM queries, protein); *m
+ * and keep are the caller's. */
 static int search_setup(const char *what, SeqSetObject *q, DatabaseObject *db, PyObject *matrix,
                         PyObject *match, PyObject *mismatch, PyObject *opts, swgpu_opts_t *o,
                         swgpu_matrix_t **m, PyObject *keep)
 {
-    swgpu_alphabet_t qa = swgpu_seqset_alphabet(q->set), da = swgpu_db_alphabet(db->db);
+    swgpu_alphabet_t qa = q ? swgpu_seqset_alphabet(q->set) : SWGPU_PROTEIN;
+    swgpu_alphabet_t da = swgpu_db_alphabet(db->db);
     *m = NULL;
     if (qa != da) {
         raise_fmt(SWGPU_EALPHABET,
-                  "the queries are %s sequences but the database holds %s sequences",
-                  swgpu_alphabet_name(qa), swgpu_alphabet_name(da));
+                  "the queries are %s %s but the database holds %s sequences",
+                  swgpu_alphabet_name(qa), q ? "sequences" : "PSSMs", swgpu_alphabet_name(da));
         return -1;
     }
     swgpu_opts_init(o, da);
@@ -1323,6 +1912,131 @@ static PyObject *py_search(PyObject *self, PyObject *args)
     Py_INCREF(q);
     Py_INCREF(db);
     res->queries = q;
+    res->db = db;
+    Py_DECREF(keep);
+    return (PyObject *)res;
+fail:
+    progress_clear(&prog);
+    Py_DECREF(keep);
+    Py_DECREF(res);
+    return NULL;
+}
+
+/* search_pssm(pssms, db, matrix, options, progress=None) -> SearchResult:
+ * pssms a tuple of Pssm objects */
+static PyObject *py_search_pssm(PyObject *self, PyObject *args)
+{
+    DatabaseObject *db;
+    PyObject *pssms, *matrix, *opts, *progress = Py_None;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!OO|O:search_pssm", &PyTuple_Type, &pssms, &DatabaseType,
+                          &db, &matrix, &opts, &progress))
+        return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress))
+        return PyErr_Format(PyExc_TypeError, "progress: expected a callable or None");
+    progress_t prog = {progress, 0, NULL, NULL, NULL};
+    PyObject *keep = PyList_New(0);
+    if (!keep)
+        return NULL;
+    SearchResultObject *res =
+        (SearchResultObject *)SearchResultType.tp_alloc(&SearchResultType, 0);
+    if (!res) {
+        Py_DECREF(keep);
+        return NULL;
+    }
+    if (!(res->parr = pssm_array(pssms)))
+        goto fail;
+    Py_INCREF(pssms);
+    res->pssms = pssms;
+    if (search_setup("search", NULL, db, matrix, Py_None, Py_None, opts, &res->o, &res->m,
+                     keep) < 0)
+        goto fail;
+    if (progress != Py_None) {
+        res->o.progress = on_search_progress;
+        res->o.progress_user = &prog;
+    }
+    size_t n = (size_t)PyTuple_GET_SIZE(pssms);
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_search_pssm(res->parr, n, db->db, res->m, &res->o, &res->r);
+    Py_END_ALLOW_THREADS
+    res->o.progress = NULL;
+    res->o.progress_user = NULL;
+    if (finish(rc) < 0 || progress_finish(&prog) < 0)
+        goto fail;
+    res->o.kernel = NULL; /* as in py_search */
+    Py_INCREF(db);
+    res->db = db;
+    Py_DECREF(keep);
+    return (PyObject *)res;
+fail:
+    progress_clear(&prog);
+    Py_DECREF(keep);
+    Py_DECREF(res);
+    return NULL;
+}
+
+/* search_iterate(queries, pssms, db, matrix, match, mismatch, options,
+ * psi_options, progress=None) -> IterateResult: queries a SeqSet or None,
+ * pssms a tuple of Pssm objects or None (exactly one of them) */
+static PyObject *py_search_iterate(PyObject *self, PyObject *args)
+{
+    DatabaseObject *db;
+    PyObject *queries, *pssms, *matrix, *match, *mismatch, *opts, *psi_opts;
+    PyObject *progress = Py_None;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO!OOOOO|O:search_iterate", &queries, &pssms, &DatabaseType,
+                          &db, &matrix, &match, &mismatch, &opts, &psi_opts, &progress))
+        return NULL;
+    if ((queries == Py_None) == (pssms == Py_None))
+        return PyErr_Format(PyExc_TypeError, "search_iterate: give queries or PSSMs");
+    if (queries != Py_None && !PyObject_TypeCheck(queries, &SeqSetType))
+        return PyErr_Format(PyExc_TypeError, "search_iterate: queries: expected a SeqSet");
+    if (progress != Py_None && !PyCallable_Check(progress))
+        return PyErr_Format(PyExc_TypeError, "progress: expected a callable or None");
+    progress_t prog = {progress, 0, NULL, NULL, NULL};
+    PyObject *keep = PyList_New(0);
+    if (!keep)
+        return NULL;
+    IterateResultObject *res =
+        (IterateResultObject *)IterateResultType.tp_alloc(&IterateResultType, 0);
+    if (!res) {
+        Py_DECREF(keep);
+        return NULL;
+    }
+    SeqSetObject *q = queries != Py_None ? (SeqSetObject *)queries : NULL;
+    if (pssms != Py_None) {
+        if (!(res->parr = pssm_array(pssms)))
+            goto fail;
+        Py_INCREF(pssms);
+        res->pssms = pssms;
+    }
+    swgpu_psi_opts_t psi;
+    swgpu_psi_opts_init(&psi);
+    if (search_setup("search", q, db, matrix, match, mismatch, opts, &res->o, &res->m, keep) < 0 ||
+        fill_opts("search", psi_fields, sizeof psi_fields / sizeof psi_fields[0], &psi, psi_opts,
+                  keep) < 0)
+        goto fail;
+    if (progress != Py_None) {
+        res->o.progress = on_search_progress;
+        res->o.progress_user = &prog;
+    }
+    size_t n = res->parr ? (size_t)PyTuple_GET_SIZE(pssms) : 0;
+    int rc;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_search_iterate(q ? q->set : NULL, res->parr, n, db->db, res->m, &res->o, &psi,
+                              &res->it);
+    Py_END_ALLOW_THREADS
+    res->o.progress = NULL;
+    res->o.progress_user = NULL;
+    if (finish(rc) < 0 || progress_finish(&prog) < 0)
+        goto fail;
+    res->o.kernel = NULL; /* as in py_search */
+    Py_XINCREF(q);
+    res->queries = q;
+    Py_INCREF(db);
     res->db = db;
     Py_DECREF(keep);
     return (PyObject *)res;
@@ -1621,6 +2335,11 @@ static int add_ref(PyObject *mod, const char *name, PyObject *o)
 static PyMethodDef module_methods[] = {
     {"search", py_search, METH_VARARGS,
      "search(queries, db, matrix, match, mismatch, options) -> SearchResult"},
+    {"search_pssm", py_search_pssm, METH_VARARGS,
+     "search_pssm(pssms, db, matrix, options, progress=None) -> SearchResult"},
+    {"search_iterate", py_search_iterate, METH_VARARGS,
+     "search_iterate(queries, pssms, db, matrix, match, mismatch, options, psi_options, "
+     "progress=None) -> IterateResult"},
     {"scan_scores", py_scan_scores, METH_VARARGS,
      "scan_scores(queries, db, matrix, match, mismatch, options) -> bytearray of int32"},
     {"align", py_align, METH_VARARGS,
@@ -1652,7 +2371,8 @@ static int add_new(PyObject *mod, const char *name, PyObject *o)
 static int module_exec(PyObject *mod)
 {
     if (PyType_Ready(&SeqSetType) < 0 || PyType_Ready(&DatabaseType) < 0 ||
-        PyType_Ready(&SearchResultType) < 0)
+        PyType_Ready(&PssmType) < 0 || PyType_Ready(&SearchResultType) < 0 ||
+        PyType_Ready(&IterateResultType) < 0)
         return -1;
     Error = PyErr_NewExceptionWithDoc(
         "swgpu.Error",
@@ -1686,7 +2406,9 @@ static int module_exec(PyObject *mod)
         return -1;
     if (add_ref(mod, "SeqSet", (PyObject *)&SeqSetType) < 0 ||
         add_ref(mod, "Database", (PyObject *)&DatabaseType) < 0 ||
+        add_ref(mod, "Pssm", (PyObject *)&PssmType) < 0 ||
         add_ref(mod, "SearchResult", (PyObject *)&SearchResultType) < 0 ||
+        add_ref(mod, "IterateResult", (PyObject *)&IterateResultType) < 0 ||
         PyModule_AddStringConstant(mod, "version", SWGPU_VERSION) < 0 ||
 #if SWGPU_HAVE_CUDA
         PyModule_AddIntConstant(mod, "has_cuda", 1) < 0 ||
@@ -1695,6 +2417,8 @@ static int module_exec(PyObject *mod)
 #endif
         add_new(mod, "search_options",
                 describe(search_fields, sizeof search_fields / sizeof search_fields[0])) < 0 ||
+        add_new(mod, "psi_options",
+                describe(psi_fields, sizeof psi_fields / sizeof psi_fields[0])) < 0 ||
         add_new(mod, "long_options",
                 describe(long_fields, sizeof long_fields / sizeof long_fields[0])) < 0)
         return -1;
