@@ -11,6 +11,11 @@ NVIDIA GPUs, over the C library libswgpu.
             print(hit.qseqid, hit.sseqid, hit.score, hit.evalue, hit.cigar)
     scores = db.scores("MKWVTFISLL")           # every sequence's score (numpy)
 
+    pssm = swgpu.Pssm("q1.pssm")               # psiblast -out_ascii_pssm
+    results = db.search(pssm, top=5)           # a PSSM as the query
+    results = db.search(queries, iterations=3) # PSI-BLAST: the last round
+    results[0].pssm.write("q1.round3.pssm")    # and the PSSM of its hits
+
 Every call that computes releases the GIL, so threads run searches and
 alignments in parallel.  A failed call raises a subclass of swgpu.Error with
 the library's message (its `status` attribute is the C status code); the
@@ -21,8 +26,9 @@ library's warnings go to the "swgpu" logger.  Coordinates in objects are
 from . import _swgpu
 from ._common import format_bitscore, format_evalue, logger
 from ._align import Alignment, LongAlignment, LongStats, align, align_long
-from ._search import (COLUMNS, STD_COLUMNS, Database, Hit, Karlin, Queries, QueryResult,
-                      SearchResults, Sequence, makedb)
+from ._pssm import Pssm
+from ._search import (COLUMNS, STD_COLUMNS, Database, Hit, IteratedSearchResults, Karlin,
+                      Queries, QueryResult, SearchResults, Sequence, makedb)
 from ._swgpu import (AlphabetError, BudgetError, DatabaseError, DeviceError, EmptyInputError,
                      Error, FileError, FormatError, InvalidArgumentError, MatrixError,
                      NoDeviceError, NotFoundError, OutOfMemoryError, RangeError)
@@ -34,8 +40,9 @@ has_cuda = bool(_swgpu.has_cuda)
 
 __all__ = [
     "align", "align_long", "Alignment", "LongAlignment", "LongStats",
-    "Database", "Queries", "Sequence", "makedb",
-    "SearchResults", "QueryResult", "Hit", "Karlin", "COLUMNS", "STD_COLUMNS",
+    "Database", "Queries", "Sequence", "makedb", "Pssm",
+    "SearchResults", "IteratedSearchResults", "QueryResult", "Hit", "Karlin", "COLUMNS",
+    "STD_COLUMNS",
     "format_evalue", "format_bitscore", "logger", "has_cuda",
     "Error", "OutOfMemoryError", "FileError", "FormatError", "EmptyInputError",
     "InvalidArgumentError", "MatrixError", "AlphabetError", "NoDeviceError", "DeviceError",

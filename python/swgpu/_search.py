@@ -1,6 +1,7 @@
 """Sequence sets, databases and database search: Queries, Database (its
-search() and scores()), and the results as QueryResult and Hit objects with
-BLAST's tabular columns."""
+search() and scores(); queries are sequences or PSSMs, searched once or
+iterated), and the results as QueryResult and Hit objects with BLAST's
+tabular columns."""
 
 import array
 import operator
@@ -12,6 +13,7 @@ from . import _swgpu
 from ._align import Alignment
 from ._common import (_TYPE_NAMES, _alphabet, _clamp_threads, _error, _options_doc,
                       _residues, format_bitscore, format_evalue)
+from ._pssm import Pssm
 
 try:
     import numpy as _np
@@ -19,7 +21,7 @@ except ImportError:  # numpy is optional: scores() then returns array.array rows
     _np = None
 
 __all__ = ["Sequence", "Queries", "Database", "Karlin", "Hit", "QueryResult", "SearchResults",
-           "COLUMNS", "STD_COLUMNS", "makedb"]
+           "IteratedSearchResults", "COLUMNS", "STD_COLUMNS", "makedb"]
 
 
 class Sequence(NamedTuple):
@@ -259,7 +261,12 @@ class Hit:
 
 @dataclass(frozen=True)
 class QueryResult:
-    """One query's hits, best first (ties in database order)."""
+    """One query's hits, best first (ties in database order).  For a PSSM
+    query, id and length are the PSSM's and description is "".  The last
+    four fields are an iterated search's (None otherwise): the query's last
+    round (the one its hits come from), whether it stopped because that
+    round included no new hit, the hits each round included in its PSSM,
+    and the PSSM made of its last round's hits."""
 
     index: int
     id: str
@@ -267,6 +274,10 @@ class QueryResult:
     length: int
     hits: Tuple[Hit, ...]
     karlin: Karlin
+    rounds: Optional[int] = None
+    converged: Optional[bool] = None
+    included: Optional[Tuple[int, ...]] = None
+    pssm: Optional[Pssm] = None
 
     def __len__(self):
         return len(self.hits)
@@ -284,14 +295,13 @@ class SearchResults(SequenceT[QueryResult]):
     lengths times database residues), ``overflows`` (targets rescored at a
     wider precision), ``scan_seconds`` and ``align_seconds``."""
 
-    def __init__(self, res, queries, db):
+    def __init__(self, res, db):
         self._res = res
         self._db = db
         self._walks = None
-        qc = queries._c
         out = []
         for i in range(len(res)):
-            qid, qdesc, qlen = qc.meta(i)
+            qid, qdesc, qlen = res.meta(i)
             hits = []
             for h, (target, score, bits, evalue, aln) in enumerate(res.hits(i)):
                 tid, tdesc, tlen = db._c.meta(target)
@@ -300,9 +310,12 @@ class SearchResults(SequenceT[QueryResult]):
                     a = Alignment(*aln, query_length=qlen, target_length=tlen, type=db.type)
                 hits.append(Hit(i, qid, qlen, target, tid, tdesc, tlen, score, bits, evalue, a,
                                 _text=self._walker(i, h)))
-            out.append(QueryResult(i, qid, qdesc, qlen, tuple(hits),
-                                   Karlin(*res.karlin(i))))
+            out.append(QueryResult(i, qid, qdesc, qlen, tuple(hits), Karlin(*res.karlin(i)),
+                                   **self._iteration(i)))
         self._queries = out
+
+    def _iteration(self, i):
+        return {}
 
     backend = property(lambda self: self._res.backend)
     cells = property(lambda self: self._res.cells)
@@ -362,8 +375,43 @@ class SearchResults(SequenceT[QueryResult]):
                 f.write(text)
 
     def __repr__(self):
-        return "SearchResults(%d queries, %d hits, backend %s)" % (
-            len(self), sum(len(q) for q in self._queries), self.backend)
+        return "%s(%d queries, %d hits, backend %s)" % (
+            type(self).__name__, len(self), sum(len(q) for q in self._queries), self.backend)
+
+
+class IteratedSearchResults(SearchResults):
+    """The results of an iterated search (``Database.search`` with
+    ``iterations``): each query's QueryResult holds its last round's hits and
+    the iteration fields (rounds, converged, included, pssm); ``rounds`` is
+    the number of rounds run (the most any query ran); cells, overflows,
+    scan_seconds and align_seconds add up every round."""
+
+    rounds = property(lambda self: self._res.n_rounds)
+
+    def _iteration(self, i):
+        last, converged, included = self._res.rounds(i)
+        c = self._res.final_pssm(i)
+        return {"rounds": last, "converged": converged, "included": included,
+                "pssm": None if c is None else Pssm._wrap(c)}
+
+    def format(self, outfmt="6", dbname: Optional[str] = None, all_rounds=False) -> str:
+        """As ``swgpu search --iterations N --outfmt OUTFMT``: each query's
+        last round (``--report last``), or with all_rounds every round it ran
+        (``--report all``: format 7 marks each round with "# Iteration: N",
+        pair with "Results from round N")."""
+        if dbname is None:
+            dbname = self._db.path
+        return self._res.format(outfmt, dbname, bool(all_rounds))
+
+    def write(self, file, outfmt="6", dbname: Optional[str] = None, all_rounds=False) -> None:
+        """Write format(outfmt, dbname, all_rounds) to a path or a text file
+        object."""
+        text = self.format(outfmt, dbname, all_rounds)
+        if hasattr(file, "write"):
+            file.write(text)
+        else:
+            with open(file, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text)
 
 
 class Database(_SeqList):
@@ -403,11 +451,15 @@ class Database(_SeqList):
     def _queries(self, queries):
         if isinstance(queries, Queries):
             return queries
+        if isinstance(queries, Pssm) or (isinstance(queries, (list, tuple)) and
+                                         any(isinstance(q, Pssm) for q in queries)):
+            raise TypeError("PSSM queries are searched by search(), not scores()")
         if isinstance(queries, os.PathLike):
             return Queries.read(queries)
         return Queries(_entries(queries, "query"), type=self.type)
 
     def search(self, queries, *, matrix=None, match=None, mismatch=None, progress=None,
+               iterations=None, inclusion_evalue=None, final_pssm=None,
                **options) -> SearchResults:
         """Search every query against every database sequence (``swgpu
         search``): every sequence is scored exactly; per query the best
@@ -416,9 +468,11 @@ class Database(_SeqList):
 
         queries: a Queries set; a str of residue letters (one query,
             "query_1"); a list of sequences as Queries takes (typed as the
-            database); or a pathlib.Path (a FASTA/FASTQ or makedb file, its
-            type detected, as ``-q``).
-        matrix: protein matrix name or NCBI matrix file (None: BLOSUM62).
+            database); a pathlib.Path (a FASTA/FASTQ or makedb file, its
+            type detected, as ``-q``); or a Pssm, or a list of them (``swgpu
+            search --pssm``; a protein database).
+        matrix: protein matrix name or NCBI matrix file (None: BLOSUM62);
+            with PSSM queries it only chooses the E-values' statistics.
         match, mismatch: DNA scores (None: +2, -3).
         progress: None, or a callable progress(done, total, cells_done,
             cells_total, seconds) called as queries are scanned (at most
@@ -429,13 +483,51 @@ class Database(_SeqList):
         Keyword options (None or absent: the default):
 {options}
 
+        An iterated search (PSI-BLAST, protein; ``swgpu search
+        --iterations``) runs when any of these is given:
+{psi_options}
+
         Returns SearchResults: a QueryResult per query, each with its Hit
-        objects; its format() writes the command line's output formats.
+        objects; its format() writes the command line's output formats.  An
+        iterated search returns IteratedSearchResults: each query's last
+        round, with its rounds and its final PSSM.
         """
+        options = _clamp_threads(options)
+        psi = {k: v for k, v in (("iterations", iterations),
+                                 ("inclusion_evalue", inclusion_evalue),
+                                 ("final_pssm", final_pssm)) if v is not None}
+        pssms = self._pssms(queries)
+        if psi:
+            q = None if pssms is not None else self._queries(queries)
+            res = _swgpu.search_iterate(None if q is None else q._c, pssms, self._c, matrix, match, mismatch,
+                                        options, psi, progress)
+            return IteratedSearchResults(res, self)
+        if pssms is not None:
+            if match is not None or mismatch is not None:
+                raise _error(_swgpu.InvalidArgumentError,
+                             "%s applies to DNA only; PSSM queries are protein"
+                             % ("match" if match is not None else "mismatch"))
+            res = _swgpu.search_pssm(pssms, self._c, matrix, options, progress)
+            return SearchResults(res, self)
         q = self._queries(queries)
-        res = _swgpu.search(q._c, self._c, matrix, match, mismatch, _clamp_threads(options),
-                            progress)
-        return SearchResults(res, q, self)
+        res = _swgpu.search(q._c, self._c, matrix, match, mismatch, options, progress)
+        return SearchResults(res, self)
+
+    @staticmethod
+    def _pssms(queries):
+        """The C PSSMs of a Pssm or a list of them (a tuple), or None for
+        sequence queries."""
+        if isinstance(queries, Pssm):
+            return (queries._c,)
+        if isinstance(queries, (list, tuple)) and queries and \
+                any(isinstance(q, Pssm) for q in queries):
+            for i, q in enumerate(queries):
+                if not isinstance(q, Pssm):
+                    raise TypeError("query %d: %s among Pssm queries (a search has sequence "
+                                    "queries or PSSM queries, as -q and --pssm)"
+                                    % (i + 1, type(q).__name__))
+            return tuple(q._c for q in queries)
+        return None
 
     def scores(self, queries, *, matrix=None, match=None, mismatch=None, **options):
         """The exact score of every database sequence against each query, in
@@ -467,7 +559,8 @@ class Database(_SeqList):
 
 
 Database.search.__doc__ = Database.search.__doc__.replace(
-    "{options}", _options_doc(_swgpu.search_options, 8))
+    "{options}", _options_doc(_swgpu.search_options, 8)).replace(
+    "{psi_options}", _options_doc(_swgpu.psi_options, 8))
 
 
 def makedb(input, output, type="auto") -> Database:
