@@ -21,14 +21,10 @@ SEARCH = {
     "outfmt": "SearchResults.format(outfmt)", "out": "SearchResults.write(file)",
     "verbose": "the 'swgpu' logger's level (DEBUG)", "quiet": "the 'swgpu' logger's level",
     "help": None,
-    # PSSM queries and iterated searches are in the C API (swgpu_pssm_read,
-    # swgpu_search_pssm, swgpu_search_iterate, swgpu_pssm_write) and the tool;
-    # the Python package does not wrap PSSM objects yet
-    "pssm": "the tool and the C API (swgpu_search_pssm); no Python PSSM object yet",
-    "iterations": "the tool and the C API (swgpu_search_iterate)",
-    "inclusion-evalue": "the tool and the C API (swgpu_psi_opts_t.inclusion_evalue)",
-    "out-pssm": "the tool and the C API (swgpu_pssm_write)",
-    "report": "the tool and the C API (swgpu_outfmt_write_iterate)",
+    # PSSM queries and iterated searches (iterations, inclusion_evalue: keywords)
+    "pssm": "a swgpu.Pssm(path), or a list of them, as the queries of Database.search",
+    "out-pssm": "QueryResult.pssm.write(path) of an iterated search",
+    "report": "IteratedSearchResults.format(outfmt, all_rounds=True)",
 }
 ALIGN = {
     "type": "keyword type", "matrix": "keyword matrix", "match": "keyword match",
