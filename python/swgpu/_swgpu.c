@@ -1,7 +1,7 @@
 /*
  * _swgpu.c - the CPython extension under the swgpu package: libswgpu's
- * sequence sets, databases and search results as Python types, its compute
- * calls as functions.  The pure-Python layer (swgpu/__init__.py) builds the
+ * sequence sets, databases, PSSMs and search results (plain and iterated) as
+ * Python types, its compute calls as functions.  The pure-Python layer (swgpu/__init__.py) builds the
  * public API on it; nothing here is meant to be called directly.
  *
  *  - Every compute call (reading, opening, aligning, searching, scanning,
