@@ -197,6 +197,17 @@ static inline int64_t swgpu__lsaved(const int32_t *row, const int64_t *base, int
     return (int64_t)v + base[x == 0 ? 0 : 1 + (x - 1) / SWGPU__LONG_CHUNK];
 }
 
+/** The tie rule of a region's best cell: score s at vertex (i, j) beats the
+ *  best (bs, bi, bj) when higher, or equal at a smaller column, or at the
+ *  same column a smaller row. */
+static inline int swgpu__lbest_better(int64_t s, int64_t i, int64_t j, int64_t bs, int64_t bi, int64_t bj)
+{
+    if (s != bs)
+        return s > bs;
+    if (j != bj)
+        return j < bj;
+    return i < bi;
+}
 /** Rows a region saves. */
 static inline int64_t swgpu__lreg_nsaved(const swgpu__lreg_t *r)
 {

@@ -177,14 +177,10 @@ static int64_t max_abs(const int32_t *v, size_t n, int64_t B)
     return abs64(m, B);
 }
 
-/* Better cell under the tie rule: larger score, then smaller j, then smaller i. */
+/* Better cell under the tie rule (long.h). */
 static inline int better(int64_t s, int64_t i, int64_t j, const sbest_t *b)
 {
-    if (s != b->best)
-        return s > b->best;
-    if (j != b->bj)
-        return j < b->bj;
-    return i < b->bi;
+    return swgpu__lbest_better(s, i, j, b->best, b->bi, b->bj);
 }
 
 /*

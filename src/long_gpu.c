@@ -406,23 +406,6 @@ uint64_t swgpu__lgpu_peak(const swgpu__lgpu_t *g)
     return most;
 }
 
-static int better(const swgpu__lkbest_t *a, const swgpu__lkbest_t *b)
-{
-    if (a->best != b->best)
-        return a->best > b->best;
-    if (a->bj != b->bj)
-        return a->bj < b->bj;
-    return a->bi < b->bi;
-}
-
-static int better_reg(int64_t s, int64_t i, int64_t j, const swgpu__lreg_t *b)
-{
-    if (s != b->best)
-        return s > b->best;
-    if (j != b->bj)
-        return j < b->bj;
-    return i < b->bi;
-}
 
 /* Edge e's boundary columns (strips pairs per strip, then the flags). */
 static uint64_t edge_bytes(int64_t strips)
@@ -589,7 +572,7 @@ static int part_finish(part_t *p)
         if (r->track) {
             swgpu__lkbest_t b = p->hbest[d->first];
             for (int64_t t = d->first + 1; t < d->first + d->nstrips; t++)
-                if (better(&p->hbest[t], &b))
+                if (swgpu__lbest_better(p->hbest[t].best, p->hbest[t].bi, p->hbest[t].bj, b.best, b.bi, b.bj))
                     b = p->hbest[t];
             r->best = b.best;
             r->bi = b.bi;
@@ -835,7 +818,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
             for (size_t x = 0; x < p->n; x++) {
                 const swgpu__lreg_t *s = &p->regs[x];
                 swgpu__lreg_t *r = &regs[(size_t)s->tag0];
-                if (r->track && better_reg(s->best, s->bi, s->bj, r)) {
+                if (r->track && swgpu__lbest_better(s->best, s->bi, s->bj, r->best, r->bi, r->bj)) {
                     r->best = s->best;
                     r->bi = s->bi;
                     r->bj = s->bj;

@@ -118,15 +118,6 @@ typedef struct {
     int64_t best, bi, bj;
 } contrib_t;
 
-static int better(int64_t s, int64_t i, int64_t j, const swgpu__lreg_t *b)
-{
-    if (s != b->best)
-        return s > b->best;
-    if (j != b->bj)
-        return j < b->bj;
-    return i < b->bi;
-}
-
 int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                       const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
                       const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned)
@@ -294,7 +285,7 @@ exchange:
             memcpy(&c, x, sizeof c);
             x += sizeof c;
             swgpu__lreg_t *g = &regs[c.region];
-            if (c.track && better(c.best, c.bi, c.bj, g)) {
+            if (c.track && swgpu__lbest_better(c.best, c.bi, c.bj, g->best, g->bi, g->bj)) {
                 g->best = c.best;
                 g->bi = c.bi;
                 g->bj = c.bj;
