@@ -29,6 +29,37 @@
  * strict maximum nor its first (topmost) occurrence.
  */
 
+/*
+ * The best cell of column j when the column's main-loop maximum (vmax) beats
+ * best->score: that score, column j, and its topmost row among hc[0..S-1]
+ * (row r is lane r / S of vector r % S).  No row holding the maximum means
+ * a gap from the rows above raised that cell past it, so a cell above scores
+ * more and this best never wins the merge; its row does not matter.  Also
+ * called by strip_template.h, which each ISA's file includes after this one.
+ */
+static inline void pr_column_best(const PR_V *hc, size_t S, PR_V vmax, size_t j,
+                                  swgpu__pair_best_t *best)
+{
+    int32_t lanes[PR_LANES], colmax;
+    uint32_t found = 0, first[PR_LANES];
+    if (!PR_ANYGT(vmax, PR_SET1(best->score)))
+        return;
+    PR_STOREU(lanes, vmax);
+    colmax = lanes[0];
+    for (int l = 1; l < PR_LANES; l++)
+        if (lanes[l] > colmax) colmax = lanes[l];
+    const PR_V vc = PR_SET1(colmax);
+    for (size_t k = 0; k < S && !(found & 1); k++) {
+        uint32_t m = PR_EQMASK(hc[k], vc) & ~found;
+        if (!m) continue;
+        found |= m;
+        for (; m; m &= m - 1) first[__builtin_ctz(m)] = (uint32_t)k;
+    }
+    best->score = colmax;
+    best->j = (int64_t)j;
+    best->r = found ? (int64_t)((size_t)__builtin_ctz(found) * S + first[__builtin_ctz(found)]) : 0;
+}
+
 static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j1,
                     const int32_t *top_h, const int32_t *top_f, int32_t *out_h, int32_t *out_f,
                     swgpu__pair_best_t *best)
@@ -53,7 +84,7 @@ static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j
          * (at j = 0: the corner, 0 unless the columns are a part's) */
         PR_V vh = PR_SHIFT(hp[S - 1], j > 0 ? (top_h ? top_h[j - 1] : 0) : b->corner);
         PR_V vmax = zero, tt, *swap;
-        int32_t flast = SWGPU__PAIR_NEG, colmax;
+        int32_t flast = SWGPU__PAIR_NEG;
         size_t k;
 
         /* vh: H without the vertical gap; F is chained with
@@ -113,27 +144,7 @@ static void PR_NAME(swgpu__pair_band_t *b, const uint8_t *t, size_t j0, size_t j
             out_h[j] = lanes[ll];
             out_f[j] = lanes[ll] - b->gap_oe > flast ? lanes[ll] - b->gap_oe : flast;
         }
-        PR_STOREU(lanes, vmax);
-        colmax = lanes[0];
-        for (int l = 1; l < PR_LANES; l++)
-            if (lanes[l] > colmax) colmax = lanes[l];
-        if (colmax > best->score) {
-            /* first column with this score: find its topmost row */
-            const PR_V vc = PR_SET1(colmax);
-            uint32_t found = 0, first[PR_LANES];
-            for (k = 0; k < S && !(found & 1); k++) {
-                uint32_t m = PR_EQMASK(hc[k], vc) & ~found;
-                if (!m) continue;
-                found |= m;
-                for (; m; m &= m - 1) first[__builtin_ctz(m)] = (uint32_t)k;
-            }
-            best->score = colmax;
-            best->j = (int64_t)j;
-            /* found == 0: a gap from the band above raised that cell past
-             * colmax, so a cell above scores more than colmax and this best
-             * never wins the merge; its row does not matter */
-            best->r = found ? (int64_t)((size_t)__builtin_ctz(found) * S + first[__builtin_ctz(found)]) : 0;
-        }
+        pr_column_best(hc, S, vmax, j, best); /* the first column with a new best */
         swap = hp;
         hp = hc;
         hc = swap;

@@ -62,7 +62,7 @@ static void ST_NAME(swgpu__strip_t *b, const uint8_t *t, size_t j0, size_t j1,
         PR_V vf = PR_SHIFT(neg, ftop);
         PR_V vh = PR_SHIFT(hp[S - 1], diag); /* diagonal of row r: H(r-1, j-1) */
         PR_V vmax = floor, tt, *swap;
-        int32_t flast, colmax;
+        int32_t flast;
         size_t k;
 
         diag = top_h[j];
@@ -105,30 +105,8 @@ static void ST_NAME(swgpu__strip_t *b, const uint8_t *t, size_t j0, size_t j1,
         PR_STOREU(lanes, hc[lk]);
         out_h[j] = lanes[ll];
         out_f[j] = flast;
-        if (track && PR_ANYGT(vmax, PR_SET1(best->score))) {
-            PR_STOREU(lanes, vmax);
-            colmax = lanes[0];
-            for (int l = 1; l < PR_LANES; l++)
-                if (lanes[l] > colmax) colmax = lanes[l];
-            if (colmax > best->score) {
-                /* first column with this score: its topmost row */
-                const PR_V vc = PR_SET1(colmax);
-                uint32_t found = 0, first[PR_LANES];
-                for (k = 0; k < S && !(found & 1); k++) {
-                    uint32_t m = PR_EQMASK(hc[k], vc) & ~found;
-                    if (!m) continue;
-                    found |= m;
-                    for (; m; m &= m - 1) first[__builtin_ctz(m)] = (uint32_t)k;
-                }
-                best->score = colmax;
-                best->j = (int64_t)j;
-                /* found == 0: a gap from the row above raised that cell
-                 * past colmax, so a cell above scores more and this best
-                 * never wins the merge */
-                best->r = found ? (int64_t)((size_t)__builtin_ctz(found) * S +
-                                            first[__builtin_ctz(found)]) : 0;
-            }
-        }
+        if (track)
+            pr_column_best(hc, S, vmax, j, best); /* pair_template.h */
         swap = hp;
         hp = hc;
         hc = swap;
