@@ -17,14 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitmix64.h"
+
 static uint64_t state;
 
 static uint64_t next64(void)
 {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return splitmix64(&state);
 }
 
 /* uniform in (0, 1) */

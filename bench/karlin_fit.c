@@ -17,17 +17,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "splitmix64.h"
 
 static double unif(uint64_t *s)
 {
-    return ((double)(rnd(s) >> 11) + 0.5) / 9007199254740992.0;
+    return ((double)(splitmix64(s) >> 11) + 0.5) / 9007199254740992.0;
 }
 
 static double now(void)
@@ -72,11 +66,11 @@ int main(int argc, char **argv)
         for (int r = 0; r < reps; r++) {
             uint64_t s = 1000 * (uint64_t)r + c + 1;
             for (size_t i = 0; i < n; i++) {
-                tl[i] = 50 + rnd(&s) % 951;
+                tl[i] = 50 + splitmix64(&s) % 951;
                 double x = (log(K * (double)cases[c].m * (double)tl[i]) - log(-log(unif(&s)))) / lam;
                 sc[i] = (int32_t)floor(x);
                 if (i < nh)
-                    sc[i] = (int32_t)(x + 30.0 / lam + (double)(rnd(&s) % 200) / lam);
+                    sc[i] = (int32_t)(x + 30.0 / lam + (double)(splitmix64(&s) % 200) / lam);
             }
             swgpu_karlin_t k;
             double t0 = now();
