@@ -268,7 +268,7 @@ static int by_cells(const void *x, const void *y) /* cells descending, index asc
 
 static int deal(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
 {
-    uint64_t load[64], *ld = load;
+    uint64_t *ld;
     by_t *order;
     if (n > g->owner_cap) {
         int64_t *o = realloc(g->owner, n * sizeof *o);
@@ -282,14 +282,13 @@ static int deal(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
             g->owner[k] = 0;
         return SWGPU_OK;
     }
-    if (g->P > 64 && !(ld = calloc((size_t)g->P, sizeof *ld)))
-        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
-    if (!(order = malloc(n * sizeof *order))) {
-        if (ld != load)
-            free(ld);
+    ld = calloc((size_t)g->P, sizeof *ld); /* cells dealt to each partition */
+    order = malloc(n * sizeof *order);
+    if (!ld || !order) {
+        free(ld);
+        free(order);
         return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
     }
-    memset(ld, 0, (size_t)g->P * sizeof *ld);
     for (size_t k = 0; k < n; k++) {
         order[k].cells = (uint64_t)regs[k].h * (uint64_t)regs[k].w;
         order[k].k = k;
@@ -304,8 +303,7 @@ static int deal(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
         ld[best] += order[k].cells;
     }
     free(order);
-    if (ld != load)
-        free(ld);
+    free(ld);
     return SWGPU_OK;
 }
 
@@ -328,8 +326,9 @@ static void slice_cols(int64_t w, int64_t a, int64_t pp, int64_t *c0, int64_t *c
     *c1 = w * (pp + 1) / a;
 }
 
-/* Every partition's share of the batch in p->regs (saved: NULL for slices,
- * filled in by the caller).  Slices keep their region's index in tag0. */
+/* Every partition's share of the batch in p->regs, each region or slice
+ * keeping its region's index in the batch in tag0 (a slice's saved rows are
+ * its region's, filled at the slice's columns). */
 static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
 {
     int rc;
@@ -343,7 +342,8 @@ static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
                 return rc;
         for (size_t k = 0; k < n; k++) {
             part_t *p = &g->part[g->owner[k]];
-            p->regs[p->n++] = regs[k];
+            p->regs[p->n] = regs[k];
+            p->regs[p->n++].tag0 = (int32_t)k; /* its index in the batch */
         }
         return SWGPU_OK;
     }
@@ -791,38 +791,22 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu
         if (g->part[pi].peak > g->peak)
             g->peak = g->part[pi].peak;
     }
-    if (whole) {
-        size_t at[SWGPU__LONG_MAX_PARTS > 64 ? 64 : SWGPU__LONG_MAX_PARTS];
-        size_t *pos = g->P <= 64 ? at : calloc((size_t)g->P, sizeof *pos);
-        if (!pos) {
-            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
-            goto done;
+    /* every partition's bests into the batch's regions (a whole region has
+     * one contributor, a split one a slice per partition) */
+    for (size_t k = 0; k < n; k++)
+        if (regs[k].track) {
+            regs[k].best = SWGPU__LONG_NEG;
+            regs[k].bi = regs[k].bj = 0;
         }
-        memset(pos, 0, (size_t)g->P * sizeof *pos);
-        for (size_t k = 0; k < n; k++) {
-            const swgpu__lreg_t *s = &g->part[g->owner[k]].regs[pos[g->owner[k]]++];
-            regs[k].best = s->best;
-            regs[k].bi = s->bi;
-            regs[k].bj = s->bj;
-        }
-        if (pos != at)
-            free(pos);
-    } else {
-        for (size_t k = 0; k < n; k++)
-            if (regs[k].track) {
-                regs[k].best = SWGPU__LONG_NEG;
-                regs[k].bi = regs[k].bj = 0;
-            }
-        for (int pi = 0; pi < g->P; pi++) {
-            const part_t *p = &g->part[pi];
-            for (size_t x = 0; x < p->n; x++) {
-                const swgpu__lreg_t *s = &p->regs[x];
-                swgpu__lreg_t *r = &regs[(size_t)s->tag0];
-                if (r->track && swgpu__lbest_better(s->best, s->bi, s->bj, r->best, r->bi, r->bj)) {
-                    r->best = s->best;
-                    r->bi = s->bi;
-                    r->bj = s->bj;
-                }
+    for (int pi = 0; pi < g->P; pi++) {
+        const part_t *p = &g->part[pi];
+        for (size_t x = 0; x < p->n; x++) {
+            const swgpu__lreg_t *s = &p->regs[x];
+            swgpu__lreg_t *r = &regs[(size_t)s->tag0];
+            if (r->track && swgpu__lbest_better(s->best, s->bi, s->bj, r->best, r->bi, r->bj)) {
+                r->best = s->best;
+                r->bi = s->bi;
+                r->bj = s->bj;
             }
         }
     }
