@@ -422,22 +422,18 @@ static double peak_rss_mb(void)
     return (double)ru.ru_maxrss / 1024.0;
 }
 
-static const char *gpus_note(int n)
-{
-    static char buf[32];
-    snprintf(buf, sizeof buf, " (%d GPUs)", n);
-    return buf;
-}
-
 static void summary_line(const result_t *r)
 {
     const swgpu_long_stats_t *s = &r->st;
+    char gpus[32] = "";
+    if (s->gpus > 1)
+        snprintf(gpus, sizeof gpus, " (%d GPUs)", s->gpus);
     fprintf(stderr,
             "[swgpu %.2fs] align%s: backend %s%s, %.3g cells computed (%.3g pruned), score pass "
             "%.2f s (%.1f GCUPS, %.0f%% pruned), reverse %.2f s, traceback %.2f s, total %.2f s, "
             "peak host %.1f MB (RSS %.1f MB), device %.1f MB\n",
             cli_elapsed(), r->alpha == SWGPU_DNA ? (r->minus ? " minus" : " plus") : "", s->backend,
-            s->gpus > 1 ? gpus_note(s->gpus) : "",
+            gpus,
             (double)s->cells, (double)s->cells_pruned, s->score_seconds, s->score_gcups,
             s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
             s->reverse_seconds, s->traceback_seconds, s->total_seconds,
