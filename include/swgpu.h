@@ -924,10 +924,11 @@ typedef struct {
                                    swgpu_align_long: Checkpoints) */
     double checkpoint_every;    /* seconds between checkpoints (default 600) */
     int gpus;                   /* cuda: GPUs each pass is split across, the first N visible
-                                   (0: all; default 1) */
-    int gpu_parts;              /* cuda: partitions each pass is split into (0: one per GPU);
-                                   more partitions than GPUs take the GPUs in turn, one
-                                   after the other on a GPU (checks of the split on one GPU) */
+                                   (0, the default: all) */
+    int gpu_parts;              /* cuda: column slices a pass over few regions is cut into,
+                                   dealt round the GPUs (0: automatic, none on one GPU and up
+                                   to 8 per GPU on several; at most 256); more than one on
+                                   one GPU checks the split there */
 } swgpu_long_opts_t;
 
 /** What a swgpu_align_long() call did. */

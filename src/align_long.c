@@ -206,27 +206,30 @@ static int ck_between(ctx_t *C, const swgpu__lreg_t *g)
 }
 
 /* Run a batch of regions on the chosen engine; a one-region pass on the
- * CPU engine saves checkpoints (ck) and may start from one (resume). */
-static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgpu__lck_state_t *resume)
+ * CPU engine saves checkpoints (ck) and may start from one (resume); on
+ * several GPUs, spread 0 keeps the batch on the first (swgpu__lgpu_run). */
+static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgpu__lck_state_t *resume,
+                        int spread)
 {
     swgpu__lprog_t p = { C->o->progress ? prog_cb : NULL, C };
     swgpu__lck_t K = { C->ck_every, ck_save, C, resume && resume->next > 0 ? resume : NULL };
     uint64_t cells = 0, bytes = 0, pruned = 0;
     const double t0 = swgpu__now();
     int rc;
+    (void)spread; /* GPUs only */
     if (n == 0)
         return SWGPU_OK;
     for (size_t k = 0; k < n; k++)
         cells += (uint64_t)r[k].h * (uint64_t)r[k].w;
 #ifdef SWGPU_HAVE_CUDA
     if (C->use_gpu) {
-        uint64_t need = swgpu__lgpu_bytes(C->gpu, r, n);
+        uint64_t need = swgpu__lgpu_bytes(C->gpu, r, n, spread);
         if (need > C->dev_budget)
             return swgpu__fail(SWGPU_EBUDGET,
                                "long alignment: a pass needs %llu MiB of GPU memory, the budget is %llu MiB "
                                "(raise --max-memory)",
                                (unsigned long long)(need >> 20), (unsigned long long)(C->dev_budget >> 20));
-        rc = swgpu__lgpu_run(C->gpu, r, n, &p, &pruned);
+        rc = swgpu__lgpu_run(C->gpu, r, n, spread, &p, &pruned);
     } else
 #endif
     if (C->comm) {
@@ -249,7 +252,7 @@ static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgp
 
 static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
 {
-    return run_batch_ck(C, r, n, 0, NULL);
+    return run_batch_ck(C, r, n, 0, NULL, 1);
 }
 
 /* A pass's state to resume from, if the checkpoint read stands in that pass. */
@@ -295,7 +298,7 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
         x.xdrop = X;
         x.max_cells = cap < cells / 4 ? cap : cells / 4 + 1;
         C->ck_out.phase = SWGPU__CK_PREPASS;
-        if ((rc = run_batch_ck(C, &x, 1, 1, ck_resume(C, SWGPU__CK_PREPASS))))
+        if ((rc = run_batch_ck(C, &x, 1, 1, ck_resume(C, SWGPU__CK_PREPASS), 1)))
             return rc;
         /* the cells the pre-pass skipped are not pruned ones: only its
          * computed cells count */
@@ -310,7 +313,7 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
     C->ck_out.prune_best = g->prune_best;
     if ((rc = ck_between(C, NULL)))
         return rc;
-    return run_batch_ck(C, g, 1, 1, ck_resume(C, SWGPU__CK_SCORE));
+    return run_batch_ck(C, g, 1, 1, ck_resume(C, SWGPU__CK_SCORE), 1);
 }
 
 static int subvec_push(subvec_t *v, const sub_t *s)
@@ -1207,7 +1210,7 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet)
     o->backend = SWGPU_BACKEND_AUTO;
     o->prune = 1;
     o->checkpoint_every = 600;
-    o->gpus = 1;
+    o->gpus = 0; /* all visible */
 }
 
 void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out)
@@ -1391,6 +1394,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     if (o->gpus < 0 || o->gpu_parts < 0)
         return swgpu__fail(SWGPU_EINVAL, "long alignment: gpus %d, gpu_parts %d: must be >= 0", o->gpus,
                            o->gpu_parts);
+    if (o->gpu_parts > SWGPU__LGPU_MAX_SLICES)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: gpu_parts %d: at most %d column slices", o->gpu_parts,
+                           SWGPU__LGPU_MAX_SLICES);
 
     if (o->comm && o->comm->size > 1) {
         /* split across parts: the CPU engines (the reference computes alone) */
@@ -1490,25 +1496,25 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     }
 #ifdef SWGPU_HAVE_CUDA
     if (C.use_gpu) {
-        int ndev = swgpu__lgpu_devices(), use, parts, devs[SWGPU__LONG_MAX_PARTS];
+        int ndev = swgpu__lgpu_devices(), use, devs[SWGPU__LONG_MAX_PARTS];
         use = o->gpus > 0 && o->gpus < ndev ? o->gpus : ndev;
-        parts = o->gpu_parts > 0 ? o->gpu_parts : use;
         if (use < 1) {
             rc = swgpu__fail(SWGPU_ENODEV, "backend cuda: no usable CUDA device");
             goto done;
         }
-        if (parts > SWGPU__LONG_MAX_PARTS) {
-            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: %d GPU partitions, at most %d", parts,
-                             SWGPU__LONG_MAX_PARTS);
-            goto done;
-        }
-        for (int p = 0; p < parts; p++)
-            devs[p] = p % use;
-        if ((rc = swgpu__lgpu_create(&C.q, &C.sc, devs, parts, &C.gpu)))
+        if (use > SWGPU__LONG_MAX_PARTS)
+            use = SWGPU__LONG_MAX_PARTS;
+        for (int p = 0; p < use; p++)
+            devs[p] = p;
+        if ((rc = swgpu__lgpu_create(&C.q, &C.sc, devs, use, o->gpu_parts, &C.gpu)))
             goto done;
         st->gpus = use;
-        swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPU%s, %d partition%s", use, use == 1 ? "" : "s",
-                   parts, parts == 1 ? "" : "s");
+        if (o->gpu_parts > 0)
+            swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPU%s, passes over few regions cut into %d "
+                       "column slices", use, use == 1 ? "" : "s", o->gpu_parts);
+        else
+            swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPU%s, passes over few regions cut into %s",
+                       use, use == 1 ? "" : "s", use == 1 ? "none" : "up to 8 column slices per GPU");
     }
 #endif
 
@@ -1602,7 +1608,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         g.best = S;
         g.bi = ie - C.ck_in.ib;
         g.bj = je - C.ck_in.jb;
-    } else if ((rc = run_batch_ck(&C, &g, 1, 1, ck_resume(&C, SWGPU__CK_REVERSE))))
+    } else if ((rc = run_batch_ck(&C, &g, 1, 1, ck_resume(&C, SWGPU__CK_REVERSE), 0)))
         goto done;
     phase_end(&C);
     if (g.best != S) {

@@ -311,25 +311,34 @@ typedef struct swgpu__lgpu swgpu__lgpu_t;
 int swgpu__lgpu_available(void);
 /** Visible CUDA devices (0 when none can be used). */
 int swgpu__lgpu_devices(void);
-/** Upload the sequences (host q) and scoring to `parts` partitions, part p
- *  on device devs[p] (devs NULL: all on device 0); *out owned by the
- *  caller.  Every batch is split across the partitions: many regions (at
- *  least twice the partitions) are dealt out whole, largest first to the
- *  partition with the least work; fewer are each cut by columns into one
- *  slice per partition (at least 256 columns a slice), slice p's strip s
- *  starting once slice p-1 has handed over its right boundary column for
- *  that strip (through host memory that every device maps), so that the
- *  partitions compute at once after the first strip.  Partitions on one
- *  device run one after the other.  Results are those of one partition:
- *  exact bests under the tie rule, saved rows exact on optimal paths. */
+/** Upload the sequences (host q) and scoring to `ndev` partitions, one per
+ *  device, part p on device devs[p] (distinct devices; devs NULL: device
+ *  0 alone); *out owned by the caller.  Every batch is split across the
+ *  partitions: many regions (at least twice the partitions) are dealt out
+ *  whole, largest first to the partition with the least work; fewer are
+ *  each cut by columns into `slices` slices (0: automatic, up to
+ *  SWGPU__LGPU_AUTO_SLICES per device, one with one device), at least 256
+ *  columns a slice, slice k on partition k mod ndev.  Slice k's strip s
+ *  starts once slice k-1 has handed over its right boundary column for
+ *  that strip, written into the receiving partition's memory (peer access;
+ *  host memory that every device maps without it).  A partition computes
+ *  its slices in order, so the devices hand a strip's boundary on to each
+ *  other ndev at a time and every device computes after the first few
+ *  slices' first strips.  Results are those of one partition: exact bests
+ *  under the tie rule, saved rows exact on optimal paths. */
 int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, const int *devs,
-                       int parts, swgpu__lgpu_t **out);
-/** Run a batch; saved rows are copied into the regions' host buffers. */
-int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n,
+                       int ndev, int slices, swgpu__lgpu_t **out);
+#define SWGPU__LGPU_MAX_SLICES 256 /* column slices of a split region */
+#define SWGPU__LGPU_AUTO_SLICES 8  /* per device, automatic */
+/** Run a batch; saved rows are copied into the regions' host buffers.
+ *  spread 0: on the first device alone unless slices were asked for (a
+ *  pass that a column split does not speed up); with automatic slices a
+ *  small batch stays there too. */
+int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
                     const swgpu__lprog_t *prog, uint64_t *pruned);
 /** Bytes the engine would hold on the device to run the batch (the most
- *  any one partition holds). */
-uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n);
+ *  any one partition holds), spread as in swgpu__lgpu_run. */
+uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread);
 /** Largest device memory held so far. */
 uint64_t swgpu__lgpu_peak(const swgpu__lgpu_t *g);
 void swgpu__lgpu_destroy(swgpu__lgpu_t *g);

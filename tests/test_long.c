@@ -181,6 +181,10 @@ static void test_edges(void)
     r = swgpu_align_long(a, 10, a, 10, dna, &o, &L, NULL);
     CHECK(r == SWGPU_EINVAL && strstr(swgpu_last_error(), "gpu_parts -2"), "gpu_parts -2: %d %s", r,
           swgpu_last_error());
+    o.gpu_parts = 257;
+    r = swgpu_align_long(a, 10, a, 10, dna, &o, &L, NULL);
+    CHECK(r == SWGPU_EINVAL && strstr(swgpu_last_error(), "gpu_parts 257: at most 256"), "gpu_parts 257: %d %s",
+          r, swgpu_last_error());
     o.gpu_parts = 0;
     /* length 1 */
     check_pair("1x1 match", a, 1, a, 1, dna, &o);
@@ -505,20 +509,54 @@ static void test_gpu(void)
         n_ok += same;
         if (it < 10)
             check_pair("gpu vs ref", a, m, b, n, prot ? blosum : dna, &o2);
-        /* the passes split into 2 to 4 partitions (in turn on one GPU, or
-         * over several): the very same alignment */
+        /* the passes cut into 2 to 4 column slices, on one GPU or (odd
+         * pairs) dealt round all of them: the very same alignment */
         o2.gpu_parts = 2 + it % 3;
+        o2.gpus = it % 2 ? 0 : 1;
         r2 = swgpu_align_long(a, m, b, n, prot ? blosum : dna, &o2, &z, &zs);
         CHECK(r1 == 0 && r2 == 0 && x.score == z.score && x.qbeg == z.qbeg && x.qend == z.qend &&
                   x.tbeg == z.tbeg && x.tend == z.tend && x.n_cigar == z.n_cigar &&
                   !memcmp(x.cigar, z.cigar, x.n_cigar * sizeof *x.cigar) && !strcmp(zs.backend, "cuda"),
-              "gpu %d (%zu x %zu), %d partitions: rc %d score %lld [%lld,%lld)x[%lld,%lld), the CPU's %lld "
+              "gpu %d (%zu x %zu), %d slices: rc %d score %lld [%lld,%lld)x[%lld,%lld), the CPU's %lld "
               "[%lld,%lld)x[%lld,%lld) %s", it, m, n, o2.gpu_parts, r2, (long long)z.score, (long long)z.qbeg,
               (long long)z.qend, (long long)z.tbeg, (long long)z.tend, (long long)x.score, (long long)x.qbeg,
               (long long)x.qend, (long long)x.tbeg, (long long)x.tend, swgpu_last_error());
         swgpu_aln_free(&z);
     }
     printf("# gpu: %d of 40 pairs identical to the CPU path\n", n_ok);
+    {
+        /* automatic split over every GPU (one GPU: none): a score pass big
+         * enough to be spread, a reverse pass that stays on the first GPU;
+         * the same result, the same cells in all, and about as many computed
+         * (pruning differs a little with the split; a partition left idle
+         * once counted its last batch's pruned cells again) */
+        size_t m = 270000, n;
+        uint8_t *la = malloc(m), *lb = malloc(2 * m);
+        swgpu_long_opts_t o1 = opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA), o2;
+        swgpu_long_stats_t s1, s2;
+        swgpu_aln_t u = { 0 }, v = { 0 };
+        int r1, r2;
+        o1.score_only = 1;
+        o2 = o1;
+        o2.gpus = 0;
+        rand_seq(&s, la, m, 4);
+        n = mutate(&s, la, m, lb, 2 * m, 4, 60, 10, 10);
+        swgpu__long_set_base(0);
+        r1 = swgpu_align_long(la, m, lb, n, dna, &o1, &u, &s1);
+        r2 = swgpu_align_long(la, m, lb, n, dna, &o2, &v, &s2);
+        swgpu__long_set_base(1);
+        CHECK(r1 == 0 && r2 == 0 && u.score == v.score && u.qbeg == v.qbeg && u.qend == v.qend &&
+                  u.tbeg == v.tbeg && u.tend == v.tend && s1.cells + s1.cells_pruned == s2.cells + s2.cells_pruned &&
+                  s2.score_pruned <= s2.score_cells && s2.cells >= s1.cells / 2 && s2.cells <= 2 * s1.cells,
+              "gpu, automatic split over %d GPU(s): rc %d %d, score %lld %lld, cells %llu + %llu pruned and "
+              "%llu + %llu", s2.gpus, r1, r2, (long long)u.score, (long long)v.score, (unsigned long long)s1.cells,
+              (unsigned long long)s1.cells_pruned, (unsigned long long)s2.cells, (unsigned long long)s2.cells_pruned);
+        printf("# gpu: automatic split over %d GPU(s), %zu x %zu\n", s2.gpus, m, n);
+        swgpu_aln_free(&u);
+        swgpu_aln_free(&v);
+        free(la);
+        free(lb);
+    }
     {
         /* scores beyond 32 bits: the CPU engine computes them, the same alignment */
         swgpu_matrix_t *big = NULL;

@@ -101,7 +101,7 @@ typedef struct {
     swgpu_backend_t backend;
     const char *checkpoint;    /* --checkpoint, NULL: none */
     double checkpoint_every;   /* --checkpoint-every seconds (600) */
-    int gpus, gpu_parts;       /* --gpus, --gpu-parts (0: all GPUs, one partition each) */
+    int gpus, gpu_parts;       /* --gpus, --gpu-parts (0: all GPUs; automatic slices) */
 } cli_align_args_t;
 int cli_align_args(int argc, char **argv, cli_align_args_t *a);
 /* the library options of an alignment of `alphabet` sequences */

@@ -57,9 +57,10 @@ static void usage(FILE *fp)
           "                         cuda, or ref (the scalar reference, for checks)\n"
           "  -t, --threads N        CPU threads (default 0 = all cores)\n"
           "      --gpus N           GPUs to split each pass across by target columns, same\n"
-          "                         output (default 1; 0 = all visible)\n"
-          "      --gpu-parts N      split each pass into N partitions over the GPUs (default:\n"
-          "                         one per GPU; more than the GPUs run in turn: for checks)\n"
+          "                         output (default 0 = all visible)\n"
+          "      --gpu-parts N      cut passes over few regions into N column slices dealt\n"
+          "                         round the GPUs (default: none on one GPU, up to 8 per\n"
+          "                         GPU on several; more than 1 on one GPU: for checks)\n"
           "      --max-memory SIZE  host and GPU memory budget, e.g. 512M, 4G (default 4G);\n"
           "                         fails early if too small\n"
           "      --no-prune         compute every cell (no block pruning; for measurements)\n"
@@ -496,7 +497,7 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
     int c;
 
     memset(a, 0, sizeof *a);
-    a->gpus = 1;
+    a->gpus = 0;
     a->fmt = "summary";
     a->strand = "plus";
     a->gap_open = a->gap_extend = -1;

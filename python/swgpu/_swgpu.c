@@ -407,10 +407,10 @@ static const opt_field_t long_fields[] = {
          "seconds between checkpoints (600)"),
     LOPT("gpus", OPT_INT, gpus, NULL,
          "cuda: GPUs each pass is split across by target columns, identical result "
-         "(1; 0 = all visible)"),
+         "(0 = all visible, the default)"),
     LOPT("gpu_parts", OPT_INT, gpu_parts, NULL,
-         "cuda: partitions each pass is split into (0 = one per GPU); more than the GPUs "
-         "take them in turn (checks of the split on one GPU)"),
+         "cuda: column slices a pass over few regions is cut into, dealt round the GPUs "
+         "(0 = automatic: none on one GPU, up to 8 per GPU on several)"),
 };
 
 /* "123", "512K", "1.5G", "4GiB" -> bytes (binary multiples), as the command

@@ -48,6 +48,82 @@ struct smem_t {
 };
 
 /*
+ * The 32 steps of chunk c.  FREEZE (slices, the chunks where some lane
+ * reaches the slice's last column w): lanes stop at column w, where the
+ * strip's end finds their rows; elsewhere no lane can pass w and the steps
+ * are those of a whole region, without the check.
+ */
+template <bool DNA, bool LOCAL, bool PARTIAL, bool FREEZE>
+__device__ __forceinline__ void chunk_steps(const int4 *in4, const int32_t *mat, int2 *out, int lane, int c, int w,
+                                            int nv, bool track, int base, int32_t ext, int32_t oe, int32_t smis,
+                                            const int (&qa)[R], int (&HO)[R], int (&E)[R], int &ho, int &fo,
+                                            int &bc, int &prevo, int &bestt, int &bi, int &bj)
+{
+#pragma unroll 1
+    for (int k = 0; k < 32; k++) {
+        const int4 in = in4[k];
+        int ih = __shfl_up_sync(FULL, ho, 1);
+        int iff = __shfl_up_sync(FULL, fo, 1);
+        int ib = __shfl_up_sync(FULL, bc, 1);
+        if (lane == 0) {
+            ih = in.x;
+            iff = in.y;
+            ib = in.z;
+        }
+        /* a slice's lanes stop at its last column, where the strip's end
+         * finds their rows (the columns past it are no one's) */
+        if ((c > 0 || lane <= k) && (!FREEZE || 32 * c + k - lane + 1 <= w)) {
+            int dgo = prevo; /* HO(row above, j-1) */
+            int huo = ih;    /* HO(row above, j) */
+            int fu = iff;    /* F(row above, j) */
+            const int32_t *mrow = mat + ib * 32;
+            bc = ib;
+            prevo = ih;
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const int sp = DNA ? (int)__byte_perm((unsigned)qa[r], (unsigned)smis, (unsigned)ib)
+                                   : mrow[qa[r]];
+                const int e = __viaddmax_s32(E[r], -ext, HO[r]);
+                int f = __viaddmax_s32(fu, -ext, huo);
+                int hn = LOCAL ? __vimax3_s32_relu(dgo + sp, e, f) : __vimax3_s32(dgo + sp, e, f);
+                if (PARTIAL && r >= nv) { /* past the region: copy the row above */
+                    hn = huo + oe;
+                    f = fu;
+                }
+                dgo = HO[r];
+                HO[r] = hn - oe;
+                E[r] = e;
+                huo = HO[r];
+                fu = f;
+            }
+            ho = huo;
+            fo = fu;
+            if (track) {
+                int m = HO[0];
+#pragma unroll
+                for (int r = 1; r + 1 < R; r += 2)
+                    m = __vimax3_s32(m, HO[r], HO[r + 1]);
+                if (R % 2 == 0)
+                    m = max(m, HO[R - 1]);
+                const int j = 32 * c + k - lane + 1;
+                if (m > bestt && j <= w) {
+                    int rr = R - 1;
+#pragma unroll
+                    for (int r = R - 1; r >= 0; r--)
+                        if (HO[r] == m)
+                            rr = r;
+                    bestt = m;
+                    bj = j;
+                    bi = base + rr + 1;
+                }
+            }
+        }
+        if (lane == 31)
+            out[k] = make_int2(ho, fo);
+    }
+}
+
+/*
  * One strip: rows s*SH+1 .. min(s*SH+SH, h) of region g, as ticket t.
  * DNA: match/mismatch scoring on codes 0..3 (others never match), one
  * byte select per cell: qa[r] holds s(row, c) + oe for c = A, C, G, T in
@@ -171,7 +247,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                     known = *prevprog;
                     if (known >= need)
                         break;
-                    if (SLICE && g.lin && *(const volatile int32_t *)A.abort) {
+                    if (SLICE && *(const volatile int32_t *)A.abort) {
                         gave_up = 1;
                         break;
                     }
@@ -179,7 +255,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                 }
                 __threadfence();
             }
-            if (SLICE && g.lin && __any_sync(FULL, gave_up))
+            if (SLICE && __any_sync(FULL, gave_up))
                 return; /* the strip above gave up (see above) */
             int2 v = __ldcg(rin + jl);
             th = v.x - oe;
@@ -237,68 +313,13 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
             }
         }
 
-#pragma unroll 1
-        for (int k = 0; k < 32; k++) {
-            const int4 in = sm.in[warp][k];
-            int ih = __shfl_up_sync(FULL, ho, 1);
-            int iff = __shfl_up_sync(FULL, fo, 1);
-            int ib = __shfl_up_sync(FULL, bc, 1);
-            if (lane == 0) {
-                ih = in.x;
-                iff = in.y;
-                ib = in.z;
-            }
-            /* a slice's lanes stop at its last column, where the strip's end
-             * finds their rows (the columns past it are no one's) */
-            if ((c > 0 || lane <= k) && (!SLICE || 32 * c + k - lane + 1 <= w)) {
-                int dgo = prevo; /* HO(row above, j-1) */
-                int huo = ih;    /* HO(row above, j) */
-                int fu = iff;    /* F(row above, j) */
-                const int32_t *mrow = sm.mat + ib * 32;
-                bc = ib;
-                prevo = ih;
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    const int sp = DNA ? (int)__byte_perm((unsigned)qa[r], (unsigned)smis, (unsigned)ib)
-                                       : mrow[qa[r]];
-                    const int e = __viaddmax_s32(E[r], -ext, HO[r]);
-                    int f = __viaddmax_s32(fu, -ext, huo);
-                    int hn = LOCAL ? __vimax3_s32_relu(dgo + sp, e, f) : __vimax3_s32(dgo + sp, e, f);
-                    if (PARTIAL && r >= nv) { /* past the region: copy the row above */
-                        hn = huo + oe;
-                        f = fu;
-                    }
-                    dgo = HO[r];
-                    HO[r] = hn - oe;
-                    E[r] = e;
-                    huo = HO[r];
-                    fu = f;
-                }
-                ho = huo;
-                fo = fu;
-                if (track) {
-                    int m = HO[0];
-#pragma unroll
-                    for (int r = 1; r + 1 < R; r += 2)
-                        m = __vimax3_s32(m, HO[r], HO[r + 1]);
-                    if (R % 2 == 0)
-                        m = max(m, HO[R - 1]);
-                    const int j = 32 * c + k - lane + 1;
-                    if (m > bestt && j <= w) {
-                        int rr = R - 1;
-#pragma unroll
-                        for (int r = R - 1; r >= 0; r--)
-                            if (HO[r] == m)
-                                rr = r;
-                        bestt = m;
-                        bj = j;
-                        bi = base + rr + 1;
-                    }
-                }
-            }
-            if (lane == 31)
-                sm.out[warp][k] = make_int2(ho, fo);
-        }
+        /* some lane passes a slice's last column in this chunk */
+        if (SLICE && 32 * c + 32 > w)
+            chunk_steps<DNA, LOCAL, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track, base,
+                                                   ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt, bi, bj);
+        else
+            chunk_steps<DNA, LOCAL, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track, base,
+                                                    ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt, bi, bj);
         __syncwarp();
         {
             const int jo = 32 * c + lane - 30; /* the column lane 31 finished at my step */
