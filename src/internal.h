@@ -164,7 +164,10 @@ int swgpu__matrix_ideal_karlin(const swgpu_matrix_t *m, double *lambda, double *
  * with m the matrix of the engine or the call.  rows, when set, is a
  * position-specific score matrix (a PSSM, src/pssm.c): len rows of
  * SWGPU_NCODES scores; smin / smax are the least and greatest of all of
- * them (entries may be SWGPU_PSSM_FORBIDDEN).  res is always set: the
+ * them (entries may be SWGPU_PSSM_FORBIDDEN), smin16 the least above
+ * SWGPU__ALN_FORBID16 (simd/aln_simd.h; a lower bound of it will do: a
+ * query on a stretch of a PSSM's positions keeps the PSSM's; set it when
+ * rows change).  res is always set: the
  * query's residue codes (for a PSSM its query residues, which alignment
  * statistics and --no-self compare with the subject's; never scored).
  */
@@ -172,13 +175,13 @@ typedef struct {
     const uint8_t *res;
     size_t len;
     const int32_t *rows;
-    int32_t smin, smax;
+    int32_t smin, smax, smin16;
 } swgpu__query_t;
 
 /** A query scored by the matrix rows of its residues. */
 static inline swgpu__query_t swgpu__query_plain(const uint8_t *res, size_t len)
 {
-    swgpu__query_t q = {res, len, NULL, 0, 0};
+    swgpu__query_t q = {res, len, NULL, 0, 0, 0};
     return q;
 }
 

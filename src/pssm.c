@@ -36,6 +36,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "simd/aln_simd.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -61,7 +62,7 @@ struct swgpu_pssm {
     char *letters;  /* len query residue letters, NUL-terminated */
     uint8_t *res;   /* their codes */
     int32_t *rows;  /* len rows of SWGPU_NCODES scores against subject codes */
-    int32_t min, max;
+    int32_t min, max, min16; /* min16: the least above SWGPU__ALN_FORBID16 */
     /* psiblast's per-position figures, when known (read from a file that has
      * them, or computed by swgpu_pssm_from_hits; NULL otherwise): the
      * weighted observed percentages (20 a position, rounded down), the
@@ -135,6 +136,10 @@ static void set_range(swgpu_pssm_t *p)
         if (p->rows[k] < p->min) p->min = p->rows[k];
         if (p->rows[k] > p->max) p->max = p->rows[k];
     }
+    p->min16 = p->max;
+    for (size_t k = 0; k < p->len * SWGPU_NCODES; k++)
+        if (p->rows[k] > SWGPU__ALN_FORBID16 && p->rows[k] < p->min16)
+            p->min16 = p->rows[k];
 }
 
 /* Copy the per-position figures: pct (NSTD a position), info[i * stride]
@@ -561,6 +566,7 @@ void swgpu__pssm_query(const swgpu_pssm_t *p, swgpu__query_t *q)
     q->len = p->len;
     q->rows = p->rows;
     q->smin = p->min;
+    q->smin16 = p->min16;
     q->smax = p->max;
 }
 

@@ -875,6 +875,7 @@ static void part2_pssm(int small)
             r[k] = Q.rows[k] == SWGPU_PSSM_FORBIDDEN ? -20 : Q.rows[k];
         Q.rows = r;
         Q.smin = -20;
+        Q.smin16 = -20;
         gpu_cases_q(&T.db, &Q, b62, 11, 1, "PSSM rows in 8 bits", NULL);
         free(r);
     }

@@ -36,6 +36,31 @@ static inline void lookup8(__m256i *o, const uint8_t *c, const int8_t *tab)
     *o = _mm256_cvtepi8_epi32(lookup32(tab, _mm_cvtsi64_si128((long long)x)));
 }
 
+/* lanes up by d (a literal) of 4 bytes / of 2 bytes across the two halves,
+ * zeros in; d >= the lanes: all zeros */
+static inline __m256i shiftz32(__m256i v, int d)
+{
+    __m256i lo = _mm256_permute2x128_si256(v, v, 0x08); /* {0, low half of v} */
+    switch (d) {
+    case 1: return _mm256_alignr_epi8(v, lo, 12);
+    case 2: return _mm256_alignr_epi8(v, lo, 8);
+    case 4: return lo;
+    default: return _mm256_setzero_si256();
+    }
+}
+
+static inline __m256i shiftz16(__m256i v, int d)
+{
+    __m256i lo = _mm256_permute2x128_si256(v, v, 0x08);
+    switch (d) {
+    case 1: return _mm256_alignr_epi8(v, lo, 14);
+    case 2: return _mm256_alignr_epi8(v, lo, 12);
+    case 4: return _mm256_alignr_epi8(v, lo, 8);
+    case 8: return lo;
+    default: return _mm256_setzero_si256();
+    }
+}
+
 #define AL_NAME aln_run
 #define AL_V __m256i
 #define AL_T int32_t
@@ -53,6 +78,7 @@ static inline void lookup8(__m256i *o, const uint8_t *c, const int8_t *tab)
 #define AL_ANDNOT _mm256_andnot_si256
 #define AL_SHIFT(v, x) _mm256_blend_epi32(_mm256_permutevar8x32_epi32((v), \
                            _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6)), _mm256_set1_epi32(x), 1)
+#define AL_SHIFTZ(v, d) shiftz32((v), (d))
 #define AL_ANYGT(a, b) (_mm256_movemask_epi8(_mm256_cmpgt_epi32((a), (b))) != 0)
 #define AL_EQMASK(a, b) ((uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b)))))
 #define AL_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
@@ -72,6 +98,7 @@ static inline void lookup8(__m256i *o, const uint8_t *c, const int8_t *tab)
 #undef AL_CMPGT
 #undef AL_CMPEQ
 #undef AL_SHIFT
+#undef AL_SHIFTZ
 #undef AL_ANYGT
 #undef AL_EQMASK
 #undef AL_BYTES
@@ -109,6 +136,7 @@ static inline __m256i shift16(__m256i v, int32_t x)
 #define AL_CMPGT _mm256_cmpgt_epi16
 #define AL_CMPEQ _mm256_cmpeq_epi16
 #define AL_SHIFT(v, x) shift16((v), (x))
+#define AL_SHIFTZ(v, d) shiftz16((v), (d))
 #define AL_ANYGT(a, b) (_mm256_movemask_epi8(_mm256_cmpgt_epi16((a), (b))) != 0)
 #define AL_EQMASK(a, b) ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi16((a), (b))))
 #define AL_BYTES(p, v) bytes16((p), (v))

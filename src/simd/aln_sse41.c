@@ -47,6 +47,7 @@ static inline void lookup4(__m128i *o, const uint8_t *c, const int8_t *tab)
 #define AL_OR _mm_or_si128
 #define AL_ANDNOT _mm_andnot_si128
 #define AL_SHIFT(v, x) _mm_alignr_epi8((v), _mm_set1_epi32(x), 12)
+#define AL_SHIFTZ(v, d) _mm_slli_si128((v), 4 * (d))
 #define AL_ANYGT(a, b) (_mm_movemask_epi8(_mm_cmpgt_epi32((a), (b))) != 0)
 #define AL_EQMASK(a, b) ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32((a), (b)))))
 #define AL_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
@@ -66,6 +67,7 @@ static inline void lookup4(__m128i *o, const uint8_t *c, const int8_t *tab)
 #undef AL_CMPGT
 #undef AL_CMPEQ
 #undef AL_SHIFT
+#undef AL_SHIFTZ
 #undef AL_ANYGT
 #undef AL_EQMASK
 #undef AL_BYTES
@@ -94,6 +96,7 @@ static inline void lookup8x(__m128i *o, const uint8_t *c, const int8_t *tab)
 #define AL_CMPGT _mm_cmpgt_epi16
 #define AL_CMPEQ _mm_cmpeq_epi16
 #define AL_SHIFT(v, x) _mm_insert_epi16(_mm_slli_si128((v), 2), (short)(x), 0)
+#define AL_SHIFTZ(v, d) _mm_slli_si128((v), 2 * (d))
 #define AL_ANYGT(a, b) (_mm_movemask_epi8(_mm_cmpgt_epi16((a), (b))) != 0)
 #define AL_EQMASK(a, b) ((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi16((a), (b))))
 #define AL_BYTES(p, v) bytes8((p), (v))

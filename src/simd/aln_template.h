@@ -9,6 +9,8 @@
  *                     (16-bit: AL_ADD, AL_SUB saturating)
  *   AL_ANDNOT(a, b)   (~a & b)
  *   AL_SHIFT(v, x)    lanes moved up by one (lane l+1 gets lane l), x in lane 0
+ *   AL_SHIFTZ(v, d)   lanes moved up by d (a literal 1, 2, 4 or 8), zeros in
+ *                     lanes 0..d-1 (all zeros when d >= AL_LANES)
  *   AL_ANYGT(a, b)    nonzero if any lane of a > the same lane of b
  *   AL_EQMASK(a, b), AL_LANEBITS  the AL_LANEBITS bits of lane l set if lane
  *                     l of a == lane l of b
@@ -55,6 +57,19 @@ static void AL_NAME(swgpu__aln_job_t *jb)
     int32_t h0 = 0, e0 = jb->e0, lbest = 0;
     AL_T lanes[AL_LANES], fin[AL_LANES];
 
+    /* the F entering each lane (see below) as a running maximum in log2(L)
+     * vector steps: step i adds the lanes 2^i below, each 2^i*S*ge lower;
+     * exact (the same values as one lane at a time) while the largest
+     * decay, (L-1)*S*ge, stays far from the lanes' limits */
+    AL_V pf_fill[4], pf_dec[4];
+    const int pf_ok = (int64_t)(L - 1) * (int64_t)S * ge <= (sizeof(AL_T) == 2 ? 12000 : (1 << 28));
+    for (int i = 0; i < 4; i++) {
+        const size_t d = (size_t)1 << i;
+        for (size_t l = 0; l < L; l++)
+            lanes[l] = l < d ? (AL_T)AL_NEG : 0;
+        pf_fill[i] = AL_LOADU(lanes);
+        pf_dec[i] = AL_SET1(pf_ok && d < L ? (int32_t)(d * S) * ge : 0);
+    }
     jb->S = S;
     jb->L = L;
     jb->found_i = jb->found_r = 0;
@@ -182,17 +197,32 @@ static void AL_NAME(swgpu__aln_job_t *jb)
          * that start in lane l (lane 0: or at column 0); a chain from lower
          * lanes crosses lane l losing S*ge */
         if (L > 1) {
-            int64_t run = AL_NEG;
-            AL_STOREU(lanes, vf);
-            for (size_t l = 1; l < L; l++) {
-                int64_t prev = run - (int64_t)S * ge;
-                run = lanes[l - 1] > prev ? lanes[l - 1] : prev;
-                if (run < AL_NEG)
-                    run = AL_NEG;
-                fin[l] = (AL_T)run;
+            if (pf_ok) {
+                /* fin[l] = max(NEG, max over k < l of vf[k] - (l-1-k)*S*ge):
+                 * the lanes' fill is NEG, which the decays only lower (or
+                 * saturate at), so no step adds a term above the true one */
+                AL_V z = AL_SHIFT(vf, AL_NEG);
+                z = AL_MAX(z, AL_SUB(AL_OR(AL_SHIFTZ(z, 1), pf_fill[0]), pf_dec[0]));
+                if (L > 2)
+                    z = AL_MAX(z, AL_SUB(AL_OR(AL_SHIFTZ(z, 2), pf_fill[1]), pf_dec[1]));
+                if (L > 4)
+                    z = AL_MAX(z, AL_SUB(AL_OR(AL_SHIFTZ(z, 4), pf_fill[2]), pf_dec[2]));
+                if (L > 8)
+                    z = AL_MAX(z, AL_SUB(AL_OR(AL_SHIFTZ(z, 8), pf_fill[3]), pf_dec[3]));
+                vf = AL_MAX(z, vneg);
+            } else {
+                int64_t run = AL_NEG;
+                AL_STOREU(lanes, vf);
+                for (size_t l = 1; l < L; l++) {
+                    int64_t prev = run - (int64_t)S * ge;
+                    run = lanes[l - 1] > prev ? lanes[l - 1] : prev;
+                    if (run < AL_NEG)
+                        run = AL_NEG;
+                    fin[l] = (AL_T)run;
+                }
+                fin[0] = AL_NEG;
+                vf = AL_LOADU(fin);
             }
-            fin[0] = AL_NEG;
-            vf = AL_LOADU(fin);
             /* the stop test once every SWEEP_STEP columns (stopping later
              * is always exact; the test and its mispredicted exit cost more
              * than the few extra columns: in a global pass the F entering
@@ -219,10 +249,11 @@ static void AL_NAME(swgpu__aln_job_t *jb)
                     break;
             }
         }
-        if (mode == SWGPU__ALN_LOCAL) {
+        if (mode == SWGPU__ALN_LOCAL && AL_ANYGT(vmmax, AL_SET1(lbest))) {
             /* the row maximum over the main loop's H: a value the sweep
              * raised is F from a higher H of the row, never a strict row
-             * maximum; its first cell is looked up in the exact row */
+             * maximum; its first cell is looked up in the exact row (only
+             * in a row where some lane beats the best so far) */
             int32_t mx;
             AL_STOREU(lanes, vmmax);
             mx = lanes[0];
