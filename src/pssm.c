@@ -130,16 +130,15 @@ static void complete_row(int32_t *row, const int32_t *s20, uint8_t code, int obs
 
 static void set_range(swgpu_pssm_t *p)
 {
-    p->min = INT32_MAX;
+    p->min = p->min16 = INT32_MAX;
     p->max = INT32_MIN;
     for (size_t k = 0; k < p->len * SWGPU_NCODES; k++) {
         if (p->rows[k] < p->min) p->min = p->rows[k];
         if (p->rows[k] > p->max) p->max = p->rows[k];
+        if (p->rows[k] > SWGPU__ALN_FORBID16 && p->rows[k] < p->min16) p->min16 = p->rows[k];
     }
-    p->min16 = p->max;
-    for (size_t k = 0; k < p->len * SWGPU_NCODES; k++)
-        if (p->rows[k] > SWGPU__ALN_FORBID16 && p->rows[k] < p->min16)
-            p->min16 = p->rows[k];
+    if (p->min16 == INT32_MAX) /* every score forbidden */
+        p->min16 = p->max;
 }
 
 /* Copy the per-position figures: pct (NSTD a position), info[i * stride]
