@@ -741,6 +741,12 @@ typedef struct {
     int final_pssm;          /* 1 (default): make each query's PSSM of its last round's
                                 hits (final_pssm); 0: leave final_pssm NULL and save
                                 that work */
+    int align_rounds;        /* 1 (default): every round's hits carry their alignments;
+                                0: only each query's last round's (in earlier rounds the
+                                hits the next PSSM does not take keep score and E-value,
+                                aln.score = score, no CIGAR), which saves their
+                                alignments when only the last round is reported (with
+                                final_pssm 0; final_pssm 1 aligns as 1) */
 } swgpu_psi_opts_t;
 
 void swgpu_psi_opts_init(swgpu_psi_opts_t *o);

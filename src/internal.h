@@ -234,6 +234,11 @@ typedef struct {
      * query, from the thread that hands out the query's hits. */
     int (*first_only)(void *user, size_t i, const swgpu_query_result_t *qr);
     void *user;
+    /* with first_only: how many first hits a query that does not converge
+     * needs aligned besides those the upto rule takes (an iterated search
+     * whose earlier rounds are not reported: 0, as such a query's hits are
+     * reported only in a later round) */
+    size_t first_go_on;
 } swgpu__align_sel_t;
 
 /** swgpu_search() and swgpu_search_pssm() aligning the hits sel selects

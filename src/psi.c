@@ -1224,6 +1224,7 @@ void swgpu_psi_opts_init(swgpu_psi_opts_t *o)
     o->inclusion_evalue = 0.002;
     o->max_hits = 500;
     o->final_pssm = 1;
+    o->align_rounds = 1;
 }
 
 void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r)
@@ -1586,7 +1587,10 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     /* alignments: of the hits a round reports (the best opts->top_n) and of
      * those it includes; the others' would be thrown away */
     swgpu__align_sel_t sel = {opts->no_align ? 0 : (size_t)opts->top_n, (size_t)psi->max_hits,
-                              psi->inclusion_evalue, NULL, NULL};
+                              psi->inclusion_evalue, NULL, NULL, 0};
+    /* a query that goes on to another round reports this round's hits
+     * only when every round is reported */
+    sel.first_go_on = psi->align_rounds ? sel.first : 0;
     /* the last round builds no PSSM unless psi->final_pssm: its included
      * hits need no alignment beyond those it reports (the inclusion counts
      * and the convergence take the E-values only) */

@@ -332,7 +332,10 @@ static void *align_worker(void *arg)
 static int selected(const pipe_t *c, const swgpu_query_result_t *qr, size_t h, int first_only)
 {
     const swgpu__align_sel_t *s = c->sel;
-    return !s || h < s->first || (!first_only && h < s->upto && qr->hits[h].evalue <= s->evalue);
+    if (!s)
+        return 1;
+    const size_t first = s->first_only && !first_only ? s->first_go_on : s->first;
+    return h < first || (!first_only && h < s->upto && qr->hits[h].evalue <= s->evalue);
 }
 
 /* queue the alignments of query i's hits */

@@ -1579,7 +1579,7 @@ static void test_from_hits(void)
     swgpu_psi_opts_t psi;
     swgpu_psi_opts_init(&psi);
     CHECK(psi.iterations == 1 && psi.inclusion_evalue == 0.002 && psi.max_hits == 500 &&
-              psi.final_pssm == 1,
+              psi.final_pssm == 1 && psi.align_rounds == 1,
           "psi defaults");
     psi.iterations = 3;
     psi.inclusion_evalue = 1e-3;
@@ -1618,6 +1618,42 @@ static void test_from_hits(void)
         for (size_t k = 0; rc == 0 && k < it->n_rounds; k++)
             CHECK(results_differ(&it->round[k]->q[0], &it2->round[k]->q[0]) == 0,
                   "final_pssm 0: round %zu alike", k + 1);
+        swgpu_iterate_result_destroy(it2);
+        /* align_rounds 0 (final_pssm 0): the same rounds, PSSMs and last
+         * round; an earlier round aligns the hits the next PSSM takes and
+         * leaves the others unaligned (score kept, no CIGAR) */
+        psi.final_pssm = 0;
+        psi.align_rounds = 0;
+        rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it2);
+        psi.final_pssm = 1;
+        psi.align_rounds = 1;
+        CHECK(rc == 0 && it2->n_rounds == it->n_rounds && it2->included[0] == it->included[0] &&
+                  it2->last_round[0] == it->last_round[0],
+              "align_rounds 0: %s", swgpu_last_error());
+        if (rc == 0) {
+            const size_t L = it->n_rounds - 1;
+            CHECK(results_differ(&it->round[L]->q[0], &it2->round[L]->q[0]) == 0,
+                  "align_rounds 0: the last round alike");
+            for (size_t k = 1; k < it->n_rounds; k++)
+                same_scores("align_rounds 0: round k's PSSM", it2->pssm[k], it->pssm[k]);
+            long above = 0, bare = 0, wrong = 0;
+            for (size_t k = 0; k < L; k++) {
+                const swgpu_query_result_t *a = &it->round[k]->q[0], *b = &it2->round[k]->q[0];
+                CHECK_EQ_INT(b->n_hits, a->n_hits);
+                for (size_t h = 0; h < a->n_hits && h < b->n_hits; h++) {
+                    const int in = a->hits[h].evalue <= 1e-3;
+                    above += !in;
+                    bare += b->hits[h].aln.n_cigar == 0 && b->hits[h].aln.score == b->hits[h].score;
+                    wrong += in ? b->hits[h].aln.n_cigar != a->hits[h].aln.n_cigar ||
+                                      b->hits[h].aln.qbeg != a->hits[h].aln.qbeg ||
+                                      b->hits[h].aln.tbeg != a->hits[h].aln.tbeg
+                                : b->hits[h].aln.n_cigar != 0 || b->hits[h].score != a->hits[h].score;
+                }
+            }
+            CHECK(above > 0 && bare == above && wrong == 0,
+                  "align_rounds 0: %ld hits above the threshold in earlier rounds, %ld unaligned, "
+                  "%ld wrong", above, bare, wrong);
+        }
         swgpu_iterate_result_destroy(it2);
         /* -n 1: the rounds still align (and include) every hit below the
          * threshold, though they report one */

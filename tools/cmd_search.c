@@ -745,6 +745,7 @@ int swgpu_cmd_search(int argc, char **argv)
         psi.iterations = a->iterations;
         psi.inclusion_evalue = a->inclusion;
         psi.final_pssm = a->out_pssm != NULL; /* the last round's PSSMs: only to write them */
+        psi.align_rounds = a->report_all;      /* earlier rounds are printed only with --report all */
         rc = swgpu_search_iterate(S.queries, (const swgpu_pssm_t *const *)S.pssms,
                                   (size_t)a->npssm, S.db, S.m, &o, &psi, &S.it);
     } else if (S.pssms) {
