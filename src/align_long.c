@@ -1512,9 +1512,11 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         if (o->gpu_parts > 0)
             swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPU%s, passes over few regions cut into %d "
                        "column slices", use, use == 1 ? "" : "s", o->gpu_parts);
+        else if (use == 1)
+            swgpu__log(SWGPU_LOG_DEBUG, "long alignment: 1 GPU, no column slices");
         else
-            swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPU%s, passes over few regions cut into %s",
-                       use, use == 1 ? "" : "s", use == 1 ? "none" : "up to 8 column slices per GPU");
+            swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPUs, passes over few regions cut into "
+                       "up to %d column slices per GPU", use, SWGPU__LGPU_AUTO_SLICES);
     }
 #endif
 

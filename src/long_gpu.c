@@ -384,6 +384,13 @@ static int part_reserve(part_t *p, size_t n)
     return SWGPU_OK;
 }
 
+/* The partition that computes slice pp of a split region (slices dealt
+ * round the A partitions of the batch). */
+static int slice_part(const swgpu__lgpu_t *g, int64_t pp)
+{
+    return (int)(pp % g->A);
+}
+
 /* Slice pp of region r (a slices): its columns. */
 static void slice_cols(int64_t w, int64_t a, int64_t pp, int64_t *c0, int64_t *c1)
 {
@@ -427,7 +434,7 @@ static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int sprea
         const swgpu__lreg_t *r = &regs[k];
         int64_t a = slices(g, r->w);
         for (int64_t pp = 0; pp < a; pp++) {
-            part_t *p = &g->part[pp % g->A];
+            part_t *p = &g->part[slice_part(g, pp)];
             swgpu__lreg_t *s = &p->regs[p->n];
             int64_t c0, c1;
             p->slot[p->n++] = (slot_t){ (int32_t)pp, (int32_t)a, g->nedges };
@@ -569,7 +576,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
                 d->lflag = (const int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
             }
             if (sl->pp + 1 < sl->a) { /* edge pp, received by slice pp+1's partition */
-                char *e = (g->host_edges ? g->edge : g->part[(sl->pp + 1) % g->A].edge) +
+                char *e = (g->host_edges ? g->edge : g->part[slice_part(g, sl->pp + 1)].edge) +
                           edge_off[sl->eb + (size_t)sl->pp];
                 d->rout = (int32_t *)(void *)e;
                 d->rflag = (int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
@@ -759,18 +766,32 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
             goto done;
         }
         uint64_t *need = calloc((size_t)g->P, sizeof *need); /* bytes each receiver holds */
-        if (!need) {
+        int64_t *estrips = calloc(g->nedges + 1, sizeof *estrips); /* each column's strips */
+        int *erecv = calloc(g->nedges + 1, sizeof *erecv);        /* and receiving partition */
+        if (!need || !estrips || !erecv) {
+            free(need);
+            free(estrips);
+            free(erecv);
             rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
             goto done;
         }
-        for (size_t k = 0, eb = 0; k < n; k++) {
-            int64_t a = slices(g, regs[k].w), strips = (regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
-            for (int64_t pp = 0; pp + 1 < a; pp++, eb++) {
-                uint64_t *at = g->host_edges ? &edges : &need[(pp + 1) % g->A];
-                edge_off[eb] = *at;
-                *at += edge_bytes(strips);
+        /* the columns from the plan: slice pp's right one is edge eb + pp,
+         * received by slice pp + 1's partition */
+        for (int pi = 0; pi < g->P; pi++)
+            for (size_t x = 0; x < g->part[pi].n; x++) {
+                const slot_t *sl = &g->part[pi].slot[x];
+                if (sl->pp + 1 < sl->a) {
+                    const size_t e = sl->eb + (size_t)sl->pp;
+                    estrips[e] = (g->part[pi].regs[x].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+                    erecv[e] = slice_part(g, sl->pp + 1);
+                }
             }
+        for (size_t e = 0; e < g->nedges; e++) {
+            uint64_t *at = g->host_edges ? &edges : &need[erecv[e]];
+            edge_off[e] = *at;
+            *at += edge_bytes(estrips[e]);
         }
+        free(erecv);
         if (g->host_edges && edges > g->edge_cap) {
             if (g->edge)
                 cudaFreeHost(g->edge);
@@ -779,6 +800,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
             if (cudaHostAlloc((void **)&g->edge, edges, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
                 (void)cudaGetLastError();
                 free(need);
+                free(estrips);
                 rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: cannot pin %llu MiB of host memory for "
                                  "boundary columns", (unsigned long long)(edges >> 20));
                 goto done;
@@ -786,11 +808,9 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
             g->edge_cap = edges;
         }
         if (g->host_edges) {
-            for (size_t k = 0, eb = 0; k < n; k++) { /* flags cleared */
-                int64_t a = slices(g, regs[k].w), strips = (regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
-                for (int64_t pp = 0; pp + 1 < a; pp++, eb++)
-                    memset(g->edge + edge_off[eb] + (uint64_t)strips * SWGPU__LK_EDGE * 8, 0, (size_t)strips * 4);
-            }
+            for (size_t e = 0; e < g->nedges; e++) /* flags cleared */
+                memset(g->edge + edge_off[e] + (uint64_t)estrips[e] * SWGPU__LK_EDGE * 8, 0,
+                       (size_t)estrips[e] * 4);
         } else {
             /* every receiver's buffer, cleared before any partition starts */
             for (int pi = 0; pi < g->P && !rc; pi++) {
@@ -827,6 +847,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
             }
         }
         free(need);
+        free(estrips);
         if (rc)
             goto done;
     }
