@@ -309,6 +309,35 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops);
 /* engines (each defined where it is implemented) */
 extern const swgpu_engine_ops_t swgpu__engine_ref;
 extern const swgpu_engine_ops_t swgpu__engine_cpu; /* src/simd/cpu_engine.c */
+/**
+ * Best local scores and ends of many pairs on the GPU (src/cuda/pairs.cu):
+ * positions [qoff, qoff + qlen) of query q against subject t, scored as
+ * swgpu__cpu_score_pair_q scores that stretch, with the same end by the
+ * same tie rule (qend relative to qoff; 0 and 0 for a score of 0).  known
+ * > 0: the pair's best score, checked (SWGPU_ERANGE, internal error, when
+ * the GPU's differs).  done: 1 when computed; 0 when the pair does not
+ * fit the kernel's 32-bit cells (the caller computes it).  Defined in
+ * builds with CUDA (SWGPU_HAVE_CUDA) only.  One context per
+ * user; swgpu__cu_pairs_run may be called from any thread (calls take
+ * turns).  Profiles are kept between calls, keyed by the query's res, rows
+ * and len, which must not change while the context lives.
+ */
+typedef struct {
+    const swgpu__query_t *q;
+    size_t qoff, qlen;
+    const uint8_t *t;
+    size_t tlen;
+    int32_t known;
+    int32_t score;
+    int64_t qend, tend;
+    int done;
+} swgpu__cu_pair_t;
+typedef struct swgpu__cu_pairs swgpu__cu_pairs_t;
+int swgpu__cu_pairs_create(const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                           swgpu__cu_pairs_t **out);
+int swgpu__cu_pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *jobs, size_t n);
+void swgpu__cu_pairs_destroy(swgpu__cu_pairs_t *P);
+
 #if SWGPU_HAVE_CUDA
 extern const swgpu_engine_ops_t swgpu__engine_cuda; /* src/cuda/engine.cu */
 /** Number of visible CUDA devices (0 when none or no driver). */
@@ -318,6 +347,7 @@ int swgpu__cuda_device_count(void);
 void swgpu__cuda_prepare(int gpus);
 /** Wait until a set-up started by swgpu__cuda_prepare is complete. */
 void swgpu__cuda_prepare_wait(void);
+
 #endif
 
 #endif /* SWGPU_INTERNAL_H */

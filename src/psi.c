@@ -947,7 +947,8 @@ static int grow(stretch_t **x, size_t n, size_t *cap)
  * cover, added to the row when its E-value meets thr; the stretch it came
  * from leaves its two ends as stretches.
  */
-static int add_more(msa_t *M, size_t r, const rescan_t *S, const swgpu_seq_t *t, double thr)
+static int add_more(msa_t *M, size_t r, const rescan_t *S, const swgpu_seq_t *t, double thr,
+                    const stretch_t *pre)
 {
     const uint8_t *al = M->al + r * M->L;
     stretch_t *x = NULL;
@@ -965,7 +966,12 @@ static int add_more(msa_t *M, size_t r, const rescan_t *S, const swgpu_seq_t *t,
             goto done;
         x[n].a = a;
         x[n].b = b;
-        if ((rc = score_stretch(S, t, &x[n++])) < 0)
+        /* scored ahead (on the GPU: stretches_ahead), else here */
+        if (pre && pre[0].a == a && pre[0].b == b && pre[0].score >= 0)
+            x[n++] = pre[0];
+        else if (pre && pre[1].a == a && pre[1].b == b && pre[1].score >= 0)
+            x[n++] = pre[1];
+        else if ((rc = score_stretch(S, t, &x[n++])) < 0)
             goto done;
         a = b;
     }
@@ -1028,6 +1034,7 @@ typedef struct {
     size_t nset;      /* rows set up (1 + hits; fewer after a failure) */
     const rescan_t *S;
     double thr;
+    const stretch_t *pre; /* row r's two first stretches scored ahead at pre[2(r-1)], or NULL */
     /* the first failure in row order (a sequential build's): status, row */
     int rc;
     size_t bad_row;
@@ -1130,7 +1137,9 @@ static int hits_setup(hits_t *H, const swgpu_seq_t *q, const swgpu_query_result_
  * use flag; a failure is recorded in H.  Rows may run concurrently. */
 static int hits_more(hits_t *H, size_t r)
 {
-    int rc = H->S ? add_more(&H->M, r, H->S, &H->t[r], H->thr) : SWGPU_OK;
+    int rc = H->S ? add_more(&H->M, r, H->S, &H->t[r], H->thr,
+                             H->pre ? H->pre + 2 * (r - 1) : NULL)
+                  : SWGPU_OK;
     if (rc == SWGPU_OK)
         drop_if_empty(&H->M, r);
     return rc;
@@ -1291,6 +1300,17 @@ typedef struct {
     size_t task_head, ntasks, task_cap;
     atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
     atomic_ullong max_us; /* the longest job's wall microseconds */
+    /* the first further stretches of every row scored ahead on the GPU
+     * (stretches_ahead): per job its rescan set-up and 2 stretches per
+     * included hit, NULL where not */
+#if SWGPU_HAVE_CUDA
+    swgpu__cu_pairs_t *pairs;
+#endif
+    rescan_t *S;
+    stretch_t **pre;
+    size_t n_ahead;       /* stretches scored ahead (log) */
+    double gpu_s;         /* time in their GPU calls (log) */
+    size_t n_ready;       /* jobs order[0, n_ready) have theirs (the workers take no other) */
 } build_jobs_t;
 
 /* One queued row (called without the lock). */
@@ -1312,12 +1332,15 @@ static void run_job(build_jobs_t *J, size_t k)
     hits_t H;
     int set = 0, queued = 0, rc;
     double t0 = swgpu__now();
-    int more = J->qr[k]->n_hits > 0;
-    rc = more ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db, J->m, J->o, J->thr)
-              : SWGPU_OK;
+    int more = J->qr[k]->n_hits > 0, ahead = J->pre && J->pre[k];
+    rc = more && !ahead ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db, J->m, J->o,
+                                      J->thr)
+                        : SWGPU_OK;
     if (rc == SWGPU_OK)
-        set = (rc = hits_setup(&H, &J->q[k], J->qr[k], J->db, more ? &S : NULL, J->thr)) ==
-              SWGPU_OK;
+        set = (rc = hits_setup(&H, &J->q[k], J->qr[k], J->db,
+                               more ? (ahead ? &J->S[k] : &S) : NULL, J->thr)) == SWGPU_OK;
+    if (set && ahead)
+        H.pre = J->pre[k];
     pthread_mutex_lock(&J->lock);
     if (set && H.nset > 1) {
         size_t need = J->ntasks + H.nset - 1;
@@ -1394,13 +1417,13 @@ static void *build_worker(void *arg)
             pthread_mutex_unlock(&J->lock);
             run_row(J, tk);
             pthread_mutex_lock(&J->lock);
-        } else if (J->next_job < J->n) {
+        } else if (J->next_job < J->n_ready) {
             size_t k = J->order[J->next_job++];
             J->setting_up++;
             pthread_mutex_unlock(&J->lock);
             run_job(J, k);
             pthread_mutex_lock(&J->lock);
-        } else if (J->setting_up == 0) {
+        } else if (J->next_job == J->n && J->setting_up == 0) {
             break; /* no row will be queued any more */
         } else {
             pthread_cond_wait(&J->cv, &J->lock);
@@ -1422,6 +1445,116 @@ static int cmp_cost(const void *a, const void *b)
     if (x->cost != y->cost)
         return x->cost > y->cost ? -1 : 1;
     return (x->k > y->k) - (x->k < y->k);
+}
+
+/*
+ * The first further stretches of every row of every job, scored on the GPU
+ * in one call before the builds (J->pairs): a row's first stretches are the
+ * query positions before and after its hit's alignment.  A stretch the GPU
+ * did not take keeps score -1 and is scored by add_more on the host; a GPU
+ * failure leaves them all there (warned).  SWGPU_ENOMEM or SWGPU_OK.
+ */
+#if SWGPU_HAVE_CUDA
+static int stretches_ahead(build_jobs_t *J, const size_t *jobs, size_t nj)
+{
+    swgpu__cu_pair_t *pj = NULL;
+    stretch_t **where = NULL;
+    size_t np = 0, cap = 0;
+    int rc = SWGPU_OK;
+    for (size_t jx = 0; jx < nj; jx++) {
+        const size_t k = jobs[jx];
+        const swgpu_query_result_t *qr = J->qr[k];
+        size_t nh = 0, o = 0;
+        if (qr->n_hits == 0)
+            continue;
+        if (rescan_init(&J->S[k], &J->q[k], J->searched[k], qr, J->db, J->m, J->o, J->thr) < 0) {
+            free(J->S[k].best); /* run_job sets it up again and reports it */
+            J->S[k].best = NULL;
+            continue;
+        }
+        for (size_t h = 0; h < qr->n_hits; h++)
+            nh += qr->hits[h].evalue <= J->thr && qr->hits[h].score > 0;
+        if (!(J->pre[k] = malloc((nh ? 2 * nh : 1) * sizeof *J->pre[k])))
+            return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
+        if (np + 2 * nh > cap) {
+            size_t c = cap ? 2 * cap : 4096;
+            while (c < np + 2 * nh)
+                c *= 2;
+            swgpu__cu_pair_t *a = realloc(pj, c * sizeof *a);
+            if (a)
+                pj = a;
+            stretch_t **b = realloc(where, c * sizeof *b);
+            if (b)
+                where = b;
+            if (!a || !b) {
+                free(pj);
+                free(where);
+                return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
+            }
+            cap = c;
+        }
+        const rescan_t *S = &J->S[k];
+        const size_t L = J->q[k].len;
+        for (size_t h = 0; h < qr->n_hits; h++) {
+            const swgpu_hit_t *hit = &qr->hits[h];
+            if (!(hit->evalue <= J->thr && hit->score > 0))
+                continue;
+            stretch_t *x = &J->pre[k][2 * o++];
+            swgpu_seq_t t;
+            const int ok = hit->aln.n_cigar > 0 && hit->aln.qbeg >= 0 &&
+                           hit->aln.qbeg <= hit->aln.qend && (uint64_t)hit->aln.qend <= L &&
+                           swgpu_db_get(J->db, hit->target, &t) == SWGPU_OK;
+            x[0] = (stretch_t){0, ok ? (size_t)hit->aln.qbeg : 0, -1, 0, 0};
+            x[1] = (stretch_t){ok ? (size_t)hit->aln.qend : 0, L, -1, 0, 0};
+            if (!ok)
+                continue; /* hits_setup fails there */
+            for (int e = 0; e < 2; e++) { /* score_stretch's bound, then the GPU */
+                int64_t bound = 0;
+                for (size_t i = x[e].a; i < x[e].b; i++)
+                    bound += S->best[i];
+                if (x[e].b <= x[e].a || bound < S->min_score) {
+                    x[e].score = 0;
+                    continue;
+                }
+                pj[np] = (swgpu__cu_pair_t){&S->q, x[e].a, x[e].b - x[e].a, t.res, t.len,
+                                            0, 0, 0, 0, 0};
+                where[np++] = &x[e];
+            }
+        }
+    }
+    double t0 = swgpu__now();
+    if (np && (rc = swgpu__cu_pairs_run(J->pairs, pj, np)) < 0) {
+        swgpu__log(SWGPU_LOG_WARN, "stretch scores on the GPU failed, the host computes them: %s",
+                   swgpu_last_error());
+        rc = SWGPU_OK;
+        np = 0;
+    }
+    for (size_t x = 0; x < np; x++)
+        if (pj[x].done) {
+            where[x]->score = pj[x].score;
+            where[x]->qend = pj[x].qend;
+            where[x]->tend = pj[x].tend;
+            J->n_ahead++;
+        }
+    J->gpu_s += swgpu__now() - t0;
+    free(pj);
+    free(where);
+    return rc;
+}
+#endif
+
+static void ahead_free(build_jobs_t *J)
+{
+    if (J->S)
+        for (size_t k = 0; k < J->n; k++)
+            free(J->S[k].best);
+    if (J->pre)
+        for (size_t k = 0; k < J->n; k++)
+            free(J->pre[k]);
+    free(J->S);
+    free(J->pre);
+    J->S = NULL;
+    J->pre = NULL;
 }
 
 static int build_all(build_jobs_t *J, int threads)
@@ -1448,6 +1581,21 @@ static int build_all(build_jobs_t *J, int threads)
     free(jc);
     if (nt > 64)
         nt = 64;
+    J->n_ahead = 0;
+    J->gpu_s = 0;
+    J->n_ready = J->n;
+#if SWGPU_HAVE_CUDA
+    if (J->pairs && nt > 1) {
+        if (!(J->S = calloc(J->n ? J->n : 1, sizeof *J->S)) ||
+            !(J->pre = calloc(J->n ? J->n : 1, sizeof *J->pre))) {
+            ahead_free(J);
+            free(J->order);
+            J->order = NULL;
+            return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
+        }
+        J->n_ready = 0; /* the workers take the jobs as their stretches come */
+    }
+#endif
     J->next_job = J->setting_up = 0;
     J->task_head = J->ntasks = 0;
     pthread_mutex_init(&J->lock, NULL);
@@ -1456,12 +1604,41 @@ static int build_all(build_jobs_t *J, int threads)
     for (; nt > 1 && started < nt; started++)
         if (pthread_create(&tid[started], NULL, build_worker, J) != 0)
             break;
+    int rc_ahead = SWGPU_OK;
+#if SWGPU_HAVE_CUDA
+    if (J->n_ready < J->n) {
+        /* the stretches of the costliest jobs first, in growing groups: the
+         * workers start on the first while the GPU scores the next */
+        double t0 = swgpu__now();
+        for (size_t a = 0, g = 4; a < J->n; g *= 2) {
+            size_t b = a + g < J->n ? a + g : J->n;
+            if (rc_ahead == SWGPU_OK && started)
+                rc_ahead = stretches_ahead(J, J->order + a, b - a);
+            pthread_mutex_lock(&J->lock);
+            J->n_ready = b;
+            pthread_cond_broadcast(&J->cv);
+            pthread_mutex_unlock(&J->lock);
+            a = b;
+        }
+        swgpu__log(SWGPU_LOG_DEBUG, "%zu stretches scored on the GPU (%.3f s in its calls), "
+                   "all in %.3f s", J->n_ahead, J->gpu_s, swgpu__now() - t0);
+    }
+#endif
     if (!started)
         build_worker(J);
     for (size_t t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    if (rc_ahead < 0) {
+        pthread_cond_destroy(&J->cv);
+        pthread_mutex_destroy(&J->lock);
+        ahead_free(J);
+        free(J->order);
+        J->order = NULL;
+        return rc_ahead;
+    }
     pthread_cond_destroy(&J->cv);
     pthread_mutex_destroy(&J->lock);
+    ahead_free(J);
     free(J->order);
     J->order = NULL;
     for (size_t k = 0; k < J->n; k++)
@@ -1637,6 +1814,18 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     J.m = m;
     J.o = &o;
     J.thr = psi->inclusion_evalue;
+#if SWGPU_HAVE_CUDA
+    {   /* the builds' stretch scores on the GPU (SWGPU_CUDA_PAIRS=0: on the host) */
+        const swgpu_engine_ops_t *eo = NULL;
+        const char *pe = getenv("SWGPU_CUDA_PAIRS");
+        if (!(pe && !strcmp(pe, "0")) && swgpu__engine_select(&o, &eo) == SWGPU_OK &&
+            !strcmp(eo->name, "cuda") &&
+            swgpu__cu_pairs_create(m, o.gap_open, o.gap_extend, &J.pairs) < 0) {
+            swgpu__log(SWGPU_LOG_DEBUG, "stretch scores on the host: %s", swgpu_last_error());
+            J.pairs = NULL;
+        }
+    }
+#endif
     {   /* the PSSMs' search parameters as they are built (when the search takes any) */
         swgpu_karlin_t fixed;
         J.stats = swgpu_karlin_lookup(m, o.gap_open, o.gap_extend, &fixed) == SWGPU_OK;
@@ -1779,6 +1968,9 @@ fail:
     free(J.stat);
     free(stat_of);
     free(given);
+#if SWGPU_HAVE_CUDA
+    swgpu__cu_pairs_destroy(J.pairs);
+#endif
     if (R && R->pssm && R->n_rounds < I) /* a failed round: the PSSMs made for it */
         for (size_t i = 0; i < n; i++)
             swgpu_pssm_destroy(R->pssm[R->n_rounds * n + i]);

@@ -217,7 +217,16 @@ static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint64
 typedef struct {
     size_t query;
     size_t hit;
+    int ended;          /* 1: qend, tend hold the hit's end (computed on the GPU) */
+    int64_t qend, tend;
 } job_t;
+
+/* GPU ends (cuda backend): a feeder thread takes batches of queued jobs from
+ * the back of the queue, has their ends computed on the GPU (the end pass
+ * is half of an alignment's host work) and queues them as ready, which the
+ * workers take first.  A reserve stays queued for the workers meanwhile. */
+#define FEED_MIN 32     /* jobs, at least, for a GPU batch */
+#define FEED_MAX 16384  /* jobs, at most */
 
 typedef struct {
     const swgpu__query_t *qs; /* the queries, nq of them, and their ids */
@@ -249,6 +258,15 @@ typedef struct {
     size_t n_jobs, cap_jobs, next;
     int closed;
     double align_cpu; /* CPU seconds the alignment threads used (phase timings) */
+    /* GPU ends (see FEED_MIN) */
+#if SWGPU_HAVE_CUDA
+    swgpu__cu_pairs_t *pairs;
+#endif
+    int feeding;            /* the feeder thread runs */
+    size_t n_workers;
+    job_t *ready;
+    size_t n_ready, cap_ready, rnext;
+    size_t n_gpu_ends;
     /* the first failure in (query, hit) order */
     int status;
     job_t bad;
@@ -271,11 +289,12 @@ static int align_one(pipe_t *c, const job_t *j)
     if (rc < 0)
         return rc;
     {
-        int32_t score = 0;
-        int64_t qend = 0, tend = 0;
-        rc = swgpu__cpu_score_pair_q(q, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend, 1,
-                                     swgpu__cpu_isa_best(), 0, NULL, NULL, &score, &qend, &tend);
-        if (rc < 0)
+        int32_t score = h->score;
+        int64_t qend = j->qend, tend = j->tend;
+        if (!j->ended &&
+            (rc = swgpu__cpu_score_pair_q(q, t.res, t.len, c->m, c->o->gap_open,
+                                          c->o->gap_extend, 1, swgpu__cpu_isa_best(), 0, NULL,
+                                          NULL, &score, &qend, &tend)) < 0)
             return rc;
         rc = swgpu__align_from_end_q(q, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend,
                                      score, qend, tend, 0, &h->aln, -1);
@@ -308,14 +327,14 @@ static void *align_worker(void *arg)
     double cpu0 = swgpu__thread_cpu();
     for (;;) {
         pthread_mutex_lock(&c->lock);
-        while (c->next == c->n_jobs && !c->closed)
+        while (c->rnext == c->n_ready && c->next == c->n_jobs && !(c->closed && !c->feeding))
             pthread_cond_wait(&c->cv, &c->lock);
-        if (c->next == c->n_jobs) {
+        if (c->rnext == c->n_ready && c->next == c->n_jobs) {
             c->align_cpu += swgpu__thread_cpu() - cpu0;
             pthread_mutex_unlock(&c->lock);
             return NULL;
         }
-        job_t j = c->jobs[c->next++];
+        job_t j = c->rnext < c->n_ready ? c->ready[c->rnext++] : c->jobs[c->next++];
         /* a failure earlier in (query, hit) order makes this one moot */
         int skip = c->status != SWGPU_OK && job_before(&c->bad, &j);
         pthread_mutex_unlock(&c->lock);
@@ -326,6 +345,110 @@ static void *align_worker(void *arg)
             record_failure(c, &j, rc);
     }
 }
+
+#if SWGPU_HAVE_CUDA
+/* Append n jobs to (*q, *n, *cap); 0 or -1 (no memory). */
+static int jobs_append(job_t **q, size_t *n, size_t *cap, const job_t *j, size_t k)
+{
+    if (*n + k > *cap) {
+        size_t c = *cap ? 2 * *cap : 1024;
+        while (c < *n + k)
+            c *= 2;
+        job_t *p = realloc(*q, c * sizeof *p);
+        if (!p)
+            return -1;
+        *q = p;
+        *cap = c;
+    }
+    memcpy(*q + *n, j, k * sizeof *j);
+    *n += k;
+    return 0;
+}
+
+/* The GPU ends' feeder (see FEED_MIN).  A failure of the GPU leaves the
+ * jobs to the workers (the host computes their ends) and stops feeding. */
+static void *feeder(void *arg)
+{
+    pipe_t *c = arg;
+    job_t *b = NULL;
+    swgpu__cu_pair_t *pj = NULL;
+    size_t cap = 0;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        size_t avail = c->n_jobs - c->next;
+        size_t reserve = (c->closed ? 1 : 2) * c->n_workers;
+        if (c->status != SWGPU_OK)
+            break;
+        if (avail > reserve && avail - reserve >= FEED_MIN) {
+            size_t k = avail - reserve;
+            if (k > FEED_MAX)
+                k = FEED_MAX;
+            if (k > cap) {
+                job_t *nb = realloc(b, k * sizeof *nb);
+                if (nb)
+                    b = nb;
+                swgpu__cu_pair_t *np = realloc(pj, k * sizeof *np);
+                if (np)
+                    pj = np;
+                if (!nb || !np)
+                    break;
+                cap = k;
+            }
+            c->n_jobs -= k; /* the newest k */
+            memcpy(b, c->jobs + c->n_jobs, k * sizeof *b);
+            pthread_mutex_unlock(&c->lock);
+            int rc = SWGPU_OK;
+            for (size_t x = 0; x < k && rc == SWGPU_OK; x++) {
+                const swgpu__query_t *q = &c->qs[b[x].query];
+                const swgpu_hit_t *h = &c->r->q[b[x].query].hits[b[x].hit];
+                swgpu_seq_t t;
+                rc = swgpu_db_get(c->db, h->target, &t);
+                pj[x] = (swgpu__cu_pair_t){q, 0, q->len, t.res, t.len, h->score, 0, 0, 0, 0};
+            }
+            if (rc == SWGPU_OK)
+                rc = swgpu__cu_pairs_run(c->pairs, pj, k);
+            if (rc < 0)
+                swgpu__log(SWGPU_LOG_WARN, "hit ends on the GPU failed, the host computes them: "
+                           "%s", swgpu_last_error());
+            size_t nr = 0;
+            for (size_t x = 0; x < k; x++)
+                if (rc == SWGPU_OK && pj[x].done) {
+                    b[x].ended = 1;
+                    b[x].qend = pj[x].qend;
+                    b[x].tend = pj[x].tend;
+                    job_t tmp = b[nr];
+                    b[nr++] = b[x];
+                    b[x] = tmp;
+                }
+            pthread_mutex_lock(&c->lock);
+            if (jobs_append(&c->ready, &c->n_ready, &c->cap_ready, b, nr) < 0 ||
+                jobs_append(&c->jobs, &c->n_jobs, &c->cap_jobs, b + nr, k - nr) < 0) {
+                if (c->status == SWGPU_OK || job_before(&b[0], &c->bad)) {
+                    c->status = SWGPU_ENOMEM;
+                    c->bad = b[0];
+                    snprintf(c->msg, sizeof c->msg, "search: out of memory for %zu alignments",
+                             c->n_jobs + k);
+                }
+                rc = -1;
+            }
+            c->n_gpu_ends += nr;
+            pthread_cond_broadcast(&c->cv);
+            if (rc < 0)
+                break;
+            continue;
+        }
+        if (c->closed)
+            break;
+        pthread_cond_wait(&c->cv, &c->lock);
+    }
+    c->feeding = 0;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->lock);
+    free(b);
+    free(pj);
+    return NULL;
+}
+#endif
 
 /* 1 if hit h of query result qr is to be aligned (c->sel; first_only: the
  * query needs its first sel->first only) */
@@ -365,7 +488,7 @@ static int push_jobs(pipe_t *c, size_t i)
     }
     for (size_t h = 0; h < qr->n_hits; h++)
         if (selected(c, qr, h, fo))
-            c->jobs[c->n_jobs++] = (job_t){i, h};
+            c->jobs[c->n_jobs++] = (job_t){i, h, 0, 0, 0};
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->lock);
     return SWGPU_OK;
@@ -881,6 +1004,10 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     size_t started = 0;
     pipe_t c;
     int rc;
+#if SWGPU_HAVE_CUDA
+    pthread_t feeder_th;
+    int have_feeder = 0;
+#endif
 
     memset(&c, 0, sizeof c);
     c.sel = sel;
@@ -957,6 +1084,23 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
             for (; started < nt; started++)
                 if (pthread_create(&tid[started], NULL, align_worker, &c) != 0)
                     break;
+#if SWGPU_HAVE_CUDA
+        /* the hits' ends on the GPU (SWGPU_CUDA_PAIRS=0: on the host) */
+        const char *pe = getenv("SWGPU_CUDA_PAIRS");
+        if (started && !strcmp(ops->name, "cuda") && !(pe && !strcmp(pe, "0"))) {
+            if (swgpu__cu_pairs_create(m, opts->gap_open, opts->gap_extend, &c.pairs) < 0) {
+                swgpu__log(SWGPU_LOG_DEBUG, "hit ends on the host: %s", swgpu_last_error());
+                c.pairs = NULL;
+            } else {
+                c.n_workers = started;
+                c.feeding = 1;
+                if (pthread_create(&feeder_th, NULL, feeder, &c) != 0)
+                    c.feeding = 0;
+                else
+                    have_feeder = 1;
+            }
+        }
+#endif
     }
 
     double t0 = swgpu__now();
@@ -990,21 +1134,31 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     /* the alignments still queued */
     pthread_mutex_lock(&c.lock);
     c.closed = 1;
-    if (rc < 0) /* a failed scan: drop what is queued */
+    if (rc < 0) { /* a failed scan: drop what is queued */
         c.next = c.n_jobs;
+        c.rnext = c.n_ready;
+    }
     pthread_cond_broadcast(&c.cv);
     pthread_mutex_unlock(&c.lock);
     if (!opts->no_align && started == 0 && rc == SWGPU_OK)
         align_worker(&c); /* no thread could be started: align here */
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
+#if SWGPU_HAVE_CUDA
+    if (have_feeder)
+        pthread_join(feeder_th, NULL);
+    have_feeder = 0;
+    swgpu__cu_pairs_destroy(c.pairs);
+    c.pairs = NULL;
+#endif
     size_t n_align_threads = started ? started : 1;
     started = 0;
     r->align_seconds = opts->no_align ? 0.0 : swgpu__now() - t1;
     swgpu__log(SWGPU_LOG_DEBUG, "search of %zu queries: engine %s set up in %.3f s, scan %.3f s, "
-               "engine released in %.3f s; %zu alignments, %.3f s after the scan, %.3f CPU s "
-               "on %zu threads", nq, ops->name, t_create, r->scan_seconds, t_destroy, c.n_jobs,
-               r->align_seconds, c.align_cpu, n_align_threads);
+               "engine released in %.3f s; %zu alignments (%zu ends on the GPU), %.3f s after "
+               "the scan, %.3f CPU s on %zu threads", nq, ops->name, t_create, r->scan_seconds,
+               t_destroy, c.n_jobs + c.n_ready, c.n_gpu_ends, r->align_seconds, c.align_cpu,
+               n_align_threads);
     if (rc < 0)
         goto fail_pipe;
     if (c.status < 0) {
@@ -1024,6 +1178,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     pthread_cond_destroy(&c.cv);
     pthread_mutex_destroy(&c.lock);
     free(c.jobs);
+    free(c.ready);
     free(c.heap);
     free(scores);
     free(tlen);
@@ -1037,17 +1192,24 @@ fail_pipe:
         pthread_mutex_lock(&c.lock);
         c.closed = 1;
         c.next = c.n_jobs;
+        c.rnext = c.n_ready;
         pthread_cond_broadcast(&c.cv);
         pthread_mutex_unlock(&c.lock);
         for (size_t i = 0; i < started; i++)
             pthread_join(tid[i], NULL);
     }
+#if SWGPU_HAVE_CUDA
+    if (have_feeder)
+        pthread_join(feeder_th, NULL);
+    swgpu__cu_pairs_destroy(c.pairs);
+#endif
     pthread_cond_destroy(&c.cv);
     pthread_mutex_destroy(&c.lock);
 fail:
     if (state)
         ops->destroy(state);
     free(c.jobs);
+    free(c.ready);
     free(c.heap);
     free(scores);
     free(tlen);
@@ -1094,7 +1256,7 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
                 continue;
             k = db->rank[t];
             if (k >= db->part_first && k - db->part_first < db->n)
-                c.jobs[c.n_jobs++] = (job_t){i, h};
+                c.jobs[c.n_jobs++] = (job_t){i, h, 0, 0, 0};
         }
     if (!r->backend)
         r->backend = "unknown";

@@ -1052,6 +1052,69 @@ const double swgpu__robinson[20] = {
  * lambda is then divided by d; K and H are in nats per pair.
  * SWGPU_EINVAL when the mean is not negative or no score is positive.
  */
+/*
+ * One step of the convolution in swgpu__ungapped_karlin: nxt[i] = sum_j
+ * cur[j] p[i - j] for i < nlen (rounded up to 4; nxt has room), p padded
+ * with 3 zeros either side in pad.  Four outputs at a time, each adding its
+ * terms in increasing j from 0.0 with a multiply and an add (never a fused
+ * multiply-add), so that the vector form gives the same doubles as the
+ * scalar one on every machine.
+ */
+static void conv4_scalar(const double *cur, size_t len, const double *pad, size_t tn,
+                         double *nxt, size_t nlen)
+{
+    for (size_t i = 0; i < nlen; i += 4) {
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        size_t jlo = i >= tn - 1 ? i - (tn - 1) : 0;
+        size_t jhi = i + 3 < len - 1 ? i + 3 : len - 1;
+        const double *pz = pad + 3 + i; /* pz[l - j] = p[i + l - j], 0 off p */
+        for (size_t j = jlo; j <= jhi; j++) {
+            double c = cur[j];
+            s0 += c * pz[0 - (ptrdiff_t)j];
+            s1 += c * pz[1 - (ptrdiff_t)j];
+            s2 += c * pz[2 - (ptrdiff_t)j];
+            s3 += c * pz[3 - (ptrdiff_t)j];
+        }
+        nxt[i] = s0;
+        nxt[i + 1] = s1;
+        nxt[i + 2] = s2;
+        nxt[i + 3] = s3;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* the same with the four sums in one AVX register (target "avx" only: no
+ * FMA, the compiler cannot fuse the multiply and the add) */
+__attribute__((target("avx"))) static void conv4_avx(const double *cur, size_t len,
+                                                     const double *pad, size_t tn, double *nxt,
+                                                     size_t nlen)
+{
+    for (size_t i = 0; i < nlen; i += 4) {
+        __m256d acc = _mm256_setzero_pd();
+        size_t jlo = i >= tn - 1 ? i - (tn - 1) : 0;
+        size_t jhi = i + 3 < len - 1 ? i + 3 : len - 1;
+        const double *pz = pad + 3 + i;
+        for (size_t j = jlo; j <= jhi; j++)
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_set1_pd(cur[j]),
+                                                   _mm256_loadu_pd(pz - (ptrdiff_t)j)));
+        _mm256_storeu_pd(nxt + i, acc);
+    }
+}
+#endif
+
+static void conv4(const double *cur, size_t len, const double *pad, size_t tn, double *nxt,
+                  size_t nlen)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx")) {
+        conv4_avx(cur, len, pad, tn, nxt, nlen);
+        return;
+    }
+#endif
+    conv4_scalar(cur, len, pad, tn, nxt, nlen);
+}
+
 int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_out,
                            double *K_out, double *H_out)
 {
@@ -1161,23 +1224,7 @@ int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_ou
          * 0.0 (as nxt[j + t] += cur[j] p[t] over j would: the same
          * doubles; a zero term changes none of these non-negative sums) */
         size_t nlen = len + (size_t)tn - 1;
-        for (size_t i = 0; i < nlen; i += 4) {
-            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            size_t jlo = i >= (size_t)tn - 1 ? i - ((size_t)tn - 1) : 0;
-            size_t jhi = i + 3 < len - 1 ? i + 3 : len - 1;
-            const double *pz = pad + 3 + i; /* pz[l - j] = p[i + l - j], 0 off p */
-            for (size_t j = jlo; j <= jhi; j++) {
-                double c = cur[j];
-                s0 += c * pz[0 - (ptrdiff_t)j];
-                s1 += c * pz[1 - (ptrdiff_t)j];
-                s2 += c * pz[2 - (ptrdiff_t)j];
-                s3 += c * pz[3 - (ptrdiff_t)j];
-            }
-            nxt[i] = s0;
-            nxt[i + 1] = s1;
-            nxt[i + 2] = s2;
-            nxt[i + 3] = s3;
-        }
+        conv4(cur, len, pad, (size_t)tn, nxt, nlen);
         double *sw = cur;
         cur = nxt;
         nxt = sw;

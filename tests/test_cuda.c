@@ -1232,6 +1232,141 @@ out:
     swgpu_seqset_destroy(ds);
 }
 
+/* ----------------------------------------------------------- pair ends */
+
+/* Pairs on the GPU (swgpu__cu_pairs_run): every pair's score, qend and tend
+ * must equal the reference's on the same stretch of the query (the tie
+ * rule: first cell in target-major order), for plain queries and PSSMs,
+ * stretches starting anywhere in 8-column groups and spanning several
+ * 256-column segments, related subjects (ties: tandem copies), known scores
+ * checked and a wrong one refused. */
+static void part2_pairs(int small)
+{
+    swgpu_matrix_t *b62 = NULL;
+    CHECK(swgpu_matrix_builtin("BLOSUM62", &b62) == 0, "BLOSUM62");
+    if (!b62)
+        return;
+    static const size_t qls[] = {1, 7, 8, 9, 31, 255, 256, 257, 300, 513, 1100};
+    static const size_t tls[] = {1, 2, 31, 32, 33, 97, 400, 1500};
+    const size_t nq = sizeof qls / sizeof *qls, nt = sizeof tls / sizeof *tls;
+    const int gaps[][2] = {{10, 1}, {5, 2}, {0, 1}};
+    size_t npairs = small ? 300 : 3000;
+    for (int gi = 0; gi < 3; gi++)
+        for (int pssm = 0; pssm < 2; pssm++) {
+            const int go = gaps[gi][0], ge = gaps[gi][1];
+            swgpu__cu_pairs_t *P = NULL;
+            int rc = swgpu__cu_pairs_create(b62, go, ge, &P);
+            CHECK(rc == 0, "pairs create: %s", swgpu_last_error());
+            if (rc)
+                continue;
+            uint8_t *q[11];
+            swgpu_pssm_t *ps[11] = {0};
+            swgpu__query_t Q[11];
+            for (size_t i = 0; i < nq; i++) {
+                q[i] = malloc(qls[i]);
+                rand_seq(q[i], qls[i], 0);
+                if (pssm) {
+                    ps[i] = pssm_make(q[i], qls[i], i % 2 ? b62 : NULL, 3, -12, 9);
+                    swgpu__pssm_query(ps[i], &Q[i]);
+                } else {
+                    Q[i] = swgpu__query_plain(q[i], qls[i]);
+                }
+            }
+            swgpu__cu_pair_t *J = calloc(npairs, sizeof *J);
+            uint8_t **T = calloc(npairs, sizeof *T);
+            for (size_t k = 0; k < npairs; k++) {
+                size_t qi = tap_rand(&seed) % nq, L = qls[qi];
+                size_t tl = tls[tap_rand(&seed) % nt];
+                size_t a = tap_rand(&seed) % 3 == 0 ? 0 : tap_rand(&seed) % L;
+                size_t len = tap_rand(&seed) % 3 == 0 ? L - a : 1 + tap_rand(&seed) % (L - a);
+                T[k] = malloc(tl);
+                switch (tap_rand(&seed) % 3) {
+                case 0:
+                    rand_seq(T[k], tl, 0);
+                    break;
+                case 1: /* related: the stretch with substitutions */
+                    for (size_t j = 0; j < tl; j++)
+                        T[k][j] = tap_rand(&seed) % 5 ? q[qi][a + j % len] : rand_res(0);
+                    break;
+                default: /* tandem copies of a short piece: ties */
+                    for (size_t j = 0; j < tl; j++)
+                        T[k][j] = q[qi][a + (j % (len < 12 ? len : 12))];
+                }
+                J[k] = (swgpu__cu_pair_t){&Q[qi], a, len, T[k], tl, 0, -1, -1, -1, 0};
+            }
+            /* every third pair with its known score */
+            long bad = 0, notdone = 0;
+            int32_t *want = malloc(npairs * sizeof *want);
+            int64_t *wq = malloc(npairs * sizeof *wq), *wt = malloc(npairs * sizeof *wt);
+            for (size_t k = 0; k < npairs; k++) {
+                swgpu__query_t sub = *J[k].q;
+                sub.res += J[k].qoff;
+                sub.len = J[k].qlen;
+                if (sub.rows)
+                    sub.rows += J[k].qoff * SWGPU_NCODES;
+                want[k] = -1;
+                if (swgpu__ref_score_q(&sub, J[k].t, J[k].tlen, b62, go, ge, &want[k], &wq[k],
+                                       &wt[k]))
+                    fprintf(stderr, "ref: %s\n", swgpu_last_error());
+                if (k % 3 == 0)
+                    J[k].known = want[k];
+            }
+            rc = swgpu__cu_pairs_run(P, J, npairs);
+            CHECK(rc == 0, "pairs run (gaps %d/%d, %s): %s", go, ge, pssm ? "PSSM" : "plain",
+                  swgpu_last_error());
+            for (size_t k = 0; rc == 0 && k < npairs; k++) {
+                if (!J[k].done) {
+                    notdone++;
+                    continue;
+                }
+                if (J[k].score != want[k] || J[k].qend != wq[k] || J[k].tend != wt[k]) {
+                    if (bad++ < 5)
+                        fprintf(stderr, "pair %zu (qlen %zu, stretch %zu+%zu, tlen %zu): GPU %d "
+                                "(%lld, %lld), reference %d (%lld, %lld)\n", k, J[k].q->len,
+                                J[k].qoff, J[k].qlen, J[k].tlen, (int)J[k].score,
+                                (long long)J[k].qend, (long long)J[k].tend, (int)want[k],
+                                (long long)wq[k], (long long)wt[k]);
+                }
+            }
+            CHECK(rc == 0 && bad == 0 && notdone == 0,
+                  "pairs (gaps %d/%d, %s): %ld of %zu differ from the reference, %ld not done",
+                  go, ge, pssm ? "PSSM" : "plain", bad, npairs, notdone);
+            /* a wrong known score is refused */
+            size_t k1 = 0;
+            while (k1 < npairs && want[k1] <= 0)
+                k1++;
+            if (k1 < npairs) {
+                swgpu__cu_pair_t w = J[k1];
+                w.known = want[k1] + 1;
+                rc = swgpu__cu_pairs_run(P, &w, 1);
+                CHECK(rc == SWGPU_ERANGE && strstr(swgpu_last_error(), "internal error"),
+                      "a wrong known score: status %d (%s)", rc, swgpu_last_error());
+            }
+            /* a second call reuses the profiles kept on the device */
+            for (size_t k = 0; k < npairs; k++)
+                J[k].score = -1;
+            rc = swgpu__cu_pairs_run(P, J, npairs / 2);
+            bad = 0;
+            for (size_t k = 0; rc == 0 && k < npairs / 2; k++)
+                bad += J[k].score != want[k] || J[k].qend != wq[k] || J[k].tend != wt[k];
+            CHECK(rc == 0 && bad == 0, "pairs, second call: %ld differ (%s)", bad,
+                  rc ? swgpu_last_error() : "ok");
+            swgpu__cu_pairs_destroy(P);
+            for (size_t k = 0; k < npairs; k++)
+                free(T[k]);
+            free(T);
+            free(J);
+            free(want);
+            free(wq);
+            free(wt);
+            for (size_t i = 0; i < nq; i++) {
+                free(q[i]);
+                swgpu_pssm_destroy(ps[i]);
+            }
+        }
+    swgpu_matrix_destroy(b62);
+}
+
 #endif /* SWGPU_HAVE_CUDA */
 
 int main(void)
@@ -1244,6 +1379,7 @@ int main(void)
     } else {
         part2(getenv("SWGPU_TEST_SMALL") != NULL);
         part2_pssm(getenv("SWGPU_TEST_SMALL") != NULL);
+        part2_pairs(getenv("SWGPU_TEST_SMALL") != NULL);
         alloc_failures();
     }
 #else
