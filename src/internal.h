@@ -239,6 +239,12 @@ typedef struct {
      * whose earlier rounds are not reported: 0, as such a query's hits are
      * reported only in a later round) */
     size_t first_go_on;
+    /* optional: query_done(done_user, i, qr) once query i's hits are final
+     * (its alignments done), from an alignment thread or the thread that
+     * hands out its hits: an iterated search builds its next PSSM while
+     * the search goes on */
+    void (*query_done)(void *done_user, size_t i, const swgpu_query_result_t *qr);
+    void *done_user;
 } swgpu__align_sel_t;
 
 /** swgpu_search() and swgpu_search_pssm() aligning the hits sel selects
@@ -316,7 +322,9 @@ extern const swgpu_engine_ops_t swgpu__engine_cpu; /* src/simd/cpu_engine.c */
  * same tie rule (qend relative to qoff; 0 and 0 for a score of 0).  known
  * > 0: the pair's best score, checked (SWGPU_ERANGE, internal error, when
  * the GPU's differs).  done: 1 when computed; 0 when the pair does not
- * fit the kernel's 32-bit cells (the caller computes it).  Defined in
+ * fit the kernel's 32-bit cells (the caller computes it).  begin: the
+ * begin of the alignment too, by the reference's reverse pass and tie rule
+ * (swgpu__ref_start), or -1 when the GPU did not have it.  Defined in
  * builds with CUDA (SWGPU_HAVE_CUDA) only.  One context per
  * user; swgpu__cu_pairs_run may be called from any thread (calls take
  * turns).  Profiles are kept between calls, keyed by the query's res, rows
@@ -328,8 +336,10 @@ typedef struct {
     const uint8_t *t;
     size_t tlen;
     int32_t known;
+    int begin;            /* with known > 0 and qoff 0: the begin as well */
     int32_t score;
     int64_t qend, tend;
+    int64_t qbeg, tbeg;   /* begin: swgpu__ref_start's begin, -1 when not had */
     int done;
 } swgpu__cu_pair_t;
 typedef struct swgpu__cu_pairs swgpu__cu_pairs_t;

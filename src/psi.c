@@ -1290,7 +1290,10 @@ typedef struct {
     int stats;                      /* 1: the PSSMs' search parameters as well (stat) */
     int *want_stat;                 /* per job: 1 if its PSSM is searched next round */
     swgpu__pssm_stat_t *stat;       /* per job: its PSSM's parameters */
-    size_t *order;                  /* the jobs, costliest first */
+    size_t *order;                  /* order[j] = j (stretches_ahead takes a list) */
+    size_t *jq;                     /* per job: its query's index in the round's search */
+    int closed;                     /* no job comes any more (build_close) */
+    int rc_ahead;                   /* a failure of stretches_ahead (out of memory) */
     /* under lock: the next job, the row queue, the jobs taken whose rows are
      * not queued yet, and every hits_t's pending count and failure */
     pthread_mutex_t lock;
@@ -1423,7 +1426,7 @@ static void *build_worker(void *arg)
             pthread_mutex_unlock(&J->lock);
             run_job(J, k);
             pthread_mutex_lock(&J->lock);
-        } else if (J->next_job == J->n && J->setting_up == 0) {
+        } else if (J->closed && J->next_job == J->n && J->setting_up == 0) {
             break; /* no row will be queued any more */
         } else {
             pthread_cond_wait(&J->cv, &J->lock);
@@ -1432,19 +1435,6 @@ static void *build_worker(void *arg)
     pthread_mutex_unlock(&J->lock);
     atomic_fetch_add(&J->cpu_us, (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
     return NULL;
-}
-
-typedef struct {
-    uint64_t cost;
-    size_t k;
-} job_cost_t;
-
-static int cmp_cost(const void *a, const void *b)
-{
-    const job_cost_t *x = a, *y = b;
-    if (x->cost != y->cost)
-        return x->cost > y->cost ? -1 : 1;
-    return (x->k > y->k) - (x->k < y->k);
 }
 
 /*
@@ -1516,8 +1506,8 @@ static int stretches_ahead(build_jobs_t *J, const size_t *jobs, size_t nj)
                     x[e].score = 0;
                     continue;
                 }
-                pj[np] = (swgpu__cu_pair_t){&S->q, x[e].a, x[e].b - x[e].a, t.res, t.len,
-                                            0, 0, 0, 0, 0};
+                pj[np] = (swgpu__cu_pair_t){.q = &S->q, .qoff = x[e].a, .qlen = x[e].b - x[e].a,
+                                            .t = t.res, .tlen = t.len};
                 where[np++] = &x[e];
             }
         }
@@ -1557,90 +1547,140 @@ static void ahead_free(build_jobs_t *J)
     J->pre = NULL;
 }
 
-static int build_all(build_jobs_t *J, int threads)
+/*
+ * The builds of a round run while its search goes on: build_open starts the
+ * workers, the search hands over each query whose alignments are done
+ * (round_done adds its job), build_close waits for the last.  Jobs are
+ * taken in the order they come.  With the GPU a thread scores the first
+ * further stretches of each new group of jobs (stretches_ahead) before the
+ * workers take them.
+ */
+#if SWGPU_HAVE_CUDA
+static void *stretch_thread(void *arg)
 {
-    size_t nt = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores(), started = 0;
-    pthread_t tid[64];
-    job_cost_t *jc = malloc((J->n ? J->n : 1) * sizeof *jc);
-    J->order = malloc((J->n ? J->n : 1) * sizeof *J->order);
-    if (!jc || !J->order) {
-        free(jc);
-        free(J->order);
-        J->order = NULL;
-        return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu PSSMs", J->n);
-    }
-    for (size_t k = 0; k < J->n; k++) { /* cost: included hits times query length */
-        uint64_t nh = 0;
-        for (size_t h = 0; h < J->qr[k]->n_hits; h++)
-            nh += J->qr[k]->hits[h].evalue <= J->thr;
-        jc[k] = (job_cost_t){(nh + 1) * (uint64_t)J->q[k].len, k};
-    }
-    qsort(jc, J->n, sizeof *jc, cmp_cost);
-    for (size_t k = 0; k < J->n; k++)
-        J->order[k] = jc[k].k;
-    free(jc);
-    if (nt > 64)
-        nt = 64;
-    J->n_ahead = 0;
-    J->gpu_s = 0;
-    J->n_ready = J->n;
-#if SWGPU_HAVE_CUDA
-    if (J->pairs && nt > 1) {
-        if (!(J->S = calloc(J->n ? J->n : 1, sizeof *J->S)) ||
-            !(J->pre = calloc(J->n ? J->n : 1, sizeof *J->pre))) {
-            ahead_free(J);
-            free(J->order);
-            J->order = NULL;
-            return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
-        }
-        J->n_ready = 0; /* the workers take the jobs as their stretches come */
-    }
-#endif
-    J->next_job = J->setting_up = 0;
-    J->task_head = J->ntasks = 0;
-    pthread_mutex_init(&J->lock, NULL);
-    pthread_cond_init(&J->cv, NULL);
-    atomic_init(&J->cpu_us, 0);
-    for (; nt > 1 && started < nt; started++)
-        if (pthread_create(&tid[started], NULL, build_worker, J) != 0)
-            break;
-    int rc_ahead = SWGPU_OK;
-#if SWGPU_HAVE_CUDA
-    if (J->n_ready < J->n) {
-        /* the stretches of the costliest jobs first, in growing groups: the
-         * workers start on the first while the GPU scores the next */
-        double t0 = swgpu__now();
-        for (size_t a = 0, g = 4; a < J->n; g *= 2) {
-            size_t b = a + g < J->n ? a + g : J->n;
-            if (rc_ahead == SWGPU_OK && started)
-                rc_ahead = stretches_ahead(J, J->order + a, b - a);
+    build_jobs_t *J = arg;
+    pthread_mutex_lock(&J->lock);
+    for (;;) {
+        if (J->n_ready < J->n) {
+            size_t a = J->n_ready, b = J->n;
+            pthread_mutex_unlock(&J->lock);
+            if (J->rc_ahead == SWGPU_OK)
+                J->rc_ahead = stretches_ahead(J, J->order + a, b - a);
             pthread_mutex_lock(&J->lock);
             J->n_ready = b;
             pthread_cond_broadcast(&J->cv);
-            pthread_mutex_unlock(&J->lock);
-            a = b;
+            continue;
         }
-        swgpu__log(SWGPU_LOG_DEBUG, "%zu stretches scored on the GPU (%.3f s in its calls), "
-                   "all in %.3f s", J->n_ahead, J->gpu_s, swgpu__now() - t0);
+        if (J->closed)
+            break;
+        pthread_cond_wait(&J->cv, &J->lock);
     }
+    pthread_mutex_unlock(&J->lock);
+    return NULL;
+}
 #endif
-    if (!started)
-        build_worker(J);
-    for (size_t t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
-    if (rc_ahead < 0) {
-        pthread_cond_destroy(&J->cv);
-        pthread_mutex_destroy(&J->lock);
+
+typedef struct {
+    pthread_t tid[64];
+    size_t started;
+    int ahead; /* the stretch thread runs */
+#if SWGPU_HAVE_CUDA
+    pthread_t ahead_tid;
+#endif
+} pool_t;
+
+/* Start the workers of up to cap jobs (every per-job array of J holds cap). */
+static int build_open(build_jobs_t *J, pool_t *P, size_t cap, int threads)
+{
+    size_t nt = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores();
+    memset(P, 0, sizeof *P);
+    J->n = J->n_ready = J->next_job = J->setting_up = 0;
+    J->task_head = J->ntasks = 0;
+    J->closed = 0;
+    J->rc_ahead = SWGPU_OK;
+    J->n_ahead = 0;
+    J->gpu_s = 0;
+    atomic_store(&J->cpu_us, 0);
+    atomic_store(&J->max_us, 0);
+    if (!(J->order = malloc((cap ? cap : 1) * sizeof *J->order)))
+        return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu PSSMs", cap);
+    for (size_t j = 0; j < cap; j++)
+        J->order[j] = j;
+    if (nt > 64)
+        nt = 64;
+#if SWGPU_HAVE_CUDA
+    if (J->pairs && nt > 1 &&
+        (!(J->S = calloc(cap ? cap : 1, sizeof *J->S)) ||
+         !(J->pre = calloc(cap ? cap : 1, sizeof *J->pre)))) {
         ahead_free(J);
         free(J->order);
         J->order = NULL;
-        return rc_ahead;
+        return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
     }
+#endif
+    pthread_mutex_init(&J->lock, NULL);
+    pthread_cond_init(&J->cv, NULL);
+    for (; nt > 1 && P->started < nt; P->started++)
+        if (pthread_create(&P->tid[P->started], NULL, build_worker, J) != 0)
+            break;
+#if SWGPU_HAVE_CUDA
+    if (J->pre && P->started && pthread_create(&P->ahead_tid, NULL, stretch_thread, J) == 0)
+        P->ahead = 1;
+#endif
+    return SWGPU_OK;
+}
+
+/* The job of query a of the round's search (under no lock; J->n < cap). */
+static void build_add(build_jobs_t *J, const pool_t *P, size_t a, const swgpu_seq_t *q,
+                      const swgpu_query_result_t *best, const swgpu_pssm_t *searched,
+                      int want_stat)
+{
+    pthread_mutex_lock(&J->lock);
+    size_t j = J->n;
+    J->q[j] = *q;
+    J->best[j] = *best;
+    J->qr[j] = &J->best[j];
+    J->searched[j] = searched;
+    J->want_stat[j] = want_stat;
+    J->out[j] = NULL;
+    J->rc[j] = SWGPU_OK;
+    J->jq[j] = a;
+    J->n = j + 1;
+    if (!P->ahead)
+        J->n_ready = J->n;
+    pthread_cond_broadcast(&J->cv);
+    pthread_mutex_unlock(&J->lock);
+}
+
+/* No more jobs: wait for the builds (in this thread when no worker runs). */
+static int build_close(build_jobs_t *J, pool_t *P)
+{
+    pthread_mutex_lock(&J->lock);
+    J->closed = 1;
+    if (!P->ahead)
+        J->n_ready = J->n;
+    pthread_cond_broadcast(&J->cv);
+    pthread_mutex_unlock(&J->lock);
+#if SWGPU_HAVE_CUDA
+    if (P->ahead)
+        pthread_join(P->ahead_tid, NULL);
+    if (J->pre)
+        swgpu__log(SWGPU_LOG_DEBUG, "%zu stretches scored on the GPU (%.3f s in its calls)",
+                   J->n_ahead, J->gpu_s);
+#endif
+    if (!P->started)
+        build_worker(J);
+    for (size_t t = 0; t < P->started; t++)
+        pthread_join(P->tid[t], NULL);
+    P->started = 0;
+    P->ahead = 0;
     pthread_cond_destroy(&J->cv);
     pthread_mutex_destroy(&J->lock);
     ahead_free(J);
     free(J->order);
     J->order = NULL;
+    if (J->rc_ahead < 0)
+        return J->rc_ahead;
     for (size_t k = 0; k < J->n; k++)
         if (J->rc[k] < 0)
             return swgpu__fail(J->rc[k], "%s", J->msg[k]);
@@ -1717,6 +1757,40 @@ static void truncate_hits(swgpu_search_result_t *r, size_t top_n)
             swgpu_aln_free(&r->q[i].hits[--r->q[i].n_hits].aln);
 }
 
+/* A round's builds while its search goes on (round_done, the search's
+ * query_done): a query whose round is not its last, or whose final PSSM is
+ * wanted, gets its job as soon as its alignments are done. */
+typedef struct {
+    build_jobs_t *J;
+    const pool_t *P;
+    const size_t *act;
+    size_t *const *prev_set;
+    const size_t *prev_n;
+    const swgpu_seq_t *qv;
+    const swgpu_pssm_t *const *searched; /* per query of the search: its PSSM, or NULL */
+    size_t max_hits;
+    double thr;
+    int last_round, final_pssm;
+} round_ctx_t;
+
+static void round_done(void *user, size_t a, const swgpu_query_result_t *qr)
+{
+    const round_ctx_t *X = user;
+    size_t i = X->act[a], *set = NULL, ns = 0;
+    swgpu_query_result_t best = *qr;
+    if (best.n_hits > X->max_hits)
+        best.n_hits = X->max_hits;
+    /* as the round's end decides it (an allocation failure there fails the
+     * round; here it only costs a PSSM that is not used) */
+    int conv = included_set(&best, X->thr, &set, &ns) == SWGPU_OK &&
+               subset(set, ns, X->prev_set[i], X->prev_n[i]);
+    free(set);
+    int last = conv || X->last_round;
+    if (last && !X->final_pssm)
+        return;
+    build_add(X->J, X->P, a, &X->qv[i], &best, X->searched[a], !last);
+}
+
 int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *const *pssms,
                          size_t npssm, const swgpu_db_t *db, const swgpu_matrix_t *m,
                          const swgpu_opts_t *opts, const swgpu_psi_opts_t *psi,
@@ -1729,6 +1803,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     swgpu_seq_t *qv = NULL;
     const swgpu_pssm_t **cur = NULL;
     swgpu__pssm_stat_t *stat_of = NULL, *given = NULL; /* per query / per round's query */
+    size_t *job_of = NULL;                             /* per round's query: its build job */
     build_jobs_t J;
     int rc;
 
@@ -1764,7 +1839,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     /* alignments: of the hits a round reports (the best opts->top_n) and of
      * those it includes; the others' would be thrown away */
     swgpu__align_sel_t sel = {opts->no_align ? 0 : (size_t)opts->top_n, (size_t)psi->max_hits,
-                              psi->inclusion_evalue, NULL, NULL, 0};
+                              psi->inclusion_evalue, NULL, NULL, 0, NULL, NULL};
     /* a query that goes on to another round reports this round's hits
      * only when every round is reported */
     sel.first_go_on = psi->align_rounds ? sel.first : 0;
@@ -1796,7 +1871,8 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         !(J.msg = calloc(N1, sizeof *J.msg)) ||
         !(J.want_stat = calloc(N1, sizeof *J.want_stat)) ||
         !(J.stat = calloc(N1, sizeof *J.stat)) || !(stat_of = calloc(N1, sizeof *stat_of)) ||
-        !(given = calloc(N1, sizeof *given))) {
+        !(given = calloc(N1, sizeof *given)) || !(job_of = malloc(N1 * sizeof *job_of)) ||
+        !(J.jq = malloc(N1 * sizeof *J.jq))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu queries", n);
         goto fail;
     }
@@ -1840,24 +1916,53 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     for (size_t k = 0; k < I && (nact || k == 0); k++) {
         swgpu_search_result_t *r = NULL;
         double t_round = swgpu__now();
-        /* the round's search: the active queries */
-        if (k == 0 && queries) {
-            rc = swgpu__search_sel(queries, db, m, &o, k + 1 == I ? &sel_last : &sel, &r);
-        } else {
-            for (size_t a = 0; a < nact; a++) {
-                cur[a] = k == 0 ? pssms[act[a]] : R->pssm[k * n + act[a]];
-                if (k > 0 && J.stats)
-                    given[a] = stat_of[act[a]];
-            }
-            rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, k + 1 == I ? &sel_last : &sel,
-                                        k > 0 && J.stats ? given : NULL, &r);
+        pool_t pool;
+        for (size_t a = 0; a < nact; a++) {
+            cur[a] = k == 0 ? (queries ? NULL : pssms[act[a]]) : R->pssm[k * n + act[a]];
+            if (k > 0 && J.stats)
+                given[a] = stat_of[act[a]];
         }
-        if (rc < 0)
+        /* the round's builds go on with its search */
+        round_ctx_t X = {&J, &pool, act, prev_set, prev_n, qv, cur, (size_t)psi->max_hits,
+                         psi->inclusion_evalue, k + 1 == I, psi->final_pssm};
+        swgpu__align_sel_t sk = k + 1 == I ? sel_last : sel;
+        sk.query_done = round_done;
+        sk.done_user = &X;
+        if ((rc = build_open(&J, &pool, nact, opts->threads)) < 0)
             goto fail;
+        /* the round's search: the active queries */
+        if (k == 0 && queries)
+            rc = swgpu__search_sel(queries, db, m, &o, &sk, &r);
+        else
+            rc = swgpu__search_pssm_sel(cur, nact, db, m, &o, &sk,
+                                        k > 0 && J.stats ? given : NULL, &r);
+        double t_build = swgpu__now();
+        int rcb = build_close(&J, &pool);
+        if (rc == SWGPU_OK && rcb < 0)
+            rc = rcb;
+        if (rc < 0) {
+            for (size_t j = 0; j < J.n; j++)
+                swgpu_pssm_destroy(J.out[j]);
+            swgpu_search_result_destroy(r);
+            goto fail;
+        }
+        swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built (%.3f s "
+                   "after the search)", k + 1, nact, J.n, swgpu__now() - t_build);
+        swgpu__log(SWGPU_LOG_DEBUG, "round %zu: search %.3f s (scan %.3f s, alignments after "
+                   "it %.3f s), PSSM builds and statistics %.3f CPU s (the longest %.3f s)", k + 1,
+                   t_build - t_round, r->scan_seconds, r->align_seconds,
+                   atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
+        /* each query's job (SIZE_MAX: none) */
+        for (size_t a = 0; a < nact; a++)
+            job_of[a] = SIZE_MAX;
+        for (size_t j = 0; j < J.n; j++)
+            job_of[J.jq[j]] = j;
         /* as a result of every query, inactive ones without hits */
         if (nact != n || k > 0) {
             swgpu_query_result_t *q = calloc(N1, sizeof *q);
             if (!q) {
+                for (size_t j = 0; j < J.n; j++)
+                    swgpu_pssm_destroy(J.out[j]);
                 swgpu_search_result_destroy(r);
                 rc = swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
                 goto fail;
@@ -1876,56 +1981,36 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         R->n_rounds = k + 1;
         /* which queries go on: those whose included set grew, while rounds
          * are left */
-        for (size_t a = 0; a < nact; a++) {
+        for (size_t a = 0; a < nact && rc == SWGPU_OK; a++) {
             size_t i = act[a], *set = NULL, ns = 0;
             /* inclusion looks at the best max_hits only, as psiblast at its
              * -max_target_seqs, whatever top_n reports */
-            J.best[a] = r->q[i];
-            if (J.best[a].n_hits > (size_t)psi->max_hits)
-                J.best[a].n_hits = (size_t)psi->max_hits;
-            if ((rc = included_set(&J.best[a], psi->inclusion_evalue, &set, &ns)) < 0)
-                goto fail;
+            swgpu_query_result_t best = r->q[i];
+            if (best.n_hits > (size_t)psi->max_hits)
+                best.n_hits = (size_t)psi->max_hits;
+            if ((rc = included_set(&best, psi->inclusion_evalue, &set, &ns)) < 0)
+                break;
             R->included[k * n + i] = ns;
             R->converged[i] = subset(set, ns, prev_set[i], prev_n[i]);
             free(prev_set[i]);
             prev_set[i] = set;
             prev_n[i] = ns;
-        }
-        /* the next PSSMs (the final ones only when asked for) */
-        J.n = 0;
-        for (size_t a = 0; a < nact; a++) {
-            size_t i = act[a];
             int last = R->converged[i] || k + 1 == I;
-            if (last && !psi->final_pssm)
-                continue;
-            J.q[J.n] = qv[i];
-            J.best[J.n] = J.best[a];
-            J.qr[J.n] = &J.best[J.n];
-            J.searched[J.n] = k == 0 ? (queries ? NULL : pssms[i]) : R->pssm[k * n + i];
-            J.want_stat[J.n] = !last;
-            J.out[J.n++] = NULL;
+            if ((job_of[a] == SIZE_MAX) != (last && !psi->final_pssm))
+                rc = swgpu__fail(SWGPU_EINVAL, "internal error: iterated search: query %zu's "
+                                 "PSSM was %s", i + 1, job_of[a] == SIZE_MAX ? "not built"
+                                                                             : "built unasked");
         }
-        double t_build = swgpu__now();
-        atomic_store(&J.cpu_us, 0);
-        atomic_store(&J.max_us, 0);
-        rc = J.n ? build_all(&J, opts->threads) : SWGPU_OK;
-        swgpu__log(SWGPU_LOG_INFO, "round %zu: %zu queries searched, %zu PSSMs built in %.3f s",
-                   k + 1, nact, J.n, swgpu__now() - t_build);
-        swgpu__log(SWGPU_LOG_DEBUG, "round %zu: search %.3f s (scan %.3f s, alignments after "
-                   "it %.3f s), PSSM builds and statistics %.3f CPU s (the longest %.3f s)", k + 1,
-                   t_build - t_round, r->scan_seconds, r->align_seconds,
-                   atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
         if (rc < 0) {
             for (size_t j = 0; j < J.n; j++)
                 swgpu_pssm_destroy(J.out[j]);
             goto fail;
         }
-        size_t still = 0, j = 0;
+        size_t still = 0;
         for (size_t a = 0; a < nact; a++) {
-            size_t i = act[a];
+            size_t i = act[a], jk = job_of[a];
             int last = R->converged[i] || k + 1 == I;
-            size_t jk = j;
-            swgpu_pssm_t *p = last && !psi->final_pssm ? NULL : J.out[j++];
+            swgpu_pssm_t *p = jk == SIZE_MAX ? NULL : J.out[jk];
             if (last) {
                 R->last_round[i] = k + 1;
                 R->final_pssm[i] = p;
@@ -1968,6 +2053,8 @@ fail:
     free(J.stat);
     free(stat_of);
     free(given);
+    free(job_of);
+    free(J.jq);
 #if SWGPU_HAVE_CUDA
     swgpu__cu_pairs_destroy(J.pairs);
 #endif

@@ -219,6 +219,8 @@ typedef struct {
     size_t hit;
     int ended;          /* 1: qend, tend hold the hit's end (computed on the GPU) */
     int64_t qend, tend;
+    int begun;          /* 1: qbeg, tbeg hold its begin as well */
+    int64_t qbeg, tbeg;
 } job_t;
 
 /* GPU ends (cuda backend): a feeder thread takes batches of queued jobs from
@@ -267,6 +269,7 @@ typedef struct {
     job_t *ready;
     size_t n_ready, cap_ready, rnext;
     size_t n_gpu_ends;
+    size_t *left; /* sel->query_done: per query, its alignments not done yet */
     /* the first failure in (query, hit) order */
     int status;
     job_t bad;
@@ -296,8 +299,12 @@ static int align_one(pipe_t *c, const job_t *j)
                                           c->o->gap_extend, 1, swgpu__cpu_isa_best(), 0, NULL,
                                           NULL, &score, &qend, &tend)) < 0)
             return rc;
-        rc = swgpu__align_from_end_q(q, t.res, t.len, c->m, c->o->gap_open, c->o->gap_extend,
-                                     score, qend, tend, 0, &h->aln, -1);
+        rc = j->begun ? swgpu__align_from_begin_q(q, t.res, t.len, c->m, c->o->gap_open,
+                                                  c->o->gap_extend, score, j->qbeg, j->tbeg,
+                                                  qend, tend, &h->aln, -1)
+                      : swgpu__align_from_end_q(q, t.res, t.len, c->m, c->o->gap_open,
+                                                c->o->gap_extend, score, qend, tend, 0, &h->aln,
+                                                -1);
         if (rc < 0)
             return rc;
     }
@@ -338,11 +345,18 @@ static void *align_worker(void *arg)
         /* a failure earlier in (query, hit) order makes this one moot */
         int skip = c->status != SWGPU_OK && job_before(&c->bad, &j);
         pthread_mutex_unlock(&c->lock);
-        if (skip)
-            continue;
-        int rc = align_one(c, &j);
-        if (rc < 0)
-            record_failure(c, &j, rc);
+        if (!skip) {
+            int rc = align_one(c, &j);
+            if (rc < 0)
+                record_failure(c, &j, rc);
+        }
+        if (c->left) {
+            pthread_mutex_lock(&c->lock);
+            int last = --c->left[j.query] == 0;
+            pthread_mutex_unlock(&c->lock);
+            if (last)
+                c->sel->query_done(c->sel->done_user, j.query, &c->r->q[j.query]);
+        }
     }
 }
 
@@ -403,7 +417,8 @@ static void *feeder(void *arg)
                 const swgpu_hit_t *h = &c->r->q[b[x].query].hits[b[x].hit];
                 swgpu_seq_t t;
                 rc = swgpu_db_get(c->db, h->target, &t);
-                pj[x] = (swgpu__cu_pair_t){q, 0, q->len, t.res, t.len, h->score, 0, 0, 0, 0};
+                pj[x] = (swgpu__cu_pair_t){.q = q, .qlen = q->len, .t = t.res, .tlen = t.len,
+                                           .known = h->score, .begin = 1};
             }
             if (rc == SWGPU_OK)
                 rc = swgpu__cu_pairs_run(c->pairs, pj, k);
@@ -416,6 +431,9 @@ static void *feeder(void *arg)
                     b[x].ended = 1;
                     b[x].qend = pj[x].qend;
                     b[x].tend = pj[x].tend;
+                    b[x].begun = pj[x].qbeg >= 0;
+                    b[x].qbeg = pj[x].qbeg;
+                    b[x].tbeg = pj[x].tbeg;
                     job_t tmp = b[nr];
                     b[nr++] = b[x];
                     b[x] = tmp;
@@ -466,13 +484,15 @@ static int push_jobs(pipe_t *c, size_t i)
 {
     const swgpu_query_result_t *qr = &c->r->q[i];
     size_t n = 0;
-    if (c->o->no_align)
-        return SWGPU_OK;
-    int fo = c->sel && c->sel->first_only && c->sel->first_only(c->sel->user, i, qr);
-    for (size_t h = 0; h < qr->n_hits; h++)
+    int fo = !c->o->no_align && c->sel && c->sel->first_only &&
+             c->sel->first_only(c->sel->user, i, qr);
+    for (size_t h = 0; !c->o->no_align && h < qr->n_hits; h++)
         n += selected(c, qr, h, fo);
-    if (n == 0)
+    if (n == 0) {
+        if (c->left)
+            c->sel->query_done(c->sel->done_user, i, qr);
         return SWGPU_OK;
+    }
     pthread_mutex_lock(&c->lock);
     if (c->n_jobs + n > c->cap_jobs) {
         size_t cap = c->cap_jobs ? 2 * c->cap_jobs : 1024;
@@ -486,9 +506,11 @@ static int push_jobs(pipe_t *c, size_t i)
         c->jobs = p;
         c->cap_jobs = cap;
     }
+    if (c->left)
+        c->left[i] = n;
     for (size_t h = 0; h < qr->n_hits; h++)
         if (selected(c, qr, h, fo))
-            c->jobs[c->n_jobs++] = (job_t){i, h, 0, 0, 0};
+            c->jobs[c->n_jobs++] = (job_t){i, h, 0, 0, 0, 0, 0, 0};
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->lock);
     return SWGPU_OK;
@@ -1035,6 +1057,10 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     }
     r->n_queries = nq;
     r->backend = ops->name;
+    if (sel && sel->query_done && !(c.left = calloc(nq ? nq : 1, sizeof *c.left))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu queries", nq);
+        goto fail;
+    }
     for (size_t i = 0; i < nq; i++)
         r->q[i].query = i;
     for (uint64_t k = 0; k < db->n; k++)
@@ -1179,6 +1205,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     pthread_mutex_destroy(&c.lock);
     free(c.jobs);
     free(c.ready);
+    free(c.left);
     free(c.heap);
     free(scores);
     free(tlen);
@@ -1210,6 +1237,7 @@ fail:
         ops->destroy(state);
     free(c.jobs);
     free(c.ready);
+    free(c.left);
     free(c.heap);
     free(scores);
     free(tlen);
@@ -1256,7 +1284,7 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
                 continue;
             k = db->rank[t];
             if (k >= db->part_first && k - db->part_first < db->n)
-                c.jobs[c.n_jobs++] = (job_t){i, h, 0, 0, 0};
+                c.jobs[c.n_jobs++] = (job_t){i, h, 0, 0, 0, 0, 0, 0};
         }
     if (!r->backend)
         r->backend = "unknown";

@@ -41,71 +41,91 @@ extern "C" int swgpu__cuda_device_count(void); /* engine.cu */
 
 typedef struct {
     uint64_t prof;   /* first int16 of the query's profile */
+    uint64_t rprof;  /* its reversed profile (begin jobs) */
     uint64_t toff;   /* first residue of the subject */
     uint64_t boff;   /* boundary scratch (2 * tlen int32), segments > 1 only */
     uint32_t stride; /* profile row stride (int16) */
     uint32_t qoff, qlen, tlen;
+    uint32_t qfull;  /* the query's length (begin jobs) */
+    int32_t known;   /* begin jobs: the pair's best score */
+    int32_t begin;   /* 1: the begin too, by the reverse pass */
+    int32_t pad_;
 } pjob_t;
+
+#define POUT 5 /* int32 out per job: score, qend, tend, qbeg, tbeg */
 
 __device__ __forceinline__ int imax(int a, int b)
 {
     return a > b ? a : b;
 }
 
-__global__ void __launch_bounds__(32 * PAIRS_WARPS)
-k_pair_ends(const pjob_t *__restrict__ jobs, uint32_t n, const int16_t *__restrict__ prof,
-            const uint8_t *__restrict__ tres, int32_t *__restrict__ scr,
-            int32_t *__restrict__ out, int oe, int ge)
+/*
+ * One pass of a warp over stretch [qo, qe) of profile P (stride) against
+ * subject rows 0..tl-1 (T[j], or T[tl - 1 - j] when REV): the first cell in
+ * target-major order holding the greatest tracked value, as (best, bj, bi),
+ * bi an absolute column, the same in every lane.
+ *   ANCH 0: the local pass of sw_fwd (tracks H, 0 floor, border 0).
+ *   ANCH 1: the anchored reverse pass of ref_start_k (tracks M' = diag +
+ *           score, no floor, borders -(go + k ge)); its greatest M' is the
+ *           best score, and the first cell holding it the begin.
+ */
+template <int ANCH>
+__device__ __forceinline__ void pass(const int16_t *__restrict__ P, uint32_t stride, int qo,
+                                     int qe, const uint8_t *__restrict__ T, int tl, int rev,
+                                     int32_t *__restrict__ bh, int32_t *__restrict__ bf, int oe,
+                                     int ge, int lane, int &best, int &bj, int &bi)
 {
-    const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    if (w >= n)
-        return; /* the whole warp */
-    const pjob_t jb = jobs[w];
-    const int16_t *P = prof + jb.prof;
-    const uint8_t *T = tres + jb.toff;
-    int32_t *bh = scr + jb.boff, *bf = bh + jb.tlen;
-    const int tl = (int)jb.tlen;
-    const int a0 = (int)(jb.qoff & ~7u), qo = (int)jb.qoff, qe = (int)(jb.qoff + jb.qlen);
+    const int go = oe - ge;
+    const int a0 = qo & ~7;
     const int nseg = (qe - a0 + PSEG - 1) / PSEG;
-    int best = 0, bj = 0, bi = 0;
-
+    best = ANCH ? PNEG : 0;
+    bj = 0;
+    bi = 0;
     for (int g = 0; g < nseg; g++) {
         const int cbase = a0 + PSEG * g + PC * lane;
         const int lo = min(max(qo - cbase, 0), PC), hi = min(max(qe - cbase, 0), PC);
-        const int pa = cbase < (int)jb.stride ? cbase : 0;
+        const int pa = cbase < (int)stride ? cbase : 0;
         const int first = g == 0, more = g + 1 < nseg;
         int H[PC], E[PC];
 #pragma unroll
-        for (int c = 0; c < PC; c++) {
-            H[c] = 0;
+        for (int c = 0; c < PC; c++) { /* the border row */
+            const int col = cbase + c;
+            H[c] = ANCH && col >= qo ? -(go + (col - qo + 1) * ge) : 0;
             E[c] = PNEG;
         }
-        int hout = 0, fout = -oe, dprev = 0, rcur = 0, tv = 0;
+        int hout = 0, fout = -oe;
+        int dprev = ANCH && cbase - 1 >= qo ? -(go + (cbase - qo) * ge) : 0;
+        /* one row ahead: the profile of the lane's next row (v) and the
+         * residue after it (r1), and lane 0's boundary of its next row */
+#define TRES(x) ((x) < tl ? (int)T[rev ? tl - 1 - (x) : (x)] : 0)
+        int4 v = *(const int4 *)(P + (size_t)TRES(0) * stride + pa);
+        int r1 = TRES(1);
+        int nbh = 0, nbf = 0;
+        if (!first && lane == 0 && tl > 0) {
+            nbh = bh[0];
+            nbf = bf[0];
+        }
         const int nsteps = tl + 31;
         for (int s = 0; s < nsteps; s++) {
-            if ((s & 31) == 0) {
-                const int idx = s + lane;
-                tv = idx < tl ? T[idx] : 0;
-            }
-            const int rnew = __shfl_sync(FULL_MASK, tv, s & 31);
-            int r = __shfl_up_sync(FULL_MASK, rcur, 1);
             int hin = __shfl_up_sync(FULL_MASK, hout, 1);
             int fin = __shfl_up_sync(FULL_MASK, fout, 1);
             const int j = s - lane;
+            /* the left border of row j (column 0) */
+            const int b0 = ANCH ? -(go + (j + 1) * ge) : 0;
             if (lane == 0) {
-                r = rnew;
                 if (first) {
-                    hin = 0;
-                    fin = -oe;
+                    hin = b0;
+                    fin = b0 - oe;
                 } else if (j < tl) {
-                    hin = bh[j];
-                    fin = bf[j];
+                    hin = nbh;
+                    fin = nbf;
+                    if (j + 1 < tl) {
+                        nbh = bh[j + 1];
+                        nbf = bf[j + 1];
+                    }
                 }
             }
-            rcur = r;
             if (j >= 0 && j < tl) {
-                const int4 v = *(const int4 *)(P + (size_t)r * jb.stride + pa);
                 int sc[PC];
                 sc[0] = (int)(int16_t)(v.x & 0xffff);
                 sc[1] = v.x >> 16;
@@ -115,30 +135,35 @@ k_pair_ends(const pjob_t *__restrict__ jobs, uint32_t n, const int16_t *__restri
                 sc[5] = v.z >> 16;
                 sc[6] = (int)(int16_t)(v.w & 0xffff);
                 sc[7] = v.w >> 16;
-                int diag = dprev, f = fin, rowmax = 0;
+                v = *(const int4 *)(P + (size_t)r1 * stride + pa); /* row j + 1 */
+                r1 = TRES(j + 2);
+                int diag = dprev, f = fin, rowmax = ANCH ? PNEG : 0, tr[PC];
 #pragma unroll
                 for (int c = 0; c < PC; c++) {
                     const int e = imax(E[c] - ge, H[c] - oe);
-                    const int x = imax(imax(diag + sc[c], e), 0);
+                    const int mm = diag + sc[c];
+                    const int x = ANCH ? imax(mm, e) : imax(imax(mm, e), 0);
                     int h = imax(x, f);
                     f = imax(f - ge, x - oe);
                     diag = H[c];
-                    if (c < lo) { /* before the stretch: the border */
-                        h = 0;
-                        f = -oe;
+                    if (c < lo) { /* before the stretch: the border column */
+                        h = b0;
+                        f = b0 - oe;
                     }
                     H[c] = h;
                     E[c] = e;
-                    rowmax = imax(rowmax, c < hi ? h : 0);
+                    tr[c] = ANCH ? mm : h;
+                    if (c >= lo && c < hi)
+                        rowmax = imax(rowmax, tr[c]);
                 }
                 dprev = hin;
                 hout = H[PC - 1];
                 fout = f;
-                if (rowmax > best || (rowmax == best && rowmax > 0 && j < bj)) {
+                if (rowmax > best || (rowmax == best && (ANCH || rowmax > 0) && j < bj)) {
                     int c = 0;
 #pragma unroll
                     for (int k = PC - 1; k >= 0; k--)
-                        if (k < hi && H[k] == rowmax)
+                        if (k >= lo && k < hi && tr[k] == rowmax)
                             c = k;
                     best = rowmax;
                     bj = j;
@@ -151,8 +176,9 @@ k_pair_ends(const pjob_t *__restrict__ jobs, uint32_t n, const int16_t *__restri
             }
         }
         __syncwarp();
+#undef TRES
     }
-    /* the warp's best: the greatest score, then the smallest j, then i */
+    /* the warp's best: the greatest value, then the smallest j, then i */
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
         const int ob = __shfl_xor_sync(FULL_MASK, best, off);
@@ -164,10 +190,45 @@ k_pair_ends(const pjob_t *__restrict__ jobs, uint32_t n, const int16_t *__restri
             bi = oi;
         }
     }
+}
+
+__global__ void __launch_bounds__(32 * PAIRS_WARPS)
+k_pair_ends(const pjob_t *__restrict__ jobs, uint32_t n, const int16_t *__restrict__ prof,
+            const uint8_t *__restrict__ tres, int32_t *__restrict__ scr,
+            int32_t *__restrict__ out, int oe, int ge)
+{
+    const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (w >= n)
+        return; /* the whole warp */
+    const pjob_t jb = jobs[w];
+    const uint8_t *T = tres + jb.toff;
+    int32_t *bh = scr + jb.boff, *bf = bh + jb.tlen;
+    const int qo = (int)jb.qoff;
+    int best, bj, bi;
+    pass<0>(prof + jb.prof, jb.stride, qo, qo + (int)jb.qlen, T, (int)jb.tlen, 0, bh, bf, oe, ge,
+            lane, best, bj, bi);
+    const int qend = best ? bi - qo + 1 : 0, tend = best ? bj + 1 : 0;
+    int qbeg = -1, tbeg = -1;
+    if (jb.begin && best > 0 && best == jb.known) {
+        /* the begin: q[0, qend) and t[0, tend) reversed, anchored at the end;
+         * in the reversed profile q[0, qend) is [qfull - qend, qfull) */
+        int b2, j2, i2;
+        const int ro = (int)jb.qfull - (qo + qend);
+        pass<1>(prof + jb.rprof, jb.stride, ro, (int)jb.qfull, T, tend, 1, bh, bf, oe, ge, lane,
+                b2, j2, i2);
+        if (b2 == best) {
+            qbeg = qo + qend - (i2 - ro + 1);
+            tbeg = tend - (j2 + 1);
+        }
+    }
     if (lane == 0) {
-        out[3 * (size_t)w] = best;
-        out[3 * (size_t)w + 1] = best ? bi - qo + 1 : 0;
-        out[3 * (size_t)w + 2] = best ? bj + 1 : 0;
+        int32_t *o = out + POUT * (size_t)w;
+        o[0] = best;
+        o[1] = qend;
+        o[2] = tend;
+        o[3] = qbeg;
+        o[4] = tbeg;
     }
 }
 
@@ -176,6 +237,7 @@ k_pair_ends(const pjob_t *__restrict__ jobs, uint32_t n, const int16_t *__restri
 typedef struct {
     const void *res, *rows; /* the query's identity */
     size_t len;
+    int rev;                /* 1: the reversed query's */
     uint64_t off;           /* its profile in the device arena */
 } pentry_t;
 
@@ -347,14 +409,16 @@ static size_t prof_stride(size_t len)
 
 /* the profile of q in the arena (added to the staging area at stage[*nst]
  * when new); UINT64_MAX when out of memory */
-static uint64_t prof_of(swgpu__cu_pairs_t *P, const swgpu__query_t *q, size_t *nst, int *rc)
+static uint64_t prof_of(swgpu__cu_pairs_t *P, const swgpu__query_t *q, int rev, size_t *nst,
+                        int *rc)
 {
     const void *res = q->res, *rows = q->rows;
     if (P->last < P->nent && P->ent[P->last].res == res && P->ent[P->last].rows == rows &&
-        P->ent[P->last].len == q->len)
+        P->ent[P->last].len == q->len && P->ent[P->last].rev == rev)
         return P->ent[P->last].off;
     for (size_t k = 0; k < P->nent; k++)
-        if (P->ent[k].res == res && P->ent[k].rows == rows && P->ent[k].len == q->len) {
+        if (P->ent[k].res == res && P->ent[k].rows == rows && P->ent[k].len == q->len &&
+            P->ent[k].rev == rev) {
             P->last = k;
             return P->ent[k].off;
         }
@@ -375,18 +439,19 @@ static uint64_t prof_of(swgpu__cu_pairs_t *P, const swgpu__query_t *q, size_t *n
     int16_t *d = P->h_stage + *nst;
     for (int r = 0; r < SWGPU_NCODES; r++) {
         int16_t *row = d + (size_t)r * stride;
+        const size_t L = q->len;
         if (q->rows)
-            for (size_t i = 0; i < q->len; i++)
-                row[i] = (int16_t)q->rows[i * SWGPU_NCODES + r];
+            for (size_t i = 0; i < L; i++)
+                row[i] = (int16_t)q->rows[(rev ? L - 1 - i : i) * SWGPU_NCODES + r];
         else
-            for (size_t i = 0; i < q->len; i++)
-                row[i] = P->mat[q->res[i] & (SWGPU_NCODES - 1)][r];
+            for (size_t i = 0; i < L; i++)
+                row[i] = P->mat[q->res[rev ? L - 1 - i : i] & (SWGPU_NCODES - 1)][r];
         for (size_t i = q->len; i < stride; i++)
             row[i] = 0;
     }
     uint64_t off = P->used + *nst;
     *nst += words;
-    P->ent[P->nent] = (pentry_t){res, rows, q->len, off};
+    P->ent[P->nent] = (pentry_t){res, rows, q->len, rev, off};
     P->last = P->nent++;
     return off;
 }
@@ -411,7 +476,7 @@ static uint64_t pair_cost(const swgpu__cu_pair_t *j)
 
 /* one launch: jobs J[ord[0..n).k], all fitting, profiles uploaded */
 static int run_batch(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, const pcost_t *ord, size_t n,
-                     const uint64_t *poff)
+                     const uint64_t *poff, const uint64_t *rpoff)
 {
     size_t tres = 0, scr = 0;
     int rc;
@@ -421,6 +486,11 @@ static int run_batch(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, const pcost_t *o
         const swgpu__cu_pair_t *j = &J[ord[k].k];
         pjob_t *p = &P->h_jobs[k];
         p->prof = poff[ord[k].k];
+        p->rprof = rpoff[ord[k].k];
+        p->qfull = (uint32_t)j->q->len;
+        p->known = j->known;
+        p->begin = rpoff[ord[k].k] != UINT64_MAX;
+        p->pad_ = 0;
         p->stride = (uint32_t)prof_stride(j->q->len);
         p->qoff = (uint32_t)j->qoff;
         p->qlen = (uint32_t)j->qlen;
@@ -432,10 +502,10 @@ static int run_batch(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, const pcost_t *o
             scr += 2 * j->tlen;
     }
     if ((rc = hgrow((void **)&P->h_t, &P->cap_ht, tres ? tres : 1)) < 0 ||
-        (rc = hgrow((void **)&P->h_out, &P->cap_hout, 3 * n * sizeof(int32_t))) < 0 ||
+        (rc = hgrow((void **)&P->h_out, &P->cap_hout, POUT * n * sizeof(int32_t))) < 0 ||
         (rc = dgrow((void **)&P->d_jobs, &P->cap_djobs, n * sizeof(pjob_t))) < 0 ||
         (rc = dgrow((void **)&P->d_t, &P->cap_dt, tres ? tres : 1)) < 0 ||
-        (rc = dgrow((void **)&P->d_out, &P->cap_dout, 3 * n * sizeof(int32_t))) < 0 ||
+        (rc = dgrow((void **)&P->d_out, &P->cap_dout, POUT * n * sizeof(int32_t))) < 0 ||
         (rc = dgrow((void **)&P->d_scr, &P->cap_scr, (scr ? scr : 1) * sizeof(int32_t))) < 0)
         return rc;
     for (size_t k = 0; k < n; k++) {
@@ -452,8 +522,8 @@ static int run_batch(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, const pcost_t *o
                                                         P->d_scr, P->d_out, P->oe, P->ge);
     CU_LAUNCHED("k_pair_ends");
     CU_CHECK(cudaEventRecord(P->ev1, P->st));
-    CU_CHECK(cudaMemcpyAsync(P->h_out, P->d_out, 3 * n * sizeof(int32_t), cudaMemcpyDeviceToHost,
-                             P->st));
+    CU_CHECK(cudaMemcpyAsync(P->h_out, P->d_out, POUT * n * sizeof(int32_t),
+                             cudaMemcpyDeviceToHost, P->st));
     CU_CHECK(cudaEventRecord(P->ev, P->st));
     CU_CHECK(cudaEventSynchronize(P->ev));
     float ms = 0;
@@ -461,13 +531,15 @@ static int run_batch(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, const pcost_t *o
     P->last_gpu += ms * 1e-3;
     for (size_t k = 0; k < n; k++) {
         swgpu__cu_pair_t *j = &J[ord[k].k];
-        const int32_t *o = P->h_out + 3 * k;
+        const int32_t *o = P->h_out + POUT * k;
         if (j->known > 0 && o[0] != j->known)
             return swgpu__fail(SWGPU_ERANGE, "internal error: GPU pair ends: the pair scored %d "
                                "on the GPU, %d by the scan", (int)o[0], (int)j->known);
         j->score = o[0];
         j->qend = o[1];
         j->tend = o[2];
+        j->qbeg = o[3];
+        j->tbeg = o[4];
         j->done = 1;
     }
     return SWGPU_OK;
@@ -477,7 +549,7 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
 {
     int rc = SWGPU_OK;
     size_t nst = 0, nfit = 0;
-    uint64_t *poff = NULL;
+    uint64_t *poff = NULL, *rpoff = NULL;
     pcost_t *ord = NULL;
     CU_CHECK(cudaSetDevice(P->dev));
     P->last_gpu = 0;
@@ -487,14 +559,18 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
         P->last = 0;
     }
     poff = (uint64_t *)malloc((n ? n : 1) * sizeof *poff);
+    rpoff = (uint64_t *)malloc((n ? n : 1) * sizeof *rpoff);
     ord = (pcost_t *)malloc((n ? n : 1) * sizeof *ord);
-    if (!poff || !ord) {
+    if (!poff || !rpoff || !ord) {
         free(poff);
+        free(rpoff);
         free(ord);
         return swgpu__fail(SWGPU_ENOMEM, "GPU pair ends: out of memory for %zu pairs", n);
     }
     for (size_t k = 0; k < n; k++) {
         J[k].done = 0;
+        J[k].qbeg = J[k].tbeg = -1;
+        rpoff[k] = UINT64_MAX;
         if (J[k].qlen == 0 || J[k].tlen == 0) {
             J[k].score = 0;
             J[k].qend = J[k].tend = 0;
@@ -503,7 +579,10 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
         }
         if (!pair_fits(P, &J[k]))
             continue; /* left to the caller */
-        if ((poff[k] = prof_of(P, J[k].q, &nst, &rc)) == UINT64_MAX)
+        if ((poff[k] = prof_of(P, J[k].q, 0, &nst, &rc)) == UINT64_MAX)
+            goto done;
+        if (J[k].begin && J[k].known > 0 && J[k].qoff == 0 &&
+            (rpoff[k] = prof_of(P, J[k].q, 1, &nst, &rc)) == UINT64_MAX)
             goto done;
         ord[nfit++] = (pcost_t){pair_cost(&J[k]), k};
         P->cells += (uint64_t)J[k].qlen * J[k].tlen;
@@ -546,12 +625,13 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
         size_t b = a, res = 0;
         while (b < nfit && (b == a || res + J[ord[b].k].tlen <= PAIRS_RES_MAX))
             res += J[ord[b++].k].tlen;
-        if ((rc = run_batch(P, J, ord + a, b - a, poff)) < 0)
+        if ((rc = run_batch(P, J, ord + a, b - a, poff, rpoff)) < 0)
             goto done;
         a = b;
     }
 done:
     free(poff);
+    free(rpoff);
     free(ord);
     return rc;
 }

@@ -114,6 +114,13 @@ int swgpu__align_from_end_q(const swgpu__query_t *q, const uint8_t *t, size_t tl
                             int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out,
                             int isa);
 
+/* swgpu__align_from_end_q's path given the begin as well (as the reverse
+ * pass gives it: the GPU's pair ends), never score-only. */
+int swgpu__align_from_begin_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
+                              const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                              int32_t score, int64_t qbeg, int64_t tbeg, int64_t qend,
+                              int64_t tend, swgpu_aln_t *out, int isa);
+
 /* Recompute length, n_ident, n_mismatch, n_gapopen, n_gaps of a from its
  * cigar, qbeg and tbeg (the cigar is assumed to fit the sequences). */
 void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t);

@@ -1085,6 +1085,36 @@ int swgpu__align_from_end_q(const swgpu__query_t *Q, const uint8_t *t, size_t tl
     return SWGPU_OK;
 }
 
+int swgpu__align_from_begin_q(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
+                              const swgpu_matrix_t *m, int gap_open, int gap_extend,
+                              int32_t score, int64_t qbeg, int64_t tbeg, int64_t qend,
+                              int64_t tend, swgpu_aln_t *out, int isa)
+{
+    const swgpu__aln_kernels_t *k = swgpu__aln_kernels(isa < 0 ? isa : isa & 0xff);
+    int only32 = isa >= 0 && (isa & SWGPU__ALN_ONLY32);
+    int rc;
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "align: NULL result");
+    aln_reset(out);
+    if (score == 0)
+        return SWGPU_OK;
+    if (!Q || qbeg < 0 || tbeg < 0 || qbeg >= qend || tbeg >= tend || (uint64_t)qend > Q->len ||
+        (uint64_t)tend > tlen)
+        return swgpu__fail(SWGPU_EINVAL, "align: bad rectangle [%lld, %lld) x [%lld, %lld) for "
+                           "lengths %zu x %zu", (long long)qbeg, (long long)qend,
+                           (long long)tbeg, (long long)tend, Q ? Q->len : (size_t)0, tlen);
+    out->score = score;
+    out->qbeg = qbeg;
+    out->qend = qend;
+    out->tbeg = tbeg;
+    out->tend = tend;
+    if ((rc = ref_path_k(Q, t, tlen, m, gap_open, gap_extend, out, k, only32))) {
+        aln_reset(out);
+        return rc;
+    }
+    return SWGPU_OK;
+}
+
 void swgpu_aln_free(swgpu_aln_t *a)
 {
     if (!a)
