@@ -149,6 +149,9 @@ extern const double swgpu__robinson[20];
 /** Ungapped Karlin-Altschul lambda, K and H of i.i.d. scores s = lo..hi with
  *  probabilities prob[s - lo] (negative mean, some positive score); K (the
  *  costly part) and H may be NULL. */
+/** Tests: nonzero makes swgpu__ungapped_karlin's convolution take its scalar
+ *  form (the AVX one must give the same doubles). */
+extern int swgpu__stats_scalar;
 int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda, double *K,
                            double *H);
 /** The same for a matrix's 20 standard amino acids under swgpu__robinson
@@ -203,6 +206,16 @@ int swgpu__pssm_build(const char *id, const uint8_t *res, size_t len, const int3
 int swgpu__pssm_karlin_km(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
                           int gap_extend, const double *m_K, swgpu_karlin_t *out);
 
+/** lround(v) for |v| < 2^31 without the library call (PSSM scaling, psi.c):
+ *  v - trunc(v) is exact there, so halfway cases round away from zero as
+ *  lround does. */
+static inline int32_t swgpu__round_away(double v)
+{
+    long long t = (long long)v;
+    double d = v - (double)t;
+    return (int32_t)(t + (d >= 0.5) - (d <= -0.5));
+}
+
 /** Step 2 of a PSSM from hits (psi.c), for tests: purge the alignment of n
  *  rows of L columns (row-major letters let, 0/1 aligned flags al, use[r]
  *  0 once row r is gone; row 0 the query), fast (1) or by the reference
@@ -245,6 +258,10 @@ typedef struct {
      * the search goes on */
     void (*query_done)(void *done_user, size_t i, const swgpu_query_result_t *qr);
     void *done_user;
+    /* optional: the GPU pair context (swgpu__cu_pairs_t) a cuda search uses
+     * for its hits' ends instead of making its own (an iterated search's,
+     * made once for all its rounds) */
+    void *pairs;
 } swgpu__align_sel_t;
 
 /** swgpu_search() and swgpu_search_pssm() aligning the hits sel selects
@@ -346,6 +363,8 @@ typedef struct swgpu__cu_pairs swgpu__cu_pairs_t;
 int swgpu__cu_pairs_create(const swgpu_matrix_t *m, int gap_open, int gap_extend,
                            swgpu__cu_pairs_t **out);
 int swgpu__cu_pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *jobs, size_t n);
+/** Forget the profiles kept (their queries may be freed from now on). */
+void swgpu__cu_pairs_forget(swgpu__cu_pairs_t *P);
 void swgpu__cu_pairs_destroy(swgpu__cu_pairs_t *P);
 
 #if SWGPU_HAVE_CUDA

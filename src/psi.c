@@ -559,7 +559,7 @@ static void apply_factor(int32_t *s, const int32_t *scaled, size_t n, double f)
 {
     for (size_t k = 0; k < n; k++)
         s[k] = scaled[k] == SWGPU_PSSM_FORBIDDEN ? SWGPU_PSSM_FORBIDDEN
-                                                 : (int32_t)lround(f * scaled[k] / SCALE);
+                                                 : swgpu__round_away(f * scaled[k] / SCALE);
 }
 
 /*
@@ -661,11 +661,13 @@ static void blocks(const msa_t *M, column_t *col)
 }
 
 /* Henikoff & Henikoff weights of the rows rows[0..nr) over column i's block
- * into w (indexed by row), and the block's distinct-letter figures. */
-static void weights(const msa_t *M, const size_t *rows, size_t nr, column_t *c, double *w,
-                    unsigned *cnt)
+ * into w (indexed by row), and the block's distinct-letter figures; letT:
+ * M's letters column by column (letT[j * n + r]: a column's rows side by
+ * side, where M holds them a row apart). */
+static void weights(const msa_t *M, const uint8_t *letT, const size_t *rows, size_t nr,
+                    column_t *c, double *w, unsigned *cnt)
 {
-    const size_t L = M->L;
+    const size_t n = M->n;
     int varied = 0;
     for (size_t k = 0; k < nr; k++)
         w[rows[k]] = 0;
@@ -675,7 +677,7 @@ static void weights(const msa_t *M, const size_t *rows, size_t nr, column_t *c, 
         unsigned d = 0, std = 0;
         memset(cnt, 0, NLET * sizeof *cnt);
         for (size_t k = 0; k < nr; k++) {
-            uint8_t x = M->let[rows[k] * L + (size_t)j];
+            uint8_t x = letT[(size_t)j * n + rows[k]];
             if (cnt[x]++ == 0) {
                 d++;
                 std += x < NSTD;
@@ -684,10 +686,12 @@ static void weights(const msa_t *M, const size_t *rows, size_t nr, column_t *c, 
         c->sigma += d;
         c->distinct[std < NSTD ? std : NSTD]++;
         varied |= d > 1;
-        for (size_t k = 0; k < nr; k++) {
-            uint8_t x = M->let[rows[k] * L + (size_t)j];
-            w[rows[k]] += 1.0 / ((double)cnt[x] * d);
-        }
+        double inv[NLET]; /* each letter's term, divided once */
+        for (int x = 0; x < NLET; x++)
+            if (cnt[x])
+                inv[x] = 1.0 / ((double)cnt[x] * d);
+        for (size_t k = 0; k < nr; k++)
+            w[rows[k]] += inv[letT[(size_t)j * n + rows[k]]];
     }
     double sum = 0;
     for (size_t k = 0; k < nr; k++)
@@ -752,13 +756,17 @@ static int build(const basis_t *B, const msa_t *M, const uint8_t *qcodes, const 
            *relw = calloc(L, sizeof *relw), *Q = malloc(L * NSTD * sizeof *Q);
     size_t *rows = malloc(n * sizeof *rows), *prev = malloc(n * sizeof *prev), nprev = 0;
     int32_t *scaled = malloc(L * NSTD * sizeof *scaled), *s = malloc(L * NSTD * sizeof *s);
-    uint8_t *obsd = malloc(L), *pct = malloc(L * NSTD);
+    uint8_t *obsd = malloc(L), *pct = malloc(L * NSTD), *letT = malloc(L * n);
     unsigned cnt[NLET];
     int rc = SWGPU_OK;
-    if (!col || !w || !info || !relw || !Q || !rows || !prev || !scaled || !s || !obsd || !pct) {
+    if (!col || !w || !info || !relw || !Q || !rows || !prev || !scaled || !s || !obsd || !pct ||
+        !letT) {
         rc = swgpu__fail(SWGPU_ENOMEM, "PSSM %s: out of memory for %zu positions", id, L);
         goto done;
     }
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < L; i++)
+            letT[i * n + r] = M->let[r * L + i];
     blocks(M, col);
     /* 3. weights, observed frequencies */
     int have_prev = 0;
@@ -777,13 +785,13 @@ static int build(const basis_t *B, const msa_t *M, const uint8_t *qcodes, const 
             c->sigma = col[i - 1].sigma; /* the same rows, so the same block */
             memcpy(c->distinct, col[i - 1].distinct, sizeof c->distinct);
         } else {
-            weights(M, rows, nr, c, w, cnt);
+            weights(M, letT, rows, nr, c, w, cnt);
             memcpy(prev, rows, nr * sizeof *rows);
             nprev = nr;
             have_prev = 1;
         }
         for (size_t k = 0; k < nr; k++) {
-            uint8_t x = M->let[rows[k] * L + i];
+            uint8_t x = letT[i * n + rows[k]];
             c->mw[x] += w[rows[k]];
             if (x != GAP)
                 c->gapless += w[rows[k]];
@@ -844,6 +852,7 @@ static int build(const basis_t *B, const msa_t *M, const uint8_t *qcodes, const 
             s[k] = SWGPU_PSSM_SCORE_MAX;
     rc = swgpu__pssm_build(id, qcodes, L, s, obsd, pct, info, relw, out);
 done:
+    free(letT);
     free(col);
     free(w);
     free(info);
@@ -1292,6 +1301,7 @@ typedef struct {
     swgpu__pssm_stat_t *stat;       /* per job: its PSSM's parameters */
     size_t *order;                  /* order[j] = j (stretches_ahead takes a list) */
     size_t *jq;                     /* per job: its query's index in the round's search */
+    uint8_t *claimed;               /* per job: 1 once a worker took it */
     int closed;                     /* no job comes any more (build_close) */
     int rc_ahead;                   /* a failure of stretches_ahead (out of memory) */
     /* under lock: the next job, the row queue, the jobs taken whose rows are
@@ -1329,13 +1339,13 @@ static void run_row(build_jobs_t *J, row_task_t tk)
 }
 
 /* Job k, start to end (called without the lock; J->setting_up counts it). */
-static void run_job(build_jobs_t *J, size_t k)
+static void run_job(build_jobs_t *J, size_t k, int use_pre)
 {
     rescan_t S = {0};
     hits_t H;
     int set = 0, queued = 0, rc;
     double t0 = swgpu__now();
-    int more = J->qr[k]->n_hits > 0, ahead = J->pre && J->pre[k];
+    int more = J->qr[k]->n_hits > 0, ahead = use_pre && J->pre && J->pre[k];
     rc = more && !ahead ? rescan_init(&S, &J->q[k], J->searched[k], J->qr[k], J->db, J->m, J->o,
                                       J->thr)
                         : SWGPU_OK;
@@ -1420,11 +1430,22 @@ static void *build_worker(void *arg)
             pthread_mutex_unlock(&J->lock);
             run_row(J, tk);
             pthread_mutex_lock(&J->lock);
-        } else if (J->next_job < J->n_ready) {
-            size_t k = J->order[J->next_job++];
+            continue;
+        }
+        while (J->next_job < J->n_ready && J->claimed[J->next_job])
+            J->next_job++;
+        size_t k = J->next_job, pre = 1;
+        if (k == J->n_ready) { /* none ready: the newest waiting for the GPU, on the host */
+            for (k = J->n; k > J->n_ready && J->claimed[k - 1]; k--)
+                ;
+            k = k > J->n_ready ? k - 1 : J->n;
+            pre = 0;
+        }
+        if (k < J->n) {
+            J->claimed[k] = 1;
             J->setting_up++;
             pthread_mutex_unlock(&J->lock);
-            run_job(J, k);
+            run_job(J, k, (int)pre);
             pthread_mutex_lock(&J->lock);
         } else if (J->closed && J->next_job == J->n && J->setting_up == 0) {
             break; /* no row will be queued any more */
@@ -1562,10 +1583,13 @@ static void *stretch_thread(void *arg)
     pthread_mutex_lock(&J->lock);
     for (;;) {
         if (J->n_ready < J->n) {
-            size_t a = J->n_ready, b = J->n;
+            size_t a = J->n_ready, b = J->n, nj = 0;
+            for (size_t j = a; j < b; j++) /* those no worker took meanwhile */
+                if (!J->claimed[j])
+                    J->order[a + nj++] = j;
             pthread_mutex_unlock(&J->lock);
             if (J->rc_ahead == SWGPU_OK)
-                J->rc_ahead = stretches_ahead(J, J->order + a, b - a);
+                J->rc_ahead = stretches_ahead(J, J->order + a, nj);
             pthread_mutex_lock(&J->lock);
             J->n_ready = b;
             pthread_cond_broadcast(&J->cv);
@@ -1602,8 +1626,12 @@ static int build_open(build_jobs_t *J, pool_t *P, size_t cap, int threads)
     J->gpu_s = 0;
     atomic_store(&J->cpu_us, 0);
     atomic_store(&J->max_us, 0);
-    if (!(J->order = malloc((cap ? cap : 1) * sizeof *J->order)))
+    if (!(J->order = malloc((cap ? cap : 1) * sizeof *J->order)) ||
+        !(J->claimed = calloc(cap ? cap : 1, 1))) {
+        free(J->order);
+        J->order = NULL;
         return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu PSSMs", cap);
+    }
     for (size_t j = 0; j < cap; j++)
         J->order[j] = j;
     if (nt > 64)
@@ -1614,7 +1642,9 @@ static int build_open(build_jobs_t *J, pool_t *P, size_t cap, int threads)
          !(J->pre = calloc(cap ? cap : 1, sizeof *J->pre)))) {
         ahead_free(J);
         free(J->order);
+        free(J->claimed);
         J->order = NULL;
+        J->claimed = NULL;
         return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory");
     }
 #endif
@@ -1678,7 +1708,9 @@ static int build_close(build_jobs_t *J, pool_t *P)
     pthread_mutex_destroy(&J->lock);
     ahead_free(J);
     free(J->order);
+    free(J->claimed);
     J->order = NULL;
+    J->claimed = NULL;
     if (J->rc_ahead < 0)
         return J->rc_ahead;
     for (size_t k = 0; k < J->n; k++)
@@ -1839,7 +1871,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
     /* alignments: of the hits a round reports (the best opts->top_n) and of
      * those it includes; the others' would be thrown away */
     swgpu__align_sel_t sel = {opts->no_align ? 0 : (size_t)opts->top_n, (size_t)psi->max_hits,
-                              psi->inclusion_evalue, NULL, NULL, 0, NULL, NULL};
+                              psi->inclusion_evalue, NULL, NULL, 0, NULL, NULL, NULL};
     /* a query that goes on to another round reports this round's hits
      * only when every round is reported */
     sel.first_go_on = psi->align_rounds ? sel.first : 0;
@@ -1928,6 +1960,10 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         swgpu__align_sel_t sk = k + 1 == I ? sel_last : sel;
         sk.query_done = round_done;
         sk.done_user = &X;
+#if SWGPU_HAVE_CUDA
+        sk.pairs = J.pairs;
+        swgpu__cu_pairs_forget(J.pairs); /* a round's queries are new PSSMs */
+#endif
         if ((rc = build_open(&J, &pool, nact, opts->threads)) < 0)
             goto fail;
         /* the round's search: the active queries */

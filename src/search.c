@@ -1028,7 +1028,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     int rc;
 #if SWGPU_HAVE_CUDA
     pthread_t feeder_th;
-    int have_feeder = 0;
+    int have_feeder = 0, own_pairs = 0;
 #endif
 
     memset(&c, 0, sizeof c);
@@ -1114,10 +1114,15 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
         /* the hits' ends on the GPU (SWGPU_CUDA_PAIRS=0: on the host) */
         const char *pe = getenv("SWGPU_CUDA_PAIRS");
         if (started && !strcmp(ops->name, "cuda") && !(pe && !strcmp(pe, "0"))) {
-            if (swgpu__cu_pairs_create(m, opts->gap_open, opts->gap_extend, &c.pairs) < 0) {
+            own_pairs = !(sel && sel->pairs);
+            if (!own_pairs) {
+                c.pairs = sel->pairs;
+            } else if (swgpu__cu_pairs_create(m, opts->gap_open, opts->gap_extend, &c.pairs) < 0) {
                 swgpu__log(SWGPU_LOG_DEBUG, "hit ends on the host: %s", swgpu_last_error());
                 c.pairs = NULL;
-            } else {
+                own_pairs = 0;
+            }
+            if (c.pairs) {
                 c.n_workers = started;
                 c.feeding = 1;
                 if (pthread_create(&feeder_th, NULL, feeder, &c) != 0)
@@ -1174,7 +1179,8 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     if (have_feeder)
         pthread_join(feeder_th, NULL);
     have_feeder = 0;
-    swgpu__cu_pairs_destroy(c.pairs);
+    if (own_pairs)
+        swgpu__cu_pairs_destroy(c.pairs);
     c.pairs = NULL;
 #endif
     size_t n_align_threads = started ? started : 1;
@@ -1228,7 +1234,8 @@ fail_pipe:
 #if SWGPU_HAVE_CUDA
     if (have_feeder)
         pthread_join(feeder_th, NULL);
-    swgpu__cu_pairs_destroy(c.pairs);
+    if (own_pairs)
+        swgpu__cu_pairs_destroy(c.pairs);
 #endif
     pthread_cond_destroy(&c.cv);
     pthread_mutex_destroy(&c.lock);

@@ -1054,12 +1054,14 @@ const double swgpu__robinson[20] = {
  */
 /*
  * One step of the convolution in swgpu__ungapped_karlin: nxt[i] = sum_j
- * cur[j] p[i - j] for i < nlen (rounded up to 4; nxt has room), p padded
- * with 3 zeros either side in pad.  Four outputs at a time, each adding its
- * terms in increasing j from 0.0 with a multiply and an add (never a fused
- * multiply-add), so that the vector form gives the same doubles as the
- * scalar one on every machine.
+ * cur[j] p[i - j] for i < nlen (nxt has room for 16 more), p padded with
+ * KPAD zeros either side in pad.  Each sum adds its terms in increasing j
+ * from 0.0 with a multiply and an add (never a fused multiply-add), so that
+ * every form gives the same doubles on every machine.  A form may add
+ * terms outside a sum's range: they are cur[j] * 0.0 = +0.0 (cur >= 0),
+ * which leave a sum of non-negative terms unchanged.
  */
+#define KPAD 16
 static void conv4_scalar(const double *cur, size_t len, const double *pad, size_t tn,
                          double *nxt, size_t nlen)
 {
@@ -1067,7 +1069,7 @@ static void conv4_scalar(const double *cur, size_t len, const double *pad, size_
         double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         size_t jlo = i >= tn - 1 ? i - (tn - 1) : 0;
         size_t jhi = i + 3 < len - 1 ? i + 3 : len - 1;
-        const double *pz = pad + 3 + i; /* pz[l - j] = p[i + l - j], 0 off p */
+        const double *pz = pad + KPAD + i; /* pz[l - j] = p[i + l - j], 0 off p */
         for (size_t j = jlo; j <= jhi; j++) {
             double c = cur[j];
             s0 += c * pz[0 - (ptrdiff_t)j];
@@ -1084,30 +1086,41 @@ static void conv4_scalar(const double *cur, size_t len, const double *pad, size_
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-/* the same with the four sums in one AVX register (target "avx" only: no
- * FMA, the compiler cannot fuse the multiply and the add) */
+/* the same with sixteen sums in four AVX registers, independent chains of
+ * additions (target "avx" only: no FMA, the compiler cannot fuse the
+ * multiply and the add) */
 __attribute__((target("avx"))) static void conv4_avx(const double *cur, size_t len,
                                                      const double *pad, size_t tn, double *nxt,
                                                      size_t nlen)
 {
-    for (size_t i = 0; i < nlen; i += 4) {
-        __m256d acc = _mm256_setzero_pd();
+    for (size_t i = 0; i < nlen; i += 16) {
+        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
         size_t jlo = i >= tn - 1 ? i - (tn - 1) : 0;
-        size_t jhi = i + 3 < len - 1 ? i + 3 : len - 1;
-        const double *pz = pad + 3 + i;
-        for (size_t j = jlo; j <= jhi; j++)
-            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_set1_pd(cur[j]),
-                                                   _mm256_loadu_pd(pz - (ptrdiff_t)j)));
-        _mm256_storeu_pd(nxt + i, acc);
+        size_t jhi = i + 15 < len - 1 ? i + 15 : len - 1;
+        const double *pz = pad + KPAD + i;
+        for (size_t j = jlo; j <= jhi; j++) {
+            const __m256d c = _mm256_set1_pd(cur[j]);
+            const double *q = pz - (ptrdiff_t)j;
+            a0 = _mm256_add_pd(a0, _mm256_mul_pd(c, _mm256_loadu_pd(q)));
+            a1 = _mm256_add_pd(a1, _mm256_mul_pd(c, _mm256_loadu_pd(q + 4)));
+            a2 = _mm256_add_pd(a2, _mm256_mul_pd(c, _mm256_loadu_pd(q + 8)));
+            a3 = _mm256_add_pd(a3, _mm256_mul_pd(c, _mm256_loadu_pd(q + 12)));
+        }
+        _mm256_storeu_pd(nxt + i, a0);
+        _mm256_storeu_pd(nxt + i + 4, a1);
+        _mm256_storeu_pd(nxt + i + 8, a2);
+        _mm256_storeu_pd(nxt + i + 12, a3);
     }
 }
 #endif
+
+int swgpu__stats_scalar;
 
 static void conv4(const double *cur, size_t len, const double *pad, size_t tn, double *nxt,
                   size_t nlen)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx")) {
+    if (!swgpu__stats_scalar && __builtin_cpu_supports("avx")) {
         conv4_avx(cur, len, pad, tn, nxt, nlen);
         return;
     }
@@ -1181,9 +1194,9 @@ int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_ou
 
     /* sigma over the distributions of S_k */
     enum { KMAX = 400 };
-    size_t cap = (size_t)KMAX * (size_t)(tn - 1) + 1 + 3; /* + 3: the last four sums */
+    size_t cap = (size_t)KMAX * (size_t)(tn - 1) + 1 + 16; /* + 16: conv4's last sums */
     double *cur = calloc(cap, sizeof *cur), *nxt = calloc(cap, sizeof *nxt);
-    double *pad = calloc((size_t)tn + 6, sizeof *pad); /* p with 3 zeros either side */
+    double *pad = calloc((size_t)tn + 2 * KPAD, sizeof *pad); /* p, KPAD zeros either side */
     if (!cur || !nxt || !pad) {
         free(p);
         free(cur);
@@ -1203,7 +1216,7 @@ int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_ou
         return swgpu__fail(SWGPU_ENOMEM, "ungapped statistics: out of memory");
     }
     memcpy(cur, p, (size_t)tn * sizeof *cur);
-    memcpy(pad + 3, p, (size_t)tn * sizeof *pad);
+    memcpy(pad + KPAD, p, (size_t)tn * sizeof *pad);
     size_t len = (size_t)tn;  /* support of S_k: k*tlo .. k*tlo + len - 1 */
     double sigma = 0;
     for (int k = 1; k <= KMAX; k++) {

@@ -1857,8 +1857,29 @@ static void test_purge_fast(void)
           "trials (the trials must purge)", dropped, cols);
 }
 
+/* swgpu__round_away is lround on the values PSSM scaling meets */
+static void test_round_away(void)
+{
+    static const double edge[] = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+                                  -0.49999999999999994, 1.4999999999999998, 4503599627370495.5,
+                                  -4503599627370495.5, 2147483646.5, -2147483647.5, 1e-300,
+                                  7.000000000000001, -6.999999999999999};
+    int bad = 0;
+    for (size_t k = 0; k < sizeof edge / sizeof *edge; k++)
+        if (fabs(edge[k]) < 2147483647.0 && swgpu__round_away(edge[k]) != (int32_t)lround(edge[k]))
+            bad++;
+    uint64_t rng = 3;
+    for (int k = 0; k < 200000; k++) {
+        double v = ((double)(tap_rand(&rng) % 2000001) - 1000000.0) / 200.0 *
+                   (0.5 + (double)(tap_rand(&rng) % 1000) / 1000.0);
+        bad += swgpu__round_away(v) != (int32_t)lround(v);
+    }
+    CHECK(bad == 0, "swgpu__round_away differs from lround on %d values", bad);
+}
+
 int main(void)
 {
+    test_round_away();
     test_read_fixture();
     test_read_errors();
     test_create();

@@ -657,9 +657,13 @@ static void test_ungapped_K(void)
             if (prob[s - lo] > 0)
                 g = gcd_of(g, s);
         double Kr = rc == 0 ? ref_sigma_K(prob, lo, hi, lambda * g, g) : 0;
-        bad = rc != 0 || K != Kr;
-        CHECK(!bad, "ungapped K, scores %d..%d (divisor %d): %.17g, the reference %.17g (%s)",
-              lo, hi, g, K, Kr, rc ? swgpu_last_error() : "");
+        double Ks = 0, ls = 0;
+        swgpu__stats_scalar = 1; /* the scalar convolution: the same doubles */
+        int rcs = swgpu__ungapped_karlin(prob, lo, hi, &ls, &Ks, NULL);
+        swgpu__stats_scalar = 0;
+        bad = rc != 0 || K != Kr || rcs != 0 || Ks != K || ls != lambda;
+        CHECK(!bad, "ungapped K, scores %d..%d (divisor %d): %.17g, scalar %.17g, the reference "
+              "%.17g (%s)", lo, hi, g, K, Ks, Kr, rc ? swgpu_last_error() : "");
         free(prob);
     }
 }

@@ -286,7 +286,9 @@ static int cmp_cost_desc(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k);
 }
 
-static int dgrow(void **p, size_t *cap, size_t bytes)
+/* device buffer of at least bytes, allocated and freed in stream order
+ * (cudaFree would wait for the whole device: the scan's kernels) */
+static int dgrow(void **p, size_t *cap, size_t bytes, cudaStream_t st)
 {
     if (bytes <= *cap)
         return SWGPU_OK;
@@ -294,10 +296,10 @@ static int dgrow(void **p, size_t *cap, size_t bytes)
     while (c < bytes)
         c *= 2;
     if (*p)
-        cudaFree(*p);
+        cudaFreeAsync(*p, st);
     *p = NULL;
     *cap = 0;
-    CU_CHECK(cudaMalloc(p, c));
+    CU_CHECK(cudaMallocAsync(p, c, st));
     *cap = c;
     return SWGPU_OK;
 }
@@ -337,13 +339,13 @@ extern "C" void swgpu__cu_pairs_destroy(swgpu__cu_pairs_t *P)
                    "(kernels %.3f s)", P->calls, P->pairs, (double)P->cells, P->seconds,
                    P->gpu_seconds);
     if (cudaSetDevice(P->dev) == cudaSuccess) {
-        if (P->st)
+        if (P->st) {
+            void *d[] = {P->d_prof, P->d_jobs, P->d_t, P->d_out, P->d_scr};
+            for (size_t k = 0; k < sizeof d / sizeof *d; k++)
+                if (d[k])
+                    cudaFreeAsync(d[k], P->st);
             cudaStreamSynchronize(P->st);
-        cudaFree(P->d_prof);
-        cudaFree(P->d_jobs);
-        cudaFree(P->d_t);
-        cudaFree(P->d_out);
-        cudaFree(P->d_scr);
+        }
         cudaFreeHost(P->h_stage);
         cudaFreeHost(P->h_jobs);
         cudaFreeHost(P->h_t);
@@ -393,6 +395,13 @@ extern "C" int swgpu__cu_pairs_create(const swgpu_matrix_t *m, int gap_open, int
     CU_GO(cudaEventCreateWithFlags(&P->ev, cudaEventBlockingSync | cudaEventDisableTiming));
     CU_GO(cudaEventCreate(&P->ev0));
     CU_GO(cudaEventCreate(&P->ev1));
+    /* room for a typical call: growing a pinned buffer later may wait for
+     * the device */
+    if ((rc = hgrow((void **)&P->h_t, &P->cap_ht, (size_t)16 << 20)) < 0 ||
+        (rc = hgrow((void **)&P->h_jobs, &P->cap_hjobs, 32768 * sizeof(pjob_t))) < 0 ||
+        (rc = hgrow((void **)&P->h_out, &P->cap_hout, 32768 * POUT * sizeof(int32_t))) < 0 ||
+        (rc = hgrow((void **)&P->h_stage, &P->cap_stage, (size_t)4 << 20)) < 0)
+        goto fail;
     *out = P;
     return SWGPU_OK;
 fail:
@@ -503,10 +512,11 @@ static int run_batch(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, const pcost_t *o
     }
     if ((rc = hgrow((void **)&P->h_t, &P->cap_ht, tres ? tres : 1)) < 0 ||
         (rc = hgrow((void **)&P->h_out, &P->cap_hout, POUT * n * sizeof(int32_t))) < 0 ||
-        (rc = dgrow((void **)&P->d_jobs, &P->cap_djobs, n * sizeof(pjob_t))) < 0 ||
-        (rc = dgrow((void **)&P->d_t, &P->cap_dt, tres ? tres : 1)) < 0 ||
-        (rc = dgrow((void **)&P->d_out, &P->cap_dout, POUT * n * sizeof(int32_t))) < 0 ||
-        (rc = dgrow((void **)&P->d_scr, &P->cap_scr, (scr ? scr : 1) * sizeof(int32_t))) < 0)
+        (rc = dgrow((void **)&P->d_jobs, &P->cap_djobs, n * sizeof(pjob_t), P->st)) < 0 ||
+        (rc = dgrow((void **)&P->d_t, &P->cap_dt, tres ? tres : 1, P->st)) < 0 ||
+        (rc = dgrow((void **)&P->d_out, &P->cap_dout, POUT * n * sizeof(int32_t), P->st)) < 0 ||
+        (rc = dgrow((void **)&P->d_scr, &P->cap_scr, (scr ? scr : 1) * sizeof(int32_t), P->st)) <
+            0)
         return rc;
     for (size_t k = 0; k < n; k++) {
         const swgpu__cu_pair_t *j = &J[ord[k].k];
@@ -594,7 +604,7 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
             size_t c = P->cap_prof ? P->cap_prof : ((size_t)1 << 20);
             while (c < need)
                 c *= 2;
-            if (cudaMalloc((void **)&d, c) != cudaSuccess) {
+            if (cudaMallocAsync((void **)&d, c, P->st) != cudaSuccess) {
                 cudaGetLastError();
                 rc = swgpu__fail(SWGPU_EDEVICE, "GPU pair ends: no device memory for %zu "
                                  "bytes of profiles", c);
@@ -603,12 +613,12 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
             if (P->used &&
                 cudaMemcpyAsync(d, P->d_prof, P->used * sizeof(int16_t),
                                 cudaMemcpyDeviceToDevice, P->st) != cudaSuccess) {
-                cudaFree(d);
+                cudaFreeAsync(d, P->st);
                 rc = swgpu__fail(SWGPU_EDEVICE, "GPU pair ends: profile copy failed");
                 goto done;
             }
-            cudaStreamSynchronize(P->st);
-            cudaFree(P->d_prof);
+            if (P->d_prof)
+                cudaFreeAsync(P->d_prof, P->st);
             P->d_prof = d;
             P->cap_prof = c;
         }
@@ -634,6 +644,15 @@ done:
     free(rpoff);
     free(ord);
     return rc;
+}
+
+extern "C" void swgpu__cu_pairs_forget(swgpu__cu_pairs_t *P)
+{
+    if (!P)
+        return;
+    pthread_mutex_lock(&P->lock);
+    P->used = P->nent = P->last = 0;
+    pthread_mutex_unlock(&P->lock);
 }
 
 extern "C" int swgpu__cu_pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
