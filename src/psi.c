@@ -1030,7 +1030,7 @@ done:
  * The PSSM of query q (codes) from the hits of qr with E-value <= thr (and,
  * with S, their further alignments), in three steps so that the rounds can
  * spread the further alignments of one query's rows over threads
- * (build_all): hits_setup (row 0 and every hit's own alignment),
+ * (build_worker): hits_setup (row 0 and every hit's own alignment),
  * hits_more (row r's further alignments: it reads and writes row r only),
  * hits_finish (purging, the PSSM).  Rows are independent until the purge,
  * so the order of the further alignments changes nothing.
@@ -1048,7 +1048,7 @@ typedef struct {
     int rc;
     size_t bad_row;
     char msg[512];
-    size_t pending;   /* rows queued whose further alignments are not done (build_all) */
+    size_t pending;   /* rows queued whose further alignments are not done (build_worker) */
 } hits_t;
 
 static void hits_free(hits_t *H)
@@ -1268,8 +1268,10 @@ void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r)
 }
 
 /*
- * The PSSMs of one round, built on several threads.  A worker takes a query
- * (the costliest first) and sets up its rows (hits_setup); their further
+ * The PSSMs of one round, built on several threads while its search goes
+ * on (build_open).  A worker takes a query (in the order they come, ready:
+ * its first stretches scored on the GPU, or, when none is, the newest one
+ * on the host) and sets up its rows (hits_setup); their further
  * alignments, most of the work of a query with hundreds of included hits,
  * go to a queue that every worker takes from; the query's worker helps with
  * the queue until its own rows are done, then purges and builds
@@ -1459,11 +1461,12 @@ static void *build_worker(void *arg)
 }
 
 /*
- * The first further stretches of every row of every job, scored on the GPU
- * in one call before the builds (J->pairs): a row's first stretches are the
- * query positions before and after its hit's alignment.  A stretch the GPU
- * did not take keeps score -1 and is scored by add_more on the host; a GPU
- * failure leaves them all there (warned).  SWGPU_ENOMEM or SWGPU_OK.
+ * The first further stretches of every row of jobs[0, nj), scored on the
+ * GPU in one call (J->pairs; the stretch thread calls it for each new group
+ * of jobs): a row's first stretches are the query positions before and
+ * after its hit's alignment.  A stretch the GPU did not take keeps score -1
+ * and is scored by add_more on the host; a GPU failure leaves them all
+ * there (warned).  SWGPU_ENOMEM or SWGPU_OK.
  */
 #if SWGPU_HAVE_CUDA
 static int stretches_ahead(build_jobs_t *J, const size_t *jobs, size_t nj)
