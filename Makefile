@@ -148,10 +148,11 @@ check-sanitize:
 # the multithreaded paths under ThreadSanitizer (CPU build, build-tsan/): the
 # tests of the search threads, the SIMD engine's scan threads, the long
 # alignment's bands and traceback pieces, the library used from several
-# threads at once, and the tool's searches and alignments with -t 1, 2, 4;
+# threads at once, the iterated search's PSSM builds running beside its
+# search (test_pssm), and the tool's searches and alignments with -t 1, 2, 4;
 # SWGPU_TEST_QUICK=1 trims their random cases (TSan slows the code ~20x)
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
-TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent
+TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent test_pssm
 check-tsan:
 	$(MAKE) B=build-tsan NVCC= CFLAGS="$(TSAN_FLAGS)" build-tsan/swgpu $(TSAN_TESTS:%=build-tsan/tests/%)
 	SWGPU_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
