@@ -1798,29 +1798,22 @@ static void truncate_hits(swgpu_search_result_t *r, size_t top_n)
 typedef struct {
     build_jobs_t *J;
     const pool_t *P;
-    const size_t *act;
-    size_t *const *prev_set;
-    const size_t *prev_n;
+    conv_t conv;
     const swgpu_seq_t *qv;
     const swgpu_pssm_t *const *searched; /* per query of the search: its PSSM, or NULL */
-    size_t max_hits;
-    double thr;
     int last_round, final_pssm;
 } round_ctx_t;
 
 static void round_done(void *user, size_t a, const swgpu_query_result_t *qr)
 {
     const round_ctx_t *X = user;
-    size_t i = X->act[a], *set = NULL, ns = 0;
+    size_t i = X->conv.act[a];
     swgpu_query_result_t best = *qr;
-    if (best.n_hits > X->max_hits)
-        best.n_hits = X->max_hits;
+    if (best.n_hits > X->conv.max_hits)
+        best.n_hits = X->conv.max_hits;
     /* as the round's end decides it (an allocation failure there fails the
      * round; here it only costs a PSSM that is not used) */
-    int conv = included_set(&best, X->thr, &set, &ns) == SWGPU_OK &&
-               subset(set, ns, X->prev_set[i], X->prev_n[i]);
-    free(set);
-    int last = conv || X->last_round;
+    int last = converges((void *)&X->conv, a, qr) || X->last_round;
     if (last && !X->final_pssm)
         return;
     build_add(X->J, X->P, a, &X->qv[i], &best, X->searched[a], !last);
@@ -1958,8 +1951,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
                 given[a] = stat_of[act[a]];
         }
         /* the round's builds go on with its search */
-        round_ctx_t X = {&J, &pool, act, prev_set, prev_n, qv, cur, (size_t)psi->max_hits,
-                         psi->inclusion_evalue, k + 1 == I, psi->final_pssm};
+        round_ctx_t X = {&J, &pool, conv, qv, cur, k + 1 == I, psi->final_pssm};
         swgpu__align_sel_t sk = k + 1 == I ? sel_last : sel;
         sk.query_done = round_done;
         sk.done_user = &X;

@@ -1071,17 +1071,14 @@ int swgpu__align_from_end_q(const swgpu__query_t *Q, const uint8_t *t, size_t tl
     if ((rc = ref_start_k(Q, t, tlen, m, gap_open, gap_extend, score, qend, tend, &qbeg,
                           &tbeg, k, only32)))
         return rc;
+    if (!score_only)
+        return swgpu__align_from_begin_q(Q, t, tlen, m, gap_open, gap_extend, score, qbeg, tbeg,
+                                         qend, tend, out, isa);
     out->score = score;
     out->qbeg = qbeg;
     out->qend = qend;
     out->tbeg = tbeg;
     out->tend = tend;
-    if (score_only)
-        return SWGPU_OK;
-    if ((rc = ref_path_k(Q, t, tlen, m, gap_open, gap_extend, out, k, only32))) {
-        aln_reset(out);
-        return rc;
-    }
     return SWGPU_OK;
 }
 
