@@ -1301,7 +1301,7 @@ typedef struct {
     int stats;                      /* 1: the PSSMs' search parameters as well (stat) */
     int *want_stat;                 /* per job: 1 if its PSSM is searched next round */
     swgpu__pssm_stat_t *stat;       /* per job: its PSSM's parameters */
-    size_t *order;                  /* order[j] = j (stretches_ahead takes a list) */
+    size_t *order;                  /* the stretch thread's list of jobs for the GPU */
     size_t *jq;                     /* per job: its query's index in the round's search */
     uint8_t *claimed;               /* per job: 1 once a worker took it */
     int closed;                     /* no job comes any more (build_close) */
@@ -1325,7 +1325,7 @@ typedef struct {
     stretch_t **pre;
     size_t n_ahead;       /* stretches scored ahead (log) */
     double gpu_s;         /* time in their GPU calls (log) */
-    size_t n_ready;       /* jobs order[0, n_ready) have theirs (the workers take no other) */
+    size_t n_ready;       /* jobs [0, n_ready) have theirs (or went without: taken first) */
 } build_jobs_t;
 
 /* One queued row (called without the lock). */
@@ -1635,8 +1635,6 @@ static int build_open(build_jobs_t *J, pool_t *P, size_t cap, int threads)
         J->order = NULL;
         return swgpu__fail(SWGPU_ENOMEM, "iterated search: out of memory for %zu PSSMs", cap);
     }
-    for (size_t j = 0; j < cap; j++)
-        J->order[j] = j;
     if (nt > 64)
         nt = 64;
 #if SWGPU_HAVE_CUDA

@@ -328,6 +328,22 @@ static void record_failure(pipe_t *c, const job_t *j, int rc)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* Room for need jobs in (*q, *cap), doubling; 0 or -1 (no memory). */
+static int jobs_room(job_t **q, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 1024;
+    while (c < need)
+        c *= 2;
+    job_t *p = realloc(*q, c * sizeof *p);
+    if (!p)
+        return -1;
+    *q = p;
+    *cap = c;
+    return 0;
+}
+
 static void *align_worker(void *arg)
 {
     pipe_t *c = arg;
@@ -361,19 +377,11 @@ static void *align_worker(void *arg)
 }
 
 #if SWGPU_HAVE_CUDA
-/* Append n jobs to (*q, *n, *cap); 0 or -1 (no memory). */
+/* Append k jobs to (*q, *n, *cap); 0 or -1 (no memory). */
 static int jobs_append(job_t **q, size_t *n, size_t *cap, const job_t *j, size_t k)
 {
-    if (*n + k > *cap) {
-        size_t c = *cap ? 2 * *cap : 1024;
-        while (c < *n + k)
-            c *= 2;
-        job_t *p = realloc(*q, c * sizeof *p);
-        if (!p)
-            return -1;
-        *q = p;
-        *cap = c;
-    }
+    if (jobs_room(q, cap, *n + k) < 0)
+        return -1;
     memcpy(*q + *n, j, k * sizeof *j);
     *n += k;
     return 0;
@@ -494,23 +502,16 @@ static int push_jobs(pipe_t *c, size_t i)
         return SWGPU_OK;
     }
     pthread_mutex_lock(&c->lock);
-    if (c->n_jobs + n > c->cap_jobs) {
-        size_t cap = c->cap_jobs ? 2 * c->cap_jobs : 1024;
-        while (cap < c->n_jobs + n)
-            cap *= 2;
-        job_t *p = realloc(c->jobs, cap * sizeof *p);
-        if (!p) {
-            pthread_mutex_unlock(&c->lock);
-            return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu alignments", cap);
-        }
-        c->jobs = p;
-        c->cap_jobs = cap;
+    if (jobs_room(&c->jobs, &c->cap_jobs, c->n_jobs + n) < 0) {
+        pthread_mutex_unlock(&c->lock);
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu alignments",
+                           c->n_jobs + n);
     }
     if (c->left)
         c->left[i] = n;
     for (size_t h = 0; h < qr->n_hits; h++)
         if (selected(c, qr, h, fo))
-            c->jobs[c->n_jobs++] = (job_t){i, h, 0, 0, 0, 0, 0, 0};
+            c->jobs[c->n_jobs++] = (job_t){.query = i, .hit = h};
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->lock);
     return SWGPU_OK;
@@ -1291,7 +1292,7 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
                 continue;
             k = db->rank[t];
             if (k >= db->part_first && k - db->part_first < db->n)
-                c.jobs[c.n_jobs++] = (job_t){i, h, 0, 0, 0, 0, 0, 0};
+                c.jobs[c.n_jobs++] = (job_t){.query = i, .hit = h};
         }
     if (!r->backend)
         r->backend = "unknown";
