@@ -568,6 +568,7 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
         P->nent = 0;
         P->last = 0;
     }
+    const size_t nent0 = P->nent; /* the profiles staged here count once uploaded */
     poff = (uint64_t *)malloc((n ? n : 1) * sizeof *poff);
     rpoff = (uint64_t *)malloc((n ? n : 1) * sizeof *rpoff);
     ord = (pcost_t *)malloc((n ? n : 1) * sizeof *ord);
@@ -628,6 +629,7 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
             goto done;
         }
         P->used += nst;
+        nst = 0;
     }
     /* the costliest pairs first: no long pair starts last */
     qsort(ord, nfit, sizeof *ord, cmp_cost_desc);
@@ -640,6 +642,14 @@ static int pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *J, size_t n)
         a = b;
     }
 done:
+    if (rc < 0) {
+        if (nst) { /* staged, not uploaded: a later call must not find them */
+            P->nent = nent0;
+            P->last = 0;
+        }
+        cudaStreamSynchronize(P->st); /* no copy still reads the staging area */
+        cudaGetLastError();
+    }
     free(poff);
     free(rpoff);
     free(ord);
