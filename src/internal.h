@@ -146,12 +146,12 @@ int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
 
 /** Robinson & Robinson (1991) frequencies of the 20 standard amino acids. */
 extern const double swgpu__robinson[20];
-/** Ungapped Karlin-Altschul lambda, K and H of i.i.d. scores s = lo..hi with
- *  probabilities prob[s - lo] (negative mean, some positive score); K (the
- *  costly part) and H may be NULL. */
 /** Tests: nonzero makes swgpu__ungapped_karlin's convolution take its scalar
  *  form (the AVX one must give the same doubles). */
 extern int swgpu__stats_scalar;
+/** Ungapped Karlin-Altschul lambda, K and H of i.i.d. scores s = lo..hi with
+ *  probabilities prob[s - lo] (negative mean, some positive score); K (the
+ *  costly part) and H may be NULL. */
 int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda, double *K,
                            double *H);
 /** The same for a matrix's 20 standard amino acids under swgpu__robinson
@@ -376,7 +376,6 @@ int swgpu__cuda_device_count(void);
 void swgpu__cuda_prepare(int gpus);
 /** Wait until a set-up started by swgpu__cuda_prepare is complete. */
 void swgpu__cuda_prepare_wait(void);
-
 #endif
 
 #endif /* SWGPU_INTERNAL_H */

@@ -1039,20 +1039,6 @@ const double swgpu__robinson[20] = {
 };
 
 /*
- * Ungapped Karlin-Altschul parameters of i.i.d. scores with probabilities
- * prob[s - lo], s = lo..hi (Karlin & Altschul 1990, PNAS 87:2264; Karlin,
- * Dembo & Kawabata 1990).  With the scores divided by their greatest common
- * divisor d (a lattice of span 1):
- *   lambda: the positive root of  sum_s p_s e^{lambda s} = 1,
- *   H = lambda sum_s s p_s e^{lambda s},
- *   K = e^{-2 sigma} / ((H / lambda) (1 - e^{-lambda})),
- *   sigma = sum_{k >= 1} (1/k) [ E(e^{lambda S_k}; S_k < 0) + P(S_k >= 0) ],
- * S_k the sum of k scores (its distribution by repeated convolution; the
- * terms fall geometrically, the sum stops when they no longer count).
- * lambda is then divided by d; K and H are in nats per pair.
- * SWGPU_EINVAL when the mean is not negative or no score is positive.
- */
-/*
  * One step of the convolution in swgpu__ungapped_karlin: nxt[i] = sum_j
  * cur[j] p[i - j] for i < nlen (nxt has room for 16 more), p padded with
  * KPAD zeros either side in pad.  Each sum adds its terms in increasing j
@@ -1128,6 +1114,20 @@ static void conv4(const double *cur, size_t len, const double *pad, size_t tn, d
     conv4_scalar(cur, len, pad, tn, nxt, nlen);
 }
 
+/*
+ * Ungapped Karlin-Altschul parameters of i.i.d. scores with probabilities
+ * prob[s - lo], s = lo..hi (Karlin & Altschul 1990, PNAS 87:2264; Karlin,
+ * Dembo & Kawabata 1990).  With the scores divided by their greatest common
+ * divisor d (a lattice of span 1):
+ *   lambda: the positive root of  sum_s p_s e^{lambda s} = 1,
+ *   H = lambda sum_s s p_s e^{lambda s},
+ *   K = e^{-2 sigma} / ((H / lambda) (1 - e^{-lambda})),
+ *   sigma = sum_{k >= 1} (1/k) [ E(e^{lambda S_k}; S_k < 0) + P(S_k >= 0) ],
+ * S_k the sum of k scores (its distribution by repeated convolution; the
+ * terms fall geometrically, the sum stops when they no longer count).
+ * lambda is then divided by d; K and H are in nats per pair.
+ * SWGPU_EINVAL when the mean is not negative or no score is positive.
+ */
 int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda_out,
                            double *K_out, double *H_out)
 {
