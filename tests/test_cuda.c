@@ -276,6 +276,110 @@ static void model_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen,
     free(got);
 }
 
+/* the query-pair kernel's host model: lanes of several queries' tiles one
+ * after another (a query starts where the last one ended, the other lane
+ * going on), lanes of different lengths, an idle lane; every query-pair
+ * configuration against the reference */
+static void model_case_qp(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, size_t nq,
+                          const int *lane, const swgpu_matrix_t *m, int open, int ext,
+                          const char *what)
+{
+    uint32_t *res, *woff, *len;
+    int16_t mat[32 * 32];
+    int ncfg;
+    const swgpu_cu_cfg_t *cfg = swgpu__cu_dpx_configs(&ncfg);
+    pack(db, &res, &woff, &len);
+    for (int a = 0; a < 32; a++)
+        for (int r = 0; r < 32; r++)
+            mat[32 * a + r] = (int16_t)m->s[a][r];
+    int32_t **want = malloc(nq * sizeof *want), **got = malloc(nq * sizeof *got);
+    const uint8_t **qq = malloc(nq * sizeof *qq);
+    for (size_t i = 0; i < nq; i++) {
+        qq[i] = q + (i * 41) % 300;
+        want[i] = malloc(db->n * sizeof **want);
+        got[i] = malloc(db->n * sizeof **got);
+        for (uint64_t k = 0; k < db->n; k++)
+            want[i][k] = ref_score(qq[i], qls[i], db->res + db->off[k],
+                                   db->off[k + 1] - db->off[k], m, open, ext);
+    }
+    int sat = 32767 - m->max - 2 * (open + ext);
+    int tested = 0;
+    for (int c = 0; c < ncfg; c++) {
+        if (!swgpu__cu_qp_has(cfg[c]))
+            continue;
+        tested++;
+        const int W = cfg[c].G * cfg[c].R;
+        /* each lane's items (query, tile) in order; one job */
+        size_t nit[2] = {0, 0};
+        int itq[2][64], itt[2][64];
+        for (size_t i = 0; i < nq; i++) {
+            const int h = lane[i], nt = (int)((qls[i] + W - 1) / W);
+            for (int t = 0; t < nt && nit[h] < 64; t++) {
+                itq[h][nit[h]] = (int)i;
+                itt[h][nit[h]++] = t;
+            }
+        }
+        const uint32_t np = (uint32_t)(nit[0] > nit[1] ? nit[0] : nit[1]);
+        swgpu_cu_pass_t *pass = calloc(np, sizeof *pass);
+        uint32_t *tabs = malloc((size_t)np * 32 * W * sizeof *tabs);
+        for (uint32_t p = 0; p < np; p++) {
+            swgpu_cu_pbuild_t pb;
+            memset(&pb, 0, sizeof pb);
+            for (int h = 0; h < 2; h++) {
+                pb.tile[h] = -1;
+                if (p >= nit[h])
+                    continue;
+                const int i = itq[h][p], t = itt[h][p];
+                const int nt = (int)((qls[i] + W - 1) / W);
+                pb.q[h] = qq[i];
+                pb.mat[h] = mat;
+                pb.qlen[h] = (int32_t)qls[i];
+                pb.tile[h] = t;
+                if (t > 0)
+                    pass[p].keep |= 0xffffu << (16 * h);
+                if (t == nt - 1)
+                    pass[p].sc[h] = got[i];
+            }
+            swgpu__cu_qp_prof(cfg[c], &pb, tabs + (size_t)p * 32 * W);
+            pass[p].prof = tabs + (size_t)p * 32 * W;
+        }
+        swgpu_cu_job_t job = {0, np};
+        for (size_t i = 0; i < nq; i++)
+            for (uint64_t k = 0; k < db->n; k++)
+                got[i][k] = -7;
+        int rc = swgpu__cu_emulate_qp(cfg[c], res, woff, len, (uint32_t)db->n, &job, 1, pass,
+                                      open + ext, ext);
+        CHECK_EQ_INT(rc, 0);
+        int bad = 0;
+        for (size_t i = 0; i < nq; i++)
+            for (uint64_t k = 0; k < db->n && bad < 3; k++) {
+                const int ok = want[i][k] < sat ? got[i][k] == want[i][k] : got[i][k] >= sat;
+                if (!ok) {
+                    bad++;
+                    CHECK(0, "model qp G=%d R=%d P=%d (%s): query %zu (len %zu, lane %d) "
+                             "subject %llu (len %u) scored %d, expected %d", cfg[c].G, cfg[c].R,
+                          cfg[c].P, what, i, qls[i], lane[i], (unsigned long long)k, len[k],
+                          got[i][k], want[i][k]);
+                }
+            }
+        if (!bad)
+            tap_passed++;
+        free(pass);
+        free(tabs);
+    }
+    CHECK_EQ_INT(tested, 6); /* the default family's configurations */
+    for (size_t i = 0; i < nq; i++) {
+        free(want[i]);
+        free(got[i]);
+    }
+    free(want);
+    free(got);
+    free(qq);
+    free(res);
+    free(woff);
+    free(len);
+}
+
 /* the host model with a PSSM query: the profiles built from its rows (no
  * codes), every DPX configuration and the intra kernel */
 static void model_case_pssm(const swgpu_db_t *db, const swgpu__query_t *Q,
@@ -399,6 +503,18 @@ static void part1(void)
     model_case(&T.db, q, 300, &prot, 10, 2, "protein 10/2");
     model_case(&T.db, q, 300, &prot, 0, 1, "protein 0/1");
     model_case(&T.db, q, 300, &prot, 3, 3, "protein 3/3");
+    {
+        /* lane 0: three queries one after another, lane 1: two, shorter in all */
+        size_t ql[] = {97, 300, 7, 513, 1};
+        int ln[] = {0, 0, 0, 1, 1};
+        model_case_qp(&T.db, q, ql, 5, ln, &prot, 11, 1, "lanes 0,0,0 / 1,1");
+        size_t q1[] = {257};
+        int l1[] = {1};
+        model_case_qp(&T.db, q, q1, 1, l1, &prot, 10, 2, "one query, lane 0 idle");
+        size_t q2[] = {160, 161};
+        int l2[] = {0, 1};
+        model_case_qp(&T.db, q, q2, 2, l2, &prot, 3, 3, "a pair");
+    }
     db_free(&T);
 
     /* overflow-forcing: large scores, copies of the query */
@@ -997,6 +1113,14 @@ static void part2(int small)
         gpu_many(&T.db, q, one, 1, &prot, 11, 1, NULL, "1 query", NULL);
         gpu_many(&T.db, q, two, 2, &prot, 11, 1, NULL, "2 queries", NULL);
         gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries", NULL);
+        /* the same without query pairs (the many-query kernel), and in
+         * batches of one pair (or one query) */
+        setenv("SWGPU_CUDA_QP", "0", 1);
+        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, no pairs", NULL);
+        unsetenv("SWGPU_CUDA_QP");
+        setenv("SWGPU_CUDA_SOLO", "1", 1);
+        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, solo", NULL);
+        unsetenv("SWGPU_CUDA_SOLO");
         if (!small) {
             gpu_many(&T.db, q, mq, nmq, &prot, 5, 2, NULL, "many queries, gaps 5/2", NULL);
             for (int kk = 1; kk < NKERN; kk++)

@@ -31,6 +31,7 @@
  * SWGPU_CUDA_LONG (length threshold), SWGPU_CUDA_SPLIT=0 (no split scans),
  * SWGPU_CUDA_MANY=0 (scan_many scans one query at a time, for comparisons),
  * SWGPU_CUDA_SOLO=0/1 (batches of one query on large databases: never/always),
+ * SWGPU_CUDA_QP=0 (no query pairs: the many-query kernel for every batch),
  * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0), and, for tests,
  * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails).
  */
@@ -120,8 +121,14 @@ typedef struct {
     int32_t *d_sc, *h_sc;       /* scores, one row of the chunk's subjects per query */
     void *scr, *scrl;           /* boundary scratch of multi-tile queries */
     int *d_ctr;                 /* 2 work counters */
+    /* a query-pair batch: its jobs, then its passes (at qp_pass_off), then
+     * the passes' table builds (h_qpt pinned), and the passes' tables */
+    uint8_t *d_qpt, *h_qpt;
+    void *d_qprof;
+    uint32_t qp_njobs;
+    size_t qp_pass_off;
     size_t cap_q, cap_hq, cap_prof, cap_profl, cap_mq, cap_hmq, cap_sc, cap_hsc, cap_scr,
-        cap_scrl;
+        cap_scrl, cap_qpt, cap_hqpt, cap_qprof;
 } mslot_t;
 
 typedef struct {
@@ -177,6 +184,7 @@ typedef struct cuda_state {
     int no_split;           /* SWGPU_CUDA_SPLIT=0 */
     int no_many;            /* SWGPU_CUDA_MANY=0: scan_many scans one query at a time */
     int solo;               /* SWGPU_CUDA_SOLO: 0 never, 1 always, -1 by the database's size */
+    int no_qp;              /* SWGPU_CUDA_QP=0: no query pairs (the many-query kernel instead) */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */
     int h_res_pinned;
@@ -766,6 +774,7 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
     S->no_split = (env = getenv("SWGPU_CUDA_SPLIT")) && !strcmp(env, "0");
     S->no_many = (env = getenv("SWGPU_CUDA_MANY")) && !strcmp(env, "0");
     S->solo = (env = getenv("SWGPU_CUDA_SOLO")) && *env ? (strcmp(env, "0") != 0) : -1;
+    S->no_qp = (env = getenv("SWGPU_CUDA_QP")) && !strcmp(env, "0");
     S->pair = -1;
     if ((env = getenv("SWGPU_CUDA_PAIR")) && *env) {
         char *end;
@@ -1476,11 +1485,13 @@ typedef struct {
     size_t first, n;            /* queries ord[first .. first + n) */
     swgpu_cu_cfg_t cfg, cfgl;
     int use_long, maxtiles, maxtilesl, maxqlen;
+    int qp;                     /* the short subjects by the query-pair kernel */
 } mbatch_t;
 
 typedef struct {
     const swgpu__query_t *q;
     size_t *ord;
+    const uint8_t *paired;      /* paired[x]: ord[x] and ord[x + 1] are one job's two lanes */
 } mq_in_t;
 
 static size_t align16(size_t x)
@@ -1503,6 +1514,82 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
     return SWGPU_OK;
 }
 
+/*
+ * The jobs of a query-pair batch: two queries the sort put side by side
+ * (paired), or one; a job has as many passes as its longer query has tiles,
+ * the lane of the shorter idles in the rest.  With jobs NULL only the
+ * counts; else the jobs, passes and table builds for slot m (query blobs
+ * in m->d_q in batch order, tables in m->d_qprof, scores in rows of
+ * m->d_sc of stride subjects).
+ */
+static void qp_plan(const gpu_t *d, const mslot_t *m, const mbatch_t *bt, const mq_in_t *in,
+                    size_t stride, uint32_t *njobs, uint32_t *npass, swgpu_cu_job_t *jobs,
+                    swgpu_cu_pass_t *pass, swgpu_cu_pbuild_t *pb)
+{
+    const int W = bt->cfg.G * bt->cfg.R;
+    const size_t pbytes = swgpu__cu_qp_pass_bytes(bt->cfg);
+    uint32_t nj = 0, np = 0;
+    size_t qoff = 0;
+    for (size_t x = 0; x < bt->n;) {
+        const int two = x + 1 < bt->n && in->paired[bt->first + x];
+        const swgpu__query_t *Q[2] = {NULL, NULL};
+        int nt[2] = {0, 0};
+        size_t off[2] = {0, 0};
+        for (int h = 0; h <= two; h++) {
+            Q[h] = &in->q[in->ord[bt->first + x + h]];
+            nt[h] = ((int)Q[h]->len + W - 1) / W;
+            off[h] = qoff;
+            qoff += align16(qblob_bytes(Q[h]));
+        }
+        const uint32_t n = (uint32_t)(nt[0] > nt[1] ? nt[0] : nt[1]);
+        if (jobs) {
+            jobs[nj].first = np;
+            jobs[nj].n = n;
+            for (uint32_t p = 0; p < n; p++) {
+                swgpu_cu_pass_t *ps = &pass[np + p];
+                swgpu_cu_pbuild_t *b = &pb[np + p];
+                ps->prof = (const uint32_t *)((char *)m->d_qprof + (size_t)(np + p) * pbytes);
+                ps->keep = 0;
+                ps->pad = 0;
+                for (int h = 0; h < 2; h++) {
+                    const int act = Q[h] && (int)p < nt[h];
+                    ps->sc[h] = act && (int)p == nt[h] - 1 ? m->d_sc + (x + h) * stride : NULL;
+                    if (act && p > 0)
+                        ps->keep |= 0xffffu << (16 * h);
+                    b->q[h] = act ? blob_q(Q[h], m->d_q + off[h]) : NULL;
+                    b->mat[h] = act ? blob_mat(Q[h], m->d_q + off[h], d->d_mat) : NULL;
+                    b->qlen[h] = act ? (int32_t)Q[h]->len : 0;
+                    b->tile[h] = act ? (int32_t)p : -1;
+                }
+            }
+        }
+        nj++;
+        np += n;
+        x += 1 + two;
+    }
+    *njobs = nj;
+    *npass = np;
+}
+
+/* bytes of a query-pair batch's jobs, passes and builds (h_qpt / d_qpt), and
+ * where the passes start */
+static size_t qp_bytes(uint32_t njobs, uint32_t npass, size_t *pass_off, size_t *pb_off)
+{
+    const size_t a = align16(njobs * sizeof(swgpu_cu_job_t));
+    const size_t b = align16(npass * sizeof(swgpu_cu_pass_t));
+    if (pass_off)
+        *pass_off = a;
+    if (pb_off)
+        *pb_off = a + b;
+    return a + b + npass * sizeof(swgpu_cu_pbuild_t);
+}
+
+/* resident blocks per SM of the kernel that takes bt's short subjects */
+static int short_occupancy(const mbatch_t *bt, int *per)
+{
+    return bt->qp ? swgpu__cu_qp_occupancy(bt->cfg, per) : swgpu__cu_dpx_occupancy(bt->cfg, per);
+}
+
 /* the batch's queries, their profiles and the query tables of slot m on
  * stream st; query j's scores go to row j of m->d_sc (stride rows) */
 static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
@@ -1515,13 +1602,14 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
         const int ql = (int)Q->len;
         qbytes += align16(qblob_bytes(Q));
-        pbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
+        if (!bt->qp)
+            pbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
         if (bt->use_long)
             plbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
     }
     if ((rc = hgrow((void **)&m->h_q, &m->cap_hq, qbytes)) ||
         (rc = dgrow((void **)&m->d_q, &m->cap_q, qbytes)) ||
-        (rc = dgrow(&m->d_prof, &m->cap_prof, pbytes)) ||
+        (pbytes && (rc = dgrow(&m->d_prof, &m->cap_prof, pbytes))) ||
         (plbytes && (rc = dgrow(&m->d_profl, &m->cap_profl, plbytes))) ||
         (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
         (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
@@ -1543,14 +1631,17 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         const int W = bt->cfg.G * bt->cfg.R;
         const uint8_t *dq = blob_q(Q, m->d_q + qo);
         const int16_t *dmat = blob_mat(Q, m->d_q + qo, d->d_mat);
-        char *prof = (char *)m->d_prof + po;
-        if ((rc = swgpu__cu_prof_dev(bt->cfg, dq, ql, dmat, prof, st)))
-            return rc;
-        m->h_mq[j].tprof = (const int16_t *)prof;
+        m->h_mq[j].tprof = NULL; /* a query-pair batch: the passes' tables below */
         m->h_mq[j].scores = m->d_sc + j * stride;
         m->h_mq[j].ntiles = (ql + W - 1) / W;
         m->h_mq[j].pad = 0;
-        po += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
+        if (!bt->qp) {
+            char *prof = (char *)m->d_prof + po;
+            if ((rc = swgpu__cu_prof_dev(bt->cfg, dq, ql, dmat, prof, st)))
+                return rc;
+            m->h_mq[j].tprof = (const int16_t *)prof;
+            po += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
+        }
         if (bt->use_long) {
             const int Wl = bt->cfgl.G * bt->cfgl.R;
             char *pl = (char *)m->d_profl + plo;
@@ -1566,6 +1657,24 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
     }
     CU_CHECK(cudaMemcpyAsync(m->d_mq, m->h_mq, (bt->use_long ? 2 : 1) * nq * sizeof(swgpu_cu_mq_t),
                              cudaMemcpyHostToDevice, st));
+    if (bt->qp) {
+        uint32_t nj, np;
+        size_t pass_off, pb_off;
+        qp_plan(d, m, bt, in, stride, &nj, &np, NULL, NULL, NULL);
+        const size_t tb = qp_bytes(nj, np, &pass_off, &pb_off);
+        if ((rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, tb)) ||
+            (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, tb)) ||
+            (rc = dgrow(&m->d_qprof, &m->cap_qprof, np * swgpu__cu_qp_pass_bytes(bt->cfg))))
+            return rc;
+        qp_plan(d, m, bt, in, stride, &nj, &np, (swgpu_cu_job_t *)m->h_qpt,
+                (swgpu_cu_pass_t *)(m->h_qpt + pass_off), (swgpu_cu_pbuild_t *)(m->h_qpt + pb_off));
+        CU_CHECK(cudaMemcpyAsync(m->d_qpt, m->h_qpt, tb, cudaMemcpyHostToDevice, st));
+        if ((rc = swgpu__cu_qp_prof_dev(bt->cfg, (const swgpu_cu_pbuild_t *)(m->d_qpt + pb_off),
+                                        np, m->d_qprof, st)))
+            return rc;
+        m->qp_njobs = nj;
+        m->qp_pass_off = pass_off;
+    }
     return SWGPU_OK;
 }
 
@@ -1603,14 +1712,19 @@ static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mbatch_t
         CU_CHECK(cudaEventRecord(ev_long, stl));
     }
     if (nshort) {
-        if ((rc = swgpu__cu_dpx_occupancy(bt->cfg, &per)))
+        if ((rc = short_occupancy(bt, &per)))
             return rc;
         const int NG = SWGPU_CU_DPX_THREADS / bt->cfg.G;
-        const uint64_t units = ((uint64_t)(nshort + 1) / 2 + NG - 1) / NG * nq;
+        const uint64_t units = bt->qp ? ((uint64_t)nshort + NG - 1) / NG * m->qp_njobs
+                                      : ((uint64_t)(nshort + 1) / 2 + NG - 1) / NG * nq;
         const int maxb = (per > 0 ? per : 1) * d->sms;
         const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
         const uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
-        if (nq == 1) {
+        if (bt->qp) {
+            rc = swgpu__cu_qp(&b, 0, nshort, (const swgpu_cu_job_t *)m->d_qpt, m->qp_njobs,
+                              (const swgpu_cu_pass_t *)(m->d_qpt + m->qp_pass_off), S->oe, S->ext,
+                              bt->cfg, blocks, scr, maxshort, ctr, st);
+        } else if (nq == 1) {
             swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
             rc = swgpu__cu_dpx(&b, 0, nshort, &q1, m->h_mq[0].tprof, bt->cfg, blocks, scr,
                                maxshort, ctr, m->h_mq[0].scores, st);
@@ -1795,10 +1909,11 @@ static void *mq_stream_thread(void *arg)
     return NULL;
 }
 
-/* sort key of a query: its configuration, then its length */
+/* sort key of a query: its configuration, then its length (a query pair's:
+ * the longer one's, both), then its pair, so that pairs stay side by side */
 typedef struct {
-    int key;
-    size_t len, i;
+    int key, two; /* two: one of a query pair */
+    size_t len, pid, i;
 } mkey_t;
 
 static int cmp_mkey(const void *a, const void *b)
@@ -1806,6 +1921,17 @@ static int cmp_mkey(const void *a, const void *b)
     const mkey_t *x = (const mkey_t *)a, *y = (const mkey_t *)b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* by length, then input order */
+static int cmp_mlen(const void *a, const void *b)
+{
+    const mkey_t *x = (const mkey_t *)a, *y = (const mkey_t *)b;
     if (x->len != y->len)
         return x->len < y->len ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
@@ -1845,10 +1971,12 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
     int32_t *row = NULL, *asmb = NULL;
     mkey_t *keys = NULL;
     size_t *ord = NULL;
+    uint8_t *paired = NULL;
     mbatch_t *bts = NULL;
     size_t nb = 0, nmq = 0;
     const swgpu_cu_cfg_t lcfg = {32, 32, 0};
     const int many = S->fam == FAM_DPX && !S->no_many;
+    const int qp_on = many && !S->streaming && !S->no_qp;
     /* the chunks a GPU scans: its own (resident), or any (streaming) */
     size_t maxn = 0;
     for (int c = 0; c < S->nchunks; c++)
@@ -1857,8 +1985,9 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
 
     keys = (mkey_t *)malloc((nq ? nq : 1) * sizeof *keys);
     ord = (size_t *)malloc((nq ? nq : 1) * sizeof *ord);
+    paired = (uint8_t *)calloc(nq ? nq : 1, 1);
     row = (int32_t *)malloc((S->db->n ? S->db->n : 1) * sizeof *row);
-    if (!keys || !ord || !row) {
+    if (!keys || !ord || !paired || !row) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu queries", nq);
         goto done;
     }
@@ -1883,7 +2012,9 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                  swgpu__cu_dpx_has_mq(lcfg) && q_use16(S, &q[i]);
         if (ok) {
             keys[nmq].key = cfg_index(c) * 2 + (ql > 1024);
+            keys[nmq].two = 0;
             keys[nmq].len = ql;
+            keys[nmq].pid = nmq;
             keys[nmq].i = i;
             nmq++;
         } else {
@@ -1898,9 +2029,29 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
         goto done;
     for (int i = 0; i < S->ndev; i++)
         S->dev[i].overflows = 0; /* cuda_scan above counted its own into st */
+    /* query pairs (the query-pair kernel, resident databases): queries of
+     * neighbouring lengths two by two, each pair with the configuration of
+     * its longer query */
+    if (qp_on) {
+        qsort(keys, nmq, sizeof *keys, cmp_mlen);
+        for (size_t x = 0; x < nmq; x++)
+            keys[x].pid = x;
+        for (size_t x = 0; x + 1 < nmq; x += 2) {
+            const size_t lo = keys[x + 1].len;
+            const swgpu_cu_cfg_t c = main_cfg(S, lo);
+            if (!swgpu__cu_qp_has(c) || !swgpu__cu_dpx_has_mq(c))
+                continue;
+            keys[x].key = keys[x + 1].key = cfg_index(c) * 2 + (lo > 1024);
+            keys[x].len = keys[x + 1].len = lo;
+            keys[x + 1].pid = x;
+            keys[x].two = keys[x + 1].two = 1;
+        }
+    }
     qsort(keys, nmq, sizeof *keys, cmp_mkey);
-    for (size_t j = 0; j < nmq; j++)
+    for (size_t j = 0; j < nmq; j++) {
         ord[j] = keys[j].i;
+        paired[j] = keys[j].two && j + 1 < nmq && keys[j + 1].pid == keys[j].pid;
+    }
 
     /* batches: one configuration each, bounded in cells and score bytes
      * (streaming: the GPU's score rows stay small beside the chunks, and
@@ -1920,9 +2071,9 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
          * on the synthetic database, bench/NOTES-gpu.md v18), still
          * pipelined over the two slots */
         if (S->solo == 1 || (S->solo < 0 && !S->streaming && S->db->n >= MQ_SOLO_SUBJECTS))
-            qcap = 1;
-        if (qcap < 1)
-            qcap = 1;
+            qcap = qp_on ? 2 : 1; /* a query pair, or one query */
+        if (qcap < 2)
+            qcap = qp_on ? 2 : 1;
         bts = (mbatch_t *)calloc(nmq, sizeof *bts);
         if (!bts) {
             rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu batches", nmq);
@@ -1936,12 +2087,18 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
             bt->use_long = keys[j].len > 1024;
             double cells = 0;
             size_t e = j;
-            while (e < nmq && keys[e].key == keys[j].key && e - j < qcap &&
-                   (e == j || cells + (double)keys[e].len * S->db->total_res <= MQ_CELLS)) {
-                cells += (double)keys[e].len * S->db->total_res;
-                e++;
+            while (e < nmq && keys[e].key == keys[j].key) { /* a query pair stays whole */
+                const size_t w = paired[e] ? 2 : 1;
+                double add = 0;
+                for (size_t x = e; x < e + w; x++)
+                    add += (double)q[keys[x].i].len * S->db->total_res;
+                if (e > j && (e - j + w > qcap || cells + add > MQ_CELLS))
+                    break;
+                cells += add;
+                e += w;
             }
             bt->n = e - j;
+            bt->qp = qp_on && bt->n >= 2 && swgpu__cu_qp_has(bt->cfg);
             for (size_t x = j; x < e; x++) {
                 const int ql = (int)keys[x].len;
                 const int t = (ql + bt->cfg.G * bt->cfg.R - 1) / (bt->cfg.G * bt->cfg.R);
@@ -1961,16 +2118,26 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
     /* every slot's buffers at their largest size now: pinned memory is
      * slow to allocate, so it is allocated once, not grown batch by batch */
     {
-        size_t mq_ = 0, mp = 0, mpl = 0, mnq = 0;
+        size_t mq_ = 0, mp = 0, mpl = 0, mnq = 0, mqpt = 0, mqprof = 0;
         for (size_t b = 0; b < nb; b++) {
             size_t q_ = 0, p_ = 0, pl = 0;
             for (size_t j = 0; j < bts[b].n; j++) {
                 const swgpu__query_t *Q = &q[ord[bts[b].first + j]];
                 const int ql = (int)Q->len;
                 q_ += align16(qblob_bytes(Q));
-                p_ += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfg, ql));
+                if (!bts[b].qp)
+                    p_ += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfg, ql));
                 if (bts[b].use_long)
                     pl += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfgl, ql));
+            }
+            if (bts[b].qp) {
+                const mq_in_t in0 = {q, ord, paired};
+                uint32_t nj, np;
+                qp_plan(NULL, NULL, &bts[b], &in0, 0, &nj, &np, NULL, NULL, NULL);
+                const size_t tb = qp_bytes(nj, np, NULL, NULL);
+                const size_t pb = np * swgpu__cu_qp_pass_bytes(bts[b].cfg);
+                if (tb > mqpt) mqpt = tb;
+                if (pb > mqprof) mqprof = pb;
             }
             if (q_ > mq_) mq_ = q_;
             if (p_ > mp) mp = p_;
@@ -1994,7 +2161,7 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                 for (size_t b = 0; b < nb && !rc; b++) {
                     int per = 0;
                     const uint32_t nshort = bts[b].use_long ? ch->nshort : ch->n;
-                    if (nshort && !(rc = swgpu__cu_dpx_occupancy(bts[b].cfg, &per))) {
+                    if (nshort && !(rc = short_occupancy(&bts[b], &per))) {
                         size_t x = swgpu__cu_dpx_scratch(bts[b].cfg, bts[b].maxqlen,
                                                          S->h_len[ch->k0 + nshort - 1],
                                                          (per > 0 ? per : 1) * d->sms);
@@ -2013,8 +2180,11 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                 if ((rc = mslot_setup(d, m)) || (rc = dgrow(&m->scr, &m->cap_scr, sb)) ||
                     (rc = dgrow(&m->scrl, &m->cap_scrl, sbl)) || (rc = hgrow((void **)&m->h_q, &m->cap_hq, mq_)) ||
                     (rc = dgrow((void **)&m->d_q, &m->cap_q, mq_)) ||
-                    (rc = dgrow(&m->d_prof, &m->cap_prof, mp)) ||
+                    (mp && (rc = dgrow(&m->d_prof, &m->cap_prof, mp))) ||
                     (mpl && (rc = dgrow(&m->d_profl, &m->cap_profl, mpl))) ||
+                    (mqpt && (rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, mqpt))) ||
+                    (mqpt && (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, mqpt))) ||
+                    (mqprof && (rc = dgrow(&m->d_qprof, &m->cap_qprof, mqprof))) ||
                     (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * mnq * sizeof(swgpu_cu_mq_t))) ||
                     (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * mnq * sizeof(swgpu_cu_mq_t))) ||
                     (rc = hgrow((void **)&m->h_sc, &m->cap_hsc, mnq * n * sizeof(int32_t))) ||
@@ -2036,7 +2206,7 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                              mnq, (unsigned long long)S->db->n);
             goto done;
         }
-        mq_in_t in = {q, ord};
+        mq_in_t in = {q, ord, paired};
         mqs_arg_t *args = (mqs_arg_t *)calloc(S->ndev, sizeof *args);
         pthread_t *th = (pthread_t *)calloc(S->ndev, sizeof *th);
         if (!args || !th) {
@@ -2083,7 +2253,7 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
         goto done;
     }
     {
-        mq_in_t in = {q, ord};
+        mq_in_t in = {q, ord, paired};
         for (size_t i = 0; i <= nb; i++) {
             if (i < nb)
                 for (int g = 0; g < S->ndev; g++)
@@ -2130,6 +2300,7 @@ done:
                 cudaDeviceSynchronize(); /* nothing in flight once we return */
     free(keys);
     free(ord);
+    free(paired);
     free(row);
     free(asmb);
     free(bts);
@@ -2194,6 +2365,9 @@ static void cuda_destroy(void *state)
             cudaFreeHost(m->h_sc);
             cudaFree(m->scr);
             cudaFree(m->scrl);
+            cudaFree(m->d_qpt);
+            cudaFreeHost(m->h_qpt);
+            cudaFree(m->d_qprof);
             cudaFree(m->d_ctr);
             if (m->st) cudaStreamDestroy(m->st);
             if (m->stl) cudaStreamDestroy(m->stl);

@@ -544,6 +544,300 @@ extern "C" int swgpu__cu_dpx_mq(const swgpu_cu_batch_t *b, uint32_t first, uint3
     return SWGPU_OK;
 }
 
+/* ------------------------------------------------- the query-pair kernel */
+
+/* word i of a pass's table: residue row a = i / W, position d as in the
+ * P>=1 tables (chunks of 4 columns, thread-interleaved); lane h's score in
+ * half h (SWGPU_CU_NEG where the lane is idle or past its query) */
+static SW_HD uint32_t qp_prof_at(int G, int R, const swgpu_cu_pbuild_t &pb, size_t i)
+{
+    const size_t W = (size_t)G * R;
+    const int a = (int)(i / W), d = (int)(i - (size_t)a * W);
+    const int d4 = d >> 2, t = d4 % G, r = (d4 / G) * 4 + (d & 3);
+    uint32_t w = 0;
+    for (int h = 0; h < 2; h++) {
+        const int v = pb.tile[h] < 0 ? SWGPU_CU_NEG
+                                     : prof_score(pb.q[h], pb.qlen[h], pb.mat[h], a,
+                                                  (size_t)pb.tile[h] * W + (size_t)t * R + r);
+        w |= ((uint32_t)v & 0xffffu) << (16 * h);
+    }
+    return w;
+}
+
+extern "C" size_t swgpu__cu_qp_pass_bytes(swgpu_cu_cfg_t cfg)
+{
+    return (size_t)SWGPU_CU_NRES * cfg.G * cfg.R * sizeof(uint32_t);
+}
+
+extern "C" void swgpu__cu_qp_prof(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *pb, uint32_t *out)
+{
+    const size_t n = (size_t)SWGPU_CU_NRES * cfg.G * cfg.R;
+    for (size_t i = 0; i < n; i++)
+        out[i] = qp_prof_at(cfg.G, cfg.R, *pb, i);
+}
+
+__global__ void k_prof_qp(int G, int R, const swgpu_cu_pbuild_t *__restrict__ pbs, uint32_t npass,
+                          uint32_t *out)
+{
+    const size_t per = (size_t)SWGPU_CU_NRES * G * R, n = per * npass;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const size_t p = i / per;
+        out[i] = qp_prof_at(G, R, pbs[p], i - p * per);
+    }
+}
+
+extern "C" int swgpu__cu_qp_prof_dev(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *d_pb,
+                                     uint32_t npass, void *d_out, cudaStream_t st)
+{
+    const size_t n = (size_t)SWGPU_CU_NRES * cfg.G * cfg.R * npass;
+    if (n == 0)
+        return SWGPU_OK;
+    const size_t want = (n + 255) / 256;
+    const int blocks = (int)(want < 4096 ? want : 4096);
+    k_prof_qp<<<blocks, 256, 0, st>>>(cfg.G, cfg.R, d_pb, npass, (uint32_t *)d_out);
+    CU_LAUNCHED("k_prof_qp");
+    return SWGPU_OK;
+}
+
+/*
+ * PF: the cell form, 3 the shifted form (row_sh), 4 the carried form
+ * (row_sh2).  The table row of residue r is read as k_dpx reads its low
+ * table, and no high table is read: the halves are the two lanes.
+ */
+template <int G, int R, int PF>
+__global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS, 2)
+k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *__restrict__ jobs,
+     uint32_t njobs, const swgpu_cu_pass_t *__restrict__ passes, uint32_t noe, uint32_t next,
+     uint32_t voe, uint32_t nk, uint2 *scratch, uint32_t maxlen, int *ctr, uint32_t one)
+{
+    enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
+    const uint32_t wq4 = (uint32_t)(W / 4) * one; /* a table row in 16-byte words, at run time */
+    constexpr bool SA = PF == 4 && R == 32;         /* as in k_dpx */
+    const uint32_t rowb = (uint32_t)(W * 4) * one;
+    extern __shared__ uint4 smem_u4[];
+    const uint32_t *tab = (const uint32_t *)smem_u4;
+    const uint32_t sa = (uint32_t)__cvta_generic_to_shared(smem_u4) + 16u * (uint32_t)(threadIdx.x % G);
+    __shared__ uint32_t unit_sh, job_sh, reload_sh, cached_sh;
+    const int g = threadIdx.x / G, t = threadIdx.x % G;
+    const uint32_t nunits = (count + NG - 1) / NG;
+    uint2 *bnd = scratch ? scratch + (size_t)(blockIdx.x * NG + g) * maxlen : NULL;
+    /* the left boundary of a lane's first tile (column -1: H = 0, Ê = 0) */
+    const uint2 b0 = make_uint2(voe, PF == 4 ? voe : 0u);
+
+    if (threadIdx.x == 0)
+        cached_sh = 0xffffffffu;
+    for (;;) {
+        __syncthreads(); /* every thread is done with the last unit (shared words, table) */
+        if (threadIdx.x == 0) {
+            const uint32_t u0 = atomicAdd((unsigned *)ctr, 1u);
+            if (u0 < nunits * njobs) {
+                const uint32_t su = u0 / njobs, jb = u0 - su * njobs;
+                const uint32_t np = jobs[jb].n;
+                reload_sh = np != 1 || jb != cached_sh;
+                cached_sh = np == 1 ? jb : 0xffffffffu;
+                job_sh = jb;
+                unit_sh = su;
+            } else {
+                unit_sh = nunits; /* done */
+            }
+        }
+        __syncthreads();
+        const uint32_t u = unit_sh;
+        if (u >= nunits)
+            break;
+        const swgpu_cu_job_t job = jobs[job_sh];
+        const bool reload = reload_sh != 0;
+
+        /* subjects of the unit, longest first: rank p -> subject first + count - 1 - p */
+        const uint32_t p = u * NG + g;
+        const bool live = p < count;
+        const uint32_t k = first + count - 1 - (live ? p : u * NG);
+        const int L = live ? (int)b.len[k] : 0;
+        const int Lmax = (int)b.len[first + count - 1 - u * NG];
+        const uint16_t *rows = b.pres + b.poff[k >> 1]; /* residue pair per row */
+        const uint32_t sh = 8u * (k & 1u);               /* this subject's byte */
+
+        SwLane<LP16, R> ln;
+        ln.M = 0;
+        auto cells = [&](const uint32_t x) {
+            const uint32_t r = (x >> sh) & 0xffu;
+            uint32_t sc[R];
+            const uint32_t sx = sa + r * rowb;
+            const uint4 *xa = (const uint4 *)tab + r * wq4;
+#pragma unroll
+            for (int c = 0; c < R / 4; c++) {
+                uint4 v = SA ? lds128(sx + c * G * 16) : xa[c * G + t];
+                sc[4 * c + 0] = v.x;
+                sc[4 * c + 1] = v.y;
+                sc[4 * c + 2] = v.z;
+                sc[4 * c + 3] = v.w;
+            }
+            if (PF == 4)
+                ln.row_sh2(sc, voe, nk, next, one);
+            else
+                ln.row_sh(sc, voe, nk, next, one);
+        };
+
+        for (uint32_t pi = 0; pi < job.n; pi++) {
+            const swgpu_cu_pass_t *ps = passes + job.first + pi;
+            if (job.n > 1 || reload) {
+                if (pi > 0)
+                    __syncthreads(); /* every group is done with the last pass's table */
+                copy_u4(smem_u4, (const uint4 *)ps->prof, SWGPU_CU_NRES * W / 4);
+                __syncthreads();
+            }
+            const uint32_t keep = pi > 0 ? ps->keep : 0u;
+            /* thread 0's left boundary: a continuing lane's from the last
+             * pass (scratch), a starting lane's b0 */
+            const uint2 kb0 = make_uint2(b0.x & ~keep, b0.y & ~keep);
+            const bool more_passes = pi + 1 < job.n;
+            if (PF == 4)
+                ln.start_sh2(voe, nk, one);
+            else
+                ln.start_sh(voe);
+            const int nsteps = Lmax + G - 1;
+            uint32_t xn = L > 0 ? rows[0] : 0;
+            uint2 bn = b0;
+            if (t == 0 && keep && L > 0) {
+                const uint2 v = bnd[0];
+                bn = make_uint2((v.x & keep) | kb0.x, (v.y & keep) | kb0.y);
+            }
+            const uint16_t *rows1 = rows + 1 - t;
+            uint2 *bt = !bnd ? NULL : t == 0 ? bnd + 1 : bnd - (G - 1);
+            auto step = [&](const int s, const bool CK) {
+                uint32_t hr = __shfl_up_sync(FULL_MASK, ln.h, 1, G);
+                uint32_t er = __shfl_up_sync(FULL_MASK, ln.e, 1, G);
+                const int j = s - t;
+                if (CK && !(j >= 0 && j < L))
+                    return;
+                const uint32_t x = xn;
+                const bool more = !CK || j + 1 < L;
+                if (more)
+                    xn = SA ? rows1[s] : rows[j + 1];
+                if (t == 0) {
+                    hr = bn.x;
+                    er = bn.y;
+                    if (keep && more) {
+                        const uint2 v = SA ? bt[s] : bnd[j + 1];
+                        bn = make_uint2((v.x & keep) | kb0.x, (v.y & keep) | kb0.y);
+                    }
+                }
+                ln.h = hr;
+                ln.e = er;
+                cells(x);
+                if (t == G - 1 && more_passes) {
+                    if (SA)
+                        bt[s] = make_uint2(ln.h, ln.e);
+                    else
+                        bnd[j] = make_uint2(ln.h, ln.e);
+                }
+            };
+            const int s0 = G - 1;
+            const int s1 = (int)__reduce_min_sync(FULL_MASK, (unsigned)L) - 1;
+            for (int s = 0; s < nsteps;) {
+                if (s >= s0 && s < s1) {
+#pragma unroll 1
+                    for (; s < s1; s++)
+                        step(s, false);
+                } else {
+                    step(s, true);
+                    s++;
+                }
+            }
+            /* a lane whose query ends here: its score, and its maximum restarts */
+            int32_t *sc0 = ps->sc[0], *sc1 = ps->sc[1];
+            if (sc0 || sc1) {
+                uint32_t m = ln.M;
+#pragma unroll
+                for (int off = G / 2; off > 0; off >>= 1)
+                    m = __vmaxs2(m, __shfl_xor_sync(FULL_MASK, m, off, G));
+                if (PF == 4)
+                    m = __viaddmax_s16x2_relu(m, noe, 0u); /* H + oe -> H */
+                if (live && t == 0) {
+                    if (sc0)
+                        sc0[k] = sw_lo16(m);
+                    if (sc1)
+                        sc1[k] = sw_hi16(m);
+                }
+                ln.M &= (sc0 ? 0xffff0000u : 0xffffffffu) & (sc1 ? 0x0000ffffu : 0xffffffffu);
+            }
+        }
+    }
+}
+
+typedef void (*qp_kern_t)(swgpu_cu_batch_t, uint32_t, uint32_t, const swgpu_cu_job_t *, uint32_t,
+                          const swgpu_cu_pass_t *, uint32_t, uint32_t, uint32_t, uint32_t, uint2 *,
+                          uint32_t, int *, uint32_t);
+
+/* the default family's forms per R (engine.cu default_pair): the shifted
+ * form below R = 24, the carried form from 24 up */
+static const struct {
+    swgpu_cu_cfg_t cfg;
+    qp_kern_t kern;
+} qp_table[] = {
+    {{8, 12, 3}, k_qp<8, 12, 3>}, {{8, 16, 3}, k_qp<8, 16, 3>}, {{8, 20, 3}, k_qp<8, 20, 3>},
+    {{8, 24, 4}, k_qp<8, 24, 4>}, {{8, 28, 4}, k_qp<8, 28, 4>}, {{8, 32, 4}, k_qp<8, 32, 4>},
+};
+enum { N_QP = sizeof qp_table / sizeof qp_table[0] };
+
+static int qp_find(swgpu_cu_cfg_t cfg)
+{
+    for (int i = 0; i < N_QP; i++)
+        if (qp_table[i].cfg.G == cfg.G && qp_table[i].cfg.R == cfg.R && qp_table[i].cfg.P == cfg.P)
+            return i;
+    return -1;
+}
+
+extern "C" int swgpu__cu_qp_has(swgpu_cu_cfg_t cfg)
+{
+    return qp_find(cfg) >= 0;
+}
+
+extern "C" int swgpu__cu_qp_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm)
+{
+    int i = qp_find(cfg);
+    if (i < 0)
+        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: no configuration G=%d R=%d P=%d",
+                           cfg.G, cfg.R, cfg.P);
+    const size_t smem = swgpu__cu_qp_pass_bytes(cfg);
+    CU_CHECK(cudaFuncSetAttribute(qp_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem));
+    CU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, qp_table[i].kern,
+                                                           SWGPU_CU_DPX_THREADS, smem));
+    return SWGPU_OK;
+}
+
+extern "C" int swgpu__cu_qp(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                            const swgpu_cu_job_t *d_jobs, uint32_t njobs,
+                            const swgpu_cu_pass_t *d_pass, int oe, int ext, swgpu_cu_cfg_t cfg,
+                            int blocks, void *scratch, uint32_t maxlen, int *ctr, cudaStream_t st)
+{
+    int i = qp_find(cfg);
+    if (i < 0)
+        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: no configuration G=%d R=%d P=%d",
+                           cfg.G, cfg.R, cfg.P);
+    if (count == 0 || njobs == 0)
+        return SWGPU_OK;
+    if (!b->pres || !b->poff)
+        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: needs the pair layout");
+    const uint64_t units = ((uint64_t)count + SWGPU_CU_DPX_THREADS / cfg.G - 1) /
+                           (SWGPU_CU_DPX_THREADS / cfg.G);
+    if (units * njobs >= 0x7fffffffull)
+        return swgpu__fail(SWGPU_ERANGE, "query-pair kernel: %u jobs x %llu work units", njobs,
+                           (unsigned long long)units);
+    const size_t smem = swgpu__cu_qp_pass_bytes(cfg);
+    CU_CHECK(cudaFuncSetAttribute(qp_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem));
+    CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
+    const uint32_t v = (uint32_t)(cfg.P == 4 ? 2 * oe : oe);
+    qp_table[i].kern<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
+        *b, first, count, d_jobs, njobs, d_pass, LP16::splat(-oe), LP16::splat(-ext),
+        LP16::splat((int)v), 0u - (uint32_t)oe * 0x10001u, (uint2 *)scratch, maxlen, ctr, 1u);
+    CU_LAUNCHED("k_qp");
+    return SWGPU_OK;
+}
+
 /* ---------------------------------------------------- the intra kernel */
 
 enum { IB = SWGPU_CU_INTRA_THREADS, IR = SWGPU_CU_INTRA_R, IW = IB * IR };
@@ -783,5 +1077,101 @@ extern "C" int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *r
     case 32: emu_dpx<32>(cfg.G, tp.data(), qlen, res, woff, len, n, oe, ext, scores, sh); break;
     default: return swgpu__fail(SWGPU_EINVAL, "DPX model: R=%d", cfg.R);
     }
+    return SWGPU_OK;
+}
+
+/* the query-pair kernel's group on the CPU: one subject, a job's passes */
+template <int R, int SH>
+static void emu_qp_job(int G, const uint32_t *res, const uint32_t *woff, const uint32_t *len,
+                       uint32_t k, const swgpu_cu_pass_t *pass, uint32_t np, int oe, int ext)
+{
+    typedef LP16::V V;
+    const int W = G * R, L = (int)len[k];
+    const uint32_t nk = 0u - (uint32_t)oe * 0x10001u;
+    const V v = LP16::splat(SH == 2 ? 2 * oe : oe);
+    std::vector<SwLane<LP16, R>> ln(G);
+    std::vector<V> oh(G), oe_(G), bh(L + 1), be(L + 1);
+    for (int t = 0; t < G; t++)
+        ln[t].M = 0;
+    for (uint32_t pi = 0; pi < np; pi++) {
+        const swgpu_cu_pass_t *ps = &pass[pi];
+        const uint32_t keep = pi > 0 ? ps->keep : 0u;
+        for (int t = 0; t < G; t++) {
+            if constexpr (SH == 2)
+                ln[t].start_sh2(v, nk, 1u);
+            else
+                ln[t].start_sh(v);
+        }
+        for (int s = 0; s < L + G - 1; s++) {
+            for (int t = 0; t < G; t++) {
+                oh[t] = ln[t].h;
+                oe_[t] = ln[t].e;
+            }
+            for (int t = 0; t < G; t++) {
+                const int j = s - t;
+                if (j < 0 || j >= L)
+                    continue;
+                V hr, er;
+                if (t > 0) {
+                    hr = oh[t - 1];
+                    er = oe_[t - 1];
+                } else {
+                    const V b0h = v, b0e = SH == 2 ? v : 0;
+                    hr = (bh[j] & keep) | (b0h & ~keep);
+                    er = (be[j] & keep) | (b0e & ~keep);
+                }
+                ln[t].h = hr;
+                ln[t].e = er;
+                const int r = sw_res(res, woff[k], len[k], j);
+                V sc[R];
+                for (int c = 0; c < R; c++)
+                    sc[c] = ps->prof[(size_t)r * W + (size_t)((c / 4) * G + t) * 4 + (c & 3)];
+                if constexpr (SH == 2)
+                    ln[t].row_sh2(sc, v, nk, LP16::splat(-ext), 1u);
+                else
+                    ln[t].row_sh(sc, v, nk, LP16::splat(-ext), 1u);
+                if (t == G - 1) {
+                    bh[j] = ln[t].h;
+                    be[j] = ln[t].e;
+                }
+            }
+        }
+        if (ps->sc[0] || ps->sc[1]) {
+            V m = 0;
+            for (int t = 0; t < G; t++)
+                m = LP16::max3(m, ln[t].M, ln[t].M);
+            if constexpr (SH == 2)
+                m = LP16::addmax0(m, LP16::splat(-oe), 0);
+            if (ps->sc[0])
+                ps->sc[0][k] = sw_lo16(m);
+            if (ps->sc[1])
+                ps->sc[1][k] = sw_hi16(m);
+            for (int t = 0; t < G; t++)
+                ln[t].M &= (ps->sc[0] ? 0xffff0000u : 0xffffffffu) &
+                           (ps->sc[1] ? 0x0000ffffu : 0xffffffffu);
+        }
+    }
+}
+
+extern "C" int swgpu__cu_emulate_qp(swgpu_cu_cfg_t cfg, const uint32_t *res, const uint32_t *woff,
+                                    const uint32_t *len, uint32_t n, const swgpu_cu_job_t *jobs,
+                                    uint32_t njobs, const swgpu_cu_pass_t *pass, int oe, int ext)
+{
+    if (qp_find(cfg) < 0)
+        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: no configuration G=%d R=%d P=%d",
+                           cfg.G, cfg.R, cfg.P);
+    for (uint32_t jb = 0; jb < njobs; jb++)
+        for (uint32_t k = 0; k < n; k++) {
+            const swgpu_cu_pass_t *ps = pass + jobs[jb].first;
+            const uint32_t np = jobs[jb].n;
+            switch (cfg.R) {
+            case 12: emu_qp_job<12, 1>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
+            case 16: emu_qp_job<16, 1>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
+            case 20: emu_qp_job<20, 1>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
+            case 24: emu_qp_job<24, 2>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
+            case 28: emu_qp_job<28, 2>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
+            default: emu_qp_job<32, 2>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
+            }
+        }
     return SWGPU_OK;
 }

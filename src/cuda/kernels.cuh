@@ -157,6 +157,74 @@ int swgpu__cu_dpx_mq(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
                      cudaStream_t st);
 
 /**
+ * Query pairs (the default kernel's many-query form without the pair
+ * assembly): one subject per group, the low 16-bit half of every register
+ * computing one query's tile, the high half another's, so that a table row
+ * holds both queries' scores for one residue and each cell pair costs no
+ * multiply-add to assemble (bench/NOTES-gpu.md v21).  A job is a list of
+ * tile passes; each half runs a lane of tiles (one query's tiles in order,
+ * then the next query's, or nothing), and every group of a work unit runs
+ * all passes of its job over its subject.
+ */
+typedef struct {
+    const uint32_t *prof; /* 32 x G*R words: lane 0's tile (low) | lane 1's (high) << 16 */
+    int32_t *sc[2];       /* per half: the score row of the query whose last tile this is, or NULL */
+    uint32_t keep;        /* 0xffff per half whose left boundary goes on from the last pass */
+    uint32_t pad;
+} swgpu_cu_pass_t;
+
+/** A job: passes [first, first + n) of the launch's pass list. */
+typedef struct {
+    uint32_t first, n;
+} swgpu_cu_job_t;
+
+/** What k_prof_qp needs to build one pass's table: per half the query
+ *  (q NULL: a PSSM's rows in mat), its length and the tile (-1: idle). */
+typedef struct {
+    const uint8_t *q[2];
+    const int16_t *mat[2];
+    int32_t qlen[2];
+    int32_t tile[2];
+} swgpu_cu_pbuild_t;
+
+/** 1 if cfg has a query-pair instance. */
+int swgpu__cu_qp_has(swgpu_cu_cfg_t cfg);
+
+/** Bytes of one pass's table for cfg (32 x G*R words). */
+size_t swgpu__cu_qp_pass_bytes(swgpu_cu_cfg_t cfg);
+
+/** Builds the tables of npass passes from d_pb[0..npass) into d_out (pass p
+ *  at p * swgpu__cu_qp_pass_bytes(cfg)), on stream st. */
+int swgpu__cu_qp_prof_dev(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *d_pb, uint32_t npass,
+                          void *d_out, cudaStream_t st);
+
+/** Resident blocks per SM of the query-pair kernel with cfg. */
+int swgpu__cu_qp_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm);
+
+/**
+ * The query-pair kernel: subjects [first, first+count) of the batch (longest
+ * last, taken longest first) against every job of d_jobs[0..njobs); work
+ * units are (subject unit, job), ceil(count / (256 / G)) subject units.
+ * scratch: swgpu__cu_dpx_scratch(cfg, qlen, ...) for a query of more than one
+ * tile (NULL when every job has one pass).
+ */
+int swgpu__cu_qp(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
+                 const swgpu_cu_job_t *d_jobs, uint32_t njobs, const swgpu_cu_pass_t *d_pass,
+                 int oe, int ext, swgpu_cu_cfg_t cfg, int blocks, void *scratch, uint32_t maxlen,
+                 int *ctr, cudaStream_t st);
+
+/**
+ * Host model of the query-pair kernel: subjects [0, n) against the jobs
+ * (host pointers: the passes' tables and score rows on the host).
+ */
+int swgpu__cu_emulate_qp(swgpu_cu_cfg_t cfg, const uint32_t *res, const uint32_t *woff,
+                         const uint32_t *len, uint32_t n, const swgpu_cu_job_t *jobs,
+                         uint32_t njobs, const swgpu_cu_pass_t *pass, int oe, int ext);
+
+/** The table of one pass built on the host (host pointers in pb). */
+void swgpu__cu_qp_prof(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *pb, uint32_t *out);
+
+/**
  * Intra-task kernel (32-bit): one thread block per subject, the query
  * split over its SWGPU_CU_INTRA_THREADS threads (SWGPU_CU_INTRA_R columns
  * each) in a wavefront, the boundary column of each query tile in global
