@@ -2,7 +2,7 @@
  * gpu_bench.c - database-scan benchmark of the CUDA engine.
  *
  *   gpu_bench -q QUERIES.fa -d DB.fa[.gz] [-k default,simt,...] [-r REPEATS]
- *             [-m BLOSUM62] [-g 11] [-e 1] [--cfgs "8,16 8,32 ..."]
+ *             [-m BLOSUM62] [-g 11] [-e 1] [--cfgs "8,16 8,32 ..."] [--pairs]
  *             [--dna FRAGLEN] [--nq N] [--qlen L] [--gpus N]
  *
  * For every kernel: create the engine (database upload, timed), one
@@ -18,6 +18,9 @@
  * swgpu_search over all queries (scan, top hits, alignments, E-values) with
  * the CUDA backend and that kernel, plus the database load.
  * --cfgs: repeat the default kernel with each DPX configuration G,R.
+ * --pairs: each query is scanned twice in one scan_many call (two copies;
+ * with SWGPU_CUDA_SOLO=1 they make one batch, one query per lane of the
+ * query-lane kernel), GCUPS counting both.
  * --dna FRAGLEN: the database file is a genome cut into FRAGLEN pieces and
  * the queries are the first --nq pieces of --qlen of the query file, scored
  * +2/-3 with gaps 5/2 unless -g/-e are given.
@@ -102,6 +105,24 @@ typedef struct {
 } bq_t;
 
 static int n_gpus; /* --gpus: 0 = all visible */
+static int pairs;  /* --pairs: each query scanned as two copies in one scan_many call */
+
+static int sink_none(void *user, size_t i, const int32_t *scores)
+{
+    (void)user;
+    (void)i;
+    (void)scores;
+    return 0;
+}
+
+/* one scan of query Qi: alone, or (--pairs) as two copies in one scan_many call */
+static int scan_one(void *st, const swgpu__query_t *Qi, int32_t *scores, swgpu_scan_stats_t *s1)
+{
+    if (!pairs)
+        return ENGINE->scan(st, Qi, scores, s1);
+    swgpu__query_t two[2] = {*Qi, *Qi};
+    return ENGINE->scan_many(st, 2, two, sink_none, NULL, s1);
+}
 
 /* the whole search (scan, top hits, alignments, E-values) through swgpu_search */
 static double end_to_end(const char *kernel, const swgpu_seqset_t *qs, const swgpu_db_t *db,
@@ -150,7 +171,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
     int32_t *scores = malloc(db->n * sizeof *scores);
     swgpu_scan_stats_t ss = {0, 0, 0};
     swgpu__query_t Q0 = swgpu__query_plain(Q[0].res, Q[0].len);
-    if ((rc = ENGINE->scan(st, &Q0, scores, &ss))) { /* warm-up */
+    if ((rc = scan_one(st, &Q0, scores, &ss))) { /* warm-up */
         fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
         return 1;
     }
@@ -167,7 +188,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
             swgpu_scan_stats_t s1 = {0, 0, 0};
             double a = swgpu__now();
             swgpu__query_t Qi = swgpu__query_plain(Q[i].res, Q[i].len);
-            if ((rc = ENGINE->scan(st, &Qi, scores, &s1))) {
+            if ((rc = scan_one(st, &Qi, scores, &s1))) {
                 fprintf(stderr, "gpu_bench: %s: %s\n", label, swgpu_last_error());
                 return 1;
             }
@@ -179,7 +200,7 @@ static int run_kernel(const char *kernel, const char *label, const swgpu_db_t *d
         qsort(ts, repeats, sizeof *ts, cmp_dbl);
         qsort(tk, repeats, sizeof *tk, cmp_dbl);
         double med = ts[repeats / 2], medk = tk[repeats / 2];
-        double c = (double)Q[i].len * (double)db->total_res;
+        double c = (double)Q[i].len * (double)db->total_res * (pairs ? 2 : 1);
         sum_s += med;
         sum_k += medk;
         cells += c;
@@ -224,6 +245,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-g") && v) open = atoi(v), i++;
         else if (!strcmp(a, "-e") && v) ext = atoi(v), i++;
         else if (!strcmp(a, "--cfgs") && v) cfgs = v, i++;
+        else if (!strcmp(a, "--pairs")) pairs = 1;
         else if (!strcmp(a, "--dna") && v) frag = atoi(v), i++;
         else if (!strcmp(a, "--nq") && v) nqmax = atoi(v), i++;
         else if (!strcmp(a, "--qlen") && v) qcut = atoi(v), i++;
@@ -231,7 +253,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--gpus") && v) n_gpus = atoi(v), i++;
         else {
             fprintf(stderr, "usage: gpu_bench -q QUERIES -d DB [-k K1,K2] [-r N] [-m MATRIX] "
-                            "[-g OPEN] [-e EXT] [--gpus N] [--cfgs \"G,R ...\"] [--dna FRAGLEN] [--nq N] "
+                            "[-g OPEN] [-e EXT] [--gpus N] [--cfgs \"G,R ...\"] [--pairs] [--dna FRAGLEN] [--nq N] "
                             "[--qlen L] [--e2e]\n");
             return 1;
         }

@@ -276,10 +276,10 @@ static void model_case(const swgpu_db_t *db, const uint8_t *q, size_t qlen,
     free(got);
 }
 
-/* the query-pair kernel's host model: lanes of several queries' tiles one
- * after another (a query starts where the last one ended, the other lane
- * going on), lanes of different lengths, an idle lane; every query-pair
- * configuration against the reference */
+/* the query-lane kernel's host model: lanes of several queries one after
+ * another (each starting on a slot of its own, in any thread), lanes of
+ * different lengths, an idle lane; every query-lane configuration against
+ * the reference.  lane[i]: the lane of query i (queries of a lane in order). */
 static void model_case_qp(const swgpu_db_t *db, const uint8_t *q, const size_t *qls, size_t nq,
                           const int *lane, const swgpu_matrix_t *m, int open, int ext,
                           const char *what)
@@ -287,94 +287,88 @@ static void model_case_qp(const swgpu_db_t *db, const uint8_t *q, const size_t *
     uint32_t *res, *woff, *len;
     int16_t mat[32 * 32];
     int ncfg;
-    const swgpu_cu_cfg_t *cfg = swgpu__cu_dpx_configs(&ncfg);
+    const swgpu_cu_cfg_t *cfg = swgpu__cu_qp_configs(&ncfg);
     pack(db, &res, &woff, &len);
     for (int a = 0; a < 32; a++)
         for (int r = 0; r < 32; r++)
             mat[32 * a + r] = (int16_t)m->s[a][r];
-    int32_t **want = malloc(nq * sizeof *want), **got = malloc(nq * sizeof *got);
-    const uint8_t **qq = malloc(nq * sizeof *qq);
+    int32_t **want = malloc(nq * sizeof *want);
+    int32_t *got = malloc(nq * db->n * sizeof *got);
+    swgpu_cu_qpq_t *qt = calloc(nq, sizeof *qt);
     for (size_t i = 0; i < nq; i++) {
-        qq[i] = q + (i * 41) % 300;
+        qt[i].q = q + (i * 41) % 300;
+        qt[i].mat = mat;
+        qt[i].qlen = (int32_t)qls[i];
         want[i] = malloc(db->n * sizeof **want);
-        got[i] = malloc(db->n * sizeof **got);
         for (uint64_t k = 0; k < db->n; k++)
-            want[i][k] = ref_score(qq[i], qls[i], db->res + db->off[k],
+            want[i][k] = ref_score(qt[i].q, qls[i], db->res + db->off[k],
                                    db->off[k + 1] - db->off[k], m, open, ext);
     }
     int sat = 32767 - m->max - 2 * (open + ext);
-    int tested = 0;
+    CHECK_EQ_INT(ncfg, 5); /* groups of 8 at R = 16..32 */
     for (int c = 0; c < ncfg; c++) {
-        if (!swgpu__cu_qp_has(cfg[c]))
-            continue;
-        tested++;
-        const int W = cfg[c].G * cfg[c].R;
-        /* each lane's items (query, tile) in order; one job */
-        size_t nit[2] = {0, 0};
-        int itq[2][64], itt[2][64];
-        for (size_t i = 0; i < nq; i++) {
-            const int h = lane[i], nt = (int)((qls[i] + W - 1) / W);
-            for (int t = 0; t < nt && nit[h] < 64; t++) {
-                itq[h][nit[h]] = (int)i;
-                itt[h][nit[h]++] = t;
-            }
-        }
-        const uint32_t np = (uint32_t)(nit[0] > nit[1] ? nit[0] : nit[1]);
+        CHECK(swgpu__cu_qp_has(cfg[c]), "lane configuration %d listed but not found", c);
+        const int G = cfg[c].G, R = cfg[c].R, W = G * R;
+        uint32_t nsl[2] = {0, 0};
+        for (size_t i = 0; i < nq; i++)
+            nsl[lane[i]] += (uint32_t)((qls[i] + R - 1) / R);
+        const uint32_t m0 = nsl[0] > nsl[1] ? nsl[0] : nsl[1], np = (m0 + G - 1) / G;
         swgpu_cu_pass_t *pass = calloc(np, sizeof *pass);
+        swgpu_cu_pbuild_t *pb = calloc(np, sizeof *pb);
         uint32_t *tabs = malloc((size_t)np * 32 * W * sizeof *tabs);
         for (uint32_t p = 0; p < np; p++) {
-            swgpu_cu_pbuild_t pb;
-            memset(&pb, 0, sizeof pb);
-            for (int h = 0; h < 2; h++) {
-                pb.tile[h] = -1;
-                if (p >= nit[h])
-                    continue;
-                const int i = itq[h][p], t = itt[h][p];
-                const int nt = (int)((qls[i] + W - 1) / W);
-                pb.q[h] = qq[i];
-                pb.mat[h] = mat;
-                pb.qlen[h] = (int32_t)qls[i];
-                pb.tile[h] = t;
-                if (t > 0)
-                    pass[p].keep |= 0xffffu << (16 * h);
-                if (t == nt - 1)
-                    pass[p].sc[h] = got[i];
+            pass[p].starts = 0xffffffffu;
+            for (int h = 0; h < 2; h++)
+                for (int t = 0; t < G; t++) {
+                    pass[p].qi[h][t] = 0xffff;
+                    pb[p].qi[h][t] = -1;
+                }
+        }
+        uint32_t at[2] = {0, 0};
+        for (size_t i = 0; i < nq; i++) {
+            const int h = lane[i];
+            const uint32_t ns = (uint32_t)((qls[i] + R - 1) / R);
+            for (uint32_t x = 0; x < ns; x++, at[h]++) {
+                const uint32_t p = at[h] / G, t = at[h] % G;
+                pass[p].qi[h][t] = (uint16_t)i;
+                if (x > 0)
+                    pass[p].starts &= ~(1u << (2 * t + h));
+                pb[p].qi[h][t] = (int32_t)i;
+                pb[p].c0[h][t] = (int32_t)(x * R);
             }
-            swgpu__cu_qp_prof(cfg[c], &pb, tabs + (size_t)p * 32 * W);
+        }
+        for (uint32_t p = 0; p < np; p++) {
+            swgpu__cu_qp_prof(cfg[c], qt, &pb[p], tabs + (size_t)p * 32 * W);
             pass[p].prof = tabs + (size_t)p * 32 * W;
         }
         swgpu_cu_job_t job = {0, np};
-        for (size_t i = 0; i < nq; i++)
-            for (uint64_t k = 0; k < db->n; k++)
-                got[i][k] = -7;
-        int rc = swgpu__cu_emulate_qp(cfg[c], res, woff, len, (uint32_t)db->n, &job, 1, pass,
-                                      open + ext, ext);
+        memset(got, 0, nq * db->n * sizeof *got);
+        int rc = swgpu__cu_emulate_qp(cfg[c], res, woff, len, (uint32_t)db->n, &job, 1, pass, got,
+                                      db->n, open + ext, ext);
         CHECK_EQ_INT(rc, 0);
         int bad = 0;
         for (size_t i = 0; i < nq; i++)
             for (uint64_t k = 0; k < db->n && bad < 3; k++) {
-                const int ok = want[i][k] < sat ? got[i][k] == want[i][k] : got[i][k] >= sat;
+                const int32_t g = got[i * db->n + k];
+                const int ok = want[i][k] < sat ? g == want[i][k] : g >= sat;
                 if (!ok) {
                     bad++;
-                    CHECK(0, "model qp G=%d R=%d P=%d (%s): query %zu (len %zu, lane %d) "
-                             "subject %llu (len %u) scored %d, expected %d", cfg[c].G, cfg[c].R,
-                          cfg[c].P, what, i, qls[i], lane[i], (unsigned long long)k, len[k],
-                          got[i][k], want[i][k]);
+                    CHECK(0, "model lanes G=%d R=%d P=%d (%s): query %zu (len %zu, lane %d) "
+                             "subject %llu (len %u) scored %d, expected %d", G, R, cfg[c].P,
+                          what, i, qls[i], lane[i], (unsigned long long)k, len[k], g, want[i][k]);
                 }
             }
         if (!bad)
             tap_passed++;
         free(pass);
+        free(pb);
         free(tabs);
     }
-    CHECK_EQ_INT(tested, 6); /* the default family's configurations */
-    for (size_t i = 0; i < nq; i++) {
+    for (size_t i = 0; i < nq; i++)
         free(want[i]);
-        free(got[i]);
-    }
     free(want);
     free(got);
-    free(qq);
+    free(qt);
     free(res);
     free(woff);
     free(len);
@@ -504,10 +498,10 @@ static void part1(void)
     model_case(&T.db, q, 300, &prot, 0, 1, "protein 0/1");
     model_case(&T.db, q, 300, &prot, 3, 3, "protein 3/3");
     {
-        /* lane 0: three queries one after another, lane 1: two, shorter in all */
-        size_t ql[] = {97, 300, 7, 513, 1};
-        int ln[] = {0, 0, 0, 1, 1};
-        model_case_qp(&T.db, q, ql, 5, ln, &prot, 11, 1, "lanes 0,0,0 / 1,1");
+        /* lane 0: four queries one after another, lane 1: three, shorter in all */
+        size_t ql[] = {97, 300, 7, 513, 1, 16, 33};
+        int ln[] = {0, 0, 0, 1, 1, 0, 1};
+        model_case_qp(&T.db, q, ql, 7, ln, &prot, 11, 1, "lanes 0,0,0,0 / 1,1,1");
         size_t q1[] = {257};
         int l1[] = {1};
         model_case_qp(&T.db, q, q1, 1, l1, &prot, 10, 2, "one query, lane 0 idle");
@@ -1113,11 +1107,15 @@ static void part2(int small)
         gpu_many(&T.db, q, one, 1, &prot, 11, 1, NULL, "1 query", NULL);
         gpu_many(&T.db, q, two, 2, &prot, 11, 1, NULL, "2 queries", NULL);
         gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries", NULL);
-        /* the same without query pairs (the many-query kernel), and in
-         * batches of one pair (or one query) */
+        /* the same without query lanes (the many-query kernel), with one
+         * job of two long lanes (as on a large database), and in batches of
+         * two queries (or one) */
         setenv("SWGPU_CUDA_QP", "0", 1);
-        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, no pairs", NULL);
+        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, no lanes", NULL);
         unsetenv("SWGPU_CUDA_QP");
+        setenv("SWGPU_CUDA_QP_UNITS", "1", 1);
+        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, one job", NULL);
+        unsetenv("SWGPU_CUDA_QP_UNITS");
         setenv("SWGPU_CUDA_SOLO", "1", 1);
         gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, solo", NULL);
         unsetenv("SWGPU_CUDA_SOLO");
@@ -1129,6 +1127,9 @@ static void part2(int small)
             for (size_t i = 0; i < 300; i++)
                 rep[i] = 20 + (i * 13) % 400;
             gpu_many(&T.db, q, rep, 300, &prot, 11, 1, NULL, "300 short queries", NULL);
+            setenv("SWGPU_CUDA_QP_UNITS", "1", 1);
+            gpu_many(&T.db, q, rep, 300, &prot, 11, 1, NULL, "300 short queries, one job", NULL);
+            unsetenv("SWGPU_CUDA_QP_UNITS");
         }
     }
 

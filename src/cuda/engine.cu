@@ -31,7 +31,8 @@
  * SWGPU_CUDA_LONG (length threshold), SWGPU_CUDA_SPLIT=0 (no split scans),
  * SWGPU_CUDA_MANY=0 (scan_many scans one query at a time, for comparisons),
  * SWGPU_CUDA_SOLO=0/1 (batches of one query on large databases: never/always),
- * SWGPU_CUDA_QP=0 (no query pairs: the many-query kernel for every batch),
+ * SWGPU_CUDA_QP=0 (no query lanes: the many-query kernel for every batch),
+ * SWGPU_CUDA_QP_UNITS (work units a query-lane batch aims at),
  * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0), and, for tests,
  * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails).
  */
@@ -121,12 +122,13 @@ typedef struct {
     int32_t *d_sc, *h_sc;       /* scores, one row of the chunk's subjects per query */
     void *scr, *scrl;           /* boundary scratch of multi-tile queries */
     int *d_ctr;                 /* 2 work counters */
-    /* a query-pair batch: its jobs, then its passes (at qp_pass_off), then
+    /* a query-lane batch: its jobs, then its passes (at qp_pass_off), then
      * the passes' table builds (h_qpt pinned), and the passes' tables */
     uint8_t *d_qpt, *h_qpt;
     void *d_qprof;
     uint32_t qp_njobs;
-    size_t qp_pass_off;
+    size_t qp_pass_off, qp_stride;
+    int sized;                  /* allocated for the current scan_many (slot_alloc) */
     size_t cap_q, cap_hq, cap_prof, cap_profl, cap_mq, cap_hmq, cap_sc, cap_hsc, cap_scr,
         cap_scrl, cap_qpt, cap_hqpt, cap_qprof;
 } mslot_t;
@@ -164,6 +166,10 @@ typedef struct {
     /* scan_many */
     mslot_t ms[NMB];
     cudaStream_t sto;          /* overflow recompute of a finished batch */
+    void *retired[64];         /* pinned buffers outgrown during a scan (freed after it) */
+    int nretired;
+    /* the largest batch's buffer sizes of the current scan_many (slot_alloc) */
+    size_t sz_scr, sz_scrl, sz_q, sz_prof, sz_profl, sz_qpt, sz_qprof, sz_nq, sz_n;
     /* results of the current scan */
     int rc;
     uint64_t overflows;
@@ -184,7 +190,8 @@ typedef struct cuda_state {
     int no_split;           /* SWGPU_CUDA_SPLIT=0 */
     int no_many;            /* SWGPU_CUDA_MANY=0: scan_many scans one query at a time */
     int solo;               /* SWGPU_CUDA_SOLO: 0 never, 1 always, -1 by the database's size */
-    int no_qp;              /* SWGPU_CUDA_QP=0: no query pairs (the many-query kernel instead) */
+    int no_qp;              /* SWGPU_CUDA_QP=0: no query lanes (the many-query kernel instead) */
+    uint32_t qp_units;      /* SWGPU_CUDA_QP_UNITS: work units a lane batch aims at (0: QP_UNITS) */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */
     int h_res_pinned;
@@ -267,6 +274,33 @@ static int hgrow(void **p, size_t *cap, size_t n)
     HOST_ALLOC(p, want);
     *cap = want;
     return SWGPU_OK;
+}
+
+/*
+ * Grow a pinned host allocation while kernels run: cudaFreeHost would wait
+ * for the whole device, so an outgrown buffer is set aside in d->retired
+ * (freed by retire_free once the device is idle; freed at once when the
+ * list is full).  scan_many allocates each slot's score rows for its first
+ * batch only and grows them here, so that the first kernels need not wait
+ * for pinned memory the later batches need (a few hundred MB take 0.1 s).
+ */
+static int hgrow_keep(gpu_t *d, void **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return SWGPU_OK;
+    if (*p && d->nretired < (int)(sizeof d->retired / sizeof d->retired[0])) {
+        d->retired[d->nretired++] = *p;
+        *p = NULL;
+        *cap = 0;
+    }
+    return hgrow(p, cap, n);
+}
+
+static void retire_free(gpu_t *d)
+{
+    for (int i = 0; i < d->nretired; i++)
+        cudaFreeHost(d->retired[i]);
+    d->nretired = 0;
 }
 
 /* words of the simt / vector / scan profile */
@@ -422,6 +456,20 @@ static swgpu_cu_cfg_t pick_cfg(int qlen, double avglen, int pair)
         }
     }
     return best;
+}
+
+/*
+ * The query-lane configuration (k_qp): one for every query, since a lane
+ * wastes less than R columns per query whatever the tile width; groups of
+ * 8 at R = 32 in the carried form, measured fastest on whole searches
+ * (bench/NOTES-gpu.md v21).  SWGPU_CUDA_CFG forces
+ * another (none when it names a configuration without a lane instance).
+ */
+static int qp_cfg(const cuda_state_t *S, swgpu_cu_cfg_t *c)
+{
+    const swgpu_cu_cfg_t def = {SWGPU_CU_QP_G, 32, 4};
+    *c = S->cfg_env.G ? S->cfg_env : def;
+    return swgpu__cu_qp_has(*c);
 }
 
 /* ------------------------------------------------------------- create */
@@ -775,6 +823,8 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
     S->no_many = (env = getenv("SWGPU_CUDA_MANY")) && !strcmp(env, "0");
     S->solo = (env = getenv("SWGPU_CUDA_SOLO")) && *env ? (strcmp(env, "0") != 0) : -1;
     S->no_qp = (env = getenv("SWGPU_CUDA_QP")) && !strcmp(env, "0");
+    if ((env = getenv("SWGPU_CUDA_QP_UNITS")) && *env)
+        S->qp_units = (uint32_t)strtoul(env, NULL, 10);
     S->pair = -1;
     if ((env = getenv("SWGPU_CUDA_PAIR")) && *env) {
         char *end;
@@ -1485,13 +1535,12 @@ typedef struct {
     size_t first, n;            /* queries ord[first .. first + n) */
     swgpu_cu_cfg_t cfg, cfgl;
     int use_long, maxtiles, maxtilesl, maxqlen;
-    int qp;                     /* the short subjects by the query-pair kernel */
+    int qp;                     /* the short subjects by the query-lane kernel */
 } mbatch_t;
 
 typedef struct {
     const swgpu__query_t *q;
     size_t *ord;
-    const uint8_t *paired;      /* paired[x]: ord[x] and ord[x + 1] are one job's two lanes */
 } mq_in_t;
 
 static size_t align16(size_t x)
@@ -1515,73 +1564,138 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
 }
 
 /*
- * The jobs of a query-pair batch: two queries the sort put side by side
- * (paired), or one; a job has as many passes as its longer query has tiles,
- * the lane of the shorter idles in the rest.  With jobs NULL only the
- * counts; else the jobs, passes and table builds for slot m (query blobs
- * in m->d_q in batch order, tables in m->d_qprof, scores in rows of
- * m->d_sc of stride subjects).
+ * The jobs of a query-lane batch (kernels.cuh): its queries in 2J lanes,
+ * longest first into the lane with the fewest slots so far, lanes 2j and
+ * 2j+1 the two halves of job j.  J gives the GPU at least QP_UNITS work
+ * units (a unit is one job over 256 / G subjects of the nsub a GPU holds).
+ * With jobs NULL only the counts; else the jobs, passes, table builds and
+ * query table for slot m (query blobs in m->d_q in batch order, tables in
+ * m->d_qprof).  Host memory of the plan: *tmp (grown).
  */
-static void qp_plan(const gpu_t *d, const mslot_t *m, const mbatch_t *bt, const mq_in_t *in,
-                    size_t stride, uint32_t *njobs, uint32_t *npass, swgpu_cu_job_t *jobs,
-                    swgpu_cu_pass_t *pass, swgpu_cu_pbuild_t *pb)
+#define QP_UNITS 16384
+
+typedef struct {
+    uint32_t q, slots; /* batch query, its slots */
+    uint32_t lane;
+} qp_item_t;
+
+static int cmp_qp_item(const void *a, const void *b)
 {
-    const int W = bt->cfg.G * bt->cfg.R;
-    const size_t pbytes = swgpu__cu_qp_pass_bytes(bt->cfg);
-    uint32_t nj = 0, np = 0;
-    size_t qoff = 0;
-    for (size_t x = 0; x < bt->n;) {
-        const int two = x + 1 < bt->n && in->paired[bt->first + x];
-        const swgpu__query_t *Q[2] = {NULL, NULL};
-        int nt[2] = {0, 0};
-        size_t off[2] = {0, 0};
-        for (int h = 0; h <= two; h++) {
-            Q[h] = &in->q[in->ord[bt->first + x + h]];
-            nt[h] = ((int)Q[h]->len + W - 1) / W;
-            off[h] = qoff;
-            qoff += align16(qblob_bytes(Q[h]));
-        }
-        const uint32_t n = (uint32_t)(nt[0] > nt[1] ? nt[0] : nt[1]);
-        if (jobs) {
-            jobs[nj].first = np;
-            jobs[nj].n = n;
-            for (uint32_t p = 0; p < n; p++) {
-                swgpu_cu_pass_t *ps = &pass[np + p];
-                swgpu_cu_pbuild_t *b = &pb[np + p];
-                ps->prof = (const uint32_t *)((char *)m->d_qprof + (size_t)(np + p) * pbytes);
-                ps->keep = 0;
-                ps->pad = 0;
-                for (int h = 0; h < 2; h++) {
-                    const int act = Q[h] && (int)p < nt[h];
-                    ps->sc[h] = act && (int)p == nt[h] - 1 ? m->d_sc + (x + h) * stride : NULL;
-                    if (act && p > 0)
-                        ps->keep |= 0xffffu << (16 * h);
-                    b->q[h] = act ? blob_q(Q[h], m->d_q + off[h]) : NULL;
-                    b->mat[h] = act ? blob_mat(Q[h], m->d_q + off[h], d->d_mat) : NULL;
-                    b->qlen[h] = act ? (int32_t)Q[h]->len : 0;
-                    b->tile[h] = act ? (int32_t)p : -1;
-                }
-            }
-        }
-        nj++;
-        np += n;
-        x += 1 + two;
-    }
-    *njobs = nj;
-    *npass = np;
+    const qp_item_t *x = (const qp_item_t *)a, *y = (const qp_item_t *)b;
+    if (x->slots != y->slots)
+        return x->slots > y->slots ? -1 : 1;
+    return x->q < y->q ? -1 : x->q > y->q;
 }
 
-/* bytes of a query-pair batch's jobs, passes and builds (h_qpt / d_qpt), and
- * where the passes start */
-static size_t qp_bytes(uint32_t njobs, uint32_t npass, size_t *pass_off, size_t *pb_off)
+static int qp_plan(const cuda_state_t *S, const gpu_t *d, const mslot_t *m, const mbatch_t *bt,
+                   const mq_in_t *in, uint32_t *njobs, uint32_t *npass, swgpu_cu_job_t *jobs,
+                   swgpu_cu_pass_t *pass, swgpu_cu_pbuild_t *pb, swgpu_cu_qpq_t *qt)
+{
+    const int G = bt->cfg.G, R = bt->cfg.R, NG = SWGPU_CU_DPX_THREADS / G;
+    const size_t n = bt->n;
+    const uint64_t nsub = (S->db->n + (uint64_t)S->ndev - 1) / (uint64_t)S->ndev;
+    const uint64_t per_job = (nsub + NG - 1) / NG;
+    const uint64_t want = S->qp_units ? S->qp_units : QP_UNITS;
+    uint64_t J = per_job ? (want + per_job - 1) / per_job : 1;
+    if (J > n / 2)
+        J = n / 2;
+    if (J < 1)
+        J = 1;
+    qp_item_t *it = (qp_item_t *)malloc(n * sizeof *it);
+    uint64_t *load = (uint64_t *)calloc(2 * J, sizeof *load);
+    if (!it || !load) {
+        free(it);
+        free(load);
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for a plan of %zu queries", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const size_t ql = in->q[in->ord[bt->first + i]].len;
+        it[i].q = (uint32_t)i;
+        it[i].slots = (uint32_t)((ql + R - 1) / R);
+    }
+    qsort(it, n, sizeof *it, cmp_qp_item);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t best = 0;
+        for (uint32_t l = 1; l < 2 * J; l++)
+            if (load[l] < load[best])
+                best = l;
+        it[i].lane = best;
+        load[best] += it[i].slots;
+    }
+    uint32_t np = 0;
+    for (uint64_t j = 0; j < J; j++) {
+        const uint64_t mx = load[2 * j] > load[2 * j + 1] ? load[2 * j] : load[2 * j + 1];
+        const uint32_t pj = (uint32_t)((mx + G - 1) / G);
+        if (jobs) {
+            jobs[j].first = np;
+            jobs[j].n = pj;
+        }
+        np += pj;
+    }
+    *njobs = (uint32_t)J;
+    *npass = np;
+    if (jobs) {
+        uint64_t used = 0;
+        for (uint64_t l = 0; l < 2 * J; l++)
+            used += load[l];
+        swgpu__log(SWGPU_LOG_DEBUG, "cuda: lanes of %zu queries: %llu job(s), %u passes, %.1f%% "
+                   "of the slots used", n, (unsigned long long)J, np,
+                   np ? 100.0 * (double)used / (2.0 * G * np) : 0.0);
+        const size_t pbytes = swgpu__cu_qp_pass_bytes(bt->cfg);
+        size_t qoff = 0;
+        for (size_t i = 0; i < n; i++) { /* the query table, in batch order */
+            const swgpu__query_t *Q = &in->q[in->ord[bt->first + i]];
+            qt[i].q = blob_q(Q, m->d_q + qoff);
+            qt[i].mat = blob_mat(Q, m->d_q + qoff, d->d_mat);
+            qt[i].qlen = (int32_t)Q->len;
+            qt[i].pad = 0;
+            qoff += align16(qblob_bytes(Q));
+        }
+        for (uint32_t p = 0; p < np; p++) { /* every slot idle first */
+            pass[p].prof = (const uint32_t *)((char *)m->d_qprof + (size_t)p * pbytes);
+            pass[p].starts = 0xffffffffu;
+            pass[p].pad = 0;
+            for (int h = 0; h < 2; h++)
+                for (int t = 0; t < SWGPU_CU_QP_G; t++) {
+                    pass[p].qi[h][t] = 0xffffu;
+                    pb[p].qi[h][t] = -1;
+                    pb[p].c0[h][t] = 0;
+                }
+        }
+        /* the lanes' slots: each lane's queries in the order they were placed */
+        memset(load, 0, 2 * J * sizeof *load);
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t l = it[i].lane, j = l / 2, h = l % 2;
+            for (uint32_t x = 0; x < it[i].slots; x++) {
+                const uint64_t sl = load[l] + x;
+                const uint32_t p = jobs[j].first + (uint32_t)(sl / G), t = (uint32_t)(sl % G);
+                pass[p].qi[h][t] = (uint16_t)it[i].q;
+                if (x > 0)
+                    pass[p].starts &= ~(1u << (2 * t + h));
+                pb[p].qi[h][t] = (int32_t)it[i].q;
+                pb[p].c0[h][t] = (int32_t)(x * R);
+            }
+            load[l] += it[i].slots;
+        }
+    }
+    free(it);
+    free(load);
+    return SWGPU_OK;
+}
+
+/* bytes of a query-lane batch's jobs, passes, builds and query table
+ * (h_qpt / d_qpt), and where the last three start */
+static size_t qp_bytes(uint32_t njobs, uint32_t npass, size_t nq, size_t off[3])
 {
     const size_t a = align16(njobs * sizeof(swgpu_cu_job_t));
     const size_t b = align16(npass * sizeof(swgpu_cu_pass_t));
-    if (pass_off)
-        *pass_off = a;
-    if (pb_off)
-        *pb_off = a + b;
-    return a + b + npass * sizeof(swgpu_cu_pbuild_t);
+    const size_t c = align16(npass * sizeof(swgpu_cu_pbuild_t));
+    if (off) {
+        off[0] = a;
+        off[1] = a + b;
+        off[2] = a + b + c;
+    }
+    return a + b + c + nq * sizeof(swgpu_cu_qpq_t);
 }
 
 /* resident blocks per SM of the kernel that takes bt's short subjects */
@@ -1613,7 +1727,7 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         (plbytes && (rc = dgrow(&m->d_profl, &m->cap_profl, plbytes))) ||
         (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
         (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
-        (rc = hgrow((void **)&m->h_sc, &m->cap_hsc, nq * stride * sizeof(int32_t))) ||
+        (rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, nq * stride * sizeof(int32_t))) ||
         (rc = dgrow((void **)&m->d_sc, &m->cap_sc, nq * stride * sizeof(int32_t))))
         return rc;
     size_t qo = 0;
@@ -1631,7 +1745,7 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         const int W = bt->cfg.G * bt->cfg.R;
         const uint8_t *dq = blob_q(Q, m->d_q + qo);
         const int16_t *dmat = blob_mat(Q, m->d_q + qo, d->d_mat);
-        m->h_mq[j].tprof = NULL; /* a query-pair batch: the passes' tables below */
+        m->h_mq[j].tprof = NULL; /* a query-lane batch: the passes' tables below */
         m->h_mq[j].scores = m->d_sc + j * stride;
         m->h_mq[j].ntiles = (ql + W - 1) / W;
         m->h_mq[j].pad = 0;
@@ -1659,21 +1773,26 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
                              cudaMemcpyHostToDevice, st));
     if (bt->qp) {
         uint32_t nj, np;
-        size_t pass_off, pb_off;
-        qp_plan(d, m, bt, in, stride, &nj, &np, NULL, NULL, NULL);
-        const size_t tb = qp_bytes(nj, np, &pass_off, &pb_off);
+        size_t off[3];
+        if ((rc = qp_plan(S, d, m, bt, in, &nj, &np, NULL, NULL, NULL, NULL)))
+            return rc;
+        const size_t tb = qp_bytes(nj, np, nq, off);
         if ((rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, tb)) ||
             (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, tb)) ||
-            (rc = dgrow(&m->d_qprof, &m->cap_qprof, np * swgpu__cu_qp_pass_bytes(bt->cfg))))
+            (rc = dgrow(&m->d_qprof, &m->cap_qprof, np * swgpu__cu_qp_pass_bytes(bt->cfg))) ||
+            (rc = qp_plan(S, d, m, bt, in, &nj, &np, (swgpu_cu_job_t *)m->h_qpt,
+                          (swgpu_cu_pass_t *)(m->h_qpt + off[0]),
+                          (swgpu_cu_pbuild_t *)(m->h_qpt + off[1]),
+                          (swgpu_cu_qpq_t *)(m->h_qpt + off[2]))))
             return rc;
-        qp_plan(d, m, bt, in, stride, &nj, &np, (swgpu_cu_job_t *)m->h_qpt,
-                (swgpu_cu_pass_t *)(m->h_qpt + pass_off), (swgpu_cu_pbuild_t *)(m->h_qpt + pb_off));
         CU_CHECK(cudaMemcpyAsync(m->d_qpt, m->h_qpt, tb, cudaMemcpyHostToDevice, st));
-        if ((rc = swgpu__cu_qp_prof_dev(bt->cfg, (const swgpu_cu_pbuild_t *)(m->d_qpt + pb_off),
-                                        np, m->d_qprof, st)))
+        if ((rc = swgpu__cu_qp_prof_dev(bt->cfg, (const swgpu_cu_qpq_t *)(m->d_qpt + off[2]),
+                                        (const swgpu_cu_pbuild_t *)(m->d_qpt + off[1]), np,
+                                        m->d_qprof, st)))
             return rc;
         m->qp_njobs = nj;
-        m->qp_pass_off = pass_off;
+        m->qp_pass_off = off[0];
+        m->qp_stride = stride;
     }
     return SWGPU_OK;
 }
@@ -1721,9 +1840,13 @@ static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mbatch_t
         const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
         const uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
         if (bt->qp) {
+            /* the lanes' maxima go to the short subjects' scores by atomicMax */
+            CU_CHECK(cudaMemset2DAsync(m->d_sc, m->qp_stride * sizeof(int32_t), 0,
+                                       nshort * sizeof(int32_t), nq, st));
             rc = swgpu__cu_qp(&b, 0, nshort, (const swgpu_cu_job_t *)m->d_qpt, m->qp_njobs,
-                              (const swgpu_cu_pass_t *)(m->d_qpt + m->qp_pass_off), S->oe, S->ext,
-                              bt->cfg, blocks, scr, maxshort, ctr, st);
+                              (const swgpu_cu_pass_t *)(m->d_qpt + m->qp_pass_off), m->d_sc,
+                              m->qp_stride,
+                              S->oe, S->ext, bt->cfg, blocks, scr, maxshort, ctr, st);
         } else if (nq == 1) {
             swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
             rc = swgpu__cu_dpx(&b, 0, nshort, &q1, m->h_mq[0].tprof, bt->cfg, blocks, scr,
@@ -1737,6 +1860,30 @@ static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mbatch_t
     }
     if (nlong)
         CU_CHECK(cudaStreamWaitEvent(st, ev_long, 0));
+    return SWGPU_OK;
+}
+
+/* slot m's buffers at the current scan's largest sizes (d->sz_*), its score
+ * rows for a first batch of first_n queries (grown later by hgrow_keep) */
+static int slot_alloc(gpu_t *d, mslot_t *m, size_t first_n)
+{
+    int rc;
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = mslot_setup(d, m)) || (rc = dgrow(&m->scr, &m->cap_scr, d->sz_scr)) ||
+        (rc = dgrow(&m->scrl, &m->cap_scrl, d->sz_scrl)) ||
+        (rc = hgrow((void **)&m->h_q, &m->cap_hq, d->sz_q)) ||
+        (rc = dgrow((void **)&m->d_q, &m->cap_q, d->sz_q)) ||
+        (d->sz_prof && (rc = dgrow(&m->d_prof, &m->cap_prof, d->sz_prof))) ||
+        (d->sz_profl && (rc = dgrow(&m->d_profl, &m->cap_profl, d->sz_profl))) ||
+        (d->sz_qpt && (rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, d->sz_qpt))) ||
+        (d->sz_qpt && (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, d->sz_qpt))) ||
+        (d->sz_qprof && (rc = dgrow(&m->d_qprof, &m->cap_qprof, d->sz_qprof))) ||
+        (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * d->sz_nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * d->sz_nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, first_n * d->sz_n * sizeof(int32_t))) ||
+        (rc = dgrow((void **)&m->d_sc, &m->cap_sc, d->sz_nq * d->sz_n * sizeof(int32_t))))
+        return rc;
+    m->sized = 1;
     return SWGPU_OK;
 }
 
@@ -1909,11 +2056,22 @@ static void *mq_stream_thread(void *arg)
     return NULL;
 }
 
-/* sort key of a query: its configuration, then its length (a query pair's:
- * the longer one's, both), then its pair, so that pairs stay side by side */
+/* the key of the query-lane batches: QP_KEY + long; below, 2 x (index in
+ * the DPX list) + long */
+#define QP_KEY 100000
+/* a query-lane batch: at least QP_MINQ queries (the lanes of few queries
+ * cannot be balanced; a batch would rather take the rest of its key than
+ * leave fewer than that behind) and QP_CELLS cells (a bigger batch wastes
+ * less at its lanes' ends, its hits wait longer for their alignments); at
+ * most QP_MAXQ queries (16-bit indices in the passes) */
+#define QP_CELLS 2e12
+#define QP_MINQ 16
+#define QP_MAXQ 65535
+
+/* sort key of a query: its configuration, then its length */
 typedef struct {
-    int key, two; /* two: one of a query pair */
-    size_t len, pid, i;
+    int key;
+    size_t len, i;
 } mkey_t;
 
 static int cmp_mkey(const void *a, const void *b)
@@ -1921,17 +2079,6 @@ static int cmp_mkey(const void *a, const void *b)
     const mkey_t *x = (const mkey_t *)a, *y = (const mkey_t *)b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* by length, then input order */
-static int cmp_mlen(const void *a, const void *b)
-{
-    const mkey_t *x = (const mkey_t *)a, *y = (const mkey_t *)b;
     if (x->len != y->len)
         return x->len < y->len ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
@@ -1971,12 +2118,12 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
     int32_t *row = NULL, *asmb = NULL;
     mkey_t *keys = NULL;
     size_t *ord = NULL;
-    uint8_t *paired = NULL;
     mbatch_t *bts = NULL;
     size_t nb = 0, nmq = 0;
     const swgpu_cu_cfg_t lcfg = {32, 32, 0};
     const int many = S->fam == FAM_DPX && !S->no_many;
-    const int qp_on = many && !S->streaming && !S->no_qp;
+    swgpu_cu_cfg_t qpc;
+    const int qp_on = many && !S->streaming && !S->no_qp && qp_cfg(S, &qpc);
     /* the chunks a GPU scans: its own (resident), or any (streaming) */
     size_t maxn = 0;
     for (int c = 0; c < S->nchunks; c++)
@@ -1985,9 +2132,8 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
 
     keys = (mkey_t *)malloc((nq ? nq : 1) * sizeof *keys);
     ord = (size_t *)malloc((nq ? nq : 1) * sizeof *ord);
-    paired = (uint8_t *)calloc(nq ? nq : 1, 1);
     row = (int32_t *)malloc((S->db->n ? S->db->n : 1) * sizeof *row);
-    if (!keys || !ord || !paired || !row) {
+    if (!keys || !ord || !row) {
         rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu queries", nq);
         goto done;
     }
@@ -2011,10 +2157,8 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
         int ok = many && ql > 0 && S->db->n > 0 && swgpu__cu_dpx_has_mq(c) &&
                  swgpu__cu_dpx_has_mq(lcfg) && q_use16(S, &q[i]);
         if (ok) {
-            keys[nmq].key = cfg_index(c) * 2 + (ql > 1024);
-            keys[nmq].two = 0;
+            keys[nmq].key = (qp_on ? QP_KEY : cfg_index(c) * 2) + (ql > 1024);
             keys[nmq].len = ql;
-            keys[nmq].pid = nmq;
             keys[nmq].i = i;
             nmq++;
         } else {
@@ -2029,29 +2173,9 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
         goto done;
     for (int i = 0; i < S->ndev; i++)
         S->dev[i].overflows = 0; /* cuda_scan above counted its own into st */
-    /* query pairs (the query-pair kernel, resident databases): queries of
-     * neighbouring lengths two by two, each pair with the configuration of
-     * its longer query */
-    if (qp_on) {
-        qsort(keys, nmq, sizeof *keys, cmp_mlen);
-        for (size_t x = 0; x < nmq; x++)
-            keys[x].pid = x;
-        for (size_t x = 0; x + 1 < nmq; x += 2) {
-            const size_t lo = keys[x + 1].len;
-            const swgpu_cu_cfg_t c = main_cfg(S, lo);
-            if (!swgpu__cu_qp_has(c) || !swgpu__cu_dpx_has_mq(c))
-                continue;
-            keys[x].key = keys[x + 1].key = cfg_index(c) * 2 + (lo > 1024);
-            keys[x].len = keys[x + 1].len = lo;
-            keys[x + 1].pid = x;
-            keys[x].two = keys[x + 1].two = 1;
-        }
-    }
     qsort(keys, nmq, sizeof *keys, cmp_mkey);
-    for (size_t j = 0; j < nmq; j++) {
+    for (size_t j = 0; j < nmq; j++)
         ord[j] = keys[j].i;
-        paired[j] = keys[j].two && j + 1 < nmq && keys[j + 1].pid == keys[j].pid;
-    }
 
     /* batches: one configuration each, bounded in cells and score bytes
      * (streaming: the GPU's score rows stay small beside the chunks, and
@@ -2070,10 +2194,15 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
          * one-query kernel (2.5% faster per cell than the many-query kernel
          * on the synthetic database, bench/NOTES-gpu.md v18), still
          * pipelined over the two slots */
-        if (S->solo == 1 || (S->solo < 0 && !S->streaming && S->db->n >= MQ_SOLO_SUBJECTS))
-            qcap = qp_on ? 2 : 1; /* a query pair, or one query */
-        if (qcap < 2)
+        /* (lanes: batches of two queries only when asked for, for tests) */
+        if (S->solo == 1)
             qcap = qp_on ? 2 : 1;
+        else if (S->solo < 0 && !qp_on && !S->streaming && S->db->n >= MQ_SOLO_SUBJECTS)
+            qcap = 1;
+        if (qp_on && qcap > QP_MAXQ)
+            qcap = QP_MAXQ;
+        if (qcap < 1)
+            qcap = 1;
         bts = (mbatch_t *)calloc(nmq, sizeof *bts);
         if (!bts) {
             rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu batches", nmq);
@@ -2082,23 +2211,29 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
         for (size_t j = 0; j < nmq;) {
             mbatch_t *bt = &bts[nb++];
             bt->first = j;
-            bt->cfg = main_cfg(S, keys[j].len);
+            bt->qp = keys[j].key >= QP_KEY;
+            bt->cfg = bt->qp ? qpc : main_cfg(S, keys[j].len);
             bt->cfgl = lcfg;
             bt->use_long = keys[j].len > 1024;
             double cells = 0;
             size_t e = j;
-            while (e < nmq && keys[e].key == keys[j].key) { /* a query pair stays whole */
-                const size_t w = paired[e] ? 2 : 1;
-                double add = 0;
-                for (size_t x = e; x < e + w; x++)
-                    add += (double)q[keys[x].i].len * S->db->total_res;
-                if (e > j && (e - j + w > qcap || cells + add > MQ_CELLS))
-                    break;
-                cells += add;
-                e += w;
+            if (bt->qp) {
+                size_t kend = j; /* the end of this key's queries */
+                while (kend < nmq && keys[kend].key == keys[j].key)
+                    kend++;
+                while (e < kend && e - j < qcap &&
+                       (e - j < QP_MINQ || cells < QP_CELLS || kend - e < QP_MINQ)) {
+                    cells += (double)keys[e].len * S->db->total_res;
+                    e++;
+                }
+            } else {
+                while (e < nmq && keys[e].key == keys[j].key && e - j < qcap &&
+                       (e == j || cells + (double)keys[e].len * S->db->total_res <= MQ_CELLS)) {
+                    cells += (double)keys[e].len * S->db->total_res;
+                    e++;
+                }
             }
             bt->n = e - j;
-            bt->qp = qp_on && bt->n >= 2 && swgpu__cu_qp_has(bt->cfg);
             for (size_t x = j; x < e; x++) {
                 const int ql = (int)keys[x].len;
                 const int t = (ql + bt->cfg.G * bt->cfg.R - 1) / (bt->cfg.G * bt->cfg.R);
@@ -2114,7 +2249,30 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
          * (cudasw20: 5,478 residues first, 144 last); the output does not
          * depend on the order */
         qsort(bts, nb, sizeof *bts, cmp_batch);
+        /* ... except that the batch with the least work after its scan goes
+         * last, since that work is the run's tail: handing each query's
+         * scores to the sink (a pass over the database's scores per query)
+         * and its hits' alignments (about 10 per query, on the alignment
+         * threads); q250synth's last batch had been its 71 shortest queries */
+        if (nb > 2) {
+            const double avg = S->db->n ? (double)S->db->total_res / S->db->n : 1.0;
+            size_t last = nb - 1;
+            double best = 1e300;
+            for (size_t b = 1; b < nb; b++) { /* the first batch stays first */
+                double cost = 0;
+                for (size_t x = 0; x < bts[b].n; x++)
+                    cost += (double)S->db->n + (double)keys[bts[b].first + x].len * avg * 10 / 15;
+                if (cost < best) {
+                    best = cost;
+                    last = b;
+                }
+            }
+            const mbatch_t t = bts[last];
+            memmove(&bts[last], &bts[last + 1], (nb - 1 - last) * sizeof *bts);
+            bts[nb - 1] = t;
+        }
     }
+    swgpu__log(SWGPU_LOG_DEBUG, "cuda: %zu queries in %zu batch(es)", nmq, nb);
     /* every slot's buffers at their largest size now: pinned memory is
      * slow to allocate, so it is allocated once, not grown batch by batch */
     {
@@ -2131,10 +2289,11 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                     pl += align16(swgpu__cu_dpx_prof_bytes(bts[b].cfgl, ql));
             }
             if (bts[b].qp) {
-                const mq_in_t in0 = {q, ord, paired};
+                const mq_in_t in0 = {q, ord};
                 uint32_t nj, np;
-                qp_plan(NULL, NULL, &bts[b], &in0, 0, &nj, &np, NULL, NULL, NULL);
-                const size_t tb = qp_bytes(nj, np, NULL, NULL);
+                if ((rc = qp_plan(S, NULL, NULL, &bts[b], &in0, &nj, &np, NULL, NULL, NULL, NULL)))
+                    goto done;
+                const size_t tb = qp_bytes(nj, np, bts[b].n, NULL);
                 const size_t pb = np * swgpu__cu_qp_pass_bytes(bts[b].cfg);
                 if (tb > mqpt) mqpt = tb;
                 if (pb > mqprof) mqprof = pb;
@@ -2162,7 +2321,10 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                     int per = 0;
                     const uint32_t nshort = bts[b].use_long ? ch->nshort : ch->n;
                     if (nshort && !(rc = short_occupancy(&bts[b], &per))) {
-                        size_t x = swgpu__cu_dpx_scratch(bts[b].cfg, bts[b].maxqlen,
+                        size_t x = bts[b].qp ? swgpu__cu_qp_scratch(bts[b].cfg,
+                                                   S->h_len[ch->k0 + nshort - 1],
+                                                   (per > 0 ? per : 1) * d->sms) :
+                                   swgpu__cu_dpx_scratch(bts[b].cfg, bts[b].maxqlen,
                                                          S->h_len[ch->k0 + nshort - 1],
                                                          (per > 0 ? per : 1) * d->sms);
                         if (x > sb) sb = x;
@@ -2175,26 +2337,28 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                     }
                 }
             }
+            d->sz_scr = sb;
+            d->sz_scrl = sbl;
+            d->sz_q = mq_;
+            d->sz_prof = mp;
+            d->sz_profl = mpl;
+            d->sz_qpt = mqpt;
+            d->sz_qprof = mqprof;
+            d->sz_nq = mnq;
+            d->sz_n = n;
+            /* resident: slot 0 now, the others when their first batch is
+             * enqueued (the GPU computes the first batch meanwhile);
+             * streaming: both now, their score rows for every batch */
             for (int k = 0; k < NMB && !rc; k++) {
-                mslot_t *m = &d->ms[k];
-                if ((rc = mslot_setup(d, m)) || (rc = dgrow(&m->scr, &m->cap_scr, sb)) ||
-                    (rc = dgrow(&m->scrl, &m->cap_scrl, sbl)) || (rc = hgrow((void **)&m->h_q, &m->cap_hq, mq_)) ||
-                    (rc = dgrow((void **)&m->d_q, &m->cap_q, mq_)) ||
-                    (mp && (rc = dgrow(&m->d_prof, &m->cap_prof, mp))) ||
-                    (mpl && (rc = dgrow(&m->d_profl, &m->cap_profl, mpl))) ||
-                    (mqpt && (rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, mqpt))) ||
-                    (mqpt && (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, mqpt))) ||
-                    (mqprof && (rc = dgrow(&m->d_qprof, &m->cap_qprof, mqprof))) ||
-                    (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * mnq * sizeof(swgpu_cu_mq_t))) ||
-                    (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * mnq * sizeof(swgpu_cu_mq_t))) ||
-                    (rc = hgrow((void **)&m->h_sc, &m->cap_hsc, mnq * n * sizeof(int32_t))) ||
-                    (rc = dgrow((void **)&m->d_sc, &m->cap_sc, mnq * n * sizeof(int32_t))))
-                    break;
+                d->ms[k].sized = 0;
+                if (k == 0 || S->streaming)
+                    rc = slot_alloc(d, &d->ms[k], S->streaming ? mnq : bts[0].n);
             }
         }
         if (rc)
             goto done;
     }
+    swgpu__log(SWGPU_LOG_DEBUG, "cuda: batch buffers allocated");
     if (S->streaming) {
         /* one batch at a time: every GPU takes chunks until none is left */
         size_t mnq = 0;
@@ -2206,7 +2370,7 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
                              mnq, (unsigned long long)S->db->n);
             goto done;
         }
-        mq_in_t in = {q, ord, paired};
+        mq_in_t in = {q, ord};
         mqs_arg_t *args = (mqs_arg_t *)calloc(S->ndev, sizeof *args);
         pthread_t *th = (pthread_t *)calloc(S->ndev, sizeof *th);
         if (!args || !th) {
@@ -2253,12 +2417,14 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
         goto done;
     }
     {
-        mq_in_t in = {q, ord, paired};
+        mq_in_t in = {q, ord};
         for (size_t i = 0; i <= nb; i++) {
             if (i < nb)
                 for (int g = 0; g < S->ndev; g++)
                     if (S->dev[g].own >= 0 &&
-                        (rc = mq_enqueue(S, &S->dev[g], &S->dev[g].ms[i % NMB], &bts[i], &in)))
+                        ((!S->dev[g].ms[i % NMB].sized &&
+                          (rc = slot_alloc(&S->dev[g], &S->dev[g].ms[i % NMB], bts[i].n))) ||
+                         (rc = mq_enqueue(S, &S->dev[g], &S->dev[g].ms[i % NMB], &bts[i], &in))))
                         goto done;
             if (i == 0)
                 continue;
@@ -2298,9 +2464,11 @@ done:
         for (int g = 0; g < S->ndev; g++)
             if (cudaSetDevice(S->dev[g].id) == cudaSuccess)
                 cudaDeviceSynchronize(); /* nothing in flight once we return */
+    for (int g = 0; g < S->ndev; g++)
+        if (S->dev[g].nretired && cudaSetDevice(S->dev[g].id) == cudaSuccess)
+            retire_free(&S->dev[g]); /* the scan's last batch is done (or failed) */
     free(keys);
     free(ord);
-    free(paired);
     free(row);
     free(asmb);
     free(bts);
@@ -2386,6 +2554,7 @@ static void cuda_destroy(void *state)
         cudaFree(d->d_prof);
         cudaFree(d->d_idx);
         cudaFreeHost(d->h_idx);
+        retire_free(d);
         cudaFree(d->d_ctr);
         cudaFree(d->scr_main);
         cudaFree(d->scr_b);

@@ -544,21 +544,23 @@ extern "C" int swgpu__cu_dpx_mq(const swgpu_cu_batch_t *b, uint32_t first, uint3
     return SWGPU_OK;
 }
 
-/* ------------------------------------------------- the query-pair kernel */
+/* ------------------------------------------------- the query-lane kernel */
 
 /* word i of a pass's table: residue row a = i / W, position d as in the
  * P>=1 tables (chunks of 4 columns, thread-interleaved); lane h's score in
- * half h (SWGPU_CU_NEG where the lane is idle or past its query) */
-static SW_HD uint32_t qp_prof_at(int G, int R, const swgpu_cu_pbuild_t &pb, size_t i)
+ * half h (SWGPU_CU_NEG where the slot is idle or past its query's end) */
+static SW_HD uint32_t qp_prof_at(int G, int R, const swgpu_cu_qpq_t *qt,
+                                 const swgpu_cu_pbuild_t &pb, size_t i)
 {
     const size_t W = (size_t)G * R;
     const int a = (int)(i / W), d = (int)(i - (size_t)a * W);
     const int d4 = d >> 2, t = d4 % G, r = (d4 / G) * 4 + (d & 3);
     uint32_t w = 0;
     for (int h = 0; h < 2; h++) {
-        const int v = pb.tile[h] < 0 ? SWGPU_CU_NEG
-                                     : prof_score(pb.q[h], pb.qlen[h], pb.mat[h], a,
-                                                  (size_t)pb.tile[h] * W + (size_t)t * R + r);
+        const int qi = pb.qi[h][t];
+        const int v = qi < 0 ? SWGPU_CU_NEG
+                             : prof_score(qt[qi].q, qt[qi].qlen, qt[qi].mat, a,
+                                          (size_t)pb.c0[h][t] + (size_t)r);
         w |= ((uint32_t)v & 0xffffu) << (16 * h);
     }
     return w;
@@ -569,47 +571,58 @@ extern "C" size_t swgpu__cu_qp_pass_bytes(swgpu_cu_cfg_t cfg)
     return (size_t)SWGPU_CU_NRES * cfg.G * cfg.R * sizeof(uint32_t);
 }
 
-extern "C" void swgpu__cu_qp_prof(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *pb, uint32_t *out)
+extern "C" void swgpu__cu_qp_prof(swgpu_cu_cfg_t cfg, const swgpu_cu_qpq_t *qt,
+                                  const swgpu_cu_pbuild_t *pb, uint32_t *out)
 {
     const size_t n = (size_t)SWGPU_CU_NRES * cfg.G * cfg.R;
     for (size_t i = 0; i < n; i++)
-        out[i] = qp_prof_at(cfg.G, cfg.R, *pb, i);
+        out[i] = qp_prof_at(cfg.G, cfg.R, qt, *pb, i);
 }
 
-__global__ void k_prof_qp(int G, int R, const swgpu_cu_pbuild_t *__restrict__ pbs, uint32_t npass,
-                          uint32_t *out)
+__global__ void k_prof_qp(int G, int R, const swgpu_cu_qpq_t *__restrict__ qt,
+                          const swgpu_cu_pbuild_t *__restrict__ pbs, uint32_t npass, uint32_t *out)
 {
     const size_t per = (size_t)SWGPU_CU_NRES * G * R, n = per * npass;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         const size_t p = i / per;
-        out[i] = qp_prof_at(G, R, pbs[p], i - p * per);
+        out[i] = qp_prof_at(G, R, qt, pbs[p], i - p * per);
     }
 }
 
-extern "C" int swgpu__cu_qp_prof_dev(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *d_pb,
-                                     uint32_t npass, void *d_out, cudaStream_t st)
+extern "C" int swgpu__cu_qp_prof_dev(swgpu_cu_cfg_t cfg, const swgpu_cu_qpq_t *d_qt,
+                                     const swgpu_cu_pbuild_t *d_pb, uint32_t npass, void *d_out,
+                                     cudaStream_t st)
 {
     const size_t n = (size_t)SWGPU_CU_NRES * cfg.G * cfg.R * npass;
     if (n == 0)
         return SWGPU_OK;
     const size_t want = (n + 255) / 256;
     const int blocks = (int)(want < 4096 ? want : 4096);
-    k_prof_qp<<<blocks, 256, 0, st>>>(cfg.G, cfg.R, d_pb, npass, (uint32_t *)d_out);
+    k_prof_qp<<<blocks, 256, 0, st>>>(cfg.G, cfg.R, d_qt, d_pb, npass, (uint32_t *)d_out);
     CU_LAUNCHED("k_prof_qp");
     return SWGPU_OK;
+}
+
+/* thread t's masks at a pass: keep = the halves whose left input goes on
+ * (its left neighbour's, or for thread 0 the last pass's), as 0xffff each */
+static SW_HD uint32_t qp_keep(uint32_t starts, int t)
+{
+    const uint32_t s = starts >> (2 * t);
+    return ((s & 1u) ? 0u : 0x0000ffffu) | ((s & 2u) ? 0u : 0xffff0000u);
 }
 
 /*
  * PF: the cell form, 3 the shifted form (row_sh), 4 the carried form
  * (row_sh2).  The table row of residue r is read as k_dpx reads its low
- * table, and no high table is read: the halves are the two lanes.
+ * table; no high table: the halves are the two lanes.
  */
 template <int G, int R, int PF>
 __global__ void __launch_bounds__(SWGPU_CU_DPX_THREADS, 2)
 k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *__restrict__ jobs,
-     uint32_t njobs, const swgpu_cu_pass_t *__restrict__ passes, uint32_t noe, uint32_t next,
-     uint32_t voe, uint32_t nk, uint2 *scratch, uint32_t maxlen, int *ctr, uint32_t one)
+     uint32_t njobs, const swgpu_cu_pass_t *__restrict__ passes, int32_t *scores, size_t stride,
+     uint32_t noe, uint32_t next, uint32_t voe, uint32_t nk, uint2 *scratch, uint32_t maxlen,
+     int *ctr, uint32_t one)
 {
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
     const uint32_t wq4 = (uint32_t)(W / 4) * one; /* a table row in 16-byte words, at run time */
@@ -622,7 +635,7 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
     const int g = threadIdx.x / G, t = threadIdx.x % G;
     const uint32_t nunits = (count + NG - 1) / NG;
     uint2 *bnd = scratch ? scratch + (size_t)(blockIdx.x * NG + g) * maxlen : NULL;
-    /* the left boundary of a lane's first tile (column -1: H = 0, Ê = 0) */
+    /* the left input of a query's first column (column -1: H = 0, Ê = 0) */
     const uint2 b0 = make_uint2(voe, PF == 4 ? voe : 0u);
 
     if (threadIdx.x == 0)
@@ -687,11 +700,10 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
                 copy_u4(smem_u4, (const uint4 *)ps->prof, SWGPU_CU_NRES * W / 4);
                 __syncthreads();
             }
-            const uint32_t keep = pi > 0 ? ps->keep : 0u;
-            /* thread 0's left boundary: a continuing lane's from the last
-             * pass (scratch), a starting lane's b0 */
+            const uint32_t keep = qp_keep(ps->starts, t);
             const uint2 kb0 = make_uint2(b0.x & ~keep, b0.y & ~keep);
             const bool more_passes = pi + 1 < job.n;
+            const bool rd = t == 0 && pi > 0 && keep != 0; /* thread 0 reads the last pass's column */
             if (PF == 4)
                 ln.start_sh2(voe, nk, one);
             else
@@ -699,10 +711,8 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
             const int nsteps = Lmax + G - 1;
             uint32_t xn = L > 0 ? rows[0] : 0;
             uint2 bn = b0;
-            if (t == 0 && keep && L > 0) {
-                const uint2 v = bnd[0];
-                bn = make_uint2((v.x & keep) | kb0.x, (v.y & keep) | kb0.y);
-            }
+            if (rd && L > 0)
+                bn = bnd[0];
             const uint16_t *rows1 = rows + 1 - t;
             uint2 *bt = !bnd ? NULL : t == 0 ? bnd + 1 : bnd - (G - 1);
             auto step = [&](const int s, const bool CK) {
@@ -718,13 +728,11 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
                 if (t == 0) {
                     hr = bn.x;
                     er = bn.y;
-                    if (keep && more) {
-                        const uint2 v = SA ? bt[s] : bnd[j + 1];
-                        bn = make_uint2((v.x & keep) | kb0.x, (v.y & keep) | kb0.y);
-                    }
+                    if (rd && more)
+                        bn = SA ? bt[s] : bnd[j + 1];
                 }
-                ln.h = hr;
-                ln.e = er;
+                ln.h = (hr & keep) | kb0.x; /* a query's first slot starts afresh */
+                ln.e = (er & keep) | kb0.y;
                 cells(x);
                 if (t == G - 1 && more_passes) {
                     if (SA)
@@ -745,41 +753,53 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
                     s++;
                 }
             }
-            /* a lane whose query ends here: its score, and its maximum restarts */
-            int32_t *sc0 = ps->sc[0], *sc1 = ps->sc[1];
-            if (sc0 || sc1) {
-                uint32_t m = ln.M;
-#pragma unroll
-                for (int off = G / 2; off > 0; off >>= 1)
-                    m = __vmaxs2(m, __shfl_xor_sync(FULL_MASK, m, off, G));
-                if (PF == 4)
-                    m = __viaddmax_s16x2_relu(m, noe, 0u); /* H + oe -> H */
-                if (live && t == 0) {
-                    if (sc0)
-                        sc0[k] = sw_lo16(m);
-                    if (sc1)
-                        sc1[k] = sw_hi16(m);
-                }
-                ln.M &= (sc0 ? 0xffff0000u : 0xffffffffu) & (sc1 ? 0x0000ffffu : 0xffffffffu);
+            /* this thread's maximum to its slots' queries; it restarts */
+            uint32_t m = ln.M;
+            if (PF == 4)
+                m = __viaddmax_s16x2_relu(m, noe, 0u); /* H + oe -> H */
+            if (live) {
+                const uint32_t q0 = ps->qi[0][t], q1 = ps->qi[1][t];
+                if (q0 != 0xffffu)
+                    atomicMax(&scores[q0 * stride + k], sw_lo16(m));
+                if (q1 != 0xffffu)
+                    atomicMax(&scores[q1 * stride + k], sw_hi16(m));
             }
+            ln.M = 0;
         }
     }
 }
 
 typedef void (*qp_kern_t)(swgpu_cu_batch_t, uint32_t, uint32_t, const swgpu_cu_job_t *, uint32_t,
-                          const swgpu_cu_pass_t *, uint32_t, uint32_t, uint32_t, uint32_t, uint2 *,
-                          uint32_t, int *, uint32_t);
+                          const swgpu_cu_pass_t *, int32_t *, size_t, uint32_t, uint32_t, uint32_t,
+                          uint32_t, uint2 *, uint32_t, int *, uint32_t);
 
-/* the default family's forms per R (engine.cu default_pair): the shifted
- * form below R = 24, the carried form from 24 up */
+/* groups of SWGPU_CU_QP_G threads; the forms per R as the default family
+ * (engine.cu default_pair): the shifted form below R = 24, the carried
+ * form from 24 up */
 static const struct {
     swgpu_cu_cfg_t cfg;
     qp_kern_t kern;
 } qp_table[] = {
-    {{8, 12, 3}, k_qp<8, 12, 3>}, {{8, 16, 3}, k_qp<8, 16, 3>}, {{8, 20, 3}, k_qp<8, 20, 3>},
-    {{8, 24, 4}, k_qp<8, 24, 4>}, {{8, 28, 4}, k_qp<8, 28, 4>}, {{8, 32, 4}, k_qp<8, 32, 4>},
+    {{8, 16, 3}, k_qp<8, 16, 3>}, {{8, 20, 3}, k_qp<8, 20, 3>}, {{8, 24, 4}, k_qp<8, 24, 4>},
+    {{8, 28, 4}, k_qp<8, 28, 4>}, {{8, 32, 4}, k_qp<8, 32, 4>},
 };
 enum { N_QP = sizeof qp_table / sizeof qp_table[0] };
+
+struct qp_cfg_list {
+    swgpu_cu_cfg_t c[N_QP];
+    qp_cfg_list()
+    {
+        for (int i = 0; i < N_QP; i++)
+            c[i] = qp_table[i].cfg;
+    }
+};
+
+extern "C" const swgpu_cu_cfg_t *swgpu__cu_qp_configs(int *n)
+{
+    static const qp_cfg_list list;
+    *n = N_QP;
+    return list.c;
+}
 
 static int qp_find(swgpu_cu_cfg_t cfg)
 {
@@ -794,11 +814,16 @@ extern "C" int swgpu__cu_qp_has(swgpu_cu_cfg_t cfg)
     return qp_find(cfg) >= 0;
 }
 
+extern "C" size_t swgpu__cu_qp_scratch(swgpu_cu_cfg_t cfg, uint32_t maxlen, int blocks)
+{
+    return (size_t)blocks * (SWGPU_CU_DPX_THREADS / cfg.G) * maxlen * sizeof(uint2);
+}
+
 extern "C" int swgpu__cu_qp_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm)
 {
     int i = qp_find(cfg);
     if (i < 0)
-        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: no configuration G=%d R=%d P=%d",
+        return swgpu__fail(SWGPU_EINVAL, "query-lane kernel: no configuration G=%d R=%d P=%d",
                            cfg.G, cfg.R, cfg.P);
     const size_t smem = swgpu__cu_qp_pass_bytes(cfg);
     CU_CHECK(cudaFuncSetAttribute(qp_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -810,21 +835,22 @@ extern "C" int swgpu__cu_qp_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm)
 
 extern "C" int swgpu__cu_qp(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
                             const swgpu_cu_job_t *d_jobs, uint32_t njobs,
-                            const swgpu_cu_pass_t *d_pass, int oe, int ext, swgpu_cu_cfg_t cfg,
-                            int blocks, void *scratch, uint32_t maxlen, int *ctr, cudaStream_t st)
+                            const swgpu_cu_pass_t *d_pass, int32_t *scores, size_t stride, int oe,
+                            int ext, swgpu_cu_cfg_t cfg, int blocks, void *scratch, uint32_t maxlen,
+                            int *ctr, cudaStream_t st)
 {
     int i = qp_find(cfg);
     if (i < 0)
-        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: no configuration G=%d R=%d P=%d",
+        return swgpu__fail(SWGPU_EINVAL, "query-lane kernel: no configuration G=%d R=%d P=%d",
                            cfg.G, cfg.R, cfg.P);
     if (count == 0 || njobs == 0)
         return SWGPU_OK;
     if (!b->pres || !b->poff)
-        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: needs the pair layout");
+        return swgpu__fail(SWGPU_EINVAL, "query-lane kernel: needs the pair layout");
     const uint64_t units = ((uint64_t)count + SWGPU_CU_DPX_THREADS / cfg.G - 1) /
                            (SWGPU_CU_DPX_THREADS / cfg.G);
     if (units * njobs >= 0x7fffffffull)
-        return swgpu__fail(SWGPU_ERANGE, "query-pair kernel: %u jobs x %llu work units", njobs,
+        return swgpu__fail(SWGPU_ERANGE, "query-lane kernel: %u jobs x %llu work units", njobs,
                            (unsigned long long)units);
     const size_t smem = swgpu__cu_qp_pass_bytes(cfg);
     CU_CHECK(cudaFuncSetAttribute(qp_table[i].kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -832,8 +858,9 @@ extern "C" int swgpu__cu_qp(const swgpu_cu_batch_t *b, uint32_t first, uint32_t 
     CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
     const uint32_t v = (uint32_t)(cfg.P == 4 ? 2 * oe : oe);
     qp_table[i].kern<<<blocks, SWGPU_CU_DPX_THREADS, smem, st>>>(
-        *b, first, count, d_jobs, njobs, d_pass, LP16::splat(-oe), LP16::splat(-ext),
-        LP16::splat((int)v), 0u - (uint32_t)oe * 0x10001u, (uint2 *)scratch, maxlen, ctr, 1u);
+        *b, first, count, d_jobs, njobs, d_pass, scores, stride, LP16::splat(-oe),
+        LP16::splat(-ext), LP16::splat((int)v), 0u - (uint32_t)oe * 0x10001u, (uint2 *)scratch,
+        maxlen, ctr, 1u);
     CU_LAUNCHED("k_qp");
     return SWGPU_OK;
 }
@@ -1080,23 +1107,22 @@ extern "C" int swgpu__cu_emulate(int kind, swgpu_cu_cfg_t cfg, const uint32_t *r
     return SWGPU_OK;
 }
 
-/* the query-pair kernel's group on the CPU: one subject, a job's passes */
+/* the query-lane kernel's group on the CPU: one subject, a job's passes */
 template <int R, int SH>
 static void emu_qp_job(int G, const uint32_t *res, const uint32_t *woff, const uint32_t *len,
-                       uint32_t k, const swgpu_cu_pass_t *pass, uint32_t np, int oe, int ext)
+                       uint32_t k, const swgpu_cu_pass_t *pass, uint32_t np, int32_t *scores,
+                       size_t stride, int oe, int ext)
 {
     typedef LP16::V V;
     const int W = G * R, L = (int)len[k];
     const uint32_t nk = 0u - (uint32_t)oe * 0x10001u;
-    const V v = LP16::splat(SH == 2 ? 2 * oe : oe);
+    const V v = LP16::splat(SH == 2 ? 2 * oe : oe), b0e = SH == 2 ? v : 0;
     std::vector<SwLane<LP16, R>> ln(G);
     std::vector<V> oh(G), oe_(G), bh(L + 1), be(L + 1);
-    for (int t = 0; t < G; t++)
-        ln[t].M = 0;
     for (uint32_t pi = 0; pi < np; pi++) {
         const swgpu_cu_pass_t *ps = &pass[pi];
-        const uint32_t keep = pi > 0 ? ps->keep : 0u;
         for (int t = 0; t < G; t++) {
+            ln[t].M = 0;
             if constexpr (SH == 2)
                 ln[t].start_sh2(v, nk, 1u);
             else
@@ -1111,17 +1137,10 @@ static void emu_qp_job(int G, const uint32_t *res, const uint32_t *woff, const u
                 const int j = s - t;
                 if (j < 0 || j >= L)
                     continue;
-                V hr, er;
-                if (t > 0) {
-                    hr = oh[t - 1];
-                    er = oe_[t - 1];
-                } else {
-                    const V b0h = v, b0e = SH == 2 ? v : 0;
-                    hr = (bh[j] & keep) | (b0h & ~keep);
-                    er = (be[j] & keep) | (b0e & ~keep);
-                }
-                ln[t].h = hr;
-                ln[t].e = er;
+                const uint32_t keep = qp_keep(ps->starts, t);
+                const V hr = t > 0 ? oh[t - 1] : bh[j], er = t > 0 ? oe_[t - 1] : be[j];
+                ln[t].h = (hr & keep) | (v & ~keep);
+                ln[t].e = (er & keep) | (b0e & ~keep);
                 const int r = sw_res(res, woff[k], len[k], j);
                 V sc[R];
                 for (int c = 0; c < R; c++)
@@ -1136,41 +1155,44 @@ static void emu_qp_job(int G, const uint32_t *res, const uint32_t *woff, const u
                 }
             }
         }
-        if (ps->sc[0] || ps->sc[1]) {
-            V m = 0;
-            for (int t = 0; t < G; t++)
-                m = LP16::max3(m, ln[t].M, ln[t].M);
+        for (int t = 0; t < G; t++) {
+            V m = ln[t].M;
             if constexpr (SH == 2)
                 m = LP16::addmax0(m, LP16::splat(-oe), 0);
-            if (ps->sc[0])
-                ps->sc[0][k] = sw_lo16(m);
-            if (ps->sc[1])
-                ps->sc[1][k] = sw_hi16(m);
-            for (int t = 0; t < G; t++)
-                ln[t].M &= (ps->sc[0] ? 0xffff0000u : 0xffffffffu) &
-                           (ps->sc[1] ? 0x0000ffffu : 0xffffffffu);
+            for (int h = 0; h < 2; h++) {
+                const uint32_t q = ps->qi[h][t];
+                if (q == 0xffffu)
+                    continue;
+                const int32_t x = h ? sw_hi16(m) : sw_lo16(m);
+                int32_t *o = &scores[q * stride + k];
+                if (x > *o)
+                    *o = x;
+            }
         }
     }
 }
 
 extern "C" int swgpu__cu_emulate_qp(swgpu_cu_cfg_t cfg, const uint32_t *res, const uint32_t *woff,
                                     const uint32_t *len, uint32_t n, const swgpu_cu_job_t *jobs,
-                                    uint32_t njobs, const swgpu_cu_pass_t *pass, int oe, int ext)
+                                    uint32_t njobs, const swgpu_cu_pass_t *pass, int32_t *scores,
+                                    size_t stride, int oe, int ext)
 {
     if (qp_find(cfg) < 0)
-        return swgpu__fail(SWGPU_EINVAL, "query-pair kernel: no configuration G=%d R=%d P=%d",
+        return swgpu__fail(SWGPU_EINVAL, "query-lane kernel: no configuration G=%d R=%d P=%d",
                            cfg.G, cfg.R, cfg.P);
     for (uint32_t jb = 0; jb < njobs; jb++)
         for (uint32_t k = 0; k < n; k++) {
             const swgpu_cu_pass_t *ps = pass + jobs[jb].first;
             const uint32_t np = jobs[jb].n;
-            switch (cfg.R) {
-            case 12: emu_qp_job<12, 1>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
-            case 16: emu_qp_job<16, 1>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
-            case 20: emu_qp_job<20, 1>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
-            case 24: emu_qp_job<24, 2>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
-            case 28: emu_qp_job<28, 2>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
-            default: emu_qp_job<32, 2>(cfg.G, res, woff, len, k, ps, np, oe, ext); break;
+            const int sh = cfg.P == 4 ? 2 : 1; /* the configuration's cell form */
+            switch (cfg.R * 4 + sh) {
+            case 16 * 4 + 1: emu_qp_job<16, 1>(cfg.G, res, woff, len, k, ps, np, scores, stride, oe, ext); break;
+            case 20 * 4 + 1: emu_qp_job<20, 1>(cfg.G, res, woff, len, k, ps, np, scores, stride, oe, ext); break;
+            case 24 * 4 + 2: emu_qp_job<24, 2>(cfg.G, res, woff, len, k, ps, np, scores, stride, oe, ext); break;
+            case 28 * 4 + 2: emu_qp_job<28, 2>(cfg.G, res, woff, len, k, ps, np, scores, stride, oe, ext); break;
+            case 32 * 4 + 2: emu_qp_job<32, 2>(cfg.G, res, woff, len, k, ps, np, scores, stride, oe, ext); break;
+            default:
+                return swgpu__fail(SWGPU_EINVAL, "query-lane model: R=%d P=%d", cfg.R, cfg.P);
             }
         }
     return SWGPU_OK;

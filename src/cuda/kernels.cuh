@@ -157,20 +157,26 @@ int swgpu__cu_dpx_mq(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
                      cudaStream_t st);
 
 /**
- * Query pairs (the default kernel's many-query form without the pair
+ * Query lanes (the default kernel's many-query form without the pair
  * assembly): one subject per group, the low 16-bit half of every register
- * computing one query's tile, the high half another's, so that a table row
- * holds both queries' scores for one residue and each cell pair costs no
- * multiply-add to assemble (bench/NOTES-gpu.md v21).  A job is a list of
- * tile passes; each half runs a lane of tiles (one query's tiles in order,
- * then the next query's, or nothing), and every group of a work unit runs
- * all passes of its job over its subject.
+ * computing one lane of queries, the high half another, so that a table row
+ * holds both lanes' scores for one residue and a cell pair costs no
+ * multiply-add to assemble (bench/NOTES-gpu.md v21).  A lane is a sequence
+ * of slots of R query columns, one per thread: its queries one after
+ * another, each starting on a slot of its own; a pass covers G slots of
+ * both lanes (a tile), and a job is the passes of two lanes.  Every group
+ * of a work unit runs all passes of its job over its subject; a thread whose
+ * slot begins a query takes the start boundary instead of its left
+ * neighbour's, and after each pass every thread adds its maximum to its
+ * slot's query's score (atomicMax: the score rows start at 0).
  */
+#define SWGPU_CU_QP_G 8 /* threads per group of the query-lane kernel */
+
 typedef struct {
-    const uint32_t *prof; /* 32 x G*R words: lane 0's tile (low) | lane 1's (high) << 16 */
-    int32_t *sc[2];       /* per half: the score row of the query whose last tile this is, or NULL */
-    uint32_t keep;        /* 0xffff per half whose left boundary goes on from the last pass */
+    const uint32_t *prof; /* 32 x G*R words: lane 0's scores (low) | lane 1's (high) << 16 */
+    uint32_t starts;      /* bit 2t + h: thread t's slot of lane h begins a query */
     uint32_t pad;
+    uint16_t qi[2][SWGPU_CU_QP_G]; /* lane h, thread t: the slot's query in the batch, 0xffff idle */
 } swgpu_cu_pass_t;
 
 /** A job: passes [first, first + n) of the launch's pass list. */
@@ -178,51 +184,67 @@ typedef struct {
     uint32_t first, n;
 } swgpu_cu_job_t;
 
-/** What k_prof_qp needs to build one pass's table: per half the query
- *  (q NULL: a PSSM's rows in mat), its length and the tile (-1: idle). */
+/** A query of a query-lane launch (device memory; q NULL: a PSSM's rows in mat). */
 typedef struct {
-    const uint8_t *q[2];
-    const int16_t *mat[2];
-    int32_t qlen[2];
-    int32_t tile[2];
+    const uint8_t *q;
+    const int16_t *mat;
+    int32_t qlen, pad;
+} swgpu_cu_qpq_t;
+
+/** What k_prof_qp needs for one pass's table: per lane and thread the
+ *  slot's query (index into the launch's query table, -1 idle) and the
+ *  query column of the slot's first column. */
+typedef struct {
+    int32_t qi[2][SWGPU_CU_QP_G];
+    int32_t c0[2][SWGPU_CU_QP_G];
 } swgpu_cu_pbuild_t;
 
-/** 1 if cfg has a query-pair instance. */
+/** 1 if cfg has a query-lane instance. */
 int swgpu__cu_qp_has(swgpu_cu_cfg_t cfg);
+
+/** The query-lane configurations; *n set to their count. */
+const swgpu_cu_cfg_t *swgpu__cu_qp_configs(int *n);
 
 /** Bytes of one pass's table for cfg (32 x G*R words). */
 size_t swgpu__cu_qp_pass_bytes(swgpu_cu_cfg_t cfg);
 
-/** Builds the tables of npass passes from d_pb[0..npass) into d_out (pass p
- *  at p * swgpu__cu_qp_pass_bytes(cfg)), on stream st. */
-int swgpu__cu_qp_prof_dev(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *d_pb, uint32_t npass,
-                          void *d_out, cudaStream_t st);
+/** Builds the tables of npass passes from d_pb[0..npass) (queries in
+ *  d_qt) into d_out (pass p at p * swgpu__cu_qp_pass_bytes(cfg)), stream st. */
+int swgpu__cu_qp_prof_dev(swgpu_cu_cfg_t cfg, const swgpu_cu_qpq_t *d_qt,
+                          const swgpu_cu_pbuild_t *d_pb, uint32_t npass, void *d_out,
+                          cudaStream_t st);
 
-/** Resident blocks per SM of the query-pair kernel with cfg. */
+/** Resident blocks per SM of the query-lane kernel with cfg. */
 int swgpu__cu_qp_occupancy(swgpu_cu_cfg_t cfg, int *blocks_per_sm);
 
+/** Boundary scratch of the query-lane kernel (jobs of more than one pass). */
+size_t swgpu__cu_qp_scratch(swgpu_cu_cfg_t cfg, uint32_t maxlen, int blocks);
+
 /**
- * The query-pair kernel: subjects [first, first+count) of the batch (longest
+ * The query-lane kernel: subjects [first, first+count) of the batch (longest
  * last, taken longest first) against every job of d_jobs[0..njobs); work
- * units are (subject unit, job), ceil(count / (256 / G)) subject units.
- * scratch: swgpu__cu_dpx_scratch(cfg, qlen, ...) for a query of more than one
- * tile (NULL when every job has one pass).
+ * units are (subject unit, job), ceil(count / (256 / G)) subject units.  The
+ * score of query i for subject k goes to scores[i * stride + k] by
+ * atomicMax: the caller zeroes those entries first.  scratch:
+ * swgpu__cu_qp_scratch bytes (NULL when every job has one pass).
  */
 int swgpu__cu_qp(const swgpu_cu_batch_t *b, uint32_t first, uint32_t count,
                  const swgpu_cu_job_t *d_jobs, uint32_t njobs, const swgpu_cu_pass_t *d_pass,
-                 int oe, int ext, swgpu_cu_cfg_t cfg, int blocks, void *scratch, uint32_t maxlen,
-                 int *ctr, cudaStream_t st);
+                 int32_t *scores, size_t stride, int oe, int ext, swgpu_cu_cfg_t cfg, int blocks,
+                 void *scratch, uint32_t maxlen, int *ctr, cudaStream_t st);
 
 /**
- * Host model of the query-pair kernel: subjects [0, n) against the jobs
- * (host pointers: the passes' tables and score rows on the host).
+ * Host model of the query-lane kernel: subjects [0, n) against the jobs
+ * (host pointers: the passes' tables, scores as above).
  */
 int swgpu__cu_emulate_qp(swgpu_cu_cfg_t cfg, const uint32_t *res, const uint32_t *woff,
                          const uint32_t *len, uint32_t n, const swgpu_cu_job_t *jobs,
-                         uint32_t njobs, const swgpu_cu_pass_t *pass, int oe, int ext);
+                         uint32_t njobs, const swgpu_cu_pass_t *pass, int32_t *scores,
+                         size_t stride, int oe, int ext);
 
-/** The table of one pass built on the host (host pointers in pb). */
-void swgpu__cu_qp_prof(swgpu_cu_cfg_t cfg, const swgpu_cu_pbuild_t *pb, uint32_t *out);
+/** The table of one pass built on the host (host pointers in qt). */
+void swgpu__cu_qp_prof(swgpu_cu_cfg_t cfg, const swgpu_cu_qpq_t *qt, const swgpu_cu_pbuild_t *pb,
+                       uint32_t *out);
 
 /**
  * Intra-task kernel (32-bit): one thread block per subject, the query
