@@ -161,6 +161,30 @@ static __device__ __forceinline__ uint32_t pair_mad(uint32_t hi, uint32_t one, u
     return d;
 }
 
+/*
+ * The steps of a tile pass: step(s, CK) for s = 0 .. nsteps-1, where the
+ * steady state s0 <= s < s1 (every lane of the warp has rows j = s - t >= 0
+ * and j + 1 < L: s >= G-1 >= t, s + 1 < the warp's shortest L) takes the
+ * unchecked copy of the step and the wavefront's fill and drain the checked
+ * one.  Warp-uniform: every lane calls it with the same nsteps.
+ */
+template <int G, class F>
+static __device__ __forceinline__ void wavefront(int nsteps, int L, F &step)
+{
+    const int s0 = G - 1;
+    const int s1 = (int)__reduce_min_sync(FULL_MASK, (unsigned)L) - 1;
+    for (int s = 0; s < nsteps;) {
+        if (s >= s0 && s < s1) {
+#pragma unroll 1
+            for (; s < s1; s++)
+                step(s, false);
+        } else {
+            step(s, true);
+            s++;
+        }
+    }
+}
+
 /* ------------------------------------------------------ the DPX kernel */
 
 /*
@@ -369,21 +393,7 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
                         bnd[j] = make_uint2(ln.h, ln.e);
                 }
             };
-            /* steady state: steps s0 <= s < s1, where every lane of the warp has
-             * rows j = s - t >= 0 and j + 1 < L (s >= G-1 >= t, s + 1 < the
-             * warp's shortest L); one checked and one unchecked copy of the step */
-            const int s0 = G - 1;
-            const int s1 = (int)__reduce_min_sync(FULL_MASK, (unsigned)L) - 1;
-            for (int s = 0; s < nsteps;) {
-                if (s >= s0 && s < s1) {
-#pragma unroll 1
-                    for (; s < s1; s++)
-                        step(s, false);
-                } else {
-                    step(s, true);
-                    s++;
-                }
-            }
+            wavefront<G>(nsteps, L, step);
         }
         uint32_t m = ln.M;
 #pragma unroll
@@ -430,32 +440,43 @@ static const struct {
 };
 enum { N_DPX = sizeof dpx_table / sizeof dpx_table[0] };
 
-/* the configurations, copied out of the table once (a function-local
- * static: initialised by the first caller, thread-safe in C++11; searches
- * on several threads create engines at once) */
-struct dpx_cfg_list {
-    swgpu_cu_cfg_t c[N_DPX];
-    dpx_cfg_list()
-    {
-        for (int i = 0; i < N_DPX; i++)
-            c[i] = dpx_table[i].cfg;
-    }
-};
+/* a kernel table's configurations, copied out of it once (a function-local
+ * static of the caller: initialised by the first call, thread-safe in C++11;
+ * searches on several threads create engines at once) */
+template <class T, int N>
+static const swgpu_cu_cfg_t *cfg_list(const T (&t)[N])
+{
+    struct list {
+        swgpu_cu_cfg_t c[N];
+    };
+    static const list l = [&] {
+        list x;
+        for (int i = 0; i < N; i++)
+            x.c[i] = t[i].cfg;
+        return x;
+    }();
+    return l.c;
+}
+
+/* the entry of cfg in a kernel table, or -1 */
+template <class T, int N>
+static int cfg_find(const T (&t)[N], swgpu_cu_cfg_t cfg)
+{
+    for (int i = 0; i < N; i++)
+        if (t[i].cfg.G == cfg.G && t[i].cfg.R == cfg.R && t[i].cfg.P == cfg.P)
+            return i;
+    return -1;
+}
 
 extern "C" const swgpu_cu_cfg_t *swgpu__cu_dpx_configs(int *n)
 {
-    static const dpx_cfg_list list;
     *n = N_DPX;
-    return list.c;
+    return cfg_list(dpx_table);
 }
 
 static int dpx_find(swgpu_cu_cfg_t cfg)
 {
-    for (int i = 0; i < N_DPX; i++)
-        if (dpx_table[i].cfg.G == cfg.G && dpx_table[i].cfg.R == cfg.R &&
-            dpx_table[i].cfg.P == cfg.P)
-            return i;
-    return -1;
+    return cfg_find(dpx_table, cfg);
 }
 
 static size_t dpx_smem(swgpu_cu_cfg_t cfg)
@@ -741,18 +762,7 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
                         bnd[j] = make_uint2(ln.h, ln.e);
                 }
             };
-            const int s0 = G - 1;
-            const int s1 = (int)__reduce_min_sync(FULL_MASK, (unsigned)L) - 1;
-            for (int s = 0; s < nsteps;) {
-                if (s >= s0 && s < s1) {
-#pragma unroll 1
-                    for (; s < s1; s++)
-                        step(s, false);
-                } else {
-                    step(s, true);
-                    s++;
-                }
-            }
+            wavefront<G>(nsteps, L, step);
             /* this thread's maximum to its slots' queries; it restarts */
             uint32_t m = ln.M;
             if (PF == 4)
@@ -785,28 +795,15 @@ static const struct {
 };
 enum { N_QP = sizeof qp_table / sizeof qp_table[0] };
 
-struct qp_cfg_list {
-    swgpu_cu_cfg_t c[N_QP];
-    qp_cfg_list()
-    {
-        for (int i = 0; i < N_QP; i++)
-            c[i] = qp_table[i].cfg;
-    }
-};
-
 extern "C" const swgpu_cu_cfg_t *swgpu__cu_qp_configs(int *n)
 {
-    static const qp_cfg_list list;
     *n = N_QP;
-    return list.c;
+    return cfg_list(qp_table);
 }
 
 static int qp_find(swgpu_cu_cfg_t cfg)
 {
-    for (int i = 0; i < N_QP; i++)
-        if (qp_table[i].cfg.G == cfg.G && qp_table[i].cfg.R == cfg.R && qp_table[i].cfg.P == cfg.P)
-            return i;
-    return -1;
+    return cfg_find(qp_table, cfg);
 }
 
 extern "C" int swgpu__cu_qp_has(swgpu_cu_cfg_t cfg)
