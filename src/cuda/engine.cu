@@ -1536,6 +1536,7 @@ typedef struct {
     swgpu_cu_cfg_t cfg, cfgl;
     int use_long, maxtiles, maxtilesl, maxqlen;
     int qp;                     /* the short subjects by the query-lane kernel */
+    uint32_t qp_njobs, qp_npass; /* its plan's jobs and passes (qp_plan) */
 } mbatch_t;
 
 typedef struct {
@@ -1568,9 +1569,9 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
  * longest first into the lane with the fewest slots so far, lanes 2j and
  * 2j+1 the two halves of job j.  J gives the GPU at least QP_UNITS work
  * units (a unit is one job over 256 / G subjects of the nsub a GPU holds).
- * With jobs NULL only the counts; else the jobs, passes, table builds and
- * query table for slot m (query blobs in m->d_q in batch order, tables in
- * m->d_qprof).  Host memory of the plan: *tmp (grown).
+ * With jobs NULL only the counts (cuda_scan_many keeps them in the batch);
+ * else the jobs, passes, table builds and query table for slot m (query
+ * blobs in m->d_q in batch order, tables in m->d_qprof).
  */
 #define QP_UNITS 16384
 
@@ -1772,10 +1773,8 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
     CU_CHECK(cudaMemcpyAsync(m->d_mq, m->h_mq, (bt->use_long ? 2 : 1) * nq * sizeof(swgpu_cu_mq_t),
                              cudaMemcpyHostToDevice, st));
     if (bt->qp) {
-        uint32_t nj, np;
+        uint32_t nj = bt->qp_njobs, np = bt->qp_npass;
         size_t off[3];
-        if ((rc = qp_plan(S, d, m, bt, in, &nj, &np, NULL, NULL, NULL, NULL)))
-            return rc;
         const size_t tb = qp_bytes(nj, np, nq, off);
         if ((rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, tb)) ||
             (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, tb)) ||
@@ -2273,8 +2272,10 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
         }
     }
     swgpu__log(SWGPU_LOG_DEBUG, "cuda: %zu queries in %zu batch(es)", nmq, nb);
-    /* every slot's buffers at their largest size now: pinned memory is
-     * slow to allocate, so it is allocated once, not grown batch by batch */
+    /* the largest batch's buffer sizes; the slots are allocated at them
+     * (slot_alloc) except their pinned score rows, sized for each slot's
+     * first batch and grown with hgrow_keep: pinned memory is slow to
+     * allocate and cudaFree / cudaFreeHost would wait for the kernels */
     {
         size_t mq_ = 0, mp = 0, mpl = 0, mnq = 0, mqpt = 0, mqprof = 0;
         for (size_t b = 0; b < nb; b++) {
@@ -2290,9 +2291,11 @@ static int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu
             }
             if (bts[b].qp) {
                 const mq_in_t in0 = {q, ord};
-                uint32_t nj, np;
+                uint32_t nj = 0, np = 0;
                 if ((rc = qp_plan(S, NULL, NULL, &bts[b], &in0, &nj, &np, NULL, NULL, NULL, NULL)))
                     goto done;
+                bts[b].qp_njobs = nj;
+                bts[b].qp_npass = np;
                 const size_t tb = qp_bytes(nj, np, bts[b].n, NULL);
                 const size_t pb = np * swgpu__cu_qp_pass_bytes(bts[b].cfg);
                 if (tb > mqpt) mqpt = tb;
