@@ -861,9 +861,10 @@ void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
  * phase_total a model of it (its first level's forward passes, then for
  * every piece a reverse pass, forward passes and the full-matrix traceback
  * of the smallest pieces, along a straight path), revised with the actual
- * pieces after each level.  Each phase begins with a report where
- * phase_done is 0 and ends with one where fraction is 1 and phase_total ==
- * phase_done.
+ * pieces after each level (an estimate that falls short grows beyond the
+ * cells done, so that only the phase's last report has fraction 1).  Each
+ * phase begins with a report where phase_done is 0 and ends with one where
+ * fraction is 1 and phase_total == phase_done.
  */
 typedef struct {
     const char *phase;      /* "prepass", "score", "reverse" or "traceback" (static string) */

@@ -131,7 +131,11 @@ static void report(ctx_t *C, uint64_t done, uint64_t computed, int end)
     const double now = swgpu__now();
     double f;
     done += C->phase_done;
-    if (end || done > C->phase_cells) /* an estimate that fell short grows */
+    if (end)
+        C->phase_cells = done;
+    else if (C->phase_est && done >= C->phase_cells) /* an estimate that fell short grows, */
+        C->phase_cells = done + done / 64 + 1;       /* and only the end says fraction 1 */
+    else if (done > C->phase_cells)
         C->phase_cells = done;
     f = end ? 1.0 : C->phase_cells ? (double)done / (double)C->phase_cells : 0.0;
     if (f < C->phase_frac)
