@@ -955,6 +955,9 @@ typedef struct {
     int levels;                 /* depth of the split recursion */
     uint64_t subproblems;       /* pieces traced back on the CPU */
     int gpus;                   /* GPUs the passes ran on (0 on the CPU) */
+    int64_t seed_bound;         /* the score of an alignment chained from exact seed
+                                   matches, which the score pass prunes with from its
+                                   start (0: none found, or no pruning) */
 } swgpu_long_stats_t;
 
 /** Defaults: gaps as swgpu_opts_init() for the alphabet, 4 GiB budgets,

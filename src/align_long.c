@@ -283,6 +283,19 @@ static const swgpu__lck_state_t *ck_resume(const ctx_t *C, int phase)
 static int score_pass(ctx_t *C, swgpu__lreg_t *g)
 {
     int rc;
+    int64_t seed = 0;
+    const char *env = getenv("SWGPU_LONG_SEED"); /* 0: no seed bound (measurements) */
+    if (g->prune && !(!C->use_gpu && C->ck_in.phase >= SWGPU__CK_SCORE) && !(env && !strcmp(env, "0"))) {
+        uint64_t bytes = 0;
+        const double t = swgpu__now();
+        if ((rc = swgpu__long_seed_bound(C->a, C->alen, C->b, C->blen, &C->sc, &seed, &bytes)))
+            return rc;
+        host_use(C, bytes);
+        C->st->seed_bound = seed;
+        swgpu__log(SWGPU_LOG_DEBUG, "long alignment: seed chain bound %lld (%.3f s)", (long long)seed,
+                   swgpu__now() - t);
+        g->prune_best = seed;
+    }
     if (g->prune && !C->use_gpu && C->ck_in.phase >= SWGPU__CK_SCORE) {
         g->prune_best = C->ck_in.prune_best; /* the pre-pass was done */
     } else if (g->prune && !C->use_gpu) {
@@ -307,7 +320,7 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
         /* the cells the pre-pass skipped are not pruned ones: only its
          * computed cells count */
         C->st->cells_pruned -= C->last_pruned;
-        g->prune_best = x.best > 0 ? x.best : 0;
+        g->prune_best = x.best > seed ? x.best : seed;
         swgpu__log(SWGPU_LOG_DEBUG, "long alignment: the pre-pass found a score of %lld (X-drop %lld)",
                    (long long)x.best, (long long)x.xdrop);
         phase_end(C);
@@ -1267,9 +1280,8 @@ static int64_t aln_finish(const ctx_t *C, swgpu_aln_t *out)
     return score;
 }
 
-static int setup_scoring(ctx_t *C, const swgpu_matrix_t *m, int open, int ext)
+void swgpu__long_scoring(swgpu__lscore_t *sc, const swgpu_matrix_t *m, int open, int ext)
 {
-    swgpu__lscore_t *sc = &C->sc;
     memset(sc, 0, sizeof *sc);
     memcpy(sc->s, m->s, sizeof sc->s);
     sc->open = open;
@@ -1288,7 +1300,6 @@ static int setup_scoring(ctx_t *C, const swgpu_matrix_t *m, int open, int ext)
                 ok = m->s[x][y] == ((x == y && x < 4) ? sc->match : sc->mismatch);
         sc->dna = ok;
     }
-    return SWGPU_OK;
 }
 
 static int setup_seqs(ctx_t *C)
@@ -1431,7 +1442,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         st->total_seconds = swgpu__now() - C.t0;
         return SWGPU_OK;
     }
-    setup_scoring(&C, m, o->gap_open, o->gap_extend);
+    swgpu__long_scoring(&C.sc, m, o->gap_open, o->gap_extend);
     /* values within +-2^29 (every vertex of the matrix): 32 bits as they
      * are, on either engine; beyond, 32-bit values relative to 64-bit bases
      * per block (long.h: wide scores), on the CPU engine */

@@ -234,6 +234,15 @@ typedef struct {
  *  thread-safe; for tests only. */
 void swgpu__long_set_base(int64_t cells);
 
+/** The engines' scoring for matrix m and gaps open + k * ext. */
+void swgpu__long_scoring(swgpu__lscore_t *sc, const swgpu_matrix_t *m, int open, int ext);
+
+/** A lower bound of the best local score of a x b (long_seed.c): the score
+ *  of a real alignment chained from exact seed matches, 0 when none is
+ *  found; *bytes: the most memory it used.  SWGPU_ENOMEM when out of it. */
+int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int64_t blen,
+                           const swgpu__lscore_t *sc, int64_t *bound, uint64_t *bytes);
+
 /** Test hook: the CPU engine's strip kernels (a swgpu__isa_t; 0: the scalar
  *  tile; -1: the default).  Not thread-safe; for tests only. */
 void swgpu__long_set_isa(int isa);

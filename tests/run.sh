@@ -1,6 +1,7 @@
 #!/bin/sh
-# Run every test binary in BUILD/tests and every CLI test script, then print
-# the totals as one closing line "N passed, N failed".
+# Run every test binary in BUILD/tests and every CLI test script (each one's
+# result line with its seconds), then print the totals as one closing line
+# "N passed, N failed".
 #   sh tests/run.sh [BUILD [NAME...]]
 # With NAMEs (test_search, threads.sh, ...) only those run, and each must exist.
 B=${1:-build}
@@ -23,6 +24,7 @@ for t in $list; do
     fi
     [ -f "$t" ] || continue
     case $t in */lib.sh) continue ;; esac
+    t0=$(date +%s)
     case $t in
     *.sh) SWGPU="$B/swgpu" sh "$t" >"$log" 2>&1 ;;
     *) [ -x "$t" ] || continue; "$t" >"$log" 2>&1 ;;
@@ -44,7 +46,7 @@ for t in $list; do
         [ "$f" -eq 0 ] && f=1
         broken="$broken $t"
     fi
-    echo "$(basename "$t"): $line"
+    echo "$(basename "$t"): $line ($(($(date +%s) - t0)) s)"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
 done
 rm -f "$log"

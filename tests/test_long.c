@@ -157,6 +157,95 @@ static void test_related(void)
     free(b);
 }
 
+/* ref's best score of a x b */
+static int64_t ref_score(const uint8_t *a, size_t m, const uint8_t *b, size_t n, const swgpu_matrix_t *mat, int open,
+                         int ext)
+{
+    swgpu_aln_t R = { 0 };
+    int64_t v = -1;
+    if (swgpu_align(a, m, b, n, mat, open, ext, 1, &R) == 0)
+        v = R.score;
+    swgpu_aln_free(&R);
+    return v;
+}
+
+static int64_t seed_bound(const uint8_t *a, size_t m, const uint8_t *b, size_t n, const swgpu_matrix_t *mat, int open,
+                          int ext)
+{
+    swgpu__lscore_t sc;
+    int64_t v = -1;
+    uint64_t bytes = 0;
+    swgpu__long_scoring(&sc, mat, open, ext);
+    if (swgpu__long_seed_bound(a, (int64_t)m, b, (int64_t)n, &sc, &v, &bytes) != 0)
+        return -1;
+    return v;
+}
+
+/*
+ * The seed-chain bound the score pass prunes with (long_seed.c): the score
+ * of a real alignment, so never above the optimum; the optimum itself on
+ * pairs whose optimal alignment is the chain (substitutions, one gap between
+ * two exact matches); close to it on related pairs.
+ */
+static void test_seed_bound(void)
+{
+    uint64_t s = 31;
+    const size_t m = 5000;
+    uint8_t *a = malloc(3 * m), *b = malloc(3 * m);
+    int64_t v, r;
+    rand_seq(&s, a, m, 4);
+    memcpy(b, a, m);
+    b[1000] = (uint8_t)((a[1000] + 1) % 4);
+    b[3000] = (uint8_t)((a[3000] + 2) % 4);
+    v = seed_bound(a, m, b, m, dna, 5, 2);
+    r = ref_score(a, m, b, m, dna, 5, 2);
+    CHECK(v == 9990 && r == 9990, "seed bound, two substitutions: %lld, optimum %lld (9990)", (long long)v,
+          (long long)r);
+    /* 10 residues of a missing from b: one gap of 10, 5 + 2 * 10 */
+    memcpy(b, a, 2500);
+    memcpy(b + 2500, a + 2510, m - 2510);
+    v = seed_bound(a, m, b, m - 10, dna, 5, 2);
+    r = ref_score(a, m, b, m - 10, dna, 5, 2);
+    CHECK(v == 2 * 4990 - 25 && r == v, "seed bound, a deletion of 10: %lld, optimum %lld (9955)", (long long)v,
+          (long long)r);
+    /* and in b: the gap the other way */
+    v = seed_bound(b, m - 10, a, m, dna, 5, 2);
+    CHECK(v == 9955, "seed bound, an insertion of 10: %lld (9955)", (long long)v);
+    /* too short for a seed, unrelated, no usable residue: 0 */
+    CHECK_EQ_INT(seed_bound(a, 11, a, 11, dna, 5, 2), 0); /* k is 12 at least */
+    CHECK_EQ_INT(seed_bound(a, 12, a, 12, dna, 5, 2), 24);
+    rand_seq(&s, b, m, 4);
+    v = seed_bound(a, m, b, m, dna, 5, 2);
+    CHECK(v >= 0 && v <= ref_score(a, m, b, m, dna, 5, 2), "seed bound, unrelated: %lld", (long long)v);
+    memset(b, 4, m);
+    CHECK_EQ_INT(seed_bound(b, m, b, m, dna, 5, 2), 0);
+    /* related pairs: substitutions, indels, N runs, a moved block, protein */
+    for (int it = 0; it < 12; it++) {
+        const int prot = it % 4 == 3, alpha = prot ? 20 : 4;
+        const size_t len = 1500 + tap_rand(&s) % 2500;
+        const swgpu_matrix_t *mat = prot ? blosum : dna;
+        const int open = it % 3 == 0 ? 3 : 5, ext = it % 3 == 0 ? 2 : 1;
+        size_t n;
+        rand_seq(&s, a, len, alpha);
+        n = mutate(&s, a, len, b, 3 * m, alpha, 5 + 10 * (it % 3), 2 + it % 4, 2 + it % 5);
+        if (it % 5 == 1) /* N runs */
+            for (size_t i = 0; i + 40 < n; i += 700)
+                memset(b + i, 4, 20 + it);
+        if (it % 5 == 2 && n > 1200) { /* a block moved to the end */
+            uint8_t t[400];
+            memcpy(t, b + 300, 400);
+            memmove(b + 300, b + 700, n - 700);
+            memcpy(b + n - 400, t, 400);
+        }
+        v = seed_bound(a, len, b, n, mat, open, ext);
+        r = ref_score(a, len, b, n, mat, open, ext);
+        CHECK(v >= 0 && v <= r && (prot || 10 * v >= 9 * r), "seed bound, related %d (%s, %zu x %zu): %lld, optimum %lld",
+              it, prot ? "protein" : "DNA", len, n, (long long)v, (long long)r);
+    }
+    free(a);
+    free(b);
+}
+
 static void test_edges(void)
 {
     uint64_t s = 99;
@@ -590,6 +679,8 @@ int main(void)
     swgpu__long_set_base(1); /* the smallest base case: deep splits */
     {
         double t = swgpu__now();
+        test_seed_bound();
+        printf("# seed bound %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_edges();
         printf("# edges %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_random();

@@ -70,6 +70,8 @@ static void usage(FILE *fp)
           "                         strand's is FILE.minus\n"
           "      --checkpoint-every S  seconds between checkpoints (default 600)\n"
           "      --quiet            no warnings, no progress, no summary line\n"
+          "  -v, --verbose          more messages (-vv: the library's debug log, e.g. each\n"
+          "                         pass's pruning and the seed bound it starts from)\n"
           "  -h, --help             this text\n"
           "\n"
           "Progress (per phase: percentage, GCUPS, time left) goes to standard error when\n"
@@ -431,13 +433,13 @@ static void summary_line(const result_t *r)
         snprintf(gpus, sizeof gpus, " (%d GPUs)", s->gpus);
     fprintf(stderr,
             "[swgpu %.2fs] align%s: backend %s%s, %.3g cells computed (%.3g pruned), score pass "
-            "%.2f s (%.1f GCUPS, %.0f%% pruned), reverse %.2f s, traceback %.2f s, total %.2f s, "
+            "%.2f s (%.1f GCUPS, %.0f%% pruned, seed bound %lld), reverse %.2f s, traceback %.2f s, total %.2f s, "
             "peak host %.1f MB (RSS %.1f MB), device %.1f MB\n",
             cli_elapsed(), r->alpha == SWGPU_DNA ? (r->minus ? " minus" : " plus") : "", s->backend,
             gpus,
             (double)s->cells, (double)s->cells_pruned, s->score_seconds, s->score_gcups,
             s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
-            s->reverse_seconds, s->traceback_seconds, s->total_seconds,
+            (long long)s->seed_bound, s->reverse_seconds, s->traceback_seconds, s->total_seconds,
             (double)s->peak_host_bytes / 1048576.0, peak_rss_mb(),
             (double)s->peak_device_bytes / 1048576.0);
 }
@@ -487,6 +489,7 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         {"max-memory", required_argument, NULL, OPT_MAXMEM},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"verbose", no_argument, NULL, 'v'},
         {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
         {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
         {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
@@ -508,7 +511,7 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
     a->backend = SWGPU_BACKEND_AUTO;
     opterr = 0;
     optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
-    while ((c = getopt_long(argc, argv, ":f:o:t:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:t:vh", longopts, NULL)) != -1) {
         const char *opt = optind > 1 ? argv[optind - 1] : "";
         switch (c) {
         case 'f': a->fmt = optarg; break;
@@ -571,6 +574,7 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
             break;
         case OPT_PLOT: a->plot = optarg; break;
         case OPT_QUIET: a->verbosity = 0; break;
+        case 'v': a->verbosity = a->verbosity > 0 ? a->verbosity + 1 : 2; break;
         case OPT_NO_PRUNE: a->no_prune = 1; break;
         case OPT_CHECKPOINT: a->checkpoint = optarg; break;
         case OPT_GPUS: if (parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
