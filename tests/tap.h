@@ -63,6 +63,24 @@ static inline int tap_quick(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
+/* Built with ThreadSanitizer (make check-tsan): a test may keep to its
+ * multithreaded paths there, the single-threaded ones being checked by the
+ * plain and the AddressSanitizer builds. */
+static inline int tap_tsan(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    return 1;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    return 1;
+#else
+    return 0;
+#endif
+#else
+    return 0;
+#endif
+}
+
 /* Deterministic PRNG (splitmix64) so seeded tests repeat exactly. */
 static inline uint64_t tap_rand(uint64_t *s)
 {
