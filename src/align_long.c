@@ -96,6 +96,8 @@ typedef struct {
     const char *ck_path;
     double ck_every, ck_last;
     swgpu__ck_t ck_out, ck_in;
+    int lane_rows[3];        /* CUDA engine: rows per lane of the score pass's, the reverse
+                                pass's and the traceback's strips (swgpu__lreg_t.lane_rows) */
 } ctx_t;
 
 /* ------------------------------------------------------------ helpers */
@@ -227,7 +229,11 @@ static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgp
         cells += (uint64_t)r[k].h * (uint64_t)r[k].w;
 #ifdef SWGPU_HAVE_CUDA
     if (C->use_gpu) {
-        uint64_t need = swgpu__lgpu_bytes(C->gpu, r, n, spread);
+        const int rows = C->lane_rows[!strcmp(C->phase, "reverse") ? 1 : !strcmp(C->phase, "traceback") ? 2 : 0];
+        uint64_t need;
+        for (size_t k = 0; k < n; k++)
+            r[k].lane_rows = rows;
+        need = swgpu__lgpu_bytes(C->gpu, r, n, spread);
         if (need > C->dev_budget)
             return swgpu__fail(SWGPU_EBUDGET,
                                "long alignment: a pass needs %llu MiB of GPU memory, the budget is %llu MiB "
@@ -1399,6 +1405,18 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     C.alen = (int64_t)alen;
     C.blen = (int64_t)blen;
     C.threads = o->threads > 0 ? o->threads : swgpu__ncores();
+    {
+        /* SWGPU_LONG_ROWS=S,R,T: the CUDA engine's rows per lane (16, 8 or 4) of
+         * the score pass, the reverse pass and the traceback (measurements;
+         * the values are the same whatever they are) */
+        const char *env = getenv("SWGPU_LONG_ROWS");
+        C.lane_rows[0] = C.lane_rows[1] = C.lane_rows[2] = 16;
+        if (env && sscanf(env, "%d,%d,%d", &C.lane_rows[0], &C.lane_rows[1], &C.lane_rows[2]) != 3)
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_LONG_ROWS=%s: three of 16, 8 or 4, e.g. 16,4,4", env);
+        for (int k = 0; k < 3; k++)
+            if (C.lane_rows[k] != 16 && C.lane_rows[k] != 8 && C.lane_rows[k] != 4)
+                return swgpu__fail(SWGPU_EINVAL, "SWGPU_LONG_ROWS=%s: three of 16, 8 or 4, e.g. 16,4,4", env);
+    }
     C.host_budget = o->max_host_memory ? o->max_host_memory : DEFAULT_BUDGET;
     C.dev_budget = o->max_device_memory ? o->max_device_memory : DEFAULT_BUDGET;
     if (o->gap_open < 0 || o->gap_extend < 0 || o->gap_open > 1000000 || o->gap_extend > 1000000)

@@ -107,6 +107,10 @@ typedef struct {
     int32_t *saved;      /* host: nsaved rows of (w+1) pairs {H, F}; vertex columns 0..w */
     int64_t *saved_base; /* wide scores (see Wide scores): nsaved rows of swgpu__lreg_nbase(w)
                             bases; NULL otherwise */
+    int32_t lane_rows;   /* CUDA engine: rows per lane of its strips, 16 (0: the same), 8 or 4
+                            (strips of 512, 256 or 128 rows; see cuda/long_kernels.cu); a
+                            batch uses 16 unless all its regions ask for the same, and column
+                            slices always; the values do not depend on it */
     int32_t prune;       /* skip blocks that cannot matter (see Pruning above) */
     int64_t prune_best;  /* local: a best score known in advance (0 if none); anchored: the
                             score of the optimal path from vertex (0,0) to (prune_i, prune_j) */

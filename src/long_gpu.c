@@ -48,8 +48,9 @@ typedef struct {
  * batch it runs. */
 typedef struct {
     int dev;
-    int sms, threads, bps[2];    /* multiprocessors, threads per block, blocks per SM
-                                    (of the kernels for whole regions and for slices) */
+    int sms, threads, bps[4];    /* multiprocessors, threads per block, blocks per SM
+                                    (of the kernels: whole regions with 16 rows per lane,
+                                    slices, whole regions with 8 and with 4: kernel_of()) */
     int dna;                     /* 1: the DNA (byte-select) kernel */
     uint8_t *dseq[4];
     int32_t *dmat;
@@ -156,9 +157,11 @@ static int part_create(part_t *p, int dev, const swgpu__lseqs_t *q, const swgpu_
     /* the byte-select DNA kernel needs match + oe and mismatch + oe in 0..255;
      * the grid is sized for the very kernel that is launched */
     p->dna = sc->dna && sc->mismatch + sc->open + sc->ext >= 0 && sc->match + sc->open + sc->ext <= 255;
-    CU(swgpu__long_occupancy(p->dna, 0, &p->threads, &p->bps[0]));
-    CU(swgpu__long_occupancy(p->dna, 1, &p->threads, &p->bps[1]));
-    if (p->bps[0] < 1 || p->bps[1] < 1) {
+    CU(swgpu__long_occupancy(p->dna, 0, 16, &p->threads, &p->bps[0]));
+    CU(swgpu__long_occupancy(p->dna, 1, 16, &p->threads, &p->bps[1]));
+    CU(swgpu__long_occupancy(p->dna, 0, 8, &p->threads, &p->bps[2]));
+    CU(swgpu__long_occupancy(p->dna, 0, 4, &p->threads, &p->bps[3]));
+    if (p->bps[0] < 1 || p->bps[1] < 1 || p->bps[2] < 1 || p->bps[3] < 1) {
         rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: the kernel cannot run on device %d", dev);
         goto fail;
     }
@@ -241,14 +244,35 @@ fail:
     return rc;
 }
 
+/* Rows per lane of a batch's strips: what all its regions ask for (16, 8
+ * or 4), else 16; always 16 for column slices (their boundary columns
+ * hold SWGPU__LONG_SH rows a strip). */
+static int batch_rows(const swgpu__lreg_t *regs, size_t n)
+{
+    const int want = n > 0 ? regs[0].lane_rows : 16;
+    if (want != 8 && want != 4)
+        return 16;
+    for (size_t k = 0; k < n; k++)
+        if (regs[k].lane_rows != want || regs[k].w_all > 0)
+            return 16;
+    return want;
+}
+
+/* the index of the kernel in part_t.bps */
+static int kernel_of(int slice, int rows)
+{
+    return slice ? 1 : rows == 8 ? 2 : rows == 4 ? 3 : 0;
+}
+
 static void batch_layout(const swgpu__lreg_t *regs, size_t n, layout_t *L)
 {
     uint64_t ring = 0, saved = 0;
     int64_t strips = 0;
+    const int64_t sh = 32 * (int64_t)batch_rows(regs, n);
     for (size_t k = 0; k < n; k++) {
         ring += (uint64_t)2 * (uint64_t)SWGPU__LK_RING(regs[k].w) * 8;
         saved += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)(regs[k].w + 1) * 8;
-        strips += (regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+        strips += (regs[k].h + sh - 1) / sh;
     }
     L->ring = 0;
     L->saved = ring;
@@ -506,6 +530,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     unsigned long long ctr[6] = { 0, 0, 0, 0, 0, 0 };
     int32_t best0 = 0;
     const size_t n = p->n;
+    const int rows = batch_rows(p->regs, n);
     layout_t *L = &p->L;
 
     if (n == 0)
@@ -560,7 +585,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         d->f0 = (int32_t)r->f0;
         d->save_every = (int32_t)r->save_every;
         d->save_last = r->save_last;
-        d->nstrips = (int32_t)((r->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH);
+        d->nstrips = (int32_t)((r->h + 32 * rows - 1) / (32 * rows));
         d->first = first;
         d->ring_off = (int64_t)(ring_off / 4);   /* int32 units from A.ring */
         d->saved_off = (int64_t)(saved_off / 4); /* int32 units from A.saved */
@@ -617,9 +642,10 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     A.dna = p->dna;
     A.match = g->sc.match;
     A.mismatch = g->sc.mismatch;
+    A.rows = rows;
     {
         int64_t want = (L->strips + p->threads / 32 - 1) / (p->threads / 32);
-        blocks = p->bps[slice] * p->sms;
+        blocks = p->bps[kernel_of(slice, rows)] * p->sms;
         if (want < blocks)
             blocks = (int)want;
     }

@@ -620,6 +620,22 @@ static void test_gpu(void)
               (long long)z.qend, (long long)z.tbeg, (long long)z.tend, (long long)x.score, (long long)x.qbeg,
               (long long)x.qend, (long long)x.tbeg, (long long)x.tend, swgpu_last_error());
         swgpu_aln_free(&z);
+        {
+            /* strips of 8 or 4 rows per lane in some passes: the same alignment */
+            static const char *const rows[3] = { "8,4,4", "4,8,8", "16,4,8" };
+            o2.gpu_parts = 0;
+            o2.gpus = 1;
+            setenv("SWGPU_LONG_ROWS", rows[it % 3], 1);
+            r2 = swgpu_align_long(a, m, b, n, prot ? blosum : dna, &o2, &z, &zs);
+            unsetenv("SWGPU_LONG_ROWS");
+            CHECK(r1 == 0 && r2 == 0 && x.score == z.score && x.qbeg == z.qbeg && x.qend == z.qend &&
+                      x.tbeg == z.tbeg && x.tend == z.tend && x.n_cigar == z.n_cigar &&
+                      !memcmp(x.cigar, z.cigar, x.n_cigar * sizeof *x.cigar) && !strcmp(zs.backend, "cuda"),
+                  "gpu %d (%zu x %zu), rows per lane %s: rc %d score %lld [%lld,%lld)x[%lld,%lld), the CPU's "
+                  "%lld %s", it, m, n, rows[it % 3], r2, (long long)z.score, (long long)z.qbeg, (long long)z.qend,
+                  (long long)z.tbeg, (long long)z.tend, (long long)x.score, swgpu_last_error());
+            swgpu_aln_free(&z);
+        }
     }
     printf("# gpu: %d of 40 pairs identical to the CPU path\n", n_ok);
     {

@@ -86,6 +86,8 @@ class LongStats:
     peak_device_bytes: int
     levels: int              #: depth of the split recursion
     subproblems: int         #: pieces traced back
+    gpus: int                #: GPUs the passes ran on (0 on the CPU)
+    seed_bound: int          #: the seed chain's score the score pass pruned with from its start
 
 
 @dataclass(frozen=True)

@@ -2200,7 +2200,7 @@ static void on_progress(const swgpu_long_progress_t *p, void *user)
 static PyObject *long_stats(const swgpu_long_stats_t *s)
 {
     return Py_BuildValue(
-        "{s:s,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d,s:K,s:K,s:i,s:K}", "backend",
+        "{s:s,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d,s:K,s:K,s:i,s:K,s:i,s:L}", "backend",
         s->backend ? s->backend : "", "cells", (unsigned long long)s->cells, "cells_pruned",
         (unsigned long long)s->cells_pruned, "score_cells", (unsigned long long)s->score_cells,
         "score_pruned", (unsigned long long)s->score_pruned, "score_seconds", s->score_seconds,
@@ -2208,7 +2208,7 @@ static PyObject *long_stats(const swgpu_long_stats_t *s)
         "total_seconds", s->total_seconds, "score_gcups", s->score_gcups, "peak_host_bytes",
         (unsigned long long)s->peak_host_bytes, "peak_device_bytes",
         (unsigned long long)s->peak_device_bytes, "levels", s->levels, "subproblems",
-        (unsigned long long)s->subproblems);
+        (unsigned long long)s->subproblems, "gpus", s->gpus, "seed_bound", (long long)s->seed_bound);
 }
 
 /* align_long(query, target, alphabet, matrix, match, mismatch, strand,

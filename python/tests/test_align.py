@@ -140,6 +140,9 @@ def test_align_long_options():
     full = swgpu.align_long(a, b, prune=False, threads=1)
     pruned = swgpu.align_long(a, b, threads=2, max_memory="16M")
     assert full.stats.cells_pruned == 0 and full.stats.score_cells == len(a) * len(b)
+    # no pruning, no seed bound; with it, a real alignment's score
+    assert full.stats.seed_bound == 0 and 0 < pruned.stats.seed_bound <= pruned.score
+    assert full.stats.gpus == 0
     assert (pruned.score, pruned.query_begin, pruned.target_end) == \
         (full.score, full.query_begin, full.target_end)
     only = swgpu.align_long(a, b, score_only=True)

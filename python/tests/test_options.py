@@ -32,6 +32,7 @@ ALIGN = {
     "max-memory": "keyword max_memory", "no-prune": "keyword prune=False",
     "outfmt": "the tool's output formats (summary, sam, pair): the LongAlignment's fields",
     "out": "the tool's output file", "plot": "the tool's SVG drawing",
+    "verbose": "the 'swgpu' logger's level (DEBUG)",
     "quiet": "the 'swgpu' logger's level", "help": None,
 }
 

@@ -29,14 +29,21 @@
 
 #include <cuda_runtime.h>
 
-#define R 16             /* rows per lane */
-#define SH (32 * R)      /* strip height */
+/* Rows per lane R: 16 (strips of SWGPU__LONG_SH = 512 rows: the most cells
+ * per instruction), or 8 or 4 (strips of 256 or 128 rows) for passes bound
+ * by the wavefront's latency rather than by cells.  A strip starts a chunk
+ * once the strip above is past it, so when the computed cells form a band
+ * along the diagonal, each strip waits for the one above to cross about a
+ * strip height of columns: the pass takes about (rows / SH) strips x SH
+ * columns at the speed one strip crosses columns, which grows as R falls
+ * (a step of R rows). */
+#define R_WIDE 16
 #define NT 256           /* threads per block */
 #define WARPS (NT / 32)
 #define FULL 0xffffffffu
 #define NEG SWGPU__LONG_NEG
 
-static_assert(SH == SWGPU__LONG_SH, "strip height must match the CPU engine");
+static_assert(32 * R_WIDE == SWGPU__LONG_SH, "the wide strips' height is the engines' strip height");
 
 struct smem_t {
     int32_t mat[32 * 32]; /* mat[col * 32 + row] = s[row][col] + open + ext */
@@ -53,7 +60,7 @@ struct smem_t {
  * strip's end finds their rows; elsewhere no lane can pass w and the steps
  * are those of a whole region, without the check.
  */
-template <bool DNA, bool LOCAL, bool PARTIAL, bool FREEZE>
+template <int R, bool DNA, bool LOCAL, bool PARTIAL, bool FREEZE>
 __device__ __forceinline__ void chunk_steps(const int4 *in4, const int32_t *mat, int2 *out, int lane, int c, int w,
                                             int nv, bool track, int base, int32_t ext, int32_t oe, int32_t smis,
                                             const int (&qa)[R], int (&HO)[R], int (&E)[R], int &ho, int &fo,
@@ -132,10 +139,12 @@ __device__ __forceinline__ void chunk_steps(const int4 *in4, const int32_t *mat,
  * LOCAL: zero floor; PARTIAL: the region ends inside the strip (rows past
  * h copy the row above, so the last lane still outputs row h).
  */
-template <bool DNA, bool LOCAL, bool PARTIAL, bool SLICE>
+template <int R, bool DNA, bool LOCAL, bool PARTIAL, bool SLICE>
 __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g,
                                           int s, long long t, smem_t &sm, int warp)
 {
+    constexpr int SH = 32 * R; /* strip height */
+    static_assert(!SLICE || R == R_WIDE, "column slices hand on boundary columns of SWGPU__LONG_SH rows");
     const int lane = threadIdx.x & 31;
     const int32_t ext = A.ext, oe = A.open + A.ext;
     const int32_t smatch = A.match + oe, smis = A.mismatch + oe;
@@ -315,10 +324,10 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
 
         /* some lane passes a slice's last column in this chunk */
         if (SLICE && 32 * c + 32 > w)
-            chunk_steps<DNA, LOCAL, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track, base,
+            chunk_steps<R, DNA, LOCAL, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track, base,
                                                    ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt, bi, bj);
         else
-            chunk_steps<DNA, LOCAL, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track, base,
+            chunk_steps<R, DNA, LOCAL, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track, base,
                                                     ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt, bi, bj);
         __syncwarp();
         {
@@ -388,9 +397,10 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     }
 }
 
-template <bool DNA, bool SLICE>
+template <int R, bool DNA, bool SLICE>
 __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
 {
+    constexpr int SH = 32 * R;
     __shared__ smem_t sm;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (!DNA)
@@ -417,26 +427,34 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
         const bool partial = (long long)(s + 1) * SH > g.h;
         if (g.local) {
             if (partial)
-                run_strip<DNA, true, true, SLICE>(A, g, s, t, sm, warp);
+                run_strip<R, DNA, true, true, SLICE>(A, g, s, t, sm, warp);
             else
-                run_strip<DNA, true, false, SLICE>(A, g, s, t, sm, warp);
+                run_strip<R, DNA, true, false, SLICE>(A, g, s, t, sm, warp);
         } else {
             if (partial)
-                run_strip<DNA, false, true, SLICE>(A, g, s, t, sm, warp);
+                run_strip<R, DNA, false, true, SLICE>(A, g, s, t, sm, warp);
             else
-                run_strip<DNA, false, false, SLICE>(A, g, s, t, sm, warp);
+                run_strip<R, DNA, false, false, SLICE>(A, g, s, t, sm, warp);
         }
     }
 }
 
-extern "C" cudaError_t swgpu__long_occupancy(int dna, int slice, int *threads, int *blocks_per_sm)
+/* the kernel of a launch: rows per lane (16, 8, 4; slices: 16), DNA or not */
+static const void *pick(int dna, int slice, int rows)
+{
+    if (slice)
+        return dna ? (const void *)long_pass<R_WIDE, true, true> : (const void *)long_pass<R_WIDE, false, true>;
+    if (rows == 8)
+        return dna ? (const void *)long_pass<8, true, false> : (const void *)long_pass<8, false, false>;
+    if (rows == 4)
+        return dna ? (const void *)long_pass<4, true, false> : (const void *)long_pass<4, false, false>;
+    return dna ? (const void *)long_pass<R_WIDE, true, false> : (const void *)long_pass<R_WIDE, false, false>;
+}
+
+extern "C" cudaError_t swgpu__long_occupancy(int dna, int slice, int rows, int *threads, int *blocks_per_sm)
 {
     *threads = NT;
-    if (slice)
-        return dna ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<true, true>, NT, 0)
-                   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<false, true>, NT, 0);
-    return dna ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<true, false>, NT, 0)
-               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, long_pass<false, false>, NT, 0);
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, pick(dna, slice, rows), NT, 0);
 }
 
 extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int slice, int blocks, int threads,
@@ -445,13 +463,23 @@ extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int slice
     (void)cudaGetLastError(); /* an earlier, already reported error is not this launch's */
     if (slice) {
         if (args->dna)
-            long_pass<true, true><<<blocks, threads, 0, stream>>>(*args);
+            long_pass<R_WIDE, true, true><<<blocks, threads, 0, stream>>>(*args);
         else
-            long_pass<false, true><<<blocks, threads, 0, stream>>>(*args);
+            long_pass<R_WIDE, false, true><<<blocks, threads, 0, stream>>>(*args);
+    } else if (args->rows == 8) {
+        if (args->dna)
+            long_pass<8, true, false><<<blocks, threads, 0, stream>>>(*args);
+        else
+            long_pass<8, false, false><<<blocks, threads, 0, stream>>>(*args);
+    } else if (args->rows == 4) {
+        if (args->dna)
+            long_pass<4, true, false><<<blocks, threads, 0, stream>>>(*args);
+        else
+            long_pass<4, false, false><<<blocks, threads, 0, stream>>>(*args);
     } else if (args->dna) {
-        long_pass<true, false><<<blocks, threads, 0, stream>>>(*args);
+        long_pass<R_WIDE, true, false><<<blocks, threads, 0, stream>>>(*args);
     } else {
-        long_pass<false, false><<<blocks, threads, 0, stream>>>(*args);
+        long_pass<R_WIDE, false, false><<<blocks, threads, 0, stream>>>(*args);
     }
     return cudaPeekAtLastError();
 }

@@ -21,7 +21,7 @@ typedef struct {
     int32_t local, track;
     int32_t prune;           /* local: skip chunks that cannot reach *gbest */
     int32_t h0, e0, f0;      /* anchored corner */
-    int32_t save_every;      /* 0 or a multiple of the strip height */
+    int32_t save_every;      /* 0 or a multiple of SWGPU__LONG_SH (so of every strip height) */
     int32_t save_last;
     int32_t nstrips;
     int64_t first;           /* ticket of its first strip */
@@ -71,11 +71,14 @@ typedef struct {
     const int32_t *mat;          /* device 32x32: mat[col*32 + row] = s[row][col] */
     int32_t open, ext;
     int32_t dna, match, mismatch;
+    int32_t rows;                /* rows per lane of the strips: 16 (SWGPU__LONG_SH rows a
+                                    strip; column slices always), 8 or 4 */
 } swgpu__lkargs_t;
 
 /** Threads per block and resident blocks per multiprocessor of the kernel
- *  (slice: the kernel for batches of column slices). */
-cudaError_t swgpu__long_occupancy(int dna, int slice, int *threads, int *blocks_per_sm);
+ *  (slice: the kernel for batches of column slices; rows: per lane, 16, 8
+ *  or 4, 16 for slices). */
+cudaError_t swgpu__long_occupancy(int dna, int slice, int rows, int *threads, int *blocks_per_sm);
 /** Launch one pass over a batch with `blocks` blocks of `threads` threads:
  *  the grid must fit on the device at once (blocks <= blocks_per_sm * SMs);
  *  slice: the batch holds column slices (lin / rout may be set). */
