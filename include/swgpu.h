@@ -848,8 +848,9 @@ void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 
 /**
  * A progress report of swgpu_align_long().  The phases, in order:
- * "prepass" (the CPU engine's pruned score pass only: a cheap pass that
- * finds a score to prune with), "score", "reverse" and "traceback" (not
+ * "prepass" (the CPU engine's pruned score pass only, when the seed chain
+ * found no strong alignment: a cheap pass that finds a score to prune
+ * with), "score", "reverse" and "traceback" (not
  * with score_only).  A phase's cells are those of the passes it runs (all
  * of the matrix for "prepass" and "score", the rectangle up to the end for
  * "reverse"); a cell is done once computed or skipped by pruning, so that

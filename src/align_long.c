@@ -274,17 +274,20 @@ static const swgpu__lck_state_t *ck_resume(const ctx_t *C, int phase)
 /*
  * Phase 1, the forward score pass over the whole matrix, pruned (long.h).
  * A block is skipped when it cannot reach the best score found so far, so
- * the sooner a high score is known, the more is skipped.  On the CPU a
- * cheap pre-pass finds one first: the same pass with an X-drop rule as
- * well (a block whose inputs lie more than X below the best so far is
- * skipped) and a cap on the cells it computes.  It follows the strongest
- * alignment it meets, in a band a few thousand columns wide, and its best
- * is the score of a real alignment, so a lower bound of the final best:
- * the exact pass starts with it as prune_best.  Blocks skipped because of
- * it still cannot reach the final best, so the result is the same as
- * without it; only the share of pruned cells grows (to 95-99 % on pairs of
- * related genomes, where the exact pass then computes little more than a
- * band around the optimal path).
+ * the sooner a high score is known, the more is skipped.  The seed chain
+ * (long_seed.c) finds one first, on every backend: the score of an
+ * alignment joined from exact matches.  When that is weak (below X, a
+ * strip's worth of score and a gap of G columns), the CPU runs a cheap
+ * pre-pass: the same pass with an X-drop rule as well (a block whose inputs
+ * lie more than X below the best so far is skipped) and a cap on the cells
+ * it computes, which follows the strongest alignment it meets in a band a
+ * few thousand columns wide.  Either is the score of a real alignment, so
+ * a lower bound of the final best: the exact pass starts with the larger
+ * as prune_best.  Blocks skipped because of it still cannot reach the
+ * final best, so the result is the same as without it; only the share of
+ * pruned cells grows (to 95-99 % on pairs of related genomes, where the
+ * exact pass then computes little more than a band around the optimal
+ * path and the corner from which the score can still be reached).
  */
 static int score_pass(ctx_t *C, swgpu__lreg_t *g)
 {
@@ -302,20 +305,23 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
                    swgpu__now() - t);
         g->prune_best = seed;
     }
+    /* X: a strip's worth of score (the pipeline's lag) and a gap of G
+     * columns (indels the band bridges) */
+    const int64_t G0 = imin64(C->alen, C->blen) / 256, G = G0 < 64 ? 64 : G0 > 8192 ? 8192 : G0;
+    const int64_t smax = C->sc.smax > 0 ? C->sc.smax : 0, X = SH * smax + C->sc.open + G * C->sc.ext;
     if (g->prune && !C->use_gpu && C->ck_in.phase >= SWGPU__CK_SCORE) {
         g->prune_best = C->ck_in.prune_best; /* the pre-pass was done */
-    } else if (g->prune && !C->use_gpu) {
+    } else if (g->prune && !C->use_gpu && seed < X) {
+        /* the seed chain found no strong alignment: the pre-pass looks for
+         * one (from no bound: its X-drop rule is relative to its best) */
         swgpu__lreg_t x = *g;
-        int64_t shorter = imin64(C->alen, C->blen), G = shorter / 256;
-        phase_begin(C, "prepass", (uint64_t)C->alen * (uint64_t)C->blen, 0);
-        G = G < 64 ? 64 : G > 8192 ? 8192 : G;
-        /* X: a strip's worth of score (the pipeline's lag) and a gap of G
-         * columns (indels the band bridges).  The cap: a 32nd of the cells,
-         * and what the pre-pass needs on a collinear pair: the rows until
-         * the path's score passes X, then a band of about 2X/ext columns;
-         * never more than a quarter of the cells */
-        const int64_t smax = C->sc.smax > 0 ? C->sc.smax : 0, X = SH * smax + C->sc.open + G * C->sc.ext;
+        /* The cap: a 32nd of the cells, and what the pre-pass needs on a
+         * collinear pair: the rows until the path's score passes X, then a
+         * band of about 2X/ext columns; never more than a quarter of the
+         * cells */
         const uint64_t cells = (uint64_t)C->alen * (uint64_t)C->blen;
+        phase_begin(C, "prepass", (uint64_t)C->alen * (uint64_t)C->blen, 0);
+        x.prune_best = 0;
         uint64_t cap = cells / 32 + (uint64_t)(X / (smax ? smax : 1) + 2 * SH) * (uint64_t)C->blen +
                        (uint64_t)C->alen * (uint64_t)(2 * X / (C->sc.ext ? C->sc.ext : 1) + 2 * SH);
         x.xdrop = X;

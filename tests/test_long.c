@@ -527,21 +527,28 @@ static void test_progress_and_threads(void)
     swgpu_long_opts_t o = opts(5, 2, 1, 4 << 20, SWGPU_BACKEND_CPU);
     rand_seq(&s, a, m, 4);
     n = mutate(&s, a, m, b, 2 * m, 4, 50, 10, 10);
-    /* 1 thread, then 4 (the full-matrix pieces traced back by threads while
-     * the calling thread reports) */
+    /* 1 thread without the seed bound (so with the pre-pass), then 4 with
+     * it (the seed chain finds a strong alignment: no pre-pass; the
+     * full-matrix pieces traced back by threads while the calling thread
+     * reports) */
     for (int k = 0; k < 2; k++) {
         swgpu_aln_t *z = k ? &y : &x;
         prog_t pg = { .phase = -1 };
+        int rc;
         o.threads = k ? 4 : 1;
         o.progress = on_progress;
         o.progress_user = &pg;
-        CHECK(swgpu_align_long(a, m, b, n, dna, &o, z, &st) == 0, "%d threads", o.threads);
-        CHECK(pg.calls >= 8 && !pg.bad[0] && pg.ended[0] && pg.ended[1] && pg.ended[2] && pg.ended[3] &&
-                  pg.cells == st.cells,
-              "progress: %d calls, %s; phases ended %d %d %d %d, %llu cells of %llu", pg.calls,
+        if (!k)
+            setenv("SWGPU_LONG_SEED", "0", 1);
+        rc = swgpu_align_long(a, m, b, n, dna, &o, z, &st);
+        unsetenv("SWGPU_LONG_SEED");
+        CHECK(rc == 0, "%d threads", o.threads);
+        CHECK(pg.calls >= (k ? 6 : 8) && !pg.bad[0] && pg.ended[0] == !k && pg.ended[1] && pg.ended[2] && pg.ended[3] &&
+                  pg.cells == st.cells && (k ? st.seed_bound > 0 : st.seed_bound == 0),
+              "progress: %d calls, %s; phases ended %d %d %d %d, %llu cells of %llu, seed bound %lld", pg.calls,
               pg.bad[0] ? pg.bad : "in order", pg.ended[0], pg.ended[1], pg.ended[2], pg.ended[3],
-              (unsigned long long)pg.cells, (unsigned long long)st.cells);
-        CHECK(pg.total[0] == (uint64_t)m * n && pg.total[1] == (uint64_t)m * n &&
+              (unsigned long long)pg.cells, (unsigned long long)st.cells, (long long)st.seed_bound);
+        CHECK(pg.total[0] == (k ? 0 : (uint64_t)m * n) && pg.total[1] == (uint64_t)m * n &&
                   pg.total[2] == (uint64_t)z->qend * (uint64_t)z->tend,
               "progress totals: the matrix, then the rectangle up to the end");
         /* the traceback's first estimate, from the model alone, within 2x of what it did */
