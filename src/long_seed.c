@@ -188,41 +188,41 @@ static mem_t *find_mems(const seed_t *S, size_t *nout, uint64_t *bytes)
             }
         }
         for (int b = 0; b < nb && n < MAX_MEMS; b++) {
-        int64_t i = bp[b], j, ie, je, hit;
-        int seen = 0;
-        hit = table_find(tab, tmask, bk[b]);
-        if (hit < 0)
-            continue;
-        for (int x = 0; x < nrec && !seen; x++) /* inside a MEM found already */
-            seen = recent[x].j - recent[x].i == hit - i && i >= recent[x].i && i < recent[x].i + recent[x].len;
-        if (seen || memcmp(S->a + i, S->b + hit, (size_t)S->k))
-            continue;
-        j = hit;
-        while (i > 0 && j > 0 && S->a[i - 1] == S->b[j - 1] && S->ok[S->a[i - 1]])
-            i--, j--;
-        ie = bp[b] + S->k;
-        je = hit + S->k;
-        while (ie < S->alen && je < S->blen && S->a[ie] == S->b[je] && S->ok[S->a[ie]])
-            ie++, je++;
-        if (n == cap) {
-            size_t c2 = cap ? 2 * cap : 4096;
-            mem_t *v2 = realloc(v, c2 * sizeof *v);
-            if (!v2) {
-                free(v);
-                free(tab);
-                return NULL;
+            int64_t i = bp[b], j, ie, je, hit;
+            int seen = 0;
+            hit = table_find(tab, tmask, bk[b]);
+            if (hit < 0)
+                continue;
+            for (int x = 0; x < nrec && !seen; x++) /* inside a MEM found already */
+                seen = recent[x].j - recent[x].i == hit - i && i >= recent[x].i && i < recent[x].i + recent[x].len;
+            if (seen || memcmp(S->a + i, S->b + hit, (size_t)S->k))
+                continue;
+            j = hit;
+            while (i > 0 && j > 0 && S->a[i - 1] == S->b[j - 1] && S->ok[S->a[i - 1]])
+                i--, j--;
+            ie = bp[b] + S->k;
+            je = hit + S->k;
+            while (ie < S->alen && je < S->blen && S->a[ie] == S->b[je] && S->ok[S->a[ie]])
+                ie++, je++;
+            if (n == cap) {
+                size_t c2 = cap ? 2 * cap : 4096;
+                mem_t *v2 = realloc(v, c2 * sizeof *v);
+                if (!v2) {
+                    free(v);
+                    free(tab);
+                    return NULL;
+                }
+                v = v2;
+                cap = c2;
             }
-            v = v2;
-            cap = c2;
-        }
-        v[n].i = i;
-        v[n].j = j;
-        v[n].len = ie - i;
-        recent[rpos] = v[n];
-        rpos = (rpos + 1) % RECENT;
-        if (nrec < RECENT)
-            nrec++;
-        n++;
+            v[n].i = i;
+            v[n].j = j;
+            v[n].len = ie - i;
+            recent[rpos] = v[n];
+            rpos = (rpos + 1) % RECENT;
+            if (nrec < RECENT)
+                nrec++;
+            n++;
         }
     }
     free(tab);
@@ -304,12 +304,15 @@ int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int
     S.blen = blen;
     S.sc = sc;
     S.bits = sc->dna ? 2 : 5;
-    { /* k: a k-mer of b met by chance less than about once in 4^6 (DNA) or 20^3 */
+    { /* k: the letters that index the longer sequence (log4 or log32 of its
+       * length, in 2 or 5 bits a letter), plus 6 DNA letters or 3 protein
+       * ones (20 letters: 32^lg ~ 20^(1.16 lg)), so that a k-mer is met by
+       * chance less than about once in 4^6 or 20^3 */
         const int64_t len = blen > alen ? blen : alen;
         int lg = 0;
-        while (lg < 40 && ((int64_t)1 << (S.bits * lg)) < len)
+        while (S.bits * lg < 62 && ((int64_t)1 << (S.bits * lg)) < len)
             lg++;
-        S.k = sc->dna ? lg + 6 : (lg * 5 + 3) / 4 + 3; /* 20^x ~ 32^(0.86 x) */
+        S.k = sc->dna ? lg + 6 : (lg * 5 + 3) / 4 + 3;
         if (S.k < (sc->dna ? 12 : 5))
             S.k = sc->dna ? 12 : 5;
         if (S.k > (sc->dna ? 24 : 12))
