@@ -36,12 +36,12 @@ fi
 RUN="mpirun --allow-run-as-root --oversubscribe"
 if [ -n "${SWGPU_TEST_CFLAGS:-}" ]; then
     # the slow unwinder makes each run take seconds: leaks are looked for in
-    # every fourth run (the first of each four), memory errors in all
+    # every eighth run (the first of each eight), memory errors in all
     cat > "$T/mpirun.sh" <<EOS
 #!/bin/sh
 n=\$(cat "$T/mpirun.count" 2>/dev/null || echo 0)
 echo \$((n + 1)) > "$T/mpirun.count"
-[ \$((n % 4)) -eq 0 ] || ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_leaks=0:fast_unwind_on_malloc=1"
+[ \$((n % 8)) -eq 0 ] || ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_leaks=0:fast_unwind_on_malloc=1"
 export ASAN_OPTIONS
 exec mpirun --allow-run-as-root --oversubscribe "\$@"
 EOS
