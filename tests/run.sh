@@ -4,10 +4,15 @@
 # "N passed, N failed".
 #   sh tests/run.sh [BUILD [NAME...]]
 # With NAMEs (test_search, threads.sh, ...) only those run, and each must exist.
+# TEST_JOBS=N runs N tests at a time (default 1); the results are printed in
+# the list's order either way.
 B=${1:-build}
 [ $# -gt 0 ] && shift
 passed=0 failed=0 skipped=0 broken=""
-log=$(mktemp)
+J=${TEST_JOBS:-1}
+case $J in '' | *[!0-9]* | 0) J=1 ;; esac
+dir=$(mktemp -d) || exit 2
+trap 'rm -rf "$dir"' EXIT
 if [ $# -gt 0 ]; then
     list=""
     for n in "$@"; do
@@ -16,6 +21,9 @@ if [ $# -gt 0 ]; then
 else
     list=$(ls "$B"/tests/test_* tests/cli/*.sh 2>/dev/null)
 fi
+
+# the tests to run, numbered; a named one that is missing fails
+n=0
 for t in $list; do
     if [ $# -gt 0 ] && [ ! -f "$t" ]; then
         echo "$t: missing"
@@ -23,13 +31,65 @@ for t in $list; do
         continue
     fi
     [ -f "$t" ] || continue
-    case $t in */lib.sh) continue ;; esac
+    case $t in */lib.sh) continue ;; *.sh) ;; *) [ -x "$t" ] || continue ;; esac
+    echo "$t" >"$dir/$n.name"
+    n=$((n + 1))
+done
+
+# one test: its output, exit status and seconds beside its number
+run_one() {
+    t=$(cat "$dir/$1.name")
     t0=$(date +%s)
     case $t in
-    *.sh) SWGPU="$B/swgpu" sh "$t" >"$log" 2>&1 ;;
-    *) [ -x "$t" ] || continue; "$t" >"$log" 2>&1 ;;
+    *.sh) SWGPU="$B/swgpu" sh "$t" >"$dir/$1.log" 2>&1 ;;
+    *) "$t" >"$dir/$1.log" 2>&1 ;;
     esac
-    rc=$?
+    echo $? >"$dir/$1.rc"
+    echo $(($(date +%s) - t0)) >"$dir/$1.sec"
+}
+
+# J workers take the next test from a shared queue (its head moved under a
+# mkdir lock); the CLI scripts go first, as the slowest (mpirun) are there
+if [ "$J" -eq 1 ]; then
+    i=0
+    while [ $i -lt $n ]; do run_one $i; i=$((i + 1)); done
+else
+    i=0
+    while [ $i -lt $n ]; do
+        case $(cat "$dir/$i.name") in *.sh) echo $i ;; esac
+        i=$((i + 1))
+    done >"$dir/queue"
+    i=0
+    while [ $i -lt $n ]; do
+        case $(cat "$dir/$i.name") in *.sh) ;; *) echo $i ;; esac
+        i=$((i + 1))
+    done >>"$dir/queue"
+    echo 1 >"$dir/head"
+    w=0
+    while [ $w -lt $J ]; do
+        (
+            while :; do
+                until mkdir "$dir/lock" 2>/dev/null; do sleep 0.05; done
+                h=$(cat "$dir/head")
+                echo $((h + 1)) >"$dir/head"
+                rmdir "$dir/lock"
+                k=$(sed -n "${h}p" "$dir/queue")
+                [ -n "$k" ] || break
+                run_one "$k"
+            done
+        ) &
+        w=$((w + 1))
+    done
+    wait
+fi
+
+i=0
+while [ $i -lt $n ]; do
+    t=$(cat "$dir/$i.name")
+    log=$dir/$i.log
+    rc=$(cat "$dir/$i.rc" 2>/dev/null || echo 1)
+    secs=$(cat "$dir/$i.sec" 2>/dev/null || echo 0)
+    i=$((i + 1))
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     if [ -z "$line" ]; then
         cat "$log"
@@ -46,10 +106,9 @@ for t in $list; do
         [ "$f" -eq 0 ] && f=1
         broken="$broken $t"
     fi
-    echo "$(basename "$t"): $line ($(($(date +%s) - t0)) s)"
+    echo "$(basename "$t"): $line ($secs s)"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
 done
-rm -f "$log"
 [ -n "$broken" ] && echo "failing:$broken"
 if [ "$skipped" -ne 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
