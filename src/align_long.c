@@ -400,6 +400,14 @@ typedef struct {
     int64_t *rev_base;      /* wide scores: P rows of swgpu__lreg_nbase(stride - 1) bases */
     int64_t stride;
     int owns_rev;
+    int dev_rows;           /* 1: rev stays in GPU memory (swgpu__lgpu_saved_read) */
+    int32_t *win;           /* dev_rows: the columns of row k the walk reads */
+    size_t win_cap;
+    /* row k's entries as the walk reads them: entry x at row[2 * (x - row_x0)]
+     * (row_x0 is 0 whenever row_base is set) */
+    const int32_t *row;
+    const int64_t *row_base;
+    int64_t row_x0;
     /* walk state */
     int64_t k;              /* next split row index (P down to 1); 0: done */
     int64_t xr, xc;         /* last crossing (view) */
@@ -499,21 +507,87 @@ static void split_walk_begin(split_t *p)
     p->acc = 0;
 }
 
-/* Columns the next forward pass needs: [xc, cmax]; -1 if no column can be a crossing. */
-static int64_t split_cmax(const ctx_t *C, const split_t *p)
+/* Saved entry x (vertex column vj1 - x; which: 0 H, 1 F) of row k, as
+ * split_cmax made it readable. */
+static int64_t rev_at(const split_t *p, int64_t x, int which)
+{
+    return swgpu__lsaved(p->row, p->row_base, x - p->row_x0, which);
+}
+
+/*
+ * The last column c that split_cmax need look at.  A saved value at (r, c)
+ * is at most the best score of any path from there to the view's end, so
+ * at most smax * min(R2, vj1 - c) (R2 = vi1 - r; a path of diagonal steps
+ * alone scores no more, gaps only cost), and a column can only be a
+ * crossing when  path_ub(dr, c - xc) + smax * min(R2, vj1 - c) >= Tp.
+ * Beyond c = xc + dr that bound falls as c grows, so its last column is
+ * found by bisection.  On a pair of genomes this is the band of the walk
+ * (tens of thousands of columns) instead of the whole row (millions).
+ */
+static int64_t split_chi(const ctx_t *C, const split_t *p, int64_t r, int64_t Tp)
+{
+    const int64_t dr = r - p->xr, R2 = p->vi1 - r, smax = C->sc.smax > 0 ? C->sc.smax : 0;
+    int64_t lo = p->xc + dr, hi = p->vj1;
+#define CHI_UB(c) (path_ub(&C->sc, dr, (c) - p->xc) + smax * imin64(R2, p->vj1 - (c)))
+    if (lo >= hi || C->sc.ext < 0)
+        return hi;
+    if (CHI_UB(lo) < Tp) /* every column beyond lo bounds no more */
+        return lo;
+    while (lo < hi) { /* the last c in [lo, hi] whose bound reaches Tp */
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if (CHI_UB(mid) >= Tp)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+#undef CHI_UB
+    return lo;
+}
+
+/* Columns the next forward pass needs: p->cmax (-1 if no column can be a
+ * crossing), the pass's columns [xc, cmax]; row k made readable at the
+ * columns xc .. split_chi (fetched from the GPU when it is there). */
+static int split_cmax(ctx_t *C, split_t *p)
 {
     const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
     const int64_t Tp = (int64_t)p->u.T - p->acc;
-    const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
-    const int64_t *base = p->rev_base ? p->rev_base + (size_t)(p->k - 1) * (size_t)swgpu__lreg_nbase(p->stride - 1)
-                                      : NULL;
-    for (int64_t c = p->vj1; c >= p->xc; c--) {
-        const int64_t x = p->vj1 - c;
-        int64_t rv = imax64(swgpu__lsaved(row, base, x, 0), swgpu__lsaved(row, base, x, 1) + C->sc.open);
-        if (path_ub(&C->sc, dr, c - p->xc) >= Tp - rv)
-            return c;
+    const int64_t chi = split_chi(C, p, r, Tp);
+    int rc;
+    if (p->dev_rows) {
+#ifdef SWGPU_HAVE_CUDA
+        const size_t n = (size_t)(chi - p->xc + 1);
+        if (n > p->win_cap) {
+            int32_t *w = realloc(p->win, n * 2 * sizeof *w);
+            if (!w)
+                return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+            p->win = w;
+            p->win_cap = n;
+        }
+        if ((rc = swgpu__lgpu_saved_read(C->gpu, p->k - 1, p->vj1 - chi, (int64_t)n, p->win)))
+            return rc;
+        p->row = p->win;
+        p->row_base = NULL;
+        p->row_x0 = p->vj1 - chi;
+#else
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: rows on a GPU without CUDA");
+#endif
+    } else {
+        p->row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
+        p->row_base = p->rev_base ? p->rev_base + (size_t)(p->k - 1) * (size_t)swgpu__lreg_nbase(p->stride - 1)
+                                  : NULL;
+        p->row_x0 = 0;
     }
-    return -1;
+    (void)rc;
+    p->cmax = -1;
+    for (int64_t c = chi; c >= p->xc; c--) {
+        const int64_t x = p->vj1 - c;
+        int64_t rv = imax64(rev_at(p, x, 0), rev_at(p, x, 1) + C->sc.open);
+        if (path_ub(&C->sc, dr, c - p->xc) >= Tp - rv) {
+            p->cmax = c;
+            break;
+        }
+    }
+    return SWGPU_OK;
 }
 
 /* The forward pass from the last crossing to split row k (w >= 1). */
@@ -558,12 +632,9 @@ static int split_cross(const ctx_t *C, split_t *p)
 {
     const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
     const int64_t Tp = (int64_t)p->u.T - p->acc;
-    const int32_t *row = p->rev + (size_t)(p->k - 1) * (size_t)p->stride * 2;
-    const int64_t *base = p->rev_base ? p->rev_base + (size_t)(p->k - 1) * (size_t)swgpu__lreg_nbase(p->stride - 1)
-                                      : NULL;
     int rc;
     for (int64_t c = p->xc; c <= p->cmax; c++) {
-        const int64_t xh = swgpu__lsaved(row, base, p->vj1 - c, 0), xf = swgpu__lsaved(row, base, p->vj1 - c, 1);
+        const int64_t xh = rev_at(p, p->vj1 - c, 0), xf = rev_at(p, p->vj1 - c, 1);
         int64_t hf, ff;
         if (c == p->xc && p->cmax == p->xc) { /* no pass: the column below the crossing */
             int64_t h0, e0, f0;
@@ -614,9 +685,14 @@ static int split_walk(ctx_t *C, split_t *sp, size_t n)
         for (size_t k = 0; k < n; k++) {
             split_t *p = &sp[k];
             /* rows whose only candidate is the column below the crossing need no pass */
-            while (p->k > 0 && (p->cmax = split_cmax(C, p)) == p->xc)
+            while (p->k > 0) {
+                if ((rc = split_cmax(C, p)))
+                    goto done;
+                if (p->cmax != p->xc)
+                    break;
                 if ((rc = split_cross(C, p)))
                     goto done;
+            }
             if (p->k == 0)
                 continue;
             if (p->cmax < 0) {
@@ -673,6 +749,7 @@ static void split_free(split_t *p)
     }
     free(p->fwd);
     free(p->fwd_base);
+    free(p->win);
     free(p->kids.v);
     memset(p, 0, sizeof *p);
 }
@@ -1616,6 +1693,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.prune = o->prune;
     g.prune_best = S;
     g.save_every = o->score_only ? 0 : L1;
+    /* on the GPU the rows stay there unless a checkpoint must hold them
+     * (the host buffer is then never written: its pages cost nothing) */
+    g.saved_keep = C.use_gpu && !C.ck_path && !C.comm && !C.sc.wide;
     if (swgpu__lreg_nsaved(&g) > 0) {
         saved = malloc((size_t)swgpu__lreg_nsaved(&g) * (size_t)rowb);
         if (C.sc.wide)
@@ -1625,7 +1705,6 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
                              (long long)swgpu__lreg_nsaved(&g));
             goto done;
         }
-        host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb + base_bytes(&C, swgpu__lreg_nsaved(&g), je));
     }
     g.saved = saved;
     g.saved_base = saved_base;
@@ -1652,6 +1731,12 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     } else if ((rc = run_batch_ck(&C, &g, 1, 1, ck_resume(&C, SWGPU__CK_REVERSE), 0)))
         goto done;
     phase_end(&C);
+    if (g.saved_kept) {
+        free(saved);
+        saved = NULL;
+    } else if (saved) {
+        host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb + base_bytes(&C, swgpu__lreg_nsaved(&g), je));
+    }
     if (g.best != S) {
         rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %lld, "
                          "forward %lld", (long long)g.best, (long long)S);
@@ -1686,6 +1771,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
             sp.P = (ie - ib - 1) / L1;
             sp.rev = saved;
             sp.rev_base = saved_base;
+            sp.dev_rows = g.saved_kept;
             sp.stride = je + 1;
             rc = split_walk(&C, &sp, 1);
             for (size_t k = 0; k < sp.kids.n && !rc; k++)
@@ -1697,6 +1783,10 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         free(saved_base);
         saved = NULL;
         saved_base = NULL;
+#ifdef SWGPU_HAVE_CUDA
+        if (g.saved_kept)
+            swgpu__lgpu_saved_drop(C.gpu);
+#endif
         if (rc)
             goto done;
     }

@@ -572,6 +572,121 @@ static void test_progress_and_threads(void)
 }
 
 /* The CUDA path gives the same alignments as the CPU path. */
+#ifdef SWGPU_HAVE_CUDA
+/*
+ * The CUDA engine's saved rows kept in device memory (saved_keep): a local
+ * pass's rows read back with swgpu__lgpu_saved_read equal the CPU engine's
+ * (unpruned: every value exact), whole or in part, after a later batch too;
+ * reads outside them fail; a region cut into column slices copies its rows
+ * to the host as before.
+ */
+static void test_gpu_kept(void)
+{
+    uint64_t s = 77;
+    const size_t m = 20000;
+    size_t n;
+    uint8_t *a = malloc(m), *b = malloc(2 * m), *buf = malloc(4 * (2 * m + SWGPU__LONG_PAD));
+    swgpu__lscore_t sc;
+    swgpu__lseqs_t q;
+    swgpu__lgpu_t *g = NULL, *g2 = NULL;
+    swgpu__lreg_t r, r1, r2, f;
+    uint64_t bytes = 0, pruned = 0;
+    int32_t *cpu, *gpu, *row;
+    int64_t ns, w1;
+    int bad = 0;
+    rand_seq(&s, a, m, 4);
+    n = mutate(&s, a, m, b, 2 * m, 4, 60, 10, 10);
+    {
+        const uint8_t *src[4] = { a, b, a, b };
+        const size_t len[4] = { m, n, m, n };
+        uint8_t *p = buf;
+        for (int k = 0; k < 4; k++) {
+            for (size_t i = 0; i < len[k]; i++)
+                p[i] = k < 2 ? src[k][i] : src[k][len[k] - 1 - i];
+            memset(p + len[k], 31, SWGPU__LONG_PAD);
+            q.seq[k] = p;
+            q.len[k] = (int64_t)len[k];
+            p += len[k] + SWGPU__LONG_PAD;
+        }
+    }
+    swgpu__long_scoring(&sc, dna, 5, 2);
+    memset(&r, 0, sizeof r);
+    r.h = (int64_t)m;
+    r.w = (int64_t)n;
+    r.rseq = SWGPU__LSEQ_RA;
+    r.cseq = SWGPU__LSEQ_RB;
+    r.local = 1;
+    r.track = 1;
+    r.save_every = 2 * SWGPU__LONG_SH;
+    ns = swgpu__lreg_nsaved(&r);
+    w1 = r.w + 1;
+    cpu = malloc((size_t)(ns * w1) * 8);
+    gpu = calloc((size_t)(ns * w1), 8);
+    row = malloc((size_t)w1 * 8);
+    r1 = r2 = r;
+    r1.saved = cpu;
+    r2.saved = gpu;
+    r2.saved_keep = 1;
+    CHECK(swgpu__lcpu_run(&q, &sc, &r1, 1, 2, NULL, &bytes, &pruned, NULL) == 0 &&
+              swgpu__lgpu_create(&q, &sc, NULL, 1, 0, &g) == 0 && swgpu__lgpu_run(g, &r2, 1, 0, NULL, &pruned) == 0,
+          "kept rows: the passes ran: %s", swgpu_last_error());
+    CHECK(r2.saved_kept == 1 && r2.best == r1.best && r2.bi == r1.bi && r2.bj == r1.bj && r1.best > 0,
+          "kept rows: kept %d, best %lld at (%lld,%lld), the CPU's %lld at (%lld,%lld)", r2.saved_kept,
+          (long long)r2.best, (long long)r2.bi, (long long)r2.bj, (long long)r1.best, (long long)r1.bi,
+          (long long)r1.bj);
+    for (int64_t k = 0; k < ns * w1 * 2; k++)
+        bad += gpu[k] != 0; /* the host buffer was not written */
+    /* a later batch that saves a row of its own leaves them alone */
+    memset(&f, 0, sizeof f);
+    f.h = 1000;
+    f.w = 3000;
+    f.rseq = SWGPU__LSEQ_A;
+    f.cseq = SWGPU__LSEQ_B;
+    f.save_last = 1;
+    f.h0 = 0;
+    f.e0 = f.f0 = SWGPU__LONG_NEG;
+    f.saved = row;
+    CHECK(g && swgpu__lgpu_run(g, &f, 1, 1, NULL, &pruned) == 0 && f.saved_kept == 0, "kept rows: a later batch: %s",
+          swgpu_last_error());
+    for (int64_t k = 0; k < ns && g; k++) {
+        if (swgpu__lgpu_saved_read(g, k, 0, w1, row)) {
+            bad++;
+            break;
+        }
+        bad += memcmp(row, cpu + k * w1 * 2, (size_t)w1 * 8) != 0;
+    }
+    CHECK(bad == 0, "kept rows: %d rows differ from the CPU engine's (or the host buffer was written)", bad);
+    CHECK(g && swgpu__lgpu_saved_read(g, ns - 1, 1234, 77, row) == 0 &&
+              !memcmp(row, cpu + ((ns - 1) * w1 + 1234) * 2, 77 * 8),
+          "kept rows: part of the last row");
+    CHECK(g && swgpu__lgpu_saved_read(g, ns, 0, 1, row) != 0 && swgpu__lgpu_saved_read(g, 0, w1 - 1, 2, row) != 0 &&
+              swgpu__lgpu_saved_read(g, -1, 0, 1, row) != 0,
+          "kept rows: reads outside them fail");
+    if (g)
+        swgpu__lgpu_saved_drop(g);
+    CHECK(g && swgpu__lgpu_saved_read(g, 0, 0, 1, row) != 0, "kept rows: none after the drop");
+    /* two column slices on one device: the rows come to the host */
+    r2 = r;
+    r2.saved = gpu;
+    r2.saved_keep = 1;
+    {
+        int devs[1] = { 0 };
+        CHECK(swgpu__lgpu_create(&q, &sc, devs, 1, 2, &g2) == 0 && swgpu__lgpu_run(g2, &r2, 1, 0, NULL, &pruned) == 0 &&
+                  r2.saved_kept == 0 && r2.best == r1.best && !memcmp(gpu, cpu, (size_t)(ns * w1) * 8),
+              "kept rows: two slices copy their rows to the host: kept %d, best %lld: %s", r2.saved_kept,
+              (long long)r2.best, swgpu_last_error());
+    }
+    swgpu__lgpu_destroy(g);
+    swgpu__lgpu_destroy(g2);
+    free(cpu);
+    free(gpu);
+    free(row);
+    free(a);
+    free(b);
+    free(buf);
+}
+#endif
+
 static void test_gpu(void)
 {
     uint64_t s = 11;
@@ -586,6 +701,9 @@ static void test_gpu(void)
         free(b);
         return;
     }
+#ifdef SWGPU_HAVE_CUDA
+    test_gpu_kept();
+#endif
     for (int it = 0; it < 40; it++) {
         size_t m = it < 30 ? 1 + tap_rand(&s) % 5000 : 20000 + tap_rand(&s) % (cap - 20000), n;
         swgpu_aln_t z = { 0 };
