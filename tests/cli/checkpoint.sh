@@ -9,7 +9,11 @@
 # a score pass and a reverse pass of about half a second each), written by
 # awk from a fixed seed.  A run is killed as soon as its checkpoint file
 # holds the phase wanted (the phase is the header's third 8-byte word).
-# The CPU backend: the GPU engine saves only between passes.
+# The CPU backend: the GPU engine saves only between passes.  With a GPU
+# (the device checks; skipped without one, saying so) a related 1 Mbp pair
+# with --no-prune is killed after the GPU's checkpoint at the end of the
+# score pass and after the one at the end of the reverse pass (the rows the
+# traceback starts from), and resumes on the GPU to the same output.
 . "$(dirname "$0")/lib.sh"
 
 # gen SEED LEN [MUTATE_FROM]: a FASTA record of LEN random bases; with a
@@ -42,13 +46,29 @@ gen 8 $N > "$T/ub.fa"
 gen 9 50000 > "$T/ra.fa"
 gen 10 0 "$T/ra.fa" > "$T/rb.fa"
 
+# mutate SEED FILE: a copy of FILE's sequence with 1 % substitutions and
+# 0.2 % indels, line by line (for long sequences)
+mutate() {
+    awk -v seed="$1" 'BEGIN { x = seed; split("A C G T", b, " "); print ">m" seed; out = "" }
+        !/^>/ { for (i = 1; i <= length($0); i++) {
+            x = (x * 1103515245 + 12345) % 2147483648; r = int(x / 65536) % 1000
+            c = substr($0, i, 1)
+            if (r < 10) c = b[1 + int(x / 256) % 4]
+            else if (r < 11) c = ""
+            else if (r < 12) c = c b[1 + int(x / 256) % 4]
+            out = out c
+            if (length(out) >= 60) { print out; out = "" } } }
+        END { if (out != "") print out }' "$2"
+}
+
 # killed NAME CK PHASE ARGS...: start the alignment with checkpoints every
 # 0.2 s, SIGKILL it as soon as CK holds a checkpoint of PHASE or later (1
 # pre-pass, 2 score pass, 3 reverse pass, 4 traceback), then run it again
+# (on the backend $BK, default cpu)
 killed() {
     name=$1 ck=$2 phase=$3; shift 3
     rm -f "$ck" "$T/$name.out"
-    "$SWGPU" align "$@" --backend cpu --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" &
+    "$SWGPU" align "$@" --backend "${BK:-cpu}" --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" &
     pid=$!
     k=0
     while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
@@ -62,8 +82,8 @@ killed() {
     if [ -f "$ck" ] && [ ! -f "$T/$name.out" ]; then pass; else
         fail "$name: not killed after a checkpoint of phase $phase"
     fi
-    if "$SWGPU" align "$@" --backend cpu --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" \
-        2> "$T/$name.err"; then pass; else fail "$name: resumed run failed: $(cat "$T/$name.err")"; fi
+    if "$SWGPU" align "$@" --backend "${BK:-cpu}" --checkpoint "$ck" --checkpoint-every 0.2 --quiet \
+        -o "$T/$name.out" 2> "$T/$name.err"; then pass; else fail "$name: resumed run failed: $(cat "$T/$name.err")"; fi
 }
 
 # identical NAME: the resumed output is the uninterrupted one, the checkpoint gone
@@ -89,6 +109,22 @@ done
 killed w "$T/w.ck" 3 "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune --match 20000 \
     --mismatch -30000 --gap-open 50000 --gap-extend 20000
 identical w "$T/w.ck"
+
+# the GPU engine's checkpoints between passes
+if "$SWGPU" align "$T/ra.fa" "$T/rb.fa" --backend cuda --quiet -o /dev/null 2> /dev/null; then
+    gen 11 1000000 > "$T/ga.fa"
+    mutate 12 "$T/ga.fa" > "$T/gb.fa"
+    G="$T/ga.fa $T/gb.fa --no-prune --max-memory 64M"
+    "$SWGPU" align $G --backend cuda --quiet -o "$T/g.ref"
+    for phase in 3 4; do # killed in the reverse pass, in the traceback
+        BK=cuda killed g "$T/g.ck" $phase $G
+        identical g "$T/g.ck"
+    done
+    "$SWGPU" align $G --backend cpu -t 0 --quiet -o "$T/g.cpu"
+    cmp -s "$T/g.ref" "$T/g.cpu" && pass || fail "1 Mbp pair: the GPU's output differs from the CPU's"
+else
+    skip "no CUDA device: the GPU engine's checkpoints"
+fi
 
 # a checkpoint of the unrelated pair, then the related pair with it, and a
 # damaged one: refused, naming the file
