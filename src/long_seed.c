@@ -110,25 +110,14 @@ static int mem_cmp(const void *x, const void *y)
     return p->j < q->j ? -1 : p->j > q->j;
 }
 
-/* the score of the MEM's residues from offset `from` on */
-static int64_t mem_weight(const seed_t *S, const mem_t *m, int64_t from)
+/* the self-scores of a[i .. i + len): what an exact match of those residues scores */
+static int64_t mem_sum(const seed_t *S, int64_t i, int64_t len)
 {
     int64_t w = 0;
     if (S->sc->dna)
-        return (int64_t)S->sc->match * (m->len - from);
-    for (int64_t x = from; x < m->len; x++)
-        w += S->sc->s[S->a[m->i + x]][S->a[m->i + x]];
-    return w;
-}
-
-/* the score of the MEM's first `to` residues */
-static int64_t mem_head(const seed_t *S, const mem_t *m, int64_t to)
-{
-    int64_t w = 0;
-    if (S->sc->dna)
-        return (int64_t)S->sc->match * to;
-    for (int64_t x = 0; x < to; x++)
-        w += S->sc->s[S->a[m->i + x]][S->a[m->i + x]];
+        return (int64_t)S->sc->match * len;
+    for (int64_t x = i; x < i + len; x++)
+        w += S->sc->s[S->a[x]][S->a[x]];
     return w;
 }
 
@@ -369,7 +358,7 @@ int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int
     if (tbytes > *bytes)
         *bytes = tbytes;
     for (size_t y = 0; y < n; y++)
-        w0[y] = mem_weight(&S, &m[y], 0);
+        w0[y] = mem_sum(&S, m[y].i, m[y].len);
     for (size_t y = 0; y < n; y++) {
         const mem_t *q = &m[y];
         const size_t x0 = y > CHAIN_LOOK ? y - CHAIN_LOOK : 0;
@@ -393,7 +382,7 @@ int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int
                 continue;
             di = q->i + sh - (p->i + p->len);
             dj = q->j + sh - (p->j + p->len);
-            est = f[x] + w0[y] - (mem_head(&S, q, sh)) - (di < dj ? di : dj) * pen -
+            est = f[x] + w0[y] - mem_sum(&S, q->i, sh) - (di < dj ? di : dj) * pen -
                   (di != dj ? sc->open + sc->ext * (di > dj ? di - dj : dj - di) : 0);
             if (est > f[y]) {
                 f[y] = est;
@@ -429,7 +418,7 @@ int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int
             const mem_t *q = &m[y];
             const int64_t sh = shift[y];
             mem_t t = { q->i + sh, q->j + sh, q->len - sh };
-            kadd(&K, mem_weight(&S, &t, 0));
+            kadd(&K, mem_sum(&S, t.i, t.len));
             if (pred[y] >= 0) {
                 const mem_t *r = &m[pred[y]];
                 fill(&S, &K, t.i + t.len, t.j + t.len, r->i + shift[pred[y]], r->j + shift[pred[y]]);
