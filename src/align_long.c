@@ -401,6 +401,7 @@ typedef struct {
     int64_t stride;
     int owns_rev;
     int dev_rows;           /* 1: rev stays in GPU memory (swgpu__lgpu_saved_read) */
+    size_t reg;             /* dev_rows: the reverse pass's region in its batch */
     int32_t *win;           /* dev_rows: the columns of row k the walk reads */
     size_t win_cap;
     /* row k's entries as the walk reads them: entry x at row[2 * (x - row_x0)]
@@ -563,7 +564,7 @@ static int split_cmax(ctx_t *C, split_t *p)
             p->win = w;
             p->win_cap = n;
         }
-        if ((rc = swgpu__lgpu_saved_read(C->gpu, p->k - 1, p->vj1 - chi, (int64_t)n, p->win)))
+        if ((rc = swgpu__lgpu_saved_read(C->gpu, p->reg, p->k - 1, p->vj1 - chi, (int64_t)n, p->win)))
             return rc;
         p->row = p->win;
         p->row_base = NULL;
@@ -867,12 +868,27 @@ static int refine(ctx_t *C, subvec_t *list)
                                      (long long)p->P);
                 else
                     split_rev_region(C, p, &g[x]);
+                /* on the GPU the rows stay there (see the top-level reverse pass) */
+                g[x].saved_keep = C->use_gpu && !C->ck_path && !C->comm && !C->sc.wide;
+            }
+            if (!rc)
+                rc = run_batch(C, g, m);
+            for (size_t x = 0; x < m && !rc; x++) {
+                sp[x].dev_rows = g[x].saved_kept;
+                sp[x].reg = x;
+                if (g[x].saved_kept) { /* the host buffers were never written */
+                    free(sp[x].rev);
+                    sp[x].rev = NULL;
+                    used -= (uint64_t)sp[x].P * (uint64_t)sp[x].stride * 8;
+                }
             }
             host_use(C, used);
             if (!rc)
-                rc = run_batch(C, g, m);
-            if (!rc)
                 rc = split_walk(C, sp, m);
+#ifdef SWGPU_HAVE_CUDA
+            if (C->use_gpu)
+                swgpu__lgpu_saved_drop(C->gpu);
+#endif
             for (size_t x = 0; x < m && !rc; x++)
                 for (size_t y = 0; y < sp[x].kids.n && !rc; y++)
                     rc = subvec_push(&next, &sp[x].kids.v[y]);

@@ -107,9 +107,9 @@ typedef struct {
     int32_t *saved;      /* host: nsaved rows of (w+1) pairs {H, F}; vertex columns 0..w */
     int64_t *saved_base; /* wide scores (see Wide scores): nsaved rows of swgpu__lreg_nbase(w)
                             bases; NULL otherwise */
-    int32_t saved_keep;  /* CUDA engine: a region that is a batch of its own and stays whole
-                            may leave its saved rows in device memory rather than copy them
-                            into `saved` (swgpu__lgpu_saved_read) */
+    int32_t saved_keep;  /* CUDA engine: a batch whose regions all ask for it and stay whole
+                            (no column slices) leaves their saved rows in device memory rather
+                            than copy them into `saved` (swgpu__lgpu_saved_read) */
     int32_t saved_kept;  /* output: 1 when the engine kept them (`saved` untouched) */
     int32_t lane_rows;   /* CUDA engine: rows per lane of its strips, 16 (0: the same), 8 or 4
                             (strips of 512, 256 or 128 rows; see cuda/long_kernels.cu); a
@@ -357,10 +357,11 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
  *  any one partition holds), spread as in swgpu__lgpu_run. */
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread);
 /** Saved rows a batch kept in device memory (swgpu__lreg_t.saved_keep): n
- *  entries {H, F} of kept row `row` from vertex column x0 on, into out (2n
- *  values).  The engine keeps one batch's rows at a time: until
- *  swgpu__lgpu_saved_drop or the next batch that keeps rows. */
-int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, int64_t row, int64_t x0, int64_t n, int32_t *out);
+ *  entries {H, F} of saved row `row` of the batch's region `reg` (its index
+ *  in the batch) from vertex column x0 on, into out (2n values).  The engine
+ *  keeps one batch's rows at a time: until swgpu__lgpu_saved_drop or the
+ *  next batch that keeps rows. */
+int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, size_t reg, int64_t row, int64_t x0, int64_t n, int32_t *out);
 /** Free the kept rows (none: nothing to do). */
 void swgpu__lgpu_saved_drop(swgpu__lgpu_t *g);
 /** Largest device memory held so far. */

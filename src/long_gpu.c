@@ -74,9 +74,12 @@ typedef struct {
     int32_t best;
     char *edge;                  /* device: the boundary columns this partition receives */
     uint64_t edge_cap;
-    int32_t *kept;               /* saved rows kept on the device (keeps()): rows of kept_w + 1 */
-    uint64_t kept_cap;           /* pairs {H, F}, vertex columns 0 .. kept_w */
-    int64_t kept_w, kept_rows;
+    int32_t *kept;               /* saved rows kept on the device (keeps()), region after region */
+    uint64_t kept_cap;
+    size_t kept_n;               /* regions kept: their index in the batch, where their rows */
+    int64_t *kept_info;          /* begin (int32 units), width w (rows of w + 1 pairs {H, F}),
+                                    rows and index, 4 a region; kept_n 0: none */
+    size_t kept_info_cap;
 } part_t;
 
 struct swgpu__lgpu {
@@ -128,6 +131,7 @@ static void part_free(part_t *p)
     cudaFree(p->dctr);
     cudaFree(p->edge);
     cudaFree(p->kept);
+    free(p->kept_info);
     if (p->st)
         cudaStreamDestroy(p->st);
     if (p->st2)
@@ -268,20 +272,26 @@ static int kernel_of(int slice, int rows)
     return slice ? 1 : rows == 8 ? 2 : rows == 4 ? 3 : 0;
 }
 
-/* A partition's batch whose saved rows stay on the device, in a buffer of
- * their own (part_t.kept) instead of the scratch buffer: one whole region
- * that asks for it (swgpu__lreg_t.saved_keep).  The traceback then reads
- * the few columns of a row it needs (swgpu__lgpu_saved_read) instead of
- * every row being copied to the host (E. coli: 3.5 GB, 2.5 s). */
-static int keeps(const swgpu__lreg_t *regs, size_t n)
+/* Bytes of the saved rows of regions. */
+static uint64_t saved_bytes(const swgpu__lreg_t *regs, size_t n)
 {
-    return n == 1 && regs[0].saved_keep && regs[0].w_all == 0 && swgpu__lreg_nsaved(&regs[0]) > 0;
+    uint64_t b = 0;
+    for (size_t k = 0; k < n; k++)
+        b += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)(regs[k].w + 1) * 8;
+    return b;
 }
 
-/* Bytes of the saved rows of a batch that keeps() them. */
-static uint64_t kept_bytes(const swgpu__lreg_t *r)
+/* A partition's batch whose saved rows stay on the device, in a buffer of
+ * their own (part_t.kept) instead of the scratch buffer: whole regions that
+ * all ask for it (swgpu__lreg_t.saved_keep) and save rows.  The traceback
+ * then reads the few columns of a row it needs (swgpu__lgpu_saved_read)
+ * instead of every row being copied to the host (E. coli: 3.5 GB, 2.5 s). */
+static int keeps(const swgpu__lreg_t *regs, size_t n)
 {
-    return (uint64_t)swgpu__lreg_nsaved(r) * (uint64_t)(r->w + 1) * 8;
+    for (size_t k = 0; k < n; k++)
+        if (!regs[k].saved_keep || regs[k].w_all > 0)
+            return 0;
+    return saved_bytes(regs, n) > 0;
 }
 
 static void batch_layout(const swgpu__lreg_t *regs, size_t n, layout_t *L)
@@ -509,7 +519,7 @@ static uint64_t part_bytes(const part_t *p)
             edges += edge_bytes((p->regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH);
     /* rows kept from an earlier batch, or this batch's (which replace them) */
     return p->fixed + L.end + p->n * sizeof(swgpu__lkreg_t) + edges +
-           (keeps(p->regs, p->n) ? kept_bytes(&p->regs[0]) : p->kept_cap);
+           (keeps(p->regs, p->n) ? saved_bytes(p->regs, p->n) : p->kept_cap);
 }
 
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, size_t n, int spread)
@@ -520,7 +530,7 @@ uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, s
         layout_t L; /* out of host memory: the whole batch on one device */
         batch_layout(regs, n, &L);
         return g->part[0].fixed + L.end + n * sizeof(swgpu__lkreg_t) +
-               (keeps(regs, n) ? kept_bytes(&regs[0]) : g->part[0].kept_cap);
+               (keeps(regs, n) ? saved_bytes(regs, n) : g->part[0].kept_cap);
     }
     for (int p = 0; p < g->P; p++) {
         uint64_t b = part_bytes(&g->part[p]);
@@ -537,7 +547,7 @@ static void part_drop(part_t *p)
         (void)cudaGetLastError();
     p->kept = NULL;
     p->kept_cap = 0;
-    p->kept_w = p->kept_rows = 0;
+    p->kept_n = 0;
 }
 
 void swgpu__lgpu_saved_drop(swgpu__lgpu_t *g)
@@ -546,23 +556,27 @@ void swgpu__lgpu_saved_drop(swgpu__lgpu_t *g)
         part_drop(&g->part[p]);
 }
 
-int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, int64_t row, int64_t x0, int64_t n, int32_t *out)
+int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, size_t reg, int64_t row, int64_t x0, int64_t n, int32_t *out)
 {
     int rc = SWGPU_OK;
     for (int pi = 0; pi < g->P; pi++) {
         part_t *p = &g->part[pi];
-        if (!p->kept || p->kept_rows == 0)
-            continue;
-        if (row < 0 || row >= p->kept_rows || x0 < 0 || n < 0 || x0 + n > p->kept_w + 1)
-            return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: saved row %lld, columns "
-                               "%lld..%lld of %lld x %lld kept", (long long)row, (long long)x0,
-                               (long long)(x0 + n - 1), (long long)p->kept_rows, (long long)(p->kept_w + 1));
-        CU(cudaSetDevice(p->dev));
-        CU(cudaMemcpy(out, p->kept + ((size_t)row * (size_t)(p->kept_w + 1) + (size_t)x0) * 2,
-                      (size_t)n * 8, cudaMemcpyDeviceToHost));
-        return SWGPU_OK;
+        for (size_t k = 0; k < p->kept_n; k++) {
+            const int64_t *in = p->kept_info + 4 * k; /* begin, w, rows, index */
+            if ((size_t)in[3] != reg)
+                continue;
+            if (row < 0 || row >= in[2] || x0 < 0 || n < 0 || x0 + n > in[1] + 1)
+                return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: saved row %lld, columns "
+                                   "%lld..%lld of region %zu's %lld x %lld kept", (long long)row, (long long)x0,
+                                   (long long)(x0 + n - 1), reg, (long long)in[2], (long long)(in[1] + 1));
+            CU(cudaSetDevice(p->dev));
+            CU(cudaMemcpy(out, p->kept + in[0] + ((size_t)row * (size_t)(in[1] + 1) + (size_t)x0) * 2,
+                          (size_t)n * 8, cudaMemcpyDeviceToHost));
+            return SWGPU_OK;
+        }
     }
-    return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: no saved rows kept on the device");
+    return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: no saved rows of region %zu kept on the "
+                       "device", reg);
 fail:
     return rc;
 }
@@ -619,7 +633,15 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         p->buf_cap = L->end;
     }
     if (keeps(p->regs, n)) { /* the rows of an earlier batch go; room for this one's */
-        const uint64_t want = kept_bytes(&p->regs[0]);
+        const uint64_t want = saved_bytes(p->regs, n);
+        p->kept_n = 0; /* until the batch is done */
+        if (n > p->kept_info_cap) {
+            int64_t *in = realloc(p->kept_info, n * 4 * sizeof *in);
+            if (!in)
+                return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+            p->kept_info = in;
+            p->kept_info_cap = n;
+        }
         if (want > p->kept_cap) {
             cudaFree(p->kept);
             p->kept = NULL;
@@ -627,7 +649,6 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
             CU(cudaMalloc((void **)&p->kept, want));
             p->kept_cap = want;
         }
-        p->kept_w = p->kept_rows = 0; /* until the batch is done */
     }
     if ((size_t)L->strips > p->hbest_cap) {
         swgpu__lkbest_t *b = realloc(p->hbest, (size_t)L->strips * sizeof *b);
@@ -762,8 +783,11 @@ static int part_finish(part_t *p)
         }
         r->saved_kept = 0;
         if (keeps(p->regs, n)) {
-            p->kept_w = r->w;
-            p->kept_rows = ns;
+            int64_t *in = p->kept_info + 4 * p->kept_n++;
+            in[0] = d->saved_off; /* int32 units, as in the scratch buffer */
+            in[1] = r->w;
+            in[2] = ns;
+            in[3] = r->tag0;      /* the region's index in the batch */
             r->saved_kept = 1;
         } else if (ns > 0 && r->saved && r->w_all > 0) {
             /* a slice: its vertex columns 1..w (0..w for the first) into the
@@ -1000,17 +1024,22 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
             regs[k].bi = regs[k].bj = 0;
         }
     }
+    {
+        /* the engine keeps one batch's rows: a batch that kept some drops
+         * an earlier one's on the partitions it did not keep rows on */
+        int now = 0;
+        for (int pi = 0; pi < g->P; pi++)
+            now |= g->part[pi].n > 0 && keeps(g->part[pi].regs, g->part[pi].n);
+        for (int pi = 0; now && pi < g->P; pi++)
+            if (!(g->part[pi].n > 0 && keeps(g->part[pi].regs, g->part[pi].n)))
+                part_drop(&g->part[pi]);
+    }
     for (int pi = 0; pi < g->P; pi++) {
         const part_t *p = &g->part[pi];
         for (size_t x = 0; x < p->n; x++) {
             const swgpu__lreg_t *s = &p->regs[x];
             swgpu__lreg_t *r = &regs[(size_t)s->tag0];
-            if (s->saved_kept) { /* the one batch's rows kept: an earlier batch's are gone */
-                r->saved_kept = 1;
-                for (int q = 0; q < g->P; q++)
-                    if (q != pi)
-                        part_drop(&g->part[q]);
-            }
+            r->saved_kept |= s->saved_kept;
             if (r->track && swgpu__lbest_better(s->best, s->bi, s->bj, r->best, r->bi, r->bj)) {
                 r->best = s->best;
                 r->bi = s->bi;

@@ -574,11 +574,11 @@ static void test_progress_and_threads(void)
 /* The CUDA path gives the same alignments as the CPU path. */
 #ifdef SWGPU_HAVE_CUDA
 /*
- * The CUDA engine's saved rows kept in device memory (saved_keep): a local
- * pass's rows read back with swgpu__lgpu_saved_read equal the CPU engine's
- * (unpruned: every value exact), whole or in part, after a later batch too;
- * reads outside them fail; a region cut into column slices copies its rows
- * to the host as before.
+ * The CUDA engine's saved rows kept in device memory (saved_keep): a batch
+ * of two local passes (reversed and forward sequences), whose rows read
+ * back with swgpu__lgpu_saved_read equal the CPU engine's (unpruned: every
+ * value exact), whole or in part, after a later batch too; reads outside
+ * them fail; regions cut into column slices copy their rows to the host.
  */
 static void test_gpu_kept(void)
 {
@@ -589,10 +589,10 @@ static void test_gpu_kept(void)
     swgpu__lscore_t sc;
     swgpu__lseqs_t q;
     swgpu__lgpu_t *g = NULL, *g2 = NULL;
-    swgpu__lreg_t r, r1, r2, f;
+    swgpu__lreg_t r[2], r1[2], r2[2], f;
     uint64_t bytes = 0, pruned = 0;
-    int32_t *cpu, *gpu, *row;
-    int64_t ns, w1;
+    int32_t *cpu[2], *gpu[2], *row;
+    int64_t ns[2], w1;
     int bad = 0;
     rand_seq(&s, a, m, 4);
     n = mutate(&s, a, m, b, 2 * m, 4, 60, 10, 10);
@@ -610,32 +610,38 @@ static void test_gpu_kept(void)
         }
     }
     swgpu__long_scoring(&sc, dna, 5, 2);
-    memset(&r, 0, sizeof r);
-    r.h = (int64_t)m;
-    r.w = (int64_t)n;
-    r.rseq = SWGPU__LSEQ_RA;
-    r.cseq = SWGPU__LSEQ_RB;
-    r.local = 1;
-    r.track = 1;
-    r.save_every = 2 * SWGPU__LONG_SH;
-    ns = swgpu__lreg_nsaved(&r);
-    w1 = r.w + 1;
-    cpu = malloc((size_t)(ns * w1) * 8);
-    gpu = calloc((size_t)(ns * w1), 8);
+    w1 = (int64_t)n + 1;
     row = malloc((size_t)w1 * 8);
-    r1 = r2 = r;
-    r1.saved = cpu;
-    r2.saved = gpu;
-    r2.saved_keep = 1;
-    CHECK(swgpu__lcpu_run(&q, &sc, &r1, 1, 2, NULL, &bytes, &pruned, NULL) == 0 &&
-              swgpu__lgpu_create(&q, &sc, NULL, 1, 0, &g) == 0 && swgpu__lgpu_run(g, &r2, 1, 0, NULL, &pruned) == 0,
+    for (int x = 0; x < 2; x++) {
+        memset(&r[x], 0, sizeof r[x]);
+        r[x].h = (int64_t)m - 1000 * x;
+        r[x].w = (int64_t)n;
+        r[x].rseq = x ? SWGPU__LSEQ_A : SWGPU__LSEQ_RA;
+        r[x].cseq = x ? SWGPU__LSEQ_B : SWGPU__LSEQ_RB;
+        r[x].roff = 1000 * x;
+        r[x].local = 1;
+        r[x].track = 1;
+        r[x].save_every = (2 - x) * SWGPU__LONG_SH;
+        ns[x] = swgpu__lreg_nsaved(&r[x]);
+        cpu[x] = malloc((size_t)(ns[x] * w1) * 8);
+        gpu[x] = calloc((size_t)(ns[x] * w1), 8);
+        r1[x] = r2[x] = r[x];
+        r1[x].saved = cpu[x];
+        r2[x].saved = gpu[x];
+        r2[x].saved_keep = 1;
+    }
+    CHECK(swgpu__lcpu_run(&q, &sc, r1, 2, 2, NULL, &bytes, &pruned, NULL) == 0 &&
+              swgpu__lgpu_create(&q, &sc, NULL, 1, 0, &g) == 0 && swgpu__lgpu_run(g, r2, 2, 0, NULL, &pruned) == 0,
           "kept rows: the passes ran: %s", swgpu_last_error());
-    CHECK(r2.saved_kept == 1 && r2.best == r1.best && r2.bi == r1.bi && r2.bj == r1.bj && r1.best > 0,
-          "kept rows: kept %d, best %lld at (%lld,%lld), the CPU's %lld at (%lld,%lld)", r2.saved_kept,
-          (long long)r2.best, (long long)r2.bi, (long long)r2.bj, (long long)r1.best, (long long)r1.bi,
-          (long long)r1.bj);
-    for (int64_t k = 0; k < ns * w1 * 2; k++)
-        bad += gpu[k] != 0; /* the host buffer was not written */
+    for (int x = 0; x < 2; x++) {
+        CHECK(r2[x].saved_kept == 1 && r2[x].best == r1[x].best && r2[x].bi == r1[x].bi && r2[x].bj == r1[x].bj &&
+                  r1[x].best > 0,
+              "kept rows, region %d: kept %d, best %lld at (%lld,%lld), the CPU's %lld at (%lld,%lld)", x,
+              r2[x].saved_kept, (long long)r2[x].best, (long long)r2[x].bi, (long long)r2[x].bj,
+              (long long)r1[x].best, (long long)r1[x].bi, (long long)r1[x].bj);
+        for (int64_t k = 0; k < ns[x] * w1 * 2; k++)
+            bad += gpu[x][k] != 0; /* the host buffers were not written */
+    }
     /* a later batch that saves a row of its own leaves them alone */
     memset(&f, 0, sizeof f);
     f.h = 1000;
@@ -648,38 +654,43 @@ static void test_gpu_kept(void)
     f.saved = row;
     CHECK(g && swgpu__lgpu_run(g, &f, 1, 1, NULL, &pruned) == 0 && f.saved_kept == 0, "kept rows: a later batch: %s",
           swgpu_last_error());
-    for (int64_t k = 0; k < ns && g; k++) {
-        if (swgpu__lgpu_saved_read(g, k, 0, w1, row)) {
-            bad++;
-            break;
+    for (int x = 0; x < 2; x++)
+        for (int64_t k = 0; k < ns[x] && g; k++) {
+            if (swgpu__lgpu_saved_read(g, (size_t)x, k, 0, w1, row)) {
+                bad++;
+                break;
+            }
+            bad += memcmp(row, cpu[x] + k * w1 * 2, (size_t)w1 * 8) != 0;
         }
-        bad += memcmp(row, cpu + k * w1 * 2, (size_t)w1 * 8) != 0;
-    }
-    CHECK(bad == 0, "kept rows: %d rows differ from the CPU engine's (or the host buffer was written)", bad);
-    CHECK(g && swgpu__lgpu_saved_read(g, ns - 1, 1234, 77, row) == 0 &&
-              !memcmp(row, cpu + ((ns - 1) * w1 + 1234) * 2, 77 * 8),
-          "kept rows: part of the last row");
-    CHECK(g && swgpu__lgpu_saved_read(g, ns, 0, 1, row) != 0 && swgpu__lgpu_saved_read(g, 0, w1 - 1, 2, row) != 0 &&
-              swgpu__lgpu_saved_read(g, -1, 0, 1, row) != 0,
+    CHECK(bad == 0, "kept rows: %d rows differ from the CPU engine's (or the host buffers were written)", bad);
+    CHECK(g && swgpu__lgpu_saved_read(g, 1, ns[1] - 1, 1234, 77, row) == 0 &&
+              !memcmp(row, cpu[1] + ((ns[1] - 1) * w1 + 1234) * 2, 77 * 8),
+          "kept rows: part of the second region's last row");
+    CHECK(g && swgpu__lgpu_saved_read(g, 0, ns[0], 0, 1, row) != 0 &&
+              swgpu__lgpu_saved_read(g, 0, 0, w1 - 1, 2, row) != 0 && swgpu__lgpu_saved_read(g, 0, -1, 0, 1, row) != 0 &&
+              swgpu__lgpu_saved_read(g, 2, 0, 0, 1, row) != 0,
           "kept rows: reads outside them fail");
     if (g)
         swgpu__lgpu_saved_drop(g);
-    CHECK(g && swgpu__lgpu_saved_read(g, 0, 0, 1, row) != 0, "kept rows: none after the drop");
-    /* two column slices on one device: the rows come to the host */
-    r2 = r;
-    r2.saved = gpu;
-    r2.saved_keep = 1;
+    CHECK(g && swgpu__lgpu_saved_read(g, 0, 0, 0, 1, row) != 0, "kept rows: none after the drop");
+    /* column slices on one device: the rows come to the host */
+    r2[0] = r[0];
+    r2[0].saved = gpu[0];
+    r2[0].saved_keep = 1;
     {
         int devs[1] = { 0 };
-        CHECK(swgpu__lgpu_create(&q, &sc, devs, 1, 2, &g2) == 0 && swgpu__lgpu_run(g2, &r2, 1, 0, NULL, &pruned) == 0 &&
-                  r2.saved_kept == 0 && r2.best == r1.best && !memcmp(gpu, cpu, (size_t)(ns * w1) * 8),
-              "kept rows: two slices copy their rows to the host: kept %d, best %lld: %s", r2.saved_kept,
-              (long long)r2.best, swgpu_last_error());
+        CHECK(swgpu__lgpu_create(&q, &sc, devs, 1, 2, &g2) == 0 &&
+                  swgpu__lgpu_run(g2, r2, 1, 0, NULL, &pruned) == 0 && r2[0].saved_kept == 0 &&
+                  r2[0].best == r1[0].best && !memcmp(gpu[0], cpu[0], (size_t)(ns[0] * w1) * 8),
+              "kept rows: two slices copy their rows to the host: kept %d, best %lld: %s", r2[0].saved_kept,
+              (long long)r2[0].best, swgpu_last_error());
     }
     swgpu__lgpu_destroy(g);
     swgpu__lgpu_destroy(g2);
-    free(cpu);
-    free(gpu);
+    for (int x = 0; x < 2; x++) {
+        free(cpu[x]);
+        free(gpu[x]);
+    }
     free(row);
     free(a);
     free(b);
