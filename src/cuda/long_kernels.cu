@@ -244,6 +244,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     int known = 0;
     const uint8_t *bs = A.seq[g.cseq] + g.coff; /* bs[j-1]: column j */
     const int nchunks = (w + 31 + 31) / 32;
+    int quiet = 0; /* skipped chunks since the progress was last published */
 
     for (int c = 0; c < nchunks; c++) {
         const int jl = 32 * c + 1 + lane; /* the column whose inputs I stage for lane 0 */
@@ -314,10 +315,17 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                     }
                 }
                 npruned += (unsigned long long)(bottom - top) * 32u;
-                __threadfence();
-                __syncwarp();
-                if (lane == 0)
-                    atomicExch(A.progress + t, min(32 * c + 1, w));
+                /* the progress of skipped chunks is published every 8th
+                 * chunk, at the strip's last one and by the next computed
+                 * chunk: a fence and an atomic were most of a skipped
+                 * chunk's cost, and the strip below only waits longer */
+                if (++quiet == 8 || c == nchunks - 1) {
+                    quiet = 0;
+                    __threadfence();
+                    __syncwarp();
+                    if (lane == 0)
+                        atomicExch(A.progress + t, min(32 * c + 1, w));
+                }
                 continue;
             }
         }
@@ -352,6 +360,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         __syncwarp();
         if (lane == 0)
             atomicExch(A.progress + t, min(32 * c + 1, w));
+        quiet = 0;
     }
 
     if (SLICE && sm.rout[warp]) { /* the strip's right boundary column: my rows at column w */
