@@ -14,8 +14,9 @@
  * Hand-over between strips: every 32 steps (a "chunk") the warp writes the
  * 32 bottom-row values it finished (H, F of its last lane) to a two-slot
  * ring in global memory, fences, and publishes how many columns are done
- * in progress[ticket]; the next strip polls that counter before reading a
- * chunk (L2 loads, __ldcg).  Strip s+2 reuses strip s's slot only after
+ * in progress[ticket] (after a run of pruned chunks, every 8th of them);
+ * the next strip polls that counter before reading a chunk (L2 loads,
+ * __ldcg).  Strip s+2 reuses strip s's slot only after
  * strip s+1, which it waits for, is past those columns.
  *
  * Values are 32-bit.  Registers hold H - (open+ext) ("HO") so that one DPX
