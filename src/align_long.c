@@ -498,6 +498,14 @@ static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
     g->prune_j = g->w;
 }
 
+/* Whether reverse passes leave their saved rows in GPU memory (saved_keep):
+ * on the GPU, unless a checkpoint must hold them, the passes are split
+ * across processes, or the scores are wide (the CPU engine's). */
+static int rows_stay_on_gpu(const ctx_t *C)
+{
+    return C->use_gpu && !C->ck_path && !C->comm && !C->sc.wide;
+}
+
 /* Set up the walk once the reverse rows are there. */
 static void split_walk_begin(split_t *p)
 {
@@ -553,10 +561,10 @@ static int split_cmax(ctx_t *C, split_t *p)
     const int64_t r = p->vi1 - p->k * p->L, dr = r - p->xr;
     const int64_t Tp = (int64_t)p->u.T - p->acc;
     const int64_t chi = split_chi(C, p, r, Tp);
-    int rc;
     if (p->dev_rows) {
 #ifdef SWGPU_HAVE_CUDA
         const size_t n = (size_t)(chi - p->xc + 1);
+        int rc;
         if (n > p->win_cap) {
             int32_t *w = realloc(p->win, n * 2 * sizeof *w);
             if (!w)
@@ -578,7 +586,6 @@ static int split_cmax(ctx_t *C, split_t *p)
                                   : NULL;
         p->row_x0 = 0;
     }
-    (void)rc;
     p->cmax = -1;
     for (int64_t c = chi; c >= p->xc; c--) {
         const int64_t x = p->vj1 - c;
@@ -868,8 +875,7 @@ static int refine(ctx_t *C, subvec_t *list)
                                      (long long)p->P);
                 else
                     split_rev_region(C, p, &g[x]);
-                /* on the GPU the rows stay there (see the top-level reverse pass) */
-                g[x].saved_keep = C->use_gpu && !C->ck_path && !C->comm && !C->sc.wide;
+                g[x].saved_keep = rows_stay_on_gpu(C);
             }
             if (!rc)
                 rc = run_batch(C, g, m);
@@ -1709,9 +1715,8 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     g.prune = o->prune;
     g.prune_best = S;
     g.save_every = o->score_only ? 0 : L1;
-    /* on the GPU the rows stay there unless a checkpoint must hold them
-     * (the host buffer is then never written: its pages cost nothing) */
-    g.saved_keep = C.use_gpu && !C.ck_path && !C.comm && !C.sc.wide;
+    /* rows kept on the GPU leave the host buffer unwritten: its pages cost nothing */
+    g.saved_keep = rows_stay_on_gpu(&C);
     if (swgpu__lreg_nsaved(&g) > 0) {
         saved = malloc((size_t)swgpu__lreg_nsaved(&g) * (size_t)rowb);
         if (C.sc.wide)
