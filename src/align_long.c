@@ -500,7 +500,8 @@ static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
 
 /* Whether reverse passes leave their saved rows in GPU memory (saved_keep):
  * on the GPU, unless a checkpoint must hold them, the passes are split
- * across processes, or the scores are wide (the CPU engine's). */
+ * across processes, or the scores are wide (their bases go to the host's
+ * format: cuda long_gpu.c, wide_rows). */
 static int rows_stay_on_gpu(const ctx_t *C)
 {
     return C->use_gpu && !C->ck_path && !C->comm && !C->sc.wide;
@@ -1567,8 +1568,8 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     }
     swgpu__long_scoring(&C.sc, m, o->gap_open, o->gap_extend);
     /* values within +-2^29 (every vertex of the matrix): 32 bits as they
-     * are, on either engine; beyond, 32-bit values relative to 64-bit bases
-     * per block (long.h: wide scores), on the CPU engine */
+     * are; beyond, 32-bit values relative to 64-bit bases per block
+     * (long.h: wide scores), on either engine */
     maxabs = imax64(imax64(C.sc.smax, -(int64_t)m->min), (int64_t)o->gap_open + o->gap_extend);
     if (alen > (size_t)INT32_MAX || blen > (size_t)INT32_MAX)
         return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues: at most "
@@ -1586,12 +1587,6 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
                                "beyond 32 bits, which passes split across processes do not support",
                                alen, blen);
         C.sc.wide = 1;
-        if (C.use_gpu) {
-            swgpu__log(SWGPU_LOG_WARN, "long alignment: scores beyond 32 bits: the CPU engine computes "
-                       "this alignment (the GPU engine is 32-bit)");
-            C.use_gpu = 0;
-            st->backend = "cpu";
-        }
     }
 
     /* memory: the layout (saved-row spacing) depends on the smaller budget only */

@@ -38,9 +38,10 @@
  * to the vertex stay exact, others may be lower.  The CUDA engine prunes
  * local regions only.
  *
- * Wide scores (sc->wide; the CPU engine only).  When values may pass 32
- * bits, the engine still computes in 32-bit lanes, relative to a 64-bit
- * base per block (SH rows x SWGPU__LONG_CHUNK columns): the largest H of
+ * Wide scores (sc->wide).  When values may pass 32
+ * bits, the engines still compute in 32-bit lanes, relative to a 64-bit
+ * base per block (CPU: SH rows x SWGPU__LONG_CHUNK columns; CUDA: a strip's
+ * 32-column chunk, cuda/long_kernels.cu): the largest H of
  * the block's inputs, or 0 while that lies within +-SWGPU__LONG_DROP.
  * Exact values of neighbouring vertices differ by at most
  * K = smax + open + ext, so the exact values around a block lie within
@@ -91,7 +92,7 @@ typedef struct {
     int32_t smax;        /* largest entry of s */
     int dna;             /* 1: s is match/mismatch on codes 0..3, mismatch otherwise */
     int32_t match, mismatch;
-    int wide;            /* 1: values may pass 32 bits (see Wide scores; CPU engine only) */
+    int wide;            /* 1: values may pass 32 bits (see Wide scores) */
 } swgpu__lscore_t;
 
 /** One region of a batch (see the top of this file). */
@@ -167,7 +168,7 @@ static inline SWGPU__HD int32_t swgpu__lreg_top(int local, int32_t h0, int32_t e
 }
 
 /** The same without the clamp (wide scores; NEG for minus infinity). */
-static inline int64_t swgpu__lreg_top64(int local, int64_t h0, int64_t e0, int64_t open, int64_t ext,
+static inline SWGPU__HD int64_t swgpu__lreg_top64(int local, int64_t h0, int64_t e0, int64_t open, int64_t ext,
                                         int64_t j)
 {
     int64_t x, y;

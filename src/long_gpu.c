@@ -32,7 +32,7 @@
 
 /* Layout of a batch in a partition's scratch buffer (offsets in bytes). */
 typedef struct {
-    uint64_t ring, saved, progress, best, end;
+    uint64_t ring, saved, rbase, sbase, progress, best, end;
     int64_t strips;
 } layout_t;
 
@@ -48,9 +48,10 @@ typedef struct {
  * batch it runs. */
 typedef struct {
     int dev;
-    int sms, threads, bps[4];    /* multiprocessors, threads per block, blocks per SM
+    int sms, threads, bps[5];    /* multiprocessors, threads per block, blocks per SM
                                     (of the kernels: whole regions with 16 rows per lane,
-                                    slices, whole regions with 8 and with 4: kernel_of()) */
+                                    slices, whole regions with 8 and with 4, wide scores:
+                                    kernel_of()) */
     int dna;                     /* 1: the DNA (byte-select) kernel */
     uint8_t *dseq[4];
     int32_t *dmat;
@@ -60,7 +61,8 @@ typedef struct {
     char *dbuf;                  /* ring | saved | progress | best, grown as needed */
     uint64_t buf_cap;
     unsigned long long *dctr;    /* [0] ticket, [1] cells done, [2] cells pruned, [3] best
-                                    (int32), [4] the others' best (int32), [5] abort (int32) */
+                                    (int32; wide scores: int64), [4] the others' best (int32),
+                                    [5] abort (int32) */
     swgpu__lkbest_t *hbest;
     size_t hbest_cap;
     uint64_t fixed, peak;
@@ -165,11 +167,12 @@ static int part_create(part_t *p, int dev, const swgpu__lseqs_t *q, const swgpu_
     /* the byte-select DNA kernel needs match + oe and mismatch + oe in 0..255;
      * the grid is sized for the very kernel that is launched */
     p->dna = sc->dna && sc->mismatch + sc->open + sc->ext >= 0 && sc->match + sc->open + sc->ext <= 255;
-    CU(swgpu__long_occupancy(p->dna, 0, 16, &p->threads, &p->bps[0]));
-    CU(swgpu__long_occupancy(p->dna, 1, 16, &p->threads, &p->bps[1]));
-    CU(swgpu__long_occupancy(p->dna, 0, 8, &p->threads, &p->bps[2]));
-    CU(swgpu__long_occupancy(p->dna, 0, 4, &p->threads, &p->bps[3]));
-    if (p->bps[0] < 1 || p->bps[1] < 1 || p->bps[2] < 1 || p->bps[3] < 1) {
+    CU(swgpu__long_occupancy(p->dna, 0, 16, 0, &p->threads, &p->bps[0]));
+    CU(swgpu__long_occupancy(p->dna, 1, 16, 0, &p->threads, &p->bps[1]));
+    CU(swgpu__long_occupancy(p->dna, 0, 8, 0, &p->threads, &p->bps[2]));
+    CU(swgpu__long_occupancy(p->dna, 0, 4, 0, &p->threads, &p->bps[3]));
+    CU(swgpu__long_occupancy(p->dna, 0, 16, 1, &p->threads, &p->bps[4]));
+    if (p->bps[0] < 1 || p->bps[1] < 1 || p->bps[2] < 1 || p->bps[3] < 1 || p->bps[4] < 1) {
         rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: the kernel cannot run on device %d", dev);
         goto fail;
     }
@@ -255,10 +258,10 @@ fail:
 /* Rows per lane of a batch's strips: what all its regions ask for (16, 8
  * or 4), else 16; always 16 for column slices (their boundary columns
  * hold SWGPU__LONG_SH rows a strip). */
-static int batch_rows(const swgpu__lreg_t *regs, size_t n)
+static int batch_rows(const swgpu__lreg_t *regs, size_t n, int wide)
 {
     const int want = n > 0 ? regs[0].lane_rows : 16;
-    if (want != 8 && want != 4)
+    if (wide || (want != 8 && want != 4))
         return 16;
     for (size_t k = 0; k < n; k++)
         if (regs[k].lane_rows != want || regs[k].w_all > 0)
@@ -267,9 +270,9 @@ static int batch_rows(const swgpu__lreg_t *regs, size_t n)
 }
 
 /* the index of the kernel in part_t.bps */
-static int kernel_of(int slice, int rows)
+static int kernel_of(int slice, int rows, int wide)
 {
-    return slice ? 1 : rows == 8 ? 2 : rows == 4 ? 3 : 0;
+    return wide ? 4 : slice ? 1 : rows == 8 ? 2 : rows == 4 ? 3 : 0;
 }
 
 /* Bytes of the saved rows of regions. */
@@ -286,30 +289,39 @@ static uint64_t saved_bytes(const swgpu__lreg_t *regs, size_t n)
  * all ask for it (swgpu__lreg_t.saved_keep) and save rows.  The traceback
  * then reads the few columns of a row it needs (swgpu__lgpu_saved_read)
  * instead of every row being copied to the host (E. coli: 3.5 GB, 2.5 s). */
-static int keeps(const swgpu__lreg_t *regs, size_t n)
+static int keeps(const swgpu__lreg_t *regs, size_t n, int wide)
 {
+    if (wide) /* their bases go to the host's format (part_finish) */
+        return 0;
     for (size_t k = 0; k < n; k++)
         if (!regs[k].saved_keep || regs[k].w_all > 0)
             return 0;
     return saved_bytes(regs, n) > 0;
 }
 
-static void batch_layout(const swgpu__lreg_t *regs, size_t n, layout_t *L)
+static void batch_layout(const swgpu__lreg_t *regs, size_t n, int wide, layout_t *L)
 {
-    uint64_t ring = 0, saved = 0;
+    uint64_t ring = 0, saved = 0, rbase = 0, sbase = 0;
     int64_t strips = 0;
-    const int64_t sh = 32 * (int64_t)batch_rows(regs, n);
-    const int keep = keeps(regs, n);
+    const int64_t sh = 32 * (int64_t)batch_rows(regs, n, wide);
+    const int keep = keeps(regs, n, wide);
     for (size_t k = 0; k < n; k++) {
         ring += (uint64_t)2 * (uint64_t)SWGPU__LK_RING(regs[k].w) * 8;
         if (!keep)
             saved += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)(regs[k].w + 1) * 8;
+        if (wide) {
+            rbase += (uint64_t)2 * (uint64_t)SWGPU__LK_RBASE(regs[k].w) * 8;
+            sbase += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)SWGPU__LK_SBASE(regs[k].w) * 8;
+        }
         strips += (regs[k].h + sh - 1) / sh;
     }
     L->ring = 0;
     L->saved = ring;
-    L->progress = ring + saved;
+    L->rbase = ring + saved;
+    L->sbase = L->rbase + rbase;
+    L->progress = L->sbase + sbase;
     L->best = L->progress + (((uint64_t)strips * 4 + 15) & ~(uint64_t)15);
+    L->best = (L->best + 15) & ~(uint64_t)15;
     L->end = L->best + (uint64_t)strips * sizeof(swgpu__lkbest_t);
     L->strips = strips;
 }
@@ -334,7 +346,8 @@ static void batch_layout(const swgpu__lreg_t *regs, size_t n, layout_t *L)
  */
 static int whole_regions(const swgpu__lgpu_t *g, size_t n)
 {
-    return (g->A == 1 && g->want <= 1) || n >= 2 * (size_t)g->A;
+    /* wide scores: the kernel has no column slices */
+    return g->sc.wide || (g->A == 1 && g->want <= 1) || n >= 2 * (size_t)g->A;
 }
 
 /* The partitions a batch uses: all of them, or (automatic slices) the
@@ -509,17 +522,17 @@ static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int sprea
 
 static uint64_t edge_bytes(int64_t strips);
 
-static uint64_t part_bytes(const part_t *p)
+static uint64_t part_bytes(const swgpu__lgpu_t *g, const part_t *p)
 {
     layout_t L;
     uint64_t edges = 0;
-    batch_layout(p->regs, p->n, &L);
+    batch_layout(p->regs, p->n, g->sc.wide, &L);
     for (size_t k = 0; k < p->n; k++) /* the boundary columns it receives */
         if (p->regs[k].w_all > 0 && p->regs[k].col0 > 0)
             edges += edge_bytes((p->regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH);
     /* rows kept from an earlier batch, or this batch's (which replace them) */
     return p->fixed + L.end + p->n * sizeof(swgpu__lkreg_t) + edges +
-           (keeps(p->regs, p->n) ? saved_bytes(p->regs, p->n) : p->kept_cap);
+           (keeps(p->regs, p->n, g->sc.wide) ? saved_bytes(p->regs, p->n) : p->kept_cap);
 }
 
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, size_t n, int spread)
@@ -528,12 +541,12 @@ uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, s
     uint64_t most = 0;
     if (plan(g, regs, n, spread)) {
         layout_t L; /* out of host memory: the whole batch on one device */
-        batch_layout(regs, n, &L);
+        batch_layout(regs, n, g->sc.wide, &L);
         return g->part[0].fixed + L.end + n * sizeof(swgpu__lkreg_t) +
-               (keeps(regs, n) ? saved_bytes(regs, n) : g->part[0].kept_cap);
+               (keeps(regs, n, g->sc.wide) ? saved_bytes(regs, n) : g->part[0].kept_cap);
     }
     for (int p = 0; p < g->P; p++) {
-        uint64_t b = part_bytes(&g->part[p]);
+        uint64_t b = part_bytes(g, &g->part[p]);
         most = b > most ? b : most;
     }
     return most;
@@ -602,18 +615,18 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
 {
     swgpu__lkargs_t A;
     int rc = SWGPU_OK, blocks, slice = 0;
-    uint64_t ring_off = 0, saved_off = 0;
+    uint64_t ring_off = 0, saved_off = 0, rbase_off = 0, sbase_off = 0;
     int64_t first = 0;
     unsigned long long ctr[6] = { 0, 0, 0, 0, 0, 0 };
-    int32_t best0 = 0;
+    int64_t best0 = 0;
     const size_t n = p->n;
-    const int rows = batch_rows(p->regs, n);
+    const int rows = batch_rows(p->regs, n, g->sc.wide);
     layout_t *L = &p->L;
 
     if (n == 0)
         return SWGPU_OK;
     CU(cudaSetDevice(p->dev));
-    batch_layout(p->regs, n, L);
+    batch_layout(p->regs, n, g->sc.wide, L);
     if (n > p->regs_cap) {
         swgpu__lkreg_t *h = realloc(p->hregs, n * sizeof *h);
         if (!h)
@@ -632,7 +645,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         CU(cudaMalloc((void **)&p->dbuf, L->end));
         p->buf_cap = L->end;
     }
-    if (keeps(p->regs, n)) { /* the rows of an earlier batch go; room for this one's */
+    if (keeps(p->regs, n, g->sc.wide)) { /* the rows of an earlier batch go; room for this one's */
         const uint64_t want = saved_bytes(p->regs, n);
         p->kept_n = 0; /* until the batch is done */
         if (n > p->kept_info_cap) {
@@ -674,16 +687,18 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         d->track = r->track;
         d->prune = r->prune;
         if (r->prune && r->local && r->prune_best > best0) /* anchored regions: not a local best */
-            best0 = (int32_t)r->prune_best;
-        d->h0 = (int32_t)r->h0;
-        d->e0 = (int32_t)r->e0;
-        d->f0 = (int32_t)r->f0;
+            best0 = r->prune_best;
+        d->h0 = r->h0;
+        d->e0 = r->e0;
+        d->f0 = r->f0;
         d->save_every = (int32_t)r->save_every;
         d->save_last = r->save_last;
         d->nstrips = (int32_t)((r->h + 32 * rows - 1) / (32 * rows));
         d->first = first;
         d->ring_off = (int64_t)(ring_off / 4);   /* int32 units from A.ring */
         d->saved_off = (int64_t)(saved_off / 4); /* int32 units from A.saved */
+        d->rbase_off = (int64_t)rbase_off;       /* int64 units from A.rbase, A.sbase */
+        d->sbase_off = (int64_t)sbase_off;
         if (r->w_all > 0) { /* a slice: boundary columns from and to its neighbours */
             const int64_t strips = d->nstrips;
             slice = 1;
@@ -705,13 +720,22 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         first += d->nstrips;
         ring_off += (uint64_t)2 * (uint64_t)SWGPU__LK_RING(r->w) * 8;
         saved_off += (uint64_t)swgpu__lreg_nsaved(r) * (uint64_t)(r->w + 1) * 8;
+        if (g->sc.wide) {
+            rbase_off += (uint64_t)2 * (uint64_t)SWGPU__LK_RBASE(r->w);
+            sbase_off += (uint64_t)swgpu__lreg_nsaved(r) * (uint64_t)SWGPU__LK_SBASE(r->w);
+        }
     }
     CU(cudaMemcpyAsync(p->dregs, p->hregs, n * sizeof *p->dregs, cudaMemcpyHostToDevice, p->st));
     CU(cudaMemsetAsync(p->dbuf + L->progress, 0, (size_t)L->strips * 4, p->st));
-    memcpy(&ctr[3], &best0, sizeof best0);
+    if (g->sc.wide) {
+        memcpy(&ctr[3], &best0, sizeof best0);
+    } else {
+        const int32_t b32 = (int32_t)best0;
+        memcpy(&ctr[3], &b32, sizeof b32);
+    }
     CU(cudaMemcpyAsync(p->dctr, ctr, sizeof ctr, cudaMemcpyHostToDevice, p->st));
     p->done = p->pruned = 0;
-    p->best = best0;
+    p->best = g->sc.wide ? 0 : (int32_t)best0;
 
     memset(&A, 0, sizeof A);
     A.regs = p->dregs;
@@ -720,7 +744,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     for (int k = 0; k < 4; k++)
         A.seq[k] = p->dseq[k];
     A.ring = (int32_t *)(void *)(p->dbuf + L->ring);
-    A.saved = keeps(p->regs, n) ? p->kept : (int32_t *)(void *)(p->dbuf + L->saved);
+    A.saved = keeps(p->regs, n, g->sc.wide) ? p->kept : (int32_t *)(void *)(p->dbuf + L->saved);
     A.progress = (int32_t *)(void *)(p->dbuf + L->progress);
     A.best = (swgpu__lkbest_t *)(void *)(p->dbuf + L->best);
     A.ticket = p->dctr;
@@ -738,9 +762,15 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     A.match = g->sc.match;
     A.mismatch = g->sc.mismatch;
     A.rows = rows;
+    A.wide = g->sc.wide;
+    if (A.wide) {
+        A.rbase = (long long *)(void *)(p->dbuf + L->rbase);
+        A.sbase = (long long *)(void *)(p->dbuf + L->sbase);
+        A.gbest64 = (long long *)(void *)(p->dctr + 3);
+    }
     {
         int64_t want = (L->strips + p->threads / 32 - 1) / (p->threads / 32);
-        blocks = p->bps[kernel_of(slice, rows)] * p->sms;
+        blocks = p->bps[kernel_of(slice, rows, g->sc.wide)] * p->sms;
         if (want < blocks)
             blocks = (int)want;
     }
@@ -751,8 +781,53 @@ fail:
     return rc;
 }
 
+/* Wide scores: region r's saved rows, copied to the host with the
+ * kernel's bases (one per SWGPU__LK_GROUP columns), moved to the host's
+ * (one per SWGPU__LONG_CHUNK columns, long.h): each chunk's base is the
+ * largest of its groups' (every group's base is its largest H), a value
+ * more than SWGPU__LONG_DROP below it minus infinity (long.h: a lower
+ * bound; exact values of a row's chunk lie far closer). */
+static int wide_rows(part_t *p, swgpu__lreg_t *r, const swgpu__lkreg_t *d)
+{
+    int rc = SWGPU_OK;
+    const int64_t ns = swgpu__lreg_nsaved(r), nk = SWGPU__LK_SBASE(r->w), nb = swgpu__lreg_nbase(r->w);
+    const int64_t per = SWGPU__LONG_CHUNK / SWGPU__LK_GROUP;
+    int64_t *kb = malloc((size_t)nk * sizeof *kb);
+    if (!kb || !r->saved_base) {
+        free(kb);
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+    }
+    for (int64_t row = 0; row < ns; row++) {
+        int32_t *v = r->saved + (size_t)row * (size_t)(r->w + 1) * 2;
+        int64_t *hb = r->saved_base + (size_t)row * (size_t)nb;
+        CU(cudaMemcpy(kb, p->dbuf + p->L.sbase + ((uint64_t)d->sbase_off + (uint64_t)row * (uint64_t)nk) * 8,
+                      (size_t)nk * sizeof *kb, cudaMemcpyDeviceToHost));
+        hb[0] = kb[0];
+        for (int64_t q = 0; q + 1 < nb; q++) {
+            const int64_t g0 = q * per, g1 = g0 + per < nk - 1 ? g0 + per : nk - 1;
+            int64_t B = kb[1 + g0];
+            for (int64_t x = g0 + 1; x < g1; x++)
+                B = kb[1 + x] > B ? kb[1 + x] : B;
+            hb[1 + q] = B;
+            for (int64_t x = g0; x < g1; x++) {
+                const int64_t d0 = kb[1 + x] - B; /* <= 0 */
+                const int64_t j1 = (x + 1) * SWGPU__LK_GROUP < r->w ? (x + 1) * SWGPU__LK_GROUP : r->w;
+                for (int64_t j = x * SWGPU__LK_GROUP + 1; j <= j1; j++)
+                    for (int k = 0; k < 2; k++) {
+                        const int32_t u = v[2 * j + k];
+                        const int64_t y = (int64_t)u + d0;
+                        v[2 * j + k] = u < SWGPU__LONG_INF32 || y < -SWGPU__LONG_DROP ? SWGPU__LONG_NEG : (int32_t)y;
+                    }
+            }
+        }
+    }
+fail:
+    free(kb);
+    return rc;
+}
+
 /* Wait for a partition's batch; its regions' bests and saved rows. */
-static int part_finish(part_t *p)
+static int part_finish(const swgpu__lgpu_t *g, part_t *p)
 {
     int rc = SWGPU_OK;
     unsigned long long ctr[6];
@@ -782,7 +857,7 @@ static int part_finish(part_t *p)
             r->bj = b.bj;
         }
         r->saved_kept = 0;
-        if (keeps(p->regs, n)) {
+        if (keeps(p->regs, n, g->sc.wide)) {
             int64_t *in = p->kept_info + 4 * p->kept_n++;
             in[0] = d->saved_off; /* int32 units, as in the scratch buffer */
             in[1] = r->w;
@@ -800,6 +875,8 @@ static int part_finish(part_t *p)
         } else if (ns > 0 && r->saved) {
             CU(cudaMemcpy(r->saved, p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4,
                           (size_t)ns * (size_t)(r->w + 1) * 8, cudaMemcpyDeviceToHost));
+            if (g->sc.wide && (rc = wide_rows(p, r, d)))
+                return rc;
         }
     }
     return SWGPU_OK;
@@ -856,7 +933,7 @@ static int poll_parts(swgpu__lgpu_t *g, const swgpu__lprog_t *prog, int *rc)
         pruned += p->pruned;
         top = p->best > top ? p->best : top;
     }
-    if (busy && g->A > 1)
+    if (busy && g->A > 1 && !g->sc.wide) /* wide scores: each partition prunes with its own best */
         for (int pi = 0; pi < g->P; pi++) {
             part_t *p = &g->part[pi];
             if (p->running && top > p->best && cudaSetDevice(p->dev) == cudaSuccess &&
@@ -999,7 +1076,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
     if (rc)
         abort_all(g);
     for (int pi = 0; pi < g->P; pi++) {
-        int frc = part_finish(&g->part[pi]);
+        int frc = part_finish(g, &g->part[pi]);
         if (frc && !rc) {
             rc = frc;
             abort_all(g);
@@ -1029,9 +1106,9 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
          * an earlier one's on the partitions it did not keep rows on */
         int now = 0;
         for (int pi = 0; pi < g->P; pi++)
-            now |= g->part[pi].n > 0 && keeps(g->part[pi].regs, g->part[pi].n);
+            now |= g->part[pi].n > 0 && keeps(g->part[pi].regs, g->part[pi].n, g->sc.wide);
         for (int pi = 0; now && pi < g->P; pi++)
-            if (!(g->part[pi].n > 0 && keeps(g->part[pi].regs, g->part[pi].n)))
+            if (!(g->part[pi].n > 0 && keeps(g->part[pi].regs, g->part[pi].n, g->sc.wide)))
                 part_drop(&g->part[pi]);
     }
     for (int pi = 0; pi < g->P; pi++) {

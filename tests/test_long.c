@@ -698,6 +698,101 @@ static void test_gpu_kept(void)
 }
 #endif
 
+#ifdef SWGPU_HAVE_CUDA
+/* One pair on the GPU with wide scores: every scoring value times 10,000
+ * gives the CPU engine's alignment (score, coordinates, CIGAR) and 10,000
+ * times the GPU's unscaled score, computed by the CUDA engine. */
+static void gpu_wide_case(const char *what, const uint8_t *a, size_t m, const uint8_t *b, size_t n,
+                          const swgpu_matrix_t *mat, const swgpu_matrix_t *big, swgpu_long_opts_t o, int64_t at_least)
+{
+    swgpu_aln_t x = { 0 }, y = { 0 }, z = { 0 };
+    swgpu_long_stats_t st;
+    int r1, r2, r3;
+    const double t0 = swgpu__now();
+    o.backend = SWGPU_BACKEND_CUDA;
+    r3 = swgpu_align_long(a, m, b, n, mat, &o, &z, NULL);
+    o.gap_open *= 10000;
+    o.gap_extend *= 10000;
+    r2 = swgpu_align_long(a, m, b, n, big, &o, &y, &st);
+    o.backend = SWGPU_BACKEND_CPU;
+    o.gpu_parts = 0;
+    r1 = swgpu_align_long(a, m, b, n, big, &o, &x, NULL);
+    printf("# gpu, wide scores, %s %.2fs\n", what, swgpu__now() - t0);
+    CHECK(r1 == 0 && r2 == 0 && r3 == 0 && x.score == y.score && y.score == 10000 * z.score &&
+              y.score >= at_least && x.qbeg == y.qbeg && x.qend == y.qend && x.tbeg == y.tbeg &&
+              x.tend == y.tend && x.n_cigar == y.n_cigar && !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar) &&
+              z.qbeg == y.qbeg && z.qend == y.qend && z.tbeg == y.tbeg && z.tend == y.tend &&
+              z.n_cigar == y.n_cigar && !memcmp(z.cigar, y.cigar, z.n_cigar * sizeof *z.cigar) &&
+              !strcmp(st.backend, "cuda"),
+          "gpu, wide scores, %s: cpu %lld [%lld,%lld)x[%lld,%lld), gpu %lld [%lld,%lld)x[%lld,%lld) on %s, "
+          "unscaled %lld (rc %d %d %d: %s)", what, (long long)x.score, (long long)x.qbeg, (long long)x.qend,
+          (long long)x.tbeg, (long long)x.tend, (long long)y.score, (long long)y.qbeg, (long long)y.qend,
+          (long long)y.tbeg, (long long)y.tend, r2 == 0 ? st.backend : "-", (long long)z.score, r1, r2, r3,
+          swgpu_last_error());
+    swgpu_aln_free(&x);
+    swgpu_aln_free(&y);
+    swgpu_aln_free(&z);
+}
+
+/* Wide scores on the GPU (long.h, cuda/long_kernels.cu run_strip_wide):
+ * related pairs whose scaled score passes 2^31, pruned and not, a small
+ * budget (deep traceback levels, anchored regions whose corners pass 2^31),
+ * two partitions on one GPU, random flanks around a related core (values
+ * near 0 and far above 2^29 side by side), unrelated and protein pairs. */
+static void test_gpu_wide(void)
+{
+    uint64_t s = 4242;
+    const size_t N = 120000, R = 20000, P = 12000;
+    uint8_t *a = malloc(N), *b = malloc(2 * N), *c = malloc(4 * R), *d = malloc(6 * R);
+    swgpu_matrix_t *big = NULL, *bigp = malloc(sizeof *bigp);
+    size_t bn, dn;
+    if (swgpu_matrix_dna(20000, -30000, &big) || !bigp || !a || !b || !c || !d) {
+        CHECK(0, "scaled matrices: %s", swgpu_last_error());
+        goto out;
+    }
+    *bigp = *blosum;
+    for (int i = 0; i < SWGPU_NCODES; i++)
+        for (int j = 0; j < SWGPU_NCODES; j++)
+            bigp->s[i][j] *= 10000;
+    bigp->min *= 10000;
+    bigp->max *= 10000;
+    rand_seq(&s, a, N, 4);
+    bn = mutate(&s, a, N, b, 2 * N, 4, 10, 1, 1);
+    gpu_wide_case("related 120 kbp", a, N, b, bn, dna, big, opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA),
+                  (int64_t)1 << 31);
+    {
+        swgpu_long_opts_t o = opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA);
+        o.prune = 0;
+        gpu_wide_case("related 120 kbp, no pruning", a, N, b, bn, dna, big, o, (int64_t)1 << 31);
+        o.prune = 1;
+        o.gpu_parts = 2;
+        gpu_wide_case("related 120 kbp, 2 partitions", a, N, b, bn, dna, big, o, (int64_t)1 << 31);
+    }
+    gpu_wide_case("related 120 kbp, 12 MiB", a, N, b, bn, dna, big, opts(5, 2, 0, 12 << 20, SWGPU_BACKEND_CUDA),
+                  (int64_t)1 << 31);
+    gpu_wide_case("related 30 kbp, offset", a + 1000, 3 * R / 2, b + 1000, 3 * R / 2, dna, big,
+                  opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA), (int64_t)1 << 29);
+    rand_seq(&s, c, 4 * R, 4);
+    rand_seq(&s, d, R, 4);
+    dn = R / 2 + mutate(&s, c + R / 2, 3 * R / 2, d + R / 2, 3 * R, 4, 10, 1, 1);
+    rand_seq(&s, d + dn, 6 * R - dn, 4);
+    gpu_wide_case("flanked 30 kbp core", c, 5 * R / 2, d, dn + R, dna, big, opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA),
+                  (int64_t)1 << 29);
+    gpu_wide_case("unrelated 20 kbp", c, R, d + 5 * R, R, dna, big, opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA), 1);
+    rand_seq(&s, c, P, 20);
+    dn = mutate(&s, c, P, d, 2 * P, 20, 100, 5, 5);
+    gpu_wide_case("protein 12 kaa", c, P, d, dn, blosum, bigp, opts(11, 1, 0, 0, SWGPU_BACKEND_CUDA),
+                  (int64_t)1 << 29);
+out:
+    swgpu_matrix_destroy(big);
+    free(bigp);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+}
+#endif
+
 static void test_gpu(void)
 {
     uint64_t s = 11;
@@ -807,24 +902,9 @@ static void test_gpu(void)
         free(la);
         free(lb);
     }
-    {
-        /* scores beyond 32 bits: the CPU engine computes them, the same alignment */
-        swgpu_matrix_t *big = NULL;
-        swgpu_long_stats_t st;
-        size_t m = 120000, n;
-        swgpu_long_opts_t o1 = opts(50000, 20000, 0, 0, SWGPU_BACKEND_CPU), o2 = o1;
-        o2.backend = SWGPU_BACKEND_CUDA;
-        rand_seq(&s, a, m, 4);
-        n = mutate(&s, a, m, b, 2 * cap, 4, 10, 1, 1);
-        CHECK(swgpu_matrix_dna(20000, -30000, &big) == 0 &&
-                  swgpu_align_long(a, m, b, n, big, &o1, &x, NULL) == 0 &&
-                  swgpu_align_long(a, m, b, n, big, &o2, &y, &st) == 0 && x.score > INT32_MAX &&
-                  x.score == y.score && x.qbeg == y.qbeg && x.tbeg == y.tbeg && x.qend == y.qend &&
-                  x.tend == y.tend && !strcmp(st.backend, "cpu"),
-              "gpu, wide scores: %lld and %lld on %s", (long long)x.score, (long long)y.score,
-              st.backend ? st.backend : "-");
-        swgpu_matrix_destroy(big);
-    }
+#ifdef SWGPU_HAVE_CUDA
+    test_gpu_wide();
+#endif
     swgpu_aln_free(&x);
     swgpu_aln_free(&y);
     free(a);

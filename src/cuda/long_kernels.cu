@@ -19,7 +19,8 @@
  * __ldcg).  Strip s+2 reuses strip s's slot only after
  * strip s+1, which it waits for, is past those columns.
  *
- * Values are 32-bit.  Registers hold H - (open+ext) ("HO") so that one DPX
+ * Values are 32-bit (wide scores: relative to 64-bit bases, see
+ * run_strip_wide).  Registers hold H - (open+ext) ("HO") so that one DPX
  * instruction gives each of E, F and H:
  *   E  = max(E - ext, HO_left)            __viaddmax_s32
  *   F  = max(F_up - ext, HO_up)           __viaddmax_s32
@@ -38,13 +39,13 @@
  * strip height of columns: the pass takes about (rows / SH) strips x SH
  * columns at the speed one strip crosses columns, which grows as R falls
  * (a step of R rows). */
-#define R_WIDE 16
+#define R_MAX 16
 #define NT 256           /* threads per block */
 #define WARPS (NT / 32)
 #define FULL 0xffffffffu
 #define NEG SWGPU__LONG_NEG
 
-static_assert(32 * R_WIDE == SWGPU__LONG_SH, "the wide strips' height is the engines' strip height");
+static_assert(32 * R_MAX == SWGPU__LONG_SH, "the tallest strips' height is the engines' strip height");
 
 struct smem_t {
     int32_t mat[32 * 32]; /* mat[col * 32 + row] = s[row][col] + open + ext */
@@ -131,6 +132,35 @@ __device__ __forceinline__ void chunk_steps(const int4 *in4, const int32_t *mat,
     }
 }
 
+/* My rows' residues (DNA: per row, s(row, A/C/G/T) + oe in bytes 0..3; N
+ * and IUPAC rows never match; rows past the region: code 0). */
+template <int R, bool DNA, bool PARTIAL>
+__device__ __forceinline__ void load_rows(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int base, int nv,
+                                          int32_t smatch, int32_t smis, int (&qa)[R])
+{
+    const uint8_t *rs = A.seq[g.rseq] + g.roff + base;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        int c = (!PARTIAL || r < nv) ? rs[r] : 0;
+        if (DNA) {
+            unsigned wv = 0;
+            for (int k = 0; k < 4; k++)
+                wv |= (unsigned)(c == k ? smatch : smis) << (8 * k);
+            qa[r] = (int)wv;
+        } else {
+            qa[r] = c;
+        }
+    }
+}
+
+/* The column's code as chunk_steps reads it: DNA, a byte selector of
+ * {qa[r], smis} (byte 4: the mismatch; bytes 5.. are zeros). */
+template <bool DNA>
+__device__ __forceinline__ int column_code(int code)
+{
+    return DNA ? ((code < 4 ? code : 4) | 0x5550) : code;
+}
+
 /*
  * One strip: rows s*SH+1 .. min(s*SH+SH, h) of region g, as ticket t.
  * DNA: match/mismatch scoring on codes 0..3 (others never match), one
@@ -145,10 +175,11 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                                           int s, long long t, smem_t &sm, int warp)
 {
     constexpr int SH = 32 * R; /* strip height */
-    static_assert(!SLICE || R == R_WIDE, "column slices hand on boundary columns of SWGPU__LONG_SH rows");
+    static_assert(!SLICE || R == R_MAX, "column slices hand on boundary columns of SWGPU__LONG_SH rows");
     const int lane = threadIdx.x & 31;
     const int32_t ext = A.ext, oe = A.open + A.ext;
     const int32_t smatch = A.match + oe, smis = A.mismatch + oe;
+    const int32_t h0 = (int32_t)g.h0, e0 = (int32_t)g.e0, f0 = (int32_t)g.f0; /* 32-bit here */
     const int w = g.w;
     const int top = s * SH;
     const int base = top + lane * R; /* vertex row above my first row */
@@ -158,33 +189,18 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     if (PARTIAL)
         nv = max(0, min(R, g.h - base));
 
-    /* row residues */
     int qa[R];
-    {
-        const uint8_t *rs = A.seq[g.rseq] + g.roff + base;
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            int c = (!PARTIAL || r < nv) ? rs[r] : 0;
-            if (DNA) { /* bytes 0..3: s(row, A/C/G/T) + oe; N and IUPAC rows never match */
-                unsigned wv = 0;
-                for (int k = 0; k < 4; k++)
-                    wv |= (unsigned)(c == k ? smatch : smis) << (8 * k);
-                qa[r] = (int)wv;
-            } else {
-                qa[r] = c;
-            }
-        }
-    }
+    load_rows<R, DNA, PARTIAL>(A, g, base, nv, smatch, smis, qa);
     /* HO[r] = H(i, j-1) - oe and E[r] = E(i, j-1) of my row i = base+r+1 */
     int HO[R], E[R];
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        HO[r] = swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, base + r + 1) - oe;
+        HO[r] = swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, base + r + 1) - oe;
         E[r] = NEG;
     }
     /* HO of the row above me at the previous column (the diagonal) */
-    int prevo = (base == 0 ? swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, SLICE ? g.col0 : 0)
-                           : swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, base)) - oe;
+    int prevo = (base == 0 ? swgpu__lreg_top(LOCAL, h0, e0, A.open, ext, SLICE ? g.col0 : 0)
+                           : swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, base)) - oe;
     if (SLICE && g.lin) { /* a slice: the left boundary column from the slice on the left */
         int gave_up = 0;
         if (lane == 0) {
@@ -238,7 +254,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         save = reinterpret_cast<int2 *>(A.saved + g.saved_off) +
                (long long)(g.save_every > 0 ? (g.h - 1) / g.save_every : 0) * (w + 1);
     if (save && lane == 0) {
-        int hb = swgpu__lreg_left(LOCAL, g.h0, g.f0, A.open, ext, bottom);
+        int hb = swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, bottom);
         save[0] = make_int2(hb, LOCAL ? NEG : hb);
     }
     const volatile int32_t *prevprog = A.progress + (t - 1);
@@ -272,12 +288,10 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
             th = v.x - oe;
             tf = v.y;
         } else {
-            th = swgpu__lreg_top(LOCAL, g.h0, g.e0, A.open, ext, (SLICE ? sm.col0[warp] : 0) + jl) - oe;
+            th = swgpu__lreg_top(LOCAL, h0, e0, A.open, ext, (SLICE ? sm.col0[warp] : 0) + jl) - oe;
             tf = NEG;
         }
-        tb = bs[jl - 1];
-        if (DNA) /* a byte selector: byte tb of {qa[r], smis}, zeros above (byte 5) */
-            tb = (tb < 4 ? tb : 4) | 0x5550;
+        tb = column_code<DNA>(bs[jl - 1]);
         __syncwarp();
         sm.in[warp][lane] = make_int4(th, tf, tb, 0);
         __syncwarp();
@@ -394,7 +408,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         }
         if (lane == 0) {
             swgpu__lkbest_t b;
-            b.best = bestt + oe;
+            b.best = (long long)bestt + oe;
             b.bi = bi;
             b.bj = SLICE ? (int)(sm.col0[warp] + bj) : bj;
             A.best[t] = b;
@@ -407,10 +421,314 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     }
 }
 
-template <int R, bool DNA, bool SLICE>
+/*
+ * Wide scores (src/long.h): values may pass 32 bits.  The registers still
+ * hold 32-bit values, relative to a 64-bit base Bc, the same for the whole
+ * strip: at every chunk Bc becomes the largest H of the chunk's inputs (my
+ * lanes' values at their current columns, the row above at its 32 columns),
+ * or 0 while that lies within +-DROP, and every register moves to it.  A
+ * value more than DROP below the base is a lower bound (long.h) and becomes
+ * NEG; the zero floor of a local region applies only while Bc is 0.  The
+ * chunk's cells lie within SH rows and 64 columns, well inside the bound
+ * (SH + CHUNK + 2) * K < 2^28 the aligner checks, so the 32 steps of a
+ * chunk are those of the 32-bit strip unchanged.
+ *
+ * Hand-over: the last lane's outputs of chunk c are vertex columns
+ * 32c-30 .. 32c+1, which straddle two groups of the ring (long_kernels.cuh:
+ * group q = columns 32q+1 .. 32q+32).  The strip writes group c-1 after
+ * chunk c, relative to its own base (its largest H), holding column 32c+1
+ * (absolute) for the next chunk, and publishes 32c columns; the strip below
+ * reads group c at its chunk c, after waiting for 32c+32 columns, as the
+ * 32-bit strips do.  Saved rows take the same values and bases.
+ */
+#define DROP SWGPU__LONG_DROP
+#define NEG64 SWGPU__LONG_NEG64
+
+/* the base of a block whose inputs reach M (long.h: Wide scores); in a
+ * local region never below 0, so that the zero floor holds wherever the
+ * inputs do not prove it cannot bind */
+template <bool LOCAL>
+__device__ __forceinline__ long long pick_base(long long M)
+{
+    if (LOCAL)
+        return M > DROP ? M : 0;
+    return (M <= NEG64 / 2 || (M >= -DROP && M <= DROP)) ? 0 : M;
+}
+
+/* absolute v relative to base B (NEG: minus infinity) */
+__device__ __forceinline__ int rel32(long long v, long long B)
+{
+    const long long r = v - B;
+    return (v <= NEG64 / 2 || r < -DROP) ? NEG : (int)r;
+}
+
+/* relative r at base B, absolute */
+__device__ __forceinline__ long long abs64(int r, long long B)
+{
+    return r < SWGPU__LONG_INF32 ? NEG64 : (long long)r + B;
+}
+
+/* relative v from base B to base B + d */
+__device__ __forceinline__ int shift32(int v, long long d)
+{
+    const long long r = (long long)v - d;
+    return (v < SWGPU__LONG_INF32 || r < -DROP) ? NEG : (int)r;
+}
+
+__device__ __forceinline__ long long max64(long long a, long long b)
+{
+    return a > b ? a : b;
+}
+
+__device__ __forceinline__ long long warp_max64(long long v)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+        v = max64(v, __shfl_xor_sync(FULL, v, off));
+    return v;
+}
+
+/* group q of the ring (and of a saved row) from the values of its columns,
+ * lane l holding column 32q+1+l (H and F absolute; cols: the columns that
+ * exist, 1..32) */
+__device__ __forceinline__ void put_group(int lane, int q, int cols, long long H, long long F, int2 *rout,
+                                          long long *rbout, int2 *save, long long *sbase)
+{
+    const int j = 32 * q + 1 + lane;
+    long long gb = warp_max64(lane < cols ? H : NEG64);
+    gb = gb <= NEG64 / 2 ? 0 : gb;
+    if (lane < cols) {
+        const int2 v = make_int2(rel32(H, gb), rel32(F, gb));
+        rout[j] = v;
+        if (save)
+            save[j] = v;
+    }
+    if (lane == 0) {
+        rbout[q] = gb;
+        if (save)
+            sbase[1 + q] = gb;
+    }
+}
+
+template <int R, bool DNA, bool LOCAL, bool PARTIAL>
+__device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s,
+                                               long long t, smem_t &sm, int warp)
+{
+    constexpr int SH = 32 * R;
+    const int lane = threadIdx.x & 31;
+    const int32_t ext = A.ext, oe = A.open + A.ext;
+    const int32_t smatch = A.match + oe, smis = A.mismatch + oe;
+    const int w = g.w;
+    const int top = s * SH;
+    const int base = top + lane * R; /* vertex row above my first row */
+    const int bottom = min(top + SH, g.h);
+    const bool track = g.track != 0;
+    int nv = R;
+    if (PARTIAL)
+        nv = max(0, min(R, g.h - base));
+    int qa[R];
+    load_rows<R, DNA, PARTIAL>(A, g, base, nv, smatch, smis, qa);
+
+    /* the left column (H = F, E = NEG), relative to its largest value */
+    int HO[R], E[R];
+    long long Bc;
+    {
+        long long m = swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base); /* j = 0: h0 at base 0 */
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            m = max64(m, swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base + r + 1));
+        Bc = pick_base<LOCAL>(warp_max64(m));
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        HO[r] = rel32(swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base + r + 1), Bc) - oe;
+        E[r] = NEG;
+    }
+    int prevo = rel32(swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base), Bc) - oe;
+    int ho = 0, fo = NEG, bc = 0;
+    long long best = NEG64; /* my best H, absolute */
+    int bi = 0, bj = 0;
+    unsigned long long npruned = 0;
+    long long hh = NEG64, hf = NEG64; /* column 32c+1 of the last lane, held for the next group */
+
+    int2 *ring = reinterpret_cast<int2 *>(A.ring + g.ring_off);
+    const long long slot = SWGPU__LK_RING(w), bslot = SWGPU__LK_RBASE(w);
+    const int2 *rin = ring + ((s + 1) & 1) * slot;
+    int2 *rout = ring + (s & 1) * slot;
+    const long long *rbin = A.rbase + g.rbase_off + ((s + 1) & 1) * bslot;
+    long long *rbout = A.rbase + g.rbase_off + (s & 1) * bslot;
+    int2 *save = nullptr;
+    long long *sbase = nullptr;
+    {
+        long long row = -1;
+        if (bottom < g.h && g.save_every > 0 && bottom % g.save_every == 0)
+            row = bottom / g.save_every - 1;
+        else if (bottom == g.h && g.save_last)
+            row = g.save_every > 0 ? (g.h - 1) / g.save_every : 0;
+        if (row >= 0) {
+            save = reinterpret_cast<int2 *>(A.saved + g.saved_off) + row * (w + 1);
+            sbase = A.sbase + g.sbase_off + row * SWGPU__LK_SBASE(w);
+        }
+    }
+    if (save && lane == 0) {
+        const long long hb = swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, bottom);
+        const long long b0 = hb <= NEG64 / 2 ? 0 : hb;
+        save[0] = make_int2(rel32(hb, b0), LOCAL ? NEG : rel32(hb, b0));
+        sbase[0] = b0;
+    }
+    const volatile int32_t *prevprog = A.progress + (t - 1);
+    int known = 0;
+    const uint8_t *bs = A.seq[g.cseq] + g.coff;
+    const int nchunks = (w + 31 + 31) / 32;
+
+    for (int c = 0; c < nchunks; c++) {
+        const int jl = 32 * c + 1 + lane; /* the column whose inputs I stage for lane 0 */
+        long long th = NEG64, tf = NEG64; /* absolute; NEG past column w */
+        if (s > 0) {
+            const int need = min(32 * c + 32, w);
+            if (known < need) {
+                do {
+                    known = *prevprog;
+                    if (known < need)
+                        __nanosleep(100);
+                } while (known < need);
+                __threadfence();
+            }
+            if (jl <= w) {
+                const int2 v = __ldcg(rin + jl);
+                const long long gb = __ldcg(rbin + c);
+                th = abs64(v.x, gb);
+                tf = abs64(v.y, gb);
+            }
+        } else if (jl <= w) {
+            th = swgpu__lreg_top64(LOCAL, g.h0, g.e0, A.open, ext, jl);
+        }
+        /* the largest H of the chunk's inputs: bound and base */
+        long long M;
+        {
+            int mr = prevo;
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                mr = max(mr, HO[r]);
+            M = warp_max64(max64(th, abs64(mr + oe, Bc)));
+        }
+        bool skip = false;
+        if (LOCAL && g.prune) {
+            const long long left = min((long long)(g.h - top), (long long)w - 32 * c + 31);
+            const long long bound = max64(M, 0) + (long long)A.smax * left;
+            skip = bound < *(volatile long long *)A.gbest64;
+        }
+        if (!skip) {
+            const long long d = pick_base<LOCAL>(M) - Bc;
+            if (d != 0) {
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    HO[r] = shift32(HO[r], d);
+                    E[r] = shift32(E[r], d);
+                }
+                prevo = shift32(prevo, d);
+                ho = shift32(ho, d);
+                fo = shift32(fo, d);
+                Bc += d;
+            }
+        }
+        __syncwarp();
+        sm.in[warp][lane] = make_int4(rel32(th, Bc) - oe, rel32(tf, Bc), column_code<DNA>(bs[jl - 1]), 0);
+        __syncwarp();
+        if (skip) {
+            /* lower bounds out: H 0, E = F = NEG, at base 0 */
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                HO[r] = -oe;
+                E[r] = NEG;
+            }
+            ho = -oe;
+            fo = NEG;
+            prevo = -oe;
+            Bc = 0;
+            bc = sm.in[warp][31 - lane].z;
+            sm.out[warp][lane] = make_int2(-oe, NEG);
+            npruned += (unsigned long long)(bottom - top) * 32u;
+        } else {
+            /* the best in this chunk's frame: below -DROP nothing real competes */
+            const long long rb = best <= NEG64 / 2 ? -DROP : max64(best - Bc, -DROP);
+            int bestt = (int)rb - oe;
+            const int bt0 = bestt;
+            if (LOCAL && Bc == 0)
+                chunk_steps<R, DNA, true, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                          base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                          bi, bj);
+            else
+                chunk_steps<R, DNA, false, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                           base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                           bi, bj);
+            if (bestt != bt0)
+                best = (long long)bestt + oe + Bc;
+        }
+        __syncwarp();
+        /* group c-1: lane 0 the held column 32c-31, lane l the last lane's
+         * output of step l-1 */
+        {
+            long long H = hh, F = hf;
+            if (lane > 0) {
+                const int2 o = sm.out[warp][lane - 1];
+                H = abs64(o.x + oe, Bc);
+                F = abs64(o.y, Bc);
+            }
+            if (c > 0)
+                put_group(lane, c - 1, min(32, w - 32 * (c - 1)), H, F, rout, rbout, save, sbase);
+            const int2 o = sm.out[warp][31];
+            hh = abs64(o.x + oe, Bc);
+            hf = abs64(o.y, Bc);
+        }
+        if (LOCAL && g.prune && track && !skip) { /* publish a better best for the others' pruning */
+            const long long b = warp_max64(best);
+            if (lane == 0 && b > *(volatile long long *)A.gbest64)
+                atomicMax(A.gbest64, b);
+        }
+        __threadfence();
+        __syncwarp();
+        if (lane == 0 && c > 0)
+            atomicExch(A.progress + t, min(32 * c, w));
+    }
+    if (32 * (nchunks - 1) < w) { /* column w = 32 (nchunks - 1) + 1, still held */
+        put_group(lane, nchunks - 1, 1, hh, hf, rout, rbout, save, sbase);
+        __threadfence();
+        __syncwarp();
+        if (lane == 0)
+            atomicExch(A.progress + t, w);
+    }
+    if (track) {
+        for (int off = 16; off > 0; off >>= 1) {
+            const long long ob = __shfl_xor_sync(FULL, best, off);
+            const int oj = __shfl_xor_sync(FULL, bj, off);
+            const int oi = __shfl_xor_sync(FULL, bi, off);
+            if (ob > best || (ob == best && (oj < bj || (oj == bj && oi < bi)))) {
+                best = ob;
+                bj = oj;
+                bi = oi;
+            }
+        }
+        if (lane == 0) {
+            swgpu__lkbest_t b;
+            b.best = best;
+            b.bi = bi;
+            b.bj = bj;
+            A.best[t] = b;
+        }
+    }
+    if (lane == 0) {
+        atomicAdd(A.done, (unsigned long long)(bottom - top) * (unsigned long long)w);
+        if (npruned)
+            atomicAdd(A.pruned, npruned);
+    }
+}
+
+template <int R, bool DNA, bool SLICE, bool WIDE>
 __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
 {
     constexpr int SH = 32 * R;
+    static_assert(!WIDE || (!SLICE && R == R_MAX), "wide scores: whole regions, strips of SWGPU__LONG_SH rows");
     __shared__ smem_t sm;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (!DNA)
@@ -435,7 +753,19 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
         const swgpu__lkreg_t g = A.regs[lo];
         const int s = (int)(t - g.first);
         const bool partial = (long long)(s + 1) * SH > g.h;
-        if (g.local) {
+        if (WIDE) {
+            if (g.local) {
+                if (partial)
+                    run_strip_wide<R, DNA, true, true>(A, g, s, t, sm, warp);
+                else
+                    run_strip_wide<R, DNA, true, false>(A, g, s, t, sm, warp);
+            } else {
+                if (partial)
+                    run_strip_wide<R, DNA, false, true>(A, g, s, t, sm, warp);
+                else
+                    run_strip_wide<R, DNA, false, false>(A, g, s, t, sm, warp);
+            }
+        } else if (g.local) {
             if (partial)
                 run_strip<R, DNA, true, true, SLICE>(A, g, s, t, sm, warp);
             else
@@ -449,47 +779,35 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
     }
 }
 
-/* the kernel of a launch: rows per lane (16, 8, 4; slices: 16), DNA or not */
-static const void *pick(int dna, int slice, int rows)
+/* the kernel of a launch: rows per lane (16, 8, 4; slices and wide
+ * scores: 16), DNA or not */
+static const void *pick(int dna, int slice, int rows, int wide)
 {
+    if (wide)
+        return dna ? (const void *)long_pass<R_MAX, true, false, true> : (const void *)long_pass<R_MAX, false, false, true>;
     if (slice)
-        return dna ? (const void *)long_pass<R_WIDE, true, true> : (const void *)long_pass<R_WIDE, false, true>;
+        return dna ? (const void *)long_pass<R_MAX, true, true, false> : (const void *)long_pass<R_MAX, false, true, false>;
     if (rows == 8)
-        return dna ? (const void *)long_pass<8, true, false> : (const void *)long_pass<8, false, false>;
+        return dna ? (const void *)long_pass<8, true, false, false> : (const void *)long_pass<8, false, false, false>;
     if (rows == 4)
-        return dna ? (const void *)long_pass<4, true, false> : (const void *)long_pass<4, false, false>;
-    return dna ? (const void *)long_pass<R_WIDE, true, false> : (const void *)long_pass<R_WIDE, false, false>;
+        return dna ? (const void *)long_pass<4, true, false, false> : (const void *)long_pass<4, false, false, false>;
+    return dna ? (const void *)long_pass<R_MAX, true, false, false> : (const void *)long_pass<R_MAX, false, false, false>;
 }
 
-extern "C" cudaError_t swgpu__long_occupancy(int dna, int slice, int rows, int *threads, int *blocks_per_sm)
+extern "C" cudaError_t swgpu__long_occupancy(int dna, int slice, int rows, int wide, int *threads, int *blocks_per_sm)
 {
     *threads = NT;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, pick(dna, slice, rows), NT, 0);
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, pick(dna, slice, rows, wide), NT, 0);
 }
 
 extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int slice, int blocks, int threads,
                                           cudaStream_t stream)
 {
+    void *params[] = { (void *)args };
     (void)cudaGetLastError(); /* an earlier, already reported error is not this launch's */
-    if (slice) {
-        if (args->dna)
-            long_pass<R_WIDE, true, true><<<blocks, threads, 0, stream>>>(*args);
-        else
-            long_pass<R_WIDE, false, true><<<blocks, threads, 0, stream>>>(*args);
-    } else if (args->rows == 8) {
-        if (args->dna)
-            long_pass<8, true, false><<<blocks, threads, 0, stream>>>(*args);
-        else
-            long_pass<8, false, false><<<blocks, threads, 0, stream>>>(*args);
-    } else if (args->rows == 4) {
-        if (args->dna)
-            long_pass<4, true, false><<<blocks, threads, 0, stream>>>(*args);
-        else
-            long_pass<4, false, false><<<blocks, threads, 0, stream>>>(*args);
-    } else if (args->dna) {
-        long_pass<R_WIDE, true, false><<<blocks, threads, 0, stream>>>(*args);
-    } else {
-        long_pass<R_WIDE, false, false><<<blocks, threads, 0, stream>>>(*args);
-    }
-    return cudaPeekAtLastError();
+    if (args->wide && slice)
+        return cudaErrorInvalidValue; /* wide scores: whole regions only */
+    const cudaError_t e =
+        cudaLaunchKernel(pick(args->dna, slice, args->rows, args->wide), dim3(blocks), dim3(threads), params, 0, stream);
+    return e != cudaSuccess ? e : cudaPeekAtLastError();
 }

@@ -20,13 +20,17 @@ typedef struct {
     int64_t roff, coff;      /* index of row 1's / column 1's residue */
     int32_t local, track;
     int32_t prune;           /* local: skip chunks that cannot reach *gbest */
-    int32_t h0, e0, f0;      /* anchored corner */
+    int64_t h0, e0, f0;      /* anchored corner (32-bit values unless the batch is wide) */
     int32_t save_every;      /* 0 or a multiple of SWGPU__LONG_SH (so of every strip height) */
     int32_t save_last;
     int32_t nstrips;
     int64_t first;           /* ticket of its first strip */
     int64_t saved_off;       /* first int32 of its saved rows ({H,F} pairs, w+1 per row) */
     int64_t ring_off;        /* first int32 of its ring: 2 slots of SWGPU__LK_RING(w) pairs */
+    /* wide scores (swgpu__lkargs_t.wide): the bases of its ring's values, 2
+     * slots of SWGPU__LK_RBASE(w), and of its saved rows, SWGPU__LK_SBASE(w)
+     * a row (first int64 of each in rbase / sbase) */
+    int64_t rbase_off, sbase_off;
     /* A column slice of a region split across partitions (src/long_gpu.c):
      * vertex columns col0 .. col0 + w of the region, wrem columns of the
      * region right of it (pruning bounds).  Boundary columns, in memory every
@@ -46,9 +50,18 @@ typedef struct {
 /* pairs per ring slot of a region of w columns (reads run up to column w+63) */
 #define SWGPU__LK_RING(w) ((int64_t)(w) + 128)
 
+/* Wide scores: the ring's and the saved rows' values are 32-bit, relative
+ * to a 64-bit base per SWGPU__LK_GROUP columns (group q: vertex columns
+ * 32q+1 .. 32q+32; a saved row's entry 0 is column 0's base, 1 + q group
+ * q's); a value below SWGPU__LONG_INF32 is minus infinity. */
+#define SWGPU__LK_GROUP 32
+#define SWGPU__LK_RBASE(w) (((int64_t)(w) + 31) / 32 + 2)
+#define SWGPU__LK_SBASE(w) (((int64_t)(w) + 31) / 32 + 1)
+
 /* Best cell of one strip. */
 typedef struct {
-    int32_t best, bi, bj;
+    int64_t best;
+    int32_t bi, bj;
 } swgpu__lkbest_t;
 
 typedef struct {
@@ -73,12 +86,18 @@ typedef struct {
     int32_t dna, match, mismatch;
     int32_t rows;                /* rows per lane of the strips: 16 (SWGPU__LONG_SH rows a
                                     strip; column slices always), 8 or 4 */
+    /* Wide scores (src/long.h): whole regions, 16 rows per lane; the bases
+     * of the ring and of the saved rows (SWGPU__LK_GROUP), and the best
+     * found so far in 64 bits (pruning; gbest and rbest unused) */
+    int32_t wide;
+    long long *rbase, *sbase;
+    long long *gbest64;
 } swgpu__lkargs_t;
 
 /** Threads per block and resident blocks per multiprocessor of the kernel
  *  (slice: the kernel for batches of column slices; rows: per lane, 16, 8
- *  or 4, 16 for slices). */
-cudaError_t swgpu__long_occupancy(int dna, int slice, int rows, int *threads, int *blocks_per_sm);
+ *  or 4, 16 for slices; wide: wide scores, whole regions of 16 rows per lane). */
+cudaError_t swgpu__long_occupancy(int dna, int slice, int rows, int wide, int *threads, int *blocks_per_sm);
 /** Launch one pass over a batch with `blocks` blocks of `threads` threads:
  *  the grid must fit on the device at once (blocks <= blocks_per_sm * SMs);
  *  slice: the batch holds column slices (lin / rout may be set). */
