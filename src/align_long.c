@@ -211,9 +211,10 @@ static int ck_between(ctx_t *C, const swgpu__lreg_t *g)
     return swgpu__ck_write(C->ck_path, &C->ck_out, g, NULL, C->sc.wide);
 }
 
-/* Run a batch of regions on the chosen engine; a one-region pass on the
- * CPU engine saves checkpoints (ck) and may start from one (resume); on
- * several GPUs, spread 0 keeps the batch on the first (swgpu__lgpu_run). */
+/* Run a batch of regions on the chosen engine; a one-region pass saves
+ * checkpoints (ck) and may start from one (resume), on either engine (on
+ * the GPU such a pass runs whole on the first device); on several GPUs,
+ * spread 0 keeps the batch on the first (swgpu__lgpu_run). */
 static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgpu__lck_state_t *resume,
                         int spread)
 {
@@ -233,13 +234,15 @@ static int run_batch_ck(ctx_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgp
         uint64_t need;
         for (size_t k = 0; k < n; k++)
             r[k].lane_rows = rows;
-        need = swgpu__lgpu_bytes(C->gpu, r, n, spread);
+        /* a checkpointed pass runs whole on the first GPU (swgpu__lgpu_run_ck) */
+        const int inpass = ck && C->ck_path && n == 1;
+        need = swgpu__lgpu_bytes(C->gpu, r, n, inpass ? -1 : spread);
         if (need > C->dev_budget)
             return swgpu__fail(SWGPU_EBUDGET,
                                "long alignment: a pass needs %llu MiB of GPU memory, the budget is %llu MiB "
                                "(raise --max-memory)",
                                (unsigned long long)(need >> 20), (unsigned long long)(C->dev_budget >> 20));
-        rc = swgpu__lgpu_run(C->gpu, r, n, spread, &p, &pruned);
+        rc = inpass ? swgpu__lgpu_run_ck(C->gpu, r, &p, &pruned, &K) : swgpu__lgpu_run(C->gpu, r, n, spread, &p, &pruned);
     } else
 #endif
     if (C->comm) {
@@ -268,7 +271,7 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
 /* A pass's state to resume from, if the checkpoint read stands in that pass. */
 static const swgpu__lck_state_t *ck_resume(const ctx_t *C, int phase)
 {
-    return C->ck_in.phase == phase && C->ck_in.st.next > 0 && !C->use_gpu ? &C->ck_in.st : NULL;
+    return C->ck_in.phase == phase && C->ck_in.st.next > 0 ? &C->ck_in.st : NULL;
 }
 
 /*
@@ -294,7 +297,7 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
     int rc;
     int64_t seed = 0;
     const char *env = getenv("SWGPU_LONG_SEED"); /* 0: no seed bound (measurements) */
-    if (g->prune && !(!C->use_gpu && C->ck_in.phase >= SWGPU__CK_SCORE) && !(env && !strcmp(env, "0"))) {
+    if (g->prune && C->ck_in.phase < SWGPU__CK_SCORE && !(env && !strcmp(env, "0"))) {
         uint64_t bytes = 0;
         const double t = swgpu__now();
         if ((rc = swgpu__long_seed_bound(C->a, C->alen, C->b, C->blen, &C->sc, &seed, &bytes)))
@@ -309,8 +312,8 @@ static int score_pass(ctx_t *C, swgpu__lreg_t *g)
      * columns (indels the band bridges) */
     const int64_t G0 = imin64(C->alen, C->blen) / 256, G = G0 < 64 ? 64 : G0 > 8192 ? 8192 : G0;
     const int64_t smax = C->sc.smax > 0 ? C->sc.smax : 0, X = SH * smax + C->sc.open + G * C->sc.ext;
-    if (g->prune && !C->use_gpu && C->ck_in.phase >= SWGPU__CK_SCORE) {
-        g->prune_best = C->ck_in.prune_best; /* the pre-pass was done */
+    if (g->prune && C->ck_in.phase >= SWGPU__CK_SCORE) {
+        g->prune_best = C->ck_in.prune_best; /* the seed chain (and the pre-pass) was done */
     } else if (g->prune && !C->use_gpu && seed < X) {
         /* the seed chain found no strong alignment: the pre-pass looks for
          * one (from no bound: its X-drop rule is relative to its best) */

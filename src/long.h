@@ -351,11 +351,19 @@ int swgpu__lgpu_create(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, const
 /** Run a batch; saved rows are copied into the regions' host buffers.
  *  spread 0: on the first device alone unless slices were asked for (a
  *  pass that a column split does not speed up); with automatic slices a
- *  small batch stays there too. */
+ *  small batch stays there too; spread < 0: whole regions on the first
+ *  device, whatever was asked for (swgpu__lgpu_run_ck). */
 int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
                     const swgpu__lprog_t *prog, uint64_t *pruned);
+/** One region's pass with in-pass checkpoints (ck: every ck->every seconds
+ *  the pass stops at a strip boundary, ck->save gets its state, and it goes
+ *  on; ck->resume: start from that state, its saved rows in place): the
+ *  region whole, on the first device. */
+int swgpu__lgpu_run_ck(swgpu__lgpu_t *g, swgpu__lreg_t *r, const swgpu__lprog_t *prog, uint64_t *pruned,
+                       const swgpu__lck_t *ck);
 /** Bytes the engine would hold on the device to run the batch (the most
- *  any one partition holds), spread as in swgpu__lgpu_run. */
+ *  any one partition holds), spread as in swgpu__lgpu_run (-1 for
+ *  swgpu__lgpu_run_ck). */
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread);
 /** Saved rows a batch kept in device memory (swgpu__lreg_t.saved_keep): n
  *  entries {H, F} of saved row `row` of the batch's region `reg` (its index

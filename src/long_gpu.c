@@ -29,6 +29,7 @@
 #define MIN_COLS 256     /* narrowest column slice of a split region */
 #define AUTO_COLS 65536  /* automatic slices: at least this many columns each */
 #define SPREAD_CELLS ((uint64_t)1 << 36) /* automatic: smaller batches stay on one device */
+#define NCTR 8           /* part_t.dctr */
 
 /* Layout of a batch in a partition's scratch buffer (offsets in bytes). */
 typedef struct {
@@ -62,7 +63,8 @@ typedef struct {
     uint64_t buf_cap;
     unsigned long long *dctr;    /* [0] ticket, [1] cells done, [2] cells pruned, [3] best
                                     (int32; wide scores: int64), [4] the others' best (int32),
-                                    [5] abort (int32) */
+                                    [5] abort (int32), [6] stop (int32), [7] stop_at (see
+                                    swgpu__lkargs_t) */
     swgpu__lkbest_t *hbest;
     size_t hbest_cap;
     uint64_t fixed, peak;
@@ -82,6 +84,10 @@ typedef struct {
     int64_t *kept_info;          /* begin (int32 units), width w (rows of w + 1 pairs {H, F}),
                                     rows and index, 4 a region; kept_n 0: none */
     size_t kept_info_cap;
+    /* in-pass checkpoints (swgpu__lgpu_run_ck: one region on this partition) */
+    int ck;                      /* the launch may be stopped (dctr[6], [7]) */
+    const swgpu__lck_state_t *resume; /* the launch starts from this state (NULL: strip 0) */
+    int64_t rows0;               /* saved rows already on the host (not copied back) */
 } part_t;
 
 struct swgpu__lgpu {
@@ -89,6 +95,8 @@ struct swgpu__lgpu {
     int P;                       /* partitions: one per device */
     int want;                    /* slices of a split region (0: automatic) */
     int A;                       /* partitions the batch in flight uses (the first A) */
+    int single;                  /* the batch in flight: whole regions on the first partition
+                                    (spread < 0: checkpointed passes) */
     part_t *part;
     /* Boundary columns of split regions: in the receiving partition's device
      * memory, written by its left neighbour directly (same device) or through
@@ -189,8 +197,8 @@ static int part_create(part_t *p, int dev, const swgpu__lseqs_t *q, const swgpu_
             mat[c * 32 + r] = sc->s[r][c];
     CU(cudaMalloc((void **)&p->dmat, sizeof mat));
     CU(cudaMemcpy(p->dmat, mat, sizeof mat, cudaMemcpyHostToDevice));
-    CU(cudaMalloc((void **)&p->dctr, 6 * sizeof *p->dctr));
-    p->fixed += sizeof mat + 6 * sizeof *p->dctr;
+    CU(cudaMalloc((void **)&p->dctr, NCTR * sizeof *p->dctr));
+    p->fixed += sizeof mat + NCTR * sizeof *p->dctr;
     p->peak = p->fixed;
 fail:
     return rc;
@@ -347,7 +355,7 @@ static void batch_layout(const swgpu__lreg_t *regs, size_t n, int wide, layout_t
 static int whole_regions(const swgpu__lgpu_t *g, size_t n)
 {
     /* wide scores: the kernel has no column slices */
-    return g->sc.wide || (g->A == 1 && g->want <= 1) || n >= 2 * (size_t)g->A;
+    return g->sc.wide || g->single || (g->A == 1 && g->want <= 1) || n >= 2 * (size_t)g->A;
 }
 
 /* The partitions a batch uses: all of them, or (automatic slices) the
@@ -359,6 +367,8 @@ static int whole_regions(const swgpu__lgpu_t *g, size_t n)
 static int batch_parts(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread)
 {
     uint64_t cells = 0;
+    if (spread < 0)
+        return 1;
     if (g->P == 1 || g->want > 0)
         return g->P;
     if (!spread)
@@ -476,6 +486,7 @@ static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int sprea
 {
     int rc;
     size_t total = 0;
+    g->single = spread < 0;
     g->A = batch_parts(g, regs, n, spread);
     g->nedges = 0;
     for (int p = 0; p < g->P; p++)
@@ -609,6 +620,91 @@ static uint64_t edge_bytes(int64_t strips)
     return (((uint64_t)strips * SWGPU__LK_EDGE * 8) + (uint64_t)strips * 4 + 255) & ~(uint64_t)255;
 }
 
+/* Wide scores: a row of w + 1 pairs {H, F} relative to the kernel's bases
+ * (gb[q]: group q, SWGPU__LK_GROUP columns) moved to the host's format
+ * (hb[c]: chunk c, SWGPU__LONG_CHUNK columns, long.h): each chunk's base
+ * is the largest of its groups' (every group's base is its largest H), a
+ * value more than SWGPU__LONG_DROP below it minus infinity (long.h: a lower
+ * bound; exact values of a row's chunk lie far closer).  Column 0 stays. */
+static void wide_row(int32_t *v, int64_t w, const int64_t *gb, int64_t *hb)
+{
+    const int64_t per = SWGPU__LONG_CHUNK / SWGPU__LK_GROUP, ng = (w + SWGPU__LK_GROUP - 1) / SWGPU__LK_GROUP;
+    for (int64_t c = 0; c * per < ng; c++) {
+        const int64_t g0 = c * per, g1 = g0 + per < ng ? g0 + per : ng;
+        int64_t B = gb[g0];
+        for (int64_t x = g0 + 1; x < g1; x++)
+            B = gb[x] > B ? gb[x] : B;
+        hb[c] = B;
+        for (int64_t x = g0; x < g1; x++) {
+            const int64_t d0 = gb[x] - B; /* <= 0 */
+            const int64_t j1 = (x + 1) * SWGPU__LK_GROUP < w ? (x + 1) * SWGPU__LK_GROUP : w;
+            for (int64_t j = x * SWGPU__LK_GROUP + 1; j <= j1; j++)
+                for (int k = 0; k < 2; k++) {
+                    const int32_t u = v[2 * j + k];
+                    const int64_t y = (int64_t)u + d0;
+                    v[2 * j + k] = u < SWGPU__LONG_INF32 || y < -SWGPU__LONG_DROP ? SWGPU__LONG_NEG : (int32_t)y;
+                }
+        }
+    }
+}
+
+/* A launch that resumes from state st (one region, p->regs[0]): the bottom
+ * row of strip next-1 into its ring slot (a chunk the state marks low
+ * holds the lower bounds H = 0 (local) or NEG, F = NEG; wide scores: each
+ * group takes its chunk's base), strips 0 .. next-1 published in full,
+ * their bests NEG but strip next-1's, the state's best. */
+static int put_state(const swgpu__lgpu_t *g, part_t *p, const swgpu__lck_state_t *st, const layout_t *L)
+{
+    int rc = SWGPU_OK;
+    const swgpu__lreg_t *r = &p->regs[0];
+    const int64_t w = r->w, next = st->next, nch = (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
+    const int64_t ng = SWGPU__LK_RBASE(w), slot = (next - 1) & 1;
+    const int32_t lowH = r->local ? 0 : SWGPU__LONG_NEG;
+    int32_t *row = malloc((size_t)(w + 1) * 8), *prog = malloc((size_t)next * 4);
+    int64_t *gb = g->sc.wide ? calloc((size_t)ng, 8) : NULL;
+    swgpu__lkbest_t *b = malloc((size_t)next * sizeof *b);
+    if (!row || !prog || !b || (g->sc.wide && !gb)) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+        goto fail;
+    }
+    row[0] = row[1] = SWGPU__LONG_NEG; /* column 0: never read */
+    for (int64_t j = 1; j <= w; j++) {
+        const int low = st->low[(j - 1) / SWGPU__LONG_CHUNK] != 0;
+        row[2 * j] = low ? lowH : st->rowH[j];
+        row[2 * j + 1] = low ? SWGPU__LONG_NEG : st->rowF[j];
+    }
+    for (int64_t q = 0; gb && q < ng; q++) {
+        const int64_t c = q * SWGPU__LK_GROUP / SWGPU__LONG_CHUNK;
+        gb[q] = c < nch && !st->low[c] ? st->base[c] : 0;
+    }
+    for (int64_t t = 0; t < next; t++) {
+        prog[t] = (int32_t)w;
+        b[t].best = SWGPU__LONG_NEG64;
+        b[t].bi = b[t].bj = 0;
+    }
+    b[next - 1].best = st->best;
+    b[next - 1].bi = (int32_t)st->bi;
+    b[next - 1].bj = (int32_t)st->bj;
+    {
+        const swgpu__lkreg_t *d = &p->hregs[0];
+        char *ring = p->dbuf + L->ring + (uint64_t)d->ring_off * 4 + (uint64_t)slot * (uint64_t)SWGPU__LK_RING(w) * 8;
+        /* synchronous: the host buffers go when this returns */
+        CU(cudaMemcpy(ring, row, (size_t)(w + 1) * 8, cudaMemcpyHostToDevice));
+        if (gb)
+            CU(cudaMemcpy(p->dbuf + L->rbase + ((uint64_t)d->rbase_off + (uint64_t)slot * (uint64_t)ng) * 8, gb,
+                          (size_t)ng * 8, cudaMemcpyHostToDevice));
+        CU(cudaStreamSynchronize(p->st)); /* after the progress words are cleared */
+        CU(cudaMemcpy(p->dbuf + L->progress, prog, (size_t)next * 4, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(p->dbuf + L->best, b, (size_t)next * sizeof *b, cudaMemcpyHostToDevice));
+    }
+fail:
+    free(row);
+    free(prog);
+    free(gb);
+    free(b);
+    return rc;
+}
+
 /* Launch a partition's batch (p->regs[0 .. n-1]); boundary columns of
  * slices at edge_off[edge] in the receiving partition's buffer. */
 static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
@@ -617,7 +713,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     int rc = SWGPU_OK, blocks, slice = 0;
     uint64_t ring_off = 0, saved_off = 0, rbase_off = 0, sbase_off = 0;
     int64_t first = 0;
-    unsigned long long ctr[6] = { 0, 0, 0, 0, 0, 0 };
+    unsigned long long ctr[NCTR] = { 0, 0, 0, 0, 0, 0, 0, ~0ULL };
     int64_t best0 = 0;
     const size_t n = p->n;
     const int rows = batch_rows(p->regs, n, g->sc.wide);
@@ -727,6 +823,16 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     }
     CU(cudaMemcpyAsync(p->dregs, p->hregs, n * sizeof *p->dregs, cudaMemcpyHostToDevice, p->st));
     CU(cudaMemsetAsync(p->dbuf + L->progress, 0, (size_t)L->strips * 4, p->st));
+    if (p->resume) {
+        /* strips 0 .. next-1 done: the counters, and the gbest the pass had */
+        const swgpu__lck_state_t *st = p->resume;
+        ctr[0] = (unsigned long long)st->next;
+        ctr[1] = st->cells + st->pruned;
+        ctr[2] = st->pruned;
+        best0 = st->gbest > best0 ? st->gbest : best0;
+        if ((rc = put_state(g, p, st, L)))
+            goto fail;
+    }
     if (g->sc.wide) {
         memcpy(&ctr[3], &best0, sizeof best0);
     } else {
@@ -738,6 +844,10 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     p->best = g->sc.wide ? 0 : (int32_t)best0;
 
     memset(&A, 0, sizeof A);
+    if (p->ck) {
+        A.stop = (const int32_t *)(void *)(p->dctr + 6);
+        A.stop_at = p->dctr + 7;
+    }
     A.regs = p->dregs;
     A.nregs = (int32_t)n;
     A.total = L->strips;
@@ -770,7 +880,12 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     }
     {
         int64_t want = (L->strips + p->threads / 32 - 1) / (p->threads / 32);
+        /* SWGPU_LONG_BLOCKS=N: at most N blocks (tests and measurements: fewer
+         * strips in flight, so an in-pass checkpoint stops sooner) */
+        const char *env = getenv("SWGPU_LONG_BLOCKS");
         blocks = p->bps[kernel_of(slice, rows, g->sc.wide)] * p->sms;
+        if (env && atoi(env) > 0 && atoi(env) < blocks)
+            blocks = atoi(env);
         if (want < blocks)
             blocks = (int)want;
     }
@@ -781,45 +896,23 @@ fail:
     return rc;
 }
 
-/* Wide scores: region r's saved rows, copied to the host with the
- * kernel's bases (one per SWGPU__LK_GROUP columns), moved to the host's
- * (one per SWGPU__LONG_CHUNK columns, long.h): each chunk's base is the
- * largest of its groups' (every group's base is its largest H), a value
- * more than SWGPU__LONG_DROP below it minus infinity (long.h: a lower
- * bound; exact values of a row's chunk lie far closer). */
-static int wide_rows(part_t *p, swgpu__lreg_t *r, const swgpu__lkreg_t *d)
+/* Wide scores: saved rows rows0 .. of region r, copied to the host, in the
+ * host's format (wide_row). */
+static int wide_rows(part_t *p, swgpu__lreg_t *r, const swgpu__lkreg_t *d, int64_t rows0, int64_t rows1)
 {
     int rc = SWGPU_OK;
-    const int64_t ns = swgpu__lreg_nsaved(r), nk = SWGPU__LK_SBASE(r->w), nb = swgpu__lreg_nbase(r->w);
-    const int64_t per = SWGPU__LONG_CHUNK / SWGPU__LK_GROUP;
+    const int64_t nk = SWGPU__LK_SBASE(r->w), nb = swgpu__lreg_nbase(r->w);
     int64_t *kb = malloc((size_t)nk * sizeof *kb);
     if (!kb || !r->saved_base) {
         free(kb);
         return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
     }
-    for (int64_t row = 0; row < ns; row++) {
-        int32_t *v = r->saved + (size_t)row * (size_t)(r->w + 1) * 2;
+    for (int64_t row = rows0; row < rows1; row++) {
         int64_t *hb = r->saved_base + (size_t)row * (size_t)nb;
         CU(cudaMemcpy(kb, p->dbuf + p->L.sbase + ((uint64_t)d->sbase_off + (uint64_t)row * (uint64_t)nk) * 8,
                       (size_t)nk * sizeof *kb, cudaMemcpyDeviceToHost));
         hb[0] = kb[0];
-        for (int64_t q = 0; q + 1 < nb; q++) {
-            const int64_t g0 = q * per, g1 = g0 + per < nk - 1 ? g0 + per : nk - 1;
-            int64_t B = kb[1 + g0];
-            for (int64_t x = g0 + 1; x < g1; x++)
-                B = kb[1 + x] > B ? kb[1 + x] : B;
-            hb[1 + q] = B;
-            for (int64_t x = g0; x < g1; x++) {
-                const int64_t d0 = kb[1 + x] - B; /* <= 0 */
-                const int64_t j1 = (x + 1) * SWGPU__LK_GROUP < r->w ? (x + 1) * SWGPU__LK_GROUP : r->w;
-                for (int64_t j = x * SWGPU__LK_GROUP + 1; j <= j1; j++)
-                    for (int k = 0; k < 2; k++) {
-                        const int32_t u = v[2 * j + k];
-                        const int64_t y = (int64_t)u + d0;
-                        v[2 * j + k] = u < SWGPU__LONG_INF32 || y < -SWGPU__LONG_DROP ? SWGPU__LONG_NEG : (int32_t)y;
-                    }
-            }
-        }
+        wide_row(r->saved + (size_t)row * (size_t)(r->w + 1) * 2, r->w, kb + 1, hb + 1);
     }
 fail:
     free(kb);
@@ -830,7 +923,7 @@ fail:
 static int part_finish(const swgpu__lgpu_t *g, part_t *p)
 {
     int rc = SWGPU_OK;
-    unsigned long long ctr[6];
+    unsigned long long ctr[NCTR];
     const size_t n = p->n;
     if (!p->running)
         return SWGPU_OK;
@@ -872,10 +965,12 @@ static int part_finish(const swgpu__lgpu_t *g, part_t *p)
                             p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4 + from * 8,
                             (size_t)(r->w + 1) * 8, (size_t)(r->w + 1 - from) * 8, (size_t)ns,
                             cudaMemcpyDeviceToHost));
-        } else if (ns > 0 && r->saved) {
-            CU(cudaMemcpy(r->saved, p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4,
-                          (size_t)ns * (size_t)(r->w + 1) * 8, cudaMemcpyDeviceToHost));
-            if (g->sc.wide && (rc = wide_rows(p, r, d)))
+        } else if (ns > p->rows0 && r->saved) {
+            /* (the rows before rows0 are on the host already: a resumed pass) */
+            const size_t from = (size_t)p->rows0 * (size_t)(r->w + 1);
+            CU(cudaMemcpy(r->saved + 2 * from, p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4 + from * 8,
+                          (size_t)(ns - p->rows0) * (size_t)(r->w + 1) * 8, cudaMemcpyDeviceToHost));
+            if (g->sc.wide && (rc = wide_rows(p, r, d, p->rows0, ns)))
                 return rc;
         }
     }
@@ -1126,6 +1221,172 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
     }
 done:
     free(edge_off);
+    return rc;
+}
+
+/* A stopped launch's state (strips 0 .. next-1 done) into st and its
+ * buffers, and the rows those strips saved onto the host (wide_row). */
+static int take_state(const swgpu__lgpu_t *g, part_t *p, int64_t next, const unsigned long long *ctr,
+                      swgpu__lck_state_t *st, int32_t *row, int64_t *gb, int64_t *hb)
+{
+    int rc = SWGPU_OK;
+    swgpu__lreg_t *r = &p->regs[0];
+    const swgpu__lkreg_t *d = &p->hregs[0];
+    const int64_t w = r->w, slot = (next - 1) & 1, ng = SWGPU__LK_RBASE(w);
+    const int64_t nch = (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK, rows1 = swgpu__lck_rows(r, next);
+    int64_t best = SWGPU__LONG_NEG64, bi = 0, bj = 0;
+    CU(cudaMemcpy(p->hbest, p->dbuf + p->L.best, (size_t)next * sizeof *p->hbest, cudaMemcpyDeviceToHost));
+    for (int64_t t = 0; t < next; t++)
+        if (swgpu__lbest_better(p->hbest[t].best, p->hbest[t].bi, p->hbest[t].bj, best, bi, bj)) {
+            best = p->hbest[t].best;
+            bi = p->hbest[t].bi;
+            bj = p->hbest[t].bj;
+        }
+    st->next = next;
+    st->best = best;
+    st->bi = bi;
+    st->bj = bj;
+    if (g->sc.wide) {
+        memcpy(&st->gbest, &ctr[3], sizeof st->gbest);
+    } else {
+        int32_t b32;
+        memcpy(&b32, &ctr[3], sizeof b32);
+        st->gbest = b32;
+    }
+    st->cells = ctr[1] - ctr[2];
+    st->pruned = ctr[2];
+    CU(cudaMemcpy(row, p->dbuf + p->L.ring + (uint64_t)d->ring_off * 4 + (uint64_t)slot * (uint64_t)SWGPU__LK_RING(w) * 8,
+                  (size_t)(w + 1) * 8, cudaMemcpyDeviceToHost));
+    if (g->sc.wide) {
+        CU(cudaMemcpy(gb, p->dbuf + p->L.rbase + ((uint64_t)d->rbase_off + (uint64_t)slot * (uint64_t)ng) * 8,
+                      (size_t)ng * 8, cudaMemcpyDeviceToHost));
+        wide_row(row, w, gb, hb);
+        memcpy(st->base, hb, (size_t)nch * 8);
+    }
+    st->rowH[0] = st->rowF[0] = SWGPU__LONG_NEG; /* column 0: never read */
+    for (int64_t j = 1; j <= w; j++) {
+        st->rowH[j] = row[2 * j];
+        st->rowF[j] = row[2 * j + 1];
+    }
+    memset(st->low, 0, (size_t)nch); /* skipped chunks wrote their lower bounds */
+    if (rows1 > p->rows0 && r->saved) {
+        const size_t from = (size_t)p->rows0 * (size_t)(w + 1);
+        CU(cudaMemcpy(r->saved + 2 * from, p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4 + from * 8,
+                      (size_t)(rows1 - p->rows0) * (size_t)(w + 1) * 8, cudaMemcpyDeviceToHost));
+        if (g->sc.wide && (rc = wide_rows(p, r, d, p->rows0, rows1)))
+            return rc;
+        p->rows0 = rows1;
+    }
+fail:
+    return rc;
+}
+
+int swgpu__lgpu_run_ck(swgpu__lgpu_t *g, swgpu__lreg_t *r, const swgpu__lprog_t *prog, uint64_t *pruned,
+                       const swgpu__lck_t *ck)
+{
+    int rc;
+    part_t *p = &g->part[0];
+    const int64_t w = r->w, strips = (r->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+    const int64_t nch = (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK, ng = SWGPU__LK_RBASE(w);
+    swgpu__lck_state_t st;
+    int32_t *row = NULL;
+    int64_t *gb = NULL, *hb = NULL;
+    double last = swgpu__now();
+
+    if (pruned)
+        *pruned = 0;
+    if ((rc = plan(g, r, 1, -1))) /* the region whole, on the first partition */
+        return rc;
+    for (int pi = 0; pi < g->P; pi++) {
+        g->part[pi].done = g->part[pi].pruned = 0;
+        g->part[pi].best = 0;
+    }
+    memset(&st, 0, sizeof st);
+    row = malloc((size_t)(w + 1) * 8);
+    st.rowH = malloc((size_t)(w + 1) * 4);
+    st.rowF = malloc((size_t)(w + 1) * 4);
+    st.low = malloc((size_t)nch + 1);
+    if (g->sc.wide) {
+        gb = malloc((size_t)ng * 8);
+        hb = malloc((size_t)ng * 8);
+        st.base = malloc((size_t)nch * 8 + 8);
+    }
+    if (!row || !st.rowH || !st.rowF || !st.low || (g->sc.wide && (!gb || !hb || !st.base))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+        goto done;
+    }
+    p->ck = 1;
+    p->resume = ck->resume && ck->resume->next > 0 && ck->resume->next < strips ? ck->resume : NULL;
+    p->rows0 = p->resume ? swgpu__lck_rows(r, p->resume->next) : 0;
+    for (;;) {
+        static const int32_t one = 1;
+        unsigned long long ctr[NCTR];
+        long wait = 1000 * 1000;
+        int asked = 0;
+        if ((rc = part_launch(g, p, NULL)))
+            break;
+        while (poll_parts(g, prog, &rc)) {
+            struct timespec ts = { 0, wait };
+            nanosleep(&ts, NULL);
+            wait = wait * 2 > 50 * 1000 * 1000 ? 50 * 1000 * 1000 : wait * 2;
+            if (!asked && ck->save && swgpu__now() - last >= ck->every) {
+                /* stop at a strip boundary (swgpu__lkargs_t.stop) */
+                CU(cudaMemcpyAsync(p->dctr + 6, &one, sizeof one, cudaMemcpyHostToDevice, p->st2));
+                CU(cudaStreamSynchronize(p->st2));
+                asked = 1;
+            }
+        }
+        if (rc)
+            break;
+        CU(cudaSetDevice(p->dev));
+        CU(cudaStreamSynchronize(p->st));
+        CU(cudaGetLastError());
+        CU(cudaMemcpy(ctr, p->dctr, sizeof ctr, cudaMemcpyDeviceToHost));
+        if (ctr[7] >= (unsigned long long)strips) { /* the pass is done */
+            rc = part_finish(g, p);
+            break;
+        }
+        p->running = 0;
+        if (ctr[7] > 0) { /* else no strip was begun: launch again from the same start */
+            if ((rc = take_state(g, p, (int64_t)ctr[7], ctr, &st, row, gb, hb)))
+                break;
+            if ((rc = ck->save(ck->user, &p->regs[0], &st)))
+                break;
+            swgpu__log(SWGPU_LOG_DEBUG, "long alignment: GPU pass stopped for a checkpoint after strip %lld of "
+                       "%lld (%.3f s)", (long long)st.next, (long long)strips, swgpu__now() - last);
+            p->resume = &st;
+        }
+        last = swgpu__now();
+    }
+    if (!rc) {
+        r->best = p->regs[0].best;
+        r->bi = p->regs[0].bi;
+        r->bj = p->regs[0].bj;
+        r->saved_kept = 0;
+        if (pruned)
+            *pruned = p->pruned;
+        if (p->peak > g->peak)
+            g->peak = p->peak;
+    }
+    goto done;
+fail:
+    p->running = 0;
+done:
+    if (p->running) { /* a failed poll: let the launch end before its buffers are reused */
+        (void)cudaStreamSynchronize(p->st);
+        (void)cudaGetLastError();
+        p->running = 0;
+    }
+    p->ck = 0;
+    p->resume = NULL;
+    p->rows0 = 0;
+    free(row);
+    free(gb);
+    free(hb);
+    free(st.rowH);
+    free(st.rowF);
+    free(st.low);
+    free(st.base);
     return rc;
 }
 

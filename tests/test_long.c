@@ -696,6 +696,164 @@ static void test_gpu_kept(void)
     free(b);
     free(buf);
 }
+
+/* In-pass checkpoints on the GPU (swgpu__lgpu_run_ck): a pass stopped at
+ * every chance (every = 0: at the first poll of each launch, ~1 ms) and
+ * resumed from the state it saved gives the uninterrupted pass's best and
+ * saved rows, byte for byte (no pruning: the values do not depend on
+ * timing), with 32-bit and with wide scores; then a pass resumed from one
+ * of those states, as a run started again from its checkpoint file is. */
+typedef struct {
+    int calls, bad;
+    int64_t last, strips;
+    swgpu__lck_state_t keep; /* a copy of the first state past a tenth of the strips */
+    int32_t *rows;           /* and of the rows saved up to it */
+    int64_t *bases;
+} ckseen_t;
+
+static int ck_seen(void *user, const swgpu__lreg_t *g, const swgpu__lck_state_t *st)
+{
+    ckseen_t *c = user;
+    c->calls++;
+    c->bad += st->next <= c->last || st->next >= c->strips;
+    c->last = st->next;
+    if (!c->keep.rowH && st->next > c->strips / 10) {
+        const size_t w1 = (size_t)g->w + 1, nch = (size_t)(g->w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
+        const size_t nr = (size_t)swgpu__lck_rows(g, st->next), nb = (size_t)swgpu__lreg_nbase(g->w);
+        c->keep = *st;
+        c->keep.rowH = malloc(w1 * 4);
+        c->keep.rowF = malloc(w1 * 4);
+        c->keep.low = malloc(nch);
+        c->keep.base = st->base ? malloc(nch * 8) : NULL;
+        c->rows = malloc(nr * w1 * 8 + 8);
+        c->bases = g->saved_base ? malloc(nr * nb * 8 + 8) : NULL;
+        memcpy(c->keep.rowH, st->rowH, w1 * 4);
+        memcpy(c->keep.rowF, st->rowF, w1 * 4);
+        memcpy(c->keep.low, st->low, nch);
+        if (st->base)
+            memcpy(c->keep.base, st->base, nch * 8);
+        memcpy(c->rows, g->saved, nr * w1 * 8);
+        if (g->saved_base)
+            memcpy(c->bases, g->saved_base, nr * nb * 8);
+    }
+    return 0;
+}
+
+static void test_gpu_ck(void)
+{
+    uint64_t s = 99;
+    const size_t m = 120000;
+    size_t n;
+    uint8_t *a = malloc(m), *b = malloc(2 * m), *buf = malloc(2 * (2 * m + SWGPU__LONG_PAD) + 2 * m);
+    swgpu_matrix_t *big = NULL;
+    rand_seq(&s, a, m, 4);
+    n = mutate(&s, a, m, b, 2 * m, 4, 10, 1, 1);
+    if (swgpu_matrix_dna(20000, -30000, &big)) {
+        CHECK(0, "scaled matrix: %s", swgpu_last_error());
+        goto out;
+    }
+    for (int wide = 0; wide < 2; wide++) {
+        swgpu__lscore_t sc;
+        swgpu__lseqs_t q;
+        swgpu__lgpu_t *g = NULL;
+        swgpu__lreg_t r, r1, r2, r3;
+        ckseen_t cs;
+        uint64_t pr1 = 0, pr2 = 0, pr3 = 0;
+        int64_t ns, nb;
+        size_t rowb, baseb;
+        int32_t *s1, *s2, *s3;
+        int64_t *b1 = NULL, *b2 = NULL, *b3 = NULL;
+        {
+            const uint8_t *src[2] = { a, b };
+            const size_t len[2] = { m, n };
+            uint8_t *p = buf;
+            for (int k = 0; k < 2; k++) {
+                memcpy(p, src[k], len[k]);
+                memset(p + len[k], 31, SWGPU__LONG_PAD);
+                q.seq[k] = q.seq[k + 2] = p;
+                q.len[k] = q.len[k + 2] = (int64_t)len[k];
+                p += len[k] + SWGPU__LONG_PAD;
+            }
+        }
+        swgpu__long_scoring(&sc, wide ? big : dna, wide ? 50000 : 5, wide ? 20000 : 2);
+        sc.wide = wide;
+        memset(&r, 0, sizeof r);
+        r.h = (int64_t)m;
+        r.w = (int64_t)n;
+        r.rseq = SWGPU__LSEQ_A;
+        r.cseq = SWGPU__LSEQ_B;
+        r.local = 1;
+        r.track = 1;
+        r.save_every = 4 * SWGPU__LONG_SH;
+        ns = swgpu__lreg_nsaved(&r);
+        nb = swgpu__lreg_nbase(r.w);
+        rowb = (size_t)ns * (size_t)(r.w + 1) * 8;
+        baseb = wide ? (size_t)ns * (size_t)nb * 8 : 0;
+        s1 = calloc(1, rowb);
+        s2 = calloc(1, rowb);
+        s3 = calloc(1, rowb);
+        if (wide) {
+            b1 = calloc(1, baseb);
+            b2 = calloc(1, baseb);
+            b3 = calloc(1, baseb);
+        }
+        r1 = r2 = r3 = r;
+        r1.saved = s1;
+        r2.saved = s2;
+        r3.saved = s3;
+        r1.saved_base = b1;
+        r2.saved_base = b2;
+        r3.saved_base = b3;
+        memset(&cs, 0, sizeof cs);
+        cs.last = 0;
+        cs.strips = (r.h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+        {
+            swgpu__lck_t K = { 0, ck_seen, &cs, NULL };
+            CHECK(swgpu__lgpu_create(&q, &sc, NULL, 1, 0, &g) == 0 && swgpu__lgpu_run(g, &r1, 1, 0, NULL, &pr1) == 0 &&
+                      swgpu__lgpu_run_ck(g, &r2, NULL, &pr2, &K) == 0,
+                  "gpu checkpoints (%s scores): the passes ran: %s", wide ? "wide" : "32-bit", swgpu_last_error());
+        }
+        CHECK(cs.calls >= 2 && cs.bad == 0 && cs.keep.rowH && r2.best == r1.best && r2.bi == r1.bi &&
+                  r2.bj == r1.bj && r1.best > (wide ? (int64_t)1 << 31 : 0) && pr1 == 0 && pr2 == 0 &&
+                  !memcmp(s1, s2, rowb) && (!wide || !memcmp(b1, b2, baseb)),
+              "gpu checkpoints (%s scores): %d stops (%d out of order), best %lld at (%lld,%lld), uninterrupted "
+              "%lld at (%lld,%lld), rows %s", wide ? "wide" : "32-bit", cs.calls, cs.bad, (long long)r2.best,
+              (long long)r2.bi, (long long)r2.bj, (long long)r1.best, (long long)r1.bi, (long long)r1.bj,
+              memcmp(s1, s2, rowb) ? "differ" : "equal");
+        if (cs.keep.rowH && g) {
+            /* started again from a kept state, its rows in place */
+            swgpu__lck_t K = { 1e9, ck_seen, &cs, &cs.keep };
+            const size_t nr = (size_t)swgpu__lck_rows(&r, cs.keep.next);
+            memcpy(s3, cs.rows, nr * (size_t)(r.w + 1) * 8);
+            if (wide)
+                memcpy(b3, cs.bases, nr * (size_t)nb * 8);
+            CHECK(swgpu__lgpu_run_ck(g, &r3, NULL, &pr3, &K) == 0 && r3.best == r1.best && r3.bi == r1.bi &&
+                      r3.bj == r1.bj && !memcmp(s1, s3, rowb) && (!wide || !memcmp(b1, b3, baseb)),
+                  "gpu checkpoints (%s scores): resumed at strip %lld of %lld: best %lld at (%lld,%lld), rows %s: %s",
+                  wide ? "wide" : "32-bit", (long long)cs.keep.next, (long long)cs.strips, (long long)r3.best,
+                  (long long)r3.bi, (long long)r3.bj, memcmp(s1, s3, rowb) ? "differ" : "equal", swgpu_last_error());
+        }
+        printf("# gpu checkpoints (%s scores): %d stops\n", wide ? "wide" : "32-bit", cs.calls);
+        swgpu__lgpu_destroy(g);
+        free(cs.keep.rowH);
+        free(cs.keep.rowF);
+        free(cs.keep.low);
+        free(cs.keep.base);
+        free(cs.rows);
+        free(cs.bases);
+        free(s1);
+        free(s2);
+        free(s3);
+        free(b1);
+        free(b2);
+        free(b3);
+    }
+out:
+    swgpu_matrix_destroy(big);
+    free(a);
+    free(b);
+    free(buf);
+}
 #endif
 
 #ifdef SWGPU_HAVE_CUDA
@@ -809,6 +967,7 @@ static void test_gpu(void)
     }
 #ifdef SWGPU_HAVE_CUDA
     test_gpu_kept();
+    test_gpu_ck();
 #endif
     for (int it = 0; it < 40; it++) {
         size_t m = it < 30 ? 1 + tap_rand(&s) % 5000 : 20000 + tap_rand(&s) % (cap - 20000), n;

@@ -132,6 +132,48 @@ __device__ __forceinline__ void chunk_steps(const int4 *in4, const int32_t *mat,
     }
 }
 
+/*
+ * Wait until the strip above (ticket t - 1) has published `need` columns
+ * (known: what it had published when last read).  False when the strip
+ * must give up instead: a partition failed (slices, A.abort), or the pass
+ * stops for a checkpoint (A.stop): a strip still waiting for its first
+ * chunk (first) stops there and lowers A.stop_at to its ticket; a strip
+ * waiting behind a ticket that stopped stops too.  A strip past its first
+ * chunk has a strip above that is past it too, so it ends: the strips
+ * before *stop_at all end, the others write nothing (long_pass).
+ */
+template <bool SLICE>
+__device__ __forceinline__ bool wait_above(const swgpu__lkargs_t &A, const volatile int32_t *prevprog, long long t,
+                                           int need, int &known, bool first)
+{
+    int gave_up = 0;
+    if (known < need) {
+        for (;;) {
+            known = *prevprog;
+            if (known >= need)
+                break;
+            if (SLICE && *(const volatile int32_t *)A.abort) {
+                gave_up = 1;
+                break;
+            }
+            if (A.stop_at) {
+                if (first && *(const volatile int32_t *)A.stop) {
+                    atomicMin(A.stop_at, (unsigned long long)t);
+                    gave_up = 1;
+                    break;
+                }
+                if (*(const volatile unsigned long long *)A.stop_at < (unsigned long long)t) {
+                    gave_up = 1;
+                    break;
+                }
+            }
+            __nanosleep(100);
+        }
+        __threadfence();
+    }
+    return !((SLICE || A.stop_at) && __any_sync(FULL, gave_up));
+}
+
 /* My rows' residues (DNA: per row, s(row, A/C/G/T) + oe in bytes 0..3; N
  * and IUPAC rows never match; rows past the region: code 0). */
 template <int R, bool DNA, bool PARTIAL>
@@ -267,23 +309,8 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         const int jl = 32 * c + 1 + lane; /* the column whose inputs I stage for lane 0 */
         int th, tf, tb;
         if (s > 0) {
-            const int need = min(32 * c + 32, w);
-            int gave_up = 0;
-            if (known < need) {
-                for (;;) {
-                    known = *prevprog;
-                    if (known >= need)
-                        break;
-                    if (SLICE && *(const volatile int32_t *)A.abort) {
-                        gave_up = 1;
-                        break;
-                    }
-                    __nanosleep(100);
-                }
-                __threadfence();
-            }
-            if (SLICE && __any_sync(FULL, gave_up))
-                return; /* the strip above gave up (see above) */
+            if (!wait_above<SLICE>(A, prevprog, t, min(32 * c + 32, w), known, c == 0))
+                return; /* the strip above gave up (wait_above) */
             int2 v = __ldcg(rin + jl);
             th = v.x - oe;
             tf = v.y;
@@ -585,15 +612,8 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         const int jl = 32 * c + 1 + lane; /* the column whose inputs I stage for lane 0 */
         long long th = NEG64, tf = NEG64; /* absolute; NEG past column w */
         if (s > 0) {
-            const int need = min(32 * c + 32, w);
-            if (known < need) {
-                do {
-                    known = *prevprog;
-                    if (known < need)
-                        __nanosleep(100);
-                } while (known < need);
-                __threadfence();
-            }
+            if (!wait_above<false>(A, prevprog, t, min(32 * c + 32, w), known, c == 0))
+                return; /* a checkpoint stops the pass before this strip */
             if (jl <= w) {
                 const int2 v = __ldcg(rin + jl);
                 const long long gb = __ldcg(rbin + c);
@@ -742,6 +762,18 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
         t = __shfl_sync(FULL, t, 0);
         if (t >= A.total)
             break;
+        if (A.stop) {
+            /* a checkpoint: this strip and every later one are not run
+             * (those already waiting stop in wait_above), so strips
+             * 0 .. stop_at - 1 are done, the rest not begun */
+            int stop = 0;
+            if (lane == 0 && *(const volatile int32_t *)A.stop) {
+                atomicMin(A.stop_at, (unsigned long long)t);
+                stop = 1;
+            }
+            if (__shfl_sync(FULL, stop, 0))
+                break;
+        }
         int lo = 0, hi = A.nregs - 1;
         while (lo < hi) { /* the last region whose first strip is <= t */
             int mid = (lo + hi + 1) >> 1;

@@ -92,6 +92,13 @@ typedef struct {
     int32_t wide;
     long long *rbase, *sbase;
     long long *gbest64;
+    /* In-pass checkpoints (one region; NULL: none): once *stop != 0, a
+     * warp that takes ticket t, or whose strip t still waits for its first
+     * chunk, lowers *stop_at to t, and no strip from *stop_at on gets past
+     * its first chunk; the pass then ends with strips 0 .. *stop_at - 1
+     * done (*stop_at: ULLONG_MAX until then) */
+    const int32_t *stop;
+    unsigned long long *stop_at;
 } swgpu__lkargs_t;
 
 /** Threads per block and resident blocks per multiprocessor of the kernel

@@ -9,11 +9,14 @@
 # a score pass and a reverse pass of about half a second each), written by
 # awk from a fixed seed.  A run is killed as soon as its checkpoint file
 # holds the phase wanted (the phase is the header's third 8-byte word).
-# The CPU backend: the GPU engine saves only between passes.  With a GPU
-# (the device checks; skipped without one, saying so) a related 1 Mbp pair
-# with --no-prune is killed after the GPU's checkpoint at the end of the
-# score pass and after the one at the end of the reverse pass (the rows the
-# traceback starts from), and resumes on the GPU to the same output.
+# The CPU backend here.  With a GPU (the device checks; skipped without
+# one, saying so) a related 1 Mbp pair with --no-prune is killed after the
+# GPU's checkpoint at the start of the reverse pass and at the start of the
+# traceback, and a related 200 kbp pair inside the score pass and inside
+# the reverse pass (a checkpoint with strips done: the GPU pass stops at a
+# strip boundary, saves, and goes on), and each resumes on the GPU to the
+# same output; one killed inside the score pass on the GPU resumes on the
+# CPU.
 . "$(dirname "$0")/lib.sh"
 
 # gen SEED LEN [MUTATE_FROM]: a FASTA record of LEN random bases; with a
@@ -62,27 +65,39 @@ mutate() {
 }
 
 # killed NAME CK PHASE ARGS...: start the alignment with checkpoints every
-# 0.2 s, SIGKILL it as soon as CK holds a checkpoint of PHASE or later (1
-# pre-pass, 2 score pass, 3 reverse pass, 4 traceback), then run it again
-# (on the backend $BK, default cpu)
+# $EVERY s (default 0.2), SIGKILL it as soon as CK holds a checkpoint of
+# PHASE or later (1 pre-pass, 2 score pass, 3 reverse pass, 4 traceback;
+# INPASS=1: of PHASE itself with strips done, the header's 11th word), then
+# run it again (on the backend $BK, default cpu; the second run on $BK2)
 killed() {
     name=$1 ck=$2 phase=$3; shift 3
     rm -f "$ck" "$T/$name.out"
-    "$SWGPU" align "$@" --backend "${BK:-cpu}" --checkpoint "$ck" --checkpoint-every 0.2 --quiet -o "$T/$name.out" &
+    "$SWGPU" align "$@" --backend "${BK:-cpu}" --checkpoint "$ck" --checkpoint-every "${EVERY:-0.2}" --quiet \
+        -o "$T/$name.out" &
     pid=$!
     k=0
     while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
-        if [ -f "$ck" ] && [ "$(od -An -t d8 -j 16 -N 8 "$ck" 2>/dev/null | tr -d ' ')" -ge "$phase" ] 2>/dev/null; then
-            kill -9 $pid
-            break
+        if [ -f "$ck" ]; then
+            ph=$(od -An -t d8 -j 16 -N 8 "$ck" 2>/dev/null | tr -d ' ')
+            nx=$(od -An -t d8 -j 80 -N 8 "$ck" 2>/dev/null | tr -d ' ')
+            hit=0
+            if [ -z "${INPASS:-}" ]; then
+                [ "$ph" -ge "$phase" ] 2>/dev/null && hit=1
+            else
+                [ "$ph" -eq "$phase" ] 2>/dev/null && [ "$nx" -gt 0 ] 2>/dev/null && hit=1
+            fi
+            if [ $hit = 1 ]; then
+                kill -9 $pid
+                break
+            fi
         fi
         sleep 0.01; k=$((k + 1))
     done
     wait $pid 2>/dev/null
     if [ -f "$ck" ] && [ ! -f "$T/$name.out" ]; then pass; else
-        fail "$name: not killed after a checkpoint of phase $phase"
+        fail "$name: not killed after a checkpoint of phase $phase${INPASS:+ with strips done}"
     fi
-    if "$SWGPU" align "$@" --backend "${BK:-cpu}" --checkpoint "$ck" --checkpoint-every 0.2 --quiet \
+    if "$SWGPU" align "$@" --backend "${BK2:-${BK:-cpu}}" --checkpoint "$ck" --checkpoint-every 0.2 --quiet \
         -o "$T/$name.out" 2> "$T/$name.err"; then pass; else fail "$name: resumed run failed: $(cat "$T/$name.err")"; fi
 }
 
@@ -120,6 +135,20 @@ if "$SWGPU" align "$T/ra.fa" "$T/rb.fa" --backend cuda --quiet -o /dev/null 2> /
         BK=cuda killed g "$T/g.ck" $phase $G
         identical g "$T/g.ck"
     done
+    # inside the score pass, inside the reverse pass: a 200 kbp pair with 16
+    # blocks (a stop lets the strips begun end: 128 in flight, not ~2,000)
+    gen 13 200000 > "$T/ha.fa"
+    mutate 14 "$T/ha.fa" > "$T/hb.fa"
+    H="$T/ha.fa $T/hb.fa --no-prune"
+    "$SWGPU" align $H --backend cuda --quiet -o "$T/h.ref"
+    export SWGPU_LONG_BLOCKS=16
+    for phase in 2 3; do
+        INPASS=1 EVERY=0.05 BK=cuda killed h "$T/h.ck" $phase $H
+        identical h "$T/h.ck"
+    done
+    INPASS=1 EVERY=0.05 BK=cuda BK2=cpu killed h "$T/h.ck" 2 $H # resumed on the CPU
+    identical h "$T/h.ck"
+    unset SWGPU_LONG_BLOCKS
     "$SWGPU" align $G --backend cpu -t 0 --quiet -o "$T/g.cpu"
     cmp -s "$T/g.ref" "$T/g.cpu" && pass || fail "1 Mbp pair: the GPU's output differs from the CPU's"
 else
