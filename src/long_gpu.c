@@ -49,10 +49,10 @@ typedef struct {
  * batch it runs. */
 typedef struct {
     int dev;
-    int sms, threads, bps[5];    /* multiprocessors, threads per block, blocks per SM
+    int sms, threads, bps[6];    /* multiprocessors, threads per block, blocks per SM
                                     (of the kernels: whole regions with 16 rows per lane,
-                                    slices, whole regions with 8 and with 4, wide scores:
-                                    kernel_of()) */
+                                    slices, whole regions with 8 and with 4, wide scores
+                                    whole and in slices: kernel_of()) */
     int dna;                     /* 1: the DNA (byte-select) kernel */
     uint8_t *dseq[4];
     int32_t *dmat;
@@ -75,7 +75,7 @@ typedef struct {
     layout_t L;
     int running;
     unsigned long long done, pruned; /* counters read at the last report */
-    int32_t best;
+    int64_t best;
     char *edge;                  /* device: the boundary columns this partition receives */
     uint64_t edge_cap;
     int32_t *kept;               /* saved rows kept on the device (keeps()), region after region */
@@ -180,7 +180,8 @@ static int part_create(part_t *p, int dev, const swgpu__lseqs_t *q, const swgpu_
     CU(swgpu__long_occupancy(p->dna, 0, 8, 0, &p->threads, &p->bps[2]));
     CU(swgpu__long_occupancy(p->dna, 0, 4, 0, &p->threads, &p->bps[3]));
     CU(swgpu__long_occupancy(p->dna, 0, 16, 1, &p->threads, &p->bps[4]));
-    if (p->bps[0] < 1 || p->bps[1] < 1 || p->bps[2] < 1 || p->bps[3] < 1 || p->bps[4] < 1) {
+    CU(swgpu__long_occupancy(p->dna, 1, 16, 1, &p->threads, &p->bps[5]));
+    if (p->bps[0] < 1 || p->bps[1] < 1 || p->bps[2] < 1 || p->bps[3] < 1 || p->bps[4] < 1 || p->bps[5] < 1) {
         rc = swgpu__fail(SWGPU_EDEVICE, "long alignment: the kernel cannot run on device %d", dev);
         goto fail;
     }
@@ -280,7 +281,7 @@ static int batch_rows(const swgpu__lreg_t *regs, size_t n, int wide)
 /* the index of the kernel in part_t.bps */
 static int kernel_of(int slice, int rows, int wide)
 {
-    return wide ? 4 : slice ? 1 : rows == 8 ? 2 : rows == 4 ? 3 : 0;
+    return wide ? (slice ? 5 : 4) : slice ? 1 : rows == 8 ? 2 : rows == 4 ? 3 : 0;
 }
 
 /* Bytes of the saved rows of regions. */
@@ -352,10 +353,14 @@ static void batch_layout(const swgpu__lreg_t *regs, size_t n, int wide, layout_t
  * slice the boundary columns it needs are long written (a model of the
  * wavefront gives 1.67x for m = 1 and ~2.2x for m = 8 on 2 devices).
  */
-static int whole_regions(const swgpu__lgpu_t *g, size_t n)
+static int whole_regions(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
 {
-    /* wide scores: the kernel has no column slices */
-    return g->sc.wide || g->single || (g->A == 1 && g->want <= 1) || n >= 2 * (size_t)g->A;
+    /* wide scores: a region that saves rows stays whole (its slices' bases,
+     * a row's per 32 columns of the slice, are not the region's) */
+    for (size_t k = 0; g->sc.wide && k < n; k++)
+        if (swgpu__lreg_nsaved(&regs[k]) > 0)
+            return 1;
+    return g->single || (g->A == 1 && g->want <= 1) || n >= 2 * (size_t)g->A;
 }
 
 /* The partitions a batch uses: all of them, or (automatic slices) the
@@ -491,7 +496,7 @@ static int plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int sprea
     g->nedges = 0;
     for (int p = 0; p < g->P; p++)
         g->part[p].n = 0;
-    if (whole_regions(g, n)) {
+    if (whole_regions(g, regs, n)) {
         if ((rc = deal(g, regs, n)))
             return rc;
         for (int p = 0; p < g->P; p++)
@@ -617,7 +622,7 @@ uint64_t swgpu__lgpu_peak(const swgpu__lgpu_t *g)
 /* Edge e's boundary columns (strips pairs per strip, then the flags). */
 static uint64_t edge_bytes(int64_t strips)
 {
-    return (((uint64_t)strips * SWGPU__LK_EDGE * 8) + (uint64_t)strips * 4 + 255) & ~(uint64_t)255;
+    return (SWGPU__LK_EDGE_BASES(strips) + (uint64_t)strips * 8 + 255) & ~(uint64_t)255;
 }
 
 /* Wide scores: a row of w + 1 pairs {H, F} relative to the kernel's bases
@@ -805,12 +810,14 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
                 char *e = (g->host_edges ? g->edge : p->edge) + edge_off[sl->eb + (size_t)sl->pp - 1];
                 d->lin = (const int32_t *)(void *)e;
                 d->lflag = (const int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
+                d->lin_base = (const long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
             }
             if (sl->pp + 1 < sl->a) { /* edge pp, received by slice pp+1's partition */
                 char *e = (g->host_edges ? g->edge : g->part[slice_part(g, sl->pp + 1)].edge) +
                           edge_off[sl->eb + (size_t)sl->pp];
                 d->rout = (int32_t *)(void *)e;
                 d->rflag = (int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
+                d->rout_base = (long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
             }
         }
         first += d->nstrips;
@@ -841,7 +848,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     }
     CU(cudaMemcpyAsync(p->dctr, ctr, sizeof ctr, cudaMemcpyHostToDevice, p->st));
     p->done = p->pruned = 0;
-    p->best = g->sc.wide ? 0 : (int32_t)best0;
+    p->best = best0;
 
     memset(&A, 0, sizeof A);
     if (p->ck) {
@@ -877,6 +884,7 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         A.rbase = (long long *)(void *)(p->dbuf + L->rbase);
         A.sbase = (long long *)(void *)(p->dbuf + L->sbase);
         A.gbest64 = (long long *)(void *)(p->dctr + 3);
+        A.rbest64 = (const long long *)(void *)(p->dctr + 4);
     }
     {
         int64_t want = (L->strips + p->threads / 32 - 1) / (p->threads / 32);
@@ -1000,7 +1008,7 @@ static void abort_all(swgpu__lgpu_t *g)
 static int poll_parts(swgpu__lgpu_t *g, const swgpu__lprog_t *prog, int *rc)
 {
     int busy = 0;
-    int32_t top = 0;
+    int64_t top = 0;
     unsigned long long done = 0, pruned = 0;
     for (int pi = 0; pi < g->P; pi++) {
         part_t *p = &g->part[pi];
@@ -1021,18 +1029,27 @@ static int poll_parts(swgpu__lgpu_t *g, const swgpu__lprog_t *prog, int *rc)
                 busy = 1;
                 p->done = c[0];
                 p->pruned = c[1];
-                memcpy(&p->best, &c[2], sizeof p->best);
+                if (g->sc.wide) {
+                    memcpy(&p->best, &c[2], sizeof p->best);
+                } else {
+                    int32_t b32;
+                    memcpy(&b32, &c[2], sizeof b32);
+                    p->best = b32;
+                }
             }
         }
         done += p->done;
         pruned += p->pruned;
         top = p->best > top ? p->best : top;
     }
-    if (busy && g->A > 1 && !g->sc.wide) /* wide scores: each partition prunes with its own best */
+    if (busy && g->A > 1)
         for (int pi = 0; pi < g->P; pi++) {
+            /* the others' best: int32, or int64 for wide scores (held in `top`) */
             part_t *p = &g->part[pi];
+            const int32_t top32 = (int32_t)top;
+            const void *src = g->sc.wide ? (const void *)&top : (const void *)&top32;
             if (p->running && top > p->best && cudaSetDevice(p->dev) == cudaSuccess &&
-                cudaMemcpyAsync(p->dctr + 4, &top, sizeof top, cudaMemcpyHostToDevice, p->st2) == cudaSuccess)
+                cudaMemcpyAsync(p->dctr + 4, src, g->sc.wide ? 8 : 4, cudaMemcpyHostToDevice, p->st2) == cudaSuccess)
                 (void)cudaStreamSynchronize(p->st2);
             (void)cudaGetLastError();
         }
@@ -1057,7 +1074,7 @@ int swgpu__lgpu_run(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, int spread,
         g->part[pi].done = g->part[pi].pruned = 0;
         g->part[pi].best = 0;
     }
-    whole = whole_regions(g, n);
+    whole = whole_regions(g, regs, n);
     if (!whole) {
         /* boundary columns: one per pair of neighbouring slices, in the
          * memory of the right one's partition */

@@ -895,7 +895,8 @@ static void gpu_wide_case(const char *what, const uint8_t *a, size_t m, const ui
 /* Wide scores on the GPU (long.h, cuda/long_kernels.cu run_strip_wide):
  * related pairs whose scaled score passes 2^31, pruned and not, a small
  * budget (deep traceback levels, anchored regions whose corners pass 2^31),
- * two partitions on one GPU, random flanks around a related core (values
+ * two and three partitions on one GPU (column slices handing on boundary
+ * columns with a base per strip), random flanks around a related core (values
  * near 0 and far above 2^29 side by side), unrelated and protein pairs. */
 static void test_gpu_wide(void)
 {
@@ -923,8 +924,13 @@ static void test_gpu_wide(void)
         o.prune = 0;
         gpu_wide_case("related 120 kbp, no pruning", a, N, b, bn, dna, big, o, (int64_t)1 << 31);
         o.prune = 1;
-        o.gpu_parts = 2;
+        o.gpu_parts = 2; /* the score pass in 2 column slices (batches that save rows stay whole: long_gpu.c, whole_regions) */
         gpu_wide_case("related 120 kbp, 2 partitions", a, N, b, bn, dna, big, o, (int64_t)1 << 31);
+        o.gpu_parts = 3; /* score only: the reverse pass in slices too */
+        o.prune = 0;
+        o.score_only = 1;
+        gpu_wide_case("related 120 kbp, 3 partitions, no pruning, score only", a, N, b, bn, dna, big, o,
+                      (int64_t)1 << 31);
     }
     gpu_wide_case("related 120 kbp, 12 MiB", a, N, b, bn, dna, big, opts(5, 2, 0, 12 << 20, SWGPU_BACKEND_CUDA),
                   (int64_t)1 << 31);

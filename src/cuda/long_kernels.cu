@@ -537,10 +537,11 @@ __device__ __forceinline__ void put_group(int lane, int q, int cols, long long H
     }
 }
 
-template <int R, bool DNA, bool LOCAL, bool PARTIAL>
+template <int R, bool DNA, bool LOCAL, bool PARTIAL, bool SLICE>
 __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s,
                                                long long t, smem_t &sm, int warp)
 {
+    static_assert(!SLICE || R == R_MAX, "column slices hand on boundary columns of SWGPU__LONG_SH rows");
     constexpr int SH = 32 * R;
     const int lane = threadIdx.x & 31;
     const int32_t ext = A.ext, oe = A.open + A.ext;
@@ -571,7 +572,60 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         HO[r] = rel32(swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base + r + 1), Bc) - oe;
         E[r] = NEG;
     }
-    int prevo = rel32(swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base), Bc) - oe;
+    int prevo = rel32(base == 0 ? swgpu__lreg_top64(LOCAL, g.h0, g.e0, A.open, ext, SLICE ? g.col0 : 0)
+                                : swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base),
+                      Bc) - oe;
+    if (SLICE && g.lin) {
+        /* a slice: the left boundary column from the slice on the left,
+         * relative to its base (the left strip's last), to a base of mine */
+        int gave_up = 0;
+        if (lane == 0) {
+            const volatile int32_t *fl = g.lflag + s;
+            while (*fl == 0) {
+                if (*(const volatile int32_t *)A.abort) {
+                    gave_up = 1;
+                    break;
+                }
+                __nanosleep(200);
+            }
+            if (A.sysfence)
+                __threadfence_system();
+            else
+                __threadfence();
+        }
+        if (__shfl_sync(FULL, gave_up, 0))
+            return; /* a partition failed: the pass's results are dropped */
+        const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
+        const long long eb = __ldcv(g.lin_base + s);
+        long long m = abs64(__ldcv(lin).x, eb);
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (!PARTIAL || r < nv)
+                m = max64(m, abs64(__ldcv(lin + r + 1).x, eb));
+        const long long Bn = pick_base<LOCAL>(warp_max64(m));
+        prevo = rel32(abs64(__ldcv(lin).x, eb), Bn) - oe;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            if (!PARTIAL || r < nv) {
+                const int2 v = __ldcv(lin + r + 1);
+                HO[r] = rel32(abs64(v.x, eb), Bn) - oe;
+                E[r] = rel32(abs64(v.y, eb), Bn);
+            } else { /* past the region: the rows keep their (rebased) values */
+                HO[r] = shift32(HO[r], Bn - Bc);
+                E[r] = shift32(E[r], Bn - Bc);
+            }
+        }
+        Bc = Bn;
+    }
+    if (SLICE) {
+        __syncwarp();
+        if (lane == 0) {
+            sm.rout[warp] = g.rout ? reinterpret_cast<int2 *>(g.rout) + (long long)s * SWGPU__LK_EDGE : nullptr;
+            sm.col0[warp] = g.col0;
+            sm.wrem[warp] = g.wrem;
+        }
+        __syncwarp();
+    }
     int ho = 0, fo = NEG, bc = 0;
     long long best = NEG64; /* my best H, absolute */
     int bi = 0, bj = 0;
@@ -612,8 +666,8 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         const int jl = 32 * c + 1 + lane; /* the column whose inputs I stage for lane 0 */
         long long th = NEG64, tf = NEG64; /* absolute; NEG past column w */
         if (s > 0) {
-            if (!wait_above<false>(A, prevprog, t, min(32 * c + 32, w), known, c == 0))
-                return; /* a checkpoint stops the pass before this strip */
+            if (!wait_above<SLICE>(A, prevprog, t, min(32 * c + 32, w), known, c == 0))
+                return; /* a partition failed, or a checkpoint stops the pass before this strip */
             if (jl <= w) {
                 const int2 v = __ldcg(rin + jl);
                 const long long gb = __ldcg(rbin + c);
@@ -621,7 +675,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
                 tf = abs64(v.y, gb);
             }
         } else if (jl <= w) {
-            th = swgpu__lreg_top64(LOCAL, g.h0, g.e0, A.open, ext, jl);
+            th = swgpu__lreg_top64(LOCAL, g.h0, g.e0, A.open, ext, (SLICE ? sm.col0[warp] : 0) + jl);
         }
         /* the largest H of the chunk's inputs: bound and base */
         long long M;
@@ -634,9 +688,12 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         }
         bool skip = false;
         if (LOCAL && g.prune) {
-            const long long left = min((long long)(g.h - top), (long long)w - 32 * c + 31);
+            const long long left = min((long long)(g.h - top), (long long)w + (SLICE ? sm.wrem[warp] : 0) - 32 * c + 31);
             const long long bound = max64(M, 0) + (long long)A.smax * left;
-            skip = bound < *(volatile long long *)A.gbest64;
+            /* a slice handing on its right boundary column computes the
+             * chunks in which its lanes reach it (see the end of the strip) */
+            skip = bound < max64(*(volatile long long *)A.gbest64, *(const volatile long long *)A.rbest64) &&
+                   !(SLICE && c >= ((w - 1) >> 5) && sm.rout[warp]);
         }
         if (!skip) {
             const long long d = pick_base<LOCAL>(M) - Bc;
@@ -674,8 +731,19 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
             const long long rb = best <= NEG64 / 2 ? -DROP : max64(best - Bc, -DROP);
             int bestt = (int)rb - oe;
             const int bt0 = bestt;
-            if (LOCAL && Bc == 0)
+            /* the zero floor while the base is 0; a slice's lanes stop at
+             * its last column (FREEZE, see chunk_steps) */
+            const bool relu = LOCAL && Bc == 0, freeze = SLICE && 32 * c + 32 > w;
+            if (relu && freeze)
+                chunk_steps<R, DNA, true, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                         base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                         bi, bj);
+            else if (relu)
                 chunk_steps<R, DNA, true, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                          base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                          bi, bj);
+            else if (freeze)
+                chunk_steps<R, DNA, false, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
                                                           base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
                                                           bi, bj);
             else
@@ -718,6 +786,24 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         if (lane == 0)
             atomicExch(A.progress + t, w);
     }
+    if (SLICE && sm.rout[warp]) { /* the strip's right boundary column: my rows at column w, base Bc */
+        int2 *rout_col = sm.rout[warp];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (!PARTIAL || r < nv)
+                rout_col[lane * R + r + 1] = make_int2(HO[r] + oe, E[r]);
+        if (lane == 0) { /* H of the row above the strip at column w */
+            rout_col[0] = make_int2(prevo + oe, NEG);
+            g.rout_base[s] = Bc;
+        }
+        if (A.sysfence)
+            __threadfence_system();
+        else
+            __threadfence();
+        __syncwarp();
+        if (lane == 0)
+            *(volatile int32_t *)(g.rflag + s) = 1;
+    }
     if (track) {
         for (int off = 16; off > 0; off >>= 1) {
             const long long ob = __shfl_xor_sync(FULL, best, off);
@@ -733,7 +819,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
             swgpu__lkbest_t b;
             b.best = best;
             b.bi = bi;
-            b.bj = bj;
+            b.bj = SLICE ? (int)(sm.col0[warp] + bj) : bj;
             A.best[t] = b;
         }
     }
@@ -748,7 +834,7 @@ template <int R, bool DNA, bool SLICE, bool WIDE>
 __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
 {
     constexpr int SH = 32 * R;
-    static_assert(!WIDE || (!SLICE && R == R_MAX), "wide scores: whole regions, strips of SWGPU__LONG_SH rows");
+    static_assert(!WIDE || R == R_MAX, "wide scores: strips of SWGPU__LONG_SH rows");
     __shared__ smem_t sm;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (!DNA)
@@ -788,14 +874,14 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
         if (WIDE) {
             if (g.local) {
                 if (partial)
-                    run_strip_wide<R, DNA, true, true>(A, g, s, t, sm, warp);
+                    run_strip_wide<R, DNA, true, true, SLICE>(A, g, s, t, sm, warp);
                 else
-                    run_strip_wide<R, DNA, true, false>(A, g, s, t, sm, warp);
+                    run_strip_wide<R, DNA, true, false, SLICE>(A, g, s, t, sm, warp);
             } else {
                 if (partial)
-                    run_strip_wide<R, DNA, false, true>(A, g, s, t, sm, warp);
+                    run_strip_wide<R, DNA, false, true, SLICE>(A, g, s, t, sm, warp);
                 else
-                    run_strip_wide<R, DNA, false, false>(A, g, s, t, sm, warp);
+                    run_strip_wide<R, DNA, false, false, SLICE>(A, g, s, t, sm, warp);
             }
         } else if (g.local) {
             if (partial)
@@ -812,9 +898,11 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
 }
 
 /* the kernel of a launch: rows per lane (16, 8, 4; slices and wide
- * scores: 16), DNA or not */
+ * scores: 16), DNA or not, slices or not, wide scores or not */
 static const void *pick(int dna, int slice, int rows, int wide)
 {
+    if (wide && slice)
+        return dna ? (const void *)long_pass<R_MAX, true, true, true> : (const void *)long_pass<R_MAX, false, true, true>;
     if (wide)
         return dna ? (const void *)long_pass<R_MAX, true, false, true> : (const void *)long_pass<R_MAX, false, false, true>;
     if (slice)
@@ -837,8 +925,6 @@ extern "C" cudaError_t swgpu__long_launch(const swgpu__lkargs_t *args, int slice
 {
     void *params[] = { (void *)args };
     (void)cudaGetLastError(); /* an earlier, already reported error is not this launch's */
-    if (args->wide && slice)
-        return cudaErrorInvalidValue; /* wide scores: whole regions only */
     const cudaError_t e =
         cudaLaunchKernel(pick(args->dna, slice, args->rows, args->wide), dim3(blocks), dim3(threads), params, 0, stream);
     return e != cudaSuccess ? e : cudaPeekAtLastError();

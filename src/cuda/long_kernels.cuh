@@ -42,10 +42,18 @@ typedef struct {
     int64_t col0, wrem;
     const int32_t *lin, *lflag;
     int32_t *rout, *rflag;
+    /* wide scores: a boundary column's values are relative to a base per
+     * strip (SWGPU__LK_EDGE_BASES) */
+    const long long *lin_base;
+    long long *rout_base;
 } swgpu__lkreg_t;
 
 /* pairs per strip of a boundary column */
 #define SWGPU__LK_EDGE (SWGPU__LONG_SH + 1)
+/* a boundary column of `strips` strips: the pairs, the flags (int32 each),
+ * then (wide scores) a base per strip (int64), from this byte on */
+#define SWGPU__LK_EDGE_BASES(strips) \
+    (((uint64_t)(strips) * SWGPU__LK_EDGE * 8 + (uint64_t)(strips) * 4 + 7) & ~(uint64_t)7)
 
 /* pairs per ring slot of a region of w columns (reads run up to column w+63) */
 #define SWGPU__LK_RING(w) ((int64_t)(w) + 128)
@@ -86,12 +94,13 @@ typedef struct {
     int32_t dna, match, mismatch;
     int32_t rows;                /* rows per lane of the strips: 16 (SWGPU__LONG_SH rows a
                                     strip; column slices always), 8 or 4 */
-    /* Wide scores (src/long.h): whole regions, 16 rows per lane; the bases
-     * of the ring and of the saved rows (SWGPU__LK_GROUP), and the best
-     * found so far in 64 bits (pruning; gbest and rbest unused) */
+    /* Wide scores (src/long.h): 16 rows per lane; the bases
+     * of the ring and of the saved rows (SWGPU__LK_GROUP), and the bests
+     * in 64 bits (pruning; gbest and rbest unused) */
     int32_t wide;
     long long *rbase, *sbase;
     long long *gbest64;
+    const long long *rbest64;    /* wide scores: the other partitions' best (host-updated) */
     /* In-pass checkpoints (one region; NULL: none): once *stop != 0, a
      * warp that takes ticket t, or whose strip t still waits for its first
      * chunk, lowers *stop_at to t, and no strip from *stop_at on gets past
@@ -103,7 +112,7 @@ typedef struct {
 
 /** Threads per block and resident blocks per multiprocessor of the kernel
  *  (slice: the kernel for batches of column slices; rows: per lane, 16, 8
- *  or 4, 16 for slices; wide: wide scores, whole regions of 16 rows per lane). */
+ *  or 4, 16 for slices; wide: wide scores, 16 rows per lane). */
 cudaError_t swgpu__long_occupancy(int dna, int slice, int rows, int wide, int *threads, int *blocks_per_sm);
 /** Launch one pass over a batch with `blocks` blocks of `threads` threads:
  *  the grid must fit on the device at once (blocks <= blocks_per_sm * SMs);
