@@ -1585,10 +1585,6 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
             return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues need scores "
                                "beyond 32 bits, for which the largest score plus the gap costs (%lld) must "
                                "keep below %lld", alen, blen, (long long)K, (long long)KMAX + 1);
-        if (C.comm)
-            return swgpu__fail(SWGPU_ERANGE, "long alignment: sequences of %zu and %zu residues need scores "
-                               "beyond 32 bits, which passes split across processes do not support",
-                               alen, blen);
         C.sc.wide = 1;
     }
 

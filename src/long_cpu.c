@@ -242,9 +242,11 @@ static void wait_for(_Atomic int64_t *p, int64_t need)
 
 /* message of a strip's boundary column: H of rows 0..rows (row 0: the
  * corner above), then E entering the next column for rows 1..rows */
-static size_t edge_bytes(int rows)
+/* A boundary column's message: H of rows 0..rows, E of rows 1..rows, and
+ * (wide scores) their base, 64 bits in two int32. */
+static size_t edge_bytes(int rows, int wide)
 {
-    return (size_t)(2 * rows + 1) * sizeof(int32_t);
+    return (size_t)(2 * rows + 1 + (wide ? 2 : 0)) * sizeof(int32_t);
 }
 
 static void edge_fail(job_t *J, int rc)
@@ -254,27 +256,34 @@ static void edge_fail(job_t *J, int rc)
 }
 
 static void edge_recv(job_t *J, const swgpu__lreg_t *g, int64_t s, int rows, int32_t *colH,
-                      int32_t *colE)
+                      int32_t *colE, int64_t *base)
 {
-    int32_t msg[2 * SH + 1];
+    int32_t msg[2 * SH + 3];
+    const int wide = J->sc->wide;
     int rc = g->comm->recv(g->comm->user, g->edge_left, (int)((g->tag0 + s) % SWGPU__LONG_TAGS),
-                           msg, edge_bytes(rows));
+                           msg, edge_bytes(rows, wide));
     if (rc) {
         edge_fail(J, rc);
         memset(msg, 0, sizeof msg);
     }
     memcpy(colH, msg, (size_t)(rows + 1) * sizeof *msg);
     memcpy(colE + 1, msg + rows + 1, (size_t)rows * sizeof *msg);
+    *base = 0;
+    if (wide)
+        memcpy(base, msg + 2 * rows + 1, sizeof *base);
 }
 
 static void edge_send(job_t *J, const swgpu__lreg_t *g, int64_t s, int rows, const int32_t *colH,
-                      const int32_t *colE)
+                      const int32_t *colE, int64_t base)
 {
-    int32_t msg[2 * SH + 1];
+    int32_t msg[2 * SH + 3];
+    const int wide = J->sc->wide;
     memcpy(msg, colH, (size_t)(rows + 1) * sizeof *msg);
     memcpy(msg + rows + 1, colE + 1, (size_t)rows * sizeof *msg);
+    if (wide)
+        memcpy(msg + 2 * rows + 1, &base, sizeof base);
     int rc = g->comm->send(g->comm->user, g->edge_right, (int)((g->tag0 + s) % SWGPU__LONG_TAGS),
-                           msg, edge_bytes(rows));
+                           msg, edge_bytes(rows, wide));
     if (rc)
         edge_fail(J, rc);
 }
@@ -356,8 +365,9 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
 
     /* the left boundary column: H of rows top..bottom, E entering column 1 */
     if (split && g->edge_left >= 0) {
-        edge_recv(J, g, s, rows, colH, colE); /* the part on the left's last column */
-        corner = colH[0];
+        /* the part on the left's last column (wide scores: relative to its base) */
+        edge_recv(J, g, s, rows, colH, colE, &Bl);
+        corner = wide ? abs64(colH[0], Bl) : colH[0];
     } else if (!wide) {
         colH[0] = top == 0 ? swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, 0)
                            : swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top);
@@ -591,18 +601,28 @@ static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
             colE[x + 1] = st.e[sidx(x, S, L)];
         }
     }
-    colH[0] = (int32_t)corner; /* split regions only (never wide) */
-    if (split && g->edge_right >= 0)
-        edge_send(J, g, s, rows, colH, colE); /* colH[0]: H(top, col0 + w) */
+    if (split && g->edge_right >= 0) {
+        /* colH[0]: H(top, col0 + w); wide scores: the column relative to the
+         * last block's base (after a skipped block its lower bounds are
+         * absolute: they move to the corner's base) */
+        int64_t Bm = Bl;
+        if (wide && left_low) {
+            Bm = pick_base(corner);
+            rebase(colH + 1, (size_t)rows, 0, Bm);
+            rebase(colE + 1, (size_t)rows, 0, Bm);
+        }
+        colH[0] = wide ? rel32(corner, Bm) : (int32_t)corner;
+        edge_send(J, g, s, rows, colH, colE, wide ? Bm : 0);
+    }
     sb.bj += col0;
     J->sb[t] = sb;
 }
 
 /* A part that could not set up still passes every boundary column on:
  * lower bounds (H 0, E minus infinity), which cannot raise any score. */
-static void drain(swgpu__lreg_t *regs, size_t n)
+static void drain(swgpu__lreg_t *regs, size_t n, int wide)
 {
-    int32_t msg[2 * SH + 1];
+    int32_t msg[2 * SH + 3];
     for (size_t r = 0; r < n; r++) {
         const swgpu__lreg_t *g = &regs[r];
         if (g->w_all <= 0 || g->h < 1)
@@ -611,13 +631,14 @@ static void drain(swgpu__lreg_t *regs, size_t n)
             int rows = (int)(g->h - s * SH < SH ? g->h - s * SH : SH);
             int tag = (int)((g->tag0 + s) % SWGPU__LONG_TAGS);
             if (g->edge_left >= 0)
-                g->comm->recv(g->comm->user, g->edge_left, tag, msg, edge_bytes(rows));
+                g->comm->recv(g->comm->user, g->edge_left, tag, msg, edge_bytes(rows, wide));
             for (int k = 0; k <= rows; k++)
                 msg[k] = g->local ? 0 : NEG;
             for (int k = 0; k < rows; k++)
                 msg[rows + 1 + k] = NEG;
+            msg[2 * rows + 1] = msg[2 * rows + 2] = 0; /* wide scores: base 0 */
             if (g->edge_right >= 0)
-                g->comm->send(g->comm->user, g->edge_right, tag, msg, edge_bytes(rows));
+                g->comm->send(g->comm->user, g->edge_right, tag, msg, edge_bytes(rows, wide));
         }
     }
 }
@@ -810,9 +831,11 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         }
         bytes += 2 * (uint64_t)J.nchunks[r];
         if (sc->wide) {
-            if (regs[r].w_all > 0 || (regs[r].saved && !regs[r].saved_base)) {
-                rc = swgpu__fail(SWGPU_EINVAL, "long alignment: wide scores in a split region or "
-                                 "without saved bases");
+            if ((regs[r].saved && !regs[r].saved_base) ||
+                (regs[r].w_all > 0 && regs[r].col0 % CHUNK != 0)) {
+                rc = swgpu__fail(SWGPU_EINVAL, "long alignment: wide scores without saved bases, or "
+                                 "in a split region's part that does not start at a multiple of %d "
+                                 "columns", CHUNK);
                 goto fail;
             }
             if (!(J.rbase[r] = calloc(2 * (size_t)J.nchunks[r], sizeof **J.rbase))) {
@@ -934,7 +957,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     }
 fail:
     if (rc && !ran)
-        drain(regs, n);
+        drain(regs, n, sc->wide);
     free(tid);
     if (J.wb)
         for (int k = 0; k < threads; k++)

@@ -116,6 +116,10 @@ typedef struct {
     int64_t c_lo, c_hi;   /* saved vertex columns [c_lo, c_hi] of the region */
     int64_t track;        /* 1: best, bi, bj are the part's best cell */
     int64_t best, bi, bj;
+    int64_t col0, nb;     /* wide scores: the part's first column (a multiple of
+                             SWGPU__LONG_CHUNK) and bases per saved row (its own
+                             swgpu__lreg_nbase: entry 0 for its column 0, 1 + c for
+                             its chunk c, the region's chunk col0 / CHUNK + c) */
 } contrib_t;
 
 int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
@@ -126,6 +130,8 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
     swgpu__lreg_t *mine = NULL;
     size_t *idx = NULL, nm = 0;
     int32_t **local = NULL;     /* column slices: the slice's saved rows */
+    int64_t **lbase = NULL;     /* and their bases (wide scores) */
+    const int wide = sc->wide;
     int64_t *lo = NULL, *hi = NULL;
     uint64_t *load = NULL, my_pruned = 0, bytes = 0;
     char *out = NULL, *all = NULL;
@@ -137,10 +143,11 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
     mine = calloc(n ? n : 1, sizeof *mine);
     idx = calloc(n ? n : 1, sizeof *idx);
     local = calloc(n ? n : 1, sizeof *local);
+    lbase = calloc(n ? n : 1, sizeof *lbase);
     lo = calloc(n ? n : 1, sizeof *lo);
     hi = calloc(n ? n : 1, sizeof *hi);
     load = calloc((size_t)P, sizeof *load);
-    if (!mine || !idx || !local || !lo || !hi || !load) {
+    if (!mine || !idx || !local || !lbase || !lo || !hi || !load) {
         rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
         goto exchange; /* nothing to drain: no region started */
     }
@@ -183,6 +190,10 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
             int64_t a = g->w / MIN_COLS;
             a = a < 1 ? 1 : a > P ? P : a;
             int64_t c0 = g->w * me / a, c1 = g->w * (me + 1) / a;
+            if (wide) { /* parts start at multiples of CHUNK: their row bases are the region's */
+                c0 -= c0 % SWGPU__LONG_CHUNK;
+                c1 = me + 1 < a ? c1 - c1 % SWGPU__LONG_CHUNK : c1;
+            }
             int64_t strips = (g->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
             lo[k] = -1;
             hi[k] = -2;
@@ -200,7 +211,9 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                 int64_t ns = swgpu__lreg_nsaved(g);
                 if (ns > 0) {
                     local[k] = malloc((size_t)ns * (size_t)(s->w + 1) * 2 * sizeof(int32_t));
-                    if (!local[k]) {
+                    if (wide)
+                        lbase[k] = malloc((size_t)ns * (size_t)swgpu__lreg_nbase(s->w) * sizeof(int64_t));
+                    if (!local[k] || (wide && !lbase[k])) {
                         rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for "
                                          "%lld saved rows", (long long)ns);
                         s->save_every = 0; /* computed, not saved: the batch fails */
@@ -208,7 +221,9 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                     }
                 }
                 s->saved = local[k];
+                s->saved_base = lbase[k];
                 bytes += local[k] ? (uint64_t)ns * (uint64_t)(s->w + 1) * 8 : 0;
+                bytes += lbase[k] ? (uint64_t)ns * (uint64_t)swgpu__lreg_nbase(s->w) * 8 : 0;
                 lo[k] = me == 0 ? 0 : c0 + 1; /* vertex column c0 is the left part's */
                 hi[k] = c1;
                 idx[nm++] = k;
@@ -233,7 +248,8 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
             size_t k = idx[x];
             need += sizeof(contrib_t);
             if (regs[k].saved)
-                need += (size_t)swgpu__lreg_nsaved(&regs[k]) * (size_t)(hi[k] - lo[k] + 1) * 8;
+                need += (size_t)swgpu__lreg_nsaved(&regs[k]) *
+                        ((size_t)(hi[k] - lo[k] + 1) * 8 + (wide ? (size_t)swgpu__lreg_nbase(mine[x].w) * 8 : 0));
         }
         need += sizeof(uint64_t);
         if (!rc && !(out = malloc(need)))
@@ -245,7 +261,8 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
             for (size_t x = 0; x < nm; x++) {
                 size_t k = idx[x];
                 const swgpu__lreg_t *s = &mine[x];
-                contrib_t c = {(int64_t)k, lo[k], hi[k], regs[k].track, s->best, s->bi, s->bj};
+                contrib_t c = {(int64_t)k, lo[k], hi[k], regs[k].track, s->best, s->bi, s->bj,
+                               s->w_all > 0 ? s->col0 : 0, wide ? swgpu__lreg_nbase(s->w) : 0};
                 memcpy(p, &c, sizeof c);
                 p += sizeof c;
                 if (!regs[k].saved)
@@ -256,6 +273,10 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                     const int32_t *src = s->saved + ((size_t)row * (size_t)(s->w + 1) + (size_t)first) * 2;
                     memcpy(p, src, (size_t)cols * 8);
                     p += cols * 8;
+                }
+                if (wide) {
+                    memcpy(p, s->saved_base, (size_t)ns * (size_t)c.nb * 8);
+                    p += ns * c.nb * 8;
                 }
             }
             outlen = (size_t)(p - out);
@@ -294,13 +315,23 @@ exchange:
                 continue;
             int64_t ns = swgpu__lreg_nsaved(g), cols = c.c_hi - c.c_lo + 1;
             if (p == me && !local[c.region]) { /* a whole region of ours: in place already */
-                x += ns * cols * 8;
+                x += ns * cols * 8 + ns * c.nb * 8;
                 continue;
             }
             for (int64_t row = 0; row < ns; row++) {
                 memcpy(g->saved + ((size_t)row * (size_t)(g->w + 1) + (size_t)c.c_lo) * 2, x,
                        (size_t)cols * 8);
                 x += cols * 8;
+            }
+            for (int64_t row = 0; c.nb > 0 && row < ns; row++) {
+                /* the part's bases: its column 0's (the region's when col0 is 0),
+                 * its chunks' (the region's from chunk col0 / CHUNK on) */
+                int64_t *rb = g->saved_base + (size_t)row * (size_t)swgpu__lreg_nbase(g->w), b0;
+                memcpy(&b0, x, sizeof b0);
+                if (c.col0 == 0)
+                    rb[0] = b0;
+                memcpy(rb + 1 + c.col0 / SWGPU__LONG_CHUNK, x + 8, (size_t)(c.nb - 1) * 8);
+                x += c.nb * 8;
             }
         }
     }
@@ -309,7 +340,10 @@ exchange:
 done:
     for (size_t k = 0; local && k < n; k++)
         free(local[k]);
+    for (size_t k = 0; lbase && k < n; k++)
+        free(lbase[k]);
     free(local);
+    free(lbase);
     free(mine);
     free(idx);
     free(lo);

@@ -305,6 +305,38 @@ static void test_pairs(void)
     }
     o.max_host_memory = o.max_device_memory = 0;
     o.threads = 2;
+    /* scores beyond 32 bits (every value x 10,000: the related pair's
+     * values pass 2^29): parts start at multiples of 256 columns, boundary
+     * columns carry their base */
+    {
+        swgpu_matrix_t *big = NULL;
+        swgpu_aln_t x = {0};
+        swgpu_long_opts_t ow = o;
+        swgpu_matrix_dna(20000, -30000, &big);
+        ow.gap_open = 50000;
+        ow.gap_extend = 20000;
+        ow.max_host_memory = ow.max_device_memory = 0;
+        {
+            /* (12,000 + ~9,700 residues) x 50,000 passes 2^29: wide, exactly 10,000x */
+            swgpu_aln_t u = {0};
+            CHECK(big && swgpu_align_long(a, N, b, bl, big, &ow, &x, NULL) == 0 &&
+                      swgpu_align_long(a, N, b, bl, dna, &o, &u, NULL) == 0 && x.score == 10000 * u.score &&
+                      (int64_t)(N + bl) * 50000 >= ((int64_t)1 << 29),
+                  "wide scores: %lld, unscaled %lld: %s", (long long)x.score, (long long)u.score,
+                  swgpu_last_error());
+            swgpu_aln_free(&u);
+        }
+        swgpu_aln_free(&x);
+        check("dna related, wide scores", a, N, b, bl, big, &ow);
+        ow.prune = 0;
+        check("dna related, wide scores, no pruning", a, N, b, bl, big, &ow);
+        ow.prune = 1;
+        swgpu__long_set_base(600 * 600);
+        ow.max_host_memory = ow.max_device_memory = 3u << 20;
+        check("dna related, wide scores, deep traceback", a, N, b, bl, big, &ow);
+        swgpu__long_set_base(0);
+        swgpu_matrix_destroy(big);
+    }
     /* unrelated: a short best alignment somewhere */
     rand_seq(&s, r, 5000, 4);
     check("dna random", a, 6000, r, 5000, dna, &o);
