@@ -376,6 +376,22 @@ static void test_score_pass_pruned(void)
     free(d);
 }
 
+/* DNA +2/-3 and BLOSUM62, every value times 10,000 (free with
+ * swgpu_matrix_destroy and free); non-zero when out of memory. */
+static int scaled_matrices(swgpu_matrix_t **big, swgpu_matrix_t **bigp)
+{
+    *bigp = malloc(sizeof **bigp);
+    if (swgpu_matrix_dna(20000, -30000, big) || !*bigp)
+        return 1;
+    **bigp = *blosum;
+    for (int i = 0; i < SWGPU_NCODES; i++)
+        for (int j = 0; j < SWGPU_NCODES; j++)
+            (*bigp)->s[i][j] *= 10000;
+    (*bigp)->min *= 10000;
+    (*bigp)->max *= 10000;
+    return 0;
+}
+
 /* Align a x b as is and with every scoring value times 10,000: the score
  * is exactly 10,000 times, the coordinates and the CIGAR the same. */
 static void check_scaled(const char *what, const uint8_t *a, size_t m, const uint8_t *b, size_t n,
@@ -410,19 +426,13 @@ static void test_wide(void)
     /* ThreadSanitizer: one pair, on 2 threads, whose scaled values pass 2^29 */
     const size_t N = tap_tsan() ? 60000 : 120000, R = 20000, P = 12000;
     uint8_t *a = malloc(N), *b = malloc(2 * N), *c = malloc(4 * R), *d = malloc(6 * R);
-    swgpu_matrix_t *big = NULL, *bigp = malloc(sizeof *bigp);
+    swgpu_matrix_t *big = NULL, *bigp = NULL;
     size_t bn, dn;
     swgpu_aln_t x = { 0 };
-    if (swgpu_matrix_dna(20000, -30000, &big) || !bigp) {
+    if (scaled_matrices(&big, &bigp)) {
         CHECK(0, "scaled matrices: %s", swgpu_last_error());
         return;
     }
-    *bigp = *blosum;
-    for (int i = 0; i < SWGPU_NCODES; i++)
-        for (int j = 0; j < SWGPU_NCODES; j++)
-            bigp->s[i][j] *= 10000;
-    bigp->min *= 10000;
-    bigp->max *= 10000;
     rand_seq(&s, a, N, 4);
     bn = mutate(&s, a, N, b, 2 * N, 4, 10, 1, 1);
     check_scaled(tap_tsan() ? "related 60 kbp, 2 threads" : "related 120 kbp, 2 threads", a, N, b, bn, dna, big,
@@ -903,18 +913,12 @@ static void test_gpu_wide(void)
     uint64_t s = 4242;
     const size_t N = 120000, R = 20000, P = 12000;
     uint8_t *a = malloc(N), *b = malloc(2 * N), *c = malloc(4 * R), *d = malloc(6 * R);
-    swgpu_matrix_t *big = NULL, *bigp = malloc(sizeof *bigp);
+    swgpu_matrix_t *big = NULL, *bigp = NULL;
     size_t bn, dn;
-    if (swgpu_matrix_dna(20000, -30000, &big) || !bigp || !a || !b || !c || !d) {
+    if (scaled_matrices(&big, &bigp) || !a || !b || !c || !d) {
         CHECK(0, "scaled matrices: %s", swgpu_last_error());
         goto out;
     }
-    *bigp = *blosum;
-    for (int i = 0; i < SWGPU_NCODES; i++)
-        for (int j = 0; j < SWGPU_NCODES; j++)
-            bigp->s[i][j] *= 10000;
-    bigp->min *= 10000;
-    bigp->max *= 10000;
     rand_seq(&s, a, N, 4);
     bn = mutate(&s, a, N, b, 2 * N, 4, 10, 1, 1);
     gpu_wide_case("related 120 kbp", a, N, b, bn, dna, big, opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA),

@@ -203,6 +203,105 @@ __device__ __forceinline__ int column_code(int code)
     return DNA ? ((code < 4 ? code : 4) | 0x5550) : code;
 }
 
+/* A slice's strip s: wait for the left boundary column from the slice on
+ * the left (lane 0 spins on its flag); false when a partition failed. */
+__device__ __forceinline__ bool wait_left(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s, int lane)
+{
+    int gave_up = 0;
+    if (lane == 0) {
+        const volatile int32_t *fl = g.lflag + s;
+        while (*fl == 0) {
+            if (*(const volatile int32_t *)A.abort) {
+                gave_up = 1;
+                break;
+            }
+            __nanosleep(200);
+        }
+        if (A.sysfence)
+            __threadfence_system();
+        else
+            __threadfence();
+    }
+    return !__shfl_sync(FULL, gave_up, 0);
+}
+
+/* A slice's strip s: what the strip needs of it kept in shared memory, not
+ * in registers (its right boundary column, or NULL; its columns). */
+__device__ __forceinline__ void slice_setup(const swgpu__lkreg_t &g, int s, smem_t &sm, int warp, int lane)
+{
+    __syncwarp();
+    if (lane == 0) {
+        sm.rout[warp] = g.rout ? reinterpret_cast<int2 *>(g.rout) + (long long)s * SWGPU__LK_EDGE : nullptr;
+        sm.col0[warp] = g.col0;
+        sm.wrem[warp] = g.wrem;
+    }
+    __syncwarp();
+}
+
+/* A slice's strip s: its right boundary column is written; the flag says so
+ * (a plain store: system-scope atomics on host memory need PCIe atomics,
+ * which hosts may not have). */
+__device__ __forceinline__ void publish_right(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s, int lane)
+{
+    if (A.sysfence)
+        __threadfence_system();
+    else
+        __threadfence();
+    __syncwarp();
+    if (lane == 0)
+        *(volatile int32_t *)(g.rflag + s) = 1;
+}
+
+/* After a skipped chunk: my rows hold the lower bounds H = 0, E = F = NEG,
+ * and bc the code of my last column in it. */
+template <int R>
+__device__ __forceinline__ void skipped_state(int (&HO)[R], int (&E)[R], int &ho, int &fo, int &prevo, int &bc,
+                                              int32_t oe, int code)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        HO[r] = -oe;
+        E[r] = NEG;
+    }
+    ho = -oe;
+    fo = NEG;
+    prevo = -oe;
+    bc = code;
+}
+
+/* The end of a strip (ticket t): its best cell under the tie rule over the
+ * lanes (score best + add; bj + col0 the region's column), its cells. */
+template <typename T>
+__device__ __forceinline__ void strip_end(const swgpu__lkargs_t &A, long long t, bool track, T best, long long add,
+                                          int bi, int bj, long long col0, int lane, unsigned long long cells,
+                                          unsigned long long npruned)
+{
+    if (track) {
+        for (int off = 16; off > 0; off >>= 1) {
+            const T ob = __shfl_xor_sync(FULL, best, off);
+            const int oj = __shfl_xor_sync(FULL, bj, off);
+            const int oi = __shfl_xor_sync(FULL, bi, off);
+            if (ob > best || (ob == best && (oj < bj || (oj == bj && oi < bi)))) {
+                best = ob;
+                bj = oj;
+                bi = oi;
+            }
+        }
+        if (lane == 0) {
+            swgpu__lkbest_t b;
+            b.best = (long long)best + add;
+            b.bi = bi;
+            b.bj = (int)(col0 + bj);
+            A.best[t] = b;
+        }
+    }
+    if (lane == 0) {
+        atomicAdd(A.done, cells);
+        if (npruned)
+            atomicAdd(A.pruned, npruned);
+    }
+}
+
 /*
  * One strip: rows s*SH+1 .. min(s*SH+SH, h) of region g, as ticket t.
  * DNA: match/mismatch scoring on codes 0..3 (others never match), one
@@ -244,22 +343,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     int prevo = (base == 0 ? swgpu__lreg_top(LOCAL, h0, e0, A.open, ext, SLICE ? g.col0 : 0)
                            : swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, base)) - oe;
     if (SLICE && g.lin) { /* a slice: the left boundary column from the slice on the left */
-        int gave_up = 0;
-        if (lane == 0) {
-            const volatile int32_t *fl = g.lflag + s;
-            while (*fl == 0) {
-                if (*(const volatile int32_t *)A.abort) {
-                    gave_up = 1;
-                    break;
-                }
-                __nanosleep(200);
-            }
-            if (A.sysfence)
-                __threadfence_system();
-            else
-                __threadfence();
-        }
-        if (__shfl_sync(FULL, gave_up, 0))
+        if (!wait_left(A, g, s, lane))
             return; /* a partition failed: the pass's results are dropped */
         const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
         prevo = __ldcv(lin).x - oe;
@@ -271,15 +355,8 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                 E[r] = v.y;
             }
     }
-    if (SLICE) {
-        __syncwarp();
-        if (lane == 0) {
-            sm.rout[warp] = g.rout ? reinterpret_cast<int2 *>(g.rout) + (long long)s * SWGPU__LK_EDGE : nullptr;
-            sm.col0[warp] = g.col0;
-            sm.wrem[warp] = g.wrem;
-        }
-        __syncwarp();
-    }
+    if (SLICE)
+        slice_setup(g, s, sm, warp, lane);
     int ho = 0, fo = NEG, bc = 0; /* my last row's HO, F at my current column; its code */
     int bestt = 2 * NEG, bi = 0, bj = 0;
     unsigned long long npruned = 0;
@@ -338,15 +415,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
              * chunks in which its lanes reach it (see the end of the strip) */
             if (bound < gb && !(SLICE && c >= ((w - 1) >> 5) && sm.rout[warp])) {
                 /* skip: lower bounds out, H 0, E = F = NEG */
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    HO[r] = -oe;
-                    E[r] = NEG;
-                }
-                ho = -oe;
-                fo = NEG;
-                prevo = -oe;
-                bc = sm.in[warp][31 - lane].z; /* the code of my last column in this chunk */
+                skipped_state(HO, E, ho, fo, prevo, bc, oe, sm.in[warp][31 - lane].z);
                 {
                     const int jo = 32 * c + lane - 30;
                     if (jo >= 1 && jo <= w) {
@@ -413,39 +482,10 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                 rout_col[lane * R + r + 1] = make_int2(HO[r] + oe, E[r]);
         if (lane == 0) /* H of the row above the strip at column w */
             rout_col[0] = make_int2(prevo + oe, NEG);
-        if (A.sysfence)
-            __threadfence_system();
-        else
-            __threadfence();
-        __syncwarp();
-        if (lane == 0) /* a plain store: system-scope atomics on host memory need
-                        * PCIe atomics, which hosts may not have */
-            *(volatile int32_t *)(g.rflag + s) = 1;
+        publish_right(A, g, s, lane);
     }
-    if (track) {
-        for (int off = 16; off > 0; off >>= 1) {
-            int ob = __shfl_xor_sync(FULL, bestt, off);
-            int oj = __shfl_xor_sync(FULL, bj, off);
-            int oi = __shfl_xor_sync(FULL, bi, off);
-            if (ob > bestt || (ob == bestt && (oj < bj || (oj == bj && oi < bi)))) {
-                bestt = ob;
-                bj = oj;
-                bi = oi;
-            }
-        }
-        if (lane == 0) {
-            swgpu__lkbest_t b;
-            b.best = (long long)bestt + oe;
-            b.bi = bi;
-            b.bj = SLICE ? (int)(sm.col0[warp] + bj) : bj;
-            A.best[t] = b;
-        }
-    }
-    if (lane == 0) {
-        atomicAdd(A.done, (unsigned long long)(bottom - top) * (unsigned long long)w);
-        if (npruned)
-            atomicAdd(A.pruned, npruned);
-    }
+    strip_end(A, t, track, bestt, oe, bi, bj, SLICE ? sm.col0[warp] : 0, lane,
+              (unsigned long long)(bottom - top) * (unsigned long long)w, npruned);
 }
 
 /*
@@ -578,22 +618,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
     if (SLICE && g.lin) {
         /* a slice: the left boundary column from the slice on the left,
          * relative to its base (the left strip's last), to a base of mine */
-        int gave_up = 0;
-        if (lane == 0) {
-            const volatile int32_t *fl = g.lflag + s;
-            while (*fl == 0) {
-                if (*(const volatile int32_t *)A.abort) {
-                    gave_up = 1;
-                    break;
-                }
-                __nanosleep(200);
-            }
-            if (A.sysfence)
-                __threadfence_system();
-            else
-                __threadfence();
-        }
-        if (__shfl_sync(FULL, gave_up, 0))
+        if (!wait_left(A, g, s, lane))
             return; /* a partition failed: the pass's results are dropped */
         const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
         const long long eb = __ldcv(g.lin_base + s);
@@ -617,15 +642,8 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         }
         Bc = Bn;
     }
-    if (SLICE) {
-        __syncwarp();
-        if (lane == 0) {
-            sm.rout[warp] = g.rout ? reinterpret_cast<int2 *>(g.rout) + (long long)s * SWGPU__LK_EDGE : nullptr;
-            sm.col0[warp] = g.col0;
-            sm.wrem[warp] = g.wrem;
-        }
-        __syncwarp();
-    }
+    if (SLICE)
+        slice_setup(g, s, sm, warp, lane);
     int ho = 0, fo = NEG, bc = 0;
     long long best = NEG64; /* my best H, absolute */
     int bi = 0, bj = 0;
@@ -714,16 +732,8 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         __syncwarp();
         if (skip) {
             /* lower bounds out: H 0, E = F = NEG, at base 0 */
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                HO[r] = -oe;
-                E[r] = NEG;
-            }
-            ho = -oe;
-            fo = NEG;
-            prevo = -oe;
+            skipped_state(HO, E, ho, fo, prevo, bc, oe, sm.in[warp][31 - lane].z);
             Bc = 0;
-            bc = sm.in[warp][31 - lane].z;
             sm.out[warp][lane] = make_int2(-oe, NEG);
             npruned += (unsigned long long)(bottom - top) * 32u;
         } else {
@@ -796,38 +806,21 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
             rout_col[0] = make_int2(prevo + oe, NEG);
             g.rout_base[s] = Bc;
         }
-        if (A.sysfence)
-            __threadfence_system();
-        else
-            __threadfence();
-        __syncwarp();
-        if (lane == 0)
-            *(volatile int32_t *)(g.rflag + s) = 1;
+        publish_right(A, g, s, lane);
     }
-    if (track) {
-        for (int off = 16; off > 0; off >>= 1) {
-            const long long ob = __shfl_xor_sync(FULL, best, off);
-            const int oj = __shfl_xor_sync(FULL, bj, off);
-            const int oi = __shfl_xor_sync(FULL, bi, off);
-            if (ob > best || (ob == best && (oj < bj || (oj == bj && oi < bi)))) {
-                best = ob;
-                bj = oj;
-                bi = oi;
-            }
-        }
-        if (lane == 0) {
-            swgpu__lkbest_t b;
-            b.best = best;
-            b.bi = bi;
-            b.bj = SLICE ? (int)(sm.col0[warp] + bj) : bj;
-            A.best[t] = b;
-        }
-    }
-    if (lane == 0) {
-        atomicAdd(A.done, (unsigned long long)(bottom - top) * (unsigned long long)w);
-        if (npruned)
-            atomicAdd(A.pruned, npruned);
-    }
+    strip_end(A, t, track, best, 0, bi, bj, SLICE ? sm.col0[warp] : 0, lane,
+              (unsigned long long)(bottom - top) * (unsigned long long)w, npruned);
+}
+
+/* strip s of region g as ticket t, 32-bit or wide */
+template <int R, bool DNA, bool LOCAL, bool PARTIAL, bool SLICE, bool WIDE>
+__device__ __forceinline__ void strip(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s, long long t, smem_t &sm,
+                                      int warp)
+{
+    if (WIDE)
+        run_strip_wide<R, DNA, LOCAL, PARTIAL, SLICE>(A, g, s, t, sm, warp);
+    else
+        run_strip<R, DNA, LOCAL, PARTIAL, SLICE>(A, g, s, t, sm, warp);
 }
 
 template <int R, bool DNA, bool SLICE, bool WIDE>
@@ -871,28 +864,16 @@ __global__ void __launch_bounds__(NT) long_pass(const swgpu__lkargs_t A)
         const swgpu__lkreg_t g = A.regs[lo];
         const int s = (int)(t - g.first);
         const bool partial = (long long)(s + 1) * SH > g.h;
-        if (WIDE) {
-            if (g.local) {
-                if (partial)
-                    run_strip_wide<R, DNA, true, true, SLICE>(A, g, s, t, sm, warp);
-                else
-                    run_strip_wide<R, DNA, true, false, SLICE>(A, g, s, t, sm, warp);
-            } else {
-                if (partial)
-                    run_strip_wide<R, DNA, false, true, SLICE>(A, g, s, t, sm, warp);
-                else
-                    run_strip_wide<R, DNA, false, false, SLICE>(A, g, s, t, sm, warp);
-            }
-        } else if (g.local) {
+        if (g.local) {
             if (partial)
-                run_strip<R, DNA, true, true, SLICE>(A, g, s, t, sm, warp);
+                strip<R, DNA, true, true, SLICE, WIDE>(A, g, s, t, sm, warp);
             else
-                run_strip<R, DNA, true, false, SLICE>(A, g, s, t, sm, warp);
+                strip<R, DNA, true, false, SLICE, WIDE>(A, g, s, t, sm, warp);
         } else {
             if (partial)
-                run_strip<R, DNA, false, true, SLICE>(A, g, s, t, sm, warp);
+                strip<R, DNA, false, true, SLICE, WIDE>(A, g, s, t, sm, warp);
             else
-                run_strip<R, DNA, false, false, SLICE>(A, g, s, t, sm, warp);
+                strip<R, DNA, false, false, SLICE, WIDE>(A, g, s, t, sm, warp);
         }
     }
 }
