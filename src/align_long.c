@@ -406,6 +406,7 @@ typedef struct {
     int dev_rows;           /* 1: rev stays in GPU memory (swgpu__lgpu_saved_read) */
     size_t reg;             /* dev_rows: the reverse pass's region in its batch */
     int32_t *win;           /* dev_rows: the columns of row k the walk reads */
+    int64_t *win_base;      /* and their bases (wide scores) */
     size_t win_cap;
     /* row k's entries as the walk reads them: entry x at row[2 * (x - row_x0)]
      * (row_x0 is 0 whenever row_base is set) */
@@ -502,12 +503,12 @@ static void split_rev_region(const ctx_t *C, const split_t *p, swgpu__lreg_t *g)
 }
 
 /* Whether reverse passes leave their saved rows in GPU memory (saved_keep):
- * on the GPU, unless a checkpoint must hold them, the passes are split
- * across processes, or the scores are wide (their bases go to the host's
- * format: cuda long_gpu.c, wide_rows). */
+ * on the GPU, unless a checkpoint must hold them or the passes are split
+ * across processes (wide scores: their bases stay beside them, and a
+ * window read moves to the host's format, swgpu__lgpu_saved_read). */
 static int rows_stay_on_gpu(const ctx_t *C)
 {
-    return C->use_gpu && !C->ck_path && !C->comm && !C->sc.wide;
+    return C->use_gpu && !C->ck_path && !C->comm;
 }
 
 /* Set up the walk once the reverse rows are there. */
@@ -571,15 +572,20 @@ static int split_cmax(ctx_t *C, split_t *p)
         int rc;
         if (n > p->win_cap) {
             int32_t *w = realloc(p->win, n * 2 * sizeof *w);
-            if (!w)
+            int64_t *wb = C->sc.wide ? realloc(p->win_base, (size_t)swgpu__lreg_nbase((int64_t)n) * sizeof *wb) : NULL;
+            if (w)
+                p->win = w;
+            if (wb)
+                p->win_base = wb;
+            if (!w || (C->sc.wide && !wb))
                 return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
-            p->win = w;
             p->win_cap = n;
         }
-        if ((rc = swgpu__lgpu_saved_read(C->gpu, p->reg, p->k - 1, p->vj1 - chi, (int64_t)n, p->win)))
+        if ((rc = swgpu__lgpu_saved_read(C->gpu, p->reg, p->k - 1, p->vj1 - chi, (int64_t)n, p->win,
+                                         C->sc.wide ? p->win_base : NULL)))
             return rc;
         p->row = p->win;
-        p->row_base = NULL;
+        p->row_base = C->sc.wide ? p->win_base : NULL;
         p->row_x0 = p->vj1 - chi;
 #else
         return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: rows on a GPU without CUDA");
@@ -762,6 +768,7 @@ static void split_free(split_t *p)
     free(p->fwd);
     free(p->fwd_base);
     free(p->win);
+    free(p->win_base);
     free(p->kids.v);
     memset(p, 0, sizeof *p);
 }

@@ -367,10 +367,13 @@ int swgpu__lgpu_run_ck(swgpu__lgpu_t *g, swgpu__lreg_t *r, const swgpu__lprog_t 
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread);
 /** Saved rows a batch kept in device memory (swgpu__lreg_t.saved_keep): n
  *  entries {H, F} of saved row `row` of the batch's region `reg` (its index
- *  in the batch) from vertex column x0 on, into out (2n values).  The engine
- *  keeps one batch's rows at a time: until swgpu__lgpu_saved_drop or the
- *  next batch that keeps rows. */
-int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, size_t reg, int64_t row, int64_t x0, int64_t n, int32_t *out);
+ *  in the batch) from vertex column x0 on, into out (2n values); wide scores:
+ *  relative to base, swgpu__lreg_nbase(n - 1) bases, as if the n entries
+ *  were a saved row of their own (NULL otherwise).  The engine keeps one
+ *  batch's rows at a time: until swgpu__lgpu_saved_drop or the next batch
+ *  that keeps rows. */
+int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, size_t reg, int64_t row, int64_t x0, int64_t n, int32_t *out,
+                           int64_t *base);
 /** Free the kept rows (none: nothing to do). */
 void swgpu__lgpu_saved_drop(swgpu__lgpu_t *g);
 /** Largest device memory held so far. */

@@ -30,6 +30,7 @@
 #define AUTO_COLS 65536  /* automatic slices: at least this many columns each */
 #define SPREAD_CELLS ((uint64_t)1 << 36) /* automatic: smaller batches stay on one device */
 #define NCTR 8           /* part_t.dctr */
+#define KEPT_INFO 5      /* part_t.kept_info entries a region */
 
 /* Layout of a batch in a partition's scratch buffer (offsets in bytes). */
 typedef struct {
@@ -82,7 +83,8 @@ typedef struct {
     uint64_t kept_cap;
     size_t kept_n;               /* regions kept: their index in the batch, where their rows */
     int64_t *kept_info;          /* begin (int32 units), width w (rows of w + 1 pairs {H, F}),
-                                    rows and index, 4 a region; kept_n 0: none */
+                                    rows, index and (wide scores) the rows' bases' begin
+                                    (int64 units), KEPT_INFO a region; kept_n 0: none */
     size_t kept_info_cap;
     /* in-pass checkpoints (swgpu__lgpu_run_ck: one region on this partition) */
     int ck;                      /* the launch may be stopped (dctr[6], [7]) */
@@ -298,10 +300,18 @@ static uint64_t saved_bytes(const swgpu__lreg_t *regs, size_t n)
  * all ask for it (swgpu__lreg_t.saved_keep) and save rows.  The traceback
  * then reads the few columns of a row it needs (swgpu__lgpu_saved_read)
  * instead of every row being copied to the host (E. coli: 3.5 GB, 2.5 s). */
+/* Bytes a kept batch holds: its saved rows, then (wide scores) their bases. */
+static uint64_t kept_bytes(const swgpu__lreg_t *regs, size_t n, int wide)
+{
+    uint64_t b = saved_bytes(regs, n);
+    for (size_t k = 0; wide && k < n; k++)
+        b += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)SWGPU__LK_SBASE(regs[k].w) * 8;
+    return b;
+}
+
 static int keeps(const swgpu__lreg_t *regs, size_t n, int wide)
 {
-    if (wide) /* their bases go to the host's format (part_finish) */
-        return 0;
+    (void)wide; /* wide rows keep their bases beside them (kept_bytes) */
     for (size_t k = 0; k < n; k++)
         if (!regs[k].saved_keep || regs[k].w_all > 0)
             return 0;
@@ -320,7 +330,8 @@ static void batch_layout(const swgpu__lreg_t *regs, size_t n, int wide, layout_t
             saved += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)(regs[k].w + 1) * 8;
         if (wide) {
             rbase += (uint64_t)2 * (uint64_t)SWGPU__LK_RBASE(regs[k].w) * 8;
-            sbase += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)SWGPU__LK_SBASE(regs[k].w) * 8;
+            if (!keep)
+                sbase += (uint64_t)swgpu__lreg_nsaved(&regs[k]) * (uint64_t)SWGPU__LK_SBASE(regs[k].w) * 8;
         }
         strips += (regs[k].h + sh - 1) / sh;
     }
@@ -548,7 +559,7 @@ static uint64_t part_bytes(const swgpu__lgpu_t *g, const part_t *p)
             edges += edge_bytes((p->regs[k].h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH);
     /* rows kept from an earlier batch, or this batch's (which replace them) */
     return p->fixed + L.end + p->n * sizeof(swgpu__lkreg_t) + edges +
-           (keeps(p->regs, p->n, g->sc.wide) ? saved_bytes(p->regs, p->n) : p->kept_cap);
+           (keeps(p->regs, p->n, g->sc.wide) ? kept_bytes(p->regs, p->n, g->sc.wide) : p->kept_cap);
 }
 
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, size_t n, int spread)
@@ -559,7 +570,7 @@ uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *gc, const swgpu__lreg_t *regs, s
         layout_t L; /* out of host memory: the whole batch on one device */
         batch_layout(regs, n, g->sc.wide, &L);
         return g->part[0].fixed + L.end + n * sizeof(swgpu__lkreg_t) +
-               (keeps(regs, n, g->sc.wide) ? saved_bytes(regs, n) : g->part[0].kept_cap);
+               (keeps(regs, n, g->sc.wide) ? kept_bytes(regs, n, g->sc.wide) : g->part[0].kept_cap);
     }
     for (int p = 0; p < g->P; p++) {
         uint64_t b = part_bytes(g, &g->part[p]);
@@ -585,28 +596,71 @@ void swgpu__lgpu_saved_drop(swgpu__lgpu_t *g)
         part_drop(&g->part[p]);
 }
 
-int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, size_t reg, int64_t row, int64_t x0, int64_t n, int32_t *out)
+/* Wide scores: a window of a kept row, n pairs v from vertex column x0 on
+ * relative to the kernel's bases (gb[q - q0]: group q; b0: column 0's),
+ * into the host's format for a row of its own (long.h: base[0] for window
+ * column 0, base[1 + c] for window columns 256c+1 .. 256c+256): each
+ * chunk's base the largest of its columns' bases, values moved to it
+ * (more than SWGPU__LONG_DROP below: minus infinity, a lower bound). */
+static void window_bases(int32_t *v, int64_t n, int64_t x0, const int64_t *gb, int64_t q0, int64_t b0, int64_t *base)
+{
+#define GB(X) ((X) == 0 ? b0 : gb[((X) - 1) / SWGPU__LK_GROUP - q0])
+    base[0] = GB(x0);
+    for (int64_t c = 0; 1 + c * SWGPU__LONG_CHUNK < n; c++) {
+        const int64_t lo = 1 + c * SWGPU__LONG_CHUNK, hi = lo + SWGPU__LONG_CHUNK - 1 < n - 1 ? lo + SWGPU__LONG_CHUNK - 1 : n - 1;
+        int64_t B = GB(x0 + lo);
+        for (int64_t x = lo + 1; x <= hi; x++)
+            B = GB(x0 + x) > B ? GB(x0 + x) : B;
+        base[1 + c] = B;
+        for (int64_t x = lo; x <= hi; x++) {
+            const int64_t d = GB(x0 + x) - B; /* <= 0 */
+            for (int k = 0; k < 2; k++) {
+                const int32_t u = v[2 * x + k];
+                const int64_t y = (int64_t)u + d;
+                v[2 * x + k] = u < SWGPU__LONG_INF32 || y < -SWGPU__LONG_DROP ? SWGPU__LONG_NEG : (int32_t)y;
+            }
+        }
+    }
+#undef GB
+}
+
+int swgpu__lgpu_saved_read(swgpu__lgpu_t *g, size_t reg, int64_t row, int64_t x0, int64_t n, int32_t *out,
+                           int64_t *base)
 {
     int rc = SWGPU_OK;
+    int64_t *gb = NULL;
     for (int pi = 0; pi < g->P; pi++) {
         part_t *p = &g->part[pi];
         for (size_t k = 0; k < p->kept_n; k++) {
-            const int64_t *in = p->kept_info + 4 * k; /* begin, w, rows, index */
+            const int64_t *in = p->kept_info + KEPT_INFO * k; /* begin, w, rows, index, bases */
             if ((size_t)in[3] != reg)
                 continue;
-            if (row < 0 || row >= in[2] || x0 < 0 || n < 0 || x0 + n > in[1] + 1)
+            if (row < 0 || row >= in[2] || x0 < 0 || n < 1 || x0 + n > in[1] + 1 || (g->sc.wide && !base))
                 return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: saved row %lld, columns "
                                    "%lld..%lld of region %zu's %lld x %lld kept", (long long)row, (long long)x0,
                                    (long long)(x0 + n - 1), reg, (long long)in[2], (long long)(in[1] + 1));
             CU(cudaSetDevice(p->dev));
             CU(cudaMemcpy(out, p->kept + in[0] + ((size_t)row * (size_t)(in[1] + 1) + (size_t)x0) * 2,
                           (size_t)n * 8, cudaMemcpyDeviceToHost));
+            if (g->sc.wide) {
+                /* the row's column-0 base and those of the groups the window covers */
+                const int64_t *rb = (const int64_t *)(const void *)p->kept + in[4] + row * SWGPU__LK_SBASE(in[1]);
+                const int64_t q0 = (x0 > 0 ? x0 - 1 : 0) / SWGPU__LK_GROUP, q1 = (x0 + n - 1 > 0 ? x0 + n - 2 : 0) / SWGPU__LK_GROUP;
+                int64_t b0;
+                if (!(gb = malloc((size_t)(q1 - q0 + 1) * sizeof *gb)))
+                    return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
+                CU(cudaMemcpy(&b0, rb, sizeof b0, cudaMemcpyDeviceToHost));
+                CU(cudaMemcpy(gb, rb + 1 + q0, (size_t)(q1 - q0 + 1) * sizeof *gb, cudaMemcpyDeviceToHost));
+                window_bases(out, n, x0, gb, q0, b0, base);
+                free(gb);
+            }
             return SWGPU_OK;
         }
     }
     return swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: no saved rows of region %zu kept on the "
                        "device", reg);
 fail:
+    free(gb);
     return rc;
 }
 
@@ -747,10 +801,10 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         p->buf_cap = L->end;
     }
     if (keeps(p->regs, n, g->sc.wide)) { /* the rows of an earlier batch go; room for this one's */
-        const uint64_t want = saved_bytes(p->regs, n);
+        const uint64_t want = kept_bytes(p->regs, n, g->sc.wide);
         p->kept_n = 0; /* until the batch is done */
         if (n > p->kept_info_cap) {
-            int64_t *in = realloc(p->kept_info, n * 4 * sizeof *in);
+            int64_t *in = realloc(p->kept_info, n * KEPT_INFO * sizeof *in);
             if (!in)
                 return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory");
             p->kept_info = in;
@@ -882,7 +936,9 @@ static int part_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     A.wide = g->sc.wide;
     if (A.wide) {
         A.rbase = (long long *)(void *)(p->dbuf + L->rbase);
-        A.sbase = (long long *)(void *)(p->dbuf + L->sbase);
+        /* kept rows: their bases follow them in the kept buffer */
+        A.sbase = keeps(p->regs, n, 1) ? (long long *)(void *)((char *)p->kept + saved_bytes(p->regs, n))
+                                       : (long long *)(void *)(p->dbuf + L->sbase);
         A.gbest64 = (long long *)(void *)(p->dctr + 3);
         A.rbest64 = (const long long *)(void *)(p->dctr + 4);
     }
@@ -959,11 +1015,12 @@ static int part_finish(const swgpu__lgpu_t *g, part_t *p)
         }
         r->saved_kept = 0;
         if (keeps(p->regs, n, g->sc.wide)) {
-            int64_t *in = p->kept_info + 4 * p->kept_n++;
+            int64_t *in = p->kept_info + KEPT_INFO * p->kept_n++;
             in[0] = d->saved_off; /* int32 units, as in the scratch buffer */
             in[1] = r->w;
             in[2] = ns;
             in[3] = r->tag0;      /* the region's index in the batch */
+            in[4] = (int64_t)(saved_bytes(p->regs, n) / 8) + d->sbase_off;
             r->saved_kept = 1;
         } else if (ns > 0 && r->saved && r->w_all > 0) {
             /* a slice: its vertex columns 1..w (0..w for the first) into the

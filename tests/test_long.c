@@ -666,23 +666,23 @@ static void test_gpu_kept(void)
           swgpu_last_error());
     for (int x = 0; x < 2; x++)
         for (int64_t k = 0; k < ns[x] && g; k++) {
-            if (swgpu__lgpu_saved_read(g, (size_t)x, k, 0, w1, row)) {
+            if (swgpu__lgpu_saved_read(g, (size_t)x, k, 0, w1, row, NULL)) {
                 bad++;
                 break;
             }
             bad += memcmp(row, cpu[x] + k * w1 * 2, (size_t)w1 * 8) != 0;
         }
     CHECK(bad == 0, "kept rows: %d rows differ from the CPU engine's (or the host buffers were written)", bad);
-    CHECK(g && swgpu__lgpu_saved_read(g, 1, ns[1] - 1, 1234, 77, row) == 0 &&
+    CHECK(g && swgpu__lgpu_saved_read(g, 1, ns[1] - 1, 1234, 77, row, NULL) == 0 &&
               !memcmp(row, cpu[1] + ((ns[1] - 1) * w1 + 1234) * 2, 77 * 8),
           "kept rows: part of the second region's last row");
-    CHECK(g && swgpu__lgpu_saved_read(g, 0, ns[0], 0, 1, row) != 0 &&
-              swgpu__lgpu_saved_read(g, 0, 0, w1 - 1, 2, row) != 0 && swgpu__lgpu_saved_read(g, 0, -1, 0, 1, row) != 0 &&
-              swgpu__lgpu_saved_read(g, 2, 0, 0, 1, row) != 0,
+    CHECK(g && swgpu__lgpu_saved_read(g, 0, ns[0], 0, 1, row, NULL) != 0 &&
+              swgpu__lgpu_saved_read(g, 0, 0, w1 - 1, 2, row, NULL) != 0 && swgpu__lgpu_saved_read(g, 0, -1, 0, 1, row, NULL) != 0 &&
+              swgpu__lgpu_saved_read(g, 2, 0, 0, 1, row, NULL) != 0,
           "kept rows: reads outside them fail");
     if (g)
         swgpu__lgpu_saved_drop(g);
-    CHECK(g && swgpu__lgpu_saved_read(g, 0, 0, 0, 1, row) != 0, "kept rows: none after the drop");
+    CHECK(g && swgpu__lgpu_saved_read(g, 0, 0, 0, 1, row, NULL) != 0, "kept rows: none after the drop");
     /* column slices on one device: the rows come to the host */
     r2[0] = r[0];
     r2[0].saved = gpu[0];
