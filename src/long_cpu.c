@@ -241,9 +241,8 @@ static void wait_for(_Atomic int64_t *p, int64_t need)
 }
 
 /* message of a strip's boundary column: H of rows 0..rows (row 0: the
- * corner above), then E entering the next column for rows 1..rows */
-/* A boundary column's message: H of rows 0..rows, E of rows 1..rows, and
- * (wide scores) their base, 64 bits in two int32. */
+ * corner above), then E entering the next column for rows 1..rows, then
+ * (wide scores) their base, 64 bits in two int32 */
 static size_t edge_bytes(int rows, int wide)
 {
     return (size_t)(2 * rows + 1 + (wide ? 2 : 0)) * sizeof(int32_t);
