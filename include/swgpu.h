@@ -293,6 +293,14 @@ typedef enum {
     SWGPU_BACKEND_CUDA = 3  /* NVIDIA GPUs */
 } swgpu_backend_t;
 
+/** The strands of a DNA search (swgpu_opts_t.strand).  A minus-strand hit is
+ *  the query aligned with the reverse complement of the subject. */
+typedef enum {
+    SWGPU_STRAND_BOTH = 0,  /* each subject's best over both strands (default) */
+    SWGPU_STRAND_PLUS = 1,  /* the subjects as stored */
+    SWGPU_STRAND_MINUS = 2  /* their reverse complements */
+} swgpu_strand_t;
+
 /** How E-values are computed (swgpu_opts_t.evalue_model, swgpu_hit_evalue). */
 typedef enum {
     SWGPU_EVALUE_SPOUGE = 0, /* BLAST+'s default: Spouge's finite-size correction, per
@@ -323,6 +331,9 @@ typedef struct {
                                 is not reported as a hit of that query */
     swgpu_evalue_model_t evalue_model; /* the E-values of the hits and of the evalue
                                           threshold (default SWGPU_EVALUE_SPOUGE) */
+    swgpu_strand_t strand;   /* DNA: the subjects' strands searched (default both: a
+                                subject's score is the better of its two strands, the
+                                plus strand on a tie); protein searches ignore it */
     /* Progress of swgpu_search (NULL: none): called when a query's scores are
      * ready, at most about 5 times a second plus once when the last query is
      * done, never from two threads at once (not always from the calling
@@ -578,6 +589,11 @@ typedef struct {
     double bits;
     double evalue;
     swgpu_aln_t aln;  /* empty (n_cigar 0) when opts.no_align */
+    int minus;        /* 1: DNA, the subject's minus strand: aln is the query aligned
+                         with the reverse complement of the subject; its cigar reads
+                         the query against that reverse complement, tbeg/tend are the
+                         aligned interval on the subject as stored (BLAST prints it
+                         as sstart = tend > send = tbeg + 1).  0: plus (or protein) */
 } swgpu_hit_t;
 
 typedef struct {

@@ -12,6 +12,10 @@
  *    space, " 9.8"); the integer part ("%3ld") up to 99999; "%5.3e" above.
  *  - qseqid, qacc and qaccver all print the query's id (the first word of
  *    its header; likewise sseqid/sacc/saccver); stitle prints "id desc".
+ *    Control bytes in names and descriptions are escaped (put_text).
+ *  - a DNA hit on the subject's minus strand has sstart > send (BLAST's
+ *    convention), qseq/sseq/btop read the subject's reverse complement,
+ *    sstrand is "plus" or "minus" ("N/A" for protein, as blastp prints it).
  *  - mismatch counts aligned non-identical columns, gapopen gap openings,
  *    gaps gap columns, positive the aligned columns whose residues are
  *    identical or score > 0 in the matrix (for PSSM queries too, as
@@ -41,7 +45,10 @@
  *      Target 12 MKVIAAGIV 20
  * with the 1-based positions of the first and last residue of each line
  * (a line holding only gaps repeats the previous position) and a middle
- * line of '|' identical, '+' positive score, ' ' otherwise.
+ * line of '|' identical, '+' positive score, ' ' otherwise.  DNA hits add
+ * "Strand: Plus/Plus" or "Strand: Plus/Minus"; on the minus strand the
+ * Target lines show the subject's reverse complement, their positions
+ * counting down on the subject.
  */
 #include "internal.h"
 
@@ -59,7 +66,7 @@ typedef enum {
     COL_QSEQ, COL_SSEQ,
     COL_EVALUE, COL_BITSCORE, COL_SCORE,
     COL_LENGTH, COL_PIDENT, COL_NIDENT, COL_MISMATCH, COL_POSITIVE,
-    COL_GAPOPEN, COL_GAPS, COL_BTOP, COL_CIGAR,
+    COL_GAPOPEN, COL_GAPS, COL_BTOP, COL_CIGAR, COL_SSTRAND,
     NCOLS
 } col_t;
 
@@ -96,6 +103,7 @@ static const struct {
     [COL_GAPS] = {"gaps", "gaps", NEED_ALN},
     [COL_BTOP] = {"btop", "BTOP", NEED_ALN | NEED_TEXT},
     [COL_CIGAR] = {"cigar", "cigar", NEED_ALN},
+    [COL_SSTRAND] = {"sstrand", "subject strand", 0},
 };
 
 static const col_t default_columns[] = {
@@ -368,7 +376,43 @@ typedef struct {
     const swgpu_matrix_t *m;
     swgpu_alphabet_t qa, ta;
     walk_t w;
+    uint8_t *rc;      /* a minus-strand hit's subject, reverse complemented */
+    size_t rc_cap;
 } writer_t;
+
+/*
+ * Names and descriptions come from files and callers: a control byte in one
+ * (a tab, a newline, an escape) would add columns or rows, or drive a
+ * terminal.  They are written with \t, \n, \r and \xHH for the other
+ * control bytes (0x00-0x1f, 0x7f); every other byte as it is.
+ */
+static void put_text(FILE *fp, const char *s)
+{
+    if (!s)
+        return;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x20 && *p != 0x7f)
+            fputc(*p, fp);
+        else if (*p == '\t')
+            fputs("\\t", fp);
+        else if (*p == '\n')
+            fputs("\\n", fp);
+        else if (*p == '\r')
+            fputs("\\r", fp);
+        else
+            fprintf(fp, "\\x%02x", *p);
+    }
+}
+
+/* "id" or "id desc", escaped */
+static void put_title(FILE *fp, const char *id, const char *desc)
+{
+    put_text(fp, id);
+    if (desc && *desc) {
+        fputc(' ', fp);
+        put_text(fp, desc);
+    }
+}
 
 static void put_cigar(FILE *fp, const swgpu_aln_t *a)
 {
@@ -389,22 +433,24 @@ static void put_column(writer_t *wr, col_t c, const swgpu_seq_t *q, const swgpu_
     }
     switch (c) {
     case COL_QSEQID: case COL_QACC: case COL_QACCVER:
-        fputs(q->id, fp);
+        put_text(fp, q->id);
         break;
     case COL_SSEQID: case COL_SACC: case COL_SACCVER:
-        fputs(t->id, fp);
+        put_text(fp, t->id);
         break;
     case COL_STITLE:
-        fputs(t->id, fp);
-        if (t->desc && *t->desc)
-            fprintf(fp, " %s", t->desc);
+        put_title(fp, t->id, t->desc);
+        break;
+    case COL_SSTRAND:
+        fputs(wr->ta != SWGPU_DNA ? "N/A" : h->minus ? "minus" : "plus", fp);
         break;
     case COL_QLEN: fprintf(fp, "%zu", q->len); break;
     case COL_SLEN: fprintf(fp, "%zu", t->len); break;
     case COL_QSTART: fprintf(fp, "%lld", (long long)a->qbeg + 1); break;
     case COL_QEND: fprintf(fp, "%lld", (long long)a->qend); break;
-    case COL_SSTART: fprintf(fp, "%lld", (long long)a->tbeg + 1); break;
-    case COL_SEND: fprintf(fp, "%lld", (long long)a->tend); break;
+    /* the minus strand: sstart > send, as BLAST prints it */
+    case COL_SSTART: fprintf(fp, "%lld", (long long)(h->minus ? a->tend : a->tbeg + 1)); break;
+    case COL_SEND: fprintf(fp, "%lld", (long long)(h->minus ? a->tbeg + 1 : a->tend)); break;
     case COL_QSEQ: fputs(wr->w.qtext, fp); break;
     case COL_SSEQ: fputs(wr->w.ttext, fp); break;
     case COL_EVALUE:
@@ -455,7 +501,9 @@ static int digits(int64_t v)
     return d;
 }
 
-/* One hit in the pairwise view: header, then blocks of 60 columns. */
+/* One hit in the pairwise view: header, then blocks of 60 columns.  A
+ * minus-strand hit shows the subject's reverse complement, its positions
+ * counting down on the subject as stored (BLAST's Plus/Minus). */
 static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *h)
 {
     enum { WIDTH = 60 };
@@ -463,9 +511,12 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
     const swgpu_aln_t *a = &h->aln;
     char ebuf[64];
     fmt_evalue(ebuf, sizeof ebuf, h->evalue);
-    fprintf(fp, ">%s%s%s\n", t->id, t->desc && *t->desc ? " " : "", t->desc ? t->desc : "");
-    fprintf(fp, "Length: %zu\n", t->len);
+    fputc('>', fp);
+    put_title(fp, t->id, t->desc);
+    fprintf(fp, "\nLength: %zu\n", t->len);
     fprintf(fp, "Score: %ld (%.1f bits), E-value: %s\n", (long)h->score, h->bits, ebuf);
+    if (wr->ta == SWGPU_DNA)
+        fprintf(fp, "Strand: Plus/%s\n", h->minus ? "Minus" : "Plus");
     if (a->n_cigar == 0) {
         fputs("(no alignment computed)\n\n", fp);
         return;
@@ -476,7 +527,8 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
             (long long)a->n_gaps, (long long)a->length, percent(a->n_gaps, a->length));
 
     size_t len = strlen(wr->w.qtext);
-    int64_t qpos = a->qbeg, tpos = a->tbeg; /* residues before the line */
+    /* residues before the line, on the strand shown */
+    int64_t qpos = a->qbeg, tpos = h->minus ? (int64_t)t->len - a->tend : a->tbeg;
     int w = digits(a->qend > a->tend ? a->qend : a->tend);
     for (size_t c0 = 0; c0 < len; c0 += WIDTH) {
         size_t n = len - c0 < WIDTH ? len - c0 : WIDTH;
@@ -493,8 +545,13 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
         while (mn > 0 && wr->w.mid[c0 + mn - 1] == ' ')
             mn--;
         fprintf(fp, "%*s%.*s\n", 8 + w, "", (int)mn, wr->w.mid + c0);
-        fprintf(fp, "Target %*lld %.*s %lld\n\n", w, (long long)(tn ? tpos + 1 : tpos), (int)n,
-                wr->w.ttext + c0, (long long)(tpos + tn));
+        int64_t first = tn ? tpos + 1 : tpos, last = tpos + tn;
+        if (h->minus) { /* positions on the subject as stored */
+            first = tn ? (int64_t)t->len - tpos : (int64_t)t->len - tpos + 1;
+            last = (int64_t)t->len - tpos - tn + 1;
+        }
+        fprintf(fp, "Target %*lld %.*s %lld\n\n", w, (long long)first, (int)n, wr->w.ttext + c0,
+                (long long)last);
         qpos += qn;
         tpos += tn;
     }
@@ -517,16 +574,22 @@ static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu
         fprintf(fp, "# SWGPU %s\n", SWGPU_VERSION);
         if (round)
             fprintf(fp, "# Iteration: %d\n", round);
-        fprintf(fp, "# Query: %s%s%s\n# Database: %s\n", q.id, *qdesc ? " " : "", qdesc,
-                dbname(f));
+        fputs("# Query: ", fp);
+        put_title(fp, q.id, qdesc);
+        fputs("\n# Database: ", fp);
+        put_text(fp, dbname(f));
+        fputc('\n', fp);
         if (qr->n_hits)
             put_fields_line(wr);
         fprintf(fp, "# %zu hits found\n", qr->n_hits);
     } else if (f->kind == FMT_PAIR) {
         if (round)
             fprintf(fp, "Results from round %d\n\n", round);
-        fprintf(fp, "Query: %s%s%s\nLength: %zu\nDatabase: %s\n\n", q.id, *qdesc ? " " : "",
-                qdesc, q.len, dbname(f));
+        fputs("Query: ", fp);
+        put_title(fp, q.id, qdesc);
+        fprintf(fp, "\nLength: %zu\nDatabase: ", q.len);
+        put_text(fp, dbname(f));
+        fputs("\n\n", fp);
         if (!qr->n_hits)
             fputs("No hits found\n\n", fp);
     }
@@ -539,7 +602,22 @@ static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu
             return swgpu__fail(SWGPU_EINVAL, "outfmt: query %s, hit %zu names target %zu of %zu",
                                q.id, k, h->target, swgpu_db_size(wr->db));
         if (f->need_text && h->aln.n_cigar) {
-            rc = walk_alignment(&wr->w, &h->aln, &q, wr->qa, &t, wr->ta, wr->m);
+            swgpu_aln_t a = h->aln;
+            if (h->minus) { /* the subject's reverse complement, and the interval on it */
+                if (t.len > wr->rc_cap) {
+                    uint8_t *nb = realloc(wr->rc, t.len);
+                    if (!nb)
+                        return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory for %zu residues",
+                                           t.len);
+                    wr->rc = nb;
+                    wr->rc_cap = t.len;
+                }
+                swgpu_dna_revcomp(t.res, t.len, wr->rc);
+                t.res = wr->rc;
+                a.tbeg = (int64_t)t.len - h->aln.tend;
+                a.tend = (int64_t)t.len - h->aln.tbeg;
+            }
+            rc = walk_alignment(&wr->w, &a, &q, wr->qa, &t, wr->ta, wr->m);
             if (rc < 0)
                 return rc;
         }
@@ -563,6 +641,8 @@ static int finish(writer_t *wr, int rc, size_t nq)
     if (rc == SWGPU_OK && wr->f->kind == FMT_TAB_COMMENTS)
         fprintf(wr->fp, "# SWGPU processed %zu queries\n", nq);
     walk_free(&wr->w);
+    free(wr->rc);
+    wr->rc = NULL;
     if (rc < 0)
         return rc;
     if (fflush(wr->fp) != 0 || ferror(wr->fp))
@@ -577,7 +657,7 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_res
     (void)opts;
     if (!f || !fp || !r || !queries || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, db, m, swgpu_seqset_alphabet(queries), swgpu_db_alphabet(db), {0}};
+    writer_t wr = {f, fp, db, m, swgpu_seqset_alphabet(queries), swgpu_db_alphabet(db), {0}, NULL, 0};
     int rc = SWGPU_OK;
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
@@ -598,7 +678,7 @@ int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_searc
     (void)opts;
     if (!f || !fp || !r || (!pssms && n) || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}};
+    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}, NULL, 0};
     int rc = SWGPU_OK;
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
@@ -622,7 +702,7 @@ int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
     (void)opts;
     if (!f || !fp || !it || (!queries && !pssms && it->n_queries) || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}};
+    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}, NULL, 0};
     int rc = SWGPU_OK;
     size_t blocks = 0, n = it->n_queries;
     for (size_t i = 0; i < n && rc == SWGPU_OK; i++) {

@@ -152,6 +152,7 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
                 pool[n].target = c->target;
                 pool[n].score = c->score;
                 pool[n].evalue = e;
+                pool[n].minus = c->minus;
                 n++;
             }
         qsort(pool, n, sizeof *pool, rank_cmp);
@@ -174,6 +175,7 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
             hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
             hit->evalue = pool[h].evalue;
             hit->aln.score = hit->score;
+            hit->minus = pool[h].minus;
         }
         qr->n_hits = kept;
     }

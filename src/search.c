@@ -69,6 +69,7 @@ void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet)
     o->no_align = 0;
     o->no_self = 0;
     o->evalue_model = SWGPU_EVALUE_SPOUGE;
+    o->strand = SWGPU_STRAND_BOTH;
 }
 
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
@@ -105,6 +106,9 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
         return swgpu__fail(SWGPU_EINVAL, "backend %d: unknown", (int)o->backend);
     if (o->evalue_model != SWGPU_EVALUE_SPOUGE && o->evalue_model != SWGPU_EVALUE_OLD_FSC)
         return swgpu__fail(SWGPU_EINVAL, "E-value model %d: unknown", (int)o->evalue_model);
+    if (o->strand != SWGPU_STRAND_BOTH && o->strand != SWGPU_STRAND_PLUS &&
+        o->strand != SWGPU_STRAND_MINUS)
+        return swgpu__fail(SWGPU_EINVAL, "strand %d: unknown", (int)o->strand);
     if (m) {
         swgpu_alphabet_t a = swgpu_matrix_alphabet(m);
         if (a != SWGPU_PROTEIN && a != SWGPU_DNA)
@@ -127,6 +131,7 @@ typedef struct {
     int32_t score;
     uint32_t target;
     double evalue;
+    int minus;      /* the score is the subject's minus strand's */
 } cand_t;
 
 /* 1 if a ranks better than b: higher score, then smaller database index. */
@@ -175,9 +180,9 @@ static int cmp_rank(const void *a, const void *b)
  * entries.  Scores below min_score cannot reach max_e
  * (swgpu__evalue_min_score) or are not wanted; the others get their E-value
  * under ev (none: 0) computed when they would enter the heap. */
-static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint64_t *tlen,
-                       const swgpu__evalue_ctx_t *ev, int32_t min_score, double max_e,
-                       int filter, size_t cap, cand_t *heap)
+static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint8_t *minus,
+                       const uint64_t *tlen, const swgpu__evalue_ctx_t *ev, int32_t min_score,
+                       double max_e, int filter, size_t cap, cand_t *heap)
 {
     size_t n = 0;
     if (min_score < 1)
@@ -185,7 +190,7 @@ static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint64
     for (uint64_t k = 0; k < db->n && cap > 0; k++) {
         if (scores[k] < min_score)
             continue;
-        cand_t c = {scores[k], db->orig[k], 0.0};
+        cand_t c = {scores[k], db->orig[k], 0.0, minus ? minus[k] : 0};
         if (n == cap && !better(&c, &heap[0]))
             continue;
         if (ev)
@@ -230,6 +235,31 @@ typedef struct {
 #define FEED_MIN 32     /* jobs, at least, for a GPU batch */
 #define FEED_MAX 16384  /* jobs, at most */
 
+/*
+ * The strands of a DNA search.  The engines scan the queries' reverse
+ * complements against the subjects as stored: the score of a query's
+ * reverse complement against a subject is the score of the query against the
+ * subject's reverse complement, since a DNA matrix (swgpu_matrix_dna: match
+ * and mismatch) scores two codes as it scores their complements.  With both strands, engine query 2i is query i and 2i+1
+ * its reverse complement; strands_sink() keeps the first of the two score
+ * arrays to come until the other one does, then hands the query's sink the
+ * better of each subject's two scores (plus on a tie) and which one it was.
+ */
+typedef struct {
+    swgpu_scan_sink_t inner;   /* the sink of the queries */
+    void *user;
+    int both, minus;           /* two engine queries per query / the minus strand only */
+    uint64_t n;                /* scores per query (database sequences) */
+    int32_t **pending;         /* both: per query, the first strand's scores, until the other */
+    uint8_t *pending_minus;    /* ... and which strand they are */
+    int32_t *merged;           /* both: the query's best of two */
+    uint8_t *flags;            /* per scan position, 1: the minus strand's score */
+    const uint8_t **flags_out; /* set before each call of inner: flags, or NULL (all plus) */
+    uint8_t *res;              /* the reverse complements' residues */
+    swgpu__query_t *eq;        /* the engine queries (NULL: the queries themselves) */
+    size_t neq;
+} strands_t;
+
 typedef struct {
     const swgpu__query_t *qs; /* the queries, nq of them, and their ids */
     const char *const *ids;
@@ -248,6 +278,9 @@ typedef struct {
     size_t cap;
     cand_t *heap;
     const uint32_t *id_ord;  /* --no-self: database indices sorted by id */
+    const uint8_t *minus;    /* the query in sink(): per scan position, 1 where the score is
+                                the minus strand's (NULL: all plus) */
+    strands_t strands;
     /* progress (opts->progress): queries and cells done, when the scan began
      * and when progress was last reported */
     size_t n_done;
@@ -282,15 +315,25 @@ static int job_before(const job_t *a, const job_t *b)
     return a->query < b->query || (a->query == b->query && a->hit < b->hit);
 }
 
-/* Align one hit and verify its score; 0 or a status with last_error set. */
+/* Align one hit and verify its score; 0 or a status with last_error set.
+ * A minus-strand hit aligns the query with the subject's reverse
+ * complement; its target interval is then turned to the subject as stored. */
 static int align_one(pipe_t *c, const job_t *j)
 {
     const swgpu__query_t *q = &c->qs[j->query];
     swgpu_seq_t t;
     swgpu_hit_t *h = &c->r->q[j->query].hits[j->hit];
+    uint8_t *rc_res = NULL;
     int rc = swgpu_db_get(c->db, h->target, &t);
     if (rc < 0)
         return rc;
+    if (h->minus) {
+        if (!(rc_res = malloc(t.len ? t.len : 1)))
+            return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for the reverse complement "
+                               "of database sequence %zu (%zu residues)", h->target + 1, t.len);
+        swgpu_dna_revcomp(t.res, t.len, rc_res);
+        t.res = rc_res;
+    }
     {
         int32_t score = h->score;
         int64_t qend = j->qend, tend = j->tend;
@@ -298,7 +341,7 @@ static int align_one(pipe_t *c, const job_t *j)
             (rc = swgpu__cpu_score_pair_q(q, t.res, t.len, c->m, c->o->gap_open,
                                           c->o->gap_extend, 1, swgpu__cpu_isa_best(), 0, NULL,
                                           NULL, &score, &qend, &tend)) < 0)
-            return rc;
+            goto done;
         rc = j->begun ? swgpu__align_from_begin_q(q, t.res, t.len, c->m, c->o->gap_open,
                                                   c->o->gap_extend, score, j->qbeg, j->tbeg,
                                                   qend, tend, &h->aln, -1)
@@ -306,15 +349,25 @@ static int align_one(pipe_t *c, const job_t *j)
                                                 c->o->gap_extend, score, qend, tend, 0, &h->aln,
                                                 -1);
         if (rc < 0)
-            return rc;
+            goto done;
+    }
+    if (h->minus) { /* the interval on the subject as stored */
+        int64_t tb = h->aln.tbeg;
+        h->aln.tbeg = (int64_t)t.len - h->aln.tend;
+        h->aln.tend = (int64_t)t.len - tb;
     }
     if (h->aln.score != h->score)
-        return swgpu__fail(SWGPU_ERANGE,
-                           "internal error: query %zu (id %s) vs database sequence %zu (id %s): "
-                           "backend %s scored %d but the reference alignment scores %d",
-                           j->query + 1, c->ids[j->query], h->target + 1, t.id, c->r->backend,
-                           (int)h->score, (int)h->aln.score);
-    return SWGPU_OK;
+        rc = swgpu__fail(SWGPU_ERANGE,
+                         "internal error: query %zu (id %s) vs database sequence %zu (id %s%s): "
+                         "backend %s scored %d but the reference alignment scores %d",
+                         j->query + 1, c->ids[j->query], h->target + 1, t.id,
+                         h->minus ? ", minus strand" : "", c->r->backend, (int)h->score,
+                         (int)h->aln.score);
+    else
+        rc = SWGPU_OK;
+done:
+    free(rc_res);
+    return rc;
 }
 
 static void record_failure(pipe_t *c, const job_t *j, int rc)
@@ -394,7 +447,8 @@ static void *feeder(void *arg)
     pipe_t *c = arg;
     job_t *b = NULL;
     swgpu__cu_pair_t *pj = NULL;
-    size_t cap = 0;
+    uint8_t *rcbuf = NULL;
+    size_t cap = 0, rc_cap = 0;
     pthread_mutex_lock(&c->lock);
     for (;;) {
         size_t avail = c->n_jobs - c->next;
@@ -420,11 +474,33 @@ static void *feeder(void *arg)
             memcpy(b, c->jobs + c->n_jobs, k * sizeof *b);
             pthread_mutex_unlock(&c->lock);
             int rc = SWGPU_OK;
+            size_t rc_len = 0, rc_at = 0; /* minus-strand subjects, reverse complemented */
+            for (size_t x = 0; x < k && rc == SWGPU_OK; x++) {
+                const swgpu_hit_t *h = &c->r->q[b[x].query].hits[b[x].hit];
+                swgpu_seq_t t;
+                if (h->minus && (rc = swgpu_db_get(c->db, h->target, &t)) == SWGPU_OK)
+                    rc_len += t.len;
+            }
+            if (rc == SWGPU_OK && rc_len > rc_cap) {
+                uint8_t *nb = realloc(rcbuf, rc_len);
+                if (nb) {
+                    rcbuf = nb;
+                    rc_cap = rc_len;
+                } else {
+                    rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu residues",
+                                     rc_len);
+                }
+            }
             for (size_t x = 0; x < k && rc == SWGPU_OK; x++) {
                 const swgpu__query_t *q = &c->qs[b[x].query];
                 const swgpu_hit_t *h = &c->r->q[b[x].query].hits[b[x].hit];
                 swgpu_seq_t t;
                 rc = swgpu_db_get(c->db, h->target, &t);
+                if (rc == SWGPU_OK && h->minus) {
+                    swgpu_dna_revcomp(t.res, t.len, rcbuf + rc_at);
+                    t.res = rcbuf + rc_at;
+                    rc_at += t.len;
+                }
                 pj[x] = (swgpu__cu_pair_t){.q = q, .qlen = q->len, .t = t.res, .tlen = t.len,
                                            .known = h->score, .begin = 1};
             }
@@ -472,6 +548,7 @@ static void *feeder(void *arg)
     pthread_mutex_unlock(&c->lock);
     free(b);
     free(pj);
+    free(rcbuf);
     return NULL;
 }
 #endif
@@ -588,7 +665,7 @@ static int cmp_ids(const void *a, const void *b)
 static void report_progress(pipe_t *c, uint64_t cells)
 {
     c->n_done++;
-    c->cells_done += cells;
+    c->cells_done += cells * (c->strands.both ? 2 : 1);
     if (!c->o->progress)
         return;
     double now = swgpu__now();
@@ -621,7 +698,8 @@ static size_t select_top(pipe_t *c, size_t i, const int32_t *scores,
     uint64_t ex[8];
     size_t nex = c->id_ord ? self_hits(c, c->ids[i], &c->qs[i], ex, 8) : 0;
     size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
-    size_t n = top_hits(db, scores, c->tlen, ev, min_score, c->o->evalue, filter, want, c->heap);
+    size_t n = top_hits(db, scores, c->minus, c->tlen, ev, min_score, c->o->evalue, filter, want,
+                        c->heap);
     if (nex) { /* drop the self hits: the rest are the best of the others */
         size_t w = 0;
         for (size_t h = 0; h < n; h++) {
@@ -697,6 +775,7 @@ static int candidates(pipe_t *c, size_t i, const int32_t *scores)
         qr->hits[k].score = x->score;
         qr->hits[k].evalue = x->evalue;
         qr->hits[k].aln.score = x->score;
+        qr->hits[k].minus = x->minus;
         k++;
     }
     qr->n_hits = k;
@@ -751,6 +830,7 @@ static int sink(void *user, size_t i, const int32_t *scores)
         hit->bits = swgpu_bitscore(&qr->karlin, hit->score);
         hit->evalue = c->heap[h].evalue;
         hit->aln.score = hit->score;
+        hit->minus = c->heap[h].minus;
     }
     qr->n_hits = kept;
     swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s, %zu residues): %zu hits, best score %d",
@@ -759,6 +839,100 @@ static int sink(void *user, size_t i, const int32_t *scores)
         return rc;
     report_progress(c, (uint64_t)q->len * db->total_res);
     return SWGPU_OK;
+}
+
+/* ------------------------------------------------------------- strands */
+
+static void strands_free(strands_t *st, size_t nq)
+{
+    if (st->pending)
+        for (size_t i = 0; i < nq; i++)
+            free(st->pending[i]);
+    free(st->pending);
+    free(st->pending_minus);
+    free(st->merged);
+    free(st->flags);
+    free(st->res);
+    free(st->eq);
+    memset(st, 0, sizeof *st);
+}
+
+/* The engine queries of nq queries qs (st->eq, st->neq) for opts->strand,
+ * and the state of strands_sink() passing scores on to inner(user, ...);
+ * st->eq NULL: the queries themselves.  n: the database's sequences. */
+static int strands_init(strands_t *st, const swgpu__query_t *qs, size_t nq, swgpu_alphabet_t qa,
+                        const swgpu_opts_t *opts, uint64_t n, swgpu_scan_sink_t inner,
+                        void *user, const uint8_t **flags_out)
+{
+    memset(st, 0, sizeof *st);
+    st->inner = inner;
+    st->user = user;
+    st->n = n;
+    st->neq = nq;
+    st->flags_out = flags_out;
+    if (qa != SWGPU_DNA || opts->strand == SWGPU_STRAND_PLUS)
+        return SWGPU_OK;
+    st->both = opts->strand == SWGPU_STRAND_BOTH;
+    st->minus = !st->both;
+    st->neq = st->both ? 2 * nq : nq;
+    size_t total = 0;
+    for (size_t i = 0; i < nq; i++)
+        total += qs[i].len;
+    if (!(st->res = malloc(total ? total : 1)) ||
+        !(st->eq = malloc((st->neq ? st->neq : 1) * sizeof *st->eq)) ||
+        !(st->flags = malloc(n ? n : 1)) ||
+        (st->both && (!(st->pending = calloc(nq ? nq : 1, sizeof *st->pending)) ||
+                      !(st->pending_minus = calloc(nq ? nq : 1, 1)) ||
+                      !(st->merged = malloc((n ? n : 1) * sizeof *st->merged))))) {
+        strands_free(st, 0);
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for the minus strand of %zu "
+                           "queries", nq);
+    }
+    if (st->minus)
+        memset(st->flags, 1, n);
+    for (size_t i = 0, at = 0; i < nq; at += qs[i].len, i++) {
+        swgpu_dna_revcomp(qs[i].res, qs[i].len, st->res + at);
+        swgpu__query_t rq = swgpu__query_plain(st->res + at, qs[i].len);
+        if (st->both) {
+            st->eq[2 * i] = qs[i];
+            st->eq[2 * i + 1] = rq;
+        } else {
+            st->eq[i] = rq;
+        }
+    }
+    return SWGPU_OK;
+}
+
+/* the engine's scores of engine query k (a swgpu_scan_sink_t on a strands_t) */
+static int strands_sink(void *user, size_t k, const int32_t *scores)
+{
+    strands_t *st = user;
+    if (!st->both) {
+        if (st->flags_out)
+            *st->flags_out = st->minus ? st->flags : NULL;
+        return st->inner(st->user, k, scores);
+    }
+    size_t i = k / 2;
+    int minus = (int)(k % 2);
+    if (!st->pending[i]) { /* the first of the two: kept until the other comes */
+        if (!(st->pending[i] = malloc((st->n ? st->n : 1) * sizeof *scores)))
+            return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu scores",
+                               (unsigned long long)st->n);
+        memcpy(st->pending[i], scores, st->n * sizeof *scores);
+        st->pending_minus[i] = (uint8_t)minus;
+        return SWGPU_OK;
+    }
+    const int32_t *plus = minus ? st->pending[i] : scores, *mn = minus ? scores : st->pending[i];
+    for (uint64_t t = 0; t < st->n; t++) {
+        int m = mn[t] > plus[t];
+        st->merged[t] = m ? mn[t] : plus[t];
+        st->flags[t] = (uint8_t)m;
+    }
+    free(st->pending[i]);
+    st->pending[i] = NULL;
+    if (st->flags_out)
+        *st->flags_out = st->flags;
+    return st->inner(st->user, i, st->merged);
 }
 
 /* Common checks of a search's database, matrix and options; the queries'
@@ -1137,26 +1311,28 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
 
     double t0 = swgpu__now();
     c.t0 = c.t_report = t0;
-    for (size_t i = 0; i < nq; i++)
-        c.cells_total += (uint64_t)qs[i].len * db->total_res;
-    {
+    rc = strands_init(&c.strands, qs, nq, qa, opts, db->n, sink, &c, &c.minus);
+    const swgpu__query_t *eq = c.strands.eq ? c.strands.eq : qs;
+    for (size_t i = 0; i < c.strands.neq; i++)
+        c.cells_total += (uint64_t)eq[i].len * db->total_res;
+    if (rc == SWGPU_OK) {
         swgpu_scan_stats_t st = {0, 0, 0};
         if (ops->scan_many) {
-            rc = ops->scan_many(state, nq, qs, sink, &c, &st);
+            rc = ops->scan_many(state, c.strands.neq, eq, strands_sink, &c.strands, &st);
         } else {
-            rc = SWGPU_OK;
             if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
                 rc = swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu database scores",
                                  (unsigned long long)db->n);
-            for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
-                rc = ops->scan(state, &qs[i], scores, &st);
+            for (size_t i = 0; i < c.strands.neq && rc == SWGPU_OK; i++) {
+                rc = ops->scan(state, &eq[i], scores, &st);
                 if (rc == SWGPU_OK)
-                    rc = sink(&c, i, scores);
+                    rc = strands_sink(&c.strands, i, scores);
             }
         }
         r->cells = st.cells;
         r->overflows = st.overflows;
     }
+    strands_free(&c.strands, nq);
     double t1 = swgpu__now();
     r->scan_seconds = t1 - t0;
     ops->destroy(state);
@@ -1243,6 +1419,7 @@ fail_pipe:
 fail:
     if (state)
         ops->destroy(state);
+    strands_free(&c.strands, nq);
     free(c.jobs);
     free(c.ready);
     free(c.left);
@@ -1362,23 +1539,29 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
         return rc;
     size_t nq = swgpu_seqset_size(queries);
     all_scores_t a = {db, out};
+    strands_t str;
+    if ((rc = strands_init(&str, qs, nq, swgpu_seqset_alphabet(queries), opts, db->n,
+                           scatter_scores, &a, NULL)) < 0)
+        goto done;
+    const swgpu__query_t *eq = str.eq ? str.eq : qs;
     if ((rc = swgpu__engine_select(opts, &ops)) < 0 ||
         (rc = ops->create(db, m, opts, &state)) < 0)
         goto done;
     swgpu_scan_stats_t st = {0, 0, 0};
     if (ops->scan_many) {
-        rc = ops->scan_many(state, nq, qs, scatter_scores, &a, &st);
+        rc = ops->scan_many(state, str.neq, eq, strands_sink, &str, &st);
     } else {
         if (!(scores = malloc((db->n ? db->n : 1) * sizeof *scores)))
             rc = swgpu__fail(SWGPU_ENOMEM, "scan scores: out of memory for %llu database scores",
                              (unsigned long long)db->n);
-        for (size_t i = 0; i < nq && rc == SWGPU_OK; i++) {
-            rc = ops->scan(state, &qs[i], scores, &st);
+        for (size_t i = 0; i < str.neq && rc == SWGPU_OK; i++) {
+            rc = ops->scan(state, &eq[i], scores, &st);
             if (rc == SWGPU_OK)
-                rc = scatter_scores(&a, i, scores);
+                rc = strands_sink(&str, i, scores);
         }
     }
 done:
+    strands_free(&str, nq);
     if (state)
         ops->destroy(state);
     free(scores);

@@ -2,7 +2,8 @@
  * test_search.c - swgpu_search and its options: top-N selection and its tie
  * rule, every query reported, E-value filter and models, scanned scores
  * equal to the alignments' scores, determinism across thread counts, option
- * checks; swgpu_scan_scores (every score of a scan) against swgpu_align.
+ * checks; swgpu_scan_scores (every score of a scan) against swgpu_align;
+ * DNA on both strands.
  */
 #include "swgpu.h"
 #include "tap.h"
@@ -621,6 +622,203 @@ static void test_dna(void)
     swgpu_seqset_destroy(qs);
 }
 
+
+/* A DNA code string's reverse complement (ACGT only) */
+static void revcomp_text(const char *s, char *out)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[n - 1 - i];
+        out[i] = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+    }
+    out[n] = 0;
+}
+
+static void random_dna(uint64_t *seed, char *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        buf[i] = "ACGT"[tap_rand(seed) % 4];
+    buf[len] = 0;
+}
+
+/*
+ * DNA searches on both strands (issue 28): every hit's score is the better
+ * of swgpu_align's scores of the query against the subject and against its
+ * reverse complement (plus on a tie), on each backend and strand setting;
+ * a minus hit's CIGAR scores that score against the reverse complement from
+ * the interval turned back; swgpu_scan_scores gives the same best of two.
+ */
+static void test_strands(void)
+{
+    enum { NQ = 5, ND = 24 };
+    uint64_t seed = 2828;
+    static char qbuf[NQ][400], dbuf[ND][1200], tmp[1200], rc[1200];
+    const char *q[NQ], *d[ND];
+    for (size_t i = 0; i < NQ; i++) {
+        random_dna(&seed, qbuf[i], 120 + 60 * i);
+        q[i] = qbuf[i];
+    }
+    for (size_t j = 0; j < ND; j++) { /* flanks around a query's piece, either strand */
+        size_t fl = 50 + tap_rand(&seed) % 300, fr = 50 + tap_rand(&seed) % 300;
+        random_dna(&seed, dbuf[j], fl);
+        const char *src = q[j % NQ];
+        size_t a = tap_rand(&seed) % 40, len = strlen(src) - a - tap_rand(&seed) % 40;
+        memcpy(tmp, src + a, len);
+        tmp[len] = 0;
+        if (j % 3 == 1) {
+            revcomp_text(tmp, rc);
+            strcpy(tmp, rc);
+        }
+        if (j % 4 == 3) /* a weaker homolog: substitutions */
+            for (size_t k = 0; k < len; k += 7)
+                tmp[k] = tmp[k] == 'A' ? 'C' : 'A';
+        strcat(dbuf[j], j % 6 == 5 ? "" : tmp);
+        random_dna(&seed, dbuf[j] + strlen(dbuf[j]), fr);
+        d[j] = dbuf[j];
+    }
+    swgpu_seqset_t *qs = make_set(SWGPU_DNA, q, NQ);
+    swgpu_db_t *db = make_db(SWGPU_DNA, d, ND);
+    swgpu_matrix_t *m = NULL;
+    CHECK_EQ_INT(swgpu_matrix_dna(2, -3, &m), SWGPU_OK);
+    if (!qs || !db || !m) {
+        CHECK(0, "strand fixtures");
+        return;
+    }
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_DNA);
+    CHECK_EQ_INT(o.strand, SWGPU_STRAND_BOTH);
+    o.top_n = ND;
+    o.evalue = 1e300;
+    /* the reference: each pair's score on each strand */
+    int plus[NQ][ND], minus[NQ][ND];
+    uint8_t rcres[1200];
+    for (size_t i = 0; i < NQ; i++)
+        for (size_t j = 0; j < ND; j++) {
+            swgpu_seq_t sq, st;
+            swgpu_aln_t a;
+            memset(&a, 0, sizeof a);
+            swgpu_seqset_get(qs, i, &sq);
+            swgpu_db_get(db, j, &st);
+            plus[i][j] = ref_score(qs, i, db, j, m, &o);
+            swgpu_dna_revcomp(st.res, st.len, rcres);
+            swgpu_align(sq.res, sq.len, rcres, st.len, m, o.gap_open, o.gap_extend, 1, &a);
+            minus[i][j] = (int)a.score;
+            swgpu_aln_free(&a);
+        }
+    size_t n_minus_best = 0;
+    for (size_t i = 0; i < NQ; i++)
+        for (size_t j = 0; j < ND; j++)
+            n_minus_best += minus[i][j] > plus[i][j];
+    CHECK(n_minus_best >= 8, "only %zu pairs are better on the minus strand", n_minus_best);
+
+    static const swgpu_backend_t backends[] = {SWGPU_BACKEND_REF, SWGPU_BACKEND_CPU,
+                                               SWGPU_BACKEND_CPU};
+    static const swgpu_strand_t strands[] = {SWGPU_STRAND_BOTH, SWGPU_STRAND_PLUS,
+                                             SWGPU_STRAND_MINUS};
+    for (size_t b = 0; b < 3; b++)
+        for (size_t k = 0; k < 3; k++) {
+            swgpu_search_result_t *r = NULL;
+            o.backend = backends[b];
+            o.threads = (int)b + 1;
+            o.strand = strands[k];
+            CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &r), SWGPU_OK);
+            size_t bad = 0, badmin = 0, badaln = 0, hits = 0;
+            for (size_t i = 0; r && i < NQ; i++) {
+                size_t want = 0;
+                for (size_t j = 0; j < ND; j++) {
+                    int s = k == 1 ? plus[i][j] : k == 2 ? minus[i][j]
+                          : (plus[i][j] > minus[i][j] ? plus[i][j] : minus[i][j]);
+                    want += s > 0;
+                }
+                bad += r->q[i].n_hits != want;
+                for (size_t h = 0; h < r->q[i].n_hits; h++, hits++) {
+                    const swgpu_hit_t *x = &r->q[i].hits[h];
+                    size_t j = x->target;
+                    int ismin = k == 2 || (k == 0 && minus[i][j] > plus[i][j]);
+                    bad += x->score != (ismin ? minus[i][j] : plus[i][j]);
+                    badmin += x->minus != ismin;
+                    /* the CIGAR against the strand it reads */
+                    swgpu_seq_t sq, st;
+                    swgpu_seqset_get(qs, i, &sq);
+                    swgpu_db_get(db, j, &st);
+                    swgpu_aln_t a = x->aln;
+                    const uint8_t *t = st.res;
+                    if (x->minus) {
+                        swgpu_dna_revcomp(st.res, st.len, rcres);
+                        t = rcres;
+                        a.tbeg = (int64_t)st.len - x->aln.tend;
+                        a.tend = (int64_t)st.len - x->aln.tbeg;
+                    }
+                    int64_t sc = -1;
+                    badaln += swgpu_cigar_score(&a, sq.res, sq.len, t, st.len, m, o.gap_open,
+                                                o.gap_extend, &sc) != SWGPU_OK ||
+                              sc != x->score || x->aln.tbeg < 0 || x->aln.tend > (int64_t)st.len;
+                }
+            }
+            CHECK(bad == 0 && badmin == 0 && badaln == 0 && hits > 0,
+                  "backend %d strand %d: %zu hits, %zu wrong scores or counts, %zu wrong "
+                  "strands, %zu wrong alignments", (int)o.backend, (int)o.strand, hits, bad,
+                  badmin, badaln);
+            swgpu_search_result_destroy(r);
+        }
+
+    /* exact coordinates: a query that is the reverse complement of d[1]'s
+     * bases 100..159 (0-based) is found there on the minus strand */
+    {
+        char piece[61], pq[61];
+        memcpy(piece, d[1] + 100, 60);
+        piece[60] = 0;
+        revcomp_text(piece, pq);
+        const char *one[] = {pq};
+        swgpu_seqset_t *q1 = make_set(SWGPU_DNA, one, 1);
+        swgpu_search_result_t *r = NULL;
+        o.backend = SWGPU_BACKEND_CPU;
+        o.strand = SWGPU_STRAND_BOTH;
+        o.top_n = 1;
+        CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
+        if (r && r->q[0].n_hits == 1) {
+            const swgpu_hit_t *x = &r->q[0].hits[0];
+            CHECK_EQ_INT(x->target, 1);
+            CHECK_EQ_INT(x->score, 120);
+            CHECK_EQ_INT(x->minus, 1);
+            CHECK_EQ_INT(x->aln.qbeg, 0);
+            CHECK_EQ_INT(x->aln.qend, 60);
+            CHECK_EQ_INT(x->aln.tbeg, 100);
+            CHECK_EQ_INT(x->aln.tend, 160);
+            CHECK_EQ_INT(x->aln.n_cigar, 1);
+        } else {
+            CHECK(0, "the reverse-complemented piece is not found");
+        }
+        swgpu_search_result_destroy(r);
+        o.strand = SWGPU_STRAND_PLUS; /* on the plus strand alone: not as that */
+        CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
+        CHECK(r && (r->q[0].n_hits == 0 || r->q[0].hits[0].score < 120),
+              "plus strand only: the piece scores %d", r && r->q[0].n_hits ?
+              (int)r->q[0].hits[0].score : 0);
+        swgpu_search_result_destroy(r);
+        swgpu_seqset_destroy(q1);
+        o.top_n = ND;
+    }
+
+    /* swgpu_scan_scores: the best of two on both strands */
+    int32_t *all = malloc(NQ * ND * sizeof *all);
+    o.strand = SWGPU_STRAND_BOTH;
+    o.backend = SWGPU_BACKEND_CPU;
+    CHECK_EQ_INT(swgpu_scan_scores(qs, db, m, &o, all), SWGPU_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < NQ; i++)
+        for (size_t j = 0; j < ND; j++)
+            bad += all[i * ND + j] != (plus[i][j] > minus[i][j] ? plus[i][j] : minus[i][j]);
+    CHECK(bad == 0, "scan_scores on both strands: %zu differ", bad);
+    o.strand = (swgpu_strand_t)7;
+    CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &(swgpu_search_result_t *){NULL}), SWGPU_EINVAL);
+    CHECK(strstr(swgpu_last_error(), "strand 7: unknown") != NULL, "%s", swgpu_last_error());
+    free(all);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 static void test_errors(const swgpu_matrix_t *b62)
 {
     swgpu_opts_t o;
@@ -752,6 +950,7 @@ int main(void)
     test_progress(b62);
     test_no_self(b62);
     test_dna();
+    test_strands();
     test_errors(b62);
     test_scan_scores(b62);
     swgpu_matrix_destroy(b62);

@@ -73,6 +73,7 @@ typedef struct {
     swgpu_alphabet_t type;     /* --type, SWGPU_AUTO: detected */
     swgpu_backend_t backend;
     swgpu_evalue_model_t evalue_model; /* --evalue-model (spouge) */
+    swgpu_strand_t strand;     /* --strand (both) */
     const char **pssm;         /* --pssm FILE, npssm of them (malloc'ed: cli_search_args_free) */
     int npssm;
     int iterations;            /* --iterations (1) */

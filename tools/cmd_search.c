@@ -63,10 +63,14 @@ static void usage(FILE *fp)
           "                         pair (pairwise alignments), or '6 COLUMNS...' with columns\n"
           "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
+          "                         sstrand\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
           "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "      --no-self          do not report a query's own sequence (same id, same\n"
           "                         residues) as its hit, e.g. in -q X -d X (all against all)\n"
+          "      --strand S         DNA: both (default: each subject's better strand), plus\n"
+          "                         or minus (the subjects' reverse complements); minus hits\n"
+          "                         print sstart > send, as BLAST does (column sstrand)\n"
           "\n"
           "iterated search (PSI-BLAST, protein):\n"
           "      --iterations N     rounds (default 1); after each, the hits with E-value <=\n"
@@ -222,7 +226,8 @@ static void on_progress(size_t done, size_t total, uint64_t cells_done, uint64_t
 enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
     OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF,
-    OPT_EVALUE_MODEL, OPT_PSSM, OPT_ITERATIONS, OPT_INCLUSION, OPT_OUT_PSSM, OPT_REPORT
+    OPT_EVALUE_MODEL, OPT_PSSM, OPT_ITERATIONS, OPT_INCLUSION, OPT_OUT_PSSM, OPT_REPORT,
+    OPT_STRAND
 };
 
 void cli_search_args_free(cli_search_args_t *a)
@@ -275,6 +280,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         {"inclusion-evalue", required_argument, NULL, OPT_INCLUSION},
         {"out-pssm", required_argument, NULL, OPT_OUT_PSSM},
         {"report", required_argument, NULL, OPT_REPORT},
+        {"strand", required_argument, NULL, OPT_STRAND},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -361,6 +367,15 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
             }
             break;
         case OPT_OUT_PSSM: a->out_pssm = optarg; break;
+        case OPT_STRAND:
+            if (!strcmp(optarg, "both")) a->strand = SWGPU_STRAND_BOTH;
+            else if (!strcmp(optarg, "plus")) a->strand = SWGPU_STRAND_PLUS;
+            else if (!strcmp(optarg, "minus")) a->strand = SWGPU_STRAND_MINUS;
+            else {
+                cli_error("--strand: '%s' is not both, plus or minus", optarg);
+                return CLI_ERROR;
+            }
+            break;
         case OPT_REPORT:
             if (!strcmp(optarg, "all") || !strcmp(optarg, "last")) {
                 a->report_all = !strcmp(optarg, "all");
@@ -426,6 +441,7 @@ void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgp
     o->no_align = a->no_align;
     o->no_self = a->no_self;
     o->evalue_model = a->evalue_model;
+    o->strand = a->strand;
 }
 
 /* What a search reads, runs and writes. */
