@@ -155,7 +155,7 @@ class Karlin:
 COLUMNS = ("qseqid", "qacc", "qaccver", "qlen", "sseqid", "sacc", "saccver", "stitle", "slen",
            "qstart", "qend", "sstart", "send", "qseq", "sseq", "evalue", "bitscore", "score",
            "length", "pident", "nident", "mismatch", "positive", "gapopen", "gaps", "btop",
-           "cigar")
+           "cigar", "sstrand")
 #: BLAST+'s default columns, "std".
 STD_COLUMNS = ("qaccver", "saccver", "pident", "length", "mismatch", "gapopen", "qstart",
                "qend", "sstart", "send", "evalue", "bitscore")
@@ -182,10 +182,16 @@ class Hit:
     """One database sequence reported for a query, with BLAST's tabular
     columns as attributes (qseqid sseqid pident length mismatch gapopen qstart
     qend sstart send evalue bitscore score qlen slen nident gaps cigar, and
-    qacc qaccver sacc saccver stitle qseq sseq positive btop).  Coordinates
-    in the columns are 1-based and inclusive; ``alignment`` has them 0-based
-    and half-open.  With ``no_align`` the search computes no alignment:
-    ``alignment`` and the columns that need it are None.
+    qacc qaccver sacc saccver stitle qseq sseq positive btop sstrand).
+    Coordinates in the columns are 1-based and inclusive; ``alignment`` has
+    them 0-based and half-open.  With ``no_align`` the search computes no
+    alignment: ``alignment`` and the columns that need it are None.
+
+    A DNA hit on the subject's minus strand (``strand`` "minus") aligns the
+    query with the subject's reverse complement: ``alignment.cigar``, ``sseq``
+    and ``btop`` read that reverse complement, ``alignment.target_begin`` and
+    ``target_end`` are the interval on the subject as stored, and ``sstart`` >
+    ``send`` as BLAST prints them.
     """
 
     query_index: int          #: index of the query in the query set
@@ -200,6 +206,8 @@ class Hit:
     evalue: float
     alignment: Optional[Alignment]
     _text: Any = field(default=None, repr=False, compare=False)
+    #: DNA: "plus" or "minus", the subject's strand the hit is on; None (protein)
+    strand: Optional[str] = None
 
     # ---- BLAST columns
     qseqid = qacc = qaccver = property(lambda self: self.query_id)
@@ -219,8 +227,22 @@ class Hit:
 
     qstart = property(lambda self: self._aln("qstart"))
     qend = property(lambda self: self._aln("qend"))
-    sstart = property(lambda self: self._aln("sstart"))
-    send = property(lambda self: self._aln("send"))
+
+    @property
+    def sstart(self) -> Optional[int]:
+        """1-based first aligned subject residue on the hit's strand (on the
+        minus strand the larger coordinate)."""
+        return self._aln("send" if self.strand == "minus" else "sstart")
+
+    @property
+    def send(self) -> Optional[int]:
+        """1-based last aligned subject residue on the hit's strand."""
+        return self._aln("sstart" if self.strand == "minus" else "send")
+
+    @property
+    def sstrand(self) -> str:
+        """BLAST's sstrand column: "plus", "minus", or "N/A" (protein)."""
+        return self.strand or "N/A"
     length = property(lambda self: self._aln("length"))
     pident = property(lambda self: self._aln("identity"))
     nident = property(lambda self: self._aln("nident"))
@@ -303,13 +325,14 @@ class SearchResults(SequenceT[QueryResult]):
         for i in range(len(res)):
             qid, qdesc, qlen = res.meta(i)
             hits = []
-            for h, (target, score, bits, evalue, aln) in enumerate(res.hits(i)):
+            for h, (target, score, bits, evalue, aln, minus) in enumerate(res.hits(i)):
                 tid, tdesc, tlen = db._c.meta(target)
                 a = None
                 if aln[5] is not None:  # no_align: no CIGAR, no alignment
                     a = Alignment(*aln, query_length=qlen, target_length=tlen, type=db.type)
+                strand = ("minus" if minus else "plus") if db.type == "dna" else None
                 hits.append(Hit(i, qid, qlen, target, tid, tdesc, tlen, score, bits, evalue, a,
-                                _text=self._walker(i, h)))
+                                _text=self._walker(i, h), strand=strand))
             out.append(QueryResult(i, qid, qdesc, qlen, tuple(hits), Karlin(*res.karlin(i)),
                                    **self._iteration(i)))
         self._queries = out

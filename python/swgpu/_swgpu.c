@@ -337,6 +337,10 @@ _Static_assert(SWGPU_BACKEND_AUTO == 0 && SWGPU_BACKEND_REF == 1 && SWGPU_BACKEN
                SWGPU_BACKEND_CUDA == 3, "backend_names follows swgpu_backend_t");
 
 static const char *const evalue_model_names[] = {"spouge", "old-fsc", NULL};
+static const char *const strand_names[] = {"both", "plus", "minus", NULL};
+_Static_assert(sizeof(swgpu_strand_t) == sizeof(int), "enums are int-sized");
+_Static_assert(SWGPU_STRAND_BOTH == 0 && SWGPU_STRAND_PLUS == 1 && SWGPU_STRAND_MINUS == 2,
+               "strand_names follows swgpu_strand_t");
 _Static_assert(sizeof(swgpu_evalue_model_t) == sizeof(int), "enums are int-sized");
 _Static_assert(SWGPU_EVALUE_SPOUGE == 0 && SWGPU_EVALUE_OLD_FSC == 1,
                "evalue_model_names follows swgpu_evalue_model_t");
@@ -365,6 +369,9 @@ static const opt_field_t search_fields[] = {
     SOPT("evalue_model", OPT_ENUM, evalue_model, evalue_model_names,
          "'spouge' (BLAST+'s default: Spouge's finite-size correction) or 'old-fsc' (BLAST+ "
          "with OLD_FSC=1: the length adjustment)"),
+    SOPT("strand", OPT_ENUM, strand, strand_names,
+         "DNA: 'both' (each subject's better strand), 'plus' or 'minus' (the subjects' "
+         "reverse complements)"),
 };
 
 #define POPT(name, kind, field, doc) {name, kind, offsetof(swgpu_psi_opts_t, field), NULL, doc}
@@ -1394,14 +1401,15 @@ static PyObject *aln_tuple(const swgpu_aln_t *a)
                          (long long)a->n_gapopen, (long long)a->n_gaps);
 }
 
-/* [(target, score, bits, evalue, aln tuple), ...] of a query's hits */
+/* [(target, score, bits, evalue, aln tuple, minus), ...] of a query's hits */
 static PyObject *hits_list(const swgpu_query_result_t *q)
 {
     PyObject *list = PyList_New((Py_ssize_t)q->n_hits);
     for (size_t h = 0; list && h < q->n_hits; h++) {
         const swgpu_hit_t *hit = &q->hits[h];
-        PyObject *t = Py_BuildValue("(niddN)", (Py_ssize_t)hit->target, (int)hit->score,
-                                    hit->bits, hit->evalue, aln_tuple(&hit->aln));
+        PyObject *t = Py_BuildValue("(niddNO)", (Py_ssize_t)hit->target, (int)hit->score,
+                                    hit->bits, hit->evalue, aln_tuple(&hit->aln),
+                                    hit->minus ? Py_True : Py_False);
         if (!t) {
             Py_DECREF(list);
             return NULL;
@@ -1539,7 +1547,7 @@ static PyObject *result_align_seconds(SearchResultObject *self, void *c)
 static PyMethodDef result_methods[] = {
     {"hits", (PyCFunction)result_hits, METH_VARARGS,
      "hits(i) -> [(target, score, bits, evalue, (score, qbeg, qend, tbeg, tend, cigar, length, "
-     "nident, mismatch, gapopen, gaps)), ...]"},
+     "nident, mismatch, gapopen, gaps), minus), ...]"},
     {"karlin", (PyCFunction)result_karlin, METH_VARARGS,
      "karlin(i) -> (lambda, K, H, alpha, beta, estimated, round_down)"},
     {"meta", (PyCFunction)result_meta, METH_VARARGS,

@@ -40,6 +40,12 @@ CASES = [
     ("dna-scores", DQ, DDB, ["--match", "1", "--mismatch", "-2", "--gap-open", "2",
                              "--gap-extend", "2"],
      {"match": 1, "mismatch": -2, "gap_open": 2, "gap_extend": 2}),
+    ("dna-strands", data("strand/queries.fa"), data("strand/db.fa"), ["-n", "28", "-e", "1e300"],
+     {"top": 28, "evalue": 1e300}),
+    ("dna-plus", data("strand/queries.fa"), data("strand/db.fa"), ["--strand", "plus"],
+     {"strand": "plus"}),
+    ("dna-minus", data("strand/queries.fa"), data("strand/db.fa"), ["--strand", "minus"],
+     {"strand": "minus"}),
     ("examples", os.path.join(ROOT, "examples", "queries.fasta"),
      os.path.join(ROOT, "examples", "db.fasta"), ["-n", "5"], {"top": 5}),
 ]
@@ -60,6 +66,25 @@ def test_search_equals_cli(cli, name, q, db, args, kw):
             cols = fmt[2:] or "std"
             rows = "".join(h.row(cols) + "\n" for h in res.hits())
             assert rows == want, (name, fmt)
+
+
+def test_minus_strand_hit():
+    """q06 is the reverse complement of s08's bases 83-572: found on the minus
+    strand, BLAST's coordinates, the interval on s08 as stored."""
+    d = swgpu.Database(data("strand/db.fa"))
+    res = d.search(swgpu.Queries.read(data("strand/queries.fa")), top=1)
+    h = res[5].hits[0]
+    assert (h.query_id, h.target_id, h.score, h.strand, h.sstrand) == \
+        ("q06", "s08", 980, "minus", "minus")
+    assert (h.qstart, h.qend, h.sstart, h.send) == (1, 490, 572, 83)
+    assert (h.alignment.target_begin, h.alignment.target_end) == (82, 572)
+    assert h.alignment.cigar == "490M"
+    # sseq reads the reverse complement: the query itself
+    assert h.sseq == h.qseq
+    plus = d.search(swgpu.Queries.read(data("strand/queries.fa")), top=1, strand="plus")
+    assert plus[5].hits[0].score < 100 and plus[5].hits[0].strand == "plus"
+    prot = swgpu.Database(DB).search(swgpu.Queries.read(Q), top=1)
+    assert prot[0].hits[0].strand is None and prot[0].hits[0].sstrand == "N/A"
 
 
 def test_makedb_file_as_database_and_queries(cli, tmp_path):

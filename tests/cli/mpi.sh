@@ -175,6 +175,10 @@ same "too few sequences to fit: the fallback" search -q $D/cli_q.fasta -d $D/cli
     --gap-open 12 --gap-extend 3 --backend cpu --quiet
 same "DNA, tiny database (empty parts)" search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta \
     --outfmt 7 --backend cpu --quiet
+same "DNA, both strands (minus hits from every part)" search -q $D/strand/queries.fa \
+    -d $D/strand/db.fa -n 28 -e 1e300 --outfmt '6 std sstrand score cigar' --backend cpu --quiet
+same "DNA, minus strand, fitted statistics" search -q $D/strand/queries.fa -d $D/strand/db.fa \
+    --strand minus --match 3 --mismatch -2 --outfmt pair --backend cpu --quiet
 same_file "-o FILE" "$T/hits.tsv" search -q "$T/q20.fa" -d "$T/ties.swdb" -o "$T/hits.tsv" \
     --backend cpu --quiet
 # batches of queries (fits keep every score of a batch) and uneven splits

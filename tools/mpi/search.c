@@ -683,8 +683,20 @@ static int unpack_owned(rd_t *rd, swgpu_search_result_t *res, size_t q0, int no_
     return rd->bad ? -1 : 0;
 }
 
-/* the candidates of one rank's part: per query the count, then (target,
- * score, E-value: the merge needs it where it depends on the subject) */
+/* a hit's target with its strand in the top bit (a DNA minus-strand hit) */
+#define MINUS_BIT ((uint64_t)1 << 63)
+static uint64_t target_word(const swgpu_hit_t *h)
+{
+    return (uint64_t)h->target | (h->minus ? MINUS_BIT : 0);
+}
+static void set_target(swgpu_hit_t *h, uint64_t w)
+{
+    h->target = (size_t)(w & ~MINUS_BIT);
+    h->minus = (w & MINUS_BIT) != 0;
+}
+
+/* the candidates of one rank's part: per query the count, then (target and
+ * strand, score, E-value: the merge needs it where it depends on the subject) */
 static void pack_candidates(const swgpu_search_result_t *c, buf_t *b)
 {
     put_u64(b, c->cells);
@@ -694,7 +706,7 @@ static void pack_candidates(const swgpu_search_result_t *c, buf_t *b)
     for (size_t i = 0; i < c->n_queries; i++) {
         put_u64(b, c->q[i].n_hits);
         for (size_t h = 0; h < c->q[i].n_hits; h++) {
-            put_u64(b, c->q[i].hits[h].target);
+            put_u64(b, target_word(&c->q[i].hits[h]));
             put_i64(b, c->q[i].hits[h].score);
             put_f64(b, c->q[i].hits[h].evalue);
         }
@@ -733,7 +745,7 @@ static int unpack_candidates(rd_t *rd, size_t nq, swgpu_search_result_t **out)
             return -1;
         r->q[i].n_hits = n;
         for (uint64_t h = 0; h < n; h++) {
-            r->q[i].hits[h].target = get_u64(rd);
+            set_target(&r->q[i].hits[h], get_u64(rd));
             r->q[i].hits[h].score = (int32_t)get_i64(rd);
             r->q[i].hits[h].evalue = get_f64(rd);
         }
@@ -741,7 +753,8 @@ static int unpack_candidates(rd_t *rd, size_t nq, swgpu_search_result_t **out)
     return rd->bad ? -1 : 0;
 }
 
-/* the final hits of a batch, rank 0 to all: per query the count, then (target, score) */
+/* the final hits of a batch, rank 0 to all: per query the count, then
+ * (target and strand, score) */
 static int share_hits(swgpu_search_result_t *merged, size_t nq, swgpu_search_result_t **mine)
 {
     buf_t b = {0};
@@ -750,7 +763,7 @@ static int share_hits(swgpu_search_result_t *merged, size_t nq, swgpu_search_res
         for (size_t i = 0; i < nq; i++) {
             put_u64(&b, merged->q[i].n_hits);
             for (size_t h = 0; h < merged->q[i].n_hits; h++) {
-                put_u64(&b, merged->q[i].hits[h].target);
+                put_u64(&b, target_word(&merged->q[i].hits[h]));
                 put_i64(&b, merged->q[i].hits[h].score);
             }
         }
@@ -787,7 +800,7 @@ static int share_hits(swgpu_search_result_t *merged, size_t nq, swgpu_search_res
             }
             r->q[i].n_hits = n;
             for (uint64_t h = 0; h < n; h++) {
-                r->q[i].hits[h].target = get_u64(&rd);
+                set_target(&r->q[i].hits[h], get_u64(&rd));
                 r->q[i].hits[h].score = (int32_t)get_i64(&rd);
                 r->q[i].hits[h].aln.score = r->q[i].hits[h].score;
             }
