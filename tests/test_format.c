@@ -3,7 +3,8 @@
  * custom column lists and the pairwise view, on a search result built by
  * hand (three queries, one of them without hits; alignments with a query
  * gap, a target gap, a 60-column wrap and a hit without alignment); column
- * list parsing and errors; write errors.
+ * list parsing and errors; write errors; names with control bytes
+ * escaped in every format.
  */
 #include "internal.h"
 #include "tap.h"
@@ -263,6 +264,76 @@ static void test_write_errors(fixture_t *fx)
     swgpu_outfmt_destroy(f);
 }
 
+
+/* Write r in format spec into a string (NULL on failure). */
+static char *render_result(const swgpu_search_result_t *r, const swgpu_seqset_t *qs,
+                           const swgpu_db_t *db, const swgpu_matrix_t *m, const char *spec,
+                           const char *dbname)
+{
+    swgpu_outfmt_t *f = NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp || swgpu_outfmt_parse(spec, &f) < 0 || (dbname && swgpu_outfmt_set_dbname(f, dbname)) ||
+        swgpu_outfmt_write(f, fp, r, qs, db, m, NULL) < 0) {
+        if (fp)
+            fclose(fp);
+        free(buf);
+        swgpu_outfmt_destroy(f);
+        return NULL;
+    }
+    fclose(fp);
+    swgpu_outfmt_destroy(f);
+    return buf;
+}
+
+/* Names, descriptions and the database's name with control bytes (a tab, a
+ * newline, a carriage return, an escape, DEL) cannot add columns or rows:
+ * every format writes them escaped (issue 28). */
+static void test_escaped_names(void)
+{
+    swgpu_seqset_t *qs = NULL, *ts = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_t o;
+    int ok = !swgpu_seqset_create(SWGPU_PROTEIN, &qs) &&
+             !swgpu_seqset_add(qs, "q\x1b[31m", "d\tx\ny", Q1, strlen(Q1)) &&
+             !swgpu_seqset_create(SWGPU_PROTEIN, &ts) &&
+             !swgpu_seqset_add(ts, "t\x01", "a\tb\r\nc\x7f\\", Q1, strlen(Q1)) &&
+             !swgpu_db_from_seqset(ts, &db) && !swgpu_matrix_builtin("BLOSUM62", &m);
+    CHECK(ok, "fixtures: %s", swgpu_last_error());
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.backend = SWGPU_BACKEND_CPU;
+    CHECK_EQ_INT(ok ? swgpu_search(qs, db, m, &o, &r) : -1, SWGPU_OK);
+    if (!r || r->q[0].n_hits != 1) {
+        CHECK(0, "one hit expected");
+    } else {
+        char *t6 = render_result(r, qs, db, m, "6 qseqid sseqid stitle score", NULL);
+        CHECK_EQ_STR(t6, "q\\x1b[31m\tt\\x01\tt\\x01 a\\tb\\r\\nc\\x7f\\\t109\n"); /* Q1 with itself */
+        free(t6);
+        char *t7 = render_result(r, qs, db, m, "7 score", "my\tdb");
+        CHECK(t7 && strstr(t7, "# Query: q\\x1b[31m d\\tx\\ny\n# Database: my\\tdb\n"),
+              "format 7: %s", t7 ? t7 : "(null)");
+        free(t7);
+        char *tp = render_result(r, qs, db, m, "pair", NULL);
+        CHECK(tp && strstr(tp, "Query: q\\x1b[31m d\\tx\\ny\nLength: 22\n") &&
+                  strstr(tp, ">t\\x01 a\\tb\\r\\nc\\x7f\\\nLength: 22\n"),
+              "pair: %s", tp ? tp : "(null)");
+        /* no control byte at all but the line ends */
+        size_t bad = 0;
+        for (const char *p = tp; p && *p; p++)
+            bad += (unsigned char)*p < 0x20 && *p != '\n';
+        CHECK_EQ_INT(bad, 0);
+        free(tp);
+    }
+    swgpu_search_result_destroy(r);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(ts);
+    swgpu_seqset_destroy(qs);
+}
+
 int main(void)
 {
     fixture_t fx;
@@ -274,6 +345,7 @@ int main(void)
         test_write_errors(&fx);
     }
     test_parse_errors();
+    test_escaped_names();
     fixture_free(&fx);
     return tap_done();
 }

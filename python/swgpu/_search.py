@@ -163,6 +163,18 @@ _NEED_ALN = frozenset(("qstart", "qend", "sstart", "send", "qseq", "sseq", "leng
                        "nident", "mismatch", "positive", "gapopen", "gaps", "btop", "cigar"))
 
 
+_TEXT_COLUMNS = frozenset(("qseqid", "qacc", "qaccver", "sseqid", "sacc", "saccver", "stitle"))
+_ESCAPES = {i: "\\x%02x" % i for i in list(range(0x20)) + [0x7f]}
+_ESCAPES.update({0x09: "\\t", 0x0a: "\\n", 0x0d: "\\r"})
+
+
+def escape_text(s: str) -> str:
+    """A name or description as the output formats write it: control
+    characters as \\t, \\n, \\r and \\xHH, so that they cannot add columns
+    or rows (the library's writer does the same)."""
+    return s.translate(_ESCAPES)
+
+
 def _columns(columns):
     """A column list ("std", "qseqid sseqid ...", or names) as a tuple, each
     column once (as BLAST prints a repeated column once)."""
@@ -273,6 +285,8 @@ class Hit:
             return format_bitscore(self.bitscore)
         if name == "pident":
             return "%.3f" % self.pident
+        if name in _TEXT_COLUMNS:
+            return escape_text(getattr(self, name))
         return str(getattr(self, name))
 
     def row(self, columns="std") -> str:

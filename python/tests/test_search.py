@@ -87,6 +87,18 @@ def test_minus_strand_hit():
     assert prot[0].hits[0].strand is None and prot[0].hits[0].sstrand == "N/A"
 
 
+def test_names_cannot_forge_output():
+    """Control characters in names and descriptions are escaped in every
+    format, by the library's writer and by Hit.row() alike (issue 28)."""
+    seq = "MKTAYIAKQRQISFVKSHFSRQ"
+    d = swgpu.Database.from_sequences([("t\x01", seq)])
+    res = d.search([("q\x1b[31m", seq)], top=1)
+    want = "q\\x1b[31m\tt\\x01\tt\\x01\t109\n"
+    assert res.format("6 qseqid sseqid stitle score") == want
+    assert "".join(h.row("qseqid sseqid stitle score") + "\n" for h in res.hits()) == want
+    assert res.hits().__next__().query_id == "q\x1b[31m"  # the attribute stays as given
+
+
 def test_makedb_file_as_database_and_queries(cli, tmp_path):
     path = str(tmp_path / "cli.swdb")
     db = swgpu.makedb(DB, path)
