@@ -9,6 +9,7 @@
  * lengths, overflow-forcing pairs, and a database streamed under a tiny
  * memory budget.  Every score must equal the reference exactly.  The
  * profiles built on the GPU must equal the host builder's byte for byte.
+ * DNA on both strands: the GPU's hits equal the CPU's (part2_strands).
  * Part 3 (a GPU present): every allocation of the engine made to fail in
  * turn (SWGPU_CUDA_FAIL_ALLOC): the right hits or SWGPU_ENOMEM, nothing else.
  *
@@ -1265,6 +1266,96 @@ static int same_hits(const swgpu_search_result_t *a, const swgpu_search_result_t
     return 1;
 }
 
+
+/*
+ * DNA searches on both strands on the GPU (issue 28): the batched engine
+ * scans each query and its reverse complement; the hits (targets, scores,
+ * strands, coordinates, CIGARs) equal the CPU backend's for strand both,
+ * plus and minus, with enough hits that the GPU computes the ends of minus
+ * hits too (the feeder's reverse-complemented subjects).
+ */
+static void part2_strands(int small)
+{
+    static const char comp[4] = {'T', 'G', 'C', 'A'};
+    const char *acgt = "ACGT";
+    size_t nq = small ? 6 : 40, nd = small ? 60 : 400;
+    swgpu_seqset_t *qs = NULL, *ds = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *m = NULL;
+    char **q = calloc(nq, sizeof *q);
+    char buf[3000];
+    int ok = q && !swgpu_seqset_create(SWGPU_DNA, &qs) && !swgpu_seqset_create(SWGPU_DNA, &ds) &&
+             !swgpu_matrix_dna(2, -3, &m);
+    for (size_t i = 0; ok && i < nq; i++) {
+        size_t len = 60 + (size_t)(tap_rand(&seed) % 900);
+        q[i] = malloc(len + 1);
+        for (size_t k = 0; k < len; k++)
+            q[i][k] = acgt[tap_rand(&seed) % 4];
+        q[i][len] = 0;
+        char id[16];
+        snprintf(id, sizeof id, "q%zu", i);
+        ok = !swgpu_seqset_add(qs, id, "", q[i], len);
+    }
+    for (size_t j = 0; ok && j < nd; j++) {
+        size_t n = 0, fl = (size_t)(tap_rand(&seed) % 400);
+        for (size_t k = 0; k < fl; k++)
+            buf[n++] = acgt[tap_rand(&seed) % 4];
+        const char *src = q[j % nq];
+        size_t len = strlen(src);
+        for (size_t k = 0; k < len && j % 5 != 4; k++) { /* a piece, plus or minus, mutated */
+            char c = j % 2 ? src[k] : src[len - 1 - k];
+            if (j % 2 == 0)
+                c = comp[strchr(acgt, c) - acgt];
+            if (tap_rand(&seed) % 12 == 0)
+                c = acgt[tap_rand(&seed) % 4];
+            buf[n++] = c;
+        }
+        for (size_t k = 0; k < 50; k++)
+            buf[n++] = acgt[tap_rand(&seed) % 4];
+        char id[16];
+        snprintf(id, sizeof id, "d%zu", j);
+        ok = !swgpu_seqset_add(ds, id, "", buf, n);
+    }
+    ok = ok && !swgpu_db_from_seqset(ds, &db);
+    CHECK(ok, "strand fixtures: %s", swgpu_last_error());
+    static const swgpu_strand_t strands[] = {SWGPU_STRAND_BOTH, SWGPU_STRAND_PLUS,
+                                             SWGPU_STRAND_MINUS};
+    for (size_t k = 0; ok && k < 3; k++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *rg = NULL, *rc = NULL;
+        swgpu_opts_init(&o, SWGPU_DNA);
+        o.strand = strands[k];
+        o.top_n = 20;
+        o.evalue = 1e300;
+        o.backend = SWGPU_BACKEND_CUDA;
+        CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &rg), SWGPU_OK);
+        o.backend = SWGPU_BACKEND_CPU;
+        CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &rc), SWGPU_OK);
+        size_t bad = 0, n_minus = 0;
+        int same = rg && rc && same_hits(rg, rc);
+        for (size_t i = 0; same && i < nq; i++)
+            for (size_t h = 0; h < rg->q[i].n_hits; h++) {
+                const swgpu_hit_t *x = &rg->q[i].hits[h], *y = &rc->q[i].hits[h];
+                bad += x->minus != y->minus || x->aln.tbeg != y->aln.tbeg ||
+                       x->aln.tend != y->aln.tend || x->aln.qbeg != y->aln.qbeg;
+                n_minus += x->minus;
+            }
+        CHECK(same && bad == 0, "strand %d: the GPU's hits differ from the CPU's (%zu strands "
+              "or coordinates)", (int)o.strand, bad);
+        CHECK(k == 1 ? n_minus == 0 : n_minus >= nq, "strand %d: %zu minus hits", (int)o.strand,
+              n_minus);
+        swgpu_search_result_destroy(rg);
+        swgpu_search_result_destroy(rc);
+    }
+    for (size_t i = 0; q && i < nq; i++)
+        free(q[i]);
+    free(q);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(ds);
+    swgpu_seqset_destroy(qs);
+}
+
 /*
  * GPU and pinned allocations that fail (SWGPU_CUDA_FAIL_ALLOC=N fails the
  * Nth allocation of each engine, for every N in turn, with a resident and a
@@ -1527,6 +1618,7 @@ int main(void)
         part2(getenv("SWGPU_TEST_SMALL") != NULL);
         part2_pssm(getenv("SWGPU_TEST_SMALL") != NULL);
         part2_pairs(getenv("SWGPU_TEST_SMALL") != NULL);
+        part2_strands(getenv("SWGPU_TEST_SMALL") != NULL);
         alloc_failures();
     }
 #else
