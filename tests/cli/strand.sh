@@ -38,6 +38,14 @@ for b in $backends; do
     [ $b = ref ] || { cmp -s "$T/all_ref.tsv" "$T/all_$b.tsv" && pass || fail "$b output differs from ref"; }
 done
 
+# blastn's E-values, bit scores and strands on the pairs of equal raw score
+"$SWGPU" search -q $S/queries.fa -d $S/db.fa -n 28 --outfmt \
+    '6 qseqid sseqid score evalue bitscore sstrand' --quiet > "$T/ev.tsv" || fail "E-values: exit $?"
+awk -F'\t' 'NR == FNR { b[$1 "\t" $2 "\t" $3] = $4 "\t" $5 "\t" $6; next }
+    { k = $1 "\t" $2 "\t" $3; if (k in b) { n++; if (b[k] != $4 "\t" $5 "\t" $6) { bad++; print "blastn: " b[k] ", swgpu: " $0 } } }
+    END { if (n != 66 || bad) { print n " same-score pairs, " bad + 0 " differ"; exit 1 } }' \
+    $S/blastn.tsv "$T/ev.tsv" && pass || fail "E-values differ from blastn's"
+
 # the best hits, with coordinates
 "$SWGPU" search -q $S/queries.fa -d $S/db.fa -n 1 --outfmt \
     '6 qseqid sseqid score sstrand qstart qend sstart send' --quiet > "$T/top.tsv" &&
