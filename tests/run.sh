@@ -1,6 +1,7 @@
 #!/bin/sh
-# Run every test binary in BUILD/tests and every CLI test script (each one's
-# result line with its seconds), then print the totals as one closing line
+# Run every test binary in BUILD/tests and every CLI test script, printing
+# each one's result line with its seconds as it ends; then the skips and
+# failures of each, in the list's order, and the totals as one closing line
 # "N passed, N failed".
 #   sh tests/run.sh [BUILD [NAME...]]
 # With NAMEs (test_search, threads.sh, ...) only those run, and each must exist.
@@ -46,6 +47,9 @@ run_one() {
     esac
     echo $? >"$dir/$1.rc"
     echo $(($(date +%s) - t0)) >"$dir/$1.sec"
+    # its closing line as soon as it ends (the summary in the list's order follows)
+    l=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$dir/$1.log" | tail -n 1)
+    echo "$(basename "$t"): ${l:-no result line (exit $(cat "$dir/$1.rc"))} ($(cat "$dir/$1.sec") s)"
 }
 
 # J workers take the next test from a shared queue (its head moved under a
@@ -100,13 +104,15 @@ while [ $i -lt $n ]; do
     p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
     f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
     s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
-    grep -E '^(FAIL|SKIP)' "$log" | head -n 40
+    if [ "$f" -ne 0 ] || [ "$rc" -ne 0 ] || grep -q -E '^SKIP' "$log"; then
+        echo "--- $(basename "$t"): $line ($secs s)"
+        grep -E '^(FAIL|SKIP)' "$log" | head -n 40
+    fi
     if [ "$f" -ne 0 ] || [ "$rc" -ne 0 ]; then
         grep -v -E '^(FAIL|SKIP)' "$log" | tail -n 20
         [ "$f" -eq 0 ] && f=1
         broken="$broken $t"
     fi
-    echo "$(basename "$t"): $line ($secs s)"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
 done
 [ -n "$broken" ] && echo "failing:$broken"
