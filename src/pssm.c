@@ -613,8 +613,11 @@ static int pssm_ungapped(const swgpu_pssm_t *p, double *lambda, double *K, doubl
     }
     rc = swgpu__ungapped_karlin(prob, lo, hi, lambda, K, H);
     free(prob);
-    if (rc < 0)
-        return swgpu__fail(rc, "PSSM %s: %s", p->id, swgpu_last_error());
+    if (rc < 0) { /* the message goes into the buffer it is read from: copy it first */
+        char why[512];
+        snprintf(why, sizeof why, "%s", swgpu_last_error());
+        return swgpu__fail(rc, "PSSM %s: %s", p->id, why);
+    }
     return SWGPU_OK;
 }
 

@@ -1298,6 +1298,52 @@ static void test_long_rectangle(void)
 
 /* ------------------------------------------------------------ misc */
 
+/* A PSSM whose statistics cannot be computed (every score positive): the
+ * message names it and the problem once (it used to be formatted into the
+ * buffer it was read from), and a search warns with it through the logger. */
+static char warned[1024];
+static int n_warned;
+
+static void warn_logger(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)user;
+    if (level == SWGPU_LOG_WARN) {
+        snprintf(warned, sizeof warned, "%s", msg);
+        n_warned++;
+    }
+}
+
+static void test_statistics_message(void)
+{
+    static const char expect[] = "PSSM allpos: ungapped statistics: the expected score 1 is not "
+                                 "negative or no score is positive";
+    int32_t scores[4 * 20];
+    swgpu_pssm_t *p = NULL;
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_karlin_t k;
+    char *d[1] = {"MKVLA"};
+    swgpu_db_t *db = db_of(d, 1);
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_t o = opts_of(11, 1, 1);
+    for (int i = 0; i < 4 * 20; i++) scores[i] = 1;
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    CHECK_EQ_INT(swgpu_pssm_create("allpos", "MKVL", scores, 4, &p), SWGPU_OK);
+    CHECK_EQ_INT(swgpu_pssm_karlin(p, b62, 11, 1, &k), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), expect);
+    const swgpu_pssm_t *one[1] = {p};
+    swgpu_set_logger(warn_logger, NULL, SWGPU_LOG_WARN);
+    CHECK_EQ_INT(swgpu_search_pssm(one, 1, db, b62, &o, &r), SWGPU_OK);
+    swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
+    CHECK_EQ_INT(n_warned, 1);
+    CHECK_EQ_STR(warned, "PSSM allpos: ungapped statistics: the expected score 1 is not negative "
+                         "or no score is positive: the E-values use the parameters of matrix "
+                         "BLOSUM62 unchanged");
+    swgpu_search_result_destroy(r);
+    swgpu_pssm_destroy(p);
+    swgpu_matrix_destroy(b62);
+    swgpu_db_destroy(db);
+}
+
 static void test_search_args(void)
 {
     swgpu_matrix_t *b62 = NULL, *dna = NULL;
@@ -1898,6 +1944,7 @@ int main(void)
         { "read errors", test_read_errors },
         { "create", test_create },
         { "search args", test_search_args },
+        { "statistics message", test_statistics_message },
         { "clamp8", test_clamp8 },
         { "long rectangle", test_long_rectangle },
         { "psiblast fixture", test_psiblast_fixture },
