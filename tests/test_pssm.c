@@ -325,6 +325,42 @@ static void expect_error(const char *name, const char *text, int want_rc, const 
     unlink(path);
 }
 
+/* A file cut at a row boundary (no blank line after the matrix) is refused
+ * naming the last position; swgpu_pssm_write ends the matrix with one even
+ * without statistics, so what it writes reads back. */
+static void test_cut_at_row(void)
+{
+    FILE *in = fopen(DATA "q104.pssm", "rb");
+    static char text[1 << 20];
+    size_t n = in ? fread(text, 1, sizeof text - 1, in) : 0;
+    if (in) fclose(in);
+    text[n] = 0;
+    char *cut = strstr(text, "\n  101 "); /* the line of position 101 */
+    CHECK(cut != NULL, "q104.pssm has position 101");
+    if (!cut) return;
+    swgpu_pssm_t *p = NULL;
+    const char *path = tmp_file("cut", text, (size_t)(cut + 1 - text));
+    char want[512];
+    snprintf(want, sizeof want, "PSSM file %s: the file ends after position 100 without the blank "
+             "line that ends the matrix (cut short?)", path);
+    CHECK_EQ_INT(swgpu_pssm_read(path, &p), SWGPU_EFORMAT);
+    CHECK_EQ_STR(swgpu_last_error(), want);
+    CHECK(p == NULL, "NULL on failure");
+    unlink(path);
+    /* written without statistics (no matrix): read back whole */
+    CHECK_EQ_INT(swgpu_pssm_read(DATA "q104.pssm", &p), SWGPU_OK);
+    path = tmp_file("nostats", "", 0);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && swgpu_pssm_write(p, NULL, 11, 1, fp) == SWGPU_OK, "write: %s", swgpu_last_error());
+    if (fp) fclose(fp);
+    swgpu_pssm_t *q = NULL;
+    CHECK(swgpu_pssm_read(path, &q) == SWGPU_OK, "read back: %s", swgpu_last_error());
+    if (q) CHECK_EQ_INT(swgpu_pssm_length(q), swgpu_pssm_length(p));
+    unlink(path);
+    swgpu_pssm_destroy(q);
+    swgpu_pssm_destroy(p);
+}
+
 static void test_read_errors(void)
 {
     char buf[4096];
@@ -1942,6 +1978,7 @@ int main(void)
         { "round away", test_round_away },
         { "read fixture", test_read_fixture },
         { "read errors", test_read_errors },
+        { "cut at a row", test_cut_at_row },
         { "create", test_create },
         { "search args", test_search_args },
         { "statistics message", test_statistics_message },

@@ -290,6 +290,9 @@ bad_in() {
 printf 'not a PSSM\n' > "$T/bad.pssm"
 bad "--pssm: missing file" "nope\.pssm.*(No such file|cannot open)" search --pssm "$T/nope.pssm" -d $DB
 bad "--pssm: not a PSSM" "bad\.pssm: no header line of column letters" search --pssm "$T/bad.pssm" -d $DB
+head -n 10 $P/q1.pssm > "$T/cut.pssm"
+bad "--pssm: cut at a row" "cut\.pssm: the file ends after position 7 without the blank line that ends the matrix" \
+    search --pssm "$T/cut.pssm" -d $DB
 bad "--pssm with -q" "-q and --pssm cannot be combined" search -q $Q --pssm $P/q1.pssm -d $DB
 bad "--pssm -" "--pssm -: a PSSM cannot be read from standard input" search --pssm - -d $DB
 bad "--pssm with a DNA database" "PSSMs but the database .*cli_dna_db\.fasta holds dna" \
