@@ -136,7 +136,8 @@ int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out)
     off[0] = 0;
     for (uint64_t k = 0; k < n; k++) {
         uint32_t i = order[k].idx;
-        memcpy(res + off[k], set->res + set->off[i], order[k].len);
+        if (order[k].len) /* set->res is NULL while every sequence is empty */
+            memcpy(res + off[k], set->res + set->off[i], order[k].len);
         off[k + 1] = off[k] + order[k].len;
         orig[k] = i;
         rank[i] = (uint32_t)k;
@@ -830,6 +831,28 @@ static int looks_binary(const unsigned char *p, size_t n)
     return 0;
 }
 
+/* Is fd a pipe, socket or terminal (read once, from its start, no seek)? */
+static int is_stream(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* A FASTA/FASTQ database from a stream (-d <(zcat db.fa.gz), /dev/stdin):
+ * read once to its end, built in memory; fd is consumed.  A makedb or
+ * BLAST database cannot come this way (the reader says so). */
+static int db_from_stream(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                          swgpu_read_info_t *info)
+{
+    swgpu_seqset_t *set = NULL;
+    int rc = swgpu_seqset_read_fd(fd, path, alphabet, &set, info);
+    close(fd);
+    if (!rc) rc = swgpu_db_from_seqset(set, out);
+    swgpu_seqset_destroy(set);
+    if (rc && info) memset(info, 0, sizeof *info);
+    return rc;
+}
+
 int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out, swgpu_read_info_t *info)
 {
     unsigned char head[512];
@@ -854,6 +877,8 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
     }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    if (is_stream(fd))
+        return db_from_stream(fd, path, alphabet, out, info);
     ssize_t got = pread(fd, head, sizeof head, 0);
     if (got < 0) {
         int e = errno;
@@ -905,8 +930,15 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
     int fd = -1;
     if (!swgpu__blastdb_probe(path) && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
-    ssize_t got = fd < 0 ? 0 : pread(fd, head, sizeof head, 0);
-    if (got == (ssize_t)sizeof head && !memcmp(head, DB_MAGIC, 8)) {
+    ssize_t got = fd < 0 || is_stream(fd) ? 0 : pread(fd, head, sizeof head, 0);
+    if (fd >= 0 && is_stream(fd)) { /* read once, here: the stream's data is not read twice */
+        if ((rc = db_from_stream(fd, path, alphabet, &whole, NULL)))
+            return rc;
+        rc = part_take(whole, cut_at(whole->off, whole->n, whole->total_res, from),
+                       cut_at(whole->off, whole->n, whole->total_res, to), out);
+        if (rc)
+            return rc;
+    } else if (got == (ssize_t)sizeof head && !memcmp(head, DB_MAGIC, 8)) {
         if ((rc = part_map(fd, path, from, to, out)))
             return rc;
         if (alphabet != SWGPU_AUTO && alphabet != (*out)->alphabet) {

@@ -58,6 +58,11 @@ int swgpu__seqset_reserve(swgpu_seqset_t *s, uint64_t residues);
  *  (valid until the next change to s; NULL when len is 0). */
 int swgpu__seqset_append(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc,
                          size_t dlen, size_t len, uint8_t **res);
+/** Bytes a FASTA/FASTQ reading may hold (line buffer, residues, names) for
+ *  the whole process; beyond them it fails with SWGPU_EBUDGET naming the
+ *  line.  0 (the default): SWGPU_READ_LIMIT (bytes, or with a suffix K, M, G,
+ *  T), else half of the physical memory. */
+void swgpu__set_read_limit(uint64_t bytes);
 
 /* ---------------------------------------------------------------- matrix */
 

@@ -31,7 +31,7 @@
  * column letters (twice when the rows carry the percentages), one row per
  * position ("position residue 20 scores [20 percentages information
  * weight]"), a blank line, then the Karlin-Altschul statistics, which are
- * ignored here.  The reader is strict: every problem is an SWGPU_EFORMAT
+ * ignored here; a file without that blank line was cut short.  The reader is strict: every problem is an SWGPU_EFORMAT
  * naming the file, the line and what is wrong.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -492,6 +492,9 @@ int swgpu_pssm_read(const char *path, swgpu_pssm_t **out)
             "W Y V): not a psiblast ASCII PSSM", path);
     if (r.n == 0)
         BAD("PSSM file %s: the matrix has no positions", path);
+    if (!blank_at) /* psiblast ends the matrix with a blank line, then its statistics */
+        BAD("PSSM file %s: the file ends after position %zu without the blank line that ends the "
+            "matrix (cut short?)", path, r.n);
 
     if ((rc = swgpu_matrix_builtin("BLOSUM62", &b62)) < 0)
         goto done;
@@ -613,8 +616,11 @@ static int pssm_ungapped(const swgpu_pssm_t *p, double *lambda, double *K, doubl
     }
     rc = swgpu__ungapped_karlin(prob, lo, hi, lambda, K, H);
     free(prob);
-    if (rc < 0)
-        return swgpu__fail(rc, "PSSM %s: %s", p->id, swgpu_last_error());
+    if (rc < 0) { /* the message goes into the buffer it is read from: copy it first */
+        char why[512];
+        snprintf(why, sizeof why, "%s", swgpu_last_error());
+        return swgpu__fail(rc, "PSSM %s: %s", p->id, why);
+    }
     return SWGPU_OK;
 }
 
@@ -686,7 +692,8 @@ int swgpu_pssm_get(const swgpu_pssm_t *p, swgpu_seq_t *out)
  * header of column letters (twice), one row per position - number, query
  * residue, 20 scores, 20 weighted observed percentages, the information
  * per position and the relative weight of gapless real matches to
- * pseudocounts (0 where unknown) - a blank line and the statistics.
+ * pseudocounts (0 where unknown) - a blank line and the statistics (the
+ * blank line always: swgpu_pssm_read takes a file without it for cut short).
  */
 int swgpu_pssm_write(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_open,
                      int gap_extend, FILE *fp)
@@ -708,6 +715,7 @@ int swgpu_pssm_write(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_ope
             fprintf(fp, "%4d", p->pct ? (int)p->pct[i * NSTD + c] : 0);
         fprintf(fp, "  %4.2f %4.2f\n", p->info ? p->info[i] : 0.0, p->relw ? p->relw[i] : 0.0);
     }
+    fputc('\n', fp); /* the end of the matrix, statistics or not */
     swgpu_karlin_t std, psi;
     double lu, ku, hu, lp, kp, hp;
     if (m && swgpu_matrix_alphabet(m) == SWGPU_PROTEIN &&
@@ -715,7 +723,7 @@ int swgpu_pssm_write(const swgpu_pssm_t *p, const swgpu_matrix_t *m, int gap_ope
         swgpu_pssm_karlin(p, m, gap_open, gap_extend, &psi) == SWGPU_OK &&
         swgpu__matrix_ideal_karlin(m, &lu, &ku, &hu) == SWGPU_OK &&
         pssm_ungapped(p, &lp, &kp, &hp) == SWGPU_OK)
-        fprintf(fp, "\n                      K         Lambda\n"
+        fprintf(fp, "                      K         Lambda\n"
                     "Standard Ungapped    %6.4f     %6.4f\n"
                     "Standard Gapped      %6.4f     %6.4f\n"
                     "PSI Ungapped         %6.4f     %6.4f\n"

@@ -3,8 +3,8 @@
  * plain or gzip-compressed, into encoded residues.
  *
  * Reading works in two passes over the residues:
- *  1. the parser walks the file line by line (zlib gzread into one large
- *     buffer; gzip is detected from the content, plain files pass through)
+ *  1. the parser walks the file line by line (read into one large buffer,
+ *     through inflate when the content is gzip, plain files as they are)
  *     and stores each sequence line's letters, upper-cased and with
  *     whitespace and digits dropped, through a 256-entry table;
  *  2. when the file is done, the alphabet is decided (SWGPU_AUTO: DNA if at
@@ -14,10 +14,17 @@
  * counted and reported in one warning per file.
  *
  * Details of the accepted text:
- *  - a record starts with '>' (FASTA) or '@' (FASTQ) at the start of a line;
+ *  - a record starts with '>' (FASTA) or '@' (FASTQ) at the start of a line,
+ *    also right after a FASTA record (the format may change per record);
  *    a '>' elsewhere in a header is part of the header;
  *  - header: id = first word (space or tab delimited), desc = the rest,
- *    trimmed; control characters in a header are an error (binary data);
+ *    trimmed; an empty id is an error, so are control characters in a
+ *    header (binary data);
+ *  - a line starting with ';' outside a FASTQ record is a comment;
+ *  - line ends: LF or CRLF; a carriage return inside a line (CR-only line
+ *    ends) is an error;
+ *  - gzip: members one after another; anything after the last one but zero
+ *    bytes (ignored with a warning) is an error;
  *  - sequence lines: letters in either case, '*' (a stop); whitespace and
  *    digits are ignored; other printable characters ('-', '.', ...) count
  *    as unknown letters; control characters and bytes >= 0x80 are an error;
@@ -129,18 +136,25 @@ static int reserve_slot(swgpu_seqset_t *s)
     return 0;
 }
 
-static int reserve_res(swgpu_seqset_t *s, uint64_t need)
+/* room for need residues, the buffer grown to at most max bytes (>= need) */
+static int reserve_res_max(swgpu_seqset_t *s, uint64_t need, uint64_t max)
 {
     if (need <= s->res_cap) return 0;
     if (need > SIZE_MAX / 2) return swgpu__fail(SWGPU_ERANGE, "sequence data too large");
     size_t cap = (size_t)s->res_cap;
     if (cap < (1u << 20)) cap = 1u << 20;
     while (cap < need) cap *= 2;
+    if (cap > max) cap = (size_t)max;
     uint8_t *p = realloc(s->res, cap);
     if (!p) return swgpu__fail(SWGPU_ENOMEM, "out of memory (%zu bytes of residues)", cap);
     s->res = p;
     s->res_cap = cap;
     return 0;
+}
+
+static int reserve_res(swgpu_seqset_t *s, uint64_t need)
+{
+    return reserve_res_max(s, need, SIZE_MAX);
 }
 
 /* append id NUL desc NUL to the names buffer */
@@ -268,21 +282,181 @@ void swgpu_seqset_destroy(swgpu_seqset_t *set)
 
 /* --------------------------------------------------------- line reader */
 
+/*
+ * The file's bytes go to buf as they are (plain text) or through inflate
+ * (gzip, detected from its first two bytes).  Concatenated gzip members are
+ * read one after the other; what follows the last member must be nothing,
+ * or zero bytes (padding: a warning), anything else is an error (zlib's
+ * gzread dropped it silently).  Everything the reader and the set it fills
+ * hold stays under a limit (swgpu__set_read_limit), checked as they grow.
+ */
 typedef struct {
-    gzFile gz;
+    int fd;
     const char *path;
     char *buf;
     size_t cap, beg, end; /* unread bytes are buf[beg, end) */
     int eof;
     uint64_t lineno;      /* number of the line last returned (1-based) */
     uint64_t nbytes;      /* bytes read so far (uncompressed) */
+    int gz;               /* gzip: in[] goes through zs */
+    int zinit, member_end;
+    z_stream zs;          /* in[] bytes not consumed yet: zs.next_in, zs.avail_in */
+    unsigned char *in;
+    size_t in_cap;
+    int in_eof;
+    uint64_t in_pos;      /* file bytes read into in[] so far */
+    const swgpu_seqset_t *set; /* the set being filled (its memory counts) */
+    uint64_t limit;       /* bytes the reading may hold */
 } reader_t;
+
+static _Atomic uint64_t read_limit; /* 0: SWGPU_READ_LIMIT, else half of physical memory */
+
+void swgpu__set_read_limit(uint64_t bytes)
+{
+    read_limit = bytes;
+}
+
+/* "123", "64K", "1.5G" (powers of 1024); 0 if not a size */
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v > 0)) return 0;
+    double mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1024.0; end++; break;
+    case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end || v * mul < 1 || v * mul >= 1.8e19) return 0;
+    return (uint64_t)(v * mul);
+}
+
+/* the limit of one reading (0 and the message set: SWGPU_READ_LIMIT is bad) */
+static int get_read_limit(uint64_t *out)
+{
+    const char *env = getenv("SWGPU_READ_LIMIT");
+    if ((*out = read_limit)) return SWGPU_OK;
+    if (env && *env) {
+        if (!(*out = parse_size(env)))
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_READ_LIMIT: '%s' is not a size (bytes, or "
+                               "with a suffix K, M, G or T)", env);
+        return SWGPU_OK;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    *out = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : UINT64_MAX;
+    return SWGPU_OK;
+}
+
+/* bytes held by the reading: the line buffer, the set's residues and names */
+static uint64_t held(const reader_t *r, uint64_t more)
+{
+    const swgpu_seqset_t *s = r->set;
+    return r->cap + r->in_cap + more + (s ? s->res_cap + s->names_cap + s->cap * 16 : 0);
+}
+
+/* the limit reached at line lineno */
+static int over_limit(const reader_t *r, uint64_t lineno)
+{
+    return swgpu__fail(SWGPU_EBUDGET, "file %s, line %" PRIu64 ": more than %" PRIu64 " bytes "
+                       "held while reading (the limit for reading: SWGPU_READ_LIMIT, by default "
+                       "half of the physical memory)", r->path, lineno, r->limit);
+}
+
+/* up to n bytes of the file at dst: the count, 0 at its end, < 0 on error */
+static ssize_t rd_raw(reader_t *r, void *dst, size_t n)
+{
+    for (;;) {
+        ssize_t got = read(r->fd, dst, n);
+        if (got >= 0) return got;
+        if (errno != EINTR) return swgpu__fail(SWGPU_EIO, "file %s: %s", r->path, strerror(errno));
+    }
+}
+
+/* more file bytes after the unconsumed ones (moved to the front of in[]) */
+static int in_more(reader_t *r)
+{
+    if (r->zs.avail_in && r->zs.next_in != r->in) memmove(r->in, r->zs.next_in, r->zs.avail_in);
+    r->zs.next_in = r->in;
+    ssize_t got = rd_raw(r, r->in + r->zs.avail_in, r->in_cap - r->zs.avail_in);
+    if (got < 0) return (int)got;
+    if (got == 0) r->in_eof = 1;
+    r->zs.avail_in += (uInt)got;
+    r->in_pos += (uint64_t)got;
+    return 0;
+}
+
+/* open: the first bytes decide plain or gzip */
+static int rd_open(reader_t *r, int fd, size_t in_cap)
+{
+    r->fd = fd;
+    r->in_cap = in_cap;
+    if (!(r->in = malloc(in_cap))) return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", r->path);
+    r->zs.next_in = r->in;
+    int rc;
+    while (r->zs.avail_in < 2 && !r->in_eof)
+        if ((rc = in_more(r)) < 0) return rc;
+    if (r->zs.avail_in >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b) {
+        r->gz = 1;
+        if (inflateInit2(&r->zs, 15 + 16) != Z_OK)
+            return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", r->path);
+        r->zinit = 1;
+    }
+    return 0;
+}
+
+static void rd_close(reader_t *r)
+{
+    if (r->zinit) inflateEnd(&r->zs);
+    if (r->fd >= 0) close(r->fd);
+    free(r->in);
+    free(r->buf);
+}
+
+/* after a gzip member: another member, the end, or zero padding to the end */
+static int rd_member_end(reader_t *r)
+{
+    int rc;
+    while (r->zs.avail_in < 2 && !r->in_eof)
+        if ((rc = in_more(r)) < 0) return rc;
+    if (r->zs.avail_in == 0) {
+        r->eof = 1;
+        return 0;
+    }
+    if (r->zs.avail_in >= 2 && r->zs.next_in[0] == 0x1f && r->zs.next_in[1] == 0x8b) {
+        if (inflateReset(&r->zs) != Z_OK)
+            return swgpu__fail(SWGPU_EFORMAT, "file %s: corrupt gzip data (%s)", r->path,
+                               r->zs.msg ? r->zs.msg : "zlib error");
+        r->member_end = 0;
+        return 0;
+    }
+    uint64_t at = r->in_pos - r->zs.avail_in, zeros = 0;
+    for (;;) {
+        for (uInt i = 0; i < r->zs.avail_in; i++)
+            if (r->zs.next_in[i])
+                return swgpu__fail(SWGPU_EFORMAT, "file %s: data after the end of the gzip stream "
+                                   "is not gzip (byte %" PRIu64 " of the file)", r->path,
+                                   r->in_pos - r->zs.avail_in + i + 1);
+        zeros += r->zs.avail_in;
+        r->zs.avail_in = 0;
+        if (r->in_eof) break;
+        if ((rc = in_more(r)) < 0) return rc;
+    }
+    swgpu__log(SWGPU_LOG_WARN, "file %s: %" PRIu64 " zero bytes after the end of the gzip stream "
+               "(from byte %" PRIu64 ") ignored", r->path, zeros, at + 1);
+    r->eof = 1;
+    return 0;
+}
 
 /* read more bytes after buf[end]; sets eof at a clean end of input */
 static int rd_fill(reader_t *r)
 {
     if (r->end == r->cap) {
         size_t nc = r->cap * 2;
+        if (held(r, nc - r->cap) > r->limit) return over_limit(r, r->lineno + 1);
         char *p = realloc(r->buf, nc);
         if (!p) return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory (line %" PRIu64 " longer than %zu bytes)",
                                    r->path, r->lineno + 1, r->cap);
@@ -291,28 +465,48 @@ static int rd_fill(reader_t *r)
     }
     size_t want = r->cap - r->end;
     if (want > (1u << 30)) want = 1u << 30;
-    int n = gzread(r->gz, r->buf + r->end, (unsigned)want);
-    if (n > 0) {
+    if (!r->gz) {
+        ssize_t n;
+        if (r->zs.avail_in) { /* the bytes read to tell plain from gzip */
+            n = r->zs.avail_in < want ? (ssize_t)r->zs.avail_in : (ssize_t)want;
+            memcpy(r->buf + r->end, r->zs.next_in, (size_t)n);
+            r->zs.next_in += n;
+            r->zs.avail_in -= (uInt)n;
+        } else if ((n = rd_raw(r, r->buf + r->end, want)) < 0) {
+            return (int)n;
+        }
+        if (n == 0) r->eof = 1;
         r->end += (size_t)n;
         r->nbytes += (uint64_t)n;
         return 0;
     }
-    int err = Z_OK;
-    const char *msg = gzerror(r->gz, &err);
-    if (err == Z_OK && n == 0) {
-        r->eof = 1;
-        return 0;
+    for (;;) {
+        int rc;
+        if (r->member_end) {
+            if ((rc = rd_member_end(r)) < 0) return rc;
+            if (r->eof) return 0;
+        }
+        if (!r->zs.avail_in && !r->in_eof && (rc = in_more(r)) < 0) return rc;
+        r->zs.next_out = (Bytef *)r->buf + r->end;
+        r->zs.avail_out = (uInt)want;
+        int z = inflate(&r->zs, Z_NO_FLUSH);
+        size_t n = want - r->zs.avail_out;
+        r->end += n;
+        r->nbytes += n;
+        if (z == Z_STREAM_END)
+            r->member_end = 1;
+        else if (z == Z_MEM_ERROR)
+            return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory while decompressing", r->path);
+        else if (z != Z_OK && z != Z_BUF_ERROR)
+            return swgpu__fail(SWGPU_EFORMAT, "file %s: corrupt gzip data (%s)", r->path,
+                               r->zs.msg ? r->zs.msg : "zlib error");
+        else if (!n && !r->zs.avail_in && r->in_eof)
+            return swgpu__fail(SWGPU_EFORMAT, "file %s: truncated gzip data (unexpected end of file)", r->path);
+        if (n) return 0;
     }
-    if (err == Z_BUF_ERROR)
-        return swgpu__fail(SWGPU_EFORMAT, "file %s: truncated gzip data (unexpected end of file)", r->path);
-    if (err == Z_ERRNO)
-        return swgpu__fail(SWGPU_EIO, "file %s: %s", r->path, strerror(errno));
-    if (err == Z_MEM_ERROR)
-        return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory while decompressing", r->path);
-    return swgpu__fail(SWGPU_EFORMAT, "file %s: corrupt gzip data (%s)", r->path, msg ? msg : "zlib error");
 }
 
-/* Next line without its '\n' (and '\r'); 1: a line, 0: end of input. */
+/* Next line without its '\n' (and '\r's before it); 1: a line, 0: end of input. */
 static int rd_line(reader_t *r, char **line, size_t *len)
 {
     size_t scan = r->beg;
@@ -322,7 +516,7 @@ static int rd_line(reader_t *r, char **line, size_t *len)
             char *s = r->buf + r->beg;
             char *e = nl ? nl : r->buf + r->end;
             r->beg = (size_t)(e - r->buf) + (nl != NULL);
-            if (e > s && e[-1] == '\r') e--;
+            while (e > s && e[-1] == '\r') e--;
             *line = s;
             *len = (size_t)(e - s);
             r->lineno++;
@@ -343,15 +537,15 @@ static int rd_line(reader_t *r, char **line, size_t *len)
 
 /* ------------------------------------------------------------- parsing */
 
-/* raw[c]: 0 skip (whitespace, digit), 0xFF binary data, else the byte to
- * store (letters upper-cased; '*' and other punctuation kept as is and
+/* raw[c]: 0 skip (whitespace, digit), 0xFF binary data or a '\r' inside a
+ * line (CR-only line ends), else the byte to store (letters upper-cased; '*' and other punctuation kept as is and
  * encoded later, punctuation as an unknown letter). */
 static void raw_table(uint8_t raw[256])
 {
     for (int c = 0; c < 256; c++) {
         if (c >= 'a' && c <= 'z') raw[c] = (uint8_t)(c - 'a' + 'A');
         else if (c >= '0' && c <= '9') raw[c] = 0;
-        else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') raw[c] = 0;
+        else if (c == ' ' || c == '\t' || c == '\v' || c == '\f') raw[c] = 0;
         else if (c > ' ' && c < 127) raw[c] = (uint8_t)c;
         else raw[c] = 0xFF;
     }
@@ -372,11 +566,20 @@ static const char *cur_id(const parser_t *p)
     return p->set->names + p->set->name_off[p->set->n];
 }
 
+static int cr_only(const parser_t *p)
+{
+    return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": CR-only line ends (a carriage "
+                       "return without a line feed): convert the line ends, e.g. tr '\\r' '\\n'",
+                       p->r.path, p->r.lineno);
+}
+
 /* header line (without its '>' / '@'): id = first word, desc = the rest */
 static int parse_header(parser_t *p, const char *h, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)h[i];
+        if (c == '\r')
+            return cr_only(p);
         if ((c < ' ' && c != '\t') || c == 127)
             return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": binary data (byte 0x%02x) in header of record %" PRIu64,
                                p->r.path, p->r.lineno, c, p->rec);
@@ -389,6 +592,11 @@ static int parse_header(parser_t *p, const char *h, size_t len)
     while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
     size_t de = len;
     while (de > i && (h[de - 1] == ' ' || h[de - 1] == '\t')) de--;
+    if (ie == ib)
+        return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": record %" PRIu64 " has an empty id "
+                           "(nothing after '%c')", p->r.path, p->r.lineno, p->rec, h[-1]);
+    if (held(&p->r, len + 2) > p->r.limit)
+        return over_limit(&p->r, p->r.lineno);
     int rc = reserve_slot(p->set);
     if (rc) return rc;
     p->set->name_off[p->set->n] = p->set->names_len;
@@ -402,8 +610,11 @@ static int seq_line(parser_t *p, const char *line, size_t len, uint64_t *used)
     swgpu_seqset_t *s = p->set;
     if (len == 0) /* a blank line; res may still be NULL (found by fuzz_fasta) */
         return 0;
-    if (*used + len > s->res_cap) {
-        int rc = reserve_res(s, *used + len);
+    if (*used + len > s->res_cap) { /* grown within the limit */
+        uint64_t other = held(&p->r, 0) - s->res_cap;
+        uint64_t room = p->r.limit > other ? p->r.limit - other : 0;
+        if (*used + len > room) return over_limit(&p->r, p->r.lineno);
+        int rc = reserve_res_max(s, *used + len, room);
         if (rc) return rc;
     }
     const uint8_t *src = (const uint8_t *)line;
@@ -420,6 +631,8 @@ static int seq_line(parser_t *p, const char *line, size_t len, uint64_t *used)
     if (bad) {
         size_t i = 0;
         while (raw[src[i]] != 0xFF) i++;
+        if (src[i] == '\r')
+            return cr_only(p);
         return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ", record %" PRIu64 " (id %s): binary data (byte 0x%02x) in sequence",
                            p->r.path, p->r.lineno, p->rec, cur_id(p), src[i]);
     }
@@ -460,7 +673,7 @@ static int parse(parser_t *p)
     size_t len;
     int rc = rd_line(&p->r, &line, &len);
     while (rc == 1) {
-        if (is_blank(line, len)) { /* blank line between records */
+        if (is_blank(line, len) || line[0] == ';') { /* blank line or comment between records */
             rc = rd_line(&p->r, &line, &len);
             continue;
         }
@@ -468,11 +681,11 @@ static int parse(parser_t *p)
         if (line[0] == '>') {
             p->rec++;
             if ((rc = parse_header(p, line + 1, len - 1))) return rc;
-            while ((rc = rd_line(&p->r, &line, &len)) == 1 && !(len && line[0] == '>'))
-                if ((rc = seq_line(p, line, len, &used))) return rc;
+            while ((rc = rd_line(&p->r, &line, &len)) == 1 && !(len && (line[0] == '>' || line[0] == '@')))
+                if (!(len && line[0] == ';') && (rc = seq_line(p, line, len, &used))) return rc;
             if (rc < 0) return rc;
             end_record(p, used);
-            continue; /* rc == 1: line is the next header; rc == 0: end */
+            continue; /* rc == 1: line is the next header (FASTA or FASTQ); rc == 0: end */
         }
         if (line[0] == '@') {
             p->rec++;
@@ -649,7 +862,7 @@ int swgpu_seqset_read_fd(int fd, const char *name, swgpu_alphabet_t alphabet,
         name = "(stream)";
     if (alphabet != SWGPU_AUTO && alphabet != SWGPU_PROTEIN && alphabet != SWGPU_DNA)
         return swgpu__fail(SWGPU_EINVAL, "file %s: invalid alphabet %d", name, (int)alphabet);
-    int own = dup(fd); /* gzclose closes it, not the caller's */
+    int own = dup(fd); /* read_fd closes it, not the caller's */
     if (own < 0)
         return swgpu__fail(SWGPU_EIO, "file %s: %s", name, strerror(errno));
     return read_fd(own, name, 1, alphabet, out, info);
@@ -662,24 +875,26 @@ static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphab
 {
     parser_t p;
     int rc;
+    struct stat st;
     memset(&p, 0, sizeof p);
     p.r.path = path;
-    p.r.gz = gzdopen(fd, "rb");
-    if (!p.r.gz) {
+    p.r.fd = -1;
+    if ((rc = get_read_limit(&p.r.limit)) < 0) {
         close(fd);
-        return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
+        return rc;
     }
-    /* buffers: 1 MiB for zlib, 4 MiB for lines (grown for longer ones);
-     * a small file gets small ones */
-    {
-        struct stat st;
-        uint64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
-        size_t zbuf = size < (1u << 20) ? 64u << 10 : 1u << 20;
-        gzbuffer(p.r.gz, (unsigned)zbuf);
-        p.r.cap = size < (4u << 20) - (64u << 10) ? (size_t)size + (64u << 10) : 4u << 20;
-    }
+    /* buffers: 1 MiB for gzip input, 4 MiB for lines (grown for longer
+     * ones); a small file gets small ones */
+    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    uint64_t size = regular ? (uint64_t)st.st_size : UINT64_MAX;
+    if (!regular && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)))
+        stream = 1; /* a pipe named by a path (/dev/stdin, <(...)): read once */
+    if ((rc = rd_open(&p.r, fd, size < (1u << 20) ? 64u << 10 : 1u << 20)) < 0)
+        goto fail;
+    p.r.cap = size < (4u << 20) - (64u << 10) ? (size_t)size + (64u << 10) : 4u << 20;
     p.r.buf = malloc(p.r.cap);
     p.set = seqset_new(alphabet);
+    p.r.set = p.set;
     if (!p.r.buf || !p.set) {
         rc = swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
         goto fail;
@@ -688,7 +903,7 @@ static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphab
 
     /* a UTF-8 byte-order mark before the first record is ignored */
     if ((rc = rd_fill(&p.r)) < 0) goto fail;
-    if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8) && !gzdirect(p.r.gz)) {
+    if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8) && p.r.gz) {
         /* a database is memory-mapped, never decompressed */
         rc = swgpu__fail(SWGPU_EFORMAT, "file %s: a gzip-compressed swgpu database (decompress it "
                          "first: databases are memory-mapped)", path);
@@ -706,8 +921,7 @@ static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphab
         goto fail;
     }
     if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8)) { /* a makedb database */
-        gzclose(p.r.gz);
-        free(p.r.buf);
+        rd_close(&p.r);
         swgpu_seqset_destroy(p.set);
         return seqset_from_db(path, alphabet, out, info);
     }
@@ -729,14 +943,13 @@ static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphab
     info->n_empty = p.n_empty;
     info->n_residues = p.set->off[p.set->n];
     info->max_len = p.set->max_len;
-    gzclose(p.r.gz);
-    free(p.r.buf);
+    rd_close(&p.r);
     *out = p.set;
     return SWGPU_OK;
 
 fail:
-    gzclose(p.r.gz);
-    free(p.r.buf);
+    if (p.r.fd < 0) close(fd);
+    rd_close(&p.r);
     swgpu_seqset_destroy(p.set);
     memset(info, 0, sizeof *info);
     return rc;

@@ -7,8 +7,10 @@
 #include "tap.h"
 #include "internal.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -334,6 +336,102 @@ static void test_open_fasta(void)
     swgpu_db_destroy(NULL);
 }
 
+/* a set whose only sequence is empty: a database of one empty sequence
+ * (its residues were copied from a NULL buffer: UBSan's report) */
+static void test_empty_sequence(void)
+{
+    swgpu_seqset_t *set = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_seq_t q;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    CHECK_EQ_INT(swgpu_seqset_add(set, "x", "", "", 0), SWGPU_OK);
+    CHECK_EQ_INT(swgpu_db_from_seqset(set, &db), SWGPU_OK);
+    if (db) {
+        CHECK_EQ_INT(swgpu_db_size(db), 1);
+        CHECK_EQ_INT(swgpu_db_residues(db), 0);
+        CHECK_EQ_INT(swgpu_db_max_len(db), 0);
+        CHECK_EQ_INT(swgpu_db_get(db, 0, &q), SWGPU_OK);
+        CHECK_EQ_STR(q.id, "x");
+        CHECK_EQ_INT(q.len, 0);
+    }
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(set);
+}
+
+/* fd of a pipe a child fills with n bytes of text, then closes */
+static int pipe_of(const char *text, size_t n, pid_t *pid)
+{
+    int fds[2];
+    if (pipe(fds)) return -1;
+    if ((*pid = fork()) == 0) {
+        close(fds[0]);
+        _exit(write(fds[1], text, n) == (ssize_t)n ? 0 : 1);
+    }
+    close(fds[1]);
+    return fds[0];
+}
+
+/* A database from a pipe named by a path (-d <(zcat db.fa.gz), /dev/stdin):
+ * read once as a stream, whole or a part; a makedb database that way is
+ * refused saying why (it used to fail with "Illegal seek") */
+static void test_pipe(void)
+{
+    static const char fa[] = ">a\nMKVLW\n>b\nWW\n>c\nMKVLWAAA\n";
+    char path[64];
+    pid_t pid;
+    swgpu_db_t *db = NULL;
+    swgpu_read_info_t info;
+    int fd = pipe_of(fa, sizeof fa - 1, &pid);
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    CHECK_EQ_INT(swgpu_db_open(path, SWGPU_AUTO, &db, &info), SWGPU_OK);
+    close(fd);
+    waitpid(pid, NULL, 0);
+    if (db) {
+        CHECK_EQ_INT(swgpu_db_size(db), 3);
+        CHECK_EQ_INT(swgpu_db_residues(db), 15);
+        CHECK_EQ_INT(info.n_records, 3);
+        swgpu_seq_t q;
+        swgpu_db_get(db, 2, &q);
+        CHECK_EQ_STR(q.id, "c");
+    }
+    swgpu_db_destroy(db);
+    db = NULL;
+    fd = pipe_of(fa, sizeof fa - 1, &pid);
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    CHECK_EQ_INT(swgpu_db_open_part(path, SWGPU_AUTO, 0.0, 1.0, &db, &info), SWGPU_OK);
+    close(fd);
+    waitpid(pid, NULL, 0);
+    if (db) {
+        CHECK_EQ_INT(swgpu_db_size(db), 3);
+        CHECK_EQ_INT(info.n_residues, 15);
+    }
+    swgpu_db_destroy(db);
+    db = NULL;
+    /* a makedb database through a pipe: refused, saying why */
+    swgpu_seqset_t *set = NULL;
+    swgpu_seqset_create(SWGPU_PROTEIN, &set);
+    swgpu_seqset_add(set, "x", "", "MKV", 3);
+    swgpu_db_from_seqset(set, &db);
+    swgpu_db_write(db, tmp("pipe.db"));
+    swgpu_db_destroy(db);
+    db = NULL;
+    swgpu_seqset_destroy(set);
+    size_t n = 0;
+    unsigned char *bytes = slurp(tmp("pipe.db"), &n);
+    fd = pipe_of((const char *)bytes, n, &pid);
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    CHECK_EQ_INT(swgpu_db_open(path, SWGPU_AUTO, &db, NULL), SWGPU_EFORMAT);
+    char want[256];
+    snprintf(want, sizeof want, "file %s: a swgpu makedb database cannot be read from a stream "
+             "(databases are memory-mapped: give its file name)", path);
+    CHECK_EQ_STR(swgpu_last_error(), want);
+    CHECK(db == NULL, "NULL on failure");
+    close(fd);
+    kill(pid, SIGKILL); /* it may still be writing */
+    waitpid(pid, NULL, 0);
+    free(bytes);
+}
+
 int main(void)
 {
     datadir = getenv("SWGPU_TESTDATA");
@@ -347,8 +445,10 @@ int main(void)
     test_roundtrip_random();
     test_damaged();
     test_open_fasta();
+    test_empty_sequence();
+    test_pipe();
     const char *names[] = {"ties.db", "rand.db", "rand2.db", "good.db", "cut.db", "long.db", "foreign.db",
-                           "v2.db", "hdr.db", "crc.db", "off.db", "off2.db", "off3.db", "db.fa.gz"};
+                           "v2.db", "hdr.db", "crc.db", "off.db", "off2.db", "off3.db", "db.fa.gz", "pipe.db"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tmp(names[i]));
     rmdir(tmpdir);
     return tap_done();

@@ -325,6 +325,42 @@ static void expect_error(const char *name, const char *text, int want_rc, const 
     unlink(path);
 }
 
+/* A file cut at a row boundary (no blank line after the matrix) is refused
+ * naming the last position; swgpu_pssm_write ends the matrix with one even
+ * without statistics, so what it writes reads back. */
+static void test_cut_at_row(void)
+{
+    FILE *in = fopen(DATA "q104.pssm", "rb");
+    static char text[1 << 20];
+    size_t n = in ? fread(text, 1, sizeof text - 1, in) : 0;
+    if (in) fclose(in);
+    text[n] = 0;
+    char *cut = strstr(text, "\n  101 "); /* the line of position 101 */
+    CHECK(cut != NULL, "q104.pssm has position 101");
+    if (!cut) return;
+    swgpu_pssm_t *p = NULL;
+    const char *path = tmp_file("cut", text, (size_t)(cut + 1 - text));
+    char want[512];
+    snprintf(want, sizeof want, "PSSM file %s: the file ends after position 100 without the blank "
+             "line that ends the matrix (cut short?)", path);
+    CHECK_EQ_INT(swgpu_pssm_read(path, &p), SWGPU_EFORMAT);
+    CHECK_EQ_STR(swgpu_last_error(), want);
+    CHECK(p == NULL, "NULL on failure");
+    unlink(path);
+    /* written without statistics (no matrix): read back whole */
+    CHECK_EQ_INT(swgpu_pssm_read(DATA "q104.pssm", &p), SWGPU_OK);
+    path = tmp_file("nostats", "", 0);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && swgpu_pssm_write(p, NULL, 11, 1, fp) == SWGPU_OK, "write: %s", swgpu_last_error());
+    if (fp) fclose(fp);
+    swgpu_pssm_t *q = NULL;
+    CHECK(swgpu_pssm_read(path, &q) == SWGPU_OK, "read back: %s", swgpu_last_error());
+    if (q) CHECK_EQ_INT(swgpu_pssm_length(q), swgpu_pssm_length(p));
+    unlink(path);
+    swgpu_pssm_destroy(q);
+    swgpu_pssm_destroy(p);
+}
+
 static void test_read_errors(void)
 {
     char buf[4096];
@@ -1298,6 +1334,52 @@ static void test_long_rectangle(void)
 
 /* ------------------------------------------------------------ misc */
 
+/* A PSSM whose statistics cannot be computed (every score positive): the
+ * message names it and the problem once (it used to be formatted into the
+ * buffer it was read from), and a search warns with it through the logger. */
+static char warned[1024];
+static int n_warned;
+
+static void warn_logger(swgpu_log_level_t level, const char *msg, void *user)
+{
+    (void)user;
+    if (level == SWGPU_LOG_WARN) {
+        snprintf(warned, sizeof warned, "%s", msg);
+        n_warned++;
+    }
+}
+
+static void test_statistics_message(void)
+{
+    static const char expect[] = "PSSM allpos: ungapped statistics: the expected score 1 is not "
+                                 "negative or no score is positive";
+    int32_t scores[4 * 20];
+    swgpu_pssm_t *p = NULL;
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_karlin_t k;
+    char *d[1] = {"MKVLA"};
+    swgpu_db_t *db = db_of(d, 1);
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_t o = opts_of(11, 1, 1);
+    for (int i = 0; i < 4 * 20; i++) scores[i] = 1;
+    swgpu_matrix_builtin("BLOSUM62", &b62);
+    CHECK_EQ_INT(swgpu_pssm_create("allpos", "MKVL", scores, 4, &p), SWGPU_OK);
+    CHECK_EQ_INT(swgpu_pssm_karlin(p, b62, 11, 1, &k), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), expect);
+    const swgpu_pssm_t *one[1] = {p};
+    swgpu_set_logger(warn_logger, NULL, SWGPU_LOG_WARN);
+    CHECK_EQ_INT(swgpu_search_pssm(one, 1, db, b62, &o, &r), SWGPU_OK);
+    swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
+    CHECK_EQ_INT(n_warned, 1);
+    CHECK_EQ_STR(warned, "PSSM allpos: ungapped statistics: the expected score 1 is not negative "
+                         "or no score is positive: the E-values use the parameters of matrix "
+                         "BLOSUM62 unchanged");
+    swgpu_search_result_destroy(r);
+    swgpu_pssm_destroy(p);
+    swgpu_matrix_destroy(b62);
+    swgpu_db_destroy(db);
+}
+
 static void test_search_args(void)
 {
     swgpu_matrix_t *b62 = NULL, *dna = NULL;
@@ -1896,8 +1978,10 @@ int main(void)
         { "round away", test_round_away },
         { "read fixture", test_read_fixture },
         { "read errors", test_read_errors },
+        { "cut at a row", test_cut_at_row },
         { "create", test_create },
         { "search args", test_search_args },
+        { "statistics message", test_statistics_message },
         { "clamp8", test_clamp8 },
         { "long rectangle", test_long_rectangle },
         { "psiblast fixture", test_psiblast_fixture },

@@ -6,9 +6,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
 #include "swgpu.h"
+#include "internal.h"
 
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -552,6 +556,203 @@ static void test_create_add(void)
     swgpu_seqset_destroy(NULL);
 }
 
+static void write_file(const char *path, const void *p, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && fwrite(p, 1, n, fp) == n, "write %s", path);
+    if (fp) fclose(fp);
+}
+
+static void write_str(const char *path, const char *text)
+{
+    write_file(path, text, strlen(text));
+}
+
+/* the bytes of text as one gzip member (*n of them; the caller frees) */
+static char *gz_member(const char *text, size_t *n)
+{
+    write_gz(tmp("member.gz"), text, strlen(text));
+    long size = file_size(tmp("member.gz"));
+    char *p = malloc(size > 0 ? (size_t)size : 1);
+    FILE *fp = fopen(tmp("member.gz"), "rb");
+    *n = fp && size > 0 && fread(p, 1, (size_t)size, fp) == (size_t)size ? (size_t)size : 0;
+    if (fp) fclose(fp);
+    return p;
+}
+
+/* reading path fails with status st and exactly the message want (printf
+ * format, the path its first argument) */
+static void expect_msg(const char *path, int st, const char *want, ...)
+{
+    char w[1024], fmt[1024];
+    va_list ap;
+    snprintf(fmt, sizeof fmt, "%s", want);
+    va_start(ap, want);
+    vsnprintf(w, sizeof w, fmt, ap);
+    va_end(ap);
+    swgpu_seqset_t *s = (swgpu_seqset_t *)1;
+    int rc = swgpu_seqset_read(path, SWGPU_AUTO, &s, NULL);
+    CHECK(rc == st && s == NULL, "%s: status %d, expected %d", path, rc, st);
+    CHECK_EQ_STR(swgpu_last_error(), w);
+}
+
+/* path reads as n records "id=letters" (ids and letters as given) */
+static void expect_records(const char *path, size_t n, const char *const *want)
+{
+    swgpu_seqset_t *s = NULL;
+    int rc = swgpu_seqset_read(path, SWGPU_PROTEIN, &s, NULL);
+    CHECK(rc == 0, "%s: %s", path, swgpu_last_error());
+    if (rc) return;
+    CHECK_EQ_INT(swgpu_seqset_size(s), n);
+    for (size_t i = 0; i < n && i < swgpu_seqset_size(s); i++) {
+        char got[512];
+        snprintf(got, sizeof got, "%s=%s", id_of(s, i), letters(s, i));
+        CHECK_EQ_STR(got, want[i]);
+    }
+    swgpu_seqset_destroy(s);
+}
+
+/* gzip: members one after another are read; data after the last member
+ * that is not gzip is an error naming its offset; zero padding is ignored
+ * with a warning */
+static void test_gzip_trailing(void)
+{
+    size_t na, nb;
+    char *a = gz_member(">a\nMKVL\n", &na), *b = gz_member(">b\nWWW\n", &nb);
+    char *buf = malloc(na + nb + 64);
+    const char *both[] = {"a=MKVL", "b=WWW"}, *one[] = {"a=MKVL"};
+    memcpy(buf, a, na);
+    memcpy(buf + na, b, nb);
+    write_file(tmp("two.gz"), buf, na + nb);
+    expect_records(tmp("two.gz"), 2, both);
+    memcpy(buf + na, "junk\n", 5);
+    write_file(tmp("junk.gz"), buf, na + 5);
+    expect_msg(tmp("junk.gz"), SWGPU_EFORMAT, "file %s: data after the end of the gzip stream is "
+               "not gzip (byte %zu of the file)", tmp("junk.gz"), na + 1);
+    memcpy(buf + na, ">c\nMKV\n", 7); /* plain FASTA appended to a gzip file */
+    write_file(tmp("plus.gz"), buf, na + 7);
+    expect_msg(tmp("plus.gz"), SWGPU_EFORMAT, "file %s: data after the end of the gzip stream is "
+               "not gzip (byte %zu of the file)", tmp("plus.gz"), na + 1);
+    buf[na] = 0x1f; /* half a gzip magic at the end */
+    write_file(tmp("plus.gz"), buf, na + 1);
+    expect_msg(tmp("plus.gz"), SWGPU_EFORMAT, "file %s: data after the end of the gzip stream is "
+               "not gzip (byte %zu of the file)", tmp("plus.gz"), na + 1);
+    memset(buf + na, 0, 16);
+    write_file(tmp("zeros.gz"), buf, na + 16);
+    nlog = 0;
+    expect_records(tmp("zeros.gz"), 1, one);
+    char w[1024];
+    snprintf(w, sizeof w, "file %s: 16 zero bytes after the end of the gzip stream (from byte %zu) "
+             "ignored", tmp("zeros.gz"), na + 1);
+    CHECK_EQ_INT(nlog, 1);
+    CHECK_EQ_STR(lastlog, w);
+    buf[na + 16] = 'x';
+    write_file(tmp("zeros.gz"), buf, na + 17);
+    expect_msg(tmp("zeros.gz"), SWGPU_EFORMAT, "file %s: data after the end of the gzip stream is "
+               "not gzip (byte %zu of the file)", tmp("zeros.gz"), na + 17);
+    /* the same from a descriptor (standard input) */
+    memcpy(buf + na, "junk\n", 5);
+    write_file(tmp("junk.gz"), buf, na + 5);
+    int fd = open(tmp("junk.gz"), O_RDONLY);
+    swgpu_seqset_t *s = NULL;
+    CHECK_EQ_INT(swgpu_seqset_read_fd(fd, "(standard input)", SWGPU_AUTO, &s, NULL), SWGPU_EFORMAT);
+    snprintf(w, sizeof w, "file (standard input): data after the end of the gzip stream is not "
+             "gzip (byte %zu of the file)", na + 1);
+    CHECK_EQ_STR(swgpu_last_error(), w);
+    close(fd);
+    free(a);
+    free(b);
+    free(buf);
+}
+
+/* a FASTQ record after FASTA records is read as FASTQ; ';' lines are
+ * comments; an empty id is an error naming the record */
+static void test_mixed_comments_ids(void)
+{
+    static const char mix[] = ">a\nMKVL\n@r1 read\nACDE\n+\nIIII\n>b\nWW\n";
+    const char *mixed[] = {"a=MKVL", "r1=ACDE", "b=WW"};
+    write_file(tmp("mix.fa"), mix, sizeof mix - 1);
+    expect_records(tmp("mix.fa"), 3, mixed);
+    static const char cm[] = ";old-style comment\n>a x\n;inside\nMKV\n;again\nLW\n\n;between\n>b\nWW\n";
+    const char *comments[] = {"a=MKVLW", "b=WW"};
+    write_file(tmp("comm.fa"), cm, sizeof cm - 1);
+    expect_records(tmp("comm.fa"), 2, comments);
+    static const char fq[] = "@q\nACDE\n+\n;;;;\n"; /* ';' is a quality character */
+    const char *fastq[] = {"q=ACDE"};
+    write_file(tmp("semi.fq"), fq, sizeof fq - 1);
+    expect_records(tmp("semi.fq"), 1, fastq);
+    write_str(tmp("noid.fa"), ">\nMKV\n");
+    expect_msg(tmp("noid.fa"), SWGPU_EFORMAT, "file %s, line 1: record 1 has an empty id (nothing "
+               "after '>')", tmp("noid.fa"));
+    write_str(tmp("noid.fa"), ">a\nMKV\n> \t \nMKV\n");
+    expect_msg(tmp("noid.fa"), SWGPU_EFORMAT, "file %s, line 3: record 2 has an empty id (nothing "
+               "after '>')", tmp("noid.fa"));
+    write_str(tmp("noid.fa"), "@\nACGT\n+\nIIII\n");
+    expect_msg(tmp("noid.fa"), SWGPU_EFORMAT, "file %s, line 1: record 1 has an empty id (nothing "
+               "after '@')", tmp("noid.fa"));
+}
+
+/* CR-only line ends are named; CRLF (even CR CR LF) still reads */
+static void test_cr_only(void)
+{
+    write_str(tmp("cr.fa"), ">a\rMKV\r>b\rWW\r");
+    expect_msg(tmp("cr.fa"), SWGPU_EFORMAT, "file %s, line 1: CR-only line ends (a carriage return "
+               "without a line feed): convert the line ends, e.g. tr '\\r' '\\n'", tmp("cr.fa"));
+    write_str(tmp("cr.fa"), ">a\nMKV\rLLL\n");
+    expect_msg(tmp("cr.fa"), SWGPU_EFORMAT, "file %s, line 2: CR-only line ends (a carriage return "
+               "without a line feed): convert the line ends, e.g. tr '\\r' '\\n'", tmp("cr.fa"));
+    const char *crcrlf[] = {"a=MKV"};
+    write_str(tmp("cr.fa"), ">a\r\r\nMKV\r\n");
+    expect_records(tmp("cr.fa"), 1, crcrlf);
+}
+
+/* An endless stream stops with SWGPU_EBUDGET as the reading crosses its
+ * limit (swgpu__set_read_limit, else SWGPU_READ_LIMIT) */
+static void test_read_limit(void)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0, "pipe");
+    pid_t pid = fork();
+    if (pid == 0) { /* the writer: one record, lines of 60 residues, forever */
+        static char chunk[61 * 1000];
+        close(fds[0]);
+        for (size_t i = 0; i < sizeof chunk; i++) chunk[i] = i % 61 == 60 ? '\n' : 'A';
+        if (write(fds[1], ">endless\n", 9) != 9) _exit(0);
+        while (write(fds[1], chunk, sizeof chunk) > 0)
+            ;
+        _exit(0);
+    }
+    close(fds[1]);
+    swgpu_seqset_t *s = NULL;
+    swgpu__set_read_limit(16u << 20);
+    int rc = swgpu_seqset_read_fd(fds[0], "endless", SWGPU_AUTO, &s, NULL);
+    swgpu__set_read_limit(0);
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    CHECK_EQ_INT(rc, SWGPU_EBUDGET);
+    const char *msg = swgpu_last_error(), *end = strchr(msg, ':');
+    static const char tail[] = ": more than 16777216 bytes held while reading (the limit for "
+                               "reading: SWGPU_READ_LIMIT, by default half of the physical memory)";
+    unsigned long line = 0;
+    CHECK(sscanf(msg, "file endless, line %lu", &line) == 1 && end && !strcmp(end, tail), "%s", msg);
+    /* stopped as it crossed: fewer residues read than the limit, and not
+     * far below it (the buffers of the reading, 5 MiB here, count too) */
+    CHECK(line * 60 <= (16u << 20) && line * 60 >= (10u << 20), "stopped at line %lu", line);
+    /* SWGPU_READ_LIMIT: a size, or an error */
+    const char *ok[] = {"a=MKVL"};
+    write_str(tmp("small.fa"), ">a\nMKVL\n");
+    setenv("SWGPU_READ_LIMIT", "12Q", 1);
+    expect_msg(tmp("small.fa"), SWGPU_EINVAL, "SWGPU_READ_LIMIT: '12Q' is not a size (bytes, or "
+               "with a suffix K, M, G or T)");
+    setenv("SWGPU_READ_LIMIT", "64K", 1); /* below the buffers of any reading */
+    expect_msg(tmp("small.fa"), SWGPU_EBUDGET, "file %s, line 1: more than 65536 bytes held while "
+               "reading (the limit for reading: SWGPU_READ_LIMIT, by default half of the physical "
+               "memory)", tmp("small.fa"));
+    setenv("SWGPU_READ_LIMIT", "1G", 1);
+    expect_records(tmp("small.fa"), 1, ok);
+    unsetenv("SWGPU_READ_LIMIT");
+}
+
 int main(void)
 {
     datadir = getenv("SWGPU_TESTDATA");
@@ -571,8 +772,13 @@ int main(void)
     test_large();
     test_huge();
     test_create_add();
+    test_gzip_trailing();
+    test_mixed_comments_ids();
+    test_cr_only();
+    test_read_limit();
     const char *names[] = {"multi.bin", "empty.gz", "full.gz", "cut.gz", "bad.gz", "db.swdb",
-                           "db.swdb.gz"};
+                           "db.swdb.gz", "member.gz", "two.gz", "junk.gz", "plus.gz", "zeros.gz",
+                           "mix.fa", "comm.fa", "semi.fq", "noid.fa", "cr.fa", "small.fa"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tmp(names[i]));
     rmdir(tmpdir);
     return tap_done();

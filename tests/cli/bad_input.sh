@@ -78,6 +78,65 @@ else
     fail "empty record: exit status $? ($(tail -n 1 "$T/err"))"
 fi
 
+# --- nothing read silently wrong -----------------------------------------
+# data after a gzip member that is not gzip: an error wherever a file is read
+cp "$T/full.fa.gz" "$T/junk.fa.gz" && printf 'junk\n' >> "$T/junk.fa.gz"
+cp "$T/full.fa.gz" "$T/plus.fa.gz" && printf '>extra\nMKWVTFISLL\n' >> "$T/plus.fa.gz"
+gz_end=$(($(wc -c < "$T/full.fa.gz") + 1))
+bad "gzip, then junk (-d)" "junk\.fa\.gz: data after the end of the gzip stream is not gzip \(byte $gz_end of the file\)" \
+    search -q $Q -d "$T/junk.fa.gz"
+bad "gzip, then FASTA (-q)" "plus\.fa\.gz: data after the end of the gzip stream is not gzip \(byte $gz_end " \
+    search -q "$T/plus.fa.gz" -d $DB
+bad "gzip, then junk (makedb)" "junk\.fa\.gz: data after the end of the gzip stream is not gzip" \
+    makedb "$T/junk.fa.gz" "$T/junk.swdb"
+[ -e "$T/junk.swdb" ] && fail "a failed makedb left its output" || pass
+bad "gzip, then junk (-q -)" "\(standard input\): data after the end of the gzip stream is not gzip" \
+    search -q - -d $DB < "$T/junk.fa.gz"
+# two gzip members are read; zero padding after the last is ignored with a warning
+"$SWGPU" search -q $Q -d $DB --outfmt '6 qseqid sseqid score' > "$T/plain.out" 2> /dev/null
+cat "$T/full.fa.gz" > "$T/pad.fa.gz" && head -c 512 /dev/zero >> "$T/pad.fa.gz"
+if "$SWGPU" search -q $Q -d "$T/pad.fa.gz" --outfmt '6 qseqid sseqid score' > "$T/out" 2> "$T/err"; then
+    grep -Eq "^\[swgpu [0-9.]+s\] warning: file .*pad\.fa\.gz: 512 zero bytes after the end of the gzip stream \(from byte $gz_end\) ignored" "$T/err" &&
+        cmp -s "$T/out" "$T/plain.out" && pass || fail "gzip with zero padding: $(cat "$T/err")"
+else
+    fail "gzip with zero padding: exit status $? ($(tail -n 1 "$T/err"))"
+fi
+printf '>q2 serum albumin signal peptide\nMKWVTFISLLFLFSSAYS\n;a comment\n@r1 a read\nMKWVTFISLL\n+\nIIIIIIIIII\n' > "$T/mixed.fa"
+if "$SWGPU" search -q "$T/mixed.fa" -d $DB --outfmt '6 qseqid qlen' -n 1 > "$T/out" 2> "$T/err"; then
+    [ "$(tr '\n\t' ' :' < "$T/out")" = "q2:18 r1:10 " ] && pass ||
+        fail "FASTQ after FASTA, ';' comment: $(cat "$T/out")"
+else
+    fail "FASTQ after FASTA: exit status $? ($(tail -n 1 "$T/err"))"
+fi
+printf '>a\nMKV\n>  \nMKWVTF\n' > "$T/noid.fa"
+bad "empty id" "noid\.fa, line 3: record 2 has an empty id \(nothing after '>'\)" search -q "$T/noid.fa" -d $DB
+printf '>a x\rMKWVTFISLL\r>b\rMKV\r' > "$T/cr.fa"
+bad "CR-only line ends" "cr\.fa, line 1: CR-only line ends \(a carriage return without a line feed\): convert" \
+    search -q "$T/cr.fa" -d $DB
+# a database from a pipe (a named one, /dev/stdin) is read once, as a stream
+mkfifo "$T/db.fifo"
+cat $DB > "$T/db.fifo" &
+"$SWGPU" search -q $Q -d "$T/db.fifo" --outfmt '6 qseqid sseqid score' > "$T/out" 2> "$T/err" &&
+    cmp -s "$T/out" "$T/plain.out" && pass || fail "database from a FIFO: $(tail -n 1 "$T/err")"
+wait
+cat $DB | "$SWGPU" search -q $Q -d /dev/stdin --outfmt '6 qseqid sseqid score' > "$T/out" 2> "$T/err" &&
+    cmp -s "$T/out" "$T/plain.out" && pass || fail "database from /dev/stdin (a pipe): $(tail -n 1 "$T/err")"
+# a makedb database through a pipe: refused, saying why
+"$SWGPU" makedb $DB "$T/pipe.swdb" --quiet
+cat "$T/pipe.swdb" > "$T/db.fifo" 2> /dev/null &
+bad "makedb database from a pipe" "db\.fifo: a swgpu makedb database cannot be read from a stream \(databases are memory-mapped: give its file name\)" \
+    search -q $Q -d "$T/db.fifo"
+kill $! 2> /dev/null; wait
+# an endless stream stops as the reading crosses its limit
+mkfifo "$T/endless"
+{ printf '>endless\n'; yes ACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGT | head -c 200000000; } > "$T/endless" 2> /dev/null &
+SWGPU_READ_LIMIT=8M
+export SWGPU_READ_LIMIT
+bad "endless query stream" "endless, line [0-9]+: more than 8388608 bytes held while reading \(the limit for reading: SWGPU_READ_LIMIT" \
+    search -q "$T/endless" -d $D/cli_dna_db.fasta
+unset SWGPU_READ_LIMIT
+kill $! 2> /dev/null; wait
+
 # --- scoring and options ------------------------------------------------
 bad "invalid matrix file" "bad\.mat" search -q $Q -d $DB --matrix "$T/bad.mat"
 bad "unknown matrix name" "BLOSUM99" search -q $Q -d $DB --matrix BLOSUM99
@@ -231,6 +290,9 @@ bad_in() {
 printf 'not a PSSM\n' > "$T/bad.pssm"
 bad "--pssm: missing file" "nope\.pssm.*(No such file|cannot open)" search --pssm "$T/nope.pssm" -d $DB
 bad "--pssm: not a PSSM" "bad\.pssm: no header line of column letters" search --pssm "$T/bad.pssm" -d $DB
+head -n 10 $P/q1.pssm > "$T/cut.pssm"
+bad "--pssm: cut at a row" "cut\.pssm: the file ends after position 7 without the blank line that ends the matrix" \
+    search --pssm "$T/cut.pssm" -d $DB
 bad "--pssm with -q" "-q and --pssm cannot be combined" search -q $Q --pssm $P/q1.pssm -d $DB
 bad "--pssm -" "--pssm -: a PSSM cannot be read from standard input" search --pssm - -d $DB
 bad "--pssm with a DNA database" "PSSMs but the database .*cli_dna_db\.fasta holds dna" \
