@@ -742,7 +742,11 @@ int swgpu_cmd_search(int argc, char **argv)
         free(in);
         goto lib_fail;
     }
-    swgpu_backend_prepare(&o); /* the GPU's set-up overlaps reading the inputs */
+    /* the GPU's set-up overlaps reading the inputs; an unknown --kernel fails here */
+    if ((rc = swgpu_backend_prepare(&o)) < 0) {
+        free(in);
+        goto lib_fail;
+    }
     if ((rc = swgpu_outfmt_parse(a->fmtspec, &fmt)) < 0 ||
         (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
         free(in);

@@ -196,4 +196,16 @@ bad "--out-pssm is a file" "--out-pssm .*pssmfile: not a directory" \
 bad "--out-pssm under a file" "--out-pssm .*pssmfile/sub: cannot create the directory .*pssmfile/sub: Not a directory" \
     search -q $Q -d $DB --out-pssm "$T/pssmfile/sub"
 
+# --- options refused early --------------------------------------------------
+bad "--kernel unknown (auto)" "kernel 'nope': unknown \(the cuda backend's kernels: default, dpx, simt, intra, vector, scan" \
+    search -q $Q -d $DB --kernel nope
+bad "--kernel unknown (cpu)" "kernel 'nope': unknown" search -q $Q -d $DB --kernel nope --backend cpu
+bad "--kernel unknown (ref)" "kernel 'nope': unknown" search -q $Q -d $DB --kernel nope --backend ref
+bad "--kernel simt on cpu" "kernel 'simt': backend cpu has no kernels to choose" \
+    search -q $Q -d $DB --kernel simt --backend cpu
+bad "--kernel simt on ref" "kernel 'simt': backend ref has no kernels to choose" \
+    search -q $Q -d $DB --kernel simt --backend ref
+"$SWGPU" search -q $Q -d $DB --kernel default --backend cpu --quiet | cmp -s - "$T/ref.tsv" && pass ||
+    fail "--kernel default on cpu"
+
 finish
