@@ -131,8 +131,8 @@ double cli_elapsed(void);
  * (unless quiet); negative values are returned unchanged, and 0 too (all
  * cores) unless cli_dist gives it a meaning */
 int cli_clamp_threads(int threads, int verbosity);
-/* "123", "512K", "1.5G", "4g" -> bytes (binary multiples); -1 after an error
- * naming the option */
+/* "123", "512K", "1.5G", "4g" -> bytes (binary multiples), at least 1 MiB
+ * (a memory budget); -1 after an error naming the option */
 int cli_parse_size(const char *opt, const char *s, uint64_t *out);
 
 /* An output file written atomically (see outfile.c).  path NULL: stdout. */

@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -121,10 +122,18 @@ static int parse_double(const char *opt, const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) {
+    if (end == s || *end || (errno && errno != ERANGE) || isnan(v)) {
         cli_error("%s: '%s' is not a number", opt, s);
         return -1;
     }
+    if (isinf(v) || (errno == ERANGE && fabs(v) > 1.0)) {
+        cli_error("%s: '%s' is out of range (at most %g)", opt, s, DBL_MAX);
+        return -1;
+    }
+    /* below the smallest double: that double, not 0 (e.g. -e 1e-400) */
+    if (errno == ERANGE && v == 0)
+        v = strchr(s, '-') && strchr(s, '-') < strpbrk(s, "0123456789.") ? -DBL_TRUE_MIN
+                                                                          : DBL_TRUE_MIN;
     *out = v;
     return 0;
 }

@@ -208,4 +208,21 @@ bad "--kernel simt on ref" "kernel 'simt': backend ref has no kernels to choose"
 "$SWGPU" search -q $Q -d $DB --kernel default --backend cpu --quiet | cmp -s - "$T/ref.tsv" && pass ||
     fail "--kernel default on cpu"
 
+# -e below the smallest double is that double (no hit is that good here)
+"$SWGPU" search -q $Q -d $DB -e 1e-400 --quiet > "$T/out" 2> "$T/err" && [ ! -s "$T/out" ] &&
+    [ ! -s "$T/err" ] && pass || fail "-e 1e-400: $(cat "$T/err")"
+bad "-e overflow" "--evalue: '1e400' is out of range" search -q $Q -d $DB -e 1e400
+bad "--inclusion-evalue overflow" "--inclusion-evalue: '1e999' is out of range" \
+    search -q $Q -d $DB --inclusion-evalue 1e999
+bad "search --max-memory 1K" "--max-memory 1K \(1024 bytes\): at least 1 MiB is needed" \
+    search -q $Q -d $DB --max-memory 1K
+bad "align --max-memory 1K" "--max-memory 1K \(1024 bytes\): at least 1 MiB is needed" \
+    align $D/long_a.fa $D/long_b.fa --max-memory 1K
+bad "-o ''" "output '': an empty file name" search -q $Q -d $DB -o ''
+long=$(printf '%0250d' 0)
+bad "-o name too long for its temporary" "output .*${long}: the name is too long for its temporary file ${long}\.tmp\.[0-9]+ \(at most 255 bytes" \
+    search -q $Q -d $DB -o "$T/$long"
+bad "makedb OUT name too long" "makedb: OUT .*${long}: the name is too long for its temporary" \
+    makedb $DB "$T/$long"
+
 finish
