@@ -159,8 +159,10 @@ int cli_out_close(cli_out_t *o);
 /* Close and remove the temporary (safe to call twice or when unopened). */
 void cli_out_abort(cli_out_t *o);
 /* path with its symbolic links followed (the last link's target, which
- * need not exist) in dest; -1 after an error naming opt (an empty name, a
- * loop of links, a path that cannot be looked up). */
+ * need not exist) in dest: 0; 1 (dest = path) when the links name an open
+ * file rather than a path (/dev/stdout, /dev/fd/N, /proc/...: written in
+ * place); -1 after an error naming opt (an empty name, a loop of links, a
+ * path that cannot be looked up). */
 int cli_out_resolve(const char *opt, const char *path, char *dest, size_t size);
 /* An input of a command: its path and what it is ("query file", ...). */
 typedef struct {

@@ -99,6 +99,13 @@ static const char *label(const char *opt)
     return !opt || !strcmp(opt, "-o") ? "output" : opt;
 }
 
+/* cli_out_resolve's answer for a path written in place: path itself */
+static int in_place(const char *path, char *dest, size_t size)
+{
+    snprintf(dest, size, "%s", path);
+    return 1;
+}
+
 int cli_out_resolve(const char *opt, const char *path, char *dest, size_t size)
 {
     char link[PATH_MAX], next[PATH_MAX];
@@ -112,17 +119,27 @@ int cli_out_resolve(const char *opt, const char *path, char *dest, size_t size)
         return -1;
     }
     for (int hops = 0;; hops++) {
+        /* links of /proc (/dev/stdout, /dev/fd/N) name open files, which
+         * their text does not: the path itself is written in place */
+        if (!strncmp(dest, "/proc/", 6))
+            return in_place(path, dest, size);
         if (lstat(dest, &sb) != 0) {
-            if (errno == ENOENT)
-                return 0; /* a new file */
+            if (errno == ENOENT) { /* a new file, unless the kernel sees one */
+                struct stat ks;
+                return stat(path, &ks) == 0 ? in_place(path, dest, size) : 0;
+            }
             if (strcmp(dest, path))
                 cli_error("%s %s: its target %s: %s", label(opt), path, dest, strerror(errno));
             else
                 cli_error("%s %s: %s", label(opt), path, strerror(errno));
             return -1;
         }
-        if (!S_ISLNK(sb.st_mode))
+        if (!S_ISLNK(sb.st_mode)) {
+            struct stat ks;
+            if (hops && stat(path, &ks) == 0 && (ks.st_dev != sb.st_dev || ks.st_ino != sb.st_ino))
+                return in_place(path, dest, size);
             return 0;
+        }
         if (hops == 40) {
             cli_error("%s %s: too many levels of symbolic links", label(opt), path);
             return -1;
@@ -186,9 +203,10 @@ FILE *cli_out_open(cli_out_t *o, const char *path)
         o->fp = stdout;
         return o->fp;
     }
-    if (cli_out_resolve("-o", path, o->dest, sizeof o->dest) < 0)
+    int special = cli_out_resolve("-o", path, o->dest, sizeof o->dest);
+    if (special < 0)
         return NULL;
-    if (stat(o->dest, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    if (special || (stat(o->dest, &sb) == 0 && !S_ISREG(sb.st_mode))) {
         if (S_ISDIR(sb.st_mode)) {
             cli_error("output %s: is a directory", path);
             return NULL;
@@ -217,8 +235,14 @@ int cli_out_open_dir(cli_out_t *o, const char *opt, const char *path, char *file
     memset(o, 0, sizeof *o);
     o->path = path;
     o->tmpdir = 1;
-    if (cli_out_resolve(opt, path, o->dest, sizeof o->dest) < 0)
+    int special = cli_out_resolve(opt, path, o->dest, sizeof o->dest);
+    if (special < 0)
         return -1;
+    if (special) {
+        cli_error("%s %s: names an open file (such as /dev/stdout), not a regular file "
+                  "(refusing to replace it: give a file name)", opt, path);
+        return -1;
+    }
     if (stat(o->dest, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         int link = strcmp(o->dest, path) != 0;
         cli_error("%s %s: %s%s%s %s, not a regular file (refusing to replace it: give a file "
@@ -341,8 +365,11 @@ int cli_check_output(const char *opt, const char *out, const cli_input_t *in, in
     char dest[PATH_MAX], tmp[PATH_MAX + 32];
     if (!out)
         return 0;
-    if (cli_out_resolve(opt, out, dest, sizeof dest) < 0)
+    int special = cli_out_resolve(opt, out, dest, sizeof dest);
+    if (special < 0)
         return -1;
+    if (special)
+        return 0; /* an open file (/dev/stdout) written in place */
     if (stat(dest, &so) == 0) {
         if (S_ISDIR(so.st_mode)) {
             cli_error("%s %s: is a directory", label(opt), out);

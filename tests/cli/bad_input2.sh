@@ -69,6 +69,10 @@ ln -s link2.tsv "$T/ln/link1.tsv"; ln -s sub/new.tsv "$T/ln/link2.tsv"; mkdir "$
     [ -L "$T/ln/link2.tsv" ] && cmp -s "$T/ref.tsv" "$T/ln/sub/new.tsv" && pass ||
     fail "-o chain of links to a new file"
 no_tmp "$T/ln" "-o through links"
+# /dev/stdout and /dev/fd/1 name the open standard output: written in place
+"$SWGPU" search -q $Q -d $DB -o /dev/stdout --quiet > "$T/so.tsv" && cmp -s "$T/so.tsv" "$T/ref.tsv" &&
+    "$SWGPU" search -q $Q -d $DB -o /dev/fd/1 --quiet | cmp -s - "$T/ref.tsv" && pass ||
+    fail "-o /dev/stdout or /dev/fd/1"
 ln -s loop_b "$T/ln/loop_a"; ln -s loop_a "$T/ln/loop_b"
 bad "-o loop of links" "output .*loop_a: too many levels of symbolic links" \
     search -q $Q -d $DB -o "$T/ln/loop_a"
