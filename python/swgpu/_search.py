@@ -589,8 +589,8 @@ def _refuse_input(source, output):
     if si is not None:
         if (si.st_dev, si.st_ino) == (so.st_dev, so.st_ino):
             raise _error(_swgpu.InvalidArgumentError,
-                         "database %s: is the file this database was read from (%s); refusing "
-                         "to replace it" % (out, source))
+                         "database %s: is the file this database was read from; refusing "
+                         "to replace it" % out)
         return
     # a BLAST database prefix: its files are PREFIX[.volume].EXT
     name = os.path.basename(out)
