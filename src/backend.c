@@ -12,7 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
+/* The kernels of the cuda backend (opts->kernel; src/cuda/engine.cu picks
+ * them); the cpu and ref backends have none to choose. */
+static const char *const gpu_kernels[] = {"default", "dpx", "simt", "intra", "vector", "scan"};
+
+/* The backend o asks for, SWGPU_BACKEND applied to "auto"; -1 after an
+ * error (an unknown value of SWGPU_BACKEND). */
+static int requested_backend(const swgpu_opts_t *o)
 {
     swgpu_backend_t b = o->backend;
     const char *env = getenv("SWGPU_BACKEND");
@@ -23,6 +29,38 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
         else if (strcmp(env, "auto"))
             return swgpu__fail(SWGPU_EINVAL, "SWGPU_BACKEND=%s: expected ref, cpu, cuda or auto", env);
     }
+    return (int)b;
+}
+
+/* o->kernel against backend b: an unknown name is an error whatever the
+ * backend, and so is a kernel asked of the cpu or ref backend ("default"
+ * apart); "auto" without a GPU runs the cpu backend and lets it pass. */
+static int check_kernel(const swgpu_opts_t *o, int b)
+{
+    const char *k = o->kernel;
+    size_t i, n = sizeof gpu_kernels / sizeof *gpu_kernels;
+    if (!k)
+        return SWGPU_OK;
+    for (i = 0; i < n && strcmp(k, gpu_kernels[i]); i++)
+        ;
+    if (i == n)
+        return swgpu__fail(SWGPU_EINVAL, "kernel '%s': unknown (the cuda backend's kernels: "
+                                         "default, dpx, simt, intra, vector, scan; the cpu and "
+                                         "ref backends have none)", k);
+    if ((b == SWGPU_BACKEND_CPU || b == SWGPU_BACKEND_REF) && strcmp(k, "default"))
+        return swgpu__fail(SWGPU_EINVAL, "kernel '%s': backend %s has no kernels to choose (a "
+                                         "kernel is chosen for the cuda backend only)",
+                           k, b == SWGPU_BACKEND_CPU ? "cpu" : "ref");
+    return SWGPU_OK;
+}
+
+int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
+{
+    int b = requested_backend(o), rc;
+    if (b < 0)
+        return b;
+    if ((rc = check_kernel(o, b)) < 0)
+        return rc;
     switch (b) {
     case SWGPU_BACKEND_REF:
         *ops = &swgpu__engine_ref;
@@ -55,12 +93,12 @@ int swgpu_backend_prepare(const swgpu_opts_t *o)
 {
     if (!o)
         return swgpu__fail(SWGPU_EINVAL, "backend prepare: NULL options");
+    int b = requested_backend(o), rc;
+    if (b < 0)
+        return b;
+    if ((rc = check_kernel(o, b)) < 0)
+        return rc;
 #if SWGPU_HAVE_CUDA
-    const char *env = getenv("SWGPU_BACKEND");
-    int b = o->backend;
-    if (b == SWGPU_BACKEND_AUTO && env && *env)
-        b = !strcmp(env, "cuda") ? SWGPU_BACKEND_CUDA
-            : !strcmp(env, "auto") ? SWGPU_BACKEND_AUTO : SWGPU_BACKEND_CPU;
     if (b == SWGPU_BACKEND_AUTO || b == SWGPU_BACKEND_CUDA)
         swgpu__cuda_prepare(o->gpus);
 #endif

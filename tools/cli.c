@@ -124,5 +124,10 @@ int cli_parse_size(const char *opt, const char *s, uint64_t *out)
         return -1;
     }
     *out = (uint64_t)(v * mul);
+    if (*out < (uint64_t)1 << 20) { /* budgets are counted in MiB */
+        cli_error("%s %s (%llu bytes): at least 1 MiB is needed", opt, s,
+                  (unsigned long long)*out);
+        return -1;
+    }
     return 0;
 }

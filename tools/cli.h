@@ -132,35 +132,53 @@ double cli_elapsed(void);
  * (unless quiet); negative values are returned unchanged, and 0 too (all
  * cores) unless cli_dist gives it a meaning */
 int cli_clamp_threads(int threads, int verbosity);
-/* "123", "512K", "1.5G", "4g" -> bytes (binary multiples); -1 after an error
- * naming the option */
+/* "123", "512K", "1.5G", "4g" -> bytes (binary multiples), at least 1 MiB
+ * (a memory budget); -1 after an error naming the option */
 int cli_parse_size(const char *opt, const char *s, uint64_t *out);
 
 /* An output file written atomically (see outfile.c).  path NULL: stdout. */
 #include <limits.h>
 #include <stdio.h>
 typedef struct {
-    const char *path;
-    char tmp[PATH_MAX + 32]; /* non-empty while a temporary exists */
+    const char *path;         /* as given */
+    char dest[PATH_MAX];      /* path, symbolic links followed: what the rename replaces */
+    char tmp[PATH_MAX + 32];  /* non-empty while a temporary exists */
+    int tmpdir;               /* tmp is a directory (cli_out_open_dir) */
     FILE *fp;
 } cli_out_t;
 /* Open; NULL after printing an error. */
 FILE *cli_out_open(cli_out_t *o, const char *path);
+/* For a writer that takes a file name (makedb): a private directory
+ * dest.tmp.<pid> beside path's target, and in *file the name inside it to
+ * write; cli_out_close() renames that file over the target, and
+ * cli_out_abort() or SIGINT/SIGTERM/SIGHUP remove the directory with what it
+ * holds.  A target that exists and is not a regular file (a directory, a
+ * FIFO, a device) is refused.  -1 after printing an error naming opt. */
+int cli_out_open_dir(cli_out_t *o, const char *opt, const char *path, char *file, size_t size);
 /* Flush, close and rename into place; -1 after printing an error. */
 int cli_out_close(cli_out_t *o);
 /* Close and remove the temporary (safe to call twice or when unopened). */
 void cli_out_abort(cli_out_t *o);
+/* path with its symbolic links followed (the last link's target, which
+ * need not exist) in dest: 0; 1 (dest = path) when the links name an open
+ * file rather than a path (/dev/stdout, /dev/fd/N, /proc/...: written in
+ * place); -1 after an error naming opt (an empty name, a loop of links, a
+ * path that cannot be looked up). */
+int cli_out_resolve(const char *opt, const char *path, char *dest, size_t size);
 /* An input of a command: its path and what it is ("query file", ...). */
 typedef struct {
     const char *path;
     const char *what;
 } cli_input_t;
 /* -1 after printing an error when output `out` (named by `opt`, e.g. "-o")
- * is the same file as one of the n inputs (an input "-" is standard input:
- * the file it reads, when it is one): same device and inode, links
- * followed, so a symbolic or hard link to an input counts too, or when an
- * input names a BLAST database (a prefix) and out is one of its files.  0
- * when out is NULL, does not exist yet, or is a device such as /dev/null. */
+ * cannot be written or would replace an input: an empty name, a directory,
+ * a name too long for its temporary file, a directory where the temporary
+ * cannot be created (missing, read-only), or the same file as one of the n
+ * inputs (an input "-" is standard input: the file it reads, when it is
+ * one): same device and inode, links followed, so a symbolic or hard link to
+ * an input counts too, or when an input names a BLAST database (a prefix)
+ * and out is one of its files (versions 4 and 5).  0 when out is NULL, a
+ * device such as /dev/null or a FIFO, or can be written. */
 int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n);
 
 #endif

@@ -16,7 +16,8 @@ static void usage(FILE *fp)
           "\n"
           "Converts IN (FASTA or FASTQ, plain or gzip, or a BLAST database named as given to\n"
           "makeblastdb -out) into the binary database OUT for 'swgpu search -d OUT'.  OUT is\n"
-          "written to a temporary name and renamed when complete.\n"
+          "written in a temporary directory OUT.tmp.PID and renamed when complete (for a\n"
+          "symbolic link, its target is replaced); a directory, FIFO or device is refused.\n"
           "\n"
           "options:\n"
           "      --type prot|dna    sequence type (default: detected from the sequences)\n"
@@ -99,13 +100,25 @@ int swgpu_cmd_makedb(int argc, char **argv)
         if (cli_check_output("makedb: OUT", outp, inp, 1) < 0)
             return 1;
     }
+    /* the database is written into a private directory beside OUT, made
+     * now (a bad OUT fails before IN is read), renamed over OUT when whole;
+     * an interrupted run removes the directory */
+    cli_out_t out;
+    char file[sizeof out.tmp + 8];
+    if (cli_out_open_dir(&out, "makedb: OUT", outp, file, sizeof file) < 0)
+        return 1;
 
     swgpu_db_t *db = NULL;
     swgpu_read_info_t info;
     memset(&info, 0, sizeof info);
-    if ((rc = swgpu_db_open(in, type, &db, &info)) < 0 || (rc = swgpu_db_write(db, outp)) < 0) {
+    if ((rc = swgpu_db_open(in, type, &db, &info)) < 0 || (rc = swgpu_db_write(db, file)) < 0) {
         const char *m = swgpu_last_error();
         cli_error("%s", m && *m ? m : swgpu_strerror(rc));
+        cli_out_abort(&out);
+        swgpu_db_destroy(db);
+        return 1;
+    }
+    if (cli_out_close(&out) < 0) {
         swgpu_db_destroy(db);
         return 1;
     }

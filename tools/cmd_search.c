@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -78,8 +79,11 @@ static void usage(FILE *fp)
           "                         that the next round searches with; a query stops early when\n"
           "                         a round includes no new hit\n"
           "      --inclusion-evalue X  E-value for inclusion in the PSSM (default 0.002)\n"
-          "      --out-pssm DIR     write each query's PSSM of its last round as DIR/ID.pssm\n"
-          "                         (psiblast's ASCII format: --pssm reads it back)\n"
+          "      --out-pssm DIR     write each query's PSSM of its last round as DIR/NAME.pssm\n"
+          "                         (psiblast's ASCII format: --pssm reads it back); NAME is\n"
+          "                         the id with bytes other than letters, digits and ._-+ (and\n"
+          "                         a leading .) as _, and _N added for query N when an\n"
+          "                         earlier query has that name; DIR is created if missing\n"
           "      --report last|all  the last round of each query (default), or every round\n"
           "                         (format 7: '# Iteration: N' lines; pair: 'Results from\n"
           "                         round N'; format 6: the rows of every round in turn)\n"
@@ -122,10 +126,18 @@ static int parse_double(const char *opt, const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) {
+    if (end == s || *end || (errno && errno != ERANGE) || isnan(v)) {
         cli_error("%s: '%s' is not a number", opt, s);
         return -1;
     }
+    if (isinf(v) || (errno == ERANGE && fabs(v) > 1.0)) {
+        cli_error("%s: '%s' is out of range (at most %g)", opt, s, DBL_MAX);
+        return -1;
+    }
+    /* below the smallest double: that double, not 0 (e.g. -e 1e-400) */
+    if (errno == ERANGE && v == 0)
+        v = strchr(s, '-') && strchr(s, '-') < strpbrk(s, "0123456789.") ? -DBL_TRUE_MIN
+                                                                          : DBL_TRUE_MIN;
     *out = v;
     return 0;
 }
@@ -453,6 +465,8 @@ typedef struct {
     swgpu_matrix_t *m;
     swgpu_search_result_t *res;  /* one round */
     swgpu_iterate_result_t *it;  /* or an iterated search */
+    char **pssm_names;           /* --out-pssm: each query's file name (pssm_names) */
+    size_t npssm_names;
 } search_t;
 
 static void search_free(search_t *S)
@@ -466,6 +480,9 @@ static void search_free(search_t *S)
     for (int i = 0; S->pssms && i < S->a.npssm; i++)
         swgpu_pssm_destroy(S->pssms[i]);
     free(S->pssms);
+    for (size_t i = 0; S->pssm_names && i < S->npssm_names; i++)
+        free(S->pssm_names[i]);
+    free(S->pssm_names);
     cli_search_args_free(&S->a);
 }
 
@@ -499,50 +516,133 @@ static int read_queries(search_t *S, swgpu_read_info_t *qi)
     return 0;
 }
 
-/* --out-pssm DIR: the file of query i, DIR/ID.pssm ('/' in the id as '_';
- * "queryN" for an empty id); -1 after an error when it does not fit. */
+/* --out-pssm DIR: the file name of each query's PSSM, ID.pssm, made safe
+ * and unique.  The id's bytes other than letters, digits and ". _ - +"
+ * become '_', as does a leading '.'; an id longer than 200 bytes is cut
+ * there; an empty id is "queryN" (N: the query's number from 1).  When an
+ * earlier query has the name already, "_N" is appended (again while it is
+ * still taken).  Names in S->pssm_names; -1 after an error. */
+static int pssm_names(search_t *S, size_t nq)
+{
+    if (!(S->pssm_names = calloc(nq ? nq : 1, sizeof *S->pssm_names))) {
+        cli_error("out of memory for %zu PSSM file names", nq);
+        return -1;
+    }
+    S->npssm_names = nq;
+    for (size_t i = 0; i < nq; i++) {
+        char name[256];
+        const char *id;
+        size_t k = 0;
+        if (S->queries) {
+            swgpu_seq_t q;
+            swgpu_seqset_get(S->queries, i, &q);
+            id = q.id;
+        } else {
+            id = swgpu_pssm_id(S->pssms[i]);
+        }
+        for (; id[k] && k < 200; k++) {
+            unsigned char c = (unsigned char)id[k];
+            int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                     c == '_' || c == '-' || c == '+' || (c == '.' && k > 0);
+            name[k] = ok ? (char)c : '_';
+        }
+        name[k] = '\0';
+        if (!k)
+            snprintf(name, sizeof name, "query%zu", i + 1);
+        for (;;) {
+            size_t j = 0;
+            while (j < i && strcmp(S->pssm_names[j], name))
+                j++;
+            if (j == i)
+                break;
+            size_t len = strlen(name);
+            snprintf(name + len, sizeof name - len, "_%zu", i + 1);
+            if (strlen(name) == len) {
+                cli_error("--out-pssm %s: no unique file name for query %zu (%s)",
+                          S->a.out_pssm, i + 1, id);
+                return -1;
+            }
+        }
+        if (!(S->pssm_names[i] = strdup(name))) {
+            cli_error("out of memory for %zu PSSM file names", nq);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --out-pssm DIR: the file of query i, DIR/NAME.pssm; -1 after an error
+ * when it does not fit. */
 static int pssm_path(const search_t *S, size_t i, char *path, size_t size)
 {
-    char name[256];
-    const char *id;
-    size_t k = 0;
-    if (S->queries) {
-        swgpu_seq_t q;
-        swgpu_seqset_get(S->queries, i, &q);
-        id = q.id;
-    } else {
-        id = swgpu_pssm_id(S->pssms[i]);
-    }
-    for (; id[k] && k < sizeof name - 1; k++)
-        name[k] = id[k] == '/' ? '_' : id[k];
-    name[k] = '\0';
-    if (!k || !strcmp(name, ".") || !strcmp(name, ".."))
-        snprintf(name, sizeof name, "query%zu", i + 1);
-    if (snprintf(path, size, "%s/%s.pssm", S->a.out_pssm, name) >= (int)size) {
-        cli_error("--out-pssm %s: the path of %s's PSSM is too long", S->a.out_pssm, id);
+    if (snprintf(path, size, "%s/%s.pssm", S->a.out_pssm, S->pssm_names[i]) >= (int)size) {
+        cli_error("--out-pssm %s: the path of query %zu's PSSM (%s.pssm) is too long",
+                  S->a.out_pssm, i + 1, S->pssm_names[i]);
         return -1;
     }
     return 0;
 }
 
-/* --out-pssm DIR, before the search: a directory, and no file there that
- * would replace an input */
-static int check_pssm_dir(const search_t *S, size_t nq, const cli_input_t *in, int nin)
+/* mkdir -p DIR; -1 after an error */
+static int make_dir(const char *opt, const char *dir)
 {
+    char p[PATH_MAX];
     struct stat sb;
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        cli_error("%s %s: the name is too long", opt, dir);
+        return -1;
+    }
+    for (char *c = p + 1;; c++) {
+        if (*c && *c != '/')
+            continue;
+        char end = *c;
+        *c = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            cli_error("%s %s: cannot create the directory %s: %s", opt, dir, p, strerror(errno));
+            return -1;
+        }
+        *c = end;
+        if (!end)
+            break;
+    }
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        cli_error("%s %s: not a directory", opt, dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* --out-pssm DIR, before the search: the directory (made when missing),
+ * unique safe names, and no file there that would replace an input or the
+ * -o output */
+static int check_pssm_dir(search_t *S, size_t nq, const cli_input_t *in, int nin)
+{
     char path[PATH_MAX];
-    if (stat(S->a.out_pssm, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    struct stat sb;
+    cli_input_t *in2;
+    if (stat(S->a.out_pssm, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
         cli_error("--out-pssm %s: not a directory", S->a.out_pssm);
         return -1;
     }
+    if (make_dir("--out-pssm", S->a.out_pssm) < 0 || pssm_names(S, nq) < 0)
+        return -1;
+    if (!(in2 = malloc((size_t)(nin + 1) * sizeof *in2))) {
+        cli_error("out of memory");
+        return -1;
+    }
+    memcpy(in2, in, (size_t)nin * sizeof *in2);
+    in2[nin] = (cli_input_t){S->a.opath, "output (-o)"};
     for (size_t i = 0; i < nq; i++)
         if (pssm_path(S, i, path, sizeof path) < 0 ||
-            cli_check_output("--out-pssm", path, in, nin) < 0)
+            cli_check_output("--out-pssm", path, in2, nin + 1) < 0) {
+            free(in2);
             return -1;
+        }
+    free(in2);
     return 0;
 }
 
-/* --out-pssm DIR: every query's last PSSM as DIR/ID.pssm, each written whole
+/* --out-pssm DIR: every query's last PSSM as DIR/NAME.pssm, each written whole
  * or not at all. */
 static int write_pssms(search_t *S, const swgpu_opts_t *o)
 {
@@ -667,7 +767,11 @@ int swgpu_cmd_search(int argc, char **argv)
         free(in);
         goto lib_fail;
     }
-    swgpu_backend_prepare(&o); /* the GPU's set-up overlaps reading the inputs */
+    /* the GPU's set-up overlaps reading the inputs; an unknown --kernel fails here */
+    if ((rc = swgpu_backend_prepare(&o)) < 0) {
+        free(in);
+        goto lib_fail;
+    }
     if ((rc = swgpu_outfmt_parse(a->fmtspec, &fmt)) < 0 ||
         (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
         free(in);

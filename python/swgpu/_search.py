@@ -482,7 +482,9 @@ class Database(_SeqList):
 
     def write(self, path) -> None:
         """Write the database as a ``swgpu makedb`` file (written to a
-        temporary name, then renamed; never over the file it was read from)."""
+        temporary name, then renamed; never over the file it was read from,
+        nor over a file of the BLAST database it was read from)."""
+        _refuse_input(self.path, path)
         self._c.write(path)
 
     def _queries(self, queries):
@@ -600,9 +602,49 @@ Database.search.__doc__ = Database.search.__doc__.replace(
     "{psi_options}", _options_doc(_swgpu.psi_options, 8))
 
 
+# the extensions of a BLAST database's files, versions 4 and 5 (as the
+# swgpu tool's input guard, tools/outfile.c)
+_BLASTDB_EXT = ("al", "in", "sq", "hr", "og", "sd", "si", "ni", "nd", "pi", "pd", "hi", "hd",
+                "os", "ot", "tf", "to", "db", "js", "aa", "ab", "ac")
+
+
+def _refuse_input(source, output):
+    """Raise InvalidArgumentError when output (an existing file, links
+    followed) is the file source (what a Database was read from) or a file
+    of the BLAST database that the prefix source names."""
+    if source is None:
+        return
+    out = os.fsdecode(output)
+    try:
+        so = os.stat(out)
+    except OSError:
+        return  # nothing there yet
+    try:
+        si = os.stat(source)
+    except OSError:
+        si = None
+    if si is not None:
+        if (si.st_dev, si.st_ino) == (so.st_dev, so.st_ino):
+            raise _error(_swgpu.InvalidArgumentError,
+                         "database %s: is the file this database was read from; refusing "
+                         "to replace it" % out)
+        return
+    # a BLAST database prefix: its files are PREFIX[.volume].EXT
+    name = os.path.basename(out)
+    if (len(name) > 4 and name[-4] == "." and name[-3] in "pn" and name[-2:] in _BLASTDB_EXT):
+        want = os.path.join(os.path.realpath(os.path.dirname(source) or "."),
+                            os.path.basename(source)) + "."
+        if os.path.basename(source) and os.path.realpath(out).startswith(want):
+            raise _error(_swgpu.InvalidArgumentError,
+                         "database %s: is a file of the BLAST database %s this database was "
+                         "read from; refusing to replace it" % (out, source))
+
+
 def makedb(input, output, type="auto") -> Database:
     """``swgpu makedb INPUT OUTPUT``: read a FASTA/FASTQ file (plain or gzip)
-    and write it as a binary database; returns the Database read."""
+    and write it as a binary database; returns the Database read.  Refuses
+    to replace input (or a file of the BLAST database input names)."""
+    _refuse_input(os.fsdecode(input), output)
     db = Database(input, type)
     db.write(output)
     return db

@@ -304,8 +304,8 @@ bad "--iterations 0" "--iterations 0: must be >= 1" search -q $Q -d $DB --iterat
 bad "--iterations not a number" "--iterations: 'two' is not an integer" search -q $Q -d $DB --iterations two
 bad "--inclusion-evalue 0" "--inclusion-evalue 0: must be > 0" search -q $Q -d $DB --inclusion-evalue 0
 bad "--report bad" "--report: 'every' is not last or all" search -q $Q -d $DB --report every
-bad "--out-pssm not a directory" "--out-pssm .*nodir: not a directory" \
-    search -q $Q -d $DB --out-pssm "$T/nodir"
+bad "--out-pssm not a directory" "--out-pssm .*text\.txt: not a directory" \
+    search -q $Q -d $DB --out-pssm "$T/text.txt"
 bad "--iterations with DNA" "take protein queries; .*cli_dna_q\.fasta holds dna" \
     search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --iterations 2
 bad "-d -" "-d -: the database cannot be read from standard input" search -q $Q -d -

@@ -188,6 +188,34 @@ SWGPU_MPI_WEIGHTS=1,6,2 $RUN -np 3 "$MPI" search -q "$T/q20.fa" -d "$T/ties.swdb
     --backend cpu --quiet > "$T/w.out" 2>&1 &&
     "$SWGPU" search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu --quiet > "$T/w.want" &&
     cmp -s "$T/w.out" "$T/w.want" && pass || fail "SWGPU_MPI_WEIGHTS=1,6,2: output differs"
+# weights out of range, or not one per rank: refused (rank 0's message)
+SWGPU_MPI_WEIGHTS=1,0,2 fails "SWGPU_MPI_WEIGHTS=1,0,2" \
+    "^swgpu: SWGPU_MPI_WEIGHTS=1,0,2: weight 2 \('0'\) is not a finite number > 0$" "$T/w0.out" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu -o "$T/w0.out"
+SWGPU_MPI_WEIGHTS=1,inf,2 fails "SWGPU_MPI_WEIGHTS=1,inf,2" \
+    "^swgpu: SWGPU_MPI_WEIGHTS=1,inf,2: weight 2 \('inf'\) is not a finite number > 0$" "" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu
+SWGPU_MPI_WEIGHTS=1,-3,2 fails "SWGPU_MPI_WEIGHTS=1,-3,2" \
+    "^swgpu: SWGPU_MPI_WEIGHTS=1,-3,2: weight 2 \('-3'\) is not a finite number > 0$" "" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu
+SWGPU_MPI_WEIGHTS=1e308,1e308,1 fails "SWGPU_MPI_WEIGHTS: sum too large" \
+    "^swgpu: SWGPU_MPI_WEIGHTS=1e308,1e308,1: the weights' sum is too large$" "" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu
+SWGPU_MPI_WEIGHTS=1,2 fails "SWGPU_MPI_WEIGHTS: too few" \
+    "^swgpu: SWGPU_MPI_WEIGHTS=1,2: expected 3 weights \(one per rank\), separated by commas$" "" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu
+# the whole-file checksum, as swgpu checks it: a residue changed to another
+# valid one (each part's own checks pass) is found
+sz=$(wc -c < "$T/db.swdb")
+cp "$T/db.swdb" "$T/flip.swdb"
+printf '\001' | dd of="$T/flip.swdb" bs=1 seek=$((sz - 300)) conv=notrunc 2> /dev/null
+if cmp -s "$T/db.swdb" "$T/flip.swdb"; then
+    fail "damaged database: the byte changed was already 1"
+else
+    fails "damaged makedb database (whole-file checksum)" \
+        "^swgpu: database .*flip\.swdb: checksum mismatch \(corrupt file\)$" "$T/flip.out" \
+        search -q $Q -d "$T/flip.swdb" --backend cpu -o "$T/flip.out"
+fi
 SWGPU_MPI_BALANCE=measure $RUN -np 2 "$MPI" search -q "$T/q20.fa" -d "$T/ties.fa" \
     --backend cpu > "$T/m.out" 2> "$T/m.err" && cmp -s "$T/m.out" "$T/w.want" &&
     grep -q 'database shares by measured speed' "$T/m.err" && pass ||

@@ -36,6 +36,7 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +159,7 @@ static int gather_bytes(const buf_t *b, char **all, size_t *off, size_t *len)
 
 /* ---------------------------------------------------------------- the split */
 
-enum { BAL_AUTO, BAL_EQUAL, BAL_MEASURE, BAL_WEIGHTS };
+enum { BAL_AUTO, BAL_EQUAL, BAL_MEASURE, BAL_WEIGHTS, BAL_BAD };
 
 static int str_cmp(const void *a, const void *b)
 {
@@ -278,9 +279,11 @@ done:
 }
 
 /* Each rank's share of the database: rank 0's SWGPU_MPI_BALANCE (auto,
- * equal, measure) or SWGPU_MPI_WEIGHTS (one positive number per rank) for
- * everyone; auto measures only when the ranks differ. */
-static void shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double *w)
+ * equal, measure) or SWGPU_MPI_WEIGHTS (one finite number > 0 per rank,
+ * their sum finite) for everyone; auto measures only when the ranks differ.
+ * -1 on every rank when SWGPU_MPI_WEIGHTS is not such a list (rank 0 has
+ * the message). */
+static int shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double *w)
 {
     int mode = BAL_AUTO, size = mpi_g.size;
     for (int k = 0; k < size; k++)
@@ -294,27 +297,35 @@ static void shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double 
         if (ws && *ws) {
             char *end;
             const char *p = ws;
+            double sum = 0;
             int k = 0;
-            for (; k < size; k++) {
+            for (; k < size && mode != BAL_BAD && *p; k++) {
                 w[k] = strtod(p, &end);
-                if (end == p || !(w[k] > 0))
-                    break;
+                if (end == p || (*end && *end != ',') || !isfinite(w[k]) || !(w[k] > 0)) {
+                    cli_error("SWGPU_MPI_WEIGHTS=%s: weight %d ('%.*s') is not a finite number "
+                              "> 0", ws, k + 1, (int)strcspn(p, ","), p);
+                    mode = BAL_BAD;
+                } else if (!isfinite(sum += w[k])) {
+                    cli_error("SWGPU_MPI_WEIGHTS=%s: the weights' sum is too large", ws);
+                    mode = BAL_BAD;
+                }
                 p = *end == ',' ? end + 1 : end;
             }
-            if (k == size && *p == 0)
-                mode = BAL_WEIGHTS;
-            else {
-                fprintf(stderr, "[swgpu %.2fs] warning: SWGPU_MPI_WEIGHTS=%s is not %d positive "
-                                "numbers: ignored\n", cli_elapsed(), ws, size);
-                for (k = 0; k < size; k++)
-                    w[k] = 1;
+            if (mode != BAL_BAD && (k < size || *p || p[-1] == ',')) {
+                cli_error("SWGPU_MPI_WEIGHTS=%s: expected %d weights (one per rank), "
+                          "separated by commas", ws, size);
+                mode = BAL_BAD;
             }
+            if (mode != BAL_BAD)
+                mode = BAL_WEIGHTS;
         }
     }
     MPI_Bcast(&mode, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (mode == BAL_BAD)
+        return -1;
     MPI_Bcast(w, size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (mode == BAL_EQUAL || mode == BAL_WEIGHTS || size == 1)
-        return;
+        return 0;
     if (mode == BAL_AUTO) {
         char mine[1024], *all = malloc((size_t)size * sizeof mine);
         int differ = 0;
@@ -326,7 +337,7 @@ static void shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double 
             differ |= memcmp(all, all + (size_t)k * sizeof mine, sizeof mine) != 0;
         free(all);
         if (!differ)
-            return;
+            return 0;
     }
     double speed = measure_speed(queries, o);
     int ok;
@@ -344,6 +355,26 @@ static void shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double 
             fprintf(stderr, " %.1f", w[k] / 1e9);
         fputc('\n', stderr);
     }
+    return 0;
+}
+
+/* a makedb database's whole-file checksum (swgpu_db_open checks it);
+ * other databases have none */
+static int check_whole(const char *path, swgpu_alphabet_t type)
+{
+    unsigned char head[8];
+    FILE *fp = fopen(path, "rb");
+    int is_db = fp && fread(head, 1, sizeof head, fp) == sizeof head &&
+                !memcmp(head, "SWGPU_DB", sizeof head);
+    swgpu_db_t *whole = NULL;
+    int rc;
+    if (fp)
+        fclose(fp);
+    if (!is_db)
+        return SWGPU_OK;
+    rc = swgpu_db_open(path, type, &whole, NULL);
+    swgpu_db_destroy(whole);
+    return rc;
 }
 
 int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
@@ -359,7 +390,10 @@ int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *q
         free(w);
         return w ? mpi_peer_failed() : SWGPU_ENOMEM;
     }
-    shares(queries, o, w);
+    if (shares(queries, o, w) < 0) {
+        free(w);
+        return mpi_g.rank == 0 ? SWGPU_EINVAL : mpi_peer_failed();
+    }
     for (int k = 0; k < mpi_g.size; k++)
         sum += w[k];
     /* every rank computes every cut the same way, so neighbours agree */
@@ -372,6 +406,10 @@ int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *q
     free(w);
     if (mpi_inject("open"))
         return SWGPU_EINVAL;
+    /* the whole-file checksum, which a part is opened without: rank 0 checks
+     * it as swgpu does, by opening the whole database once */
+    if (mpi_g.rank == 0 && (rc = check_whole(path, type)) < 0)
+        return rc;
     rc = swgpu_db_open_part(path, type, from, to, db, info);
     return rc;
 }
