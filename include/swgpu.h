@@ -812,7 +812,10 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
  * driver and each GPU's context, a few tenths of a second) on a background
  * thread, so that it overlaps the caller's own work, such as reading the
  * input files; swgpu_search then waits for it as needed.  Returns SWGPU_OK
- * whether or not a GPU is present.  A program that called it must call
+ * whether or not a GPU is present, SWGPU_EINVAL when o names a kernel that the
+ * backend it selects does not have or SWGPU_BACKEND names no backend (so a
+ * caller can refuse them before reading its inputs; swgpu_search refuses them
+ * too).  A program that called it must call
  * swgpu_backend_wait() before it exits (exiting while the set-up thread is
  * inside the GPU driver can crash the process).
  */

@@ -19,6 +19,15 @@ def pair_scores(db, query, **kw):
     return [swgpu.align(query, s.sequence, **kw).score for s in db]
 
 
+_COMP = str.maketrans("ACGTacgt", "TGCAtgca")
+
+
+def both_strand_scores(db, query, **kw):
+    """DNA: each sequence's better score of its two strands, as a search scores it."""
+    return [max(swgpu.align(query, s.sequence, **kw).score,
+                swgpu.align(query, s.sequence.translate(_COMP)[::-1], **kw).score) for s in db]
+
+
 def test_scores_numpy():
     np = pytest.importorskip("numpy")
     db = swgpu.Database(DB)
@@ -43,6 +52,10 @@ def test_scores_numpy():
     dq = swgpu.Queries.read(data("cli_dna_q.fasta"))
     d = dna.scores(dq, match=1, mismatch=-2, gap_open=2, gap_extend=2)
     assert d.shape == (len(dq), len(dna))
+    for i, q in enumerate(dq):
+        assert d[i].tolist() == both_strand_scores(dna, q.sequence, match=1, mismatch=-2,
+                                                   gap_open=2, gap_extend=2)
+    d = dna.scores(dq, match=1, mismatch=-2, gap_open=2, gap_extend=2, strand="plus")
     for i, q in enumerate(dq):
         assert d[i].tolist() == pair_scores(dna, q.sequence, match=1, mismatch=-2, gap_open=2,
                                             gap_extend=2)
