@@ -63,6 +63,10 @@ int swgpu__seqset_append(swgpu_seqset_t *s, const char *id, size_t idlen, const 
  *  line.  0 (the default): SWGPU_READ_LIMIT (bytes, or with a suffix K, M, G,
  *  T), else half of the physical memory. */
 void swgpu__set_read_limit(uint64_t bytes);
+/* The whole file (plain or gzip, checked as sequence files are: data after the
+ * gzip stream that is not gzip is an error) in a NUL-terminated buffer of *len
+ * bytes that the caller frees; more than max bytes is SWGPU_EFORMAT. */
+int swgpu__read_file(const char *path, size_t max, char **out, size_t *len);
 
 /* ---------------------------------------------------------------- matrix */
 

@@ -42,7 +42,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
 
 #define NSTD 20                         /* scored columns: codes 0..19 */
 #define MAX_FILE ((size_t)1 << 30)      /* a PSSM file is at most this large */
@@ -214,59 +213,16 @@ int swgpu_pssm_create(const char *id, const char *residues, const int32_t *score
 
 /* ------------------------------------------------------------ the reader */
 
-/* The whole file (plain or gzip) in a NUL-terminated buffer. */
+/* The whole file (plain or gzip) in a NUL-terminated buffer, named as a
+ * PSSM file in messages. */
 static int slurp(const char *path, char **buf, size_t *n)
 {
-    gzFile gz = gzopen(path, "rb");
-    size_t cap = 1 << 16, len = 0;
-    char *b = NULL;
-    int rc = SWGPU_OK;
-    *buf = NULL;
-    if (!gz)
-        return swgpu__fail(errno == ENOMEM ? SWGPU_ENOMEM : SWGPU_EIO, "PSSM file %s: %s", path,
-                           errno ? strerror(errno) : "cannot open");
-    for (;;) {
-        if (len + 1 >= cap || !b) {
-            char *nb;
-            if (b)
-                cap *= 2;
-            if (cap > MAX_FILE + 2) {
-                rc = swgpu__fail(SWGPU_EFORMAT, "PSSM file %s: larger than %zu bytes", path,
-                                 MAX_FILE);
-                break;
-            }
-            if (!(nb = realloc(b, cap))) {
-                rc = swgpu__fail(SWGPU_ENOMEM, "PSSM file %s: out of memory", path);
-                break;
-            }
-            b = nb;
-        }
-        int got = gzread(gz, b + len, (unsigned)(cap - 1 - len));
-        if (got > 0) {
-            len += (size_t)got;
-            continue;
-        }
-        int err = Z_OK;
-        const char *msg = gzerror(gz, &err);
-        if (got == 0 && err == Z_OK)
-            break;
-        if (err == Z_BUF_ERROR)
-            rc = swgpu__fail(SWGPU_EFORMAT, "PSSM file %s: truncated gzip data", path);
-        else if (err == Z_ERRNO)
-            rc = swgpu__fail(SWGPU_EIO, "PSSM file %s: %s", path, strerror(errno));
-        else
-            rc = swgpu__fail(SWGPU_EFORMAT, "PSSM file %s: corrupt gzip data (%s)", path,
-                             msg ? msg : "zlib error");
-        break;
+    int rc = swgpu__read_file(path, MAX_FILE, buf, n);
+    if (rc < 0) { /* the message is copied: swgpu__fail writes where it lies */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", swgpu_last_error());
+        return swgpu__fail(rc, "PSSM %s", msg);
     }
-    gzclose(gz);
-    if (rc) {
-        free(b);
-        return rc;
-    }
-    b[len] = '\0';
-    *buf = b;
-    *n = len;
     return SWGPU_OK;
 }
 

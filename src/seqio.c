@@ -535,6 +535,62 @@ static int rd_line(reader_t *r, char **line, size_t *len)
     }
 }
 
+/* The whole of file path (plain or gzip, read as the sequence reader reads
+ * it: data after the gzip stream that is not gzip is an error) in a
+ * NUL-terminated buffer of *len bytes (the caller frees it); at most max
+ * bytes, else SWGPU_EFORMAT. */
+int swgpu__read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    reader_t r;
+    int rc;
+    memset(&r, 0, sizeof r);
+    r.path = path;
+    r.fd = -1;
+    r.limit = UINT64_MAX;
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return swgpu__fail(errno == ENOMEM ? SWGPU_ENOMEM : SWGPU_EIO, "file %s: %s", path,
+                           strerror(errno));
+    if ((rc = rd_open(&r, fd, 64u << 10)) < 0)
+        goto done;
+    r.cap = 64u << 10;
+    if (!(r.buf = malloc(r.cap))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
+        goto done;
+    }
+    while (!r.eof) {
+        if (r.end > max) {
+            rc = swgpu__fail(SWGPU_EFORMAT, "file %s: larger than %zu bytes", path, max);
+            goto done;
+        }
+        if ((rc = rd_fill(&r)) < 0)
+            goto done;
+    }
+    if (r.end > max) {
+        rc = swgpu__fail(SWGPU_EFORMAT, "file %s: larger than %zu bytes", path, max);
+        goto done;
+    }
+    if (r.end == r.cap) {
+        char *b = realloc(r.buf, r.cap + 1);
+        if (!b) {
+            rc = swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
+            goto done;
+        }
+        r.buf = b;
+    }
+    r.buf[r.end] = '\0';
+    *out = r.buf;
+    *len = r.end;
+    r.buf = NULL;
+    rc = SWGPU_OK;
+done:
+    r.fd = fd;
+    rd_close(&r);
+    return rc;
+}
+
 /* ------------------------------------------------------------- parsing */
 
 /* raw[c]: 0 skip (whitespace, digit), 0xFF binary data or a '\r' inside a

@@ -92,6 +92,14 @@ bad "gzip, then junk (makedb)" "junk\.fa\.gz: data after the end of the gzip str
 [ -e "$T/junk.swdb" ] && fail "a failed makedb left its output" || pass
 bad "gzip, then junk (-q -)" "\(standard input\): data after the end of the gzip stream is not gzip" \
     search -q - -d $DB < "$T/junk.fa.gz"
+# a gzip PSSM is read by the same reader: junk after it is an error too
+gzip -c $D/cli_pssm/q1.pssm > "$T/q1.pssm.gz" && printf 'junk\n' >> "$T/q1.pssm.gz"
+bad "gzip PSSM, then junk" "PSSM file .*q1\.pssm\.gz: data after the end of the gzip stream is not gzip" \
+    search --pssm "$T/q1.pssm.gz" -d $DB
+mkdir -p "$T/z" && gzip -c $D/cli_pssm/q1.pssm > "$T/z/q1.pssm.gz"
+"$SWGPU" search --pssm "$T/z/q1.pssm.gz" -d $DB --quiet > "$T/out" 2> "$T/err" &&
+    "$SWGPU" search --pssm $D/cli_pssm/q1.pssm -d $DB --quiet > "$T/want" && cmp -s "$T/out" "$T/want" &&
+    pass || fail "gzip PSSM: $(cat "$T/err")"
 # two gzip members are read; zero padding after the last is ignored with a warning
 "$SWGPU" search -q $Q -d $DB --outfmt '6 qseqid sseqid score' > "$T/plain.out" 2> /dev/null
 cat "$T/full.fa.gz" > "$T/pad.fa.gz" && head -c 512 /dev/zero >> "$T/pad.fa.gz"
