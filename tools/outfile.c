@@ -225,6 +225,8 @@ FILE *cli_out_open(cli_out_t *o, const char *path)
         cli_error("output %s: cannot create %s: %s", path, o->tmp, strerror(errno));
         track(o, 0);
         o->tmp[0] = 0;
+    } else if (stat(o->dest, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        fchmod(fileno(o->fp), sb.st_mode & 07777); /* the file it replaces keeps its mode */
     }
     return o->fp;
 }
@@ -279,6 +281,9 @@ int cli_out_close(cli_out_t *o)
         if (!o->tmp[0])
             return -1;
         snprintf(file, sizeof file, "%s/out", o->tmp);
+        struct stat sb;
+        if (stat(o->dest, &sb) == 0 && S_ISREG(sb.st_mode))
+            chmod(file, sb.st_mode & 07777); /* the file it replaces keeps its mode */
         if (rename(file, o->dest) != 0) {
             cli_error("%s: cannot rename %s to it: %s", o->path, file, strerror(errno));
             cli_out_abort(o);

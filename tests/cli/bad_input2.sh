@@ -236,4 +236,12 @@ bad "-o name too long for its temporary" "output .*${long}: the name is too long
 bad "makedb OUT name too long" "makedb: OUT .*${long}: the name is too long for its temporary" \
     makedb $DB "$T/$long"
 
+# a replaced output keeps the mode of the file it replaces
+: > "$T/mode.tsv" && chmod 640 "$T/mode.tsv"
+"$SWGPU" search -q $Q -d $DB -o "$T/mode.tsv" --quiet && [ "$(stat -c %a "$T/mode.tsv")" = 640 ] &&
+    [ -s "$T/mode.tsv" ] && pass || fail "-o over a mode 640 file: mode $(stat -c %a "$T/mode.tsv")"
+: > "$T/mode.swdb" && chmod 604 "$T/mode.swdb"
+"$SWGPU" makedb $DB "$T/mode.swdb" --quiet && [ "$(stat -c %a "$T/mode.swdb")" = 604 ] &&
+    [ -s "$T/mode.swdb" ] && pass || fail "makedb over a mode 604 file: mode $(stat -c %a "$T/mode.swdb")"
+
 finish
