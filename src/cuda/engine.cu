@@ -762,7 +762,7 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
     else if (!strcmp(o->kernel, "scan"))
         S->fam = FAM_SCAN;
     else {
-        rc = swgpu__fail(SWGPU_EINVAL, "--kernel %s: unknown GPU kernel (expected default, "
+        rc = swgpu__fail(SWGPU_EINVAL, "--kernel %s: unknown GPU kernel (expected default, dpx, "
                                        "simt, intra, vector or scan)", o->kernel);
         goto fail;
     }
