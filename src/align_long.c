@@ -268,6 +268,58 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
     return run_batch_ck(C, r, n, 0, NULL, 1);
 }
 
+/* The highest local score of a region of h x w. */
+static int64_t ck_max(const ctx_t *C, int64_t h, int64_t w)
+{
+    return C->sc.smax > 0 ? (int64_t)C->sc.smax * imin64(h, w) : 0;
+}
+
+/* The checkpoint read, against the inputs (the reverse pass's state and
+ * the saved rows are checked where their layout is known). */
+static int ck_check(const ctx_t *C)
+{
+    const swgpu__ck_t *k = &C->ck_in;
+    const char *p = C->ck_path;
+    const int64_t maxS = ck_max(C, C->alen, C->blen);
+#define UNFIT(...) swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: " __VA_ARGS__)
+    if (k->phase < SWGPU__CK_PREPASS || k->phase > SWGPU__CK_TRACE)
+        return UNFIT("phase %d is unknown: remove it to start afresh", p, k->phase);
+    if (k->phase >= SWGPU__CK_SCORE && (k->prune_best < 0 || k->prune_best > maxS))
+        return UNFIT("pruning score %lld is out of range 0 .. %lld: remove it to start afresh", p,
+                     (long long)k->prune_best, (long long)maxS);
+    if (k->phase >= SWGPU__CK_REVERSE) {
+        if (k->ie < 1 || k->ie > C->alen || k->je < 1 || k->je > C->blen)
+            return UNFIT("the best score's end (%lld, %lld) lies outside the %lld x %lld matrix: remove it to "
+                         "start afresh", p, (long long)k->ie, (long long)k->je, (long long)C->alen,
+                         (long long)C->blen);
+        if (k->S < 1 || k->S > ck_max(C, k->ie, k->je))
+            return UNFIT("best score %lld is out of range 1 .. %lld: remove it to start afresh", p,
+                         (long long)k->S, (long long)ck_max(C, k->ie, k->je));
+    }
+    if (k->phase == SWGPU__CK_TRACE) {
+        if (k->ib < 0 || k->ib >= k->ie || k->jb < 0 || k->jb >= k->je)
+            return UNFIT("the begin (%lld, %lld) does not lie before the end (%lld, %lld): remove it to start "
+                         "afresh", p, (long long)k->ib, (long long)k->jb, (long long)k->ie, (long long)k->je);
+        if (k->S > ck_max(C, k->ie - k->ib, k->je - k->jb))
+            return UNFIT("best score %lld is above what (%lld, %lld) .. (%lld, %lld) can score: remove it to "
+                         "start afresh", p, (long long)k->S, (long long)k->ib, (long long)k->jb,
+                         (long long)k->ie, (long long)k->je);
+        if (k->st.next != 0)
+            return UNFIT("a traceback checkpoint with a pass state: remove it to start afresh", p);
+        return SWGPU_OK;
+    }
+    if (k->st.next == 0) {
+        if (k->w != 0 || k->nrows != 0)
+            return UNFIT("saved rows without a pass state: remove it to start afresh", p);
+        return SWGPU_OK;
+    }
+    if (k->phase == SWGPU__CK_REVERSE)
+        return SWGPU_OK; /* checked where the pass is laid out */
+    /* the pre-pass's and the score pass's region: the whole matrix, no rows saved */
+    return swgpu__ck_check_state(p, k, C->alen, C->blen, 0, maxS, &C->sc);
+#undef UNFIT
+}
+
 /* A pass's state to resume from, if the checkpoint read stands in that pass. */
 static const swgpu__lck_state_t *ck_resume(const ctx_t *C, int phase)
 {
@@ -1564,6 +1616,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     st->backend = isref ? "ref" : C.use_gpu ? "cuda" : "cpu";
     st->score_cells = (uint64_t)alen * (uint64_t)blen;
     aln_clear(out);
+    if (isref && o->checkpoint && *o->checkpoint)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: checkpoints (%s) are not supported with the ref "
+                           "backend (use backend cpu or cuda)", o->checkpoint);
     if (isref) {
         t = swgpu__now();
         rc = swgpu_align(a, alen, b, blen, m, o->gap_open, o->gap_extend, o->score_only, out);
@@ -1631,6 +1686,8 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         C.ck_out.fp = h;
         if ((rc = swgpu__ck_read(C.ck_path, h, C.sc.wide, &C.ck_in)) < 0)
             goto done;
+        if (rc == 1 && (rc = ck_check(&C)))
+            goto done;
         rc = SWGPU_OK;
     }
 #ifdef SWGPU_HAVE_CUDA
@@ -1681,6 +1738,13 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     st->score_seconds = swgpu__now() - t;
     st->score_gcups = st->score_seconds > 0 ? (double)st->score_cells / st->score_seconds / 1e9 : 0;
     S = g.best;
+    if (C.ck_in.phase >= SWGPU__CK_SCORE && C.ck_in.prune_best > S) {
+        /* the pruning score is a real alignment's: never above the best */
+        rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: its pruning score %lld is "
+                         "above the best score %lld: remove it to start afresh", C.ck_path,
+                         (long long)C.ck_in.prune_best, (long long)S);
+        goto done;
+    }
     if (S <= 0)
         goto done;
     ie = g.bi;
@@ -1735,7 +1799,21 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         /* the checkpoint's rows (all of them, or the strips done) */
         const int64_t nr = C.ck_in.phase == SWGPU__CK_TRACE ? swgpu__lreg_nsaved(&g)
                                                              : swgpu__lck_rows(&g, C.ck_in.st.next);
-        if (C.ck_in.w != je || C.ck_in.nrows != nr || (nr > 0 && !saved)) {
+        const int64_t maxS = ck_max(&C, ie, je);
+        if (C.ck_in.phase == SWGPU__CK_TRACE) {
+            if (C.ck_in.w != je || C.ck_in.nrows != nr) {
+                rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: %lld saved rows of "
+                                 "%lld columns, not %lld of %lld: remove it to start afresh", C.ck_path,
+                                 (long long)C.ck_in.nrows, (long long)C.ck_in.w, (long long)nr, (long long)je);
+                goto done;
+            }
+            rc = swgpu__ck_check_rows(C.ck_path, &C.ck_in, maxS, &C.sc);
+        } else {
+            rc = swgpu__ck_check_state(C.ck_path, &C.ck_in, ie, je, nr, maxS, &C.sc);
+        }
+        if (rc)
+            goto done;
+        if (nr > 0 && !saved) {
             rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: remove it to "
                              "start afresh", C.ck_path);
             goto done;
@@ -1760,8 +1838,13 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb + base_bytes(&C, swgpu__lreg_nsaved(&g), je));
     }
     if (g.best != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %lld, "
-                         "forward %lld", (long long)g.best, (long long)S);
+        if (C.ck_in.phase)
+            rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: the reverse pass "
+                             "scores %lld, the checkpoint's forward pass %lld: remove it to start afresh",
+                             C.ck_path, (long long)g.best, (long long)S);
+        else
+            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %lld, "
+                             "forward %lld", (long long)g.best, (long long)S);
         goto done;
     }
     ib = ie - g.bi;
@@ -1830,8 +1913,13 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     memcpy(out->cigar, cig.v, cig.n * sizeof *cig.v);
     out->n_cigar = cig.n;
     if (aln_finish(&C, out) != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to %lld",
-                         (long long)S);
+        if (C.ck_in.phase)
+            rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: the alignment "
+                             "traced from it does not score %lld: remove it to start afresh", C.ck_path,
+                             (long long)S);
+        else
+            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to "
+                             "%lld", (long long)S);
         goto done;
     }
     st->traceback_seconds = swgpu__now() - t;
