@@ -268,6 +268,20 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
     return run_batch_ck(C, r, n, 0, NULL, 1);
 }
 
+static int64_t balanced_spacing(int64_t Lmem, int64_t wv);
+
+/* The reverse pass's saved-row spacing for an end (ie, je). */
+static int64_t rev_spacing(const ctx_t *C, int64_t ie, int64_t je)
+{
+    const uint64_t rowb = (uint64_t)(je + 1) * 8;
+    int64_t P1 = (int64_t)((C->layout_cap - 3 * rowb) / rowb); /* the rest: the engine's ring */
+    if (P1 > ie / SH)
+        P1 = ie / SH;
+    if (P1 < 1)
+        P1 = 1;
+    return balanced_spacing(SH * ((ie + SH * (P1 + 1) - 1) / (SH * (P1 + 1))), je);
+}
+
 /* The highest local score of a region of h x w. */
 static int64_t ck_max(const ctx_t *C, int64_t h, int64_t w)
 {
@@ -306,15 +320,27 @@ static int ck_check(const ctx_t *C)
                          (long long)k->ie, (long long)k->je);
         if (k->st.next != 0)
             return UNFIT("a traceback checkpoint with a pass state: remove it to start afresh", p);
-        return SWGPU_OK;
+    }
+    if (k->phase >= SWGPU__CK_REVERSE && (k->phase == SWGPU__CK_TRACE || k->st.next > 0)) {
+        /* the reverse pass's region and the rows it saves (as laid out below) */
+        swgpu__lreg_t g;
+        memset(&g, 0, sizeof g);
+        g.h = k->ie;
+        g.w = k->je;
+        g.save_every = C->o->score_only ? 0 : rev_spacing(C, k->ie, k->je);
+        if (k->phase == SWGPU__CK_REVERSE)
+            return swgpu__ck_check_state(p, k, k->ie, k->je, swgpu__lck_rows(&g, k->st.next),
+                                         ck_max(C, k->ie, k->je), &C->sc);
+        if (k->w != k->je || k->nrows != swgpu__lreg_nsaved(&g))
+            return UNFIT("%lld saved rows of %lld columns, not %lld of %lld: remove it to start afresh", p,
+                         (long long)k->nrows, (long long)k->w, (long long)swgpu__lreg_nsaved(&g), (long long)k->je);
+        return swgpu__ck_check_rows(p, k, ck_max(C, k->ie, k->je), &C->sc);
     }
     if (k->st.next == 0) {
         if (k->w != 0 || k->nrows != 0)
             return UNFIT("saved rows without a pass state: remove it to start afresh", p);
         return SWGPU_OK;
     }
-    if (k->phase == SWGPU__CK_REVERSE)
-        return SWGPU_OK; /* checked where the pass is laid out */
     /* the pre-pass's and the score pass's region: the whole matrix, no rows saved */
     return swgpu__ck_check_state(p, k, C->alen, C->blen, 0, maxS, &C->sc);
 #undef UNFIT
@@ -1551,7 +1577,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     subvec_t list = { 0 };
     cig_t cig = { 0 };
     int rc, isref;
-    int64_t ie, je, ib, jb, L1, P1, maxabs, S;
+    int64_t ie, je, ib, jb, L1, maxabs, S;
     uint64_t fixed, rowb, cap;
     double t;
 
@@ -1762,12 +1788,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     /* phase 2: reverse pass from the end, saving rows ie - k*L1 */
     t = swgpu__now();
     rowb = (uint64_t)(je + 1) * 8;
-    P1 = (int64_t)((C.layout_cap - 3 * rowb) / rowb); /* the rest: the engine's ring */
-    if (P1 > ie / SH)
-        P1 = ie / SH;
-    if (P1 < 1)
-        P1 = 1;
-    L1 = balanced_spacing(SH * ((ie + SH * (P1 + 1) - 1) / (SH * (P1 + 1))), je);
+    L1 = rev_spacing(&C, ie, je);
     memset(&g, 0, sizeof g);
     g.h = ie;
     g.w = je;
@@ -1799,21 +1820,8 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         /* the checkpoint's rows (all of them, or the strips done) */
         const int64_t nr = C.ck_in.phase == SWGPU__CK_TRACE ? swgpu__lreg_nsaved(&g)
                                                              : swgpu__lck_rows(&g, C.ck_in.st.next);
-        const int64_t maxS = ck_max(&C, ie, je);
-        if (C.ck_in.phase == SWGPU__CK_TRACE) {
-            if (C.ck_in.w != je || C.ck_in.nrows != nr) {
-                rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: %lld saved rows of "
-                                 "%lld columns, not %lld of %lld: remove it to start afresh", C.ck_path,
-                                 (long long)C.ck_in.nrows, (long long)C.ck_in.w, (long long)nr, (long long)je);
-                goto done;
-            }
-            rc = swgpu__ck_check_rows(C.ck_path, &C.ck_in, maxS, &C.sc);
-        } else {
-            rc = swgpu__ck_check_state(C.ck_path, &C.ck_in, ie, je, nr, maxS, &C.sc);
-        }
-        if (rc)
-            goto done;
-        if (nr > 0 && !saved) {
+        /* (checked when read: ck_check) */
+        if (C.ck_in.w != je || C.ck_in.nrows != nr || (nr > 0 && !saved)) {
             rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: remove it to "
                              "start afresh", C.ck_path);
             goto done;

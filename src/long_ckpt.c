@@ -210,6 +210,46 @@ int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
                            (unsigned char)magic[7] < FORMAT ? "an older" : "a newer", (unsigned char)magic[7],
                            FORMAT);
     }
+    /* the CRC of the whole file first: nothing else is looked at before */
+    if (sb.st_size < HEAD_BYTES + 4)
+        return damaged(f, c, path, "truncated");
+    {
+        static const size_t CH = 1 << 20;
+        uint8_t *buf = malloc(CH);
+        uint64_t left = (uint64_t)sb.st_size - 4 - sizeof magic;
+        uint32_t crc1 = crc;
+        int short_read = 0;
+        if (!buf)
+            goto nomem;
+        while (left > 0 && !short_read) {
+            const size_t k = left < CH ? (size_t)left : CH;
+            if (get(f, &crc1, buf, k))
+                short_read = 1;
+            left -= k;
+        }
+        free(buf);
+        if (short_read || fread(&crc2, 1, sizeof crc2, f) != sizeof crc2)
+            return damaged(f, c, path, "truncated");
+        if (crc2 != crc1) {
+            /* say so when the header describes another size (a file cut short) */
+            char why[160];
+            snprintf(why, sizeof why, "its checksum does not match its contents");
+            if (fseek(f, sizeof magic, SEEK_SET) == 0 && !get(f, &crc1, &fp2, sizeof fp2) &&
+                !get(f, &crc1, head, sizeof head) && head[7] >= 0 && head[7] <= INT32_MAX && head[8] >= 0 &&
+                head[9] >= 0 && head[9] <= INT32_MAX && (head[10] == 0 || head[10] == 1)) {
+                const int64_t w1 = head[7], nch1 = (w1 + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
+                const uint64_t want = HEAD_BYTES + 4 + (uint64_t)head[9] * ((uint64_t)(w1 + 1) * 8 +
+                                      (head[10] ? (uint64_t)swgpu__lreg_nbase(w1) * 8 : 0)) +
+                                      (head[8] > 0 ? 48 + (uint64_t)(w1 + 1) * 8 + (uint64_t)nch1 * (head[10] ? 9 : 1) : 0);
+                if (want != (uint64_t)sb.st_size)
+                    snprintf(why, sizeof why, "%lld bytes where its header describes %llu: truncated or damaged",
+                             (long long)sb.st_size, (unsigned long long)want);
+            }
+            return damaged(f, c, path, why);
+        }
+        if (fseek(f, sizeof magic, SEEK_SET) != 0)
+            return damaged(f, c, path, "cannot read it again");
+    }
     if (get(f, &crc, &fp2, sizeof fp2) || get(f, &crc, head, sizeof head))
         return damaged(f, c, path, "truncated header");
     /* the size the header implies, before any allocation */
@@ -276,10 +316,8 @@ int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
             (head[10] && get(f, &crc, c->saved_base, (size_t)nrows * (size_t)nb * 8)))
             return damaged(f, c, path, "truncated");
     }
-    if (fread(&crc2, 1, sizeof crc2, f) != sizeof crc2 || fgetc(f) != EOF)
-        return damaged(f, c, path, "truncated");
-    if (crc2 != crc)
-        return damaged(f, c, path, "its checksum does not match its contents");
+    if (fread(&crc2, 1, sizeof crc2, f) != sizeof crc2 || fgetc(f) != EOF || crc2 != crc)
+        return damaged(f, c, path, "it changed while read");
     fclose(f);
     if (fp2 != fp || head[10] != wide) {
         swgpu__ck_free(c);

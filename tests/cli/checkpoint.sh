@@ -199,18 +199,21 @@ refused() {
     fi
 }
 # a damaged checkpoint (one byte changed, anywhere: the CRC-32 over the file;
-# the file cut short: its size) is an error, and the file is kept as it was
+# the file cut short: its size) is an error, and the file is kept as it was;
+# one inside the reverse pass (strips done, rows saved)
 "$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/d.ck" \
-    --checkpoint-every 0.1 --quiet -o /dev/null &
+    --checkpoint-every 0.05 --quiet -o "$T/d.out" &
 pid=$!
 k=0
 while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
-    [ "$(od -An -t d8 -j 16 -N 8 "$T/d.ck" 2>/dev/null | tr -d ' ')" = 3 ] && break
+    [ "$(od -An -t d8 -j 16 -N 8 "$T/d.ck" 2>/dev/null | tr -d ' ')" = 3 ] &&
+        [ "$(od -An -t d8 -j 80 -N 8 "$T/d.ck" 2>/dev/null | tr -d ' ')" -gt 0 ] 2>/dev/null && break
     sleep 0.01; k=$((k + 1))
 done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 size=$(wc -c < "$T/d.ck")
+[ "$size" -gt 100000 ] && pass || fail "no checkpoint inside the reverse pass ($size bytes)"
 for off in 20 40 $((size / 2)) $((size - 2)); do # phase, score, the middle, the CRC
     cp "$T/d.ck" "$T/e.ck"
     b=$(od -An -t u1 -j $off -N 1 "$T/e.ck" | tr -d ' ')
@@ -222,7 +225,7 @@ for off in 20 40 $((size / 2)) $((size - 2)); do # phase, score, the middle, the
 done
 head -c $((size - 100)) "$T/d.ck" > "$T/e.ck"
 refused "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --checkpoint "$T/e.ck" -o "$T/e.out" -- \
-    "swgpu: checkpoint $T/e.ck is damaged ($((size - 100)) bytes where its header describes $size): it cannot be resumed; remove it to start afresh"
+    "swgpu: checkpoint $T/e.ck is damaged ($((size - 100)) bytes where its header describes $size: truncated or damaged): it cannot be resumed; remove it to start afresh"
 [ "$(wc -c < "$T/e.ck")" -eq $((size - 100)) ] && pass || fail "truncated checkpoint changed or removed"
 # a checkpoint of format 1 (an older swgpu): the format byte
 cp "$T/d.ck" "$T/e.ck"
