@@ -264,10 +264,10 @@ sh -c 'exec "$0" align "$1" "$2" --checkpoint "$3" -o "$3.tmp.$$"' "$SWGPU" "$T/
 refused "$T/ra.fa" "$T/rb.fa" --backend ref --checkpoint "$T/c" -o "$T/z.out" -- \
     "swgpu: long alignment: checkpoints ($T/c) are not supported with the ref backend (use backend cpu or cuda)"
 
-# SIGTERM while checkpoints of the reverse pass (tens of MB of saved rows)
-# are written back to back: the checkpoint stays, no temporary is left
+# SIGTERM while a checkpoint of the reverse pass (megabytes of saved rows)
+# is being written: the checkpoint stays, no temporary is left
 for n in 1 2 3; do
-    "$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 2 --no-prune -f pair --backend cpu --checkpoint "$T/s.ck" \
+    "$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/s.ck" \
         --checkpoint-every 0.001 --quiet -o "$T/s.out" &
     pid=$!
     k=0
@@ -275,7 +275,8 @@ for n in 1 2 3; do
         [ "$(od -An -t d8 -j 16 -N 8 "$T/s.ck" 2>/dev/null | tr -d ' ')" = 3 ] && break
         sleep 0.01; k=$((k + 1))
     done
-    sleep 0.0$n
+    k=0 # then as soon as the temporary is there
+    while kill -0 $pid 2>/dev/null && [ ! -e "$T/s.ck.tmp.$pid" ] && [ $k -lt 200000 ]; do k=$((k + 1)); done
     kill -TERM $pid 2>/dev/null
     wait $pid 2>/dev/null
     left=$(ls "$T" | grep '^s\.ck\.tmp\.' || true)
