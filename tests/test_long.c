@@ -500,7 +500,7 @@ static void test_ckpt(void)
             size_t off;
             int64_t v;
             char want[300];
-        } F[8];
+        } F[10];
         int nf = 0;
 #define FIELD(f, o_, v_, ...)                                                                         \
     do {                                                                                              \
@@ -513,6 +513,9 @@ static void test_ckpt(void)
         /* the query end beyond the query (the reverse pass read past it) */
         FIELD(0, 40, (int64_t)m + 1000, "the best score's end (%lld, %lld) lies outside the %zu x %zu matrix: "
               "remove it to start afresh", path, (long long)m + 1000, (long long)je, m, n);
+        /* (5,000,000: far enough that the old reader's reverse pass crashed) */
+        FIELD(0, 40, 5000000, "the best score's end (5000000, %lld) lies outside the %zu x %zu matrix: remove it "
+              "to start afresh", path, (long long)je, m, n);
         FIELD(0, 48, -5, "the best score's end (%lld, -5) lies outside the %zu x %zu matrix: remove it to start "
               "afresh", path, (long long)ie, m, n);
         /* a best score of 0 (the run said "score 0", "alignment none") */

@@ -2,7 +2,13 @@
 # checkpoint.sh - `swgpu align --checkpoint`: an alignment killed with SIGKILL
 # after a checkpoint resumes to byte-identical output, and the checkpoint is
 # removed when done; a checkpoint made for other inputs, or one that is an
-# input or an output, is refused naming the file.
+# input or an output, is refused naming the file.  A damaged checkpoint (a
+# byte changed, cut short, an older format) is refused with its message and
+# kept as it was; a FIFO (without blocking), a directory, a device or a file
+# that is not a checkpoint is refused up front saying what it is, as are a
+# minus-strand checkpoint or a checkpoint temporary that is an output, and
+# checkpoints with the ref backend; SIGTERM while a checkpoint is written
+# leaves no temporary.
 #
 # Pairs: two unrelated random 80 kbp sequences (one thread: ~1 s, nearly all
 # in the score pass) and a related 50 kbp pair with --no-prune (one thread:
