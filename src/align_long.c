@@ -288,8 +288,10 @@ static int64_t ck_max(const ctx_t *C, int64_t h, int64_t w)
     return C->sc.smax > 0 ? (int64_t)C->sc.smax * imin64(h, w) : 0;
 }
 
-/* The checkpoint read, against the inputs (the reverse pass's state and
- * the saved rows are checked where their layout is known). */
+/* The checkpoint read, against the inputs, before anything is computed or
+ * written: the phase, the scores and ends found, and a pass's state or the
+ * saved rows against the region they belong to (the reverse pass's laid
+ * out as below, from the checkpoint's end). */
 static int ck_check(const ctx_t *C)
 {
     const swgpu__ck_t *k = &C->ck_in;
