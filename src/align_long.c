@@ -268,6 +268,86 @@ static int run_batch(ctx_t *C, swgpu__lreg_t *r, size_t n)
     return run_batch_ck(C, r, n, 0, NULL, 1);
 }
 
+static int64_t balanced_spacing(int64_t Lmem, int64_t wv);
+
+/* The reverse pass's saved-row spacing for an end (ie, je). */
+static int64_t rev_spacing(const ctx_t *C, int64_t ie, int64_t je)
+{
+    const uint64_t rowb = (uint64_t)(je + 1) * 8;
+    int64_t P1 = (int64_t)((C->layout_cap - 3 * rowb) / rowb); /* the rest: the engine's ring */
+    if (P1 > ie / SH)
+        P1 = ie / SH;
+    if (P1 < 1)
+        P1 = 1;
+    return balanced_spacing(SH * ((ie + SH * (P1 + 1) - 1) / (SH * (P1 + 1))), je);
+}
+
+/* The highest local score of a region of h x w. */
+static int64_t ck_max(const ctx_t *C, int64_t h, int64_t w)
+{
+    return C->sc.smax > 0 ? (int64_t)C->sc.smax * imin64(h, w) : 0;
+}
+
+/* The checkpoint read, against the inputs, before anything is computed or
+ * written: the phase, the scores and ends found, and a pass's state or the
+ * saved rows against the region they belong to (the reverse pass's laid
+ * out as below, from the checkpoint's end). */
+static int ck_check(const ctx_t *C)
+{
+    const swgpu__ck_t *k = &C->ck_in;
+    const char *p = C->ck_path;
+    const int64_t maxS = ck_max(C, C->alen, C->blen);
+#define UNFIT(...) swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: " __VA_ARGS__)
+    if (k->phase < SWGPU__CK_PREPASS || k->phase > SWGPU__CK_TRACE)
+        return UNFIT("phase %d is unknown: remove it to start afresh", p, k->phase);
+    if (k->phase >= SWGPU__CK_SCORE && (k->prune_best < 0 || k->prune_best > maxS))
+        return UNFIT("pruning score %lld is out of range 0 .. %lld: remove it to start afresh", p,
+                     (long long)k->prune_best, (long long)maxS);
+    if (k->phase >= SWGPU__CK_REVERSE) {
+        if (k->ie < 1 || k->ie > C->alen || k->je < 1 || k->je > C->blen)
+            return UNFIT("the best score's end (%lld, %lld) lies outside the %lld x %lld matrix: remove it to "
+                         "start afresh", p, (long long)k->ie, (long long)k->je, (long long)C->alen,
+                         (long long)C->blen);
+        if (k->S < 1 || k->S > ck_max(C, k->ie, k->je))
+            return UNFIT("best score %lld is out of range 1 .. %lld: remove it to start afresh", p,
+                         (long long)k->S, (long long)ck_max(C, k->ie, k->je));
+    }
+    if (k->phase == SWGPU__CK_TRACE) {
+        if (k->ib < 0 || k->ib >= k->ie || k->jb < 0 || k->jb >= k->je)
+            return UNFIT("the begin (%lld, %lld) does not lie before the end (%lld, %lld): remove it to start "
+                         "afresh", p, (long long)k->ib, (long long)k->jb, (long long)k->ie, (long long)k->je);
+        if (k->S > ck_max(C, k->ie - k->ib, k->je - k->jb))
+            return UNFIT("best score %lld is above what (%lld, %lld) .. (%lld, %lld) can score: remove it to "
+                         "start afresh", p, (long long)k->S, (long long)k->ib, (long long)k->jb,
+                         (long long)k->ie, (long long)k->je);
+        if (k->st.next != 0)
+            return UNFIT("a traceback checkpoint with a pass state: remove it to start afresh", p);
+    }
+    if (k->phase >= SWGPU__CK_REVERSE && (k->phase == SWGPU__CK_TRACE || k->st.next > 0)) {
+        /* the reverse pass's region and the rows it saves (as laid out below) */
+        swgpu__lreg_t g;
+        memset(&g, 0, sizeof g);
+        g.h = k->ie;
+        g.w = k->je;
+        g.save_every = C->o->score_only ? 0 : rev_spacing(C, k->ie, k->je);
+        if (k->phase == SWGPU__CK_REVERSE)
+            return swgpu__ck_check_state(p, k, k->ie, k->je, swgpu__lck_rows(&g, k->st.next),
+                                         ck_max(C, k->ie, k->je), &C->sc);
+        if (k->w != k->je || k->nrows != swgpu__lreg_nsaved(&g))
+            return UNFIT("%lld saved rows of %lld columns, not %lld of %lld: remove it to start afresh", p,
+                         (long long)k->nrows, (long long)k->w, (long long)swgpu__lreg_nsaved(&g), (long long)k->je);
+        return swgpu__ck_check_rows(p, k, ck_max(C, k->ie, k->je), &C->sc);
+    }
+    if (k->st.next == 0) {
+        if (k->w != 0 || k->nrows != 0)
+            return UNFIT("saved rows without a pass state: remove it to start afresh", p);
+        return SWGPU_OK;
+    }
+    /* the pre-pass's and the score pass's region: the whole matrix, no rows saved */
+    return swgpu__ck_check_state(p, k, C->alen, C->blen, 0, maxS, &C->sc);
+#undef UNFIT
+}
+
 /* A pass's state to resume from, if the checkpoint read stands in that pass. */
 static const swgpu__lck_state_t *ck_resume(const ctx_t *C, int phase)
 {
@@ -1499,7 +1579,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     subvec_t list = { 0 };
     cig_t cig = { 0 };
     int rc, isref;
-    int64_t ie, je, ib, jb, L1, P1, maxabs, S;
+    int64_t ie, je, ib, jb, L1, maxabs, S;
     uint64_t fixed, rowb, cap;
     double t;
 
@@ -1564,6 +1644,9 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     st->backend = isref ? "ref" : C.use_gpu ? "cuda" : "cpu";
     st->score_cells = (uint64_t)alen * (uint64_t)blen;
     aln_clear(out);
+    if (isref && o->checkpoint && *o->checkpoint)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: checkpoints (%s) are not supported with the ref "
+                           "backend (use backend cpu or cuda)", o->checkpoint);
     if (isref) {
         t = swgpu__now();
         rc = swgpu_align(a, alen, b, blen, m, o->gap_open, o->gap_extend, o->score_only, out);
@@ -1631,6 +1714,8 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         C.ck_out.fp = h;
         if ((rc = swgpu__ck_read(C.ck_path, h, C.sc.wide, &C.ck_in)) < 0)
             goto done;
+        if (rc == 1 && (rc = ck_check(&C)))
+            goto done;
         rc = SWGPU_OK;
     }
 #ifdef SWGPU_HAVE_CUDA
@@ -1681,6 +1766,13 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     st->score_seconds = swgpu__now() - t;
     st->score_gcups = st->score_seconds > 0 ? (double)st->score_cells / st->score_seconds / 1e9 : 0;
     S = g.best;
+    if (C.ck_in.phase >= SWGPU__CK_SCORE && C.ck_in.prune_best > S) {
+        /* the pruning score is a real alignment's: never above the best */
+        rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: its pruning score %lld is "
+                         "above the best score %lld: remove it to start afresh", C.ck_path,
+                         (long long)C.ck_in.prune_best, (long long)S);
+        goto done;
+    }
     if (S <= 0)
         goto done;
     ie = g.bi;
@@ -1698,12 +1790,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     /* phase 2: reverse pass from the end, saving rows ie - k*L1 */
     t = swgpu__now();
     rowb = (uint64_t)(je + 1) * 8;
-    P1 = (int64_t)((C.layout_cap - 3 * rowb) / rowb); /* the rest: the engine's ring */
-    if (P1 > ie / SH)
-        P1 = ie / SH;
-    if (P1 < 1)
-        P1 = 1;
-    L1 = balanced_spacing(SH * ((ie + SH * (P1 + 1) - 1) / (SH * (P1 + 1))), je);
+    L1 = rev_spacing(&C, ie, je);
     memset(&g, 0, sizeof g);
     g.h = ie;
     g.w = je;
@@ -1735,6 +1822,7 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         /* the checkpoint's rows (all of them, or the strips done) */
         const int64_t nr = C.ck_in.phase == SWGPU__CK_TRACE ? swgpu__lreg_nsaved(&g)
                                                              : swgpu__lck_rows(&g, C.ck_in.st.next);
+        /* (checked when read: ck_check) */
         if (C.ck_in.w != je || C.ck_in.nrows != nr || (nr > 0 && !saved)) {
             rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: remove it to "
                              "start afresh", C.ck_path);
@@ -1760,8 +1848,13 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         host_use(&C, (uint64_t)swgpu__lreg_nsaved(&g) * rowb + base_bytes(&C, swgpu__lreg_nsaved(&g), je));
     }
     if (g.best != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %lld, "
-                         "forward %lld", (long long)g.best, (long long)S);
+        if (C.ck_in.phase)
+            rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: the reverse pass "
+                             "scores %lld, the checkpoint's forward pass %lld: remove it to start afresh",
+                             C.ck_path, (long long)g.best, (long long)S);
+        else
+            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: reverse pass scores %lld, "
+                             "forward %lld", (long long)g.best, (long long)S);
         goto done;
     }
     ib = ie - g.bi;
@@ -1830,8 +1923,13 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     memcpy(out->cigar, cig.v, cig.n * sizeof *cig.v);
     out->n_cigar = cig.n;
     if (aln_finish(&C, out) != S) {
-        rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to %lld",
-                         (long long)S);
+        if (C.ck_in.phase)
+            rc = swgpu__fail(SWGPU_EFORMAT, "checkpoint %s does not fit this alignment: the alignment "
+                             "traced from it does not score %lld: remove it to start afresh", C.ck_path,
+                             (long long)S);
+        else
+            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: internal error: the CIGAR does not rescore to "
+                             "%lld", (long long)S);
         goto done;
     }
     st->traceback_seconds = swgpu__now() - t;

@@ -6,6 +6,9 @@
 
 #include "long.h"
 
+#include <stddef.h>
+#include <sys/types.h>
+
 /* where a checkpoint stands: the pass running, or the traceback to start */
 enum { SWGPU__CK_PREPASS = 1, SWGPU__CK_SCORE = 2, SWGPU__CK_REVERSE = 3, SWGPU__CK_TRACE = 4 };
 
@@ -33,8 +36,28 @@ uint64_t swgpu__ck_hash(uint64_t h, const void *p, size_t n);
 int swgpu__ck_write(const char *path, const swgpu__ck_t *c, const swgpu__lreg_t *g,
                     const swgpu__lck_state_t *st, int wide);
 /** Read path: 0 when it does not exist, 1 when read into c (free with
- *  swgpu__ck_free), or an error (another fingerprint: SWGPU_EINVAL). */
+ *  swgpu__ck_free), or an error: not a regular file (never opened as
+ *  anything else: a FIFO does not block) or another fingerprint:
+ *  SWGPU_EINVAL; not a checkpoint, another format, a size other than the
+ *  header's or a CRC that does not match: SWGPU_EFORMAT.  The fields are
+ *  the caller's to check against the inputs (swgpu__ck_check_*). */
 int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c);
+/** The pass state c->st of a local region of h x w (the checkpoint's w,
+ *  its saved rows c->saved) against what such a pass can hold: strips
+ *  done 1 .. strips - 1, nrows the rows saved by then (nsaved), the best
+ *  cell within the strips done, scores 0 .. maxS, values relative to
+ *  their bases within the engines' range.  SWGPU_EFORMAT naming path and
+ *  the field otherwise. */
+int swgpu__ck_check_state(const char *path, const swgpu__ck_t *c, int64_t h, int64_t w, int64_t nsaved,
+                          int64_t maxS, const swgpu__lscore_t *sc);
+/** The saved rows c->saved (c->nrows of c->w + 1 pairs, wide: their
+ *  bases) against the same ranges. */
+int swgpu__ck_check_rows(const char *path, const swgpu__ck_t *c, int64_t maxS, const swgpu__lscore_t *sc);
+/** The temporary a checkpoint is written to before its rename:
+ *  PATH.tmp.<pid> (as the tool's outputs: tools/outfile.c). */
+void swgpu__ck_tmpname(char *buf, size_t size, const char *path);
+/** What a file of that mode is, in words ("a directory", ...). */
+const char *swgpu__ck_kind(mode_t mode);
 void swgpu__ck_free(swgpu__ck_t *c);
 
 #endif

@@ -17,6 +17,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 static swgpu_matrix_t *dna, *blosum;
 
@@ -325,6 +328,261 @@ static void test_edges(void)
  * early and the exact pass skips all but a band around the path (one
  * thread: the amount pruned does not depend on timing).  Pruning changes
  * nothing: the same alignment as without it, and as the reference. */
+/* Checkpoints (long_ckpt.c) are checked before use: a file of a run
+ * stopped before the reverse pass (phase 3) and one stopped before the
+ * traceback (phase 4, the saved rows), caught by the progress callback
+ * when their phase begins, resume to the uninterrupted alignment; one
+ * changed byte anywhere is a damaged file (the CRC), a field out of range
+ * (with the CRC made right again) an unfit one, each with its message,
+ * no crash, and the file kept as it was. */
+typedef struct {
+    const char *path;
+    uint8_t *copy[2]; /* the file when "reverse", "traceback" began */
+    size_t len[2];
+} ckcopy_t;
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *p = NULL;
+    long n;
+    *len = 0;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (p = malloc((size_t)n + 1)) && fread(p, 1, (size_t)n, f) == (size_t)n)
+        *len = (size_t)n;
+    fclose(f);
+    return p;
+}
+
+static void spill(const char *path, const uint8_t *p, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        if (fwrite(p, 1, len, f) != len)
+            CHECK(0, "cannot write %s", path);
+        fclose(f);
+    }
+}
+
+static void ck_copy(const swgpu_long_progress_t *r, void *user)
+{
+    ckcopy_t *c = user;
+    const int k = !strcmp(r->phase, "reverse") ? 0 : !strcmp(r->phase, "traceback") ? 1 : -1;
+    if (k >= 0 && !c->copy[k])
+        c->copy[k] = slurp(c->path, &c->len[k]);
+}
+
+/* the file's CRC-32 (its last 4 bytes) made right after an edit */
+static void ck_fix(uint8_t *p, size_t len)
+{
+    uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0);
+    crc = (uint32_t)crc32(crc, p, (uInt)(len - 4));
+    memcpy(p + len - 4, &crc, 4);
+}
+
+static int64_t get64(const uint8_t *p, size_t off)
+{
+    int64_t v;
+    memcpy(&v, p + off, 8);
+    return v;
+}
+
+static void set64(uint8_t *p, size_t off, int64_t v)
+{
+    memcpy(p + off, &v, 8);
+}
+
+/* resume from bytes p (len): rc and the message, the file kept as written */
+static int ck_try(const char *what, const char *path, const uint8_t *p, size_t len, const uint8_t *a, size_t m,
+                  const uint8_t *b, size_t n, const swgpu_long_opts_t *o, swgpu_aln_t *out, const char *want)
+{
+    swgpu_long_stats_t st;
+    size_t len2;
+    uint8_t *back;
+    int rc;
+    spill(path, p, len);
+    rc = swgpu_align_long(a, m, b, n, dna, o, out, &st);
+    back = slurp(path, &len2);
+    if (want) {
+        CHECK(rc < 0 && !strcmp(swgpu_last_error(), want), "%s: rc %d, message\n#   %s\n# wanted\n#   %s", what, rc,
+              rc < 0 ? swgpu_last_error() : "(none)", want);
+        CHECK(back && len2 == len && !memcmp(back, p, len), "%s: the checkpoint was not kept as it was", what);
+    }
+    free(back);
+    return rc;
+}
+
+static void test_ckpt(void)
+{
+    uint64_t s = 4242;
+    const size_t m = 3000;
+    uint8_t *a = malloc(m), *b = malloc(2 * m);
+    size_t n = 0;
+    char dir[] = "/tmp/swgpu_ckpt_XXXXXX", path[64], want[512];
+    swgpu_long_opts_t o = opts(5, 2, 1, 0, SWGPU_BACKEND_CPU);
+    swgpu_aln_t R = { 0 }, X = { 0 };
+    swgpu_long_stats_t st;
+    ckcopy_t cc = { path, { NULL, NULL }, { 0, 0 } };
+    rand_seq(&s, a, m, 4);
+    n = mutate(&s, a, m, b, 2 * m, 4, 20, 2, 2);
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp: cannot make %s", dir);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/ck", dir);
+    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &R, &st) == 0 && R.score > 0 && R.n_cigar > 0,
+          "checkpoints: the uninterrupted run: %s", swgpu_last_error());
+    o.checkpoint = path;
+    o.checkpoint_every = 1e-9; /* every chance between passes */
+    o.progress = ck_copy;
+    o.progress_user = &cc;
+    CHECK(swgpu_align_long(a, m, b, n, dna, &o, &X, &st) == 0 && X.score == R.score, "checkpoints: a run saving them");
+    CHECK(cc.copy[0] && cc.copy[1] && cc.len[0] == 116 && cc.len[1] > cc.len[0] && get64(cc.copy[0], 16) == 3 &&
+              get64(cc.copy[1], 16) == 4 && get64(cc.copy[1], 72) == (int64_t)R.tend,
+          "checkpoints: caught phases %lld and %lld (%zu, %zu bytes)", cc.copy[0] ? (long long)get64(cc.copy[0], 16) : -1,
+          cc.copy[1] ? (long long)get64(cc.copy[1], 16) : -1, cc.len[0], cc.len[1]);
+    CHECK(access(path, F_OK) != 0, "checkpoints: %s left after a complete run", path);
+    o.progress = NULL;
+    if (!cc.copy[0] || !cc.copy[1])
+        goto out;
+    for (int k = 0; k < 2; k++) {
+        /* each resumes to the uninterrupted alignment, then is removed */
+        swgpu_aln_free(&X);
+        int rc = ck_try("resume", path, cc.copy[k], cc.len[k], a, m, b, n, &o, &X, NULL);
+        CHECK(rc == 0 && X.score == R.score && X.qbeg == R.qbeg && X.qend == R.qend && X.tbeg == R.tbeg &&
+                  X.tend == R.tend && X.n_cigar == R.n_cigar &&
+                  !memcmp(X.cigar, R.cigar, R.n_cigar * sizeof *R.cigar) && access(path, F_OK) != 0,
+              "checkpoints: phase %d resumed: rc %d (%s), score %lld of %lld", k + 3, rc, swgpu_last_error(),
+              (long long)X.score, (long long)R.score);
+    }
+    for (int k = 0; k < 2; k++) {
+        /* one byte changed: header words, the middle, the CRC */
+        const size_t len = cc.len[k], offs[] = { 20, 33, 40, 64, 100, len / 2, len - 5, len - 1 };
+        uint8_t *p = malloc(len);
+        for (size_t x = 0; x < sizeof offs / sizeof *offs; x++) {
+            char what[64];
+            memcpy(p, cc.copy[k], len);
+            p[offs[x]] ^= 0x10;
+            snprintf(what, sizeof what, "phase %d, byte %zu of %zu changed", k + 3, offs[x], len);
+            snprintf(want, sizeof want, "checkpoint %s is damaged (its checksum does not match its contents): it "
+                     "cannot be resumed; remove it to start afresh", path);
+            ck_try(what, path, p, len, a, m, b, n, &o, &X, want);
+        }
+        memcpy(p, cc.copy[k], len);
+        p[3] = 'x';
+        snprintf(want, sizeof want, "checkpoint %s is not a swgpu checkpoint", path);
+        ck_try("magic", path, p, len, a, m, b, n, &o, &X, want);
+        p[3] = 'P';
+        p[7] = 1;
+        snprintf(want, sizeof want, "checkpoint %s was written by an older swgpu (checkpoint format 1, this one "
+                 "reads format 2): it cannot be resumed; remove it to start afresh", path);
+        ck_try("format 1", path, p, len, a, m, b, n, &o, &X, want);
+        p[7] = 2;
+        if (k == 0) /* shorter than a header */
+            snprintf(want, sizeof want, "checkpoint %s is damaged (truncated): it cannot be resumed; remove it "
+                     "to start afresh", path);
+        else
+            snprintf(want, sizeof want, "checkpoint %s is damaged (%zu bytes where its header describes %zu: "
+                     "truncated or damaged): it cannot be resumed; remove it to start afresh", path, len - 9, len);
+        ck_try("truncated", path, p, len - 9, a, m, b, n, &o, &X, want);
+        free(p);
+    }
+    {
+        /* fields out of range, the CRC right */
+        const size_t len0 = cc.len[0], len1 = cc.len[1];
+        uint8_t *p = malloc(len1);
+        const int64_t je = get64(cc.copy[0], 48), ie = get64(cc.copy[0], 40);
+        const int64_t maxS = 2 * (int64_t)(m < n ? m : n);
+        struct {
+            int file;
+            size_t off;
+            int64_t v;
+            char want[300];
+        } F[10];
+        int nf = 0;
+#define FIELD(f, o_, v_, ...)                                                                         \
+    do {                                                                                              \
+        F[nf].file = f;                                                                               \
+        F[nf].off = o_;                                                                               \
+        F[nf].v = v_;                                                                                 \
+        snprintf(F[nf].want, sizeof F[nf].want, "checkpoint %s does not fit this alignment: " __VA_ARGS__); \
+        nf++;                                                                                         \
+    } while (0)
+        /* the query end beyond the query (the reverse pass read past it) */
+        FIELD(0, 40, (int64_t)m + 1000, "the best score's end (%lld, %lld) lies outside the %zu x %zu matrix: "
+              "remove it to start afresh", path, (long long)m + 1000, (long long)je, m, n);
+        /* (5,000,000: far enough that the old reader's reverse pass crashed) */
+        FIELD(0, 40, 5000000, "the best score's end (5000000, %lld) lies outside the %zu x %zu matrix: remove it "
+              "to start afresh", path, (long long)je, m, n);
+        FIELD(0, 48, -5, "the best score's end (%lld, -5) lies outside the %zu x %zu matrix: remove it to start "
+              "afresh", path, (long long)ie, m, n);
+        /* a best score of 0 (the run said "score 0", "alignment none") */
+        FIELD(0, 32, 0, "best score 0 is out of range 1 .. %lld: remove it to start afresh", path,
+              (long long)(2 * (ie < je ? ie : je)));
+        FIELD(0, 16, 9, "phase 9 is unknown: remove it to start afresh", path);
+        FIELD(0, 24, maxS + 1, "pruning score %lld is out of range 0 .. %lld: remove it to start afresh", path,
+              (long long)maxS + 1, (long long)maxS);
+        FIELD(1, 56, ie, "the begin (%lld, %lld) does not lie before the end (%lld, %lld): remove it to start "
+              "afresh", path, (long long)ie, (long long)get64(cc.copy[1], 64), (long long)ie, (long long)je);
+        /* a saved row's H at column 7 (the first row's 8th pair) */
+        FIELD(1, 112 + 7 * 8, (int64_t)0x7fffffff, "a saved row's value at column 7 is out of range: remove it "
+              "to start afresh", path);
+        for (int f = 0; f < nf; f++) {
+            const size_t len = F[f].file ? len1 : len0;
+            memcpy(p, cc.copy[F[f].file], len);
+            if (F[f].off >= 112)
+                memcpy(p + F[f].off, &(int32_t){ (int32_t)F[f].v }, 4);
+            else
+                set64(p, F[f].off, F[f].v);
+            ck_fix(p, len);
+            ck_try(F[f].want, path, p, len, a, m, b, n, &o, &X, F[f].want);
+        }
+#undef FIELD
+        /* another width of scores: made for other options */
+        memcpy(p, cc.copy[0], len0);
+        set64(p, 96, 1);
+        ck_fix(p, len0);
+        snprintf(want, sizeof want, "checkpoint %s was made for other inputs or options: remove it to start "
+                 "afresh, or give the inputs and options it was made with", path);
+        CHECK(ck_try("wide", path, p, len0, a, m, b, n, &o, &X, want) == SWGPU_EINVAL, "wide flag: not EINVAL");
+        free(p);
+    }
+    /* what is not a checkpoint file, never opened as one (a FIFO would block) */
+    {
+        char fifo[80];
+        snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+        if (mkfifo(fifo, 0600) == 0) {
+            swgpu_long_opts_t o2 = o;
+            o2.checkpoint = fifo;
+            snprintf(want, sizeof want, "checkpoint %s is a FIFO (named pipe), not a checkpoint file", fifo);
+            CHECK(swgpu_align_long(a, m, b, n, dna, &o2, &X, &st) == SWGPU_EINVAL && !strcmp(swgpu_last_error(), want),
+                  "FIFO: %s", swgpu_last_error());
+            o2.checkpoint = dir;
+            snprintf(want, sizeof want, "checkpoint %s is a directory, not a checkpoint file", dir);
+            CHECK(swgpu_align_long(a, m, b, n, dna, &o2, &X, &st) == SWGPU_EINVAL && !strcmp(swgpu_last_error(), want),
+                  "directory: %s", swgpu_last_error());
+            o2.backend = SWGPU_BACKEND_REF;
+            o2.checkpoint = path;
+            snprintf(want, sizeof want, "long alignment: checkpoints (%s) are not supported with the ref backend "
+                     "(use backend cpu or cuda)", path);
+            CHECK(swgpu_align_long(a, m, b, n, dna, &o2, &X, &st) == SWGPU_EINVAL && !strcmp(swgpu_last_error(), want),
+                  "ref backend: %s", swgpu_last_error());
+            unlink(fifo);
+        }
+    }
+    unlink(path);
+    rmdir(dir);
+out:
+    free(cc.copy[0]);
+    free(cc.copy[1]);
+    swgpu_aln_free(&R);
+    swgpu_aln_free(&X);
+    free(a);
+    free(b);
+}
+
 static void test_score_pass_pruned(void)
 {
     uint64_t s = 77;
@@ -1103,6 +1361,8 @@ int main(void)
         printf("# score-pass pruning %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_wide();
         printf("# wide scores %.2fs\n", swgpu__now() - t); t = swgpu__now();
+        test_ckpt();
+        printf("# checkpoints %.2fs\n", swgpu__now() - t); t = swgpu__now();
         test_gpu();
         printf("# gpu %.2fs\n", swgpu__now() - t);
     }

@@ -12,6 +12,11 @@
  *
  * Output files (-o, --plot) are written to NAME.tmp.<pid> and renamed when
  * complete; on failure or SIGINT/SIGTERM/SIGHUP the temporaries go away.
+ * So do those of the checkpoints (--checkpoint X, and X.minus for the
+ * minus strand of --strand both), which the library writes to
+ * NAME.tmp.<pid> likewise (src/long_ckpt.c); a checkpoint, or one of
+ * these names, that is also an output, an output's temporary or an input
+ * is refused before anything is computed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *fp)
@@ -626,6 +632,108 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
     return CLI_RUN;
 }
 
+/* the checkpoints' temporaries, removed on SIGINT/SIGTERM/SIGHUP before
+ * the handler that was there (outfile.c's) runs */
+static char ck_tmp[2][PATH_MAX + 64];
+static struct sigaction ck_old[3];
+static const int ck_sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+
+static void ck_on_signal(int sig)
+{
+    for (int k = 0; k < 2; k++)
+        if (ck_tmp[k][0])
+            unlink(ck_tmp[k]);
+    for (int k = 0; k < 3; k++)
+        if (ck_sigs[k] == sig && ck_old[k].sa_handler != SIG_DFL && ck_old[k].sa_handler != SIG_IGN &&
+            !(ck_old[k].sa_flags & SA_SIGINFO)) {
+            ck_old[k].sa_handler(sig);
+            return;
+        }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void ck_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ck_on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < 3; k++)
+        sigaction(ck_sigs[k], &sa, &ck_old[k]);
+}
+
+/* 1 when paths a and b name the same file, existing or not (the same
+ * directory, resolved, and the same name) */
+static int same_path(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+    if (!strcmp(a, b))
+        return 1;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+    na = na ? na + 1 : a;
+    nb = nb ? nb + 1 : b;
+    if (strcmp(na, nb))
+        return 0;
+    snprintf(da, sizeof da, "%.*s", na > a ? (int)(na - a) : 1, na > a ? a : ".");
+    snprintf(db, sizeof db, "%.*s", nb > b ? (int)(nb - b) : 1, nb > b ? b : ".");
+    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
+}
+
+/* The checkpoint ck of --checkpoint X (X itself, or minus: X.minus, the
+ * minus strand's): -1 after an error when it is something other than a
+ * regular file, a file that is not a swgpu checkpoint, an input, or when it
+ * or its temporary is an output or an output's temporary. */
+static int ck_path_check(const char *x, const char *ck, int minus, const char *const outs[2],
+                         const char *const oname[2], const cli_input_t *in, int nin)
+{
+    struct stat sb;
+    char tmp[PATH_MAX + 64], otmp[PATH_MAX + 64], who[PATH_MAX + 64];
+    const char *mine[2] = { ck, tmp };
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", ck, (long)getpid());
+    if (minus)
+        snprintf(who, sizeof who, "--checkpoint %s: the minus strand's checkpoint %s", x, ck);
+    else
+        snprintf(who, sizeof who, "--checkpoint %s", x);
+    if (minus && cli_check_output("--checkpoint (the minus strand's)", ck, in, nin) < 0)
+        return -1;
+    if (stat(ck, &sb) == 0) {
+        if (!S_ISREG(sb.st_mode)) {
+            cli_error("%s is %s, not a checkpoint file", who,
+                      S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO (named pipe)"
+                      : S_ISCHR(sb.st_mode) ? "a character device" : S_ISBLK(sb.st_mode) ? "a block device"
+                      : S_ISSOCK(sb.st_mode) ? "a socket" : "not a regular file");
+            return -1;
+        }
+        /* the magic of src/long_ckpt.c, any format (the library names an older one) */
+        char magic[7];
+        FILE *f = fopen(ck, "rb");
+        size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+        if (f)
+            fclose(f);
+        if (f && (n != sizeof magic || memcmp(magic, "SWGPUCK", sizeof magic))) {
+            cli_error("%s is not a swgpu checkpoint", who);
+            return -1;
+        }
+    }
+    for (int o = 0; o < 2; o++) {
+        if (!outs[o])
+            continue;
+        snprintf(otmp, sizeof otmp, "%s.tmp.%ld", outs[o], (long)getpid());
+        for (int k = 0; k < 2; k++)
+            if (same_path(mine[k], outs[o]) || same_path(mine[k], otmp)) {
+                cli_error("%s%s%s is also %s%s %s: give the checkpoint a file of its own", who,
+                          k ? ": its temporary " : "", k ? tmp : "",
+                          same_path(mine[k], outs[o]) ? "" : "the temporary of ", oname[o], outs[o]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 void cli_align_opts(const cli_align_args_t *a, swgpu_alphabet_t alphabet, swgpu_long_opts_t *o)
 {
     swgpu_long_opts_init(o, alphabet);
@@ -692,6 +800,18 @@ int swgpu_cmd_align(int argc, char **argv)
             cli_error("--checkpoint %s is also an output: give it a file of its own", a.checkpoint);
             return 1;
         }
+        if (a.checkpoint) {
+            const char *outs[2] = { opath && strcmp(opath, "-") ? opath : NULL, plot };
+            const char *const oname[2] = { "the output (-o)", "the plot (--plot)" };
+            if (strlen(a.checkpoint) > PATH_MAX) {
+                cli_error("--checkpoint %s: path too long", a.checkpoint);
+                return 1;
+            }
+            snprintf(ckminus, sizeof ckminus, "%s.minus", a.checkpoint);
+            if (ck_path_check(a.checkpoint, a.checkpoint, 0, outs, oname, in2, 5) < 0 ||
+                (!strcmp(strand, "both") && ck_path_check(a.checkpoint, ckminus, 1, outs, oname, in2, 5) < 0))
+                return 1;
+        }
     }
 
     if (read_first(apath, type, &sa, &A, verbosity) || read_first(bpath, type, &sb, &B, verbosity))
@@ -739,6 +859,12 @@ int swgpu_cmd_align(int argc, char **argv)
         goto out;
     if (plot && !(pp = cli_out_open(&plotout, cli_out_path(plot))))
         goto out;
+    if (a.checkpoint) { /* after the outputs': their handler runs after ours */
+        snprintf(ck_tmp[0], sizeof ck_tmp[0], "%s.tmp.%ld", a.checkpoint, (long)getpid());
+        if (!strcmp(strand, "both"))
+            snprintf(ck_tmp[1], sizeof ck_tmp[1], "%s.tmp.%ld", ckminus, (long)getpid());
+        ck_signals();
+    }
 
     for (int s = 0; s < 2; s++) {
         result_t *r = &res[nres];
@@ -762,10 +888,8 @@ int swgpu_cmd_align(int argc, char **argv)
             swgpu_dna_revcomp(B.res, B.len, brc);
             r->t = brc;
         }
-        if (minus && a.checkpoint && !strcmp(strand, "both")) { /* each strand its own */
-            snprintf(ckminus, sizeof ckminus, "%s.minus", a.checkpoint);
+        if (minus && a.checkpoint && !strcmp(strand, "both")) /* each strand its own */
             o.checkpoint = ckminus;
-        }
         rc = cli_dist ? cli_dist->align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st)
                       : swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st);
         if (prog.tty) {

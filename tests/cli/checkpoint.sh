@@ -2,7 +2,13 @@
 # checkpoint.sh - `swgpu align --checkpoint`: an alignment killed with SIGKILL
 # after a checkpoint resumes to byte-identical output, and the checkpoint is
 # removed when done; a checkpoint made for other inputs, or one that is an
-# input or an output, is refused naming the file.
+# input or an output, is refused naming the file.  A damaged checkpoint (a
+# byte changed, cut short, an older format) is refused with its message and
+# kept as it was; a FIFO (without blocking), a directory, a device or a file
+# that is not a checkpoint is refused up front saying what it is, as are a
+# minus-strand checkpoint or a checkpoint temporary that is an output, and
+# checkpoints with the ref backend; SIGTERM while a checkpoint is written
+# leaves no temporary.
 #
 # Pairs: two unrelated random 80 kbp sequences (one thread: ~1 s, nearly all
 # in the score pass) and a related 50 kbp pair with --no-prune (one thread:
@@ -185,4 +191,103 @@ for bad in "$T/ra.fa" "$T/z.out"; do
     fi
 done
 "$SWGPU" align "$T/ra.fa" "$T/rb.fa" --checkpoint-every 0 2> "$T/z.err" && fail "--checkpoint-every 0 accepted" || pass
+
+# refused ARGS... -- MESSAGE: the alignment fails at once (within 10 s,
+# before any pass: no summary line) with exactly MESSAGE on stderr
+refused() {
+    args=""
+    while [ "$1" != "--" ]; do args="$args $1"; shift; done
+    want=$2
+    timeout 10 "$SWGPU" align $args > "$T/rf.out" 2> "$T/rf.err"
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(cat "$T/rf.err")" = "$want" ]; then pass; else
+        fail "align$args: exit $rc, stderr: $(head -c 300 "$T/rf.err") (wanted: $want)"
+    fi
+}
+# a damaged checkpoint (one byte changed, anywhere: the CRC-32 over the file;
+# the file cut short: its size) is an error, and the file is kept as it was;
+# one inside the reverse pass (strips done, rows saved)
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/d.ck" \
+    --checkpoint-every 0.05 --quiet -o "$T/d.out" &
+pid=$!
+k=0
+while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
+    [ "$(od -An -t d8 -j 16 -N 8 "$T/d.ck" 2>/dev/null | tr -d ' ')" = 3 ] &&
+        [ "$(od -An -t d8 -j 80 -N 8 "$T/d.ck" 2>/dev/null | tr -d ' ')" -gt 0 ] 2>/dev/null && break
+    sleep 0.01; k=$((k + 1))
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+size=$(wc -c < "$T/d.ck")
+[ "$size" -gt 100000 ] && pass || fail "no checkpoint inside the reverse pass ($size bytes)"
+for off in 20 40 $((size / 2)) $((size - 2)); do # phase, score, the middle, the CRC
+    cp "$T/d.ck" "$T/e.ck"
+    b=$(od -An -t u1 -j $off -N 1 "$T/e.ck" | tr -d ' ')
+    printf "\\$(printf %o $(((b + 1) % 256)))" | dd of="$T/e.ck" bs=1 seek=$off conv=notrunc 2>/dev/null
+    cp "$T/e.ck" "$T/e.keep"
+    refused "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --checkpoint "$T/e.ck" -o "$T/e.out" -- \
+        "swgpu: checkpoint $T/e.ck is damaged (its checksum does not match its contents): it cannot be resumed; remove it to start afresh"
+    cmp -s "$T/e.ck" "$T/e.keep" && [ ! -e "$T/e.out" ] && pass || fail "damaged checkpoint (byte $off) changed or removed"
+done
+head -c $((size - 100)) "$T/d.ck" > "$T/e.ck"
+refused "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --checkpoint "$T/e.ck" -o "$T/e.out" -- \
+    "swgpu: checkpoint $T/e.ck is damaged ($((size - 100)) bytes where its header describes $size: truncated or damaged): it cannot be resumed; remove it to start afresh"
+[ "$(wc -c < "$T/e.ck")" -eq $((size - 100)) ] && pass || fail "truncated checkpoint changed or removed"
+# a checkpoint of format 1 (an older swgpu): the format byte
+cp "$T/d.ck" "$T/e.ck"
+printf '\001' | dd of="$T/e.ck" bs=1 seek=7 conv=notrunc 2>/dev/null
+refused "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --checkpoint "$T/e.ck" -o "$T/e.out" -- \
+    "swgpu: checkpoint $T/e.ck was written by an older swgpu (checkpoint format 1, this one reads format 2): it cannot be resumed; remove it to start afresh"
+# the undamaged one still resumes to the uninterrupted output
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --checkpoint "$T/d.ck" --quiet -o "$T/d.out" &&
+    cmp -s "$T/d.out" "$T/r.ref" && [ ! -e "$T/d.ck" ] && pass || fail "the checkpoint kept did not resume"
+
+# what is not a checkpoint file is refused up front, saying what it is,
+# without blocking on a FIFO and without advice to delete it
+mkfifo "$T/fifo" && mkdir "$T/dir" && printf '>not a checkpoint\nACGT\n' > "$T/notck"
+refused "$T/ra.fa" "$T/rb.fa" --checkpoint "$T/fifo" -o "$T/z.out" -- \
+    "swgpu: --checkpoint $T/fifo is a FIFO (named pipe), not a checkpoint file"
+refused "$T/ra.fa" "$T/rb.fa" --checkpoint "$T/dir" -o "$T/z.out" -- \
+    "swgpu: --checkpoint $T/dir is a directory, not a checkpoint file"
+refused "$T/ra.fa" "$T/rb.fa" --checkpoint /dev/null -o "$T/z.out" -- \
+    "swgpu: --checkpoint /dev/null is a character device, not a checkpoint file"
+refused "$T/ra.fa" "$T/rb.fa" --checkpoint "$T/notck" -o "$T/z.out" -- \
+    "swgpu: --checkpoint $T/notck is not a swgpu checkpoint"
+[ "$(cat "$T/notck")" = "$(printf '>not a checkpoint\nACGT')" ] && pass || fail "not-a-checkpoint file changed"
+mkdir "$T/dm.minus"
+refused "$T/ra.fa" "$T/rb.fa" --strand both --checkpoint "$T/dm" -o "$T/z.out" -- \
+    "swgpu: --checkpoint $T/dm: the minus strand's checkpoint $T/dm.minus is a directory, not a checkpoint file"
+# the minus strand's checkpoint (and the temporaries) are never an output
+refused "$T/ra.fa" "$T/rb.fa" --strand both --checkpoint "$T/c" -o "$T/c.minus" -- \
+    "swgpu: --checkpoint $T/c: the minus strand's checkpoint $T/c.minus is also the output (-o) $T/c.minus: give the checkpoint a file of its own"
+[ ! -e "$T/c.minus" ] && pass || fail "-o $T/c.minus written"
+# (exec: the tool runs as the shell's process, whose id names the temporaries)
+sh -c 'exec "$0" align "$1" "$2" --checkpoint "$3" -o "$3.tmp.$$"' "$SWGPU" "$T/ra.fa" "$T/rb.fa" \
+    "$T/c" 2> "$T/rf.err" && fail "a checkpoint's temporary as -o accepted" ||
+    { grep -q "^swgpu: --checkpoint $T/c: its temporary $T/c.tmp.[0-9]* is also the output (-o) $T/c.tmp.[0-9]*: give the checkpoint a file of its own\$" "$T/rf.err" &&
+        pass || fail "a checkpoint's temporary as -o: $(cat "$T/rf.err")"; }
+# the reference backend keeps no checkpoints: said, not ignored
+refused "$T/ra.fa" "$T/rb.fa" --backend ref --checkpoint "$T/c" -o "$T/z.out" -- \
+    "swgpu: long alignment: checkpoints ($T/c) are not supported with the ref backend (use backend cpu or cuda)"
+
+# SIGTERM while a checkpoint of the reverse pass (megabytes of saved rows)
+# is being written: the checkpoint stays, no temporary is left
+for n in 1 2 3; do
+    "$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/s.ck" \
+        --checkpoint-every 0.001 --quiet -o "$T/s.out" &
+    pid=$!
+    k=0
+    while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
+        [ "$(od -An -t d8 -j 16 -N 8 "$T/s.ck" 2>/dev/null | tr -d ' ')" = 3 ] && break
+        sleep 0.01; k=$((k + 1))
+    done
+    k=0 # then as soon as the temporary is there
+    while kill -0 $pid 2>/dev/null && [ ! -e "$T/s.ck.tmp.$pid" ] && [ $k -lt 200000 ]; do k=$((k + 1)); done
+    kill -TERM $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    left=$(ls "$T" | grep '^s\.ck\.tmp\.' || true)
+    [ -z "$left" ] && [ -f "$T/s.ck" ] && [ ! -e "$T/s.out" ] && pass ||
+        fail "SIGTERM $n during checkpoints: left [$left], checkpoint $([ -f "$T/s.ck" ] && echo kept || echo gone)"
+    rm -f "$T/s.ck" "$T"/s.ck.tmp.*
+done
 finish
