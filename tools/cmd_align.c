@@ -698,8 +698,6 @@ static int ck_path_check(const char *x, const char *ck, int minus, const char *c
         snprintf(who, sizeof who, "--checkpoint %s: the minus strand's checkpoint %s", x, ck);
     else
         snprintf(who, sizeof who, "--checkpoint %s", x);
-    if (minus && cli_check_output("--checkpoint (the minus strand's)", ck, in, nin) < 0)
-        return -1;
     if (stat(ck, &sb) == 0) {
         if (!S_ISREG(sb.st_mode)) {
             cli_error("%s is %s, not a checkpoint file", who,
@@ -719,6 +717,9 @@ static int ck_path_check(const char *x, const char *ck, int minus, const char *c
             return -1;
         }
     }
+    /* then as any output: never an input, its temporary can be made */
+    if (cli_check_output(minus ? "--checkpoint (the minus strand's)" : "--checkpoint", ck, in, nin) < 0)
+        return -1;
     for (int o = 0; o < 2; o++) {
         if (!outs[o])
             continue;
@@ -789,9 +790,8 @@ int swgpu_cmd_align(int argc, char **argv)
                                   {mname, "matrix file"}, {opath, "output (-o)"}};
         const cli_input_t in2[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
                                    {mname, "matrix file"}, {opath, "output (-o)"}, {plot, "plot (--plot)"}};
-        if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0 ||
-            cli_check_output("--checkpoint", a.checkpoint, in2, 5) < 0)
-            return 1;
+        if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
+            return 1; /* the checkpoint's checks follow (ck_path_check) */
         if (opath && plot && !strcmp(opath, plot)) {
             cli_error("-o and --plot are both %s: give them different files", plot);
             return 1;

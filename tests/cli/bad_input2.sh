@@ -187,7 +187,7 @@ for id in 'sp|P1|A' 'sp|P1|A' 'sp_P1_A' '.hidden' 'x/y' 'sp_P1_A_2'; do
     printf '>%s\n' "$id"; cat "$T/seq2"
 done > "$T/dup.fa"
 if "$SWGPU" search -q "$T/dup.fa" -d $DB --out-pssm "$T/pssm/new" --quiet > /dev/null 2> "$T/err"; then
-    got=$(cd "$T/pssm/new" && ls -A | tr '\n' ' ')
+    got=$(cd "$T/pssm/new" && LC_ALL=C ls -A | tr '\n' ' ')
     [ "$got" = "_hidden.pssm sp_P1_A.pssm sp_P1_A_2.pssm sp_P1_A_2_6.pssm sp_P1_A_3.pssm x_y.pssm " ] &&
         pass || fail "--out-pssm names: $got"
     # each file holds its own query's PSSM: the six are read back as six queries

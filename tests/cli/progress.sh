@@ -26,8 +26,9 @@ if [ -s "$T/quiet.log" ]; then fail "--quiet on a terminal printed: $(head -c 20
 if cmp -s "$T/plain.tsv" "$T/quiet.tsv"; then pass; else fail "output differs with --quiet"; fi
 
 # align: one line per phase (rewritten in place with carriage returns);
-# without the seed bound, so that the CPU's pre-pass runs too
-SWGPU_LONG_SEED=0 script -qec "\"$SWGPU\" align $D/long_a.fa $D/long_b.fa -o \"$T/tty.aln\"" /dev/null >"$T/atty.log" 2>&1 </dev/null
+# without the seed bound, so that the CPU's pre-pass runs too (the CPU
+# backend: the GPU's has no pre-pass)
+SWGPU_LONG_SEED=0 script -qec "\"$SWGPU\" align --backend cpu $D/long_a.fa $D/long_b.fa -o \"$T/tty.aln\"" /dev/null >"$T/atty.log" 2>&1 </dev/null
 tr '\r' '\n' <"$T/atty.log" >"$T/atty.lines"
 for phase in prepass score reverse traceback; do
     if grep -Eq "\] $phase +~?100\.0%  [0-9.e+]+ cells  [0-9.]+ GCUPS  0 s left" "$T/atty.lines"; then pass; else
