@@ -5,8 +5,9 @@
  * With -o FILE the output goes to FILE.tmp.<pid>, renamed to FILE only once
  * everything was written; on any failure (or SIGINT/SIGTERM/SIGHUP) the
  * temporary file is removed, so a complete-looking truncated file is never
- * left behind.  An existing FILE that is not a regular file (/dev/null, a
- * FIFO, a symbolic link) is written in place instead.
+ * left behind (tools/outfile.c; through a symbolic link, its target is
+ * replaced).  An existing FILE that is not a regular file (/dev/null, a FIFO)
+ * is written in place instead.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
