@@ -828,6 +828,12 @@ void swgpu_backend_wait(void);
 
 /* ---------------------------------------------------------------- output */
 
+/** Write a name or description to fp as every output format writes it: the
+ *  control characters (0x00-0x1f, 0x7f) as \\t, \\n, \\r or \\xHH, every other
+ *  byte as it is, so that a name cannot add columns or lines.  NULL writes
+ *  nothing.  The caller checks fp's error state. */
+void swgpu_put_name(FILE *fp, const char *s);
+
 typedef struct swgpu_outfmt swgpu_outfmt_t;
 
 /** Parse "6", "7", "pair", or a BLAST column list such as

@@ -386,9 +386,9 @@ typedef struct {
  * terminal.  They are written with \t, \n, \r and \xHH for the other
  * control bytes (0x00-0x1f, 0x7f); every other byte as it is.
  */
-static void put_text(FILE *fp, const char *s)
+void swgpu_put_name(FILE *fp, const char *s)
 {
-    if (!s)
+    if (!fp || !s)
         return;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p >= 0x20 && *p != 0x7f)
@@ -403,6 +403,8 @@ static void put_text(FILE *fp, const char *s)
             fprintf(fp, "\\x%02x", *p);
     }
 }
+
+#define put_text swgpu_put_name
 
 /* "id" or "id desc", escaped */
 static void put_title(FILE *fp, const char *id, const char *desc)

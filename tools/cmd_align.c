@@ -194,8 +194,11 @@ static void write_summary(FILE *fp, const result_t *r, const result_t *other, in
     const swgpu_aln_t *a = &r->aln;
     long long ts, te;
     target_range(r, &ts, &te);
-    fprintf(fp, "query     %s\t%zu\n", r->qid, r->qlen);
-    fprintf(fp, "target    %s\t%zu\n", r->tid, r->tlen);
+    fputs("query     ", fp);
+    swgpu_put_name(fp, r->qid);
+    fprintf(fp, "\t%zu\ntarget    ", r->qlen);
+    swgpu_put_name(fp, r->tid);
+    fprintf(fp, "\t%zu\n", r->tlen);
     if (r->alpha == SWGPU_DNA)
         fprintf(fp, "strand    %s\n", r->minus ? "minus" : "plus");
     fprintf(fp, "score     %lld\n", (long long)a->score);
@@ -234,13 +237,18 @@ static void write_seq(FILE *fp, const uint8_t *x, size_t n, swgpu_alphabet_t alp
 static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
 {
     const swgpu_aln_t *a = &r->aln;
-    fprintf(fp, "@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:%s\tLN:%zu\n", r->tid, r->tlen);
+    fputs("@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:", fp);
+    swgpu_put_name(fp, r->tid);
+    fprintf(fp, "\tLN:%zu\n", r->tlen);
     fprintf(fp, "@PG\tID:swgpu\tPN:swgpu\tVN:%s\tCL:swgpu", SWGPU_VERSION);
-    for (int k = 0; k < argc; k++)
-        fprintf(fp, " %s", argv[k]);
+    for (int k = 0; k < argc; k++) {
+        fputc(' ', fp);
+        swgpu_put_name(fp, argv[k]);
+    }
     fputc('\n', fp);
     if (a->score == 0 || a->n_cigar == 0) {
-        fprintf(fp, "%s\t4\t*\t0\t0\t*\t*\t0\t0\t", r->qid);
+        swgpu_put_name(fp, r->qid);
+        fputs("\t4\t*\t0\t0\t*\t*\t0\t0\t", fp);
         write_seq(fp, r->q, r->qlen, r->alpha, 0);
         fprintf(fp, "\t*\tAS:i:%lld\n", (long long)a->score);
         return;
@@ -252,8 +260,10 @@ static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
         target_range(r, &ts, &te);
         lead = r->minus ? (long long)r->qlen - a->qend : a->qbeg;
         trail = r->minus ? a->qbeg : (long long)r->qlen - a->qend;
-        fprintf(fp, "%s\t%d\t%s\t%lld\t255\t", r->qid, r->minus ? 16 : 0, r->tid,
-                r->minus ? te : ts);
+        swgpu_put_name(fp, r->qid);
+        fprintf(fp, "\t%d\t", r->minus ? 16 : 0);
+        swgpu_put_name(fp, r->tid);
+        fprintf(fp, "\t%lld\t255\t", r->minus ? te : ts);
         if (lead)
             fprintf(fp, "%lldS", lead);
         write_cigar(fp, a->cigar, a->n_cigar, r->minus);
@@ -275,8 +285,11 @@ static void write_pair(FILE *fp, const result_t *r, const swgpu_matrix_t *m)
     int64_t qi = a->qbeg, ti = a->tbeg, q0 = qi, t0 = ti;
     long long ts, te;
     target_range(r, &ts, &te);
-    fprintf(fp, "Query:  %s (%zu)\nTarget: %s (%zu)%s\n", r->qid, r->qlen, r->tid, r->tlen,
-            r->minus ? ", minus strand" : "");
+    fputs("Query:  ", fp);
+    swgpu_put_name(fp, r->qid);
+    fprintf(fp, " (%zu)\nTarget: ", r->qlen);
+    swgpu_put_name(fp, r->tid);
+    fprintf(fp, " (%zu)%s\n", r->tlen, r->minus ? ", minus strand" : "");
     fprintf(fp, "Score = %lld, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
             (long long)a->score, (long long)a->n_ident, (long long)a->length,
             a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0, (long long)a->n_gaps,
@@ -335,6 +348,8 @@ static void fmt_pos(char *buf, size_t n, double v)
         snprintf(buf, n, "%g", v);
 }
 
+/* a name in XML text: markup characters as entities, control characters as
+ * swgpu_put_name writes them (XML 1.0 has no way to hold most of them) */
 static void xml_text(FILE *fp, const char *s)
 {
     for (; *s; s++) {
@@ -342,7 +357,10 @@ static void xml_text(FILE *fp, const char *s)
         else if (*s == '>') fputs("&gt;", fp);
         else if (*s == '&') fputs("&amp;", fp);
         else if (*s == '"') fputs("&quot;", fp);
-        else fputc(*s, fp);
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+            char c[2] = { *s, 0 };
+            swgpu_put_name(fp, c);
+        } else fputc(*s, fp);
     }
 }
 

@@ -127,4 +127,18 @@ else
     fail "output through a symbolic link"
 fi
 if ls "$T"/*.tmp.* >/dev/null 2>&1; then fail "temporary left behind"; else pass; fi
+
+# names with control characters (tests/data/ctrl_names.swdb: id "a\001b\033[31m",
+# made with Python's Database.from_sequences, since FASTA refuses such bytes)
+# are written escaped in every output of align: none holds a control byte but
+# the line ends and the formats' tabs
+for f in summary sam pair; do
+    "$SWGPU" align $D/ctrl_names.swdb $B --outfmt $f --quiet > "$T/ctrl.$f" 2> "$T/err" ||
+        fail "ctrl names, $f: $(cat "$T/err")"
+    if grep -q 'a\\x01b\\x1b\[31m' "$T/ctrl.$f" && ! tr -d '\t\n' < "$T/ctrl.$f" | grep -q '[[:cntrl:]]'; then
+        pass; else fail "ctrl names, $f: $(head -n 3 "$T/ctrl.$f" | od -c | head -5)"; fi
+done
+"$SWGPU" align $D/ctrl_names.swdb $B --quiet -o /dev/null --plot "$T/ctrl.svg" &&
+    grep -q 'a\\x01b\\x1b\[31m vs chrB' "$T/ctrl.svg" && ! tr -d '\t\n' < "$T/ctrl.svg" | grep -q '[[:cntrl:]]' &&
+    pass || fail "ctrl names, svg"
 finish
