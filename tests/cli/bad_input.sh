@@ -8,28 +8,6 @@
 Q=$D/cli_q.fasta
 DB=$D/cli_db.fasta
 
-# bad NAME PATTERN ARGS...: `swgpu ARGS` exits 1 and its last stderr line
-# starts with "swgpu: " and matches the extended regex PATTERN
-bad() {
-    name=$1 pat=$2; shift 2
-    "$SWGPU" "$@" > "$T/out" 2> "$T/err"
-    rc=$?
-    last=$(tail -n 1 "$T/err")
-    if [ "$rc" -ne 1 ]; then
-        fail "$name: exit $rc, expected 1 (stderr: $last)"
-    elif ! printf '%s\n' "$last" | grep -q '^swgpu: '; then
-        fail "$name: error line does not start with 'swgpu: ': $last"
-    elif ! printf '%s\n' "$last" | grep -Eq -- "$pat"; then
-        fail "$name: error line does not match /$pat/: $last"
-    elif [ "$(grep -c '^swgpu: ' "$T/err")" -ne 1 ]; then
-        fail "$name: more than one error line: $(cat "$T/err")"
-    elif [ -s "$T/out" ]; then
-        fail "$name: printed on stdout: $(head -n 3 "$T/out")"
-    else
-        pass
-        [ -n "${VERBOSE:-}" ] && printf '%-28s %s\n' "$name" "$last"
-    fi
-}
 
 # --- fixtures made here -------------------------------------------------
 : > "$T/empty.fa"
