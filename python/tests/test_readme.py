@@ -1,5 +1,5 @@
-"""The README's Python example runs as written and prints what the README
-shows after it."""
+"""The Python example of docs/python.md runs as written and prints what the
+page shows after it."""
 
 import os
 import re
@@ -13,9 +13,8 @@ from conftest import ROOT
 
 
 def readme_example():
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        text = f.read()
-    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    with open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8") as f:
+        section = f.read()
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     output = re.search(r"\nOutput:\n\n```\n(.*?)```", section, re.S).group(1)
     return code, output
