@@ -140,8 +140,8 @@ typedef struct {
  * Empty records are skipped (counted, logged as a warning).  A makedb
  * database (swgpu_db_write) is read too: its sequences in database order;
  * so is an NCBI BLAST database, named by its makeblastdb prefix (versions 4
- * and 5, alias files and volumes; ids and titles as the README's "BLAST
- * databases" says; SWGPU_EDB naming the file and OID when it is damaged).
+ * and 5, alias files and volumes; ids and titles as docs/blast-databases.md
+ * says; SWGPU_EDB naming the file and OID when it is damaged).
  * info may be NULL.  On success *out is owned by the caller.
  */
 int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,

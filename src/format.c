@@ -562,7 +562,7 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
 /* One query's block: q its view (a PSSM's: its query residues), round its
  * round of an iterated search (0: none).  Positives are the columns of
  * identical residues or of a positive score in the matrix m, for a PSSM
- * query too: psiblast 2.12 counts them so (README "Profile (PSSM) queries"). */
+ * query too: psiblast 2.12 counts them so (docs/profile-search.md). */
 static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu_seq_t *qv,
                        int round)
 {

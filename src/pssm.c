@@ -8,8 +8,8 @@
  * -in_pssm search (its ASN.1 PSSM holds all 28 NCBIstdaa columns; the
  * values below were read from the ASN.1 PSSMs psiblast 2.12 wrote for
  * records 101-110 of queries250 against uniprot20k and confirmed by the raw
- * scores psiblast reports for subjects with these letters, README
- * "Profile (PSSM) queries"):
+ * scores psiblast reports for subjects with these letters,
+ * docs/profile-search.md):
  *
  *   X (and every letter read as X)   -1
  *   *                                 -4
@@ -532,8 +532,8 @@ void swgpu__pssm_query(const swgpu_pssm_t *p, swgpu__query_t *q)
 
 /*
  * The Karlin-Altschul parameters of a search with p, as psiblast computes
- * them for a PSSM (checked against psiblast 2.12's -in_pssm output, README
- * "Profile (PSSM) queries"): the gapped lambda of m and the gaps, and their
+ * them for a PSSM (checked against psiblast 2.12's -in_pssm output,
+ * docs/profile-search.md): the gapped lambda of m and the gaps, and their
  * gapped K times K_p / K_m, where K_p is the ungapped K of the PSSM's own
  * scores (positions whose query residue is not X, the 20 standard columns,
  * subject residues at Robinson & Robinson's frequencies; forbidden scores
