@@ -48,7 +48,9 @@ class MakeBuildExt(build_ext):
             ext.extra_compile_args = flags["cflags"] + ["-fvisibility=hidden"]
             ext.extra_objects = [os.path.join(b, "libswgpu.a")]
             ext.extra_link_args = ["-Wl,--exclude-libs,ALL"] + flags["libs"]
-            ext.depends = [os.path.join(b, "libswgpu.a")]
+        # the extension is always relinked: a CPU-only and a CUDA build share
+        # setuptools' build directory, and its time check would take either
+        self.force = True
         super().run()
 
 
