@@ -10,8 +10,10 @@
 #   make demo       search the bundled example data
 #   make install PREFIX=/usr/local
 #
-# CUDA sources (src/cuda/*.cu) are built when nvcc is found (NVCC=... to
-# choose one, NVCC= to force a CPU-only build).  CUDA_ARCH picks the targets.
+# CUDA sources (src/cuda/*.cu) are built with CUDA=1, or, when CUDA is not
+# given, if a GPU is present (nvidia-smi -L lists one, or /dev/nvidia0
+# exists) and nvcc is found.  CUDA=0 (or NVCC=) builds for the CPU only.
+# NVCC=/path/to/nvcc picks the compiler, CUDA_ARCH the GPU targets.
 
 PREFIX    ?= /usr/local
 CC        ?= cc
@@ -25,10 +27,53 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=s
              -gencode arch=compute_80,code=compute_80
 NVCCFLAGS ?= -O3 -lineinfo
 B         := build
+# the shared library's version: libswgpu.so.$(SO_VERSION), SONAME libswgpu.so.$(SO_MAJOR)
+SO_MAJOR  := 0
+SO_VERSION := $(SO_MAJOR).1.0
+
+# CUDA: 1 or 0 as given; else 1 when a GPU and nvcc are both found (NVCC=,
+# empty, is 0; a CUDA in the environment other than 0 or 1 is not ours).
+# The choice is printed once, by the top-level make.
+ifeq ($(origin CUDA),environment)
+  ifeq ($(filter 0 1,$(CUDA)),)
+    CUDA :=
+  endif
+endif
+ifeq ($(CUDA),)
+  ifeq ($(NVCC),)
+    CUDA := 0
+    CUDA_WHY := NVCC is empty
+  else ifneq ($(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU'),0)
+    CUDA := 1
+    CUDA_WHY := a GPU was found; make CUDA=0 to build without it
+  else ifneq ($(wildcard /dev/nvidia0),)
+    CUDA := 1
+    CUDA_WHY := a GPU was found; make CUDA=0 to build without it
+  else
+    CUDA := 0
+    CUDA_WHY := no GPU found; make CUDA=1 to build it
+  endif
+else ifeq ($(CUDA),1)
+  CUDA_WHY := CUDA=1
+else ifeq ($(CUDA),0)
+  CUDA_WHY := CUDA=0
+else
+  $(error CUDA=$(CUDA): give CUDA=1 (build the CUDA backend) or CUDA=0 (CPU only))
+endif
+ifeq ($(CUDA),1)
+  ifeq ($(NVCC),)
+    $(error CUDA=1 but no nvcc found: put it on PATH or give NVCC=/path/to/nvcc)
+  endif
+endif
+ifeq ($(MAKELEVEL),0)
+  ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
+    $(info swgpu: building $(if $(filter 1,$(CUDA)),with CUDA ($(NVCC)),without CUDA) ($(CUDA_WHY)))
+  endif
+endif
 
 LIB_C     := $(wildcard src/*.c src/ref/*.c)
 SIMD_C    := $(wildcard src/simd/*.c)
-CUDA_CU   := $(if $(NVCC),$(wildcard src/cuda/*.cu))
+CUDA_CU   := $(if $(filter 1,$(CUDA)),$(wildcard src/cuda/*.cu))
 
 # per-file instruction-set flags, chosen by file-name suffix
 simd_flags = $(if $(findstring _avx512,$1),-mavx512f -mavx512bw -mavx512vl -mavx2 -mbmi2,$(if $(findstring _avx2,$1),-mavx2 -mbmi2,$(if $(findstring _sse41,$1),-msse4.1,)))
@@ -37,7 +82,8 @@ LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(SIMD_C:%.c=$(B)/%.o) $(CUDA_CU:%.cu=$(B)/%.
 
 ifneq ($(CUDA_CU),)
   CUDA_HOME   ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
-  CPPFLAGS    += -DSWGPU_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+  CUDA_CPPFLAGS := -DSWGPU_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+  CPPFLAGS    += $(CUDA_CPPFLAGS)
   CUDA_LIBS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 endif
 
@@ -57,21 +103,37 @@ BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
 .PHONY: all check check-sanitize check-tsan fuzz fuzz-run demo install clean bench FORCE \
         python py-ext check-python
-all: $(B)/libswgpu.a $(B)/libswgpu.so $(TOOL) $(MPI_TOOL) $(B)/swgpu.pc
+all: $(B)/libswgpu.a $(B)/libswgpu.so $(B)/libswgpu.so.$(SO_MAJOR) $(TOOL) $(MPI_TOOL) $(B)/swgpu.pc
 
-$(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
+# what the objects were compiled with: a build directory switched between
+# CUDA and CPU-only (or other flags) recompiles instead of mixing the two
+$(B)/config: FORCE
+	@mkdir -p $(B)
+	@printf '%s\n' 'CC=$(CC)' 'CFLAGS=$(CFLAGS)' 'CPPFLAGS=$(CPPFLAGS)' 'CUDA=$(CUDA)' \
+	  $(if $(CUDA_CU),'NVCC=$(NVCC)' 'NVCCFLAGS=$(NVCCFLAGS)' 'CUDA_ARCH=$(CUDA_ARCH)') > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h) $(B)/config
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC $(call simd_flags,$<) -c $< -o $@
 
-$(B)/%.cu.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh)
+$(B)/%.cu.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh) $(B)/config
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Xcompiler -fPIC,-Wall -c $< -o $@
 
 $(B)/libswgpu.a: $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(B)/libswgpu.so: $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+# the shared library, and its links libswgpu.so.$(SO_MAJOR) (the SONAME,
+# what programs load) and libswgpu.so (what -lswgpu finds)
+$(B)/libswgpu.so.$(SO_VERSION): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libswgpu.so.$(SO_MAJOR) -o $@ $(filter %.o,$^) $(CUDA_LIBS) $(LDLIBS)
+
+$(B)/libswgpu.so.$(SO_MAJOR): $(B)/libswgpu.so.$(SO_VERSION)
+	ln -sfn libswgpu.so.$(SO_VERSION) $@
+
+$(B)/libswgpu.so: $(B)/libswgpu.so.$(SO_MAJOR)
+	ln -sfn libswgpu.so.$(SO_MAJOR) $@
 
 $(TOOL): $(TOOL_C) tools/cli.h $(B)/libswgpu.a
 	$(CC) $(STD) $(CPPFLAGS) -Itools $(CFLAGS) $(WARN) -o $@ $(TOOL_C) $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
@@ -90,7 +152,7 @@ $(B)/bench/%: bench/%.c $(B)/libswgpu.a
 # the pkg-config file records PREFIX, so it is rebuilt whenever PREFIX changes
 $(B)/swgpu.pc: FORCE
 	@mkdir -p $(B)
-	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: swgpu\nDescription: exact Smith-Waterman alignment on CPUs and GPUs\nVersion: 0.1.0\nLibs: -L$${libdir} -lswgpu\nLibs.private: %s -lz -lpthread -lm\nCflags: -I$${includedir}\n' \
+	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: swgpu\nDescription: exact Smith-Waterman alignment on CPUs and GPUs\nVersion: 0.1.0\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lswgpu\nLibs.private: %s -lz -lpthread -lm\nCflags: -I$${includedir}\n' \
 	  '$(PREFIX)' '$(CUDA_LIBS)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
@@ -116,8 +178,8 @@ $(B)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(CLI_C
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZERS   := $(FUZZ_C:tests/fuzz/%.c=build-fuzz/fuzz/%)
 fuzz:
-	$(MAKE) B=build-fuzz NVCC= CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" build-fuzz/libswgpu.a
-	$(MAKE) NVCC= $(FUZZERS)
+	$(MAKE) B=build-fuzz CUDA=0 CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" build-fuzz/libswgpu.a
+	$(MAKE) CUDA=0 $(FUZZERS)
 build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_C) tools/cli.h build-fuzz/libswgpu.a
 	@mkdir -p $(dir $@)
 	clang $(STD) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(fuzz_src) build-fuzz/libswgpu.a $(LDLIBS)
@@ -143,7 +205,7 @@ $(FUZZ_RUNS): fuzz-run-%: fuzz
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-sanitize:
 	SWGPU_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 SWGPU_TEST_CFLAGS="$(SAN_FLAGS)" \
-	    $(MAKE) B=build-san NVCC= CFLAGS="$(SAN_FLAGS)" check
+	    $(MAKE) B=build-san CUDA=0 CFLAGS="$(SAN_FLAGS)" check
 
 # the multithreaded paths under ThreadSanitizer (CPU build, build-tsan/): the
 # tests of the search threads, the SIMD engine's scan threads, the long
@@ -154,7 +216,7 @@ check-sanitize:
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent test_pssm
 check-tsan:
-	$(MAKE) B=build-tsan NVCC= CFLAGS="$(TSAN_FLAGS)" build-tsan/swgpu $(TSAN_TESTS:%=build-tsan/tests/%)
+	$(MAKE) B=build-tsan CUDA=0 CFLAGS="$(TSAN_FLAGS)" build-tsan/swgpu $(TSAN_TESTS:%=build-tsan/tests/%)
 	SWGPU_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	    sh tests/run.sh build-tsan $(TSAN_TESTS) threads.sh
 
@@ -163,7 +225,7 @@ check-tsan:
 # to the package's .py files in $(PY_B)/swgpu, importable with
 # PYTHONPATH=$(PY_B).  PYTHON is the interpreter it is built for and tested
 # with (default: python/find-python, /usr/bin/python3 when it has its headers
-# and pytest).  `pip install .` builds the same through python/swgpu_build.py.
+# and pytest).  `pip install .` builds the same through setup.py.
 PYTHON    ?= $(eval PYTHON := $(shell sh python/find-python))$(PYTHON)
 PY_B      ?= $(B)/python
 PY_SRC    := $(wildcard python/swgpu/*.py)
@@ -186,6 +248,12 @@ $(PY_B)/swgpu/%.py: python/swgpu/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# what setup.py compiles and links the extension with, beside libswgpu.a
+$(B)/python-ext.flags: FORCE
+	@mkdir -p $(B)
+	@printf 'cflags: %s\nlibs: %s\n' '$(strip $(STD) $(CUDA_CPPFLAGS) $(WARN))' \
+	  '$(strip $(CUDA_LIBS) $(LDLIBS))' > $@
+
 # the package's tests; SWGPU_CLI is the tool they compare outputs with
 check-python: python $(TOOL)
 	SWGPU_CLI=$(abspath $(TOOL)) PYTHONPATH=$(abspath $(PY_B)) $(PYTHON) -m pytest -q python/tests
@@ -200,7 +268,9 @@ install: all
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu
 	$(if $(MPI_TOOL),install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/swgpu-mpi)
 	install -m 644 $(B)/libswgpu.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/libswgpu.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libswgpu.so.$(SO_VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sfn libswgpu.so.$(SO_VERSION) $(DESTDIR)$(PREFIX)/lib/libswgpu.so.$(SO_MAJOR)
+	ln -sfn libswgpu.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libswgpu.so
 	install -m 644 include/swgpu.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(B)/swgpu.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 docs/swgpu.1 $(DESTDIR)$(PREFIX)/share/man/man1/
