@@ -2,7 +2,7 @@
 # make install PREFIX=tmp puts the header, both libraries (the shared one as
 # libswgpu.so.0.1.0 with the SONAME libswgpu.so.0, and its two links), the
 # tool, the manual page and a pkg-config file in place; programs build and
-# run against them, the README's library example with the README's own
+# run against them, the library example of docs/library.md with its own
 # pkg-config command and no LD_LIBRARY_PATH.
 . "$(dirname "$0")/lib.sh"
 p=$T/p
@@ -47,17 +47,16 @@ if command -v readelf >/dev/null; then
 fi
 if [ "$("$p/bin/swgpu" version 2>&1 | head -n 1 | grep -c 0.1.0)" = 1 ]; then pass; else fail "installed tool runs"; fi
 
-# The README's library example (the ```c block under "## Library"), built
-# with the README's command (cc example.c $(pkg-config ...)) through the
+# The library example of docs/library.md (its ```c block), built with its
+# command (cc example.c $(pkg-config ...)) through the
 # installed swgpu.pc, run on the bundled examples without LD_LIBRARY_PATH:
 # its hits are the tool's (query, target, score, query range).  Without
 # pkg-config a stand-in reads the .pc file.
 x=$T/example
 mkdir -p "$x" "$T/bin"
-awk '/^## Library/ { lib = 1; next } /^## / { lib = 0 }
-     lib && /^```c$/ { code = 1; next } code && /^```/ { exit } code' README.md >"$x/example.c"
-cmd=$(grep -o '`cc example\.c [^`]*pkg-config [^`]*`' README.md | head -n 1 | tr -d '`')
-if [ -s "$x/example.c" ] && [ -n "$cmd" ]; then pass; else fail "README: no library example or no pkg-config command"; fi
+awk '/^```c$/ { code = 1; next } code && /^```/ { exit } code' docs/library.md >"$x/example.c"
+cmd=$(grep -o '`cc example\.c [^`]*pkg-config [^`]*`' docs/library.md | head -n 1 | tr -d '`')
+if [ -s "$x/example.c" ] && [ -n "$cmd" ]; then pass; else fail "docs/library.md: no library example or no pkg-config command"; fi
 if ! command -v pkg-config >/dev/null; then
     cat >"$T/bin/pkg-config" <<'SH'
 #!/bin/sh
@@ -70,26 +69,26 @@ field() { sed -n "s/^$1: //p" "$pc" | sed "s|\${libdir}|$prefix/lib|g; s|\${incl
 echo $(field Cflags) $(field Libs) $([ $st = 1 ] && field Libs.private)
 SH
     chmod +x "$T/bin/pkg-config"
-    skip "no pkg-config: the README's command runs with a stand-in that reads swgpu.pc"
+    skip "no pkg-config: the command of docs/library.md runs with a stand-in that reads swgpu.pc"
 fi
 cp examples/queries.fasta examples/db.fasta "$x/"
-# cc as the README says, or $CC with the flags of the build under test
+# cc as docs/library.md says, or $CC with the flags of the build under test
 cmd="${CC:-cc} ${SWGPU_TEST_CFLAGS:-} ${cmd#cc }"
 if (cd "$x" && PATH=$T/bin:$PATH PKG_CONFIG_PATH=$p/lib/pkgconfig sh -c "$cmd") >"$T/log" 2>&1; then
     pass
 else
-    fail "README example does not build: $cmd"; cat "$T/log"
+    fail "docs/library.md example does not build: $cmd"; cat "$T/log"
 fi
 if (cd "$x" && env -u LD_LIBRARY_PATH ./a.out) >"$T/ex.out" 2>"$T/ex.err"; then
     pass
 else
-    fail "README example does not run"; cat "$T/ex.err"
+    fail "docs/library.md example does not run"; cat "$T/ex.err"
 fi
 "$SWGPU" search -q examples/queries.fasta -d examples/db.fasta -n 5 \
     --outfmt '6 qseqid sseqid score qstart qend' -o "$T/tool.tsv" 2>"$T/log" || cat "$T/log"
 awk -F '\t' '{ printf "%s %s score %s query [%d, %d)\n", $1, $2, $3, $4 - 1, $5 }' "$T/tool.tsv" >"$T/want"
 sed 's/ E [^ ]* / /' "$T/ex.out" >"$T/got"
 if [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"; then pass; else
-    fail "README example's hits differ from the tool's"; diff "$T/want" "$T/got" | head -10
+    fail "docs/library.md example's hits differ from the tool's"; diff "$T/want" "$T/got" | head -10
 fi
 finish
