@@ -1126,6 +1126,219 @@ out:
     swgpu_matrix_destroy(b62);
 }
 
+/* -------------------------- (c') psiblast's PSSM of a fixed alignment */
+
+/*
+ * psiblast 2.12's PSSM of tests/data/psiblast_pin/q.fa from its own round-1
+ * HSPs against db.fa (hits.tsv: sseqid evalue score qstart qend sstart send
+ * qseq sseq; README.md there has the commands): swgpu_pssm_from_hits given
+ * exactly those alignments (opts NULL, threshold 0.002 as psiblast's) must
+ * give psiblast's PSSM line for line: every score, the weighted observed
+ * percentages, the information per position and the relative weight, as
+ * the ASCII format prints them.  The alignment takes each step of the
+ * computation (identical and near-identical rows purged, gaps both ways,
+ * rows covering part of the query), so a change of a constant of the
+ * weights, the pseudocounts (0.0457, 0.8, 500, 5.5) or the scaling shows.
+ */
+
+/* psiblast's HSPs in hits.tsv as the hits of one query against db. */
+static int pin_hits(const char *path, const swgpu_db_t *db, swgpu_query_result_t *qr)
+{
+    FILE *fp = fopen(path, "r");
+    char line[1024], sid[64], qa[512], sa[512];
+    double ev;
+    long score, qs, qe, ss, se;
+    size_t cap = 0;
+    memset(qr, 0, sizeof *qr);
+    if (!fp) return -1;
+    while (fgets(line, sizeof line, fp)) {
+        if (sscanf(line, "%63s %lf %ld %ld %ld %ld %ld %511s %511s", sid, &ev, &score, &qs, &qe,
+                   &ss, &se, qa, sa) != 9 || strlen(qa) != strlen(sa)) {
+            fclose(fp);
+            return -1;
+        }
+        size_t t = swgpu_db_size(db);
+        for (size_t k = 0; k < swgpu_db_size(db); k++) {
+            swgpu_seq_t s;
+            if (swgpu_db_get(db, k, &s) == 0 && !strcmp(s.id, sid)) t = k;
+        }
+        if (t == swgpu_db_size(db) || (qr->n_hits == cap &&
+            !(qr->hits = realloc(qr->hits, (cap = cap ? 2 * cap : 8) * sizeof *qr->hits)))) {
+            fclose(fp);
+            return -1;
+        }
+        swgpu_hit_t *h = &qr->hits[qr->n_hits++];
+        memset(h, 0, sizeof *h);
+        h->target = t;
+        h->score = (int32_t)score;
+        h->evalue = ev;
+        h->aln.score = score;
+        h->aln.qbeg = qs - 1;
+        h->aln.qend = qe;
+        h->aln.tbeg = ss - 1;
+        h->aln.tend = se;
+        h->aln.cigar = malloc(strlen(qa) * sizeof *h->aln.cigar);
+        if (!h->aln.cigar) {
+            fclose(fp);
+            return -1;
+        }
+        for (size_t k = 0; qa[k]; k++) {
+            uint32_t op = qa[k] == '-' ? SWGPU_CIGAR_D : sa[k] == '-' ? SWGPU_CIGAR_I : SWGPU_CIGAR_M;
+            size_t n = h->aln.n_cigar;
+            if (n && SWGPU_CIGAR_OP(h->aln.cigar[n - 1]) == op)
+                h->aln.cigar[n - 1] += 1u << 4;
+            else
+                h->aln.cigar[h->aln.n_cigar++] = 1u << 4 | op;
+            h->aln.length++;
+        }
+    }
+    fclose(fp);
+    return 0;
+}
+
+/* The position lines of p as swgpu_pssm_write prints them; NULL on error. */
+static char *pssm_text(const swgpu_pssm_t *p, const swgpu_matrix_t *m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) return NULL;
+    int rc = swgpu_pssm_write(p, m, 11, 1, fp);
+    fclose(fp);
+    if (rc < 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* psiblast_pin/deviations.tsv: where swgpu's figures are known to differ
+ * from psiblast's (position, column, swgpu's, psiblast's). */
+typedef struct {
+    long pos;
+    char col[8], ours[16], theirs[16];
+} pin_dev_t;
+
+static long pin_devs(const char *path, pin_dev_t **out)
+{
+    FILE *fp = fopen(path, "r");
+    char line[256];
+    long n = 0, cap = 0;
+    *out = NULL;
+    if (!fp) return -1;
+    while (fgets(line, sizeof line, fp)) {
+        pin_dev_t d;
+        if (line[0] == '#') continue;
+        if (sscanf(line, "%ld %7s %15s %15s", &d.pos, d.col, d.ours, d.theirs) != 4 ||
+            (n == cap && !(*out = realloc(*out, (size_t)(cap = cap ? 2 * cap : 256) * sizeof **out)))) {
+            fclose(fp);
+            return -1;
+        }
+        (*out)[n++] = d;
+    }
+    fclose(fp);
+    return n;
+}
+
+/* A PSSM line's 42 figures after the position and residue: 20 scores
+ * (columns A ... V), 20 percentages (%A ... %V), information (info),
+ * relative weight (relw).  The position, or -1 for another line. */
+#define PIN_FIELDS 42
+static long pin_fields(const char *line, char f[PIN_FIELDS][16])
+{
+    long pos;
+    char res;
+    int off = 0;
+    if (sscanf(line, " %ld %c%n", &pos, &res, &off) != 2) return -1;
+    line += off;
+    for (int k = 0; k < PIN_FIELDS; k++) {
+        int used = 0;
+        if (sscanf(line, " %15s%n", f[k], &used) != 1) return -1;
+        line += used;
+    }
+    return pos;
+}
+
+static void pin_column(int k, char col[8])
+{
+    if (k < 20) snprintf(col, 8, "%c", std20[k]);
+    else if (k < 40) snprintf(col, 8, "%%%c", std20[k - 20]);
+    else snprintf(col, 8, "%s", k == 40 ? "info" : "relw");
+}
+
+static void test_pin_psiblast(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_pssm_t *want = NULL, *mine = NULL;
+    swgpu_query_result_t qr;
+    swgpu_seq_t q;
+    memset(&qr, 0, sizeof qr);
+    if (swgpu_matrix_builtin("BLOSUM62", &b62) ||
+        swgpu_seqset_read(DATA "psiblast_pin/q.fa", SWGPU_PROTEIN, &qs, NULL) ||
+        swgpu_db_open(DATA "psiblast_pin/db.fa", SWGPU_PROTEIN, &db, NULL) ||
+        swgpu_pssm_read(DATA "psiblast_pin/q.pssm.gz", &want) ||
+        pin_hits(DATA "psiblast_pin/hits.tsv", db, &qr)) {
+        CHECK(0, "psiblast_pin fixture: %s", swgpu_last_error());
+        goto out;
+    }
+    CHECK_EQ_INT(qr.n_hits, 8);
+    swgpu_seqset_get(qs, 0, &q);
+    int rc = swgpu_pssm_from_hits(&q, NULL, &qr, db, b62, NULL, 0.002, &mine);
+    CHECK(rc == 0, "psiblast_pin: %s", swgpu_last_error());
+    if (rc) goto out;
+    CHECK_EQ_INT(swgpu_pssm_length(mine), 72);
+    CHECK_EQ_STR(swgpu_pssm_residues(mine), swgpu_pssm_residues(want));
+    /* the figures as printed: scores, percentages, information, weight */
+    char *a = pssm_text(mine, b62), *b = pssm_text(want, b62);
+    CHECK(a && b, "psiblast_pin: write: %s", swgpu_last_error());
+    if (a && b) {
+        pin_dev_t *dev = NULL;
+        long ndev = pin_devs(DATA "psiblast_pin/deviations.tsv", &dev), lines = 0, differ = 0;
+        char *sa = NULL, *sb = NULL;
+        char *la = strtok_r(a, "\n", &sa), *lb = strtok_r(b, "\n", &sb);
+        CHECK(ndev >= 0, "psiblast_pin: deviations.tsv unreadable");
+        for (; la && lb; la = strtok_r(NULL, "\n", &sa), lb = strtok_r(NULL, "\n", &sb)) {
+            char fa[PIN_FIELDS][16], fb[PIN_FIELDS][16];
+            long pa = pin_fields(la, fa), pb = pin_fields(lb, fb);
+            if (pa < 0 && pb < 0) continue;
+            lines++;
+            if (pa != pb) {
+                differ++;
+                continue;
+            }
+            for (int k = 0; k < PIN_FIELDS; k++) {
+                char col[8];
+                pin_column(k, col);
+                const char *expect = fb[k];
+                for (long d = 0; d < ndev; d++)
+                    if (dev[d].pos == pa && !strcmp(dev[d].col, col))
+                        expect = strcmp(dev[d].theirs, fb[k]) ? "?" : dev[d].ours;
+                if (strcmp(fa[k], expect)) {
+                    differ++;
+                    fprintf(stderr, "%ld\t%s\t%s\t%s\n", pa, col, fa[k], fb[k]);
+                }
+            }
+        }
+        CHECK(lines == 72 && differ == 0 && !la && !lb,
+              "psiblast_pin: %ld of %ld positions' figures differ from psiblast's but for "
+              "deviations.tsv (%ld): the lines above, position column swgpu psiblast",
+              differ, lines * PIN_FIELDS, ndev);
+        free(dev);
+    }
+    free(a);
+    free(b);
+out:
+    for (size_t h = 0; h < qr.n_hits; h++) swgpu_aln_free(&qr.hits[h].aln);
+    free(qr.hits);
+    swgpu_pssm_destroy(want);
+    swgpu_pssm_destroy(mine);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+    swgpu_matrix_destroy(b62);
+}
+
 /* ---------------------------------- (d) psiblast on uniprot20k (optional) */
 
 static void printed_interval(const char *s, double *lo, double *hi);
@@ -1985,6 +2198,7 @@ int main(void)
         { "clamp8", test_clamp8 },
         { "long rectangle", test_long_rectangle },
         { "psiblast fixture", test_psiblast_fixture },
+        { "psiblast pin", test_pin_psiblast },
         { "psiblast statistics", test_psiblast_statistics },
         { "from hits", test_from_hits },
         { "further alignments", test_further_alignments },
