@@ -28,6 +28,7 @@
 #include "simd/aln_simd.h"
 #include "simd/simd.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -116,31 +117,6 @@ static int32_t *rows_of(const swgpu_pssm_t *p)
 
 static const char *std20 = "ARNDCQEGHILKMFPSTWYV";
 static const char *prot27 = "ARNDCQEGHILKMFPSTWYVBZX*JUO";
-
-static void random_letters(char *s, size_t n, const char *alpha, uint64_t *rng)
-{
-    size_t na = strlen(alpha);
-    for (size_t i = 0; i < n; i++) s[i] = alpha[tap_rand(rng) % na];
-    s[n] = 0;
-}
-
-/* a copy of src with about one change in rate residues (substitutions and
- * single insertions / deletions), from alphabet alpha */
-static size_t mutate(const char *src, char *dst, unsigned rate, const char *alpha, uint64_t *rng)
-{
-    size_t n = 0, na = strlen(alpha);
-    for (const char *p = src; *p; p++) {
-        unsigned r = (unsigned)(tap_rand(rng) % (3 * rate));
-        if (r == 0) dst[n++] = alpha[tap_rand(rng) % na];
-        else if (r == 1) continue;
-        else if (r == 2) {
-            dst[n++] = *p;
-            dst[n++] = alpha[tap_rand(rng) % na];
-        } else dst[n++] = *p;
-    }
-    dst[n] = 0;
-    return n;
-}
 
 /* A sequence set from letter strings (ids s0, s1, ... or the given ones). */
 static swgpu_seqset_t *set_of(char **seqs, size_t n, const char *prefix)
@@ -646,11 +622,11 @@ static void world_make(world_t *w, const size_t *lens, size_t nq, size_t nrand, 
     w->d = malloc((3 * nq + nrand + longs) * sizeof *w->d);
     for (size_t i = 0; i < nq; i++) {
         w->q[i] = malloc(lens[i] + 1);
-        random_letters(w->q[i], lens[i], std20, rng);
+        tl_rand_letters(rng, w->q[i], lens[i], std20);
         for (int h = 0; h < 3; h++) { /* homologs: close, far, a piece */
             char *s = malloc(2 * lens[i] + 8);
             if (h < 2) {
-                mutate(w->q[i], s, h ? 4 : 12, std20, rng);
+                tl_mutate_letters(rng, w->q[i], s, SIZE_MAX, h ? 4 : 12, std20);
             } else {
                 size_t a = lens[i] / 3, b = lens[i] - a;
                 memcpy(s, w->q[i] + a, b - a);
@@ -663,7 +639,7 @@ static void world_make(world_t *w, const size_t *lens, size_t nq, size_t nrand, 
     for (size_t i = 0; i < nrand + longs; i++) {
         size_t len = i < nrand ? 1 + (size_t)(tap_rand(rng) % maxlen) : 2800 + (size_t)(tap_rand(rng) % 400);
         char *s = malloc(len + 1);
-        random_letters(s, len, std20, rng);
+        tl_rand_letters(rng, s, len, std20);
         w->d[w->nd++] = s;
     }
 }
@@ -961,7 +937,7 @@ static void test_random_pssms(void)
             /* subjects of all 27 letters; some copy a query's residues */
             size_t len = k < 20 ? k + 1 : 1 + (size_t)(tap_rand(&rng) % (kd ? 300 : 500));
             d[k] = malloc(len + 1);
-            random_letters(d[k], len, tap_rand(&rng) % 3 ? std20 : prot27, &rng);
+            tl_rand_letters(&rng, d[k], len, tap_rand(&rng) % 3 ? std20 : prot27);
             if (k % 9 == 4) {
                 const char *r = swgpu_pssm_residues(ps[k % nq]);
                 size_t l = strlen(r) < len ? strlen(r) : len;
@@ -1515,8 +1491,8 @@ static void test_long_rectangle(void)
     swgpu_pssm_t *p = NULL;
     swgpu_search_result_t *r = NULL;
     if (swgpu_matrix_builtin("BLOSUM62", &b62)) return;
-    random_letters(q, 9000, std20, &rng);
-    mutate(q, t, 20, std20, &rng);
+    tl_rand_letters(&rng, q, 9000, std20);
+    tl_mutate_letters(&rng, q, t, SIZE_MAX, 20, std20);
     d[0] = t;
     d[1] = "MKV";
     p = pssm_of_matrix("long", q, b62, 1);
@@ -1798,9 +1774,9 @@ static void test_from_hits(void)
     d[1] = malloc(200);
     d[2] = malloc(200);
     d[3] = malloc(200);
-    mutate(qs, d[1], 6, std20, &rng);
-    mutate(qs, d[2], 4, std20, &rng);
-    random_letters(d[3], 150, std20, &rng);
+    tl_mutate_letters(&rng, qs, d[1], SIZE_MAX, 6, std20);
+    tl_mutate_letters(&rng, qs, d[2], SIZE_MAX, 4, std20);
+    tl_rand_letters(&rng, d[3], 150, std20);
     swgpu_db_t *db = db_of(d, 4);
     swgpu_seqset_t *set = NULL;
     swgpu_seqset_create(SWGPU_PROTEIN, &set);
@@ -2038,14 +2014,14 @@ static void test_further_alignments(void)
     swgpu_matrix_builtin("BLOSUM62", &b62);
     uint64_t rng = 29;
     char dom[81], copy2[120], q[300], *d[2];
-    random_letters(dom, 80, std20, &rng);
-    mutate(dom, copy2, 8, std20, &rng);
+    tl_rand_letters(&rng, dom, 80, std20);
+    tl_mutate_letters(&rng, dom, copy2, SIZE_MAX, 8, std20);
     snprintf(q, sizeof q, "%s%s", dom, copy2);
     size_t l1 = strlen(dom), lq = strlen(q);
     d[0] = malloc(120);
-    mutate(dom, d[0], 10, std20, &rng);
+    tl_mutate_letters(&rng, dom, d[0], SIZE_MAX, 10, std20);
     d[1] = malloc(200);
-    random_letters(d[1], 150, std20, &rng);
+    tl_rand_letters(&rng, d[1], 150, std20);
     swgpu_db_t *db = db_of(d, 2);
     swgpu_seqset_t *set = NULL;
     swgpu_seqset_create(SWGPU_PROTEIN, &set);

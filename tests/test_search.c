@@ -7,6 +7,7 @@
  */
 #include "swgpu.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,36 +52,6 @@ static int ref_score(const swgpu_seqset_t *qs, size_t qi, const swgpu_db_t *db, 
     int s = rc < 0 ? -1 : a.score;
     swgpu_aln_free(&a);
     return s;
-}
-
-static void random_protein(uint64_t *seed, char *buf, size_t len)
-{
-    static const char aa[] = "ARNDCQEGHILKMFPSTWYV";
-    for (size_t i = 0; i < len; i++)
-        buf[i] = aa[tap_rand(seed) % 20];
-    buf[len] = 0;
-}
-
-/* Copy src with about one change in `rate` residues (substitutions and
- * short insertions/deletions), so it stays a clear homolog. */
-static void mutate(uint64_t *seed, const char *src, char *dst, size_t cap, unsigned rate)
-{
-    static const char aa[] = "ARNDCQEGHILKMFPSTWYV";
-    size_t n = 0;
-    for (const char *p = src; *p && n + 4 < cap; p++) {
-        unsigned r = (unsigned)(tap_rand(seed) % (rate * 3));
-        if (r == 0) {
-            dst[n++] = aa[tap_rand(seed) % 20];
-        } else if (r == 1) {
-            continue; /* deletion */
-        } else if (r == 2) {
-            dst[n++] = *p;
-            dst[n++] = aa[tap_rand(seed) % 20]; /* insertion */
-        } else {
-            dst[n++] = *p;
-        }
-    }
-    dst[n] = 0;
 }
 
 static void test_known_score(const swgpu_matrix_t *b62)
@@ -201,15 +172,15 @@ static void build_random(uint64_t seed, size_t nq, size_t nd, swgpu_seqset_t **q
     for (size_t i = 0; i < nq; i++) {
         size_t len = 20 + tap_rand(&seed) % 200;
         q[i] = malloc(len + 1);
-        random_protein(&seed, q[i], len);
+        tl_rand_letters(&seed, q[i], len, TL_AMINO);
     }
     for (size_t i = 0; i < nd; i++) {
         d[i] = malloc(600);
         if (i % 7 == 3) {
-            mutate(&seed, q[tap_rand(&seed) % nq], d[i], 600, 4 + (unsigned)(i % 5));
+            tl_mutate_letters(&seed, q[tap_rand(&seed) % nq], d[i], 600, 4 + (unsigned)(i % 5), TL_AMINO);
         } else {
             size_t len = 5 + tap_rand(&seed) % 300;
-            random_protein(&seed, d[i], len);
+            tl_rand_letters(&seed, d[i], len, TL_AMINO);
         }
     }
     *qs = make_set(SWGPU_PROTEIN, (const char *const *)q, nq);
