@@ -118,31 +118,6 @@ static int32_t *rows_of(const swgpu_pssm_t *p)
 static const char *std20 = "ARNDCQEGHILKMFPSTWYV";
 static const char *prot27 = "ARNDCQEGHILKMFPSTWYVBZX*JUO";
 
-/* A sequence set from letter strings (ids s0, s1, ... or the given ones). */
-static swgpu_seqset_t *set_of(char **seqs, size_t n, const char *prefix)
-{
-    swgpu_seqset_t *s = NULL;
-    if (swgpu_seqset_create(SWGPU_PROTEIN, &s) < 0) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        char id[64];
-        snprintf(id, sizeof id, "%s%zu", prefix, i);
-        if (swgpu_seqset_add(s, id, "", seqs[i], strlen(seqs[i])) < 0) {
-            swgpu_seqset_destroy(s);
-            return NULL;
-        }
-    }
-    return s;
-}
-
-static swgpu_db_t *db_of(char **seqs, size_t n)
-{
-    swgpu_seqset_t *s = set_of(seqs, n, "d");
-    swgpu_db_t *db = NULL;
-    if (!s || swgpu_db_from_seqset(s, &db) < 0) db = NULL;
-    swgpu_seqset_destroy(s);
-    return db;
-}
-
 /* A PSSM of m's rows for the residues of q (letters): position i, column c
  * scores m->s[q[i]][c] * scale. */
 static swgpu_pssm_t *pssm_of_matrix(const char *id, const char *q, const swgpu_matrix_t *m,
@@ -706,8 +681,8 @@ static void check_blosum_world(const char *what, const world_t *w, const swgpu_m
                                const swgpu_matrix_t *mp, int scale, int go, int ge, int top_n,
                                uint64_t *ov_out)
 {
-    swgpu_seqset_t *qs = set_of(w->q, w->nq, "q");
-    swgpu_db_t *db = db_of(w->d, w->nd);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, (const char *const *)w->q, w->nq, "q");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)w->d, w->nd, "d");
     swgpu_pssm_t **ps = calloc(w->nq, sizeof *ps);
     swgpu__query_t *pq = malloc(w->nq * sizeof *pq), *plain = malloc(w->nq * sizeof *plain);
     size_t n = db ? (size_t)db->n : 0;
@@ -944,7 +919,7 @@ static void test_random_pssms(void)
                 memcpy(d[k], r, l);
             }
         }
-        swgpu_db_t *db = db_of(d, nd);
+        swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, nd, "d");
         size_t n = (size_t)db->n;
         int32_t *want = malloc(nq * n * sizeof *want);
         for (size_t i = 0; i < nq; i++)
@@ -1016,7 +991,7 @@ static void test_clamp8(void)
     d0[19] = 'B';
     memcpy(d1, q, 41);
     CHECK_EQ_INT(swgpu_pssm_create("clamp", q, s, 40, &p), SWGPU_OK);
-    swgpu_db_t *db = db_of(d, 2);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 2, "d");
     if (p && db) {
         swgpu__query_t Q;
         int32_t want[2];
@@ -1496,7 +1471,7 @@ static void test_long_rectangle(void)
     d[0] = t;
     d[1] = "MKV";
     p = pssm_of_matrix("long", q, b62, 1);
-    swgpu_db_t *db = db_of(d, 2);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 2, "d");
     swgpu_opts_t o = opts_of(11, 1, 2);
     o.top_n = 1;
     o.backend = SWGPU_BACKEND_CPU;
@@ -1547,7 +1522,7 @@ static void test_statistics_message(void)
     swgpu_matrix_t *b62 = NULL;
     swgpu_karlin_t k;
     char *d[1] = {"MKVLA"};
-    swgpu_db_t *db = db_of(d, 1);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 1, "d");
     swgpu_search_result_t *r = NULL;
     swgpu_opts_t o = opts_of(11, 1, 1);
     for (int i = 0; i < 4 * 20; i++) scores[i] = 1;
@@ -1574,7 +1549,7 @@ static void test_search_args(void)
     swgpu_matrix_t *b62 = NULL, *dna = NULL;
     swgpu_pssm_t *p = NULL;
     char *d[1] = {"ACGTACGT"};
-    swgpu_db_t *db = db_of(d, 1);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 1, "d");
     swgpu_search_result_t *r = NULL;
     swgpu_opts_t o = opts_of(11, 1, 1);
     swgpu_matrix_builtin("BLOSUM62", &b62);
@@ -1777,7 +1752,7 @@ static void test_from_hits(void)
     tl_mutate_letters(&rng, qs, d[1], SIZE_MAX, 6, std20);
     tl_mutate_letters(&rng, qs, d[2], SIZE_MAX, 4, std20);
     tl_rand_letters(&rng, d[3], 150, std20);
-    swgpu_db_t *db = db_of(d, 4);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 4, "d");
     swgpu_seqset_t *set = NULL;
     swgpu_seqset_create(SWGPU_PROTEIN, &set);
     swgpu_seqset_add(set, "q", "", qs, strlen(qs));
@@ -2022,7 +1997,7 @@ static void test_further_alignments(void)
     tl_mutate_letters(&rng, dom, d[0], SIZE_MAX, 10, std20);
     d[1] = malloc(200);
     tl_rand_letters(&rng, d[1], 150, std20);
-    swgpu_db_t *db = db_of(d, 2);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 2, "d");
     swgpu_seqset_t *set = NULL;
     swgpu_seqset_create(SWGPU_PROTEIN, &set);
     swgpu_seqset_add(set, "q2", "", q, lq);

@@ -7,6 +7,7 @@
 #ifndef SWGPU_TESTLIB_H
 #define SWGPU_TESTLIB_H
 
+#include "swgpu.h"
 #include "tap.h"
 
 #include <stddef.h>
@@ -98,6 +99,37 @@ static inline size_t tl_mutate_letters_each(uint64_t *rng, const char *src, char
     }
     dst[n] = 0;
     return n;
+}
+
+/* A sequence set of the letter strings seqs[0..n), ids prefix0, prefix1, ...;
+ * NULL on error. */
+static inline swgpu_seqset_t *tl_set_of(swgpu_alphabet_t a, const char *const *seqs, size_t n,
+                                        const char *prefix)
+{
+    swgpu_seqset_t *s = NULL;
+    if (swgpu_seqset_create(a, &s) < 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char id[64];
+        snprintf(id, sizeof id, "%s%zu", prefix, i);
+        if (swgpu_seqset_add(s, id, "", seqs[i], strlen(seqs[i])) < 0) {
+            swgpu_seqset_destroy(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* The same as a database in memory; NULL on error. */
+static inline swgpu_db_t *tl_db_of(swgpu_alphabet_t a, const char *const *seqs, size_t n,
+                                   const char *prefix)
+{
+    swgpu_seqset_t *s = tl_set_of(a, seqs, n, prefix);
+    swgpu_db_t *db = NULL;
+    if (!s || swgpu_db_from_seqset(s, &db) < 0)
+        db = NULL;
+    swgpu_seqset_destroy(s);
+    return db;
 }
 
 #endif
