@@ -14,6 +14,7 @@
 #include "long.h"
 #include "ref/ref.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,32 +23,6 @@
 #include <zlib.h>
 
 static swgpu_matrix_t *dna, *blosum;
-
-static void rand_seq(uint64_t *s, uint8_t *x, size_t n, int alpha)
-{
-    for (size_t i = 0; i < n; i++)
-        x[i] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
-}
-
-/* b = a with substitutions, insertions and deletions (rates in 1/1000). */
-static size_t mutate(uint64_t *s, const uint8_t *a, size_t n, uint8_t *b, size_t cap, int alpha,
-                     int sub, int ins, int del)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < cap; i++) {
-        int r = (int)(tap_rand(s) % 1000);
-        if (r < del)
-            continue;
-        if (r < del + ins) {
-            size_t len = 1 + tap_rand(s) % 8;
-            for (size_t x = 0; x < len && k < cap; x++)
-                b[k++] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
-        }
-        if (k < cap)
-            b[k++] = r < del + ins + sub ? (uint8_t)(tap_rand(s) % (uint64_t)alpha) : a[i];
-    }
-    return k;
-}
 
 static swgpu_long_opts_t opts(int open, int ext, int threads, uint64_t budget, swgpu_backend_t b)
 {
@@ -114,14 +89,14 @@ static void test_random(void)
         uint64_t budget = it % 3 == 0 ? 0 : (uint64_t)(5 + tap_rand(&s) % 20) << 20;
         swgpu_long_opts_t o = opts(g[0], g[1], 1 + it % 3, budget, SWGPU_BACKEND_CPU);
         char what[64];
-        rand_seq(&s, a, m, alpha);
+        tl_rand_codes(&s, a, m, alpha);
         if (it % 2) {
-            n = mutate(&s, a, m, b, 8000, alpha, 30 + it, 10, 10);
+            n = tl_mutate_codes(&s, a, m, b, 8000, alpha, 30 + it, 10, 10);
             if (n == 0)
                 b[n++] = 0;
         } else {
             n = 1 + tap_rand(&s) % maxlen;
-            rand_seq(&s, b, n, alpha);
+            tl_rand_codes(&s, b, n, alpha);
         }
         if (it % 7 == 0) /* N runs and IUPAC codes: always mismatches */
             for (size_t i = 0; i < n; i++)
@@ -145,13 +120,13 @@ static void test_related(void)
         size_t n;
         swgpu_long_opts_t o = opts(5, 2, 2, it == 1 ? (uint64_t)3 << 20 : 0, SWGPU_BACKEND_CPU);
         char what[64];
-        rand_seq(&s, a, m, 4);
-        n = mutate(&s, a, m, b, 2 * m, 4, 40, 8, 8);
+        tl_rand_codes(&s, a, m, 4);
+        n = tl_mutate_codes(&s, a, m, b, 2 * m, 4, 40, 8, 8);
         if (it == 2) { /* an unrelated flank on each side */
             size_t f = m / 4;
             memmove(b + f, b, n - 2 * f);
-            rand_seq(&s, b, f, 4);
-            rand_seq(&s, b + n - f, f, 4);
+            tl_rand_codes(&s, b, f, 4);
+            tl_rand_codes(&s, b + n - f, f, 4);
         }
         snprintf(what, sizeof what, "related %d", it);
         check_pair(what, a, m, b, n, dna, &o);
@@ -201,7 +176,7 @@ static void test_seed_bound(void)
         free(b);
         return;
     }
-    rand_seq(&s, a, m, 4);
+    tl_rand_codes(&s, a, m, 4);
     memcpy(b, a, m);
     b[1000] = (uint8_t)((a[1000] + 1) % 4);
     b[3000] = (uint8_t)((a[3000] + 2) % 4);
@@ -222,7 +197,7 @@ static void test_seed_bound(void)
     /* too short for a seed, unrelated, no usable residue: 0 */
     CHECK_EQ_INT(seed_bound(a, 11, a, 11, dna, 5, 2), 0); /* k is 12 at least */
     CHECK_EQ_INT(seed_bound(a, 12, a, 12, dna, 5, 2), 24);
-    rand_seq(&s, b, m, 4);
+    tl_rand_codes(&s, b, m, 4);
     v = seed_bound(a, m, b, m, dna, 5, 2);
     CHECK(v >= 0 && v <= ref_score(a, m, b, m, dna, 5, 2), "seed bound, unrelated: %lld", (long long)v);
     memset(b, 4, m);
@@ -234,8 +209,8 @@ static void test_seed_bound(void)
         const swgpu_matrix_t *mat = prot ? blosum : dna;
         const int open = it % 3 == 0 ? 3 : 5, ext = it % 3 == 0 ? 2 : 1;
         size_t n;
-        rand_seq(&s, a, len, alpha);
-        n = mutate(&s, a, len, b, 3 * m, alpha, 5 + 10 * (it % 3), 2 + it % 4, 2 + it % 5);
+        tl_rand_codes(&s, a, len, alpha);
+        n = tl_mutate_codes(&s, a, len, b, 3 * m, alpha, 5 + 10 * (it % 3), 2 + it % 4, 2 + it % 5);
         if (it % 5 == 1) /* N runs */
             for (size_t i = 0; i + 40 < n; i += 700)
                 memset(b + i, 4, 20 + it);
@@ -262,7 +237,7 @@ static void test_edges(void)
     swgpu_aln_t L = { 0 };
     int r;
 
-    rand_seq(&s, a, sizeof a, 4);
+    tl_rand_codes(&s, a, sizeof a, 4);
     /* empty sequences */
     r = swgpu_align_long(a, 0, a, 10, dna, &o, &L, NULL);
     CHECK(r == 0 && L.score == 0 && L.n_cigar == 0 && L.qend == 0 && L.tend == 0, "empty query");
@@ -425,8 +400,8 @@ static void test_ckpt(void)
     swgpu_aln_t R = { 0 }, X = { 0 };
     swgpu_long_stats_t st;
     ckcopy_t cc = { path, { NULL, NULL }, { 0, 0 } };
-    rand_seq(&s, a, m, 4);
-    n = mutate(&s, a, m, b, 2 * m, 4, 20, 2, 2);
+    tl_rand_codes(&s, a, m, 4);
+    n = tl_mutate_codes(&s, a, m, b, 2 * m, 4, 20, 2, 2);
     if (!mkdtemp(dir)) {
         CHECK(0, "mkdtemp: cannot make %s", dir);
         goto out;
@@ -591,10 +566,10 @@ static void test_score_pass_pruned(void)
     swgpu_long_stats_t st;
     swgpu_aln_t x = { 0 }, y = { 0 };
     size_t dn;
-    rand_seq(&s, b, n, 4);
-    rand_seq(&s, a, m, 4);
+    tl_rand_codes(&s, b, n, 4);
+    tl_rand_codes(&s, a, m, 4);
     /* a mutated copy of a in the middle of b */
-    mutate(&s, a, m, b + 200000, m, 4, 40, 5, 5);
+    tl_mutate_codes(&s, a, m, b + 200000, m, 4, 40, 5, 5);
     {
         swgpu_long_opts_t o = opts(5, 2, 8, 24 << 20, SWGPU_BACKEND_CPU);
         if (!tap_quick()) /* the reference is slow here */
@@ -611,8 +586,8 @@ static void test_score_pass_pruned(void)
                   !memcmp(x.cigar, y.cigar, x.n_cigar * sizeof *x.cigar),
               "pruned and unpruned: score %d and %d", (int)x.score, (int)y.score);
     }
-    rand_seq(&s, c, r, 4);
-    dn = mutate(&s, c, r, d, 2 * r, 4, 10, 2, 2);
+    tl_rand_codes(&s, c, r, 4);
+    dn = tl_mutate_codes(&s, c, r, d, 2 * r, 4, 10, 2, 2);
     {
         swgpu_long_opts_t o = opts(5, 2, tap_tsan() ? 2 : 1, 0, SWGPU_BACKEND_CPU);
         CHECK(swgpu_align_long(c, r, d, dn, dna, &o, &x, &st) == 0 &&
@@ -691,8 +666,8 @@ static void test_wide(void)
         CHECK(0, "scaled matrices: %s", swgpu_last_error());
         return;
     }
-    rand_seq(&s, a, N, 4);
-    bn = mutate(&s, a, N, b, 2 * N, 4, 10, 1, 1);
+    tl_rand_codes(&s, a, N, 4);
+    bn = tl_mutate_codes(&s, a, N, b, 2 * N, 4, 10, 1, 1);
     check_scaled(tap_tsan() ? "related 60 kbp, 2 threads" : "related 120 kbp, 2 threads", a, N, b, bn, dna, big,
                  opts(5, 2, 2, 0, SWGPU_BACKEND_CPU), (int64_t)1 << (tap_tsan() ? 29 : 31));
     if (tap_tsan())
@@ -701,10 +676,10 @@ static void test_wide(void)
         check_scaled("related 120 kbp, 1 thread, 12 MiB", a, N, b, bn, dna, big,
                      opts(5, 2, 1, 12 << 20, SWGPU_BACKEND_CPU), (int64_t)1 << 31);
     /* random flanks around a related core: c = r1 X r2, d = r3 X' r4 */
-    rand_seq(&s, c, 4 * R, 4);
-    rand_seq(&s, d, R, 4);
-    dn = R / 2 + mutate(&s, c + R / 2, 3 * R / 2, d + R / 2, 3 * R, 4, 10, 1, 1);
-    rand_seq(&s, d + dn, 6 * R - dn, 4);
+    tl_rand_codes(&s, c, 4 * R, 4);
+    tl_rand_codes(&s, d, R, 4);
+    dn = R / 2 + tl_mutate_codes(&s, c + R / 2, 3 * R / 2, d + R / 2, 3 * R, 4, 10, 1, 1);
+    tl_rand_codes(&s, d + dn, 6 * R - dn, 4);
     check_scaled("flanked 30 kbp core", c, 5 * R / 2, d, dn + R, dna, big,
                  opts(5, 2, 2, 0, SWGPU_BACKEND_CPU), (int64_t)1 << 29);
     if (!tap_quick()) {
@@ -722,8 +697,8 @@ static void test_wide(void)
     check_scaled("unrelated 20 kbp", c, R, d + 5 * R, R, dna, big, opts(5, 2, 2, 0, SWGPU_BACKEND_CPU), 1);
     {
         swgpu_long_opts_t o = opts(11, 1, 2, 0, SWGPU_BACKEND_CPU);
-        rand_seq(&s, c, P, 20);
-        dn = mutate(&s, c, P, d, 2 * P, 20, 100, 5, 5);
+        tl_rand_codes(&s, c, P, 20);
+        dn = tl_mutate_codes(&s, c, P, d, 2 * P, 20, 100, 5, 5);
         check_scaled("protein 12 kaa", c, P, d, dn, blosum, bigp, o, (int64_t)1 << 29);
     }
     {
@@ -793,8 +768,8 @@ static void test_progress_and_threads(void)
     swgpu_aln_t x = { 0 }, y = { 0 };
     swgpu_long_stats_t st;
     swgpu_long_opts_t o = opts(5, 2, 1, 4 << 20, SWGPU_BACKEND_CPU);
-    rand_seq(&s, a, m, 4);
-    n = mutate(&s, a, m, b, 2 * m, 4, 50, 10, 10);
+    tl_rand_codes(&s, a, m, 4);
+    n = tl_mutate_codes(&s, a, m, b, 2 * m, 4, 50, 10, 10);
     /* 1 thread without the seed bound (so with the pre-pass), then 4 with
      * it (the seed chain finds a strong alignment: no pre-pass; the
      * full-matrix pieces traced back by threads while the calling thread
@@ -862,8 +837,8 @@ static void test_gpu_kept(void)
     int32_t *cpu[2], *gpu[2], *row;
     int64_t ns[2], w1;
     int bad = 0;
-    rand_seq(&s, a, m, 4);
-    n = mutate(&s, a, m, b, 2 * m, 4, 60, 10, 10);
+    tl_rand_codes(&s, a, m, 4);
+    n = tl_mutate_codes(&s, a, m, b, 2 * m, 4, 60, 10, 10);
     {
         const uint8_t *src[4] = { a, b, a, b };
         const size_t len[4] = { m, n, m, n };
@@ -1014,8 +989,8 @@ static void test_gpu_ck(void)
     size_t n;
     uint8_t *a = malloc(m), *b = malloc(2 * m), *buf = malloc(2 * (2 * m + SWGPU__LONG_PAD) + 2 * m);
     swgpu_matrix_t *big = NULL;
-    rand_seq(&s, a, m, 4);
-    n = mutate(&s, a, m, b, 2 * m, 4, 10, 1, 1);
+    tl_rand_codes(&s, a, m, 4);
+    n = tl_mutate_codes(&s, a, m, b, 2 * m, 4, 10, 1, 1);
     if (swgpu_matrix_dna(20000, -30000, &big)) {
         CHECK(0, "scaled matrix: %s", swgpu_last_error());
         goto out;
@@ -1177,8 +1152,8 @@ static void test_gpu_wide(void)
         CHECK(0, "scaled matrices: %s", swgpu_last_error());
         goto out;
     }
-    rand_seq(&s, a, N, 4);
-    bn = mutate(&s, a, N, b, 2 * N, 4, 10, 1, 1);
+    tl_rand_codes(&s, a, N, 4);
+    bn = tl_mutate_codes(&s, a, N, b, 2 * N, 4, 10, 1, 1);
     gpu_wide_case("related 120 kbp", a, N, b, bn, dna, big, opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA),
                   (int64_t)1 << 31);
     {
@@ -1198,15 +1173,15 @@ static void test_gpu_wide(void)
                   (int64_t)1 << 31);
     gpu_wide_case("related 30 kbp, offset", a + 1000, 3 * R / 2, b + 1000, 3 * R / 2, dna, big,
                   opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA), (int64_t)1 << 29);
-    rand_seq(&s, c, 4 * R, 4);
-    rand_seq(&s, d, R, 4);
-    dn = R / 2 + mutate(&s, c + R / 2, 3 * R / 2, d + R / 2, 3 * R, 4, 10, 1, 1);
-    rand_seq(&s, d + dn, 6 * R - dn, 4);
+    tl_rand_codes(&s, c, 4 * R, 4);
+    tl_rand_codes(&s, d, R, 4);
+    dn = R / 2 + tl_mutate_codes(&s, c + R / 2, 3 * R / 2, d + R / 2, 3 * R, 4, 10, 1, 1);
+    tl_rand_codes(&s, d + dn, 6 * R - dn, 4);
     gpu_wide_case("flanked 30 kbp core", c, 5 * R / 2, d, dn + R, dna, big, opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA),
                   (int64_t)1 << 29);
     gpu_wide_case("unrelated 20 kbp", c, R, d + 5 * R, R, dna, big, opts(5, 2, 0, 0, SWGPU_BACKEND_CUDA), 1);
-    rand_seq(&s, c, P, 20);
-    dn = mutate(&s, c, P, d, 2 * P, 20, 100, 5, 5);
+    tl_rand_codes(&s, c, P, 20);
+    dn = tl_mutate_codes(&s, c, P, d, 2 * P, 20, 100, 5, 5);
     gpu_wide_case("protein 12 kaa", c, P, d, dn, blosum, bigp, opts(11, 1, 0, 0, SWGPU_BACKEND_CUDA),
                   (int64_t)1 << 29);
 out:
@@ -1247,10 +1222,10 @@ static void test_gpu(void)
         swgpu_long_opts_t o2 = o1;
         int r1, r2, same;
         o2.backend = SWGPU_BACKEND_CUDA;
-        rand_seq(&s, a, m, prot ? 24 : 4);
-        n = it % 3 ? mutate(&s, a, m, b, 2 * cap, prot ? 24 : 4, 60, 10, 10) : 1 + tap_rand(&s) % 5000;
+        tl_rand_codes(&s, a, m, prot ? 24 : 4);
+        n = it % 3 ? tl_mutate_codes(&s, a, m, b, 2 * cap, prot ? 24 : 4, 60, 10, 10) : 1 + tap_rand(&s) % 5000;
         if (!(it % 3))
-            rand_seq(&s, b, n, prot ? 24 : 4);
+            tl_rand_codes(&s, b, n, prot ? 24 : 4);
         if (n == 0)
             b[n++] = 1;
         r1 = swgpu_align_long(a, m, b, n, prot ? blosum : dna, &o1, &x, NULL);
@@ -1311,8 +1286,8 @@ static void test_gpu(void)
         o1.score_only = 1;
         o2 = o1;
         o2.gpus = 0;
-        rand_seq(&s, la, m, 4);
-        n = mutate(&s, la, m, lb, 2 * m, 4, 60, 10, 10);
+        tl_rand_codes(&s, la, m, 4);
+        n = tl_mutate_codes(&s, la, m, lb, 2 * m, 4, 60, 10, 10);
         swgpu__long_set_base(0);
         r1 = swgpu_align_long(la, m, lb, n, dna, &o1, &u, &s1);
         r2 = swgpu_align_long(la, m, lb, n, dna, &o2, &v, &s2);

@@ -14,6 +14,7 @@
 #include "long.h"
 #include "simd/simd.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -233,31 +234,6 @@ static void check(const char *what, const uint8_t *a, size_t alen, const uint8_t
     swgpu_aln_free(&one);
 }
 
-static void rand_seq(uint64_t *s, uint8_t *x, size_t n, int alpha)
-{
-    for (size_t i = 0; i < n; i++)
-        x[i] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
-}
-
-static size_t mutate(uint64_t *s, const uint8_t *a, size_t n, uint8_t *b, size_t cap, int alpha,
-                     int sub, int ins, int del)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < cap; i++) {
-        int r = (int)(tap_rand(s) % 1000);
-        if (r < del)
-            continue;
-        if (r < del + ins) {
-            size_t len = 1 + tap_rand(s) % 8;
-            for (size_t x = 0; x < len && k < cap; x++)
-                b[k++] = (uint8_t)(tap_rand(s) % (uint64_t)alpha);
-        }
-        if (k < cap)
-            b[k++] = r < del + ins + sub ? (uint8_t)(tap_rand(s) % (uint64_t)alpha) : a[i];
-    }
-    return k;
-}
-
 static void test_pairs(void)
 {
     swgpu_matrix_t *dna = NULL, *b62 = NULL;
@@ -268,9 +244,9 @@ static void test_pairs(void)
     swgpu_matrix_builtin("BLOSUM62", &b62);
 
     /* a related DNA pair with a random prefix, like two genome pieces */
-    rand_seq(&s, a, N, 4);
-    rand_seq(&s, b, 700, 4);
-    size_t bl = 700 + mutate(&s, a + 1000, 9000, b + 700, 2 * N - 700, 4, 30, 3, 3);
+    tl_rand_codes(&s, a, N, 4);
+    tl_rand_codes(&s, b, 700, 4);
+    size_t bl = 700 + tl_mutate_codes(&s, a + 1000, 9000, b + 700, 2 * N - 700, 4, 30, 3, 3);
     swgpu_long_opts_t o;
     swgpu_long_opts_init(&o, SWGPU_DNA);
     o.threads = 1;
@@ -338,7 +314,7 @@ static void test_pairs(void)
         swgpu_matrix_destroy(big);
     }
     /* unrelated: a short best alignment somewhere */
-    rand_seq(&s, r, 5000, 4);
+    tl_rand_codes(&s, r, 5000, 4);
     check("dna random", a, 6000, r, 5000, dna, &o);
     /* a target narrower than the parts' slices */
     check("dna narrow target", a, 3000, a + 1500, 300, dna, &o);
@@ -347,8 +323,8 @@ static void test_pairs(void)
     /* protein */
     swgpu_long_opts_init(&o, SWGPU_PROTEIN);
     o.threads = 1;
-    rand_seq(&s, a, 4000, 20);
-    bl = mutate(&s, a, 4000, b, 2 * N, 20, 150, 10, 10);
+    tl_rand_codes(&s, a, 4000, 20);
+    bl = tl_mutate_codes(&s, a, 4000, b, 2 * N, 20, 150, 10, 10);
     check("protein related", a, 4000, b, bl, b62, &o);
     o.gap_open = 0; /* open 0: the lazy-F loop's corner case */
     o.gap_extend = 2;
@@ -369,8 +345,8 @@ static void test_failure(void)
     uint64_t s = 77;
     uint8_t *a = malloc(6000), *b = malloc(6000);
     swgpu_matrix_dna(2, -3, &dna);
-    rand_seq(&s, a, 6000, 4);
-    size_t bl = mutate(&s, a, 6000, b, 6000, 4, 20, 2, 2);
+    tl_rand_codes(&s, a, 6000, 4);
+    size_t bl = tl_mutate_codes(&s, a, 6000, b, 6000, 4, 20, 2, 2);
     swgpu_long_opts_t o;
     swgpu_long_opts_init(&o, SWGPU_DNA);
     o.threads = 2;

@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
+#include "testlib.h"
 #include "internal.h"
 
 #include <stdlib.h>
@@ -27,35 +28,6 @@ static const char *tmp(const char *name)
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
     return buf[k];
-}
-
-static void random_seq(uint64_t *seed, char *buf, size_t len, int dna)
-{
-    static const char aa[] = "ARNDCQEGHILKMFPSTWYV", nt[] = "ACGT";
-    for (size_t i = 0; i < len; i++)
-        buf[i] = dna ? nt[tap_rand(seed) % 4] : aa[tap_rand(seed) % 20];
-    buf[len] = 0;
-}
-
-/* a homolog of src: about one change in `rate` residues */
-static void mutate(uint64_t *seed, const char *src, char *dst, size_t cap, unsigned rate, int dna)
-{
-    static const char aa[] = "ARNDCQEGHILKMFPSTWYV", nt[] = "ACGT";
-    size_t n = 0;
-    for (const char *p = src; *p && n + 4 < cap; p++) {
-        unsigned r = (unsigned)(tap_rand(seed) % (rate * 3));
-        char x = dna ? nt[tap_rand(seed) % 4] : aa[tap_rand(seed) % 20];
-        if (r == 0)
-            dst[n++] = x;
-        else if (r == 1)
-            continue;
-        else if (r == 2) {
-            dst[n++] = *p;
-            dst[n++] = x;
-        } else
-            dst[n++] = *p;
-    }
-    dst[n] = 0;
 }
 
 /*
@@ -75,10 +47,10 @@ static void build(uint64_t seed, size_t nd, size_t nq, int dna, const char *fa,
     swgpu_seqset_create(al, &ds);
     swgpu_seqset_create(al, qs);
     for (int f = 0; f < 4; f++)
-        random_seq(&seed, fam[f], 60 + tap_rand(&seed) % 300, dna);
+        tl_rand_letters(&seed, fam[f], 60 + tap_rand(&seed) % 300, dna ? TL_NUC : TL_AMINO);
     for (size_t i = 0; i < nd; i++) {
         if (i % 5 == 1)
-            mutate(&seed, fam[tap_rand(&seed) % 4], buf, sizeof buf, 3 + (unsigned)(i % 7), dna);
+            tl_mutate_letters_each(&seed, fam[tap_rand(&seed) % 4], buf, sizeof buf, 3 + (unsigned)(i % 7), dna ? TL_NUC : TL_AMINO);
         else if (i % 11 == 4 && i > 20) { /* an exact copy of an earlier sequence */
             swgpu_seq_t s;
             swgpu_seqset_get(ds, (size_t)(tap_rand(&seed) % i), &s);
@@ -86,14 +58,14 @@ static void build(uint64_t seed, size_t nd, size_t nq, int dna, const char *fa,
                 buf[k] = swgpu_decode(al, s.res[k]);
             buf[s.len] = 0;
         } else
-            random_seq(&seed, buf, 5 + tap_rand(&seed) % 400, dna);
+            tl_rand_letters(&seed, buf, 5 + tap_rand(&seed) % 400, dna ? TL_NUC : TL_AMINO);
         snprintf(id, sizeof id, "d%zu", i);
         swgpu_seqset_add(ds, id, i % 3 ? "some description" : "", buf, strlen(buf));
         if (i < nq)
             swgpu_seqset_add(*qs, id, "", buf, strlen(buf));
         fprintf(fp, ">%s%s\n%s\n", id, i % 3 ? " some description" : "", buf);
     }
-    mutate(&seed, fam[0], buf, sizeof buf, 4, dna);
+    tl_mutate_letters_each(&seed, fam[0], buf, sizeof buf, 4, dna ? TL_NUC : TL_AMINO);
     swgpu_seqset_add(*qs, "fresh", "", buf, strlen(buf));
     fclose(fp);
     swgpu_db_from_seqset(ds, db);

@@ -28,6 +28,7 @@
 #include "simd/aln_simd.h"
 #include "simd/simd.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -116,56 +117,6 @@ static int32_t *rows_of(const swgpu_pssm_t *p)
 
 static const char *std20 = "ARNDCQEGHILKMFPSTWYV";
 static const char *prot27 = "ARNDCQEGHILKMFPSTWYVBZX*JUO";
-
-static void random_letters(char *s, size_t n, const char *alpha, uint64_t *rng)
-{
-    size_t na = strlen(alpha);
-    for (size_t i = 0; i < n; i++) s[i] = alpha[tap_rand(rng) % na];
-    s[n] = 0;
-}
-
-/* a copy of src with about one change in rate residues (substitutions and
- * single insertions / deletions), from alphabet alpha */
-static size_t mutate(const char *src, char *dst, unsigned rate, const char *alpha, uint64_t *rng)
-{
-    size_t n = 0, na = strlen(alpha);
-    for (const char *p = src; *p; p++) {
-        unsigned r = (unsigned)(tap_rand(rng) % (3 * rate));
-        if (r == 0) dst[n++] = alpha[tap_rand(rng) % na];
-        else if (r == 1) continue;
-        else if (r == 2) {
-            dst[n++] = *p;
-            dst[n++] = alpha[tap_rand(rng) % na];
-        } else dst[n++] = *p;
-    }
-    dst[n] = 0;
-    return n;
-}
-
-/* A sequence set from letter strings (ids s0, s1, ... or the given ones). */
-static swgpu_seqset_t *set_of(char **seqs, size_t n, const char *prefix)
-{
-    swgpu_seqset_t *s = NULL;
-    if (swgpu_seqset_create(SWGPU_PROTEIN, &s) < 0) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        char id[64];
-        snprintf(id, sizeof id, "%s%zu", prefix, i);
-        if (swgpu_seqset_add(s, id, "", seqs[i], strlen(seqs[i])) < 0) {
-            swgpu_seqset_destroy(s);
-            return NULL;
-        }
-    }
-    return s;
-}
-
-static swgpu_db_t *db_of(char **seqs, size_t n)
-{
-    swgpu_seqset_t *s = set_of(seqs, n, "d");
-    swgpu_db_t *db = NULL;
-    if (!s || swgpu_db_from_seqset(s, &db) < 0) db = NULL;
-    swgpu_seqset_destroy(s);
-    return db;
-}
 
 /* A PSSM of m's rows for the residues of q (letters): position i, column c
  * scores m->s[q[i]][c] * scale. */
@@ -646,11 +597,11 @@ static void world_make(world_t *w, const size_t *lens, size_t nq, size_t nrand, 
     w->d = malloc((3 * nq + nrand + longs) * sizeof *w->d);
     for (size_t i = 0; i < nq; i++) {
         w->q[i] = malloc(lens[i] + 1);
-        random_letters(w->q[i], lens[i], std20, rng);
+        tl_rand_letters(rng, w->q[i], lens[i], std20);
         for (int h = 0; h < 3; h++) { /* homologs: close, far, a piece */
             char *s = malloc(2 * lens[i] + 8);
             if (h < 2) {
-                mutate(w->q[i], s, h ? 4 : 12, std20, rng);
+                tl_mutate_letters(rng, w->q[i], s, SIZE_MAX, h ? 4 : 12, std20);
             } else {
                 size_t a = lens[i] / 3, b = lens[i] - a;
                 memcpy(s, w->q[i] + a, b - a);
@@ -663,7 +614,7 @@ static void world_make(world_t *w, const size_t *lens, size_t nq, size_t nrand, 
     for (size_t i = 0; i < nrand + longs; i++) {
         size_t len = i < nrand ? 1 + (size_t)(tap_rand(rng) % maxlen) : 2800 + (size_t)(tap_rand(rng) % 400);
         char *s = malloc(len + 1);
-        random_letters(s, len, std20, rng);
+        tl_rand_letters(rng, s, len, std20);
         w->d[w->nd++] = s;
     }
 }
@@ -730,8 +681,8 @@ static void check_blosum_world(const char *what, const world_t *w, const swgpu_m
                                const swgpu_matrix_t *mp, int scale, int go, int ge, int top_n,
                                uint64_t *ov_out)
 {
-    swgpu_seqset_t *qs = set_of(w->q, w->nq, "q");
-    swgpu_db_t *db = db_of(w->d, w->nd);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, (const char *const *)w->q, w->nq, "q");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)w->d, w->nd, "d");
     swgpu_pssm_t **ps = calloc(w->nq, sizeof *ps);
     swgpu__query_t *pq = malloc(w->nq * sizeof *pq), *plain = malloc(w->nq * sizeof *plain);
     size_t n = db ? (size_t)db->n : 0;
@@ -961,14 +912,14 @@ static void test_random_pssms(void)
             /* subjects of all 27 letters; some copy a query's residues */
             size_t len = k < 20 ? k + 1 : 1 + (size_t)(tap_rand(&rng) % (kd ? 300 : 500));
             d[k] = malloc(len + 1);
-            random_letters(d[k], len, tap_rand(&rng) % 3 ? std20 : prot27, &rng);
+            tl_rand_letters(&rng, d[k], len, tap_rand(&rng) % 3 ? std20 : prot27);
             if (k % 9 == 4) {
                 const char *r = swgpu_pssm_residues(ps[k % nq]);
                 size_t l = strlen(r) < len ? strlen(r) : len;
                 memcpy(d[k], r, l);
             }
         }
-        swgpu_db_t *db = db_of(d, nd);
+        swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, nd, "d");
         size_t n = (size_t)db->n;
         int32_t *want = malloc(nq * n * sizeof *want);
         for (size_t i = 0; i < nq; i++)
@@ -1040,7 +991,7 @@ static void test_clamp8(void)
     d0[19] = 'B';
     memcpy(d1, q, 41);
     CHECK_EQ_INT(swgpu_pssm_create("clamp", q, s, 40, &p), SWGPU_OK);
-    swgpu_db_t *db = db_of(d, 2);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 2, "d");
     if (p && db) {
         swgpu__query_t Q;
         int32_t want[2];
@@ -1123,6 +1074,221 @@ static void test_psiblast_fixture(void)
 out:
     swgpu_pssm_destroy(p);
     swgpu_db_destroy(db);
+    swgpu_matrix_destroy(b62);
+}
+
+/* -------------------------- (c') psiblast's PSSM of a fixed alignment */
+
+/*
+ * psiblast 2.12's PSSM of tests/data/psiblast_pin/q.fa from its own round-1
+ * HSPs against db.fa (hits.tsv: sseqid evalue score qstart qend sstart send
+ * qseq sseq; README.md there has the commands): swgpu_pssm_from_hits given
+ * exactly those alignments (opts NULL, threshold 0.002 as psiblast's) must
+ * give psiblast's PSSM line for line: every score, the weighted observed
+ * percentages, the information per position and the relative weight, as
+ * the ASCII format prints them.  The alignment takes each step of the
+ * computation (identical and near-identical rows purged, gaps both ways,
+ * rows covering part of the query, a row 94.4% identical to an earlier one),
+ * so a change of a constant of the purge (0.94), the observations, the
+ * pseudocounts (0.0457, 0.8, 500, 5.5), the background or the scaling
+ * (SCALE, the bisection) shows (tests/data/psiblast_pin/README.md).
+ */
+
+/* psiblast's HSPs in hits.tsv as the hits of one query against db. */
+static int pin_hits(const char *path, const swgpu_db_t *db, swgpu_query_result_t *qr)
+{
+    FILE *fp = fopen(path, "r");
+    char line[1024], sid[64], qa[512], sa[512];
+    double ev;
+    long score, qs, qe, ss, se;
+    size_t cap = 0;
+    memset(qr, 0, sizeof *qr);
+    if (!fp) return -1;
+    while (fgets(line, sizeof line, fp)) {
+        if (sscanf(line, "%63s %lf %ld %ld %ld %ld %ld %511s %511s", sid, &ev, &score, &qs, &qe,
+                   &ss, &se, qa, sa) != 9 || strlen(qa) != strlen(sa)) {
+            fclose(fp);
+            return -1;
+        }
+        size_t t = swgpu_db_size(db);
+        for (size_t k = 0; k < swgpu_db_size(db); k++) {
+            swgpu_seq_t s;
+            if (swgpu_db_get(db, k, &s) == 0 && !strcmp(s.id, sid)) t = k;
+        }
+        if (t == swgpu_db_size(db) || (qr->n_hits == cap &&
+            !(qr->hits = realloc(qr->hits, (cap = cap ? 2 * cap : 8) * sizeof *qr->hits)))) {
+            fclose(fp);
+            return -1;
+        }
+        swgpu_hit_t *h = &qr->hits[qr->n_hits++];
+        memset(h, 0, sizeof *h);
+        h->target = t;
+        h->score = (int32_t)score;
+        h->evalue = ev;
+        h->aln.score = score;
+        h->aln.qbeg = qs - 1;
+        h->aln.qend = qe;
+        h->aln.tbeg = ss - 1;
+        h->aln.tend = se;
+        h->aln.cigar = malloc(strlen(qa) * sizeof *h->aln.cigar);
+        if (!h->aln.cigar) {
+            fclose(fp);
+            return -1;
+        }
+        for (size_t k = 0; qa[k]; k++) {
+            uint32_t op = qa[k] == '-' ? SWGPU_CIGAR_D : sa[k] == '-' ? SWGPU_CIGAR_I : SWGPU_CIGAR_M;
+            size_t n = h->aln.n_cigar;
+            if (n && SWGPU_CIGAR_OP(h->aln.cigar[n - 1]) == op)
+                h->aln.cigar[n - 1] += 1u << 4;
+            else
+                h->aln.cigar[h->aln.n_cigar++] = 1u << 4 | op;
+            h->aln.length++;
+        }
+    }
+    fclose(fp);
+    return 0;
+}
+
+/* The position lines of p as swgpu_pssm_write prints them; NULL on error. */
+static char *pssm_text(const swgpu_pssm_t *p, const swgpu_matrix_t *m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) return NULL;
+    int rc = swgpu_pssm_write(p, m, 11, 1, fp);
+    fclose(fp);
+    if (rc < 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* psiblast_pin/deviations.tsv: where swgpu's figures are known to differ
+ * from psiblast's (position, column, swgpu's, psiblast's). */
+typedef struct {
+    long pos;
+    char col[8], ours[16], theirs[16];
+} pin_dev_t;
+
+static long pin_devs(const char *path, pin_dev_t **out)
+{
+    FILE *fp = fopen(path, "r");
+    char line[256];
+    long n = 0, cap = 0;
+    *out = NULL;
+    if (!fp) return -1;
+    while (fgets(line, sizeof line, fp)) {
+        pin_dev_t d;
+        if (line[0] == '#') continue;
+        if (sscanf(line, "%ld %7s %15s %15s", &d.pos, d.col, d.ours, d.theirs) != 4 ||
+            (n == cap && !(*out = realloc(*out, (size_t)(cap = cap ? 2 * cap : 256) * sizeof **out)))) {
+            fclose(fp);
+            return -1;
+        }
+        (*out)[n++] = d;
+    }
+    fclose(fp);
+    return n;
+}
+
+/* A PSSM line's 42 figures after the position and residue: 20 scores
+ * (columns A ... V), 20 percentages (%A ... %V), information (info),
+ * relative weight (relw).  The position, or -1 for another line. */
+#define PIN_FIELDS 42
+static long pin_fields(const char *line, char f[PIN_FIELDS][16])
+{
+    long pos;
+    char res;
+    int off = 0;
+    if (sscanf(line, " %ld %c%n", &pos, &res, &off) != 2) return -1;
+    line += off;
+    for (int k = 0; k < PIN_FIELDS; k++) {
+        int used = 0;
+        if (sscanf(line, " %15s%n", f[k], &used) != 1) return -1;
+        line += used;
+    }
+    return pos;
+}
+
+static void pin_column(int k, char col[8])
+{
+    if (k < 20) snprintf(col, 8, "%c", std20[k]);
+    else if (k < 40) snprintf(col, 8, "%%%c", std20[k - 20]);
+    else snprintf(col, 8, "%s", k == 40 ? "info" : "relw");
+}
+
+static void test_pin_psiblast(void)
+{
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_pssm_t *want = NULL, *mine = NULL;
+    swgpu_query_result_t qr;
+    swgpu_seq_t q;
+    memset(&qr, 0, sizeof qr);
+    if (swgpu_matrix_builtin("BLOSUM62", &b62) ||
+        swgpu_seqset_read(DATA "psiblast_pin/q.fa", SWGPU_PROTEIN, &qs, NULL) ||
+        swgpu_db_open(DATA "psiblast_pin/db.fa", SWGPU_PROTEIN, &db, NULL) ||
+        swgpu_pssm_read(DATA "psiblast_pin/q.pssm.gz", &want) ||
+        pin_hits(DATA "psiblast_pin/hits.tsv", db, &qr)) {
+        CHECK(0, "psiblast_pin fixture: %s", swgpu_last_error());
+        goto out;
+    }
+    CHECK_EQ_INT(qr.n_hits, 9);
+    swgpu_seqset_get(qs, 0, &q);
+    int rc = swgpu_pssm_from_hits(&q, NULL, &qr, db, b62, NULL, 0.002, &mine);
+    CHECK(rc == 0, "psiblast_pin: %s", swgpu_last_error());
+    if (rc) goto out;
+    CHECK_EQ_INT(swgpu_pssm_length(mine), 72);
+    CHECK_EQ_STR(swgpu_pssm_residues(mine), swgpu_pssm_residues(want));
+    /* the figures as printed: scores, percentages, information, weight */
+    char *a = pssm_text(mine, b62), *b = pssm_text(want, b62);
+    CHECK(a && b, "psiblast_pin: write: %s", swgpu_last_error());
+    if (a && b) {
+        pin_dev_t *dev = NULL;
+        long ndev = pin_devs(DATA "psiblast_pin/deviations.tsv", &dev), lines = 0, differ = 0;
+        char *sa = NULL, *sb = NULL;
+        char *la = strtok_r(a, "\n", &sa), *lb = strtok_r(b, "\n", &sb);
+        CHECK(ndev >= 0, "psiblast_pin: deviations.tsv unreadable");
+        for (; la && lb; la = strtok_r(NULL, "\n", &sa), lb = strtok_r(NULL, "\n", &sb)) {
+            char fa[PIN_FIELDS][16], fb[PIN_FIELDS][16];
+            long pa = pin_fields(la, fa), pb = pin_fields(lb, fb);
+            if (pa < 0 && pb < 0) continue;
+            lines++;
+            if (pa != pb) {
+                differ++;
+                continue;
+            }
+            for (int k = 0; k < PIN_FIELDS; k++) {
+                char col[8];
+                pin_column(k, col);
+                const char *expect = fb[k];
+                for (long d = 0; d < ndev; d++)
+                    if (dev[d].pos == pa && !strcmp(dev[d].col, col))
+                        expect = strcmp(dev[d].theirs, fb[k]) ? "?" : dev[d].ours;
+                if (strcmp(fa[k], expect)) {
+                    differ++;
+                    fprintf(stderr, "%ld\t%s\t%s\t%s\n", pa, col, fa[k], fb[k]);
+                }
+            }
+        }
+        CHECK(lines == 72 && differ == 0 && !la && !lb,
+              "psiblast_pin: %ld of %ld positions' figures differ from psiblast's but for "
+              "deviations.tsv (%ld): the lines above, position column swgpu psiblast",
+              differ, lines * PIN_FIELDS, ndev);
+        free(dev);
+    }
+    free(a);
+    free(b);
+out:
+    for (size_t h = 0; h < qr.n_hits; h++) swgpu_aln_free(&qr.hits[h].aln);
+    free(qr.hits);
+    swgpu_pssm_destroy(want);
+    swgpu_pssm_destroy(mine);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
     swgpu_matrix_destroy(b62);
 }
 
@@ -1302,12 +1468,12 @@ static void test_long_rectangle(void)
     swgpu_pssm_t *p = NULL;
     swgpu_search_result_t *r = NULL;
     if (swgpu_matrix_builtin("BLOSUM62", &b62)) return;
-    random_letters(q, 9000, std20, &rng);
-    mutate(q, t, 20, std20, &rng);
+    tl_rand_letters(&rng, q, 9000, std20);
+    tl_mutate_letters(&rng, q, t, SIZE_MAX, 20, std20);
     d[0] = t;
     d[1] = "MKV";
     p = pssm_of_matrix("long", q, b62, 1);
-    swgpu_db_t *db = db_of(d, 2);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 2, "d");
     swgpu_opts_t o = opts_of(11, 1, 2);
     o.top_n = 1;
     o.backend = SWGPU_BACKEND_CPU;
@@ -1358,7 +1524,7 @@ static void test_statistics_message(void)
     swgpu_matrix_t *b62 = NULL;
     swgpu_karlin_t k;
     char *d[1] = {"MKVLA"};
-    swgpu_db_t *db = db_of(d, 1);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 1, "d");
     swgpu_search_result_t *r = NULL;
     swgpu_opts_t o = opts_of(11, 1, 1);
     for (int i = 0; i < 4 * 20; i++) scores[i] = 1;
@@ -1385,7 +1551,7 @@ static void test_search_args(void)
     swgpu_matrix_t *b62 = NULL, *dna = NULL;
     swgpu_pssm_t *p = NULL;
     char *d[1] = {"ACGTACGT"};
-    swgpu_db_t *db = db_of(d, 1);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 1, "d");
     swgpu_search_result_t *r = NULL;
     swgpu_opts_t o = opts_of(11, 1, 1);
     swgpu_matrix_builtin("BLOSUM62", &b62);
@@ -1585,10 +1751,10 @@ static void test_from_hits(void)
     d[1] = malloc(200);
     d[2] = malloc(200);
     d[3] = malloc(200);
-    mutate(qs, d[1], 6, std20, &rng);
-    mutate(qs, d[2], 4, std20, &rng);
-    random_letters(d[3], 150, std20, &rng);
-    swgpu_db_t *db = db_of(d, 4);
+    tl_mutate_letters(&rng, qs, d[1], SIZE_MAX, 6, std20);
+    tl_mutate_letters(&rng, qs, d[2], SIZE_MAX, 4, std20);
+    tl_rand_letters(&rng, d[3], 150, std20);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 4, "d");
     swgpu_seqset_t *set = NULL;
     swgpu_seqset_create(SWGPU_PROTEIN, &set);
     swgpu_seqset_add(set, "q", "", qs, strlen(qs));
@@ -1825,15 +1991,15 @@ static void test_further_alignments(void)
     swgpu_matrix_builtin("BLOSUM62", &b62);
     uint64_t rng = 29;
     char dom[81], copy2[120], q[300], *d[2];
-    random_letters(dom, 80, std20, &rng);
-    mutate(dom, copy2, 8, std20, &rng);
+    tl_rand_letters(&rng, dom, 80, std20);
+    tl_mutate_letters(&rng, dom, copy2, SIZE_MAX, 8, std20);
     snprintf(q, sizeof q, "%s%s", dom, copy2);
     size_t l1 = strlen(dom), lq = strlen(q);
     d[0] = malloc(120);
-    mutate(dom, d[0], 10, std20, &rng);
+    tl_mutate_letters(&rng, dom, d[0], SIZE_MAX, 10, std20);
     d[1] = malloc(200);
-    random_letters(d[1], 150, std20, &rng);
-    swgpu_db_t *db = db_of(d, 2);
+    tl_rand_letters(&rng, d[1], 150, std20);
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, 2, "d");
     swgpu_seqset_t *set = NULL;
     swgpu_seqset_create(SWGPU_PROTEIN, &set);
     swgpu_seqset_add(set, "q2", "", q, lq);
@@ -1985,6 +2151,7 @@ int main(void)
         { "clamp8", test_clamp8 },
         { "long rectangle", test_long_rectangle },
         { "psiblast fixture", test_psiblast_fixture },
+        { "psiblast pin", test_pin_psiblast },
         { "psiblast statistics", test_psiblast_statistics },
         { "from hits", test_from_hits },
         { "further alignments", test_further_alignments },

@@ -9,6 +9,7 @@
 #include "ref/ref.h"
 #include "simd/simd.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -71,11 +72,6 @@ static void tdb_free(tdb_t *d)
     free(d->rank);
 }
 
-static void random_seq(uint8_t *s, size_t len, int ncodes, uint64_t *rng)
-{
-    for (size_t i = 0; i < len; i++) s[i] = (uint8_t)(tap_rand(rng) % (uint64_t)ncodes);
-}
-
 /* A set of queries, owned. */
 typedef struct {
     size_t n;
@@ -92,7 +88,7 @@ static void qset_free(qset_t *qs)
 static void qset_add(qset_t *qs, size_t len, int ncodes, uint64_t *rng)
 {
     qs->q[qs->n] = malloc(len + 1);
-    random_seq(qs->q[qs->n], len, ncodes, rng);
+    tl_rand_codes(rng, qs->q[qs->n], len, ncodes);
     qs->len[qs->n++] = len;
 }
 
@@ -307,7 +303,7 @@ static void build_db(tdb_t *d, swgpu_alphabet_t alpha, size_t nseq, size_t maxle
     for (size_t i = 0; i < nseq; i++) {
         lens[i] = db_len(i, rng, maxlen);
         seqs[i] = malloc(lens[i] + 1);
-        random_seq(seqs[i], lens[i], ncodes, rng);
+        tl_rand_codes(rng, seqs[i], lens[i], ncodes);
         if (i % 9 == 4 && qs->n) {
             const qset_t *s = qs;
             size_t qi = (size_t)(tap_rand(rng) % s->n), l = s->len[qi] < lens[i] ? s->len[qi] : lens[i];
@@ -427,7 +423,7 @@ static void test_sparse(void)
         qset_add(&qs, i == 3 ? 2600 : 1 + (size_t)(tap_rand(&rng) % 300), 20, &rng);
     for (int i = 0; i < 3; i++) {
         seqs[i] = malloc(lens[i]);
-        random_seq(seqs[i], lens[i], 20, &rng);
+        tl_rand_codes(&rng, seqs[i], lens[i], 20);
     }
     memcpy(seqs[0] + 100, qs.q[3], 2600);
     memcpy(seqs[1] + 2000, qs.q[5], qs.len[5]);

@@ -7,36 +7,11 @@
  */
 #include "swgpu.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static swgpu_seqset_t *make_set(swgpu_alphabet_t a, const char *const *seqs, size_t n)
-{
-    swgpu_seqset_t *s = NULL;
-    if (swgpu_seqset_create(a, &s) < 0)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        char id[32];
-        snprintf(id, sizeof id, "s%zu", i);
-        if (swgpu_seqset_add(s, id, "", seqs[i], strlen(seqs[i])) < 0) {
-            swgpu_seqset_destroy(s);
-            return NULL;
-        }
-    }
-    return s;
-}
-
-static swgpu_db_t *make_db(swgpu_alphabet_t a, const char *const *seqs, size_t n)
-{
-    swgpu_seqset_t *s = make_set(a, seqs, n);
-    swgpu_db_t *db = NULL;
-    if (s && swgpu_db_from_seqset(s, &db) < 0)
-        db = NULL;
-    swgpu_seqset_destroy(s);
-    return db;
-}
 
 /* Reference score of query qi vs database sequence ti by swgpu_align. */
 static int ref_score(const swgpu_seqset_t *qs, size_t qi, const swgpu_db_t *db, size_t ti,
@@ -53,43 +28,13 @@ static int ref_score(const swgpu_seqset_t *qs, size_t qi, const swgpu_db_t *db, 
     return s;
 }
 
-static void random_protein(uint64_t *seed, char *buf, size_t len)
-{
-    static const char aa[] = "ARNDCQEGHILKMFPSTWYV";
-    for (size_t i = 0; i < len; i++)
-        buf[i] = aa[tap_rand(seed) % 20];
-    buf[len] = 0;
-}
-
-/* Copy src with about one change in `rate` residues (substitutions and
- * short insertions/deletions), so it stays a clear homolog. */
-static void mutate(uint64_t *seed, const char *src, char *dst, size_t cap, unsigned rate)
-{
-    static const char aa[] = "ARNDCQEGHILKMFPSTWYV";
-    size_t n = 0;
-    for (const char *p = src; *p && n + 4 < cap; p++) {
-        unsigned r = (unsigned)(tap_rand(seed) % (rate * 3));
-        if (r == 0) {
-            dst[n++] = aa[tap_rand(seed) % 20];
-        } else if (r == 1) {
-            continue; /* deletion */
-        } else if (r == 2) {
-            dst[n++] = *p;
-            dst[n++] = aa[tap_rand(seed) % 20]; /* insertion */
-        } else {
-            dst[n++] = *p;
-        }
-    }
-    dst[n] = 0;
-}
-
 static void test_known_score(const swgpu_matrix_t *b62)
 {
     /* BLOSUM62 diagonal of MKWVTFISLL: 5+5+11+4+5+6+4+4+4+4 = 52 */
     const char *q[] = {"MKWVTFISLL"};
     const char *d[] = {"GGGGGGGGGG", "AAAMKWVTFISLLAAA", "PPPP"};
-    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 1);
-    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 3);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, q, 1, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, d, 3, "s");
     swgpu_opts_t o;
     swgpu_search_result_t *r = NULL;
     swgpu_opts_init(&o, SWGPU_PROTEIN);
@@ -127,8 +72,8 @@ static void test_ties(const swgpu_matrix_t *b62)
     const char *q[] = {"MKWVTFISLL"};
     const char *d[] = {"GGGG", "GGGGGGGGMKWVTFISLLGGGGGGGG", "PPPPPP", "MKWVTFISLL",
                        "GMKWVTFISLLG", "MKWVTFISL"};
-    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 1);
-    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 6);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, q, 1, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, d, 6, "s");
     swgpu_opts_t o;
     swgpu_search_result_t *r = NULL;
     swgpu_opts_init(&o, SWGPU_PROTEIN);
@@ -170,8 +115,8 @@ static void test_every_query_reported(const swgpu_matrix_t *b62)
      * it must still get its (empty) result, in query order. */
     const char *q[] = {"MKWVTFISLL", "PPPP", "WWW"};
     const char *d[] = {"MKWVTFISLL", "AAAA", "GMKWG"};
-    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 3);
-    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 3);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, q, 3, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, d, 3, "s");
     swgpu_opts_t o;
     swgpu_search_result_t *r = NULL;
     swgpu_opts_init(&o, SWGPU_PROTEIN);
@@ -201,19 +146,19 @@ static void build_random(uint64_t seed, size_t nq, size_t nd, swgpu_seqset_t **q
     for (size_t i = 0; i < nq; i++) {
         size_t len = 20 + tap_rand(&seed) % 200;
         q[i] = malloc(len + 1);
-        random_protein(&seed, q[i], len);
+        tl_rand_letters(&seed, q[i], len, TL_AMINO);
     }
     for (size_t i = 0; i < nd; i++) {
         d[i] = malloc(600);
         if (i % 7 == 3) {
-            mutate(&seed, q[tap_rand(&seed) % nq], d[i], 600, 4 + (unsigned)(i % 5));
+            tl_mutate_letters(&seed, q[tap_rand(&seed) % nq], d[i], 600, 4 + (unsigned)(i % 5), TL_AMINO);
         } else {
             size_t len = 5 + tap_rand(&seed) % 300;
-            random_protein(&seed, d[i], len);
+            tl_rand_letters(&seed, d[i], len, TL_AMINO);
         }
     }
-    *qs = make_set(SWGPU_PROTEIN, (const char *const *)q, nq);
-    *db = make_db(SWGPU_PROTEIN, (const char *const *)d, nd);
+    *qs = tl_set_of(SWGPU_PROTEIN, (const char *const *)q, nq, "s");
+    *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, nd, "s");
     for (size_t i = 0; i < nq; i++) free(q[i]);
     for (size_t i = 0; i < nd; i++) free(d[i]);
     free(q);
@@ -437,8 +382,8 @@ static void test_no_align(const swgpu_matrix_t *b62)
 {
     const char *q[] = {"MKWVTFISLL"};
     const char *d[] = {"AAAMKWVTFISLLAAA", "MKWVTAAAFISLL"};
-    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 1);
-    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 2);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, q, 1, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, d, 2, "s");
     swgpu_opts_t o;
     swgpu_search_result_t *r = NULL;
     swgpu_opts_init(&o, SWGPU_PROTEIN);
@@ -483,8 +428,8 @@ static void test_progress(const swgpu_matrix_t *b62)
 {
     const char *q[] = {"MKWVTFISLL", "AAAMKW", "FISLLAAAW"};
     const char *d[] = {"AAAMKWVTFISLLAAA", "MKWVTAAAFISLL", "WWW"};
-    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, q, 3);
-    swgpu_db_t *db = make_db(SWGPU_PROTEIN, d, 3);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, q, 3, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, d, 3, "s");
     const swgpu_backend_t be[] = {SWGPU_BACKEND_REF, SWGPU_BACKEND_CPU};
     for (int b = 0; b < 2; b++) {
         swgpu_opts_t o;
@@ -523,8 +468,8 @@ static void test_no_self(const swgpu_matrix_t *b62)
 {
     const char *seqs[] = {"MKWVTFISLLLLFSSAYS", "MKWVTFISLLAAFSSAYS", "PEPTIDEKWVTFISLL",
                           "GGGGSSSSAAAA"};
-    swgpu_seqset_t *qs = make_set(SWGPU_PROTEIN, seqs, 4);
-    swgpu_db_t *db = make_db(SWGPU_PROTEIN, seqs, 4);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, seqs, 4, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, seqs, 4, "s");
     swgpu_opts_t o;
     swgpu_search_result_t *all = NULL, *ns = NULL;
     swgpu_opts_init(&o, SWGPU_PROTEIN);
@@ -559,8 +504,8 @@ static void test_no_self(const swgpu_matrix_t *b62)
     swgpu_search_result_destroy(ns);
     /* a database sequence with the query's id but other residues stays */
     const char *other[] = {"MKWVTFISLLLLFSSAYT"};
-    swgpu_seqset_t *q1 = make_set(SWGPU_PROTEIN, seqs, 1);
-    swgpu_db_t *d1 = make_db(SWGPU_PROTEIN, other, 1); /* id "s0" as well */
+    swgpu_seqset_t *q1 = tl_set_of(SWGPU_PROTEIN, seqs, 1, "s");
+    swgpu_db_t *d1 = tl_db_of(SWGPU_PROTEIN, other, 1, "s"); /* id "s0" as well */
     swgpu_search_result_t *r = NULL;
     CHECK_EQ_INT(swgpu_search(q1, d1, b62, &o, &r), SWGPU_OK);
     if (r)
@@ -598,8 +543,8 @@ static void test_dna(void)
     /* +2/-3, open 5 extend 2: ACGTACGTAC (10 matches) = 20 */
     const char *q[] = {"ACGTACGTAC"};
     const char *d[] = {"TTTTACGTACGTACTTTT", "GGGGGGG"};
-    swgpu_seqset_t *qs = make_set(SWGPU_DNA, q, 1);
-    swgpu_db_t *db = make_db(SWGPU_DNA, d, 2);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_DNA, q, 1, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_DNA, d, 2, "s");
     swgpu_matrix_t *m = NULL;
     swgpu_opts_t o;
     swgpu_search_result_t *r = NULL;
@@ -676,8 +621,8 @@ static void test_strands(void)
         random_dna(&seed, dbuf[j] + strlen(dbuf[j]), fr);
         d[j] = dbuf[j];
     }
-    swgpu_seqset_t *qs = make_set(SWGPU_DNA, q, NQ);
-    swgpu_db_t *db = make_db(SWGPU_DNA, d, ND);
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_DNA, q, NQ, "s");
+    swgpu_db_t *db = tl_db_of(SWGPU_DNA, d, ND, "s");
     swgpu_matrix_t *m = NULL;
     CHECK_EQ_INT(swgpu_matrix_dna(2, -3, &m), SWGPU_OK);
     if (!qs || !db || !m) {
@@ -770,7 +715,7 @@ static void test_strands(void)
         piece[60] = 0;
         revcomp_text(piece, pq);
         const char *one[] = {pq};
-        swgpu_seqset_t *q1 = make_set(SWGPU_DNA, one, 1);
+        swgpu_seqset_t *q1 = tl_set_of(SWGPU_DNA, one, 1, "s");
         swgpu_search_result_t *r = NULL;
         o.backend = SWGPU_BACKEND_CPU;
         o.strand = SWGPU_STRAND_BOTH;
@@ -862,8 +807,8 @@ static void test_errors(const swgpu_matrix_t *b62)
     /* alphabets must agree */
     const char *pq[] = {"MKWVTFISLL"};
     const char *dq[] = {"ACGTACGT"};
-    swgpu_seqset_t *prot = make_set(SWGPU_PROTEIN, pq, 1), *dna = make_set(SWGPU_DNA, dq, 1);
-    swgpu_db_t *pdb = make_db(SWGPU_PROTEIN, pq, 1), *ddb = make_db(SWGPU_DNA, dq, 1);
+    swgpu_seqset_t *prot = tl_set_of(SWGPU_PROTEIN, pq, 1, "s"), *dna = tl_set_of(SWGPU_DNA, dq, 1, "s");
+    swgpu_db_t *pdb = tl_db_of(SWGPU_PROTEIN, pq, 1, "s"), *ddb = tl_db_of(SWGPU_DNA, dq, 1, "s");
     swgpu_matrix_t *dm = NULL;
     swgpu_matrix_dna(2, -3, &dm);
     swgpu_search_result_t *r = NULL;
@@ -922,7 +867,7 @@ static void test_scan_scores(const swgpu_matrix_t *b62)
 
     /* errors: alphabets, options, NULL */
     const char *dq[] = {"ACGTACGTAC"};
-    swgpu_seqset_t *dna = make_set(SWGPU_DNA, dq, 1);
+    swgpu_seqset_t *dna = tl_set_of(SWGPU_DNA, dq, 1, "s");
     CHECK_EQ_INT(swgpu_scan_scores(dna, db, b62, &o, all), SWGPU_EALPHABET);
     CHECK(strstr(swgpu_last_error(), "dna") != NULL, "%s", swgpu_last_error());
     o.gap_open = -1;

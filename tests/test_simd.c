@@ -9,6 +9,7 @@
 #include "ref/ref.h"
 #include "simd/simd.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +99,6 @@ static void tdb_free(tdb_t *d)
     free(d->off);
     free(d->orig);
     free(d->rank);
-}
-
-static void random_seq(uint8_t *s, size_t len, int ncodes, uint64_t *rng)
-{
-    for (size_t i = 0; i < len; i++) s[i] = (uint8_t)(tap_rand(rng) % (uint64_t)ncodes);
 }
 
 /* ----------------------------------------------------------- the checks */
@@ -207,7 +203,7 @@ static void test_random(swgpu_alphabet_t alpha, const swgpu_matrix_t *mats, int 
     /* a few database sequences share stretches with the first queries */
     for (size_t qi = 0; qi < nq; qi++) {
         qs[qi] = malloc(qlens[qi]);
-        random_seq(qs[qi], qlens[qi], alpha == SWGPU_DNA ? 4 : ncodes, &rng);
+        tl_rand_codes(&rng, qs[qi], qlens[qi], alpha == SWGPU_DNA ? 4 : ncodes);
     }
     for (size_t i = 40; i < nseq; i += 37) {
         size_t qi = 5 + i % 3, l = lens[i] < qlens[qi] ? lens[i] : qlens[qi];
@@ -255,7 +251,7 @@ static void test_saturation(void)
         if (i < 95) {
             lens[i] = i < 60 ? 1 + (size_t)(tap_rand(&rng) % 90) : 400 + (size_t)(tap_rand(&rng) % 200);
             seqs[i] = malloc(lens[i]);
-            random_seq(seqs[i], lens[i], 27, &rng);
+            tl_rand_codes(&rng, seqs[i], lens[i], 27);
             for (size_t j = 0; j < lens[i]; j++)
                 if (seqs[i][j] == top) seqs[i][j] = (uint8_t)(top + 1);
         } else if (i < 98) {
@@ -305,13 +301,13 @@ static void test_refill(void)
     }
     for (i = 0; i < 3; i++) {
         q[i] = malloc(ql[i]);
-        random_seq(q[i], ql[i], 20, &rng);
+        tl_rand_codes(&rng, q[i], ql[i], 20);
     }
     for (i = 0; i < nseq; i++) {
         lens[i] = i == 7 ? 2000 : 1 + (size_t)(tap_rand(&rng) % 100);
         if (i % 23 == 5) lens[i] = 100 + i % 50; /* q[0] stretches: 8-bit saturates */
         seqs[i] = malloc(lens[i]);
-        random_seq(seqs[i], lens[i], 24, &rng);
+        tl_rand_codes(&rng, seqs[i], lens[i], 24);
         if (i % 23 == 5) memcpy(seqs[i], q[0], lens[i] < ql[0] ? lens[i] : ql[0]);
     }
     tdb_build(&d, SWGPU_PROTEIN, seqs, lens, nseq);
@@ -339,11 +335,11 @@ static void test_sparse(void)
     }
     for (i = 0; i < 4; i++) {
         q[i] = malloc(ql[i]);
-        random_seq(q[i], ql[i], 20, &rng);
+        tl_rand_codes(&rng, q[i], ql[i], 20);
     }
     for (i = 0; i < 3; i++) {
         seqs[i] = malloc(lens[i]);
-        random_seq(seqs[i], lens[i], 24, &rng);
+        tl_rand_codes(&rng, seqs[i], lens[i], 24);
     }
     memcpy(seqs[0] + 100, q[3], 2600); /* a 2600-residue exact copy: beyond 8 bits */
     memcpy(seqs[1] + 2000, q[2], 400);

@@ -8,16 +8,12 @@
 #include "ref/ref.h"
 #include "simd/simd.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const swgpu__isa_t isas[] = {SWGPU__ISA_SSE41, SWGPU__ISA_AVX2, SWGPU__ISA_AVX512};
-
-static void random_seq(uint8_t *s, size_t len, int ncodes, uint64_t *rng)
-{
-    for (size_t i = 0; i < len; i++) s[i] = (uint8_t)(tap_rand(rng) % (uint64_t)ncodes);
-}
 
 /* t = q mutated at rate 1/rate: substitutions, and insertions and
  * deletions of 1 to 8 residues (long ones make gap chains that cross the
@@ -92,8 +88,8 @@ int main(void)
     /* unrelated protein pairs, every gap pair */
     for (int g = 0; g < 5; g++) {
         size_t ql = 300 + (size_t)g * 97, tl = 500 - (size_t)g * 31;
-        random_seq(q, ql, 24, &rng);
-        random_seq(t, tl, 24, &rng);
+        tl_rand_codes(&rng, q, ql, 24);
+        tl_rand_codes(&rng, t, tl, 24);
         snprintf(what, sizeof what, "random %zux%zu gaps %d/%d", ql, tl, gaps[g][0], gaps[g][1]);
         check_pair(what, q, ql, t, tl, b62, gaps[g][0], gaps[g][1]);
     }
@@ -101,7 +97,7 @@ int main(void)
      * carry real gaps) */
     for (int g = 0; g < 5; g++) {
         size_t ql = 700 + (size_t)g * 211, tl;
-        random_seq(q, ql, 20, &rng);
+        tl_rand_codes(&rng, q, ql, 20);
         tl = mutate(q, ql, t, 4000, 20, 12, &rng);
         snprintf(what, sizeof what, "related %zux%zu gaps %d/%d", ql, tl, gaps[g][0], gaps[g][1]);
         check_pair(what, q, ql, t, tl, g % 2 ? pam30 : b62, gaps[g][0], gaps[g][1]);
@@ -109,7 +105,7 @@ int main(void)
     /* DNA: related, and periodic sequences with many tied best cells */
     {
         size_t ql = 1500, tl;
-        random_seq(q, ql, 4, &rng);
+        tl_rand_codes(&rng, q, ql, 4);
         tl = mutate(q, ql, t, 4000, 4, 20, &rng);
         check_pair("dna related 5/2", q, ql, t, tl, dna, 5, 2);
         for (size_t i = 0; i < 600; i++) q[i] = (uint8_t)(i % 4);
@@ -119,15 +115,15 @@ int main(void)
         memset(q, 0, 400);
         memset(t, 0, 300);
         check_pair("dna homopolymers", q, 400, t, 300, dna, 5, 2);
-        random_seq(q, 300, 4, &rng);
+        tl_rand_codes(&rng, q, 300, 4);
         memcpy(t, q, 300);
         memcpy(t + 300, q, 300);
         memcpy(t + 600, q, 300);
         check_pair("dna tandem copies", q, 300, t, 900, dna, 3, 3);
     }
     /* a short query against a long target, and the reverse */
-    random_seq(q, 40, 24, &rng);
-    random_seq(t, 3900, 24, &rng);
+    tl_rand_codes(&rng, q, 40, 24);
+    tl_rand_codes(&rng, t, 3900, 24);
     memcpy(t + 3000, q, 40);
     check_pair("40 x 3900", q, 40, t, 3900, b62, 11, 1);
     check_pair("3900 x 40", t, 3900, q, 40, b62, 11, 1);
