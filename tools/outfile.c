@@ -338,30 +338,56 @@ void cli_out_abort(cli_out_t *o)
  * prefix in names: in's directory, in's name, '.', anything (a volume
  * number), and the extension of a file of a BLAST database (version 4 or 5:
  * makeblastdb's LMDB files and indices too) */
-static int blastdb_file(const char *in, const char *out)
+/* the real path of p, whether or not p exists (its directory's real path
+ * and its last name); 0 if the directory cannot be resolved */
+static int real_name(const char *p, char *out, size_t size)
+{
+    char dir[PATH_MAX], rdir[PATH_MAX];
+    const char *slash = strrchr(p, '/');
+    const char *base = slash ? slash + 1 : p;
+    if (!*base)
+        return 0;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p) + (slash == p) : 1,
+             slash ? p : ".");
+    if (!realpath(dir, rdir))
+        return 0;
+    int w = snprintf(out, size, "%s%s%s", rdir, rdir[strlen(rdir) - 1] == '/' ? "" : "/", base);
+    return w > 0 && (size_t)w < size;
+}
+
+/* the index of a BLAST database file's extension (".pin", ".nal", ...) at
+ * the end of name, or -1 */
+static int blastdb_ext(const char *name)
 {
     static const char *const ext[] = {
         "al", "in", "sq", "hr", "og", "sd", "si", "ni", "nd", "pi", "pd", "hi", "hd",
         "os", "ot", "tf", "to", "db", "js", "aa", "ab", "ac"};
-    char dir[PATH_MAX], rdir[PATH_MAX], rout[PATH_MAX], want[PATH_MAX + 8];
-    size_t n = strlen(out), k;
-    for (k = 0; k < sizeof ext / sizeof *ext; k++)
-        if (n > 4 && out[n - 4] == '.' && (out[n - 3] == 'p' || out[n - 3] == 'n') &&
-            !strcmp(out + n - 2, ext[k]))
-            break;
-    if (k == sizeof ext / sizeof *ext)
+    size_t n = strlen(name);
+    for (size_t k = 0; k < sizeof ext / sizeof *ext; k++)
+        if (n > 4 && name[n - 4] == '.' && (name[n - 3] == 'p' || name[n - 3] == 'n') &&
+            !strcmp(name + n - 2, ext[k]))
+            return (int)k;
+    return -1;
+}
+
+/* 1 if out (existing or not) is a file of the BLAST database that input in
+ * names (its prefix, or one of its files): PREFIX.pin, PREFIX.nal (an alias
+ * file there would hide the database), PREFIX.pdb, ... */
+static int blastdb_file(const char *in, const char *out)
+{
+    char prefix[PATH_MAX], rpre[PATH_MAX], rout[PATH_MAX];
+    struct stat si;
+    if (blastdb_ext(out) < 0)
         return 0;
-    const char *slash = strrchr(in, '/');
-    const char *base = slash ? slash + 1 : in;
-    if (!*base)
+    snprintf(prefix, sizeof prefix, "%s", in);
+    if (blastdb_ext(prefix) >= 0)
+        prefix[strlen(prefix) - 4] = 0; /* a file of the database names it too */
+    else if (stat(in, &si) == 0)
+        return 0; /* a file that is no BLAST database's: FASTA, makedb */
+    if (!real_name(prefix, rpre, sizeof rpre) || !real_name(out, rout, sizeof rout))
         return 0;
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - in) + (slash == in) : 1,
-             slash ? in : ".");
-    if (!realpath(dir, rdir) || !realpath(out, rout))
-        return 0;
-    int w = snprintf(want, sizeof want, "%s%s%s.", rdir,
-                     rdir[strlen(rdir) - 1] == '/' ? "" : "/", base);
-    return w > 0 && (size_t)w < sizeof want && !strncmp(rout, want, (size_t)w);
+    size_t w = strlen(rpre);
+    return !strncmp(rout, rpre, w) && strlen(rout) == w + 4 && rout[w] == '.';
 }
 
 int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n)
@@ -375,6 +401,15 @@ int cli_check_output(const char *opt, const char *out, const cli_input_t *in, in
         return -1;
     if (special)
         return 0; /* an open file (/dev/stdout) written in place */
+    /* a file of an input BLAST database, existing or not (PREFIX.nal, made
+     * anew, would hide the database) */
+    for (int i = 0; i < n; i++)
+        if (in[i].path && strcmp(in[i].path, "-") && blastdb_file(in[i].path, out)) {
+            cli_error("%s %s is a file of the BLAST database %s (the %s): refusing to "
+                      "overwrite an input (choose another output file)",
+                      opt, out, in[i].path, in[i].what);
+            return -1;
+        }
     if (stat(dest, &so) == 0) {
         if (S_ISDIR(so.st_mode)) {
             cli_error("%s %s: is a directory", label(opt), out);
@@ -383,13 +418,6 @@ int cli_check_output(const char *opt, const char *out, const cli_input_t *in, in
         if (!S_ISREG(so.st_mode))
             return 0; /* a device / pipe written in place */
         for (int i = 0; i < n; i++) {
-            if (in[i].path && strcmp(in[i].path, "-") && stat(in[i].path, &si) != 0 &&
-                blastdb_file(in[i].path, out)) {
-                cli_error("%s %s is a file of the BLAST database %s (the %s): refusing to "
-                          "overwrite an input (choose another output file)",
-                          opt, out, in[i].path, in[i].what);
-                return -1;
-            }
             if (in[i].path && !strcmp(in[i].path, "-")) { /* standard input, not a file "-" */
                 if (fstat(STDIN_FILENO, &si) != 0 || !S_ISREG(si.st_mode))
                     continue;

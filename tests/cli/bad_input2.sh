@@ -158,6 +158,15 @@ bad "makedb OUT is a BLAST v5 .ptf" "makedb: OUT .*v5\.ptf is a file of the BLAS
 ok=1
 for x in pdb pot ptf pto; do cmp -s "$T/v5.$x" "$T/v5.$x.orig" || ok=0; done
 [ $ok -eq 1 ] && pass || fail "a BLAST v5 database file was changed"
+# an alias file made anew beside an input database would hide it (PREFIX.pal),
+# and a file of the database named through one of its files is one too
+bad "-o PREFIX.pal of the input" "-o .*v5\.pal is a file of the BLAST database .*v5 \(the database\)" \
+    search -q $B/prot.fa -d "$T/v5" -o "$T/v5.pal"
+bad "makedb OUT PREFIX.pal of the input" "makedb: OUT .*v5\.pal is a file of the BLAST database" \
+    makedb "$T/v5" "$T/v5.pal"
+bad "-o a file of the database named as .pin" "-o .*v5\.pdb is a file of the BLAST database .*v5\.pin" \
+    search -q $B/prot.fa -d "$T/v5.pin" -o "$T/v5.pdb"
+[ ! -e "$T/v5.pal" ] && pass || fail "v5.pal was made"
 
 # --- --out-pssm: safe, unique names; the directory made -------------------
 awk '/^>/ { n++ } n == 2 && !/^>/' $Q > "$T/seq2"
