@@ -74,6 +74,7 @@ typedef struct {
     swgpu_backend_t backend;
     swgpu_evalue_model_t evalue_model; /* --evalue-model (spouge) */
     swgpu_strand_t strand;     /* --strand (both) */
+    int strand_given;          /* --strand was given (DNA only) */
     const char **pssm;         /* --pssm FILE, npssm of them (malloc'ed: cli_search_args_free) */
     int npssm;
     int iterations;            /* --iterations (1) */
@@ -180,5 +181,8 @@ typedef struct {
  * and out is one of its files (versions 4 and 5).  0 when out is NULL, a
  * device such as /dev/null or a FIFO, or can be written. */
 int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n);
+/* 1 when paths a and b name the same file, existing or not (the same
+ * directory, resolved, and the same name; or the same device and inode) */
+int cli_same_path(const char *a, const char *b);
 
 #endif

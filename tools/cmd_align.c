@@ -539,7 +539,7 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         const char *opt = optind > 1 ? argv[optind - 1] : "";
         switch (c) {
         case 'f': a->fmt = optarg; break;
-        case 'o': a->opath = optarg; break;
+        case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
         case 't': if (parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
         case 'h': return CLI_HELP;
         case OPT_MATRIX: a->mname = optarg; break;
@@ -639,6 +639,10 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         cli_error("--outfmt: '%s' is not summary, sam or pair", a->fmt);
         return CLI_ERROR;
     }
+    if (a->checkpoint_every > 0 && !a->checkpoint) {
+        cli_error("--checkpoint-every needs --checkpoint FILE (where the checkpoints go)");
+        return CLI_ERROR;
+    }
     if (a->threads < 0) {
         cli_error("--threads: %d is negative", a->threads);
         return CLI_ERROR;
@@ -681,25 +685,6 @@ static void ck_signals(void)
         sigaction(ck_sigs[k], &sa, &ck_old[k]);
 }
 
-/* 1 when paths a and b name the same file, existing or not (the same
- * directory, resolved, and the same name) */
-static int same_path(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
-    if (!strcmp(a, b))
-        return 1;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
-    na = na ? na + 1 : a;
-    nb = nb ? nb + 1 : b;
-    if (strcmp(na, nb))
-        return 0;
-    snprintf(da, sizeof da, "%.*s", na > a ? (int)(na - a) : 1, na > a ? a : ".");
-    snprintf(db, sizeof db, "%.*s", nb > b ? (int)(nb - b) : 1, nb > b ? b : ".");
-    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
-}
 
 /* The checkpoint ck of --checkpoint X (X itself, or minus: X.minus, the
  * minus strand's): -1 after an error when it is something other than a
@@ -743,10 +728,10 @@ static int ck_path_check(const char *x, const char *ck, int minus, const char *c
             continue;
         snprintf(otmp, sizeof otmp, "%s.tmp.%ld", outs[o], (long)getpid());
         for (int k = 0; k < 2; k++)
-            if (same_path(mine[k], outs[o]) || same_path(mine[k], otmp)) {
+            if (cli_same_path(mine[k], outs[o]) || cli_same_path(mine[k], otmp)) {
                 cli_error("%s%s%s is also %s%s %s: give the checkpoint a file of its own", who,
                           k ? ": its temporary " : "", k ? tmp : "",
-                          same_path(mine[k], outs[o]) ? "" : "the temporary of ", oname[o], outs[o]);
+                          cli_same_path(mine[k], outs[o]) ? "" : "the temporary of ", oname[o], outs[o]);
                 return -1;
             }
     }

@@ -79,6 +79,16 @@ int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a)
     }
     a->in = argv[optind];
     a->out = argv[optind + 1];
+    if (!strcmp(a->in, "-")) {
+        cli_error("makedb: IN is '-': standard input is not read by makedb (give the FASTA/FASTQ "
+                  "file's name, or write the stream to a file first)");
+        return CLI_ERROR;
+    }
+    if (!strcmp(a->out, "-")) {
+        cli_error("makedb: OUT is '-': a database is written to a file, not to standard output "
+                  "(give a file name)");
+        return CLI_ERROR;
+    }
     return CLI_RUN;
 }
 

@@ -321,7 +321,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         case 'n': if (parse_int("-n", optarg, &a->top_n)) return CLI_ERROR; break;
         case 'e': if (parse_double("--evalue", optarg, &a->evalue)) return CLI_ERROR; break;
         case 'f': a->fmtspec = optarg; break;
-        case 'o': a->opath = optarg; break;
+        case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
         case 't': if (parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
         case 'v': a->verbosity++; break;
         case 'h': return CLI_HELP;
@@ -381,6 +381,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
             break;
         case OPT_OUT_PSSM: a->out_pssm = optarg; break;
         case OPT_STRAND:
+            a->strand_given = 1;
             if (!strcmp(optarg, "both")) a->strand = SWGPU_STRAND_BOTH;
             else if (!strcmp(optarg, "plus")) a->strand = SWGPU_STRAND_PLUS;
             else if (!strcmp(optarg, "minus")) a->strand = SWGPU_STRAND_MINUS;
@@ -633,12 +634,19 @@ static int check_pssm_dir(search_t *S, size_t nq, const cli_input_t *in, int nin
     }
     memcpy(in2, in, (size_t)nin * sizeof *in2);
     in2[nin] = (cli_input_t){S->a.opath, "output (-o)"};
-    for (size_t i = 0; i < nq; i++)
+    for (size_t i = 0; i < nq; i++) {
         if (pssm_path(S, i, path, sizeof path) < 0 ||
             cli_check_output("--out-pssm", path, in2, nin + 1) < 0) {
             free(in2);
             return -1;
         }
+        if (S->a.opath && cli_same_path(path, S->a.opath)) { /* not written yet */
+            cli_error("--out-pssm %s: query %zu's PSSM %s is also the output (-o) %s: give them "
+                      "different files", S->a.out_pssm, i + 1, path, S->a.opath);
+            free(in2);
+            return -1;
+        }
+    }
     free(in2);
     return 0;
 }
@@ -798,6 +806,12 @@ int swgpu_cmd_search(int argc, char **argv)
                   swgpu_alphabet_name(qa), S.pssms ? " PSSMs" : " sequences", dpath,
                   swgpu_alphabet_name(da), type == SWGPU_AUTO ? " (detected; --type sets the type)"
                                                               : "");
+        free(in);
+        goto out;
+    }
+    if (a->strand_given && qa != SWGPU_DNA) {
+        cli_error("--strand applies to DNA searches only; %s holds %s %s", qname,
+                  swgpu_alphabet_name(qa), S.pssms ? "PSSMs" : "sequences");
         free(in);
         goto out;
     }

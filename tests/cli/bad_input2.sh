@@ -223,6 +223,29 @@ bad "-o name too long for its temporary" "output .*${long}: the name is too long
 bad "makedb OUT name too long" "makedb: OUT .*${long}: the name is too long for its temporary" \
     makedb $DB "$T/$long"
 
+# found by the hostile battery (issue 28's acceptance run)
+pq=$(awk '/^>/ { n++ } n == 1' $Q | head -n 2)
+printf '%s\n' "$pq" > "$T/pq.fa"
+mkdir -p "$T/pd"
+bad "--out-pssm file is the -o output" "--out-pssm .*pd: query 1's PSSM .*pd/q1\.pssm is also the output \(-o\)" \
+    search -q "$T/pq.fa" -d $DB --iterations 2 --out-pssm "$T/pd" -o "$T/pd/q1.pssm"
+[ -z "$(ls -A "$T/pd")" ] && pass || fail "--out-pssm clash left files: $(ls "$T/pd")"
+bad "--strand with protein" "--strand applies to DNA searches only; .*cli_q\.fasta holds protein sequences" \
+    search -q $Q -d $DB --strand minus
+bad "--strand with a PSSM" "--strand applies to DNA searches only; .* holds protein PSSMs" \
+    search --pssm $D/cli_pssm/q1.pssm -d $DB --strand plus
+bad "--checkpoint-every without --checkpoint" "--checkpoint-every needs --checkpoint FILE" \
+    align $D/long_a.fa $D/long_b.fa --checkpoint-every 5
+bad "makedb IN -" "makedb: IN is '-': standard input is not read by makedb" makedb - "$T/x.swdb"
+bad "makedb OUT -" "makedb: OUT is '-': a database is written to a file, not to standard output" \
+    makedb $DB -
+# -o - is standard output, as -q - is standard input (not a file named "-")
+(cd "$T" && "$SWGPU" search -q "$OLDPWD/$Q" -d "$OLDPWD/$DB" -o - --quiet > "$T/dash.out") &&
+    "$SWGPU" search -q $Q -d $DB --quiet > "$T/dash.want" && cmp -s "$T/dash.out" "$T/dash.want" &&
+    [ ! -e "$T/-" ] && pass || fail "search -o -"
+(cd "$T" && "$SWGPU" align "$OLDPWD/$D/long_a.fa" "$OLDPWD/$D/long_b.fa" -o - --quiet > "$T/adash.out") &&
+    grep -q '^score' "$T/adash.out" && [ ! -e "$T/-" ] && pass || fail "align -o -"
+
 # a replaced output keeps the mode of the file it replaces
 : > "$T/mode.tsv" && chmod 640 "$T/mode.tsv"
 "$SWGPU" search -q $Q -d $DB -o "$T/mode.tsv" --quiet && [ "$(stat -c %a "$T/mode.tsv")" = 640 ] &&
