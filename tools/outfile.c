@@ -372,7 +372,8 @@ static int blastdb_ext(const char *name)
 
 /* 1 if out (existing or not) is a file of the BLAST database that input in
  * names (its prefix, or one of its files): PREFIX.pin, PREFIX.nal (an alias
- * file there would hide the database), PREFIX.pdb, ... */
+ * file there would hide the database), PREFIX.pdb, a volume's PREFIX.00.psq,
+ * ... */
 static int blastdb_file(const char *in, const char *out)
 {
     char prefix[PATH_MAX], rpre[PATH_MAX], rout[PATH_MAX];
@@ -386,8 +387,8 @@ static int blastdb_file(const char *in, const char *out)
         return 0; /* a file that is no BLAST database's: FASTA, makedb */
     if (!real_name(prefix, rpre, sizeof rpre) || !real_name(out, rout, sizeof rout))
         return 0;
-    size_t w = strlen(rpre);
-    return !strncmp(rout, rpre, w) && strlen(rout) == w + 4 && rout[w] == '.';
+    size_t w = strlen(rpre); /* PREFIX.ext, or a volume's PREFIX.NN.ext */
+    return !strncmp(rout, rpre, w) && rout[w] == '.';
 }
 
 /* 1 when paths a and b name the same file, existing or not (the same
