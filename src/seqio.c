@@ -546,9 +546,10 @@ int swgpu__read_file(const char *path, size_t max, char **out, size_t *len)
     memset(&r, 0, sizeof r);
     r.path = path;
     r.fd = -1;
-    r.limit = UINT64_MAX;
     *out = NULL;
     *len = 0;
+    if ((rc = get_read_limit(&r.limit)) < 0)
+        return rc;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return swgpu__fail(errno == ENOMEM ? SWGPU_ENOMEM : SWGPU_EIO, "file %s: %s", path,
@@ -565,8 +566,12 @@ int swgpu__read_file(const char *path, size_t max, char **out, size_t *len)
             rc = swgpu__fail(SWGPU_EFORMAT, "file %s: larger than %zu bytes", path, max);
             goto done;
         }
-        if ((rc = rd_fill(&r)) < 0)
+        size_t from = r.end;
+        if ((rc = rd_fill(&r)) < 0) /* grows buf under the reading limit */
             goto done;
+        for (const char *q = r.buf + from; (q = memchr(q, '\n', r.end - (size_t)(q - r.buf)));
+             q++)
+            r.lineno++; /* the lines read, for the limit's message */
     }
     if (r.end > max) {
         rc = swgpu__fail(SWGPU_EFORMAT, "file %s: larger than %zu bytes", path, max);

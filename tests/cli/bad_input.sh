@@ -122,6 +122,14 @@ bad "endless query stream" "endless, line [0-9]+: more than 8388608 bytes held w
     search -q "$T/endless" -d $D/cli_dna_db.fasta
 unset SWGPU_READ_LIMIT
 kill $! 2> /dev/null; wait
+# a PSSM read from an endless stream stops at the same limit (it read up to 1 GiB)
+rm -f "$T/endless"; mkfifo "$T/endless"
+{ cat $D/cli_pssm/q1.pssm; yes '   9 V 0'; } > "$T/endless" 2> /dev/null &
+export SWGPU_READ_LIMIT=1M
+bad "endless PSSM stream" "PSSM file .*endless, line [0-9]+: more than 1048576 bytes held while reading" \
+    search --pssm "$T/endless" -d $DB
+unset SWGPU_READ_LIMIT
+kill $! 2> /dev/null; wait
 
 # --- scoring and options ------------------------------------------------
 bad "invalid matrix file" "bad\.mat" search -q $Q -d $DB --matrix "$T/bad.mat"
