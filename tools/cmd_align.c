@@ -814,6 +814,18 @@ int swgpu_cmd_align(int argc, char **argv)
             if (ck_path_check(a.checkpoint, a.checkpoint, 0, outs, oname, in2, 5) < 0 ||
                 (!strcmp(strand, "both") && ck_path_check(a.checkpoint, ckminus, 1, outs, oname, in2, 5) < 0))
                 return 1;
+            /* through a symbolic link, the checkpoints go to its target (as -o's
+             * output does), written beside it and renamed over it */
+            static char ckdest[PATH_MAX], ckmdest[PATH_MAX];
+            int r0 = cli_out_resolve("--checkpoint", a.checkpoint, ckdest, sizeof ckdest);
+            int r1 = !strcmp(strand, "both")
+                         ? cli_out_resolve("--checkpoint", ckminus, ckmdest, sizeof ckmdest) : 1;
+            if (r0 < 0 || r1 < 0)
+                return 1;
+            if (r0 == 0)
+                a.checkpoint = ckdest;
+            if (r1 == 0)
+                snprintf(ckminus, sizeof ckminus, "%s", ckmdest);
         }
     }
 

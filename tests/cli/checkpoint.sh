@@ -124,6 +124,21 @@ for phase in 2 3; do # in the score pass, in the reverse pass
     killed r "$T/r.ck" $phase "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair
     identical r "$T/r.ck"
 done
+# --checkpoint through a symbolic link: the checkpoints go to its target
+# (the link stays a link), the run resumes through it, the target goes at the end
+mkdir -p "$T/ckd" && rm -f "$T/r.out" && ln -s "$T/ckd/real.ck" "$T/rlink"
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/rlink" \
+    --checkpoint-every 0.05 --quiet -o "$T/r.out" &
+pid=$!
+k=0
+while kill -0 $pid 2>/dev/null && [ ! -f "$T/ckd/real.ck" ] && [ $k -lt 2000 ]; do sleep 0.01; k=$((k + 1)); done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+[ -L "$T/rlink" ] && [ -f "$T/ckd/real.ck" ] && [ ! -f "$T/r.out" ] && pass ||
+    fail "--checkpoint through a link: link $(ls -l "$T/rlink" 2>&1), target $(ls "$T/ckd" 2>&1)"
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/rlink" \
+    --quiet -o "$T/r.out" 2> "$T/r.err" && [ -L "$T/rlink" ] && pass ||
+    fail "--checkpoint through a link: resumed run: $(cat "$T/r.err")"
+identical r "$T/ckd/real.ck"
 # scores beyond 32 bits (every value x 10,000) checkpoint the same way
 "$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune --quiet --match 20000 --mismatch -30000 \
     --gap-open 50000 --gap-extend 20000 -o "$T/w.ref"
