@@ -189,6 +189,9 @@ SWGPU_MPI_WEIGHTS=1,6,2 $RUN -np 3 "$MPI" search -q "$T/q20.fa" -d "$T/ties.swdb
     "$SWGPU" search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu --quiet > "$T/w.want" &&
     cmp -s "$T/w.out" "$T/w.want" && pass || fail "SWGPU_MPI_WEIGHTS=1,6,2: output differs"
 # weights out of range, or not one per rank: refused (rank 0's message)
+SWGPU_MPI_BALANCE=bogus fails "SWGPU_MPI_BALANCE=bogus" \
+    "^swgpu: SWGPU_MPI_BALANCE=bogus: not auto, equal or measure$" "$T/wb.out" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu --quiet -o "$T/wb.out"
 SWGPU_MPI_WEIGHTS=1,0,2 fails "SWGPU_MPI_WEIGHTS=1,0,2" \
     "^swgpu: SWGPU_MPI_WEIGHTS=1,0,2: weight 2 \('0'\) is not a finite number > 0$" "$T/w0.out" \
     search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu -o "$T/w0.out"

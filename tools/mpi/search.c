@@ -281,8 +281,8 @@ done:
 /* Each rank's share of the database: rank 0's SWGPU_MPI_BALANCE (auto,
  * equal, measure) or SWGPU_MPI_WEIGHTS (one finite number > 0 per rank,
  * their sum finite) for everyone; auto measures only when the ranks differ.
- * -1 on every rank when SWGPU_MPI_WEIGHTS is not such a list (rank 0 has
- * the message). */
+ * -1 on every rank when SWGPU_MPI_BALANCE is another word or
+ * SWGPU_MPI_WEIGHTS is not such a list (rank 0 has the message). */
 static int shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double *w)
 {
     int mode = BAL_AUTO, size = mpi_g.size;
@@ -294,7 +294,11 @@ static int shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double *
             mode = BAL_EQUAL;
         else if (b && !strcmp(b, "measure"))
             mode = BAL_MEASURE;
-        if (ws && *ws) {
+        else if (b && *b && strcmp(b, "auto")) {
+            cli_error("SWGPU_MPI_BALANCE=%s: not auto, equal or measure", b);
+            mode = BAL_BAD;
+        }
+        if (mode != BAL_BAD && ws && *ws) {
             char *end;
             const char *p = ws;
             double sum = 0;
