@@ -208,9 +208,10 @@ static swgpu_alphabet_t decide_alphabet(const uint64_t hist[256])
 }
 
 /*
- * Append one sequence.  With a set created as SWGPU_AUTO, the first
- * sequence added decides the alphabet (same 90% rule as reading).  Every
- * byte of letters is one residue; letters outside the alphabet become X / N.
+ * Append one sequence; its id must not be empty.  With a set created as
+ * SWGPU_AUTO, the first sequence added decides the alphabet (same 90% rule
+ * as reading).  Every byte of letters is one residue; letters outside the
+ * alphabet become X / N.
  */
 int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
                      const char *letters, size_t len)
@@ -218,7 +219,8 @@ int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
     uint8_t enc[256];
     if (!set || (!letters && len))
         return swgpu__fail(SWGPU_EINVAL, "seqset_add: NULL argument");
-    if (!id) id = "";
+    if (!id || !*id) /* results name sequences by id: a row must not start with a tab */
+        return swgpu__fail(SWGPU_EINVAL, "seqset_add: sequence %zu: empty id", set->n + 1);
     if (!desc) desc = "";
     if (set->alphabet == SWGPU_AUTO) {
         uint64_t hist[256] = {0};

@@ -532,13 +532,14 @@ static void test_create_add(void)
     CHECK_EQ_INT(swgpu_seqset_add(s, "q1", NULL, "acgtnacgta", 10), 0);
     CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_DNA);
     CHECK_EQ_INT(swgpu_seqset_add(s, "q2", "second", "ACGEX", 5), 0);
-    CHECK_EQ_INT(swgpu_seqset_add(s, NULL, NULL, "", 0), 0);
+    CHECK_EQ_INT(swgpu_seqset_add(s, "q3", NULL, "", 0), 0);
     CHECK_EQ_INT(swgpu_seqset_size(s), 3);
     CHECK_EQ_INT(swgpu_seqset_residues(s), 15);
     CHECK_EQ_STR(letters(s, 0), "ACGTNACGTA");
     CHECK_EQ_STR(letters(s, 1), "ACGNN");
     CHECK_EQ_STR(desc_of(s, 1), "second");
-    CHECK_EQ_STR(id_of(s, 2), "");
+    CHECK_EQ_STR(id_of(s, 2), "q3");
+    CHECK_EQ_STR(desc_of(s, 2), "");
     CHECK_EQ_STR(letters(s, 2), "");
     swgpu_seqset_destroy(s);
 
@@ -554,6 +555,27 @@ static void test_create_add(void)
     swgpu_seqset_destroy(s);
     CHECK_EQ_INT(swgpu_seqset_create((swgpu_alphabet_t)9, &s), SWGPU_EINVAL);
     swgpu_seqset_destroy(NULL);
+}
+
+/* an empty (or NULL) id is refused, naming the sequence's number; the set
+ * is left as it was */
+static void test_add_empty_id(void)
+{
+    swgpu_seqset_t *s = NULL;
+    CHECK_EQ_INT(swgpu_seqset_create(SWGPU_AUTO, &s), 0);
+    CHECK_EQ_INT(swgpu_seqset_add(s, "", "x", "TAGCTAGG", 8), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "seqset_add: sequence 1: empty id");
+    CHECK_EQ_INT(swgpu_seqset_size(s), 0);
+    CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_AUTO);
+    CHECK_EQ_INT(swgpu_seqset_add(s, "a", "", "ACGT", 4), 0);
+    CHECK_EQ_INT(swgpu_seqset_add(s, "b", "", "ACGT", 4), 0);
+    CHECK_EQ_INT(swgpu_seqset_add(s, NULL, "d", "ACGT", 4), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "seqset_add: sequence 3: empty id");
+    CHECK_EQ_INT(swgpu_seqset_size(s), 2);
+    CHECK_EQ_INT(swgpu_seqset_residues(s), 8);
+    CHECK_EQ_INT(swgpu_seqset_add(s, "c", "", "ACGT", 4), 0);
+    CHECK_EQ_STR(id_of(s, 2), "c");
+    swgpu_seqset_destroy(s);
 }
 
 static void write_file(const char *path, const void *p, size_t n)
@@ -772,6 +794,7 @@ int main(void)
     test_large();
     test_huge();
     test_create_add();
+    test_add_empty_id();
     test_gzip_trailing();
     test_mixed_comments_ids();
     test_cr_only();

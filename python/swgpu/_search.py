@@ -6,6 +6,7 @@ tabular columns."""
 import array
 import operator
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple, Optional, Sequence as SequenceT, Tuple
 
@@ -331,9 +332,10 @@ class SearchResults(SequenceT[QueryResult]):
     lengths times database residues), ``overflows`` (targets rescored at a
     wider precision), ``scan_seconds`` and ``align_seconds``."""
 
-    def __init__(self, res, db):
+    def __init__(self, res, db, query_path=None):
         self._res = res
         self._db = db
+        self._query_path = query_path  # the file the queries were read from
         self._walks = None
         out = []
         for i in range(len(res)):
@@ -403,13 +405,24 @@ class SearchResults(SequenceT[QueryResult]):
         return self._res.format(outfmt, dbname)
 
     def write(self, file, outfmt="6", dbname: Optional[str] = None) -> None:
-        """Write format(outfmt, dbname) to a path or a text file object."""
-        text = self.format(outfmt, dbname)
+        """Write format(outfmt, dbname) to a path or a text file object.  A
+        path is never the file the database or the queries were read from
+        (nor a file of the BLAST database), nor a directory; a FIFO or a
+        device is written in place, as ``swgpu search -o`` does."""
+        self._write(file, lambda: self.format(outfmt, dbname))
+
+    def _write(self, file, text):
         if hasattr(file, "write"):
-            file.write(text)
-        else:
-            with open(file, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(text)
+            file.write(text())
+            return
+        out = os.fsdecode(file)
+        if os.path.isdir(out):
+            raise _error(_swgpu.InvalidArgumentError, "output %s: is a directory" % out)
+        _refuse_input(self._db.path, out, "output", "the database was read from")
+        _refuse_input(self._query_path, out, "output", "the queries were read from")
+        text = text()
+        with open(out, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
 
     def __repr__(self):
         return "%s(%d queries, %d hits, backend %s)" % (
@@ -442,13 +455,8 @@ class IteratedSearchResults(SearchResults):
 
     def write(self, file, outfmt="6", dbname: Optional[str] = None, all_rounds=False) -> None:
         """Write format(outfmt, dbname, all_rounds) to a path or a text file
-        object."""
-        text = self.format(outfmt, dbname, all_rounds)
-        if hasattr(file, "write"):
-            file.write(text)
-        else:
-            with open(file, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(text)
+        object (a path as for SearchResults.write)."""
+        self._write(file, lambda: self.format(outfmt, dbname, all_rounds))
 
 
 class Database(_SeqList):
@@ -484,6 +492,7 @@ class Database(_SeqList):
         """Write the database as a ``swgpu makedb`` file (written to a
         temporary name, then renamed; never over the file it was read from,
         nor over a file of the BLAST database it was read from)."""
+        _refuse_special(path)
         _refuse_input(self.path, path)
         self._c.write(path)
 
@@ -540,7 +549,7 @@ class Database(_SeqList):
             q = None if pssms is not None else self._queries(queries)
             res = _swgpu.search_iterate(None if q is None else q._c, pssms, self._c, matrix, match, mismatch,
                                         options, psi, progress)
-            return IteratedSearchResults(res, self)
+            return IteratedSearchResults(res, self, None if q is None else q.path)
         if pssms is not None:
             if match is not None or mismatch is not None:
                 raise _error(_swgpu.InvalidArgumentError,
@@ -550,7 +559,7 @@ class Database(_SeqList):
             return SearchResults(res, self)
         q = self._queries(queries)
         res = _swgpu.search(q._c, self._c, matrix, match, mismatch, options, progress)
-        return SearchResults(res, self)
+        return SearchResults(res, self, q.path)
 
     @staticmethod
     def _pssms(queries):
@@ -608,10 +617,11 @@ _BLASTDB_EXT = ("al", "in", "sq", "hr", "og", "sd", "si", "ni", "nd", "pi", "pd"
                 "os", "ot", "tf", "to", "db", "js", "aa", "ab", "ac")
 
 
-def _refuse_input(source, output):
-    """Raise InvalidArgumentError when output (an existing file, links
-    followed) is the file source (what a Database was read from) or a file
-    of the BLAST database that the prefix source names."""
+def _refuse_input(source, output, label="database", read_from="this database was read from"):
+    """Raise InvalidArgumentError when output (an existing regular file,
+    links followed) is the file source (what a Database or Queries was read
+    from) or a file of the BLAST database that the prefix source names.
+    Messages: "LABEL OUTPUT: is the file READ_FROM; refusing to replace it"."""
     if source is None:
         return
     out = os.fsdecode(output)
@@ -619,6 +629,8 @@ def _refuse_input(source, output):
         so = os.stat(out)
     except OSError:
         return  # nothing there yet
+    if not stat.S_ISREG(so.st_mode):
+        return  # not a file: refused, or written in place, by the caller
     try:
         si = os.stat(source)
     except OSError:
@@ -626,8 +638,7 @@ def _refuse_input(source, output):
     if si is not None:
         if (si.st_dev, si.st_ino) == (so.st_dev, so.st_ino):
             raise _error(_swgpu.InvalidArgumentError,
-                         "database %s: is the file this database was read from; refusing "
-                         "to replace it" % out)
+                         "%s %s: is the file %s; refusing to replace it" % (label, out, read_from))
         return
     # a BLAST database prefix: its files are PREFIX[.volume].EXT
     name = os.path.basename(out)
@@ -636,14 +647,49 @@ def _refuse_input(source, output):
                             os.path.basename(source)) + "."
         if os.path.basename(source) and os.path.realpath(out).startswith(want):
             raise _error(_swgpu.InvalidArgumentError,
-                         "database %s: is a file of the BLAST database %s this database was "
-                         "read from; refusing to replace it" % (out, source))
+                         "%s %s: is a file of the BLAST database %s %s; refusing to replace it"
+                         % (label, out, source, read_from))
+
+
+def _file_kind(mode):
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
+
+
+def _refuse_special(output):
+    """Raise InvalidArgumentError when output, a file that Database.write
+    replaces by renaming a temporary over it, exists and is not a regular
+    file (links followed): a directory, a FIFO, a device, or an open file
+    named through /proc (/dev/stdout), as ``swgpu makedb`` refuses them."""
+    out = os.fsdecode(output)
+    dest = out
+    for _ in range(40):
+        if dest.startswith("/proc/"):
+            raise _error(_swgpu.InvalidArgumentError,
+                         "database %s: names an open file (such as /dev/stdout), not a regular "
+                         "file (refusing to replace it: give a file name)" % out)
+        try:
+            st = os.lstat(dest)
+        except OSError:
+            return  # a new file (or an error the write reports)
+        if not stat.S_ISLNK(st.st_mode):
+            break
+        dest = os.path.join(os.path.dirname(dest), os.readlink(dest))
+    else:
+        return  # too many links: the write reports it
+    if stat.S_ISREG(st.st_mode):
+        return
+    raise _error(_swgpu.InvalidArgumentError,
+                 "database %s: %s %s, not a regular file (refusing to replace it: give a file "
+                 "name)" % (out, "its target %s is" % dest if dest != out else "is",
+                            _file_kind(st.st_mode)))
 
 
 def makedb(input, output, type="auto") -> Database:
     """``swgpu makedb INPUT OUTPUT``: read a FASTA/FASTQ file (plain or gzip)
     and write it as a binary database; returns the Database read.  Refuses
     to replace input (or a file of the BLAST database input names)."""
+    _refuse_special(output)
     _refuse_input(os.fsdecode(input), output)
     db = Database(input, type)
     db.write(output)
