@@ -159,8 +159,9 @@ int swgpu_seqset_read_fd(int fd, const char *name, swgpu_alphabet_t alphabet,
 
 /** An empty set to fill with swgpu_seqset_add(). */
 int swgpu_seqset_create(swgpu_alphabet_t alphabet, swgpu_seqset_t **out);
-/** Append a sequence given as letters; unknown letters become X / N.  Not
- *  while other threads use the set (it may move the sequences). */
+/** Append a sequence given as letters; unknown letters become X / N.  An
+ *  empty (or NULL) id is SWGPU_EINVAL, the set unchanged.  Not while other
+ *  threads use the set (it may move the sequences). */
 int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
                      const char *letters, size_t len);
 size_t swgpu_seqset_size(const swgpu_seqset_t *set);
