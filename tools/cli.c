@@ -100,6 +100,23 @@ void cli_error(const char *fmt, ...)
     fputc('\n', fp);
 }
 
+int cli_parse_int(const char *opt, const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end) {
+        cli_error("%s: '%s' is not an integer", opt, s);
+        return -1;
+    }
+    if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+        cli_error("%s: '%s' is out of range (%d to %d)", opt, s, INT_MIN, INT_MAX);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 /* "123", "512K", "1.5G", "4g": bytes (binary multiples). */
 int cli_parse_size(const char *opt, const char *s, uint64_t *out)
 {
@@ -119,8 +136,12 @@ int cli_parse_size(const char *opt, const char *s, uint64_t *out)
                         ((end[1] == 'i') && (end[2] == 'B') && end[3] == 0)))
             end = (char *)"";
     }
-    if (end == s || *end || errno || !isfinite(v) || v * mul < 1 || v * mul > 1.8e19) {
+    if (end == s || *end || (errno && errno != ERANGE) || isnan(v) || v * mul < 1) {
         cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
+        return -1;
+    }
+    if (errno == ERANGE || !isfinite(v) || v * mul > 1.8e19) {
+        cli_error("%s: '%s' is too large (at most 16E bytes)", opt, s);
         return -1;
     }
     *out = (uint64_t)(v * mul);

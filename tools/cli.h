@@ -135,6 +135,9 @@ double cli_elapsed(void);
 int cli_clamp_threads(int threads, int verbosity);
 /* "123", "512K", "1.5G", "4g" -> bytes (binary multiples), at least 1 MiB
  * (a memory budget); -1 after an error naming the option */
+/* an int option's value; an error naming opt when s is not an integer or out
+ * of int's range */
+int cli_parse_int(const char *opt, const char *s, int *out);
 int cli_parse_size(const char *opt, const char *s, uint64_t *out);
 
 /* An output file written atomically (see outfile.c).  path NULL: stdout. */

@@ -88,19 +88,6 @@ static void usage(FILE *fp)
 
 /* ------------------------------------------------------- option parsing */
 
-static int parse_int(const char *opt, const char *s, int *out)
-{
-    char *end;
-    long v;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) {
-        cli_error("%s: '%s' is not an integer", opt, s);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
 
 static void lib_error(int rc)
 {
@@ -540,11 +527,11 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         switch (c) {
         case 'f': a->fmt = optarg; break;
         case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
-        case 't': if (parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
+        case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
         case 'h': return CLI_HELP;
         case OPT_MATRIX: a->mname = optarg; break;
         case OPT_GAP_OPEN:
-            if (parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
+            if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
             if (a->gap_open < 0) {
                 cli_error("--gap-open: %d is negative (penalties are given as positive numbers)",
                           a->gap_open);
@@ -552,7 +539,7 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
             }
             break;
         case OPT_GAP_EXTEND:
-            if (parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
+            if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
             if (a->gap_extend < 0) {
                 cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
                           a->gap_extend);
@@ -560,11 +547,11 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
             }
             break;
         case OPT_MATCH:
-            if (parse_int("--match", optarg, &a->match)) return CLI_ERROR;
+            if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
             a->have_match = 1;
             break;
         case OPT_MISMATCH:
-            if (parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
+            if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
             a->have_mismatch = 1;
             break;
         case OPT_TYPE:
@@ -601,12 +588,16 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         case 'v': a->verbosity = a->verbosity > 0 ? a->verbosity + 1 : 2; break;
         case OPT_NO_PRUNE: a->no_prune = 1; break;
         case OPT_CHECKPOINT: a->checkpoint = optarg; break;
-        case OPT_GPUS: if (parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
-        case OPT_GPU_PARTS: if (parse_int("--gpu-parts", optarg, &a->gpu_parts)) return CLI_ERROR; break;
+        case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
+        case OPT_GPU_PARTS: if (cli_parse_int("--gpu-parts", optarg, &a->gpu_parts)) return CLI_ERROR; break;
         case OPT_CHECKPOINT_EVERY: {
             char *end;
             a->checkpoint_every = strtod(optarg, &end);
-            if (end == optarg || *end || !(a->checkpoint_every > 0) || a->checkpoint_every > 1e9) {
+            if (end != optarg && !*end && a->checkpoint_every > 1e9) {
+                cli_error("--checkpoint-every: '%s' is too large (at most 1e9 seconds)", optarg);
+                return CLI_ERROR;
+            }
+            if (end == optarg || *end || !(a->checkpoint_every > 0)) {
                 cli_error("--checkpoint-every: '%s' is not a number of seconds > 0", optarg);
                 return CLI_ERROR;
             }

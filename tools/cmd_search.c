@@ -109,18 +109,6 @@ static void usage(FILE *fp)
 
 /* ------------------------------------------------------- option parsing */
 
-static int parse_int(const char *opt, const char *s, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) {
-        cli_error("%s: '%s' is not an integer", opt, s);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
 
 static int parse_double(const char *opt, const char *s, double *out)
 {
@@ -318,34 +306,34 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         switch (c) {
         case 'q': a->qpath = optarg; break;
         case 'd': a->dpath = optarg; break;
-        case 'n': if (parse_int("-n", optarg, &a->top_n)) return CLI_ERROR; break;
+        case 'n': if (cli_parse_int("-n", optarg, &a->top_n)) return CLI_ERROR; break;
         case 'e': if (parse_double("--evalue", optarg, &a->evalue)) return CLI_ERROR; break;
         case 'f': a->fmtspec = optarg; break;
         case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
-        case 't': if (parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
+        case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
         case 'v': a->verbosity++; break;
         case 'h': return CLI_HELP;
         case OPT_MATRIX: a->mname = optarg; break;
         case OPT_GAP_OPEN:
-            if (parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
+            if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
             a->have_open = 1;
             break;
         case OPT_GAP_EXTEND:
-            if (parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
+            if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
             a->have_extend = 1;
             break;
         case OPT_MATCH:
-            if (parse_int("--match", optarg, &a->match)) return CLI_ERROR;
+            if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
             a->have_match = 1;
             break;
         case OPT_MISMATCH:
-            if (parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
+            if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
             a->have_mismatch = 1;
             break;
         case OPT_TYPE: if (parse_type(optarg, &a->type)) return CLI_ERROR; break;
         case OPT_BACKEND: if (parse_backend(optarg, &a->backend)) return CLI_ERROR; break;
         case OPT_KERNEL: a->kernel = optarg; break;
-        case OPT_GPUS: if (parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
+        case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
         case OPT_MAXMEM:
             if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
             break;
@@ -366,7 +354,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
             break;
         }
         case OPT_ITERATIONS:
-            if (parse_int("--iterations", optarg, &a->iterations)) return CLI_ERROR;
+            if (cli_parse_int("--iterations", optarg, &a->iterations)) return CLI_ERROR;
             if (a->iterations < 1) {
                 cli_error("--iterations %d: must be >= 1", a->iterations);
                 return CLI_ERROR;

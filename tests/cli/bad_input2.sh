@@ -239,6 +239,13 @@ bad "--checkpoint-every without --checkpoint" "--checkpoint-every needs --checkp
 bad "makedb IN -" "makedb: IN is '-': standard input is not read by makedb" makedb - "$T/x.swdb"
 bad "makedb OUT -" "makedb: OUT is '-': a database is written to a file, not to standard output" \
     makedb $DB -
+# numbers too large say so (they said "not an integer", "not a size")
+bad "-n too large" "-n: '99999999999' is out of range \(-2147483648 to 2147483647\)" \
+    search -q $Q -d $DB -n 99999999999
+bad "--max-memory too large" "--max-memory: '99999999999999999999' is too large" \
+    search -q $Q -d $DB --max-memory 99999999999999999999
+bad "--checkpoint-every too large" "--checkpoint-every: '1e300' is too large \(at most 1e9 seconds\)" \
+    align $D/long_a.fa $D/long_b.fa --checkpoint "$T/never.ck" --checkpoint-every 1e300
 # -o - is standard output, as -q - is standard input (not a file named "-")
 (cd "$T" && "$SWGPU" search -q "$OLDPWD/$Q" -d "$OLDPWD/$DB" -o - --quiet > "$T/dash.out") &&
     "$SWGPU" search -q $Q -d $DB --quiet > "$T/dash.want" && cmp -s "$T/dash.out" "$T/dash.want" &&
