@@ -875,8 +875,8 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
         (*out)->n_src = nfiles;
         return SWGPU_OK;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    int fd = swgpu__open_input(path);
+    if (fd < 0) return fd;
     if (is_stream(fd))
         return db_from_stream(fd, path, alphabet, out, info);
     ssize_t got = pread(fd, head, sizeof head, 0);
@@ -928,8 +928,8 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
         return rc;
     /* a BLAST database prefix names no file of its own: read whole, then cut */
     int fd = -1;
-    if (!swgpu__blastdb_probe(path) && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    if (!swgpu__blastdb_probe(path) && (fd = swgpu__open_input(path)) < 0)
+        return fd;
     ssize_t got = fd < 0 || is_stream(fd) ? 0 : pread(fd, head, sizeof head, 0);
     if (fd >= 0 && is_stream(fd)) { /* read once, here: the stream's data is not read twice */
         if ((rc = db_from_stream(fd, path, alphabet, &whole, NULL)))

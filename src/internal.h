@@ -67,6 +67,9 @@ void swgpu__set_read_limit(uint64_t bytes);
  * gzip stream that is not gzip is an error) in a NUL-terminated buffer of *len
  * bytes that the caller frees; more than max bytes is SWGPU_EFORMAT. */
 int swgpu__read_file(const char *path, size_t max, char **out, size_t *len);
+/* open(path) for reading: the descriptor, or SWGPU_EIO with the message
+ * ("file P: is a socket ...", "file P: No such file or directory") */
+int swgpu__open_input(const char *path);
 
 /* ---------------------------------------------------------------- matrix */
 

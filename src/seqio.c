@@ -906,9 +906,8 @@ int swgpu_seqset_read(const char *path, swgpu_alphabet_t alphabet,
             memset(info, 0, sizeof *info);
         return rc;
     }
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+    if ((fd = swgpu__open_input(path)) < 0)
+        return fd;
     return read_fd(fd, path, 0, alphabet, out, info);
 }
 

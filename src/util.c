@@ -5,8 +5,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,4 +93,17 @@ int swgpu__ncores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (int)n;
+}
+
+int swgpu__open_input(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        return fd;
+    int e = errno;
+    struct stat sb;
+    if (e == ENXIO && stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode))
+        return swgpu__fail(SWGPU_EIO, "file %s: is a socket, which cannot be opened for "
+                           "reading (give a file, a FIFO or standard input)", path);
+    return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(e));
 }

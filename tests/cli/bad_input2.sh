@@ -246,6 +246,14 @@ bad "--max-memory too large" "--max-memory: '99999999999999999999' is too large"
     search -q $Q -d $DB --max-memory 99999999999999999999
 bad "--checkpoint-every too large" "--checkpoint-every: '1e300' is too large \(at most 1e9 seconds\)" \
     align $D/long_a.fa $D/long_b.fa --checkpoint "$T/never.ck" --checkpoint-every 1e300
+# a Unix socket as an input says what it is (it said "No such device or address")
+if python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$T/sock" 2> /dev/null; then
+    bad "-q is a socket" "file .*sock: is a socket, which cannot be opened for reading" \
+        search -q "$T/sock" -d $DB
+    bad "-d is a socket" "file .*sock: is a socket" search -q $Q -d "$T/sock"
+else
+    skip "no python3 to make a Unix socket"
+fi
 # -o - is standard output, as -q - is standard input (not a file named "-")
 (cd "$T" && "$SWGPU" search -q "$OLDPWD/$Q" -d "$OLDPWD/$DB" -o - --quiet > "$T/dash.out") &&
     "$SWGPU" search -q $Q -d $DB --quiet > "$T/dash.want" && cmp -s "$T/dash.out" "$T/dash.want" &&
