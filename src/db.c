@@ -904,7 +904,9 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
         return SWGPU_OK;
     }
     close(fd);
-    if (looks_binary(head, (size_t)got))
+    /* a file that starts as FASTA/FASTQ goes to the reader, which names the
+     * line and the byte of anything binary in it */
+    if (looks_binary(head, (size_t)got) && !(got > 0 && (head[0] == '>' || head[0] == '@')))
         return swgpu__fail(SWGPU_EDB, "file %s: neither a swgpu database (bad magic) nor FASTA/FASTQ", path);
     int rc = swgpu_seqset_read(path, alphabet, &set, info);
     if (rc) return rc;

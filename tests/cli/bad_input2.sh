@@ -246,6 +246,13 @@ bad "--max-memory too large" "--max-memory: '99999999999999999999' is too large"
     search -q $Q -d $DB --max-memory 99999999999999999999
 bad "--checkpoint-every too large" "--checkpoint-every: '1e300' is too large \(at most 1e9 seconds\)" \
     align $D/long_a.fa $D/long_b.fa --checkpoint "$T/never.ck" --checkpoint-every 1e300
+# a FASTA database with a control byte in a header: the reader's message
+# naming the line and byte (it said "neither a swgpu database nor FASTA")
+printf '>s1 a\001b\nACGTACGTAGCTAGC\n' > "$T/ctl.fa"
+bad "-d FASTA with a control byte" "file .*ctl\.fa, line 1: binary data \(byte 0x01\) in header of record 1" \
+    search -q $Q -d "$T/ctl.fa"
+bad "makedb FASTA with a control byte" "file .*ctl\.fa, line 1: binary data \(byte 0x01\)" \
+    makedb "$T/ctl.fa" "$T/ctl.swdb"
 # a Unix socket as an input says what it is (it said "No such device or address")
 if python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$T/sock" 2> /dev/null; then
     bad "-q is a socket" "file .*sock: is a socket, which cannot be opened for reading" \
