@@ -822,6 +822,12 @@ int swgpu_cmd_align(int argc, char **argv)
 
     if (read_first(apath, type, &sa, &A, verbosity) || read_first(bpath, type, &sb, &B, verbosity))
         goto out;
+    if (!strcmp(a.fmt, "sam") && strlen(A.id) > 254) { /* SAM's QNAME: 1 to 254 characters */
+        cli_error("--outfmt sam: the query's id (%s, record 1 of %s) is %zu characters long, more "
+                  "than SAM's QNAME may hold (254): shorten it, or choose another --outfmt",
+                  A.id, apath, strlen(A.id));
+        goto out;
+    }
     if (swgpu_seqset_alphabet(sa) != swgpu_seqset_alphabet(sb)) {
         cli_error("%s holds %s and %s %s sequences%s", apath,
                   swgpu_alphabet_name(swgpu_seqset_alphabet(sa)), bpath,

@@ -253,6 +253,12 @@ bad "-d FASTA with a control byte" "file .*ctl\.fa, line 1: binary data \(byte 0
     search -q $Q -d "$T/ctl.fa"
 bad "makedb FASTA with a control byte" "file .*ctl\.fa, line 1: binary data \(byte 0x01\)" \
     makedb "$T/ctl.fa" "$T/ctl.swdb"
+# SAM's QNAME holds at most 254 characters: a longer query id is refused
+# (the record would not be SAM), before anything is computed
+printf '>%s\nACGTACGTAGCTAGCATCGATCGG\n' "$(printf '%0300d' 0)" > "$T/longid.fa"
+bad "align SAM, query id over 254 characters" "--outfmt sam: the query's id .* is 300 characters long, more than SAM's QNAME may hold \(254\)" \
+    align "$T/longid.fa" $D/long_b.fa --outfmt sam -o "$T/longid.sam"
+[ ! -e "$T/longid.sam" ] && pass || fail "SAM with a long id: output left"
 # a Unix socket as an input says what it is (it said "No such device or address")
 if python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$T/sock" 2> /dev/null; then
     bad "-q is a socket" "file .*sock: is a socket, which cannot be opened for reading" \
