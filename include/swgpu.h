@@ -976,7 +976,8 @@ typedef struct {
     double reverse_seconds;     /* phase 2: reverse pass (start, split rows) */
     double traceback_seconds;   /* phase 3: crossing points, sub-problems, CIGAR */
     double total_seconds;
-    double score_gcups;         /* score_cells / score_seconds / 1e9 */
+    double score_gcups;         /* score_cells / score_seconds / 1e9; 0 when the score
+                                   pass was not run whole in this call (resumed) */
     uint64_t peak_host_bytes;   /* largest working memory held on the host */
     uint64_t peak_device_bytes; /* ... and on the GPU (0 on the CPU) */
     int levels;                 /* depth of the split recursion */
@@ -985,6 +986,9 @@ typedef struct {
     int64_t seed_bound;         /* the score of an alignment chained from exact seed
                                    matches, which the score pass prunes with from its
                                    start (0: none found, or no pruning) */
+    int resumed;                /* the phase the call resumed in from a checkpoint (1
+                                   pre-pass, 2 score pass, 3 reverse pass, 4 traceback),
+                                   0 none: the work before it is in no count or time */
 } swgpu_long_stats_t;
 
 /** Defaults: gaps as swgpu_opts_init() for the alphabet, 4 GiB budgets,

@@ -1764,7 +1764,10 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     st->score_pruned = C.last_pruned;
     phase_end(&C);
     st->score_seconds = swgpu__now() - t;
-    st->score_gcups = st->score_seconds > 0 ? (double)st->score_cells / st->score_seconds / 1e9 : 0;
+    st->resumed = C.ck_in.phase;
+    /* a rate only for a score pass run whole here (a resumed one's time is part) */
+    st->score_gcups = st->score_seconds > 0 && C.ck_in.phase < SWGPU__CK_SCORE
+                          ? (double)st->score_cells / st->score_seconds / 1e9 : 0;
     S = g.best;
     if (C.ck_in.phase >= SWGPU__CK_SCORE && C.ck_in.prune_best > S) {
         /* the pruning score is a real alignment's: never above the best */

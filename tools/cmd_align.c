@@ -439,16 +439,24 @@ static double peak_rss_mb(void)
 static void summary_line(const result_t *r)
 {
     const swgpu_long_stats_t *s = &r->st;
-    char gpus[32] = "";
+    char gpus[32] = "", rate[64], resumed[64] = "";
     if (s->gpus > 1)
         snprintf(gpus, sizeof gpus, " (%d GPUs)", s->gpus);
+    if (s->score_gcups > 0)
+        snprintf(rate, sizeof rate, "%.1f GCUPS", s->score_gcups);
+    else /* resumed inside or after it: its time is a part's */
+        snprintf(rate, sizeof rate, "no rate");
+    if (s->resumed)
+        snprintf(resumed, sizeof resumed, ", resumed in the %s",
+                 s->resumed == 1 ? "pre-pass" : s->resumed == 2 ? "score pass"
+                 : s->resumed == 3 ? "reverse pass" : "traceback");
     fprintf(stderr,
-            "[swgpu %.2fs] align%s: backend %s%s, %.3g cells computed (%.3g pruned), score pass "
-            "%.2f s (%.1f GCUPS, %.0f%% pruned, seed bound %lld), reverse %.2f s, traceback %.2f s, total %.2f s, "
+            "[swgpu %.2fs] align%s: backend %s%s%s, %.3g cells computed (%.3g pruned), score pass "
+            "%.2f s (%s, %.0f%% pruned, seed bound %lld), reverse %.2f s, traceback %.2f s, total %.2f s, "
             "peak host %.1f MB (RSS %.1f MB), device %.1f MB\n",
             cli_elapsed(), r->alpha == SWGPU_DNA ? (r->minus ? " minus" : " plus") : "", s->backend,
-            gpus,
-            (double)s->cells, (double)s->cells_pruned, s->score_seconds, s->score_gcups,
+            gpus, resumed,
+            (double)s->cells, (double)s->cells_pruned, s->score_seconds, rate,
             s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
             (long long)s->seed_bound, s->reverse_seconds, s->traceback_seconds, s->total_seconds,
             (double)s->peak_host_bytes / 1048576.0, peak_rss_mb(),

@@ -81,7 +81,7 @@ class LongStats:
     reverse_seconds: float   #: phase 2: the begin, and the saved rows
     traceback_seconds: float  #: phase 3: the CIGAR
     total_seconds: float
-    score_gcups: float       #: score_cells / score_seconds / 1e9
+    score_gcups: float       #: score_cells / score_seconds / 1e9; 0 when resumed inside or after the score pass
     peak_host_bytes: int
     peak_device_bytes: int
     levels: int              #: depth of the split recursion

@@ -139,6 +139,23 @@ kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
     --quiet -o "$T/r.out" 2> "$T/r.err" && [ -L "$T/rlink" ] && pass ||
     fail "--checkpoint through a link: resumed run: $(cat "$T/r.err")"
 identical r "$T/ckd/real.ck"
+# a run resumed after the score pass says so in its summary, and gives the
+# score pass no rate (its time is only this run's: 13833001.1 GCUPS before)
+rm -f "$T/g2.ck" "$T/g2.out"
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/g2.ck" \
+    --checkpoint-every 0.05 --quiet -o "$T/g2.out" &
+pid=$!
+k=0
+while kill -0 $pid 2>/dev/null && [ $k -lt 2000 ]; do
+    ph=$(od -An -t d8 -j 16 -N 8 "$T/g2.ck" 2>/dev/null | tr -d ' ')
+    [ "${ph:-0}" -ge 3 ] 2>/dev/null && break
+    sleep 0.01; k=$((k + 1))
+done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+"$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune -f pair --backend cpu --checkpoint "$T/g2.ck" \
+    -o "$T/g2.out" 2> "$T/g2.err"
+grep -Eq 'align plus: backend cpu, resumed in the (reverse pass|traceback), .*score pass [0-9.]+ s \(no rate,' "$T/g2.err" &&
+    cmp -s "$T/g2.out" "$T/r.ref" && pass || fail "resumed summary: $(tail -n 1 "$T/g2.err")"
 # scores beyond 32 bits (every value x 10,000) checkpoint the same way
 "$SWGPU" align "$T/ra.fa" "$T/rb.fa" -t 1 --no-prune --quiet --match 20000 --mismatch -30000 \
     --gap-open 50000 --gap-extend 20000 -o "$T/w.ref"
