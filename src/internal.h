@@ -328,14 +328,22 @@ typedef int (*swgpu_scan_sink_t)(void *user, size_t i, const int32_t *scores);
  * st gets the cells and overflows of all of them.  Scores are identical to
  * scan()'s for every query.
  */
+/* What an engine offers beyond scanning (swgpu_engine_ops_t.caps): callers
+ * ask for these, never for an engine's name. */
+enum {
+    SWGPU__CAP_GPU = 1  /* it scans on GPUs: a host core is kept to feed them, and
+                           hits' ends and stretch scores may go to a GPU too */
+};
+
 typedef struct swgpu_engine_ops {
-    const char *name;
+    const char *name;   /* for messages and the result's backend field */
     int (*create)(const swgpu_db_t *db, const swgpu_matrix_t *m,
                   const swgpu_opts_t *o, void **state);
     int (*scan)(void *state, const swgpu__query_t *q, int32_t *scores, swgpu_scan_stats_t *st);
     void (*destroy)(void *state);
     int (*scan_many)(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
                      void *user, swgpu_scan_stats_t *st);
+    unsigned caps;      /* SWGPU__CAP_* */
 } swgpu_engine_ops_t;
 
 /** The one dispatch point (backend.c): the engine for o->backend. */

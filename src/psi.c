@@ -1921,7 +1921,7 @@ int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *cons
         const swgpu_engine_ops_t *eo = NULL;
         const char *pe = getenv("SWGPU_CUDA_PAIRS");
         if (!(pe && !strcmp(pe, "0")) && swgpu__engine_select(&o, &eo) == SWGPU_OK &&
-            !strcmp(eo->name, "cuda") &&
+            (eo->caps & SWGPU__CAP_GPU) &&
             swgpu__cu_pairs_create(m, o.gap_open, o.gap_extend, &J.pairs) < 0) {
             swgpu__log(SWGPU_LOG_DEBUG, "stretch scores on the host: %s", swgpu_last_error());
             J.pairs = NULL;

@@ -1278,7 +1278,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
         size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores();
         /* a GPU scan needs one core of its own to feed the GPU (batches,
          * the hand-over of scores); the others align */
-        if (opts->threads == 0 && nt > 1 && !strcmp(ops->name, "cuda"))
+        if (opts->threads == 0 && nt > 1 && (ops->caps & SWGPU__CAP_GPU))
             nt--;
         tid = malloc(nt * sizeof *tid);
         if (tid)
@@ -1288,7 +1288,7 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
 #if SWGPU_HAVE_CUDA
         /* the hits' ends on the GPU (SWGPU_CUDA_PAIRS=0: on the host) */
         const char *pe = getenv("SWGPU_CUDA_PAIRS");
-        if (started && !strcmp(ops->name, "cuda") && !(pe && !strcmp(pe, "0"))) {
+        if (started && (ops->caps & SWGPU__CAP_GPU) && !(pe && !strcmp(pe, "0"))) {
             own_pairs = !(sel && sel->pairs);
             if (!own_pairs) {
                 c.pairs = sel->pairs;

@@ -2593,7 +2593,8 @@ static void cuda_destroy(void *state)
 }
 
 extern "C" const swgpu_engine_ops_t swgpu__engine_cuda = {"cuda", cuda_create, cuda_scan,
-                                                          cuda_destroy, cuda_scan_many};
+                                                          cuda_destroy, cuda_scan_many,
+                                                          SWGPU__CAP_GPU};
 
 /* swgpu__cuda_prepare: the driver and the contexts of the GPUs a search
  * will use, set up on a background thread while the caller reads its

@@ -1273,9 +1273,10 @@ done:
 }
 
 const swgpu_engine_ops_t swgpu__engine_cpu = {
-    "cpu",
-    cpu_create,
-    cpu_scan,
-    cpu_destroy,
-    cpu_scan_many,
+    .name = "cpu",
+    .create = cpu_create,
+    .scan = cpu_scan,
+    .destroy = cpu_destroy,
+    .scan_many = cpu_scan_many,
+    .caps = 0,
 };
