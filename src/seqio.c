@@ -963,8 +963,10 @@ static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphab
     }
     raw_table(p.raw);
 
-    /* a UTF-8 byte-order mark before the first record is ignored */
-    if ((rc = rd_fill(&p.r)) < 0) goto fail;
+    /* the first 8 bytes, for the magic numbers and a UTF-8 byte-order mark
+     * (one read may give fewer: a pipe, a gzip member of a few bytes) */
+    while (p.r.end < 8 && !p.r.eof)
+        if ((rc = rd_fill(&p.r)) < 0) goto fail;
     if (p.r.end >= 8 && !memcmp(p.r.buf, "SWGPU_DB", 8) && p.r.gz) {
         /* a database is memory-mapped, never decompressed */
         rc = swgpu__fail(SWGPU_EFORMAT, "file %s: a gzip-compressed swgpu database (decompress it "
@@ -987,6 +989,7 @@ static int read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphab
         swgpu_seqset_destroy(p.set);
         return seqset_from_db(path, alphabet, out, info);
     }
+    /* a UTF-8 byte-order mark before the first record is ignored */
     if (p.r.end >= 3 && !memcmp(p.r.buf, "\xef\xbb\xbf", 3)) p.r.beg = 3;
     if ((rc = parse(&p)) < 0) goto fail;
     if (p.rec == 0) {
