@@ -396,19 +396,12 @@ static int blastdb_file(const char *in, const char *out)
 int cli_same_path(const char *a, const char *b)
 {
     struct stat sa, sb;
-    char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+    char ra[PATH_MAX], rb[PATH_MAX];
     if (!strcmp(a, b))
         return 1;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
-    na = na ? na + 1 : a;
-    nb = nb ? nb + 1 : b;
-    if (strcmp(na, nb))
-        return 0;
-    snprintf(da, sizeof da, "%.*s", na > a ? (int)(na - a) : 1, na > a ? a : ".");
-    snprintf(db, sizeof db, "%.*s", nb > b ? (int)(nb - b) : 1, nb > b ? b : ".");
-    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
+    return real_name(a, ra, sizeof ra) && real_name(b, rb, sizeof rb) && !strcmp(ra, rb);
 }
 
 int cli_check_output(const char *opt, const char *out, const cli_input_t *in, int n)
