@@ -10,7 +10,7 @@
 #   make demo       search the bundled example data
 #   make install PREFIX=/usr/local
 #
-# CUDA sources (src/cuda/*.cu) are built with CUDA=1, or, when CUDA is not
+# CUDA sources (src/*/*.cu) are built with CUDA=1, or, when CUDA is not
 # given, if a GPU is present (nvidia-smi -L lists one, or /dev/nvidia0
 # exists) and nvcc is found.  CUDA=0 (or NVCC=) builds for the CPU only.
 # NVCC=/path/to/nvcc picks the compiler, CUDA_ARCH the GPU targets.
@@ -71,14 +71,13 @@ ifeq ($(MAKELEVEL),0)
   endif
 endif
 
-LIB_C     := $(wildcard src/*.c src/ref/*.c)
-SIMD_C    := $(wildcard src/simd/*.c)
-CUDA_CU   := $(if $(filter 1,$(CUDA)),$(wildcard src/cuda/*.cu))
+LIB_C     := $(wildcard src/*/*.c)
+CUDA_CU   := $(if $(filter 1,$(CUDA)),$(wildcard src/*/*.cu))
 
 # per-file instruction-set flags, chosen by file-name suffix
 simd_flags = $(if $(findstring _avx512,$1),-mavx512f -mavx512bw -mavx512vl -mavx2 -mbmi2,$(if $(findstring _avx2,$1),-mavx2 -mbmi2,$(if $(findstring _sse41,$1),-msse4.1,)))
 
-LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(SIMD_C:%.c=$(B)/%.o) $(CUDA_CU:%.cu=$(B)/%.cu.o)
+LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(CUDA_CU:%.cu=$(B)/%.cu.o)
 
 ifneq ($(CUDA_CU),)
   CUDA_HOME   ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
@@ -113,11 +112,11 @@ $(B)/config: FORCE
 	  $(if $(CUDA_CU),'NVCC=$(NVCC)' 'NVCCFLAGS=$(NVCCFLAGS)' 'CUDA_ARCH=$(CUDA_ARCH)') > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(B)/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h) $(B)/config
+$(B)/%.o: %.c $(wildcard include/*.h src/*/*.h) $(B)/config
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC $(call simd_flags,$<) -c $< -o $@
 
-$(B)/%.cu.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh) $(B)/config
+$(B)/%.cu.o: %.cu $(wildcard include/*.h src/*/*.h src/*/*.cuh) $(B)/config
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Xcompiler -fPIC,-Wall -c $< -o $@
 

@@ -14,9 +14,8 @@
  * times are the thread's CPU time (the machine may be shared); -i runs only one instruction set (scalar,
  * sse41, avx2; for profiles).
  */
-#include "internal.h"
-#include "ref/ref.h"
-#include "simd/simd.h"
+#include "search/search.h"
+#include "align/align.h"
 
 #include <getopt.h>
 #include <stdio.h>

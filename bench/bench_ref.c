@@ -10,8 +10,7 @@
  * Prints one table row per pair: lengths, score, seconds and GCUPS of the
  * score pass, seconds of the whole alignment, peak resident memory.
  */
-#include "internal.h"
-#include "ref/ref.h"
+#include "align/align.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,8 +18,7 @@
  * SWGPU_CPU_ISA=scalar|sse41|avx2|avx512 picks the instruction set (default
  * the best this CPU has).  DB is a makedb file or a FASTA file.
  */
-#include "internal.h"
-#include "simd/simd.h"
+#include "cpu/cpu.h"
 
 #include <getopt.h>
 #include <stdio.h>

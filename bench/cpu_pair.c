@@ -9,9 +9,7 @@
  * cut to MAXLEN residues when given; -t sets the largest thread count tried
  * (default: all cores); -b the band height (default: the engine's choice).
  */
-#include "internal.h"
-#include "ref/ref.h"
-#include "simd/simd.h"
+#include "cpu/cpu.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -19,8 +19,7 @@
  * second (robust when other processes share the cores), and the targets
  * rescored at 16/32 bits.
  */
-#include "internal.h"
-#include "simd/simd.h"
+#include "cpu/cpu.h"
 
 #include <getopt.h>
 #include <stdio.h>

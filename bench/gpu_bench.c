@@ -25,7 +25,7 @@
  * the queries are the first --nq pieces of --qlen of the query file, scored
  * +2/-3 with gaps 5/2 unless -g/-e are given.
  */
-#include "internal.h"
+#include "search/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>

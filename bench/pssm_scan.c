@@ -21,8 +21,8 @@
  * over all queries.  plain and b62rows give identical scores against every
  * subject without B, Z, J, U or O (which a PSSM forbids: checked).
  */
-#include "internal.h"
-#include "simd/simd.h"
+#include "search/search.h"
+#include "cpu/cpu.h"
 
 #include <getopt.h>
 #include <stdio.h>

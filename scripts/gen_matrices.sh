@@ -1,10 +1,10 @@
 #!/bin/sh
-# gen_matrices.sh - generate src/matrix_data.c, the built-in scoring matrices,
+# gen_matrices.sh - generate src/score/matrix_data.c, the built-in scoring matrices,
 # from the NCBI matrix files (Debian package ncbi-data installs them under
 # /usr/share/ncbi/data).  The generated file is committed; building swgpu
 # does not need the package.
 #
-#   sh scripts/gen_matrices.sh [NCBI_DATA_DIR] > src/matrix_data.c
+#   sh scripts/gen_matrices.sh [NCBI_DATA_DIR] > src/score/matrix_data.c
 #
 # Each table keeps the file's own letter order; src/matrix.c maps letters to
 # residue codes with the same routine that reads matrix files.
@@ -18,7 +18,7 @@ cat <<'HDR'
  * scripts/gen_matrices.sh from the NCBI matrix files (Debian ncbi-data,
  * /usr/share/ncbi/data).  Do not edit by hand.
  */
-#include "matrix_data.h"
+#include "score/score.h"
 
 HDR
 for n in $names; do

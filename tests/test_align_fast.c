@@ -7,8 +7,7 @@
  * kernel) the same score and end as swgpu__ref_score, on random, related,
  * tie-heavy and edge-case pairs under several matrices and gap costs.
  */
-#include "ref/ref.h"
-#include "simd/simd.h"
+#include "cpu/cpu.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -15,8 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
-#include "internal.h"
-#include "blastdb.h"
+#include "io/io.h"
 
 #include <ftw.h>
 #include <stdlib.h>

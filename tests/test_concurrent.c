@@ -11,7 +11,7 @@
  * under ThreadSanitizer.
  */
 #include "swgpu.h"
-#include "long.h"
+#include "long/long.h"
 #include "tap.h"
 
 #include <pthread.h>

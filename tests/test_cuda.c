@@ -21,8 +21,8 @@
  *
  * SWGPU_TEST_SMALL=1 shrinks part 2 (for compute-sanitizer runs).
  */
-#include "internal.h"
-#include "ref/ref.h"
+#include "search/search.h"
+#include "align/align.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -5,7 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
-#include "internal.h"
+#include "io/io.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * list parsing and errors; write errors; names with control bytes
  * escaped in every format.
  */
-#include "internal.h"
+#include "search/search.h"
 #include "tap.h"
 
 #include <stdlib.h>

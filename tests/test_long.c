@@ -10,9 +10,8 @@
  * a budget too small.  With a CUDA device: the GPU path gives the very
  * same alignments as the CPU path (skipped without one).
  */
-#include "internal.h"
-#include "long.h"
-#include "ref/ref.h"
+#include "long/long.h"
+#include "align/align.h"
 #include "tap.h"
 #include "testlib.h"
 

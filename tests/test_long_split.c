@@ -10,9 +10,7 @@
  * makes every part fail (that part with its own status, the others with
  * SWGPU_EPART), and nothing waits forever.
  */
-#include "internal.h"
-#include "long.h"
-#include "simd/simd.h"
+#include "long/long.h"
 #include "tap.h"
 #include "testlib.h"
 

@@ -14,7 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
 #include "testlib.h"
-#include "internal.h"
+#include "search/search.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -23,10 +23,8 @@
  *    psiblast reports is a hit, with a raw score >= psiblast's and equal to
  *    the exact score.
  */
-#include "internal.h"
-#include "ref/ref.h"
-#include "simd/aln_simd.h"
-#include "simd/simd.h"
+#include "psi/psi.h"
+#include "cpu/cpu.h"
 #include "tap.h"
 #include "testlib.h"
 

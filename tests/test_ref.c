@@ -9,8 +9,7 @@
  * the `ref` scan engine at several thread counts, and a long pair aligned
  * in bounded memory.
  */
-#include "internal.h"
-#include "ref/ref.h"
+#include "align/align.h"
 #include "tap.h"
 
 #include <stdlib.h>

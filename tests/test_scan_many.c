@@ -6,8 +6,7 @@
  * recomputation), sparse databases (pair kernel), an empty database, one
  * query, no query, the sink's abort path and invalid queries.
  */
-#include "ref/ref.h"
-#include "simd/simd.h"
+#include "cpu/cpu.h"
 #include "tap.h"
 #include "testlib.h"
 

@@ -6,7 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
 #include "swgpu.h"
-#include "internal.h"
+#include "io/io.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

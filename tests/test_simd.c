@@ -6,8 +6,7 @@
  * every lane/column boundary, saturation-forcing pairs (8-bit and 16-bit),
  * thread counts 1 and 2.
  */
-#include "ref/ref.h"
-#include "simd/simd.h"
+#include "cpu/cpu.h"
 #include "tap.h"
 #include "testlib.h"
 

@@ -5,8 +5,7 @@
  * cells), every available instruction set, band heights that cut the query
  * at odd places, 1 to 3 threads.
  */
-#include "ref/ref.h"
-#include "simd/simd.h"
+#include "cpu/cpu.h"
 #include "tap.h"
 #include "testlib.h"
 

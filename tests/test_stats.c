@@ -5,7 +5,7 @@
  * adjustment), and the maximum-likelihood fit on seeded synthetic
  * extreme-value samples.
  */
-#include "internal.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 #include <math.h>

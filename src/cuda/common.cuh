@@ -15,7 +15,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "internal.h"
+#include "engine/engine.h"
 }
 #include "kernels.cuh"
 

@@ -1,6 +1,10 @@
 /*
- * ref.h - the scalar reference engine (src/ref/sw_ref.c): the oracle every
- * other backend is tested against.  Internal to libswgpu.
+ * ref/ref.h - the scalar reference (src/ref/sw_ref.c): Smith-Waterman
+ * scores and ends in plain C, the oracle every other backend is tested
+ * against, the "ref" scan engine, and the scalar building blocks (query
+ * profile, argument checks, the forward pass) that the begin and path
+ * passes of src/align share.  Internal to libswgpu; nothing here keeps
+ * state between calls (a swgpu__ref_prof_t is freed by its maker).
  *
  * Scoring used everywhere here: aligning query code a with target code b
  * scores m->s[a][b] (the *_q functions: or a PSSM's row of the query
@@ -9,7 +13,7 @@
 #ifndef SWGPU_REF_H
 #define SWGPU_REF_H
 
-#include "internal.h"
+#include "engine/engine.h"
 
 /*
  * Smith-Waterman (Gotoh) local alignment score of q against t in O(qlen)
@@ -25,104 +29,87 @@ int swgpu__ref_score(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tle
                      const swgpu_matrix_t *m, int gap_open, int gap_extend,
                      int32_t *score, int64_t *qend, int64_t *tend);
 
-/*
- * Start of the best local alignment that ends at (qend, tend) (exclusive)
- * with the given score > 0: the reverse pass.  Among all begin cells
- * (qbeg, tbeg) from which an alignment of q[qbeg,qend) x t[tbeg,tend) that
- * opens with a match/mismatch column reaches exactly `score`, it picks the
- * largest tbeg, then the largest qbeg (the shortest alignment).
- * SWGPU_EINVAL if no begin reaches the score (wrong inputs).
- */
-int swgpu__ref_start(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                     const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                     int32_t score, int64_t qend, int64_t tend,
-                     int64_t *qbeg, int64_t *tbeg);
-
-/*
- * Optimal GLOBAL affine alignment path of the rectangle
- * q[a->qbeg, a->qend) x t[a->tbeg, a->tend) in linear memory (Myers-Miller),
- * written into a->cigar (grown with realloc), with the statistics filled
- * (length, n_ident, n_mismatch, n_gapopen, n_gaps).  The path's score must
- * equal a->score (true when the rectangle comes from swgpu__ref_score +
- * swgpu__ref_start); otherwise SWGPU_EINVAL ("internal error").
- * The path is deterministic: each split takes the first best query column
- * (crossing at a node before crossing inside a D gap); in the small
- * full-matrix blocks H prefers M, then I, then D, and a gap state prefers
- * opening over extending.  Other engines may pick another optimal path:
- * compare CIGARs by rescoring (swgpu_cigar_score), not as text.
- * Memory: O(M + N) for an M x N rectangle (rows, reversed copies) plus
- * small traceback blocks (at most 64 K cells, or two rows); never M x N.
- */
-int swgpu__ref_path(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                    const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                    swgpu_aln_t *a);
-
-/*
- * swgpu_align's steps after the end: given the best score and its end (as
- * swgpu__ref_score gives them, or any engine with the same tie rule), the
- * begin (swgpu__ref_start) and, unless score_only, the path into out.
- */
-int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                          const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
-                          int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out);
-
-/*
- * The same three with the instruction set chosen by the caller.  The plain
- * functions above run the SIMD kernels of simd/aln_simd.h when the CPU has
- * them (the best one, or the one SWGPU_CPU_ISA names); *_scalar run the
- * plain C code; *_isa take isa, a swgpu__isa_t (simd/simd.h: 0 scalar,
- * 1 sse41, 2 avx2, 3 avx512 (the avx2 kernels); one this CPU lacks runs the
- * scalar code), or -1 for the default; isa | SWGPU__ALN_ONLY32 never uses
- * the 16-bit kernels (tests).  All give identical results: the kernels
- * compute the same values as the scalar passes.
- */
-#define SWGPU__ALN_ONLY32 0x100
-int swgpu__ref_start_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                            const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                            int32_t score, int64_t qend, int64_t tend,
-                            int64_t *qbeg, int64_t *tbeg);
-int swgpu__ref_start_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                         const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                         int32_t score, int64_t qend, int64_t tend,
-                         int64_t *qbeg, int64_t *tbeg, int isa);
-int swgpu__ref_path_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                           const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                           swgpu_aln_t *a);
-int swgpu__ref_path_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                        const swgpu_matrix_t *m, int gap_open, int gap_extend, swgpu_aln_t *a,
-                        int isa);
-int swgpu__align_from_end_scalar(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                                 const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                                 int32_t score, int64_t qend, int64_t tend, int score_only,
-                                 swgpu_aln_t *out);
-int swgpu__align_from_end_isa(const uint8_t *q, size_t qlen, const uint8_t *t, size_t tlen,
-                              const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                              int32_t score, int64_t qend, int64_t tend, int score_only,
-                              swgpu_aln_t *out, int isa);
-
-/*
- * The same for a query given as swgpu__query_t (residues with m's rows, or
- * a PSSM: internal.h): swgpu__ref_score's score and end, and the start and
- * path of swgpu__align_from_end_isa (isa as there, -1 the default).  The
- * alignment statistics compare q->res with the target's residues.
- */
+/* The same for a query given as swgpu__query_t (residues with m's rows, or
+ * a PSSM: score/score.h). */
 int swgpu__ref_score_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
                        const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t *score,
                        int64_t *qend, int64_t *tend);
-int swgpu__align_from_end_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
-                            const swgpu_matrix_t *m, int gap_open, int gap_extend, int32_t score,
-                            int64_t qend, int64_t tend, int score_only, swgpu_aln_t *out,
-                            int isa);
 
-/* swgpu__align_from_end_q's path given the begin as well (as the reverse
- * pass gives it: the GPU's pair ends), never score-only. */
-int swgpu__align_from_begin_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
-                              const swgpu_matrix_t *m, int gap_open, int gap_extend,
-                              int32_t score, int64_t qbeg, int64_t tbeg, int64_t qend,
-                              int64_t tend, swgpu_aln_t *out, int isa);
+/* ------------------------------------------------ scalar building blocks */
 
-/* Recompute length, n_ident, n_mismatch, n_gapopen, n_gaps of a from its
- * cigar, qbeg and tbeg (the cigar is assumed to fit the sequences). */
-void swgpu__aln_stats(swgpu_aln_t *a, const uint8_t *q, const uint8_t *t);
+/* Minus infinity of the passes: below every real value (|v| < 2^29) and
+ * still negative after a few gap costs. */
+#define SWGPU__REF_NEG (-(1 << 30))
+
+static inline int32_t swgpu__ref_max32(int32_t a, int32_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The scores a query uses: the matrix's range, or its PSSM rows' (min16:
+ * the least score above SWGPU__ALN_FORBID16, for swgpu__aln_fits16). */
+typedef struct {
+    int32_t min, max, min16;
+} swgpu__ref_range_t;
+
+/*
+ * Scores of every query position against one target code.  With a profile
+ * (prof[c*M + i] = s(q[i], c), built once per query) a row is a pointer;
+ * without one (queries too long for a 32-row profile) the row is filled
+ * into scratch on demand.  rows: a PSSM's score rows (row i for position
+ * i), used instead of the matrix when set.
+ */
+typedef struct {
+    const uint8_t *q;
+    const int32_t *rows;
+    size_t qlen;
+    const swgpu_matrix_t *m;
+    int32_t *prof; /* SWGPU_NCODES rows of qlen, or NULL */
+} swgpu__ref_prof_t;
+
+/* s(q[i], c): the matrix, or row i of a PSSM */
+static inline int32_t swgpu__ref_qscore(const swgpu__ref_prof_t *p, size_t i, int c)
+{
+    return p->rows ? p->rows[i * SWGPU_NCODES + c] : p->m->s[p->q[i] & (SWGPU_NCODES - 1)][c];
+}
+
+/* Row of s(q[i], c) for all i; scratch holds qlen values. */
+static inline const int32_t *swgpu__ref_prof_row(const swgpu__ref_prof_t *p, uint8_t c, int32_t *scratch)
+{
+    c &= SWGPU_NCODES - 1;
+    if (p->prof)
+        return p->prof + (size_t)c * p->qlen;
+    for (size_t i = 0; i < p->qlen; i++)
+        scratch[i] = swgpu__ref_qscore(p, i, c);
+    return scratch;
+}
+
+static inline swgpu__ref_range_t swgpu__ref_range(const swgpu__query_t *Q, const swgpu_matrix_t *m)
+{
+    swgpu__ref_range_t r;
+    swgpu__query_range(Q, m, &r.min, &r.max);
+    /* a PSSM's: known ahead (each alignment used to scan its rows for it,
+     * several times: 7 % of an iterated search's host time) */
+    r.min16 = Q->rows ? Q->smin16 : r.min;
+    return r;
+}
+
+/* Gap and matrix sanity shared by every entry point (SWGPU_EINVAL,
+ * SWGPU_EMATRIX); the local and global passes' 32-bit range (SWGPU_ERANGE). */
+int swgpu__ref_check_scoring(const swgpu_matrix_t *m, const swgpu__ref_range_t *r, int go, int ge);
+int swgpu__ref_check_local(const swgpu__ref_range_t *r, size_t qlen, size_t tlen);
+int swgpu__ref_check_global(const swgpu__ref_range_t *r, int go, int ge, size_t qlen, size_t tlen);
+/* A query profile (no memory for it: rows filled on demand; SWGPU_OK). */
+int swgpu__ref_prof_init(swgpu__ref_prof_t *p, const uint8_t *q, const int32_t *rows, size_t qlen,
+                         const swgpu_matrix_t *m);
+void swgpu__ref_prof_free(swgpu__ref_prof_t *p);
+/* A PSSM's rows of positions [0, n) in reverse order (NULL for a plain
+ * query; *rc set on failure). */
+int32_t *swgpu__ref_rows_reversed(const int32_t *rows, size_t n, int *rc);
+/* The local score pass (sw_ref.c): best score and its end by the tie rule;
+ * H, E, scratch: qlen int32 each. */
+void swgpu__ref_sw_fwd(const swgpu__ref_prof_t *p, const uint8_t *t, size_t tlen, int32_t go,
+                       int32_t ge, int32_t *H, int32_t *E, int32_t *scratch, int32_t *score,
+                       int64_t *qend, int64_t *tend);
 
 #endif /* SWGPU_REF_H */

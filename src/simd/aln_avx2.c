@@ -2,7 +2,7 @@
  * aln_avx2.c - the alignment kernel (aln_simd.h) with AVX2: 8 lanes of 32
  * bits (built with -mavx2; aln_dispatch.c checks the CPU first).
  */
-#include "simd/aln_simd.h"
+#include "simd/simd.h"
 
 #include <immintrin.h>
 

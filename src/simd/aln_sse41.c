@@ -2,7 +2,7 @@
  * aln_sse41.c - the alignment kernel (aln_simd.h) with SSE4.1: 4 lanes of
  * 32 bits (built with -msse4.1; aln_dispatch.c checks the CPU first).
  */
-#include "simd/aln_simd.h"
+#include "simd/simd.h"
 
 #include <immintrin.h>
 

@@ -16,7 +16,7 @@
  *   F(r,j) = max(F(r-1,j) - e, H(r-1,j) - oe)
  *   H(r,j) = max(H(r-1,j-1) + s(r, t[j]), E(r,j), F(r,j), floor)
  *
- * with floor 0 in a local region and SWGPU__LONG_NEG in an anchored one
+ * with floor 0 in a local region and SWGPU__STRIP_NEG in an anchored one
  * (real values of an anchored region lie far above it: a value at the floor
  * derives from a minus-infinity boundary and stays below every real value,
  * and no value falls far enough below the floor to wrap).  The F entering
@@ -45,8 +45,8 @@ static void ST_NAME(swgpu__strip_t *b, const uint8_t *t, size_t j0, size_t j1,
     PR_V *hp = (PR_V *)b->hp;       /* hp[k]: H of column j-1 */
     PR_V *hc = (PR_V *)b->hc;       /* hc[k]: H of column j */
     PR_V *ev = (PR_V *)b->e;        /* ev[k]: E entering column j, then j+1 */
-    const PR_V floor = PR_SET1(b->local ? 0 : SWGPU__LONG_NEG);
-    const PR_V neg = PR_SET1(SWGPU__LONG_NEG);
+    const PR_V floor = PR_SET1(b->local ? 0 : SWGPU__STRIP_NEG);
+    const PR_V neg = PR_SET1(SWGPU__STRIP_NEG);
     const PR_V voe = PR_SET1(b->gap_oe);
     const PR_V ve = PR_SET1(b->gap_e);
     const int32_t oe = b->gap_oe, ext = b->gap_e;

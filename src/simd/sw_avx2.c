@@ -3,7 +3,6 @@
  * (built with -mavx2; only called after the engine checked the CPU).
  */
 #include "simd/simd.h"
-#include "long.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -225,7 +224,7 @@ static inline __m256i shift8(__m256i v, int k, __m256i neg)
 }
 static inline __m256i prefix8(__m256i v, int32_t d)
 {
-    const __m256i neg = _mm256_set1_epi32(SWGPU__LONG_NEG);
+    const __m256i neg = _mm256_set1_epi32(SWGPU__STRIP_NEG);
     __m256i x = shift8(v, 1, neg);
     x = _mm256_max_epi32(x, _mm256_sub_epi32(shift8(x, 1, neg), _mm256_set1_epi32(d)));
     x = _mm256_max_epi32(x, _mm256_sub_epi32(shift8(x, 2, neg), _mm256_set1_epi32(2 * d)));

@@ -4,7 +4,6 @@
  * checked the CPU).
  */
 #include "simd/simd.h"
-#include "long.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -188,7 +187,7 @@ static inline __m512i plook16(__m512i r, __m512i c)
  * lanes without any l' are at most NEG); shifts by 1, 1, 2, 4, 8 lanes */
 static inline __m512i prefix16(__m512i v, int32_t d)
 {
-    const __m512i neg = _mm512_set1_epi32(SWGPU__LONG_NEG);
+    const __m512i neg = _mm512_set1_epi32(SWGPU__STRIP_NEG);
     __m512i x = _mm512_alignr_epi32(v, neg, 15);
     x = _mm512_max_epi32(x, _mm512_sub_epi32(_mm512_alignr_epi32(x, neg, 15), _mm512_set1_epi32(d)));
     x = _mm512_max_epi32(x, _mm512_sub_epi32(_mm512_alignr_epi32(x, neg, 14), _mm512_set1_epi32(2 * d)));

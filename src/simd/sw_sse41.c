@@ -3,7 +3,6 @@
  * (built with -msse4.1; only called after the engine checked the CPU).
  */
 #include "simd/simd.h"
-#include "long.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -206,7 +205,7 @@ static inline __m128i plook16(prow16_t r, pcol_t c)
  * lanes without any l' are at most NEG); shifts by 1, 1, 2 lanes */
 static inline __m128i prefix4(__m128i v, int32_t d)
 {
-    const __m128i neg = _mm_set1_epi32(SWGPU__LONG_NEG);
+    const __m128i neg = _mm_set1_epi32(SWGPU__STRIP_NEG);
     __m128i x = _mm_alignr_epi8(v, neg, 12);
     x = _mm_max_epi32(x, _mm_sub_epi32(_mm_alignr_epi8(x, neg, 12), _mm_set1_epi32(d)));
     return _mm_max_epi32(x, _mm_sub_epi32(_mm_alignr_epi8(x, neg, 8), _mm_set1_epi32(2 * d)));

@@ -1,0 +1,53 @@
+/*
+ * base/base.h - what every part of libswgpu uses (never installed): the
+ * failure and logging calls, clocks, the core count, file identities.
+ *
+ * Errors: a function that fails returns a negative SWGPU_E* status and has
+ * recorded its message with swgpu__fail (swgpu_last_error() gives it to the
+ * caller); nothing here allocates what a caller must free.
+ */
+#ifndef SWGPU_BASE_H
+#define SWGPU_BASE_H
+
+#include "swgpu.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/** Record a detailed message for swgpu_last_error() and return status. */
+int swgpu__fail(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/** Log through the installed logger (no-op when none). */
+void swgpu__log(swgpu_log_level_t level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/** Monotonic wall-clock seconds. */
+double swgpu__now(void);
+/** CPU seconds the calling thread has used (for phase timings; 0 if unknown). */
+double swgpu__thread_cpu(void);
+/** Number of online CPU cores (>= 1). */
+int swgpu__ncores(void);
+
+/** A file's identity (device and inode), to recognise it under any name. */
+typedef struct {
+    uint64_t dev, ino;
+} swgpu__file_id_t;
+
+/** lround(v) for |v| < 2^31 without the library call (PSSM scaling, psi.c):
+ *  v - trunc(v) is exact there, so halfway cases round away from zero as
+ *  lround does. */
+static inline int32_t swgpu__round_away(double v)
+{
+    long long t = (long long)v;
+    double d = v - (double)t;
+    return (int32_t)(t + (d >= 0.5) - (d <= -0.5));
+}
+
+#endif /* SWGPU_BASE_H */

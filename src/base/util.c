@@ -1,0 +1,109 @@
+/*
+ * util.c - status strings, the thread-local error message, the logger,
+ * clocks.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "base/base.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Thread_local char last_error[1024];
+
+static swgpu_log_fn log_fn;
+static void *log_user;
+static swgpu_log_level_t log_max = SWGPU_LOG_WARN;
+
+const char *swgpu_strerror(int status)
+{
+    switch (status) {
+    case SWGPU_OK: return "success";
+    case SWGPU_ENOMEM: return "out of memory";
+    case SWGPU_EIO: return "input/output error";
+    case SWGPU_EFORMAT: return "malformed input";
+    case SWGPU_EEMPTY: return "no sequences";
+    case SWGPU_EINVAL: return "invalid argument";
+    case SWGPU_EMATRIX: return "invalid scoring matrix";
+    case SWGPU_EALPHABET: return "alphabet mismatch";
+    case SWGPU_ENODEV: return "backend or device not available";
+    case SWGPU_EDEVICE: return "GPU error";
+    case SWGPU_EDB: return "invalid database file";
+    case SWGPU_EBUDGET: return "memory budget too small";
+    case SWGPU_ERANGE: return "value out of range";
+    case SWGPU_ENOTFOUND: return "not found";
+    case SWGPU_EPART: return "another part failed";
+    default: return "unknown status";
+    }
+}
+
+const char *swgpu_last_error(void)
+{
+    return last_error;
+}
+
+int swgpu__fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void swgpu_set_logger(swgpu_log_fn fn, void *user, swgpu_log_level_t max_level)
+{
+    log_fn = fn;
+    log_user = user;
+    log_max = max_level;
+}
+
+void swgpu__log(swgpu_log_level_t level, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    if (!log_fn || level > log_max)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    log_fn(level, buf, log_user);
+}
+
+double swgpu__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double swgpu__thread_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int swgpu__ncores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
+}
+
+int swgpu__open_input(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        return fd;
+    int e = errno;
+    struct stat sb;
+    if (e == ENXIO && stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode))
+        return swgpu__fail(SWGPU_EIO, "file %s: is a socket, which cannot be opened for "
+                           "reading (give a file, a FIFO or standard input)", path);
+    return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(e));
+}

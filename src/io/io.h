@@ -1,0 +1,138 @@
+/*
+ * io/io.h - sequences in and out (never installed): the sequence set
+ * (struct swgpu_seqset), FASTA/FASTQ reading (plain or gzip), the database
+ * (struct swgpu_db, makedb files mapped from disk) and BLAST databases.
+ *
+ * A set or database is owned by whoever created it and freed with its
+ * destroy call; a database opened from a file keeps the file mapped.
+ * Failures return a negative status naming the file, record and problem.
+ */
+#ifndef SWGPU_IO_H
+#define SWGPU_IO_H
+
+#include "base/base.h"
+
+struct swgpu_seqset {
+    swgpu_alphabet_t alphabet;
+    size_t n, cap;          /* sequences, allocated slots */
+    uint64_t *off;          /* n+1 offsets into res (off[0] = 0) */
+    uint8_t *res;           /* encoded residues, concatenated */
+    uint64_t res_cap;
+    size_t *name_off;       /* offsets into names: id NUL desc NUL per record */
+    char *names;
+    size_t names_len, names_cap;
+    uint64_t max_len;
+};
+
+/* seqset.c: a new empty set (NULL: no memory); room for one more record; for
+ * residues up to need in all, but not beyond max bytes (SWGPU_EBUDGET);
+ * a record's names appended */
+swgpu_seqset_t *swgpu__seqset_new(swgpu_alphabet_t alphabet);
+int swgpu__seqset_reserve_slot(swgpu_seqset_t *s);
+int swgpu__seqset_reserve_max(swgpu_seqset_t *s, uint64_t need, uint64_t max);
+int swgpu__seqset_add_names(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc,
+                            size_t dlen);
+/* SWGPU_AUTO's choice from a histogram of the letters (upper case) */
+swgpu_alphabet_t swgpu__alphabet_decide(const uint64_t hist[256]);
+/* letter -> code of an alphabet, SWGPU__NOCODE for a letter outside it */
+#define SWGPU__NOCODE 0xFF
+void swgpu__encode_table(swgpu_alphabet_t a, uint8_t t[256]);
+/* fasta.c: fd (closed here) named path read as FASTA/FASTQ into *out
+ * (info filled); stream: a pipe, read once (a database in it is an error).
+ * Returns 1, nothing read, when the file is a makedb database (the caller
+ * opens it as one: read.c). */
+int swgpu__fasta_read_fd(int fd, const char *path, int stream, swgpu_alphabet_t alphabet,
+                         swgpu_seqset_t **out, swgpu_read_info_t *info);
+/** Room for `residues` more residues (appending them then moves nothing). */
+int swgpu__seqset_reserve(swgpu_seqset_t *s, uint64_t residues);
+/** Append a record: its id and description (copied, lengths given, no NUL
+ *  inside) and len residue codes, which the caller writes through *res
+ *  (valid until the next change to s; NULL when len is 0). */
+int swgpu__seqset_append(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc,
+                         size_t dlen, size_t len, uint8_t **res);
+/** Bytes a FASTA/FASTQ reading may hold (line buffer, residues, names) for
+ *  the whole process; beyond them it fails with SWGPU_EBUDGET naming the
+ *  line.  0 (the default): SWGPU_READ_LIMIT (bytes, or with a suffix K, M, G,
+ *  T), else half of the physical memory. */
+void swgpu__set_read_limit(uint64_t bytes);
+/* The whole file (plain or gzip, checked as sequence files are: data after the
+ * gzip stream that is not gzip is an error) in a NUL-terminated buffer of *len
+ * bytes that the caller frees; more than max bytes is SWGPU_EFORMAT. */
+int swgpu__read_file(const char *path, size_t max, char **out, size_t *len);
+/* open(path) for reading: the descriptor, or SWGPU_EIO with the message
+ * ("file P: is a socket ...", "file P: No such file or directory") */
+int swgpu__open_input(const char *path);
+
+
+
+/*
+ * A database: sequences sorted by ascending length (ties: database order),
+ * which is the order every engine scans.  "Database order" is the order of
+ * the input file; orig[k] maps sorted index k to it, rank[i] back.
+ */
+struct swgpu_db {
+    swgpu_alphabet_t alphabet;
+    uint64_t n;             /* sequences */
+    uint64_t total_res;     /* residues */
+    uint64_t max_len;
+    const uint8_t *res;     /* residues in sorted order, concatenated */
+    const uint64_t *off;    /* n+1 offsets into res, sorted order */
+    const uint32_t *orig;   /* sorted index -> database index */
+    const uint32_t *rank;   /* database index -> sorted index */
+    const char *names;      /* "id\0desc\0" per sequence, database order */
+    const uint64_t *name_off; /* n offsets into names, database order */
+    /* A part of a larger database (swgpu_db_part, swgpu_db_open_part): its
+     * sequences are the whole database's scan positions [part_first,
+     * part_first + n); orig[] holds the whole database's indices, and rank,
+     * names and name_off are the whole database's arrays (indexed by them).
+     * whole_n == 0: not a part (a zero-initialised struct is a whole one). */
+    uint64_t part_first, whole_n, whole_res;
+    /* ownership */
+    void *map;              /* mmap base when opened from a file */
+    size_t map_len;
+    void *map_res;          /* a part of a makedb file: its residues' own mapping */
+    size_t map_res_len;
+    swgpu__file_id_t *src;  /* the files it was read from: the makedb file, or a BLAST
+                               database's files (swgpu_db_write never replaces one) */
+    size_t n_src;
+    void *owned[6];         /* malloc'ed arrays to free */
+};
+
+/** Sequences and residues of the whole database a handle belongs to (its
+ *  own counts unless it is a part); search statistics use these. */
+static inline uint64_t swgpu__db_whole_n(const swgpu_db_t *db)
+{
+    return db->whole_n ? db->whole_n : db->n;
+}
+static inline uint64_t swgpu__db_whole_res(const swgpu_db_t *db)
+{
+    return db->whole_n ? db->whole_res : db->total_res;
+}
+
+/* --------------------------------- BLAST databases (blastdb.c) */
+
+/**
+ * 1 when path names a BLAST database, else 0: either a prefix P that is not
+ * itself a regular file while P.pal, P.pin, P.nal or P.nin is one, or one of
+ * those four files itself (its name less the extension is then the prefix).
+ */
+int swgpu__blastdb_probe(const char *path);
+
+/**
+ * Read every sequence of the BLAST database path (as swgpu__blastdb_probe
+ * accepts it) in OID order, volume after volume, into a new set (*out, the
+ * caller's).  alphabet: SWGPU_PROTEIN reads P.pal or P.pin, SWGPU_DNA P.nal
+ * or P.nin, SWGPU_AUTO whichever exists (SWGPU_EINVAL when both do).
+ * Each sequence's id and description follow swgpu_seq_t's meaning, taken
+ * from the first Blast-def-line of its header (see blastdb.c); trailing '*'
+ * codes are stripped and sequences left empty skipped, as the FASTA reader
+ * does.  info (may be NULL) gets the counts.  files (may be NULL): a
+ * malloc'ed array of every file read (alias, index, sequence and header
+ * files), *nfiles long, so that no output replaces one.  Every offset and
+ * length is checked against the files: a damaged database is SWGPU_EDB
+ * naming the file and the OID.  Thread safety: none needed (no state).
+ */
+int swgpu__blastdb_read(const char *path, swgpu_alphabet_t alphabet, swgpu_seqset_t **out,
+                        swgpu_read_info_t *info, swgpu__file_id_t **files, size_t *nfiles);
+
+#endif /* SWGPU_IO_H */

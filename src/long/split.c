@@ -1,0 +1,355 @@
+/*
+ * long_split.c - the long aligner's passes split across parts (processes
+ * joined by a swgpu_comm_t): its one partitioning layer.
+ *
+ * Every part runs the aligner's orchestration (align_long.c) the same way,
+ * with the same data, so every part reaches the same batches of regions in
+ * the same order.  Each batch is split here:
+ *
+ *  - a few regions (fewer than twice the parts): each region is cut by
+ *    columns into one slice per part (at least MIN_COLS columns a slice).
+ *    The CPU engine computes a slice strip by strip, receiving each strip's
+ *    left boundary column from the part on the left and sending its right
+ *    one on, so the parts work as a pipeline: part p starts strip s as soon
+ *    as part p-1 has finished it;
+ *  - many regions: whole regions are dealt out, largest first to the part
+ *    with the least work so far.
+ *
+ * Then every part gets every other part's outputs - the rows the regions
+ * save and their best cells (merged under the tie rule: highest score,
+ * smallest column, smallest row) - through comm->allgather, and goes on
+ * with exactly the data a single process would have.  Pruned cells are
+ * counted over all parts.
+ *
+ * Failures: swgpu__lsplit_agree() is every part's checkpoint (an allgather
+ * of statuses); a batch always completes its collectives, a part that fails
+ * inside one still passes boundary columns on (the engine drains) and
+ * reports at the batch's end, so that no part waits forever.  The parts
+ * that did not fail themselves return SWGPU_EPART.
+ *
+ * The transport is comm's; the split depends only on sizes and the number
+ * of parts, so it can serve other transports (devices of one host) as well.
+ */
+#include "long/long.h"
+#include "long/long.h"
+
+#include <string.h>
+
+#define MAX_PARTS SWGPU__LONG_MAX_PARTS
+#define MIN_COLS 256 /* narrowest column slice */
+
+int swgpu__lsplit_agree(const swgpu_comm_t *comm, int rc)
+{
+    int32_t all[MAX_PARTS];
+    size_t len[MAX_PARTS];
+    int32_t mine = rc;
+    if (comm->size > MAX_PARTS)
+        return swgpu__fail(SWGPU_EINVAL, "long alignment: %d parts, at most %d", comm->size,
+                           MAX_PARTS);
+    for (int p = 0; p < comm->size; p++)
+        len[p] = sizeof(int32_t);
+    all[comm->rank] = mine;
+    int crc = comm->allgather(comm->user, all, len);
+    if (crc)
+        return swgpu__fail(crc, "long alignment: the parts cannot agree (transport error)");
+    if (rc)
+        return rc;
+    for (int p = 0; p < comm->size; p++)
+        if (all[p])
+            return swgpu__fail(SWGPU_EPART, "long alignment: part %d of %d failed", p, comm->size);
+    return SWGPU_OK;
+}
+
+/*
+ * Every part's bytes (see long.h).  A part whose rc is not 0 contributes
+ * nothing and makes the call fail everywhere, after the same collectives.
+ */
+int swgpu__lsplit_gather(const swgpu_comm_t *comm, int rc, const void *mine, size_t len,
+                         char **all, size_t *off)
+{
+    uint64_t sz[MAX_PARTS][2];
+    size_t lens[MAX_PARTS];
+    int P = comm->size, crc;
+    *all = NULL;
+    /* every collective of the split starts with a checkpoint: a part that
+     * failed on its own meets the others at their next one */
+    if ((crc = swgpu__lsplit_agree(comm, rc)))
+        return crc;
+    for (int p = 0; p < P; p++)
+        lens[p] = sizeof sz[0];
+    sz[comm->rank][0] = rc ? 0 : len;
+    sz[comm->rank][1] = (uint64_t)(int64_t)rc;
+    if ((crc = comm->allgather(comm->user, sz, lens)))
+        return swgpu__fail(crc, "long alignment: transport error");
+    off[0] = 0;
+    for (int p = 0; p < P; p++) {
+        off[p + 1] = off[p] + sz[p][0];
+        lens[p] = sz[p][0];
+    }
+    int fail = rc;
+    if (!fail)
+        for (int p = 0; p < P && !fail; p++)
+            if (sz[p][1])
+                fail = swgpu__fail(SWGPU_EPART, "long alignment: part %d of %d failed", p, P);
+    if (!fail && !(*all = malloc(off[P] ? off[P] : 1)))
+        fail = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu bytes from the "
+                           "other parts", off[P]);
+    /* everyone learns whether everyone has a buffer before the data moves */
+    if ((crc = swgpu__lsplit_agree(comm, fail))) {
+        free(*all);
+        *all = NULL;
+        return crc;
+    }
+    if (len)
+        memcpy(*all + off[comm->rank], mine, len);
+    if ((crc = comm->allgather(comm->user, *all, lens))) {
+        free(*all);
+        *all = NULL;
+        return swgpu__fail(crc, "long alignment: transport error");
+    }
+    return SWGPU_OK;
+}
+
+/* one part's outputs for one region */
+typedef struct {
+    int64_t region;
+    int64_t c_lo, c_hi;   /* saved vertex columns [c_lo, c_hi] of the region */
+    int64_t track;        /* 1: best, bi, bj are the part's best cell */
+    int64_t best, bi, bj;
+    int64_t col0, nb;     /* wide scores: the part's first column (a multiple of
+                             SWGPU__LONG_CHUNK) and bases per saved row (its own
+                             swgpu__lreg_nbase: entry 0 for its column 0, 1 + c for
+                             its chunk c, the region's chunk col0 / CHUNK + c) */
+} contrib_t;
+
+int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
+                      const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
+                      const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned)
+{
+    const int P = comm->size, me = comm->rank;
+    swgpu__lreg_t *mine = NULL;
+    size_t *idx = NULL, nm = 0;
+    int32_t **local = NULL;     /* column slices: the slice's saved rows */
+    int64_t **lbase = NULL;     /* and their bases (wide scores) */
+    const int wide = sc->wide;
+    int64_t *lo = NULL, *hi = NULL;
+    uint64_t *load = NULL, my_pruned = 0, bytes = 0;
+    char *out = NULL, *all = NULL;
+    size_t off[MAX_PARTS + 1], outlen = 0;
+    int rc;
+
+    if ((rc = swgpu__lsplit_agree(comm, SWGPU_OK)))
+        return rc;
+    mine = calloc(n ? n : 1, sizeof *mine);
+    idx = calloc(n ? n : 1, sizeof *idx);
+    local = calloc(n ? n : 1, sizeof *local);
+    lbase = calloc(n ? n : 1, sizeof *lbase);
+    lo = calloc(n ? n : 1, sizeof *lo);
+    hi = calloc(n ? n : 1, sizeof *hi);
+    load = calloc((size_t)P, sizeof *load);
+    if (!mine || !idx || !local || !lbase || !lo || !hi || !load) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
+        goto exchange; /* nothing to drain: no region started */
+    }
+
+    if (n >= 2 * (size_t)P) {
+        /* whole regions, largest first to the least loaded part */
+        size_t *order = idx;
+        for (size_t k = 0; k < n; k++)
+            order[k] = k;
+        for (size_t k = 1; k < n; k++) { /* insertion sort: cells desc, index asc */
+            size_t x = order[k], y = k;
+            uint64_t cx = (uint64_t)regs[x].h * (uint64_t)regs[x].w;
+            while (y > 0 && (uint64_t)regs[order[y - 1]].h * (uint64_t)regs[order[y - 1]].w < cx)
+                order[y] = order[y - 1], y--;
+            order[y] = x;
+        }
+        for (size_t k = 0; k < n; k++) { /* lo[k]: the owner, for now */
+            int best = 0;
+            for (int p = 1; p < P; p++)
+                if (load[p] < load[best])
+                    best = p;
+            lo[order[k]] = best;
+            load[best] += (uint64_t)regs[order[k]].h * (uint64_t)regs[order[k]].w;
+        }
+        for (size_t k = 0; k < n; k++)
+            if (lo[k] == me) {
+                mine[nm] = regs[k];
+                idx[nm++] = k;
+            }
+        for (size_t k = 0; k < n; k++) {
+            int owned = lo[k] == me;
+            lo[k] = owned ? 0 : -1;
+            hi[k] = owned ? regs[k].w : -2;
+        }
+    } else {
+        /* each region cut by columns; tags count strips over the batch */
+        int64_t tag = 0;
+        for (size_t k = 0; k < n; k++) {
+            const swgpu__lreg_t *g = &regs[k];
+            int64_t a = g->w / MIN_COLS;
+            a = a < 1 ? 1 : a > P ? P : a;
+            int64_t c0 = g->w * me / a, c1 = g->w * (me + 1) / a;
+            if (wide) { /* parts start at multiples of CHUNK: their row bases are the region's */
+                c0 -= c0 % SWGPU__LONG_CHUNK;
+                c1 = me + 1 < a ? c1 - c1 % SWGPU__LONG_CHUNK : c1;
+            }
+            int64_t strips = (g->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+            lo[k] = -1;
+            hi[k] = -2;
+            if (me < a && c1 > c0) {
+                swgpu__lreg_t *s = &mine[nm];
+                *s = *g;
+                s->w = c1 - c0;
+                s->coff = g->coff + c0;
+                s->col0 = c0;
+                s->w_all = g->w;
+                s->edge_left = me > 0 ? me - 1 : -1;
+                s->edge_right = me + 1 < a ? me + 1 : -1;
+                s->tag0 = (int32_t)(tag % SWGPU__LONG_TAGS);
+                s->comm = comm;
+                int64_t ns = swgpu__lreg_nsaved(g);
+                if (ns > 0) {
+                    local[k] = malloc((size_t)ns * (size_t)(s->w + 1) * 2 * sizeof(int32_t));
+                    if (wide)
+                        lbase[k] = malloc((size_t)ns * (size_t)swgpu__lreg_nbase(s->w) * sizeof(int64_t));
+                    if (!local[k] || (wide && !lbase[k])) {
+                        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for "
+                                         "%lld saved rows", (long long)ns);
+                        s->save_every = 0; /* computed, not saved: the batch fails */
+                        s->save_last = 0;
+                    }
+                }
+                s->saved = local[k];
+                s->saved_base = lbase[k];
+                bytes += local[k] ? (uint64_t)ns * (uint64_t)(s->w + 1) * 8 : 0;
+                bytes += lbase[k] ? (uint64_t)ns * (uint64_t)swgpu__lreg_nbase(s->w) * 8 : 0;
+                lo[k] = me == 0 ? 0 : c0 + 1; /* vertex column c0 is the left part's */
+                hi[k] = c1;
+                idx[nm++] = k;
+            }
+            tag += strips;
+        }
+    }
+
+    if (nm > 0) {
+        uint64_t b = 0, pr = 0;
+        int erc = swgpu__lcpu_run(q, sc, mine, nm, threads, prog, &b, &pr, NULL);
+        if (erc && !rc)
+            rc = erc;
+        my_pruned = pr;
+        bytes += b;
+    }
+
+    /* this part's outputs: per region, its saved columns and its best */
+    {
+        size_t need = 0;
+        for (size_t x = 0; x < nm; x++) {
+            size_t k = idx[x];
+            need += sizeof(contrib_t);
+            if (regs[k].saved)
+                need += (size_t)swgpu__lreg_nsaved(&regs[k]) *
+                        ((size_t)(hi[k] - lo[k] + 1) * 8 + (wide ? (size_t)swgpu__lreg_nbase(mine[x].w) * 8 : 0));
+        }
+        need += sizeof(uint64_t);
+        if (!rc && !(out = malloc(need)))
+            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu bytes", need);
+        if (!rc) {
+            char *p = out;
+            memcpy(p, &my_pruned, sizeof my_pruned);
+            p += sizeof my_pruned;
+            for (size_t x = 0; x < nm; x++) {
+                size_t k = idx[x];
+                const swgpu__lreg_t *s = &mine[x];
+                contrib_t c = {(int64_t)k, lo[k], hi[k], regs[k].track, s->best, s->bi, s->bj,
+                               s->w_all > 0 ? s->col0 : 0, wide ? swgpu__lreg_nbase(s->w) : 0};
+                memcpy(p, &c, sizeof c);
+                p += sizeof c;
+                if (!regs[k].saved)
+                    continue;
+                int64_t ns = swgpu__lreg_nsaved(&regs[k]), cols = hi[k] - lo[k] + 1;
+                int64_t first = lo[k] - s->col0; /* local vertex column of lo[k] */
+                for (int64_t row = 0; row < ns; row++) {
+                    const int32_t *src = s->saved + ((size_t)row * (size_t)(s->w + 1) + (size_t)first) * 2;
+                    memcpy(p, src, (size_t)cols * 8);
+                    p += cols * 8;
+                }
+                if (wide) {
+                    memcpy(p, s->saved_base, (size_t)ns * (size_t)c.nb * 8);
+                    p += ns * c.nb * 8;
+                }
+            }
+            outlen = (size_t)(p - out);
+        }
+    }
+
+exchange:
+    if ((rc = swgpu__lsplit_gather(comm, rc, out, outlen, &all, off)))
+        goto done;
+    /* every part's outputs into the batch's regions */
+    for (size_t k = 0; k < n; k++)
+        if (regs[k].track) {
+            regs[k].best = SWGPU__LONG_NEG;
+            regs[k].bi = regs[k].bj = 0;
+        }
+    if (pruned)
+        *pruned = 0;
+    for (int p = 0; p < P; p++) {
+        const char *x = all + off[p], *end = all + off[p + 1];
+        uint64_t pp;
+        memcpy(&pp, x, sizeof pp);
+        x += sizeof pp;
+        if (pruned)
+            *pruned += pp;
+        while (x < end) {
+            contrib_t c;
+            memcpy(&c, x, sizeof c);
+            x += sizeof c;
+            swgpu__lreg_t *g = &regs[c.region];
+            if (c.track && swgpu__lbest_better(c.best, c.bi, c.bj, g->best, g->bi, g->bj)) {
+                g->best = c.best;
+                g->bi = c.bi;
+                g->bj = c.bj;
+            }
+            if (!g->saved)
+                continue;
+            int64_t ns = swgpu__lreg_nsaved(g), cols = c.c_hi - c.c_lo + 1;
+            if (p == me && !local[c.region]) { /* a whole region of ours: in place already */
+                x += ns * cols * 8 + ns * c.nb * 8;
+                continue;
+            }
+            for (int64_t row = 0; row < ns; row++) {
+                memcpy(g->saved + ((size_t)row * (size_t)(g->w + 1) + (size_t)c.c_lo) * 2, x,
+                       (size_t)cols * 8);
+                x += cols * 8;
+            }
+            for (int64_t row = 0; c.nb > 0 && row < ns; row++) {
+                /* the part's bases: its column 0's (the region's when col0 is 0),
+                 * its chunks' (the region's from chunk col0 / CHUNK on) */
+                int64_t *rb = g->saved_base + (size_t)row * (size_t)swgpu__lreg_nbase(g->w), b0;
+                memcpy(&b0, x, sizeof b0);
+                if (c.col0 == 0)
+                    rb[0] = b0;
+                memcpy(rb + 1 + c.col0 / SWGPU__LONG_CHUNK, x + 8, (size_t)(c.nb - 1) * 8);
+                x += c.nb * 8;
+            }
+        }
+    }
+    if (bytes_used)
+        *bytes_used = bytes;
+done:
+    for (size_t k = 0; local && k < n; k++)
+        free(local[k]);
+    for (size_t k = 0; lbase && k < n; k++)
+        free(lbase[k]);
+    free(local);
+    free(lbase);
+    free(mine);
+    free(idx);
+    free(lo);
+    free(hi);
+    free(load);
+    free(out);
+    free(all);
+    return rc;
+}
