@@ -1588,6 +1588,11 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
         swgpu_long_opts_init(&defo, m->alphabet);
         o = &defo;
     }
+    {
+        swgpu__isa_t isa; /* a bad SWGPU_CPU_ISA is refused before any work */
+        if ((rc = swgpu__cpu_isa_env(&isa)))
+            return rc;
+    }
     if (!st)
         st = &st0;
     memset(st, 0, sizeof *st);

@@ -1205,6 +1205,9 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     int have_feeder = 0, own_pairs = 0;
 #endif
 
+    swgpu__isa_t isa; /* a bad SWGPU_CPU_ISA is refused before any work */
+    if ((rc = swgpu__cpu_isa_env(&isa)))
+        return rc;
     memset(&c, 0, sizeof c);
     c.sel = sel;
     c.have_fixed =

@@ -274,6 +274,19 @@ fi
 (cd "$T" && "$SWGPU" align "$OLDPWD/$D/long_a.fa" "$OLDPWD/$D/long_b.fa" -o - --quiet > "$T/adash.out") &&
     grep -q '^score' "$T/adash.out" && [ ! -e "$T/-" ] && pass || fail "align -o -"
 
+# SWGPU_CPU_ISA has one reading: an unknown name is refused by every command
+# that computes, before it computes (the GPU search's alignments and the long
+# aligner once took the best set silently, the CPU engine refused it)
+for be in cpu ref; do
+    SWGPU_CPU_ISA=avx9 bad "SWGPU_CPU_ISA=avx9, search --backend $be" \
+        "SWGPU_CPU_ISA=avx9: expected scalar, sse41, avx2 or avx512" search -q $Q -d $DB --backend $be
+done
+SWGPU_CPU_ISA=avx9 bad "SWGPU_CPU_ISA=avx9, align" "SWGPU_CPU_ISA=avx9: expected scalar, sse41, avx2 or avx512" \
+    align $D/long_a.fa $D/long_b.fa
+SWGPU_CPU_ISA=scalar "$SWGPU" search -q $Q -d $DB --backend cpu --quiet > "$T/isa.out" &&
+    "$SWGPU" search -q $Q -d $DB --backend cpu --quiet | cmp -s - "$T/isa.out" && pass ||
+    fail "SWGPU_CPU_ISA=scalar: output differs from the default set's"
+
 # a replaced output keeps the mode of the file it replaces
 : > "$T/mode.tsv" && chmod 640 "$T/mode.tsv"
 "$SWGPU" search -q $Q -d $DB -o "$T/mode.tsv" --quiet && [ "$(stat -c %a "$T/mode.tsv")" = 640 ] &&
