@@ -171,6 +171,9 @@ static void db_free(testdb_t *T)
     free(T->name_off);
 }
 
+/* s[0..n) by rand_res.  Not testlib's tl_rand_codes: the residues include
+ * rare ambiguity codes and come from this file's one seed, drawn by every
+ * part in turn, so this test keeps its own to keep its data. */
 static void rand_seq(uint8_t *s, size_t n, int dna)
 {
     for (size_t i = 0; i < n; i++)

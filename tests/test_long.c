@@ -135,18 +135,6 @@ static void test_related(void)
     free(b);
 }
 
-/* ref's best score of a x b */
-static int64_t ref_score(const uint8_t *a, size_t m, const uint8_t *b, size_t n, const swgpu_matrix_t *mat, int open,
-                         int ext)
-{
-    swgpu_aln_t R = { 0 };
-    int64_t v = -1;
-    if (swgpu_align(a, m, b, n, mat, open, ext, 1, &R) == 0)
-        v = R.score;
-    swgpu_aln_free(&R);
-    return v;
-}
-
 static int64_t seed_bound(const uint8_t *a, size_t m, const uint8_t *b, size_t n, const swgpu_matrix_t *mat, int open,
                           int ext)
 {
@@ -181,14 +169,14 @@ static void test_seed_bound(void)
     b[1000] = (uint8_t)((a[1000] + 1) % 4);
     b[3000] = (uint8_t)((a[3000] + 2) % 4);
     v = seed_bound(a, m, b, m, dna, 5, 2);
-    r = ref_score(a, m, b, m, dna, 5, 2);
+    r = tl_align_score(a, m, b, m, dna, 5, 2);
     CHECK(v == 9990 && r == 9990, "seed bound, two substitutions: %lld, optimum %lld (9990)", (long long)v,
           (long long)r);
     /* 10 residues of a missing from b: one gap of 10, 5 + 2 * 10 */
     memcpy(b, a, 2500);
     memcpy(b + 2500, a + 2510, m - 2510);
     v = seed_bound(a, m, b, m - 10, dna, 5, 2);
-    r = ref_score(a, m, b, m - 10, dna, 5, 2);
+    r = tl_align_score(a, m, b, m - 10, dna, 5, 2);
     CHECK(v == 2 * 4990 - 25 && r == v, "seed bound, a deletion of 10: %lld, optimum %lld (9955)", (long long)v,
           (long long)r);
     /* and in b: the gap the other way */
@@ -199,7 +187,7 @@ static void test_seed_bound(void)
     CHECK_EQ_INT(seed_bound(a, 12, a, 12, dna, 5, 2), 24);
     tl_rand_codes(&s, b, m, 4);
     v = seed_bound(a, m, b, m, dna, 5, 2);
-    CHECK(v >= 0 && v <= ref_score(a, m, b, m, dna, 5, 2), "seed bound, unrelated: %lld", (long long)v);
+    CHECK(v >= 0 && v <= tl_align_score(a, m, b, m, dna, 5, 2), "seed bound, unrelated: %lld", (long long)v);
     memset(b, 4, m);
     CHECK_EQ_INT(seed_bound(b, m, b, m, dna, 5, 2), 0);
     /* related pairs: substitutions, indels, N runs, a moved block, protein */
@@ -221,7 +209,7 @@ static void test_seed_bound(void)
             memcpy(b + n - 400, t, 400);
         }
         v = seed_bound(a, len, b, n, mat, open, ext);
-        r = ref_score(a, len, b, n, mat, open, ext);
+        r = tl_align_score(a, len, b, n, mat, open, ext);
         CHECK(v >= 0 && v <= r && (prot || 10 * v >= 9 * r), "seed bound, related %d (%s, %zu x %zu): %lld, optimum %lld",
               it, prot ? "protein" : "DNA", len, n, (long long)v, (long long)r);
     }
@@ -316,29 +304,10 @@ typedef struct {
     size_t len[2];
 } ckcopy_t;
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *p = NULL;
-    long n;
-    *len = 0;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (p = malloc((size_t)n + 1)) && fread(p, 1, (size_t)n, f) == (size_t)n)
-        *len = (size_t)n;
-    fclose(f);
-    return p;
-}
-
 static void spill(const char *path, const uint8_t *p, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        if (fwrite(p, 1, len, f) != len)
-            CHECK(0, "cannot write %s", path);
-        fclose(f);
-    }
+    if (tl_spit(path, p, len))
+        CHECK(0, "cannot write %s", path);
 }
 
 static void ck_copy(const swgpu_long_progress_t *r, void *user)
@@ -346,7 +315,7 @@ static void ck_copy(const swgpu_long_progress_t *r, void *user)
     ckcopy_t *c = user;
     const int k = !strcmp(r->phase, "reverse") ? 0 : !strcmp(r->phase, "traceback") ? 1 : -1;
     if (k >= 0 && !c->copy[k])
-        c->copy[k] = slurp(c->path, &c->len[k]);
+        c->copy[k] = tl_slurp(c->path, &c->len[k]);
 }
 
 /* the file's CRC-32 (its last 4 bytes) made right after an edit */
@@ -379,7 +348,7 @@ static int ck_try(const char *what, const char *path, const uint8_t *p, size_t l
     int rc;
     spill(path, p, len);
     rc = swgpu_align_long(a, m, b, n, dna, o, out, &st);
-    back = slurp(path, &len2);
+    back = tl_slurp(path, &len2);
     if (want) {
         CHECK(rc < 0 && !strcmp(swgpu_last_error(), want), "%s: rc %d, message\n#   %s\n# wanted\n#   %s", what, rc,
               rc < 0 ? swgpu_last_error() : "(none)", want);
