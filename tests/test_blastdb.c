@@ -374,6 +374,190 @@ static void expect_fail(const char *name, const char *prefix, swgpu_alphabet_t a
     swgpu_db_destroy(db);
 }
 
+/* Broken indexes of the volume good fail with their messages. */
+static void built_index_errors(const vol_spec_t *good)
+{
+    vol_spec_t v = *good;
+    v.version = 3;
+    write_vol(tmp("bad"), &v);
+    expect_fail("version 3", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "format version 3");
+    v = *good;
+    v.type = 1; /* nucleotide type in a .pin */
+    write_vol(tmp("bad"), &v);
+    expect_fail("wrong type", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "sequence type 0");
+    v = *good;
+    v.cut_idx = 3;
+    write_vol(tmp("bad"), &v);
+    expect_fail("index cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "truncated");
+    v = *good;
+    v.extra_idx = 4;
+    write_vol(tmp("bad"), &v);
+    expect_fail("index longer", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "unexpected data");
+    v = *good;
+    v.keep_idx = 10; /* inside the title */
+    write_vol(tmp("bad"), &v);
+    expect_fail("index header cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "truncated in the");
+    v = *good;
+    v.total = 9;
+    write_vol(tmp("bad"), &v);
+    expect_fail("total", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "index says 9 residues");
+    v = *good;
+    v.total = 1000;
+    write_vol(tmp("bad"), &v);
+    expect_fail("total beyond the file", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin",
+                "1000 residues cannot be in");
+}
+
+/* Broken sequence files (.psq) of the volume good. */
+static void built_sequence_errors(const vol_spec_t *good)
+{
+    vol_spec_t v = *good;
+    v.no_nul = 1;
+    write_vol(tmp("bad"), &v);
+    expect_fail("no NUL", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1", "no NUL byte");
+    static const unsigned char s28[] = {12, 28, 1};
+    v = *good;
+    v.seq[1] = s28;
+    v.slen[1] = 3;
+    write_vol(tmp("bad"), &v);
+    expect_fail("byte 28", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1",
+                "invalid residue byte 0x1c at position 2");
+    write_vol(tmp("bad"), good);
+    tl_spit(tmp("bad.psq"), "\0\x0c\x0a", 3); /* cut short */
+    expect_fail("psq cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "cannot be in");
+    write_vol(tmp("bad"), good);
+    tl_spit(tmp("bad.psq"), "\0\x0c\x0a\x13\x0b\x01\0\x07\x07\x08\0\x07", 8); /* OID 1 cut */
+    expect_fail("psq cut in OID 1", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1",
+                "outside the file");
+    write_vol(tmp("bad"), good);
+    unlink(tmp("bad.psq"));
+    expect_fail("no psq", tmp("bad"), SWGPU_AUTO, SWGPU_EIO, "bad.psq", "No such file");
+    static const unsigned char stars[] = {25, 25};
+    v = *good;
+    v.seq[0] = v.seq[1] = stars;
+    v.slen[0] = v.slen[1] = 2;
+    write_vol(tmp("bad"), &v);
+    expect_fail("only stops", tmp("bad"), SWGPU_AUTO, SWGPU_EEMPTY, "no non-empty sequence", NULL);
+}
+
+/* Broken headers (.phr) of the volume good; a definite-length header reads
+ * as NCBI's indefinite one. */
+static void built_header_errors(const vol_spec_t *good)
+{
+    vol_spec_t v = *good;
+    v.swap_hdr = 1;
+    write_vol(tmp("bad"), &v);
+    expect_fail("header offsets", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 0",
+                "header offsets");
+    unsigned char deep[192]; /* 48 nested SEQUENCEs */
+    for (int k = 0; k < 96; k += 2) {
+        deep[k] = 0x30;
+        deep[k + 1] = 0x80;
+    }
+    memset(deep + 96, 0, 96);
+    v = *good;
+    v.hdr[0] = deep;
+    v.hlen[0] = sizeof deep;
+    write_vol(tmp("bad"), &v);
+    expect_fail("deep header", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 0",
+                "nested too deeply");
+    unsigned char hx[256];
+    size_t hn = hdr_local(hx, "x", "t");
+    hx[hn++] = 0; /* a byte after the set */
+    v = *good;
+    v.hdr[1] = hx;
+    v.hlen[1] = hn;
+    write_vol(tmp("bad"), &v);
+    expect_fail("data after", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1", "data after");
+    hn = hdr_local(hx, "x", "t");
+    v.hlen[1] = hn - 3; /* cut inside */
+    write_vol(tmp("bad"), &v);
+    expect_fail("header cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
+                "invalid header");
+    hn = hdr_local(hx, "x", "t");
+    hx[15] = 0xb9; /* the Seq-id choice [0] becomes [25] */
+    v.hlen[1] = hn;
+    write_vol(tmp("bad"), &v);
+    expect_fail("unknown Seq-id", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
+                "unknown Seq-id type");
+    hn = hdr_local(hx, "x", "a\001b");
+    v.hlen[1] = hn;
+    write_vol(tmp("bad"), &v);
+    expect_fail("control character", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
+                "control character 0x01");
+    static const unsigned char noid[] = {0x30, 0x80, 0x30, 0x80, 0xa0, 0x80, 0x1a, 1, 't',
+                                         0, 0, 0, 0, 0, 0};
+    v.hdr[1] = noid;
+    v.hlen[1] = sizeof noid;
+    write_vol(tmp("bad"), &v);
+    expect_fail("no Seq-id", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1", "no Seq-id");
+    static const unsigned char longlen[] = {0x30, 0x85, 1, 2, 3, 4, 5};
+    v.hdr[1] = longlen;
+    v.hlen[1] = sizeof longlen;
+    write_vol(tmp("bad"), &v);
+    expect_fail("length too large", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
+                "length too large");
+    /* a definite-length header (NCBI writes indefinite ones) reads the same */
+    static const unsigned char def[] = {0x30, 0x13, 0x30, 0x11, 0xa0, 0x05, 0x1a, 0x03, 'a', 'b',
+                                        'c', 0xa1, 0x08, 0x30, 0x06, 0xab, 0x04, 0x02, 0x02,
+                                        0x01, 0x00};
+    v.hdr[1] = def;
+    v.hlen[1] = sizeof def;
+    write_vol(tmp("def"), &v);
+    swgpu_seqset_t *s = read_set(tmp("def"), SWGPU_AUTO, NULL);
+    CHECK(s && !strcmp(tl_id_of(s, 1), "gi|256") && !strcmp(tl_desc_of(s, 1), "abc"),
+          "a definite-length header: %s %s", s ? tl_id_of(s, 1) : "", s ? tl_desc_of(s, 1) : "");
+    swgpu_seqset_destroy(s);
+}
+
+/* Nucleotide volumes (one record, header hdr): packed bases and ambiguity
+ * runs, and broken ambiguity data. */
+static void built_nucleotide(const unsigned char *hdr, size_t hlen)
+{
+    static const unsigned char p0[] = {0x1b, 0x82}; /* ACGT, then G A and 2 in the low bits */
+    static const unsigned char a0[] = {0, 0, 0, 2, 0xf1, 0, 0, 1, 0x50, 0, 0, 5}; /* NN at 1, R at 5 */
+    vol_spec_t nv = {0};
+    nv.nucl = 1;
+    nv.n = 1;
+    nv.hdr[0] = hdr;
+    nv.hlen[0] = hlen;
+    nv.seq[0] = p0;
+    nv.slen[0] = sizeof p0;
+    nv.amb[0] = a0;
+    nv.alen[0] = sizeof a0;
+    nv.total = -1;
+    write_vol(tmp("nuc"), &nv);
+    swgpu_seqset_t *s = read_set(tmp("nuc"), SWGPU_AUTO, NULL);
+    CHECK_EQ_STR(tl_letters(s, 0), "ANNTGR");
+    swgpu_seqset_destroy(s);
+    static const unsigned char along[] = {0x80, 0, 0, 2, 0xf0, 0x02, 0, 0, 0, 0, 0, 3}; /* NNN at 3 */
+    nv.amb[0] = along;
+    nv.alen[0] = sizeof along;
+    write_vol(tmp("nuc"), &nv);
+    s = read_set(tmp("nuc"), SWGPU_AUTO, NULL);
+    CHECK_EQ_STR(tl_letters(s, 0), "ACGNNN");
+    swgpu_seqset_destroy(s);
+    static const unsigned char apast[] = {0x80, 0, 0, 2, 0xf0, 0x02, 0, 0, 0, 0, 0, 4};
+    nv.amb[0] = apast;
+    write_vol(tmp("badn"), &nv);
+    expect_fail("ambiguity past the end", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
+                "past the end of the sequence (6 bases)");
+    static const unsigned char acount[] = {0, 0, 0, 3, 0xf1, 0, 0, 1, 0x50, 0, 0, 5};
+    nv.amb[0] = acount;
+    write_vol(tmp("badn"), &nv);
+    expect_fail("ambiguity count", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
+                "ambiguity count 3");
+    nv.alen[0] = 6;
+    write_vol(tmp("badn"), &nv);
+    expect_fail("ambiguity bytes", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
+                "ambiguity data of 6 bytes");
+    nv.alen[0] = sizeof acount;
+    nv.slen[0] = 0; /* no packed byte at all */
+    write_vol(tmp("badn"), &nv);
+    expect_fail("no packed byte", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
+                "outside the file (13 bytes) or out of order");
+}
+
 static void test_built(void)
 {
     unsigned char h0[256], h1[256];
@@ -415,175 +599,10 @@ static void test_built(void)
     CHECK_EQ_INT(info.n_unknown, 1);
     swgpu_seqset_destroy(s);
 
-    /* the index */
-    v = good;
-    v.version = 3;
-    write_vol(tmp("bad"), &v);
-    expect_fail("version 3", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "format version 3");
-    v = good;
-    v.type = 1; /* nucleotide type in a .pin */
-    write_vol(tmp("bad"), &v);
-    expect_fail("wrong type", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "sequence type 0");
-    v = good;
-    v.cut_idx = 3;
-    write_vol(tmp("bad"), &v);
-    expect_fail("index cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "truncated");
-    v = good;
-    v.extra_idx = 4;
-    write_vol(tmp("bad"), &v);
-    expect_fail("index longer", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "unexpected data");
-    v = good;
-    v.keep_idx = 10; /* inside the title */
-    write_vol(tmp("bad"), &v);
-    expect_fail("index header cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "truncated in the");
-    v = good;
-    v.total = 9;
-    write_vol(tmp("bad"), &v);
-    expect_fail("total", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "index says 9 residues");
-    v = good;
-    v.total = 1000;
-    write_vol(tmp("bad"), &v);
-    expect_fail("total beyond the file", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin",
-                "1000 residues cannot be in");
-
-    /* sequences */
-    v = good;
-    v.no_nul = 1;
-    write_vol(tmp("bad"), &v);
-    expect_fail("no NUL", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1", "no NUL byte");
-    static const unsigned char s28[] = {12, 28, 1};
-    v = good;
-    v.seq[1] = s28;
-    v.slen[1] = 3;
-    write_vol(tmp("bad"), &v);
-    expect_fail("byte 28", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1",
-                "invalid residue byte 0x1c at position 2");
-    write_vol(tmp("bad"), &good);
-    tl_spit(tmp("bad.psq"), "\0\x0c\x0a", 3); /* cut short */
-    expect_fail("psq cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "cannot be in");
-    write_vol(tmp("bad"), &good);
-    tl_spit(tmp("bad.psq"), "\0\x0c\x0a\x13\x0b\x01\0\x07\x07\x08\0\x07", 8); /* OID 1 cut */
-    expect_fail("psq cut in OID 1", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1",
-                "outside the file");
-    write_vol(tmp("bad"), &good);
-    unlink(tmp("bad.psq"));
-    expect_fail("no psq", tmp("bad"), SWGPU_AUTO, SWGPU_EIO, "bad.psq", "No such file");
-    static const unsigned char stars[] = {25, 25};
-    v = good;
-    v.seq[0] = v.seq[1] = stars;
-    v.slen[0] = v.slen[1] = 2;
-    write_vol(tmp("bad"), &v);
-    expect_fail("only stops", tmp("bad"), SWGPU_AUTO, SWGPU_EEMPTY, "no non-empty sequence", NULL);
-
-    /* headers */
-    v = good;
-    v.swap_hdr = 1;
-    write_vol(tmp("bad"), &v);
-    expect_fail("header offsets", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 0",
-                "header offsets");
-    unsigned char deep[192]; /* 48 nested SEQUENCEs */
-    for (int k = 0; k < 96; k += 2) {
-        deep[k] = 0x30;
-        deep[k + 1] = 0x80;
-    }
-    memset(deep + 96, 0, 96);
-    v = good;
-    v.hdr[0] = deep;
-    v.hlen[0] = sizeof deep;
-    write_vol(tmp("bad"), &v);
-    expect_fail("deep header", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 0",
-                "nested too deeply");
-    unsigned char hx[256];
-    size_t hn = hdr_local(hx, "x", "t");
-    hx[hn++] = 0; /* a byte after the set */
-    v = good;
-    v.hdr[1] = hx;
-    v.hlen[1] = hn;
-    write_vol(tmp("bad"), &v);
-    expect_fail("data after", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1", "data after");
-    hn = hdr_local(hx, "x", "t");
-    v.hlen[1] = hn - 3; /* cut inside */
-    write_vol(tmp("bad"), &v);
-    expect_fail("header cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
-                "invalid header");
-    hn = hdr_local(hx, "x", "t");
-    hx[15] = 0xb9; /* the Seq-id choice [0] becomes [25] */
-    v.hlen[1] = hn;
-    write_vol(tmp("bad"), &v);
-    expect_fail("unknown Seq-id", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
-                "unknown Seq-id type");
-    hn = hdr_local(hx, "x", "a\001b");
-    v.hlen[1] = hn;
-    write_vol(tmp("bad"), &v);
-    expect_fail("control character", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
-                "control character 0x01");
-    static const unsigned char noid[] = {0x30, 0x80, 0x30, 0x80, 0xa0, 0x80, 0x1a, 1, 't',
-                                         0, 0, 0, 0, 0, 0};
-    v.hdr[1] = noid;
-    v.hlen[1] = sizeof noid;
-    write_vol(tmp("bad"), &v);
-    expect_fail("no Seq-id", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1", "no Seq-id");
-    static const unsigned char longlen[] = {0x30, 0x85, 1, 2, 3, 4, 5};
-    v.hdr[1] = longlen;
-    v.hlen[1] = sizeof longlen;
-    write_vol(tmp("bad"), &v);
-    expect_fail("length too large", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 1",
-                "length too large");
-    /* a definite-length header (NCBI writes indefinite ones) reads the same */
-    static const unsigned char def[] = {0x30, 0x13, 0x30, 0x11, 0xa0, 0x05, 0x1a, 0x03, 'a', 'b',
-                                        'c', 0xa1, 0x08, 0x30, 0x06, 0xab, 0x04, 0x02, 0x02,
-                                        0x01, 0x00};
-    v.hdr[1] = def;
-    v.hlen[1] = sizeof def;
-    write_vol(tmp("def"), &v);
-    s = read_set(tmp("def"), SWGPU_AUTO, NULL);
-    CHECK(s && !strcmp(tl_id_of(s, 1), "gi|256") && !strcmp(tl_desc_of(s, 1), "abc"),
-          "a definite-length header: %s %s", s ? tl_id_of(s, 1) : "", s ? tl_desc_of(s, 1) : "");
-    swgpu_seqset_destroy(s);
-
-    /* nucleotide: packed bases and ambiguity runs */
-    static const unsigned char p0[] = {0x1b, 0x82}; /* ACGT, then G A and 2 in the low bits */
-    static const unsigned char a0[] = {0, 0, 0, 2, 0xf1, 0, 0, 1, 0x50, 0, 0, 5}; /* NN at 1, R at 5 */
-    vol_spec_t nv = {0};
-    nv.nucl = 1;
-    nv.n = 1;
-    nv.hdr[0] = h0;
-    nv.hlen[0] = good.hlen[0];
-    nv.seq[0] = p0;
-    nv.slen[0] = sizeof p0;
-    nv.amb[0] = a0;
-    nv.alen[0] = sizeof a0;
-    nv.total = -1;
-    write_vol(tmp("nuc"), &nv);
-    s = read_set(tmp("nuc"), SWGPU_AUTO, NULL);
-    CHECK_EQ_STR(tl_letters(s, 0), "ANNTGR");
-    swgpu_seqset_destroy(s);
-    static const unsigned char along[] = {0x80, 0, 0, 2, 0xf0, 0x02, 0, 0, 0, 0, 0, 3}; /* NNN at 3 */
-    nv.amb[0] = along;
-    nv.alen[0] = sizeof along;
-    write_vol(tmp("nuc"), &nv);
-    s = read_set(tmp("nuc"), SWGPU_AUTO, NULL);
-    CHECK_EQ_STR(tl_letters(s, 0), "ACGNNN");
-    swgpu_seqset_destroy(s);
-    static const unsigned char apast[] = {0x80, 0, 0, 2, 0xf0, 0x02, 0, 0, 0, 0, 0, 4};
-    nv.amb[0] = apast;
-    write_vol(tmp("badn"), &nv);
-    expect_fail("ambiguity past the end", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
-                "past the end of the sequence (6 bases)");
-    static const unsigned char acount[] = {0, 0, 0, 3, 0xf1, 0, 0, 1, 0x50, 0, 0, 5};
-    nv.amb[0] = acount;
-    write_vol(tmp("badn"), &nv);
-    expect_fail("ambiguity count", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
-                "ambiguity count 3");
-    nv.alen[0] = 6;
-    write_vol(tmp("badn"), &nv);
-    expect_fail("ambiguity bytes", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
-                "ambiguity data of 6 bytes");
-    nv.alen[0] = sizeof acount;
-    nv.slen[0] = 0; /* no packed byte at all */
-    write_vol(tmp("badn"), &nv);
-    expect_fail("no packed byte", tmp("badn"), SWGPU_AUTO, SWGPU_EDB, "badn.nsq, OID 0",
-                "outside the file (13 bytes) or out of order");
+    built_index_errors(&good);
+    built_sequence_errors(&good);
+    built_header_errors(&good);
+    built_nucleotide(h0, good.hlen[0]);
 }
 
 /* ------------------------------------------------------ names and aliases */

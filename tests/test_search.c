@@ -571,12 +571,16 @@ static void revcomp_text(const char *s, char *out)
  * a minus hit's CIGAR scores that score against the reverse complement from
  * the interval turned back; swgpu_scan_scores gives the same best of two.
  */
-static void test_strands(void)
+enum { NQ = 5, ND = 24 }; /* the strand tests' queries and database sequences */
+
+/* The strand tests' queries q and database sequences d (in static buffers):
+ * random bases; each d[j] holds a piece of q[j % NQ] between random flanks,
+ * reverse-complemented for j % 3 == 1, with substitutions for j % 4 == 3,
+ * left out for j % 6 == 5. */
+static void strand_fixtures(const char **q, const char **d)
 {
-    enum { NQ = 5, ND = 24 };
-    uint64_t seed = 2828;
     static char qbuf[NQ][400], dbuf[ND][1200], tmp[1200], rc[1200];
-    const char *q[NQ], *d[ND];
+    uint64_t seed = 2828;
     for (size_t i = 0; i < NQ; i++) {
         tl_rand_letters(&seed, qbuf[i], 120 + 60 * i, TL_NUC);
         q[i] = qbuf[i];
@@ -599,6 +603,52 @@ static void test_strands(void)
         tl_rand_letters(&seed, dbuf[j] + strlen(dbuf[j]), fr, TL_NUC);
         d[j] = dbuf[j];
     }
+}
+
+/* Exact coordinates: a query that is the reverse complement of d1's
+ * bases 100..159 (0-based) is found there on the minus strand */
+static void strand_exact(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *base,
+                         const char *d1)
+{
+    char piece[61], pq[61];
+    memcpy(piece, d1 + 100, 60);
+    piece[60] = 0;
+    revcomp_text(piece, pq);
+    const char *one[] = {pq};
+    swgpu_seqset_t *q1 = tl_set_of(SWGPU_DNA, one, 1, "s");
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_t o = *base;
+    o.backend = SWGPU_BACKEND_CPU;
+    o.strand = SWGPU_STRAND_BOTH;
+    o.top_n = 1;
+    CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
+    if (r && r->q[0].n_hits == 1) {
+        const swgpu_hit_t *x = &r->q[0].hits[0];
+        CHECK_EQ_INT(x->target, 1);
+        CHECK_EQ_INT(x->score, 120);
+        CHECK_EQ_INT(x->minus, 1);
+        CHECK_EQ_INT(x->aln.qbeg, 0);
+        CHECK_EQ_INT(x->aln.qend, 60);
+        CHECK_EQ_INT(x->aln.tbeg, 100);
+        CHECK_EQ_INT(x->aln.tend, 160);
+        CHECK_EQ_INT(x->aln.n_cigar, 1);
+    } else {
+        CHECK(0, "the reverse-complemented piece is not found");
+    }
+    swgpu_search_result_destroy(r);
+    o.strand = SWGPU_STRAND_PLUS; /* on the plus strand alone: not as that */
+    CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
+    CHECK(r && (r->q[0].n_hits == 0 || r->q[0].hits[0].score < 120),
+          "plus strand only: the piece scores %d", r && r->q[0].n_hits ?
+          (int)r->q[0].hits[0].score : 0);
+    swgpu_search_result_destroy(r);
+    swgpu_seqset_destroy(q1);
+}
+
+static void test_strands(void)
+{
+    const char *q[NQ], *d[ND];
+    strand_fixtures(q, d);
     swgpu_seqset_t *qs = tl_set_of(SWGPU_DNA, q, NQ, "s");
     swgpu_db_t *db = tl_db_of(SWGPU_DNA, d, ND, "s");
     swgpu_matrix_t *m = NULL;
@@ -685,43 +735,7 @@ static void test_strands(void)
             swgpu_search_result_destroy(r);
         }
 
-    /* exact coordinates: a query that is the reverse complement of d[1]'s
-     * bases 100..159 (0-based) is found there on the minus strand */
-    {
-        char piece[61], pq[61];
-        memcpy(piece, d[1] + 100, 60);
-        piece[60] = 0;
-        revcomp_text(piece, pq);
-        const char *one[] = {pq};
-        swgpu_seqset_t *q1 = tl_set_of(SWGPU_DNA, one, 1, "s");
-        swgpu_search_result_t *r = NULL;
-        o.backend = SWGPU_BACKEND_CPU;
-        o.strand = SWGPU_STRAND_BOTH;
-        o.top_n = 1;
-        CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
-        if (r && r->q[0].n_hits == 1) {
-            const swgpu_hit_t *x = &r->q[0].hits[0];
-            CHECK_EQ_INT(x->target, 1);
-            CHECK_EQ_INT(x->score, 120);
-            CHECK_EQ_INT(x->minus, 1);
-            CHECK_EQ_INT(x->aln.qbeg, 0);
-            CHECK_EQ_INT(x->aln.qend, 60);
-            CHECK_EQ_INT(x->aln.tbeg, 100);
-            CHECK_EQ_INT(x->aln.tend, 160);
-            CHECK_EQ_INT(x->aln.n_cigar, 1);
-        } else {
-            CHECK(0, "the reverse-complemented piece is not found");
-        }
-        swgpu_search_result_destroy(r);
-        o.strand = SWGPU_STRAND_PLUS; /* on the plus strand alone: not as that */
-        CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
-        CHECK(r && (r->q[0].n_hits == 0 || r->q[0].hits[0].score < 120),
-              "plus strand only: the piece scores %d", r && r->q[0].n_hits ?
-              (int)r->q[0].hits[0].score : 0);
-        swgpu_search_result_destroy(r);
-        swgpu_seqset_destroy(q1);
-        o.top_n = ND;
-    }
+    strand_exact(db, m, &o, d[1]);
 
     /* swgpu_scan_scores: the best of two on both strands */
     int32_t *all = malloc(NQ * ND * sizeof *all);
