@@ -358,6 +358,72 @@ static int ck_try(const char *what, const char *path, const uint8_t *p, size_t l
     return rc;
 }
 
+/* Checkpoints of a x b (cc: copies of phases 3 and 4) with a field out of
+ * range, the CRC right: each refused with its message; another width of
+ * scores: made for other options. */
+static void ck_bad_fields(const char *path, const ckcopy_t *cc, const uint8_t *a, size_t m, const uint8_t *b,
+                          size_t n, const swgpu_long_opts_t *o, swgpu_aln_t *X)
+{
+    char want[512];
+    const size_t len0 = cc->len[0], len1 = cc->len[1];
+    uint8_t *p = malloc(len1);
+    const int64_t je = get64(cc->copy[0], 48), ie = get64(cc->copy[0], 40);
+    const int64_t maxS = 2 * (int64_t)(m < n ? m : n);
+    struct {
+        int file;
+        size_t off;
+        int64_t v;
+        char want[300];
+    } F[10];
+    int nf = 0;
+#define FIELD(f, o_, v_, ...)                                                                         \
+    do {                                                                                              \
+        F[nf].file = f;                                                                               \
+        F[nf].off = o_;                                                                               \
+        F[nf].v = v_;                                                                                 \
+        snprintf(F[nf].want, sizeof F[nf].want, "checkpoint %s does not fit this alignment: " __VA_ARGS__); \
+        nf++;                                                                                         \
+    } while (0)
+    /* the query end beyond the query (the reverse pass read past it) */
+    FIELD(0, 40, (int64_t)m + 1000, "the best score's end (%lld, %lld) lies outside the %zu x %zu matrix: "
+          "remove it to start afresh", path, (long long)m + 1000, (long long)je, m, n);
+    /* (5,000,000: far enough that the old reader's reverse pass crashed) */
+    FIELD(0, 40, 5000000, "the best score's end (5000000, %lld) lies outside the %zu x %zu matrix: remove it "
+          "to start afresh", path, (long long)je, m, n);
+    FIELD(0, 48, -5, "the best score's end (%lld, -5) lies outside the %zu x %zu matrix: remove it to start "
+          "afresh", path, (long long)ie, m, n);
+    /* a best score of 0 (the run said "score 0", "alignment none") */
+    FIELD(0, 32, 0, "best score 0 is out of range 1 .. %lld: remove it to start afresh", path,
+          (long long)(2 * (ie < je ? ie : je)));
+    FIELD(0, 16, 9, "phase 9 is unknown: remove it to start afresh", path);
+    FIELD(0, 24, maxS + 1, "pruning score %lld is out of range 0 .. %lld: remove it to start afresh", path,
+          (long long)maxS + 1, (long long)maxS);
+    FIELD(1, 56, ie, "the begin (%lld, %lld) does not lie before the end (%lld, %lld): remove it to start "
+          "afresh", path, (long long)ie, (long long)get64(cc->copy[1], 64), (long long)ie, (long long)je);
+    /* a saved row's H at column 7 (the first row's 8th pair) */
+    FIELD(1, 112 + 7 * 8, (int64_t)0x7fffffff, "a saved row's value at column 7 is out of range: remove it "
+          "to start afresh", path);
+    for (int f = 0; f < nf; f++) {
+        const size_t len = F[f].file ? len1 : len0;
+        memcpy(p, cc->copy[F[f].file], len);
+        if (F[f].off >= 112)
+            memcpy(p + F[f].off, &(int32_t){ (int32_t)F[f].v }, 4);
+        else
+            set64(p, F[f].off, F[f].v);
+        ck_fix(p, len);
+        ck_try(F[f].want, path, p, len, a, m, b, n, o, X, F[f].want);
+    }
+#undef FIELD
+    /* another width of scores: made for other options */
+    memcpy(p, cc->copy[0], len0);
+    set64(p, 96, 1);
+    ck_fix(p, len0);
+    snprintf(want, sizeof want, "checkpoint %s was made for other inputs or options: remove it to start "
+             "afresh, or give the inputs and options it was made with", path);
+    CHECK(ck_try("wide", path, p, len0, a, m, b, n, o, X, want) == SWGPU_EINVAL, "wide flag: not EINVAL");
+    free(p);
+}
+
 static void test_ckpt(void)
 {
     uint64_t s = 4242;
@@ -433,66 +499,7 @@ static void test_ckpt(void)
         ck_try("truncated", path, p, len - 9, a, m, b, n, &o, &X, want);
         free(p);
     }
-    {
-        /* fields out of range, the CRC right */
-        const size_t len0 = cc.len[0], len1 = cc.len[1];
-        uint8_t *p = malloc(len1);
-        const int64_t je = get64(cc.copy[0], 48), ie = get64(cc.copy[0], 40);
-        const int64_t maxS = 2 * (int64_t)(m < n ? m : n);
-        struct {
-            int file;
-            size_t off;
-            int64_t v;
-            char want[300];
-        } F[10];
-        int nf = 0;
-#define FIELD(f, o_, v_, ...)                                                                         \
-    do {                                                                                              \
-        F[nf].file = f;                                                                               \
-        F[nf].off = o_;                                                                               \
-        F[nf].v = v_;                                                                                 \
-        snprintf(F[nf].want, sizeof F[nf].want, "checkpoint %s does not fit this alignment: " __VA_ARGS__); \
-        nf++;                                                                                         \
-    } while (0)
-        /* the query end beyond the query (the reverse pass read past it) */
-        FIELD(0, 40, (int64_t)m + 1000, "the best score's end (%lld, %lld) lies outside the %zu x %zu matrix: "
-              "remove it to start afresh", path, (long long)m + 1000, (long long)je, m, n);
-        /* (5,000,000: far enough that the old reader's reverse pass crashed) */
-        FIELD(0, 40, 5000000, "the best score's end (5000000, %lld) lies outside the %zu x %zu matrix: remove it "
-              "to start afresh", path, (long long)je, m, n);
-        FIELD(0, 48, -5, "the best score's end (%lld, -5) lies outside the %zu x %zu matrix: remove it to start "
-              "afresh", path, (long long)ie, m, n);
-        /* a best score of 0 (the run said "score 0", "alignment none") */
-        FIELD(0, 32, 0, "best score 0 is out of range 1 .. %lld: remove it to start afresh", path,
-              (long long)(2 * (ie < je ? ie : je)));
-        FIELD(0, 16, 9, "phase 9 is unknown: remove it to start afresh", path);
-        FIELD(0, 24, maxS + 1, "pruning score %lld is out of range 0 .. %lld: remove it to start afresh", path,
-              (long long)maxS + 1, (long long)maxS);
-        FIELD(1, 56, ie, "the begin (%lld, %lld) does not lie before the end (%lld, %lld): remove it to start "
-              "afresh", path, (long long)ie, (long long)get64(cc.copy[1], 64), (long long)ie, (long long)je);
-        /* a saved row's H at column 7 (the first row's 8th pair) */
-        FIELD(1, 112 + 7 * 8, (int64_t)0x7fffffff, "a saved row's value at column 7 is out of range: remove it "
-              "to start afresh", path);
-        for (int f = 0; f < nf; f++) {
-            const size_t len = F[f].file ? len1 : len0;
-            memcpy(p, cc.copy[F[f].file], len);
-            if (F[f].off >= 112)
-                memcpy(p + F[f].off, &(int32_t){ (int32_t)F[f].v }, 4);
-            else
-                set64(p, F[f].off, F[f].v);
-            ck_fix(p, len);
-            ck_try(F[f].want, path, p, len, a, m, b, n, &o, &X, F[f].want);
-        }
-#undef FIELD
-        /* another width of scores: made for other options */
-        memcpy(p, cc.copy[0], len0);
-        set64(p, 96, 1);
-        ck_fix(p, len0);
-        snprintf(want, sizeof want, "checkpoint %s was made for other inputs or options: remove it to start "
-                 "afresh, or give the inputs and options it was made with", path);
-        CHECK(ck_try("wide", path, p, len0, a, m, b, n, &o, &X, want) == SWGPU_EINVAL, "wide flag: not EINVAL");
-        free(p);
-    }
+    ck_bad_fields(path, &cc, a, m, b, n, &o, &X);
     /* what is not a checkpoint file, never opened as one (a FIFO would block) */
     {
         char fifo[80];
