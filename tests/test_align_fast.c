@@ -9,6 +9,7 @@
  */
 #include "cpu/cpu.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +39,10 @@ static size_t rnd(uint64_t *s, size_t n)
     return n ? (size_t)(tap_rand(s) % n) : 0;
 }
 
-static void random_seq(uint64_t *s, uint8_t *x, size_t n, int ncodes, int lowcomp)
-{
-    int pool = lowcomp ? 1 + (int)rnd(s, 3) : ncodes;
-    for (size_t i = 0; i < n; i++)
-        x[i] = (uint8_t)rnd(s, (size_t)pool);
-}
-
-/* y = x with substitutions, insertions and deletions (rates in 1/1000) */
+/* y = x with substitutions, insertions and deletions (rates in 1/1000).
+ * Not testlib's tl_mutate_codes: deletions here are of 1..8 residues and
+ * the substitution is a second draw per residue, so this test keeps its own
+ * to keep its pairs. */
 static size_t mutate(uint64_t *s, const uint8_t *x, size_t n, uint8_t *y, size_t cap,
                      int ncodes, int sub, int indel)
 {
@@ -65,16 +62,6 @@ static size_t mutate(uint64_t *s, const uint8_t *x, size_t n, uint8_t *y, size_t
             y[k++] = rnd(s, 1000) < (size_t)sub ? (uint8_t)rnd(s, (size_t)ncodes) : x[i];
     }
     return k;
-}
-
-static int same_aln(const swgpu_aln_t *a, const swgpu_aln_t *b)
-{
-    return a->score == b->score && a->qbeg == b->qbeg && a->qend == b->qend &&
-           a->tbeg == b->tbeg && a->tend == b->tend && a->n_cigar == b->n_cigar &&
-           (a->n_cigar == 0 || memcmp(a->cigar, b->cigar, a->n_cigar * sizeof *a->cigar) == 0) &&
-           a->length == b->length && a->n_ident == b->n_ident &&
-           a->n_mismatch == b->n_mismatch && a->n_gapopen == b->n_gapopen &&
-           a->n_gaps == b->n_gaps;
 }
 
 static long n_pairs, n_cells;
@@ -118,7 +105,7 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
         int64_t qb = -1, tb = -1, qb0 = -1, tb0 = -1;
         rc = swgpu__align_from_end_isa(q, ql, t, tl, m, sc->go, sc->ge, score, qend, tend, 0,
                                        &a, isas[k]);
-        CHECK(rc == rc0 && same_aln(&a, &ref),
+        CHECK(rc == rc0 && tl_same_aln(&a, &ref),
               "%s (%s %d/%d, isa %d, %zu x %zu, score %d): rc %d/%d, begin (%lld,%lld) vs "
               "(%lld,%lld), %zu vs %zu cigar ops", what, sc->name ? sc->name : "dna", sc->go,
               sc->ge, isas[k], ql, tl, (int)score, rc, rc0, (long long)a.qbeg,
@@ -195,10 +182,11 @@ int main(void)
             int kind = (int)rnd(&seed, 4);
             size_t maxlen = it < 200 ? 80 : it < 250 ? 600 : 2000;
             ql = rnd(&seed, maxlen + 1);
-            random_seq(&seed, q, ql, sc->ncodes, kind == 3);
+            /* low complexity (kind 3): 1 to 3 codes */
+            tl_rand_codes(&seed, q, ql, kind == 3 ? 1 + (int)rnd(&seed, 3) : sc->ncodes);
             if (kind == 0) {
                 tl = rnd(&seed, maxlen + 1);
-                random_seq(&seed, t, tl, sc->ncodes, 0);
+                tl_rand_codes(&seed, t, tl, sc->ncodes);
             } else {
                 tl = mutate(&seed, q, ql, t, cap, sc->ncodes, kind == 1 ? 100 : 300,
                             kind == 1 ? 10 : 40);
@@ -209,8 +197,8 @@ int main(void)
             /* a wide query (its kernel scratch is more than a thread keeps) */
             size_t wl = 150000, tl = 60;
             uint8_t *wq = malloc(wl);
-            random_seq(&seed, wq, wl, sc->ncodes, 0);
-            random_seq(&seed, t, tl, sc->ncodes, 0);
+            tl_rand_codes(&seed, wq, wl, sc->ncodes);
+            tl_rand_codes(&seed, t, tl, sc->ncodes);
             memcpy(wq + wl / 2, t, tl);
             wq[wl / 2 + 7] = 3;
             check_pair(wq, wl, t, tl, m, sc, isas, nisa, "wide query");

@@ -15,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
+#include "testlib.h"
 #include "io/io.h"
 
 #include <ftw.h>
@@ -22,54 +23,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *datadir;
+static char datadir[512]; /* the data folder's blastdb/ */
 static char tmpdir[256];
 
 static const char *data(const char *name)
 {
-    static char buf[4][1024];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/blastdb/%s", datadir, name);
-    return buf[k];
+    return tl_path(datadir, name);
 }
 
 static const char *tmp(const char *name)
 {
-    static char buf[4][1024];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *fp = fopen(path, "rb");
-    *n = 0;
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)len + 1);
-    if (p && fread(p, 1, (size_t)len, fp) == (size_t)len) *n = (size_t)len;
-    fclose(fp);
-    return p;
-}
-
-static void spit(const char *path, const void *p, size_t n)
-{
-    FILE *fp = fopen(path, "wb");
-    if (!fp) return;
-    fwrite(p, 1, n, fp);
-    fclose(fp);
+    return tl_path(tmpdir, name);
 }
 
 static void copy_file(const char *from, const char *to)
 {
     size_t n;
-    unsigned char *p = slurp(from, &n);
-    spit(to, p, n);
+    unsigned char *p = tl_slurp(from, &n);
+    tl_spit(to, p, n);
     free(p);
 }
 
@@ -142,28 +113,6 @@ static int same_db(const swgpu_db_t *db, const swgpu_seqset_t *set)
     return 1;
 }
 
-static const char *letters(const swgpu_seqset_t *s, size_t i)
-{
-    static char buf[16384];
-    swgpu_seq_t q;
-    if (swgpu_seqset_get(s, i, &q) || q.len >= sizeof buf) return "";
-    for (size_t k = 0; k < q.len; k++) buf[k] = swgpu_decode(swgpu_seqset_alphabet(s), q.res[k]);
-    buf[q.len] = 0;
-    return buf;
-}
-
-static const char *id_of(const swgpu_seqset_t *s, size_t i)
-{
-    swgpu_seq_t q;
-    return swgpu_seqset_get(s, i, &q) ? "" : q.id;
-}
-
-static const char *desc_of(const swgpu_seqset_t *s, size_t i)
-{
-    swgpu_seq_t q;
-    return swgpu_seqset_get(s, i, &q) ? "" : q.desc;
-}
-
 /* ------------------------------------------------- the committed fixtures */
 
 static void test_fixtures(void)
@@ -203,8 +152,8 @@ static void test_fixtures(void)
     swgpu_seqset_t *f = read_set(data("prot.fa"), SWGPU_AUTO, NULL);
     int ok = n && f && swgpu_seqset_size(n) == 2 * swgpu_seqset_size(f);
     for (size_t i = 0; ok && i < swgpu_seqset_size(n); i++)
-        ok = !strcmp(id_of(n, i), id_of(f, i % swgpu_seqset_size(f))) &&
-             !strcmp(letters(n, i), letters(f, i % swgpu_seqset_size(f)));
+        ok = !strcmp(tl_id_of(n, i), tl_id_of(f, i % swgpu_seqset_size(f))) &&
+             !strcmp(tl_letters(n, i), tl_letters(f, i % swgpu_seqset_size(f)));
     CHECK(ok, "alias/nested holds prot.fa twice");
     swgpu_seqset_destroy(n);
     swgpu_seqset_destroy(f);
@@ -224,21 +173,21 @@ static void test_exact(void)
     swgpu_seqset_t *f = read_set(data("ids.fa"), SWGPU_AUTO, NULL);
     CHECK_EQ_INT(swgpu_seqset_size(s), 22);
     for (size_t i = 0; i < 22 && i < swgpu_seqset_size(s); i++) {
-        CHECK_EQ_STR(id_of(s, i), ids[i]);
-        CHECK_EQ_STR(desc_of(s, i), desc_of(f, i));
+        CHECK_EQ_STR(tl_id_of(s, i), ids[i]);
+        CHECK_EQ_STR(tl_desc_of(s, i), tl_desc_of(f, i));
     }
-    CHECK_EQ_STR(desc_of(s, 0), "a plain word: a local id");
-    CHECK_EQ_STR(letters(s, 21), "MKVLAAGIVALLLAAGCSSTT");
+    CHECK_EQ_STR(tl_desc_of(s, 0), "a plain word: a local id");
+    CHECK_EQ_STR(tl_letters(s, 21), "MKVLAAGIVALLLAAGCSSTT");
     swgpu_seqset_destroy(s);
     swgpu_seqset_destroy(f);
 
     s = read_set(data("multidef_v4s"), SWGPU_AUTO, NULL);
     CHECK_EQ_INT(swgpu_seqset_size(s), 2);
-    CHECK_EQ_STR(id_of(s, 0), "gi|111|gb|AAA1.1|");
-    CHECK_EQ_STR(desc_of(s, 0), "first title >gi|222|emb|CAA2.1| second title >lcl|third third title");
-    CHECK_EQ_STR(letters(s, 0), "MKVLAAGIVALLLAAGWWKRRE");
-    CHECK_EQ_STR(id_of(s, 1), "sp|P1|N1_HUMAN");
-    CHECK_EQ_STR(desc_of(s, 1), "single entry");
+    CHECK_EQ_STR(tl_id_of(s, 0), "gi|111|gb|AAA1.1|");
+    CHECK_EQ_STR(tl_desc_of(s, 0), "first title >gi|222|emb|CAA2.1| second title >lcl|third third title");
+    CHECK_EQ_STR(tl_letters(s, 0), "MKVLAAGIVALLLAAGWWKRRE");
+    CHECK_EQ_STR(tl_id_of(s, 1), "sp|P1|N1_HUMAN");
+    CHECK_EQ_STR(tl_desc_of(s, 1), "single entry");
     swgpu_seqset_destroy(s);
 
     swgpu_read_info_t info;
@@ -247,34 +196,34 @@ static void test_exact(void)
     CHECK_EQ_INT(swgpu_seqset_size(s), 12);      /* 14 records: one empty, one of stops */
     CHECK_EQ_INT(info.n_empty, 1);                /* the stops (makeblastdb drops the empty one) */
     CHECK_EQ_INT(info.n_unknown, 1);              /* the gap */
-    CHECK_EQ_STR(id_of(s, 6), "sp|P69905|HBA_HUMAN");
-    CHECK_EQ_STR(desc_of(s, 6), "Hemoglobin subunit alpha  OS=Homo sapiens OX=9606 GN=HBA1");
-    CHECK_EQ_STR(id_of(s, 7), "plainid");
-    CHECK_EQ_STR(letters(s, 7), "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAVEVAHSHRGDSAVLA");
-    CHECK_EQ_STR(letters(s, 8), "MKVLAGG*HHKKRLEXDDWWYYFPST");
-    CHECK_EQ_STR(id_of(s, 9), "ambig");
-    CHECK_EQ_STR(letters(s, 9), "MBZXKVLABZXXXWWKR");
-    CHECK_EQ_STR(letters(s, 10), "MKVLAGGKKLLQQRRSTVWY");
-    CHECK_EQ_STR(id_of(s, 11), "nodesc");
-    CHECK_EQ_STR(desc_of(s, 11), "");
+    CHECK_EQ_STR(tl_id_of(s, 6), "sp|P69905|HBA_HUMAN");
+    CHECK_EQ_STR(tl_desc_of(s, 6), "Hemoglobin subunit alpha  OS=Homo sapiens OX=9606 GN=HBA1");
+    CHECK_EQ_STR(tl_id_of(s, 7), "plainid");
+    CHECK_EQ_STR(tl_letters(s, 7), "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAVEVAHSHRGDSAVLA");
+    CHECK_EQ_STR(tl_letters(s, 8), "MKVLAGG*HHKKRLEXDDWWYYFPST");
+    CHECK_EQ_STR(tl_id_of(s, 9), "ambig");
+    CHECK_EQ_STR(tl_letters(s, 9), "MBZXKVLABZXXXWWKR");
+    CHECK_EQ_STR(tl_letters(s, 10), "MKVLAGGKKLLQQRRSTVWY");
+    CHECK_EQ_STR(tl_id_of(s, 11), "nodesc");
+    CHECK_EQ_STR(tl_desc_of(s, 11), "");
     swgpu_seqset_destroy(s);
 
     s = read_set(data("nuc_v4s"), SWGPU_AUTO, &info);
     CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_DNA);
     CHECK_EQ_INT(swgpu_seqset_size(s), 12);
-    CHECK_EQ_STR(id_of(s, 2), "iupac");
-    CHECK_EQ_STR(letters(s, 2), "ACGTNRYKMSWBDHVN");
-    CHECK_EQ_STR(letters(s, 6), "ACGTTGCATTTAGC");
-    CHECK_EQ_STR(letters(s, 7), "ACGTNNRYKMACGTWSBDHV");
-    CHECK_EQ_STR(letters(s, 8), "G");
-    CHECK_EQ_STR(letters(s, 9), "N");
-    CHECK_EQ_STR(letters(s, 10), "ACGTNACGTNNNNACG"); /* makeblastdb stored the gap as N */
-    const char *h = letters(s, 5);                     /* 6000 N at 100..6099, Y at 6300 */
+    CHECK_EQ_STR(tl_id_of(s, 2), "iupac");
+    CHECK_EQ_STR(tl_letters(s, 2), "ACGTNRYKMSWBDHVN");
+    CHECK_EQ_STR(tl_letters(s, 6), "ACGTTGCATTTAGC");
+    CHECK_EQ_STR(tl_letters(s, 7), "ACGTNNRYKMACGTWSBDHV");
+    CHECK_EQ_STR(tl_letters(s, 8), "G");
+    CHECK_EQ_STR(tl_letters(s, 9), "N");
+    CHECK_EQ_STR(tl_letters(s, 10), "ACGTNACGTNNNNACG"); /* makeblastdb stored the gap as N */
+    const char *h = tl_letters(s, 5);                     /* 6000 N at 100..6099, Y at 6300 */
     size_t nn = 0;
     for (size_t k = 100; k < 6100 && h[k]; k++) nn += h[k] == 'N';
     CHECK(strlen(h) == 5001 + 6000 && nn == 6000 && h[99] != 'N' && h[6100] != 'N' && h[6300] == 'Y',
           "hugeN: %zu bases, %zu N in the run", strlen(h), nn);
-    CHECK(!strncmp(letters(s, 3) + 13, "NNNNNNNNNNNNNNNN", 16), "shortN: the run of 16");
+    CHECK(!strncmp(tl_letters(s, 3) + 13, "NNNNNNNNNNNNNNNN", 16), "shortN: the run of 16");
     swgpu_seqset_destroy(s);
 }
 
@@ -396,11 +345,11 @@ static void write_vol(const char *prefix, const vol_spec_t *v)
     char path[512];
     const char *x = v->nucl ? "n" : "p";
     snprintf(path, sizeof path, "%s.%sin", prefix, x);
-    spit(path, idx.p, v->keep_idx ? v->keep_idx : idx.n - v->cut_idx);
+    tl_spit(path, idx.p, v->keep_idx ? v->keep_idx : idx.n - v->cut_idx);
     snprintf(path, sizeof path, "%s.%ssq", prefix, x);
-    spit(path, sq.p, sq.n);
+    tl_spit(path, sq.p, sq.n);
     snprintf(path, sizeof path, "%s.%shr", prefix, x);
-    spit(path, hd.p, hd.n);
+    tl_spit(path, hd.p, hd.n);
     free(idx.p);
     free(sq.p);
     free(hd.p);
@@ -424,109 +373,77 @@ static void expect_fail(const char *name, const char *prefix, swgpu_alphabet_t a
     swgpu_db_destroy(db);
 }
 
-static void test_built(void)
+/* Broken indexes of the volume good fail with their messages. */
+static void built_index_errors(const vol_spec_t *good)
 {
-    unsigned char h0[256], h1[256];
-    static const unsigned char s0[] = {12, 10, 19, 11, 1}; /* MKVLA */
-    static const unsigned char s1[] = {7, 7, 8};           /* GGH */
-    vol_spec_t good = {0};
-    good.n = 2;
-    good.hdr[0] = h0;
-    good.hlen[0] = hdr_local(h0, "first", "the first one");
-    good.hdr[1] = h1;
-    good.hlen[1] = hdr_local(h1, "second", "");
-    good.seq[0] = s0;
-    good.slen[0] = sizeof s0;
-    good.seq[1] = s1;
-    good.slen[1] = sizeof s1;
-    good.total = -1;
-    write_vol(tmp("good"), &good);
-    swgpu_seqset_t *s = read_set(tmp("good"), SWGPU_AUTO, NULL);
-    CHECK(s && swgpu_seqset_size(s) == 2, "the built volume reads");
-    if (s && swgpu_seqset_size(s) == 2) {
-        CHECK_EQ_STR(id_of(s, 0), "first");
-        CHECK_EQ_STR(desc_of(s, 0), "the first one");
-        CHECK_EQ_STR(letters(s, 0), "MKVLA");
-        CHECK_EQ_STR(id_of(s, 1), "second");
-        CHECK_EQ_STR(letters(s, 1), "GGH");
-    }
-    swgpu_seqset_destroy(s);
-
-    /* NCBIstdaa: U (24), O (26), J (27), '*' (25) inside, '-' (0), B Z X */
-    static const unsigned char all[] = {1, 24, 26, 27, 25, 0, 2, 23, 21, 20};
-    vol_spec_t v = good;
-    v.n = 1;
-    v.seq[0] = all;
-    v.slen[0] = sizeof all;
-    write_vol(tmp("uoj"), &v);
-    swgpu_read_info_t info;
-    s = read_set(tmp("uoj"), SWGPU_PROTEIN, &info);
-    CHECK_EQ_STR(letters(s, 0), "AUOJ*XBZXW");
-    CHECK_EQ_INT(info.n_unknown, 1);
-    swgpu_seqset_destroy(s);
-
-    /* the index */
-    v = good;
+    vol_spec_t v = *good;
     v.version = 3;
     write_vol(tmp("bad"), &v);
     expect_fail("version 3", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "format version 3");
-    v = good;
+    v = *good;
     v.type = 1; /* nucleotide type in a .pin */
     write_vol(tmp("bad"), &v);
     expect_fail("wrong type", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "sequence type 0");
-    v = good;
+    v = *good;
     v.cut_idx = 3;
     write_vol(tmp("bad"), &v);
     expect_fail("index cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "truncated");
-    v = good;
+    v = *good;
     v.extra_idx = 4;
     write_vol(tmp("bad"), &v);
     expect_fail("index longer", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "unexpected data");
-    v = good;
+    v = *good;
     v.keep_idx = 10; /* inside the title */
     write_vol(tmp("bad"), &v);
     expect_fail("index header cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "truncated in the");
-    v = good;
+    v = *good;
     v.total = 9;
     write_vol(tmp("bad"), &v);
     expect_fail("total", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "index says 9 residues");
-    v = good;
+    v = *good;
     v.total = 1000;
     write_vol(tmp("bad"), &v);
     expect_fail("total beyond the file", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin",
                 "1000 residues cannot be in");
+}
 
-    /* sequences */
-    v = good;
+/* Broken sequence files (.psq) of the volume good. */
+static void built_sequence_errors(const vol_spec_t *good)
+{
+    vol_spec_t v = *good;
     v.no_nul = 1;
     write_vol(tmp("bad"), &v);
     expect_fail("no NUL", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1", "no NUL byte");
     static const unsigned char s28[] = {12, 28, 1};
-    v = good;
+    v = *good;
     v.seq[1] = s28;
     v.slen[1] = 3;
     write_vol(tmp("bad"), &v);
     expect_fail("byte 28", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1",
                 "invalid residue byte 0x1c at position 2");
-    write_vol(tmp("bad"), &good);
-    spit(tmp("bad.psq"), "\0\x0c\x0a", 3); /* cut short */
+    write_vol(tmp("bad"), good);
+    tl_spit(tmp("bad.psq"), "\0\x0c\x0a", 3); /* cut short */
     expect_fail("psq cut", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.pin", "cannot be in");
-    write_vol(tmp("bad"), &good);
-    spit(tmp("bad.psq"), "\0\x0c\x0a\x13\x0b\x01\0\x07\x07\x08\0\x07", 8); /* OID 1 cut */
+    write_vol(tmp("bad"), good);
+    tl_spit(tmp("bad.psq"), "\0\x0c\x0a\x13\x0b\x01\0\x07\x07\x08\0\x07", 8); /* OID 1 cut */
     expect_fail("psq cut in OID 1", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.psq, OID 1",
                 "outside the file");
-    write_vol(tmp("bad"), &good);
+    write_vol(tmp("bad"), good);
     unlink(tmp("bad.psq"));
     expect_fail("no psq", tmp("bad"), SWGPU_AUTO, SWGPU_EIO, "bad.psq", "No such file");
     static const unsigned char stars[] = {25, 25};
-    v = good;
+    v = *good;
     v.seq[0] = v.seq[1] = stars;
     v.slen[0] = v.slen[1] = 2;
     write_vol(tmp("bad"), &v);
     expect_fail("only stops", tmp("bad"), SWGPU_AUTO, SWGPU_EEMPTY, "no non-empty sequence", NULL);
+}
 
-    /* headers */
-    v = good;
+/* Broken headers (.phr) of the volume good; a definite-length header reads
+ * as NCBI's indefinite one. */
+static void built_header_errors(const vol_spec_t *good)
+{
+    vol_spec_t v = *good;
     v.swap_hdr = 1;
     write_vol(tmp("bad"), &v);
     expect_fail("header offsets", tmp("bad"), SWGPU_AUTO, SWGPU_EDB, "bad.phr, OID 0",
@@ -537,7 +454,7 @@ static void test_built(void)
         deep[k + 1] = 0x80;
     }
     memset(deep + 96, 0, 96);
-    v = good;
+    v = *good;
     v.hdr[0] = deep;
     v.hlen[0] = sizeof deep;
     write_vol(tmp("bad"), &v);
@@ -546,7 +463,7 @@ static void test_built(void)
     unsigned char hx[256];
     size_t hn = hdr_local(hx, "x", "t");
     hx[hn++] = 0; /* a byte after the set */
-    v = good;
+    v = *good;
     v.hdr[1] = hx;
     v.hlen[1] = hn;
     write_vol(tmp("bad"), &v);
@@ -586,34 +503,38 @@ static void test_built(void)
     v.hdr[1] = def;
     v.hlen[1] = sizeof def;
     write_vol(tmp("def"), &v);
-    s = read_set(tmp("def"), SWGPU_AUTO, NULL);
-    CHECK(s && !strcmp(id_of(s, 1), "gi|256") && !strcmp(desc_of(s, 1), "abc"),
-          "a definite-length header: %s %s", s ? id_of(s, 1) : "", s ? desc_of(s, 1) : "");
+    swgpu_seqset_t *s = read_set(tmp("def"), SWGPU_AUTO, NULL);
+    CHECK(s && !strcmp(tl_id_of(s, 1), "gi|256") && !strcmp(tl_desc_of(s, 1), "abc"),
+          "a definite-length header: %s %s", s ? tl_id_of(s, 1) : "", s ? tl_desc_of(s, 1) : "");
     swgpu_seqset_destroy(s);
+}
 
-    /* nucleotide: packed bases and ambiguity runs */
+/* Nucleotide volumes (one record, header hdr): packed bases and ambiguity
+ * runs, and broken ambiguity data. */
+static void built_nucleotide(const unsigned char *hdr, size_t hlen)
+{
     static const unsigned char p0[] = {0x1b, 0x82}; /* ACGT, then G A and 2 in the low bits */
     static const unsigned char a0[] = {0, 0, 0, 2, 0xf1, 0, 0, 1, 0x50, 0, 0, 5}; /* NN at 1, R at 5 */
     vol_spec_t nv = {0};
     nv.nucl = 1;
     nv.n = 1;
-    nv.hdr[0] = h0;
-    nv.hlen[0] = good.hlen[0];
+    nv.hdr[0] = hdr;
+    nv.hlen[0] = hlen;
     nv.seq[0] = p0;
     nv.slen[0] = sizeof p0;
     nv.amb[0] = a0;
     nv.alen[0] = sizeof a0;
     nv.total = -1;
     write_vol(tmp("nuc"), &nv);
-    s = read_set(tmp("nuc"), SWGPU_AUTO, NULL);
-    CHECK_EQ_STR(letters(s, 0), "ANNTGR");
+    swgpu_seqset_t *s = read_set(tmp("nuc"), SWGPU_AUTO, NULL);
+    CHECK_EQ_STR(tl_letters(s, 0), "ANNTGR");
     swgpu_seqset_destroy(s);
     static const unsigned char along[] = {0x80, 0, 0, 2, 0xf0, 0x02, 0, 0, 0, 0, 0, 3}; /* NNN at 3 */
     nv.amb[0] = along;
     nv.alen[0] = sizeof along;
     write_vol(tmp("nuc"), &nv);
     s = read_set(tmp("nuc"), SWGPU_AUTO, NULL);
-    CHECK_EQ_STR(letters(s, 0), "ACGNNN");
+    CHECK_EQ_STR(tl_letters(s, 0), "ACGNNN");
     swgpu_seqset_destroy(s);
     static const unsigned char apast[] = {0x80, 0, 0, 2, 0xf0, 0x02, 0, 0, 0, 0, 0, 4};
     nv.amb[0] = apast;
@@ -636,11 +557,58 @@ static void test_built(void)
                 "outside the file (13 bytes) or out of order");
 }
 
+static void test_built(void)
+{
+    unsigned char h0[256], h1[256];
+    static const unsigned char s0[] = {12, 10, 19, 11, 1}; /* MKVLA */
+    static const unsigned char s1[] = {7, 7, 8};           /* GGH */
+    vol_spec_t good = {0};
+    good.n = 2;
+    good.hdr[0] = h0;
+    good.hlen[0] = hdr_local(h0, "first", "the first one");
+    good.hdr[1] = h1;
+    good.hlen[1] = hdr_local(h1, "second", "");
+    good.seq[0] = s0;
+    good.slen[0] = sizeof s0;
+    good.seq[1] = s1;
+    good.slen[1] = sizeof s1;
+    good.total = -1;
+    write_vol(tmp("good"), &good);
+    swgpu_seqset_t *s = read_set(tmp("good"), SWGPU_AUTO, NULL);
+    CHECK(s && swgpu_seqset_size(s) == 2, "the built volume reads");
+    if (s && swgpu_seqset_size(s) == 2) {
+        CHECK_EQ_STR(tl_id_of(s, 0), "first");
+        CHECK_EQ_STR(tl_desc_of(s, 0), "the first one");
+        CHECK_EQ_STR(tl_letters(s, 0), "MKVLA");
+        CHECK_EQ_STR(tl_id_of(s, 1), "second");
+        CHECK_EQ_STR(tl_letters(s, 1), "GGH");
+    }
+    swgpu_seqset_destroy(s);
+
+    /* NCBIstdaa: U (24), O (26), J (27), '*' (25) inside, '-' (0), B Z X */
+    static const unsigned char all[] = {1, 24, 26, 27, 25, 0, 2, 23, 21, 20};
+    vol_spec_t v = good;
+    v.n = 1;
+    v.seq[0] = all;
+    v.slen[0] = sizeof all;
+    write_vol(tmp("uoj"), &v);
+    swgpu_read_info_t info;
+    s = read_set(tmp("uoj"), SWGPU_PROTEIN, &info);
+    CHECK_EQ_STR(tl_letters(s, 0), "AUOJ*XBZXW");
+    CHECK_EQ_INT(info.n_unknown, 1);
+    swgpu_seqset_destroy(s);
+
+    built_index_errors(&good);
+    built_sequence_errors(&good);
+    built_header_errors(&good);
+    built_nucleotide(h0, good.hlen[0]);
+}
+
 /* ------------------------------------------------------ names and aliases */
 
 static void write_text(const char *path, const char *text)
 {
-    spit(path, text, strlen(text));
+    tl_spit(path, text, strlen(text));
 }
 
 static void test_names(void)
@@ -701,7 +669,7 @@ static void test_names(void)
     swgpu_seqset_t *f = read_set(data("prot.fa"), SWGPU_AUTO, NULL);
     int ok = s && f && swgpu_seqset_size(s) == 2 * swgpu_seqset_size(f);
     for (size_t i = 0; ok && i < swgpu_seqset_size(s); i++)
-        ok = !strcmp(id_of(s, i), id_of(f, i % swgpu_seqset_size(f)));
+        ok = !strcmp(tl_id_of(s, i), tl_id_of(f, i % swgpu_seqset_size(f)));
     CHECK(ok, "quoted alias: the volume in 'sub dir', then self");
     swgpu_seqset_destroy(s);
     swgpu_seqset_destroy(f);
@@ -726,7 +694,7 @@ static void test_names(void)
     write_text(tmp("cyc_b.pal"), "DBLIST cyc_a\n");
     expect_fail("alias cycle", tmp("cyc_a"), SWGPU_AUTO, SWGPU_EDB, "nested more than 16",
                 "cyc_");
-    spit(tmp("bin.pal"), "DBLIST self\0\n", 13);
+    tl_spit(tmp("bin.pal"), "DBLIST self\0\n", 13);
     expect_fail("binary alias", tmp("bin"), SWGPU_AUTO, SWGPU_EDB, "bin.pal, line 1",
                 "binary data");
 
@@ -735,13 +703,13 @@ static void test_names(void)
     int rc = swgpu_db_open(tmp("quoted"), SWGPU_AUTO, &db, NULL);
     CHECK(rc == SWGPU_OK, "open quoted: %s", swgpu_last_error());
     size_t before, after;
-    free(slurp(tmp("sub dir/v.psq"), &before));
+    free(tl_slurp(tmp("sub dir/v.psq"), &before));
     rc = swgpu_db_write(db, tmp("sub dir/v.psq"));
     CHECK(rc == SWGPU_EINVAL && strstr(swgpu_last_error(), "a file this database was read from"),
           "db_write over a volume file: %d %s", rc, swgpu_last_error());
     rc = swgpu_db_write(db, tmp("quoted.pal"));
     CHECK(rc == SWGPU_EINVAL, "db_write over the alias file: %d", rc);
-    free(slurp(tmp("sub dir/v.psq"), &after));
+    free(tl_slurp(tmp("sub dir/v.psq"), &after));
     CHECK(before == after && before > 0, "the volume file is untouched");
     rc = swgpu_db_write(db, tmp("quoted.swdb"));
     CHECK(rc == SWGPU_OK, "db_write elsewhere: %s", swgpu_last_error());
@@ -763,7 +731,7 @@ static void test_names(void)
 static void normalise_dump(const char *path)
 {
     size_t n;
-    unsigned char *p = slurp(path, &n);
+    unsigned char *p = tl_slurp(path, &n);
     if (!p) return;
     buf_t out = {0};
     size_t i = 0;
@@ -792,7 +760,7 @@ static void normalise_dump(const char *path)
         put(&out, "\n", 1);
         i = e + 1;
     }
-    spit(path, out.p, out.n);
+    tl_spit(path, out.p, out.n);
     free(out.p);
     free(p);
 }
@@ -860,8 +828,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 int main(void)
 {
-    datadir = getenv("SWGPU_TESTDATA");
-    if (!datadir) datadir = "tests/data";
+    snprintf(datadir, sizeof datadir, "%s/blastdb", tl_datadir());
     snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_blastdb.XXXXXX");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");

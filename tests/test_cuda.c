@@ -171,6 +171,9 @@ static void db_free(testdb_t *T)
     free(T->name_off);
 }
 
+/* s[0..n) by rand_res.  Not testlib's tl_rand_codes: the residues include
+ * rare ambiguity codes and come from this file's one seed, drawn by every
+ * part in turn, so this test keeps its own to keep its data. */
 static void rand_seq(uint8_t *s, size_t n, int dna)
 {
     for (size_t i = 0; i < n; i++)
@@ -1053,6 +1056,88 @@ static void part2_pssm(int small)
     swgpu_matrix_destroy(b62);
 }
 
+/* many queries per call: every configuration of the default family
+ * (1, 2 and many per batch), multi-tile, long-subject path; the other
+ * kernel families through the one-query fallback */
+static void part2_many(const swgpu_db_t *db, const uint8_t *q, const swgpu_matrix_t *prot, int small)
+{
+    size_t mq[] = {1, 5, 60, 100, 144, 144, 144, 200, 255, 256, 257, 300, 300, 464, 700,
+                   1024, 1025, 1100, 1100, 1500, 2500, 0, 3};
+    size_t nmq = sizeof mq / sizeof mq[0];
+    size_t one[] = {464}, two[] = {300, 300};
+    gpu_many(db, q, one, 1, prot, 11, 1, NULL, "1 query", NULL);
+    gpu_many(db, q, two, 2, prot, 11, 1, NULL, "2 queries", NULL);
+    gpu_many(db, q, mq, small ? 8 : nmq, prot, 11, 1, NULL, "many queries", NULL);
+    /* the same without query lanes (the many-query kernel), with one
+     * job of two long lanes (as on a large database), and in batches of
+     * two queries (or one) */
+    setenv("SWGPU_CUDA_QP", "0", 1);
+    gpu_many(db, q, mq, small ? 8 : nmq, prot, 11, 1, NULL, "many queries, no lanes", NULL);
+    unsetenv("SWGPU_CUDA_QP");
+    setenv("SWGPU_CUDA_QP_UNITS", "1", 1);
+    gpu_many(db, q, mq, small ? 8 : nmq, prot, 11, 1, NULL, "many queries, one job", NULL);
+    unsetenv("SWGPU_CUDA_QP_UNITS");
+    setenv("SWGPU_CUDA_SOLO", "1", 1);
+    gpu_many(db, q, mq, small ? 8 : nmq, prot, 11, 1, NULL, "many queries, solo", NULL);
+    unsetenv("SWGPU_CUDA_SOLO");
+    if (!small) {
+        gpu_many(db, q, mq, nmq, prot, 5, 2, NULL, "many queries, gaps 5/2", NULL);
+        for (int kk = 1; kk < NKERN; kk++)
+            gpu_many(db, q, mq, 8, prot, 11, 1, kernels[kk], kernels[kk], NULL);
+        size_t rep[300];
+        for (size_t i = 0; i < 300; i++)
+            rep[i] = 20 + (i * 13) % 400;
+        gpu_many(db, q, rep, 300, prot, 11, 1, NULL, "300 short queries", NULL);
+        setenv("SWGPU_CUDA_QP_UNITS", "1", 1);
+        gpu_many(db, q, rep, 300, prot, 11, 1, NULL, "300 short queries, one job", NULL);
+        unsetenv("SWGPU_CUDA_QP_UNITS");
+    }
+}
+
+/* Streaming: a database several times the tiny budget, by SWGPU_GPU_MEMORY
+ * and by the option; many queries and PSSM queries on it. */
+static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
+{
+    testdb_t T;
+    size_t ns = 3000;
+    uint32_t *ls = malloc(ns * sizeof *ls);
+    for (size_t i = 0; i < ns; i++)
+        ls[i] = 20 + (uint32_t)(tap_rand(&seed) % 700);
+    db_make(&T, ls, ns, 0, q, 700);
+    setenv("SWGPU_GPU_MEMORY", "64.5M", 1);
+    swgpu_set_logger(grab_log, NULL, SWGPU_LOG_INFO);
+    expect_streaming = 1;
+    gpu_cases(&T.db, q, 500, prot, 11, 1, "streamed (SWGPU_GPU_MEMORY)", NULL);
+    unsetenv("SWGPU_GPU_MEMORY");
+    /* the same budget through the option (swgpu search --max-memory) */
+    case_gpu_memory = (uint64_t)129 << 19; /* 64.5 MiB */
+    gpu_cases(&T.db, q, 1600, prot, 11, 1, "streamed (max_gpu_memory)", NULL);
+    {
+        size_t sq[] = {100, 500, 1600};
+        gpu_many(&T.db, q, sq, 3, prot, 11, 1, NULL, "streamed, many queries", NULL);
+    }
+    {
+        /* PSSM queries on a streamed database, one and several at once */
+        swgpu_pssm_t *pa = pssm_make(q, 500, NULL, 1, -6, 9), *pb = pssm_make(q, 1600, NULL, 1, -6, 9);
+        if (pa && pb) {
+            swgpu__query_t Q[3];
+            swgpu__pssm_query(pa, &Q[0]);
+            swgpu__pssm_query(pb, &Q[1]);
+            Q[2] = swgpu__query_plain(q + 3, 700);
+            gpu_cases_q(&T.db, &Q[1], prot, 11, 1, "streamed PSSM", NULL);
+            gpu_many_q(&T.db, Q, 3, prot, 11, 1, NULL, "streamed, PSSMs and a plain query",
+                       NULL);
+        }
+        swgpu_pssm_destroy(pa);
+        swgpu_pssm_destroy(pb);
+    }
+    case_gpu_memory = 0;
+    expect_streaming = 0;
+    swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
+    db_free(&T);
+    free(ls);
+}
+
 static void part2(int small)
 {
     swgpu_matrix_t prot, dna, big;
@@ -1097,42 +1182,7 @@ static void part2(int small)
         }
     }
 
-    /* many queries per call: every configuration of the default family
-     * (1, 2 and many per batch), multi-tile, long-subject path; the other
-     * kernel families through the one-query fallback */
-    {
-        size_t mq[] = {1, 5, 60, 100, 144, 144, 144, 200, 255, 256, 257, 300, 300, 464, 700,
-                       1024, 1025, 1100, 1100, 1500, 2500, 0, 3};
-        size_t nmq = sizeof mq / sizeof mq[0];
-        size_t one[] = {464}, two[] = {300, 300};
-        gpu_many(&T.db, q, one, 1, &prot, 11, 1, NULL, "1 query", NULL);
-        gpu_many(&T.db, q, two, 2, &prot, 11, 1, NULL, "2 queries", NULL);
-        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries", NULL);
-        /* the same without query lanes (the many-query kernel), with one
-         * job of two long lanes (as on a large database), and in batches of
-         * two queries (or one) */
-        setenv("SWGPU_CUDA_QP", "0", 1);
-        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, no lanes", NULL);
-        unsetenv("SWGPU_CUDA_QP");
-        setenv("SWGPU_CUDA_QP_UNITS", "1", 1);
-        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, one job", NULL);
-        unsetenv("SWGPU_CUDA_QP_UNITS");
-        setenv("SWGPU_CUDA_SOLO", "1", 1);
-        gpu_many(&T.db, q, mq, small ? 8 : nmq, &prot, 11, 1, NULL, "many queries, solo", NULL);
-        unsetenv("SWGPU_CUDA_SOLO");
-        if (!small) {
-            gpu_many(&T.db, q, mq, nmq, &prot, 5, 2, NULL, "many queries, gaps 5/2", NULL);
-            for (int kk = 1; kk < NKERN; kk++)
-                gpu_many(&T.db, q, mq, 8, &prot, 11, 1, kernels[kk], kernels[kk], NULL);
-            size_t rep[300];
-            for (size_t i = 0; i < 300; i++)
-                rep[i] = 20 + (i * 13) % 400;
-            gpu_many(&T.db, q, rep, 300, &prot, 11, 1, NULL, "300 short queries", NULL);
-            setenv("SWGPU_CUDA_QP_UNITS", "1", 1);
-            gpu_many(&T.db, q, rep, 300, &prot, 11, 1, NULL, "300 short queries, one job", NULL);
-            unsetenv("SWGPU_CUDA_QP_UNITS");
-        }
-    }
+    part2_many(&T.db, q, &prot, small);
 
     /* every built-in matrix */
     const char *names[] = {"BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80", "BLOSUM90",
@@ -1192,46 +1242,8 @@ static void part2(int small)
     gpu_cases(&T.db, qd, small ? 500 : 3000, &dna, 5, 2, "dna", NULL);
     db_free(&T);
 
-    /* streaming: a database several times the tiny budget */
-    if (!small) {
-        size_t ns = 3000;
-        uint32_t *ls = malloc(ns * sizeof *ls);
-        for (size_t i = 0; i < ns; i++)
-            ls[i] = 20 + (uint32_t)(tap_rand(&seed) % 700);
-        db_make(&T, ls, ns, 0, q, 700);
-        setenv("SWGPU_GPU_MEMORY", "64.5M", 1);
-        swgpu_set_logger(grab_log, NULL, SWGPU_LOG_INFO);
-        expect_streaming = 1;
-        gpu_cases(&T.db, q, 500, &prot, 11, 1, "streamed (SWGPU_GPU_MEMORY)", NULL);
-        unsetenv("SWGPU_GPU_MEMORY");
-        /* the same budget through the option (swgpu search --max-memory) */
-        case_gpu_memory = (uint64_t)129 << 19; /* 64.5 MiB */
-        gpu_cases(&T.db, q, 1600, &prot, 11, 1, "streamed (max_gpu_memory)", NULL);
-        {
-            size_t sq[] = {100, 500, 1600};
-            gpu_many(&T.db, q, sq, 3, &prot, 11, 1, NULL, "streamed, many queries", NULL);
-        }
-        {
-            /* PSSM queries on a streamed database, one and several at once */
-            swgpu_pssm_t *pa = pssm_make(q, 500, NULL, 1, -6, 9), *pb = pssm_make(q, 1600, NULL, 1, -6, 9);
-            if (pa && pb) {
-                swgpu__query_t Q[3];
-                swgpu__pssm_query(pa, &Q[0]);
-                swgpu__pssm_query(pb, &Q[1]);
-                Q[2] = swgpu__query_plain(q + 3, 700);
-                gpu_cases_q(&T.db, &Q[1], &prot, 11, 1, "streamed PSSM", NULL);
-                gpu_many_q(&T.db, Q, 3, &prot, 11, 1, NULL, "streamed, PSSMs and a plain query",
-                           NULL);
-            }
-            swgpu_pssm_destroy(pa);
-            swgpu_pssm_destroy(pb);
-        }
-        case_gpu_memory = 0;
-        expect_streaming = 0;
-        swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
-        db_free(&T);
-        free(ls);
-    }
+    if (!small)
+        part2_streamed(q, &prot);
     free(lens);
 }
 

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
+#include "testlib.h"
 #include "io/io.h"
 
 #include <signal.h>
@@ -20,40 +21,12 @@ static char tmpdir[256];
 
 static const char *data(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", datadir, name);
-    return buf[k];
+    return tl_path(datadir, name);
 }
 
 static const char *tmp(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    *n = (size_t)ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *p = malloc(*n + 1);
-    if (fread(p, 1, *n, fp) != *n) *n = 0;
-    fclose(fp);
-    return p;
-}
-
-static void spit(const char *path, const void *p, size_t n)
-{
-    FILE *fp = fopen(path, "wb");
-    fwrite(p, 1, n, fp);
-    fclose(fp);
+    return tl_path(tmpdir, name);
 }
 
 /* db holds exactly the sequences of set, in the same database order, and
@@ -180,7 +153,7 @@ static void test_roundtrip_random(void)
     /* writing a mapped database gives the same bytes */
     size_t n1, n2;
     CHECK_EQ_INT(swgpu_db_write(m, tmp("rand2.db")), 0);
-    unsigned char *a = slurp(tmp("rand.db"), &n1), *b = slurp(tmp("rand2.db"), &n2);
+    unsigned char *a = tl_slurp(tmp("rand.db"), &n1), *b = tl_slurp(tmp("rand2.db"), &n2);
     CHECK(a && b && n1 == n2 && !memcmp(a, b, n1), "rewrite is byte-identical");
     free(a);
     free(b);
@@ -188,8 +161,8 @@ static void test_roundtrip_random(void)
     CHECK_EQ_INT(swgpu_db_write(m, tmp("rand.db")), SWGPU_EINVAL);
     CHECK(strstr(swgpu_last_error(), "refusing to replace") != NULL, "message: %s",
           swgpu_last_error());
-    a = slurp(tmp("rand.db"), &n1);
-    b = slurp(tmp("rand2.db"), &n2);
+    a = tl_slurp(tmp("rand.db"), &n1);
+    b = tl_slurp(tmp("rand2.db"), &n2);
     CHECK(a && b && n1 == n2 && !memcmp(a, b, n1), "the source is unchanged");
     free(a);
     free(b);
@@ -231,7 +204,7 @@ static void test_damaged(void)
     swgpu_db_destroy(db);
     swgpu_seqset_destroy(set);
     size_t n;
-    unsigned char *good = slurp(tmp("good.db"), &n), *p = malloc(n + 64);
+    unsigned char *good = tl_slurp(tmp("good.db"), &n), *p = malloc(n + 64);
     CHECK(good && n > 256, "good.db written (%zu bytes)", n);
     if (!good || n <= 256) return;
 
@@ -240,7 +213,7 @@ static void test_damaged(void)
     for (int i = 0; i < 7; i++) {
         size_t len = i == 6 ? n - 1 : cut[i];
         if (i == 5) len = n / 2;
-        spit(tmp("cut.db"), good, len);
+        tl_spit(tmp("cut.db"), good, len);
         if (len < 8) { /* too short to carry the magic: read as (empty / non-FASTA) text */
             db = (swgpu_db_t *)1;
             rc = swgpu_db_open(tmp("cut.db"), SWGPU_AUTO, &db, NULL);
@@ -252,43 +225,43 @@ static void test_damaged(void)
     /* data appended */
     memcpy(p, good, n);
     memset(p + n, 0, 64);
-    spit(tmp("long.db"), p, n + 64);
+    tl_spit(tmp("long.db"), p, n + 64);
     expect_db_fail(tmp("long.db"), SWGPU_EDB, "unexpected data after the end");
     /* foreign binary file (bad magic) */
     memcpy(p, good, n);
     p[0] = 'X';
-    spit(tmp("foreign.db"), p, n);
+    tl_spit(tmp("foreign.db"), p, n);
     expect_db_fail(tmp("foreign.db"), SWGPU_EDB, "neither a swgpu database (bad magic) nor FASTA/FASTQ");
     /* a newer format version */
     memcpy(p, good, n);
     put32(p + 8, 2);
-    spit(tmp("v2.db"), p, n);
+    tl_spit(tmp("v2.db"), p, n);
     expect_db_fail(tmp("v2.db"), SWGPU_EDB, "unsupported format version 2");
     /* a header field damaged */
     memcpy(p, good, n);
     p[20] ^= 1;
-    spit(tmp("hdr.db"), p, n);
+    tl_spit(tmp("hdr.db"), p, n);
     expect_db_fail(tmp("hdr.db"), SWGPU_EDB, "header checksum mismatch");
     /* a payload byte damaged (a residue) */
     memcpy(p, good, n);
     p[n - 70] ^= 0x10;
-    spit(tmp("crc.db"), p, n);
+    tl_spit(tmp("crc.db"), p, n);
     expect_db_fail(tmp("crc.db"), SWGPU_EDB, "checksum mismatch (corrupt file)");
     /* inconsistent offsets with a valid header checksum */
     memcpy(p, good, n);
     p[48 + 16 * 5] += 8; /* res section no longer aligned */
     fix_header_crc(p);
-    spit(tmp("off.db"), p, n);
+    tl_spit(tmp("off.db"), p, n);
     expect_db_fail(tmp("off.db"), SWGPU_EDB, "inconsistent offsets (section res");
     memcpy(p, good, n);
     p[56] += 8; /* size of the off section */
     fix_header_crc(p);
-    spit(tmp("off2.db"), p, n);
+    tl_spit(tmp("off2.db"), p, n);
     expect_db_fail(tmp("off2.db"), SWGPU_EDB, "inconsistent offsets (section off has");
     memcpy(p, good, n);
     p[48 + 16 * 4] = p[48 + 16 * 3]; /* names placed over rank */
     fix_header_crc(p);
-    spit(tmp("off3.db"), p, n);
+    tl_spit(tmp("off3.db"), p, n);
     expect_db_fail(tmp("off3.db"), SWGPU_EDB, "overlap");
     free(p);
     free(good);
@@ -417,7 +390,7 @@ static void test_pipe(void)
     db = NULL;
     swgpu_seqset_destroy(set);
     size_t n = 0;
-    unsigned char *bytes = slurp(tmp("pipe.db"), &n);
+    unsigned char *bytes = tl_slurp(tmp("pipe.db"), &n);
     fd = pipe_of((const char *)bytes, n, &pid);
     snprintf(path, sizeof path, "/dev/fd/%d", fd);
     CHECK_EQ_INT(swgpu_db_open(path, SWGPU_AUTO, &db, NULL), SWGPU_EFORMAT);
@@ -434,8 +407,7 @@ static void test_pipe(void)
 
 int main(void)
 {
-    datadir = getenv("SWGPU_TESTDATA");
-    if (!datadir) datadir = "tests/data";
+    datadir = tl_datadir();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_db.XXXXXX");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");

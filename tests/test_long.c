@@ -134,18 +134,6 @@ static void test_related(void)
     free(b);
 }
 
-/* ref's best score of a x b */
-static int64_t ref_score(const uint8_t *a, size_t m, const uint8_t *b, size_t n, const swgpu_matrix_t *mat, int open,
-                         int ext)
-{
-    swgpu_aln_t R = { 0 };
-    int64_t v = -1;
-    if (swgpu_align(a, m, b, n, mat, open, ext, 1, &R) == 0)
-        v = R.score;
-    swgpu_aln_free(&R);
-    return v;
-}
-
 static int64_t seed_bound(const uint8_t *a, size_t m, const uint8_t *b, size_t n, const swgpu_matrix_t *mat, int open,
                           int ext)
 {
@@ -180,14 +168,14 @@ static void test_seed_bound(void)
     b[1000] = (uint8_t)((a[1000] + 1) % 4);
     b[3000] = (uint8_t)((a[3000] + 2) % 4);
     v = seed_bound(a, m, b, m, dna, 5, 2);
-    r = ref_score(a, m, b, m, dna, 5, 2);
+    r = tl_align_score(a, m, b, m, dna, 5, 2);
     CHECK(v == 9990 && r == 9990, "seed bound, two substitutions: %lld, optimum %lld (9990)", (long long)v,
           (long long)r);
     /* 10 residues of a missing from b: one gap of 10, 5 + 2 * 10 */
     memcpy(b, a, 2500);
     memcpy(b + 2500, a + 2510, m - 2510);
     v = seed_bound(a, m, b, m - 10, dna, 5, 2);
-    r = ref_score(a, m, b, m - 10, dna, 5, 2);
+    r = tl_align_score(a, m, b, m - 10, dna, 5, 2);
     CHECK(v == 2 * 4990 - 25 && r == v, "seed bound, a deletion of 10: %lld, optimum %lld (9955)", (long long)v,
           (long long)r);
     /* and in b: the gap the other way */
@@ -198,7 +186,7 @@ static void test_seed_bound(void)
     CHECK_EQ_INT(seed_bound(a, 12, a, 12, dna, 5, 2), 24);
     tl_rand_codes(&s, b, m, 4);
     v = seed_bound(a, m, b, m, dna, 5, 2);
-    CHECK(v >= 0 && v <= ref_score(a, m, b, m, dna, 5, 2), "seed bound, unrelated: %lld", (long long)v);
+    CHECK(v >= 0 && v <= tl_align_score(a, m, b, m, dna, 5, 2), "seed bound, unrelated: %lld", (long long)v);
     memset(b, 4, m);
     CHECK_EQ_INT(seed_bound(b, m, b, m, dna, 5, 2), 0);
     /* related pairs: substitutions, indels, N runs, a moved block, protein */
@@ -220,7 +208,7 @@ static void test_seed_bound(void)
             memcpy(b + n - 400, t, 400);
         }
         v = seed_bound(a, len, b, n, mat, open, ext);
-        r = ref_score(a, len, b, n, mat, open, ext);
+        r = tl_align_score(a, len, b, n, mat, open, ext);
         CHECK(v >= 0 && v <= r && (prot || 10 * v >= 9 * r), "seed bound, related %d (%s, %zu x %zu): %lld, optimum %lld",
               it, prot ? "protein" : "DNA", len, n, (long long)v, (long long)r);
     }
@@ -315,29 +303,10 @@ typedef struct {
     size_t len[2];
 } ckcopy_t;
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *p = NULL;
-    long n;
-    *len = 0;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (p = malloc((size_t)n + 1)) && fread(p, 1, (size_t)n, f) == (size_t)n)
-        *len = (size_t)n;
-    fclose(f);
-    return p;
-}
-
 static void spill(const char *path, const uint8_t *p, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        if (fwrite(p, 1, len, f) != len)
-            CHECK(0, "cannot write %s", path);
-        fclose(f);
-    }
+    if (tl_spit(path, p, len))
+        CHECK(0, "cannot write %s", path);
 }
 
 static void ck_copy(const swgpu_long_progress_t *r, void *user)
@@ -345,7 +314,7 @@ static void ck_copy(const swgpu_long_progress_t *r, void *user)
     ckcopy_t *c = user;
     const int k = !strcmp(r->phase, "reverse") ? 0 : !strcmp(r->phase, "traceback") ? 1 : -1;
     if (k >= 0 && !c->copy[k])
-        c->copy[k] = slurp(c->path, &c->len[k]);
+        c->copy[k] = tl_slurp(c->path, &c->len[k]);
 }
 
 /* the file's CRC-32 (its last 4 bytes) made right after an edit */
@@ -378,7 +347,7 @@ static int ck_try(const char *what, const char *path, const uint8_t *p, size_t l
     int rc;
     spill(path, p, len);
     rc = swgpu_align_long(a, m, b, n, dna, o, out, &st);
-    back = slurp(path, &len2);
+    back = tl_slurp(path, &len2);
     if (want) {
         CHECK(rc < 0 && !strcmp(swgpu_last_error(), want), "%s: rc %d, message\n#   %s\n# wanted\n#   %s", what, rc,
               rc < 0 ? swgpu_last_error() : "(none)", want);
@@ -386,6 +355,72 @@ static int ck_try(const char *what, const char *path, const uint8_t *p, size_t l
     }
     free(back);
     return rc;
+}
+
+/* Checkpoints of a x b (cc: copies of phases 3 and 4) with a field out of
+ * range, the CRC right: each refused with its message; another width of
+ * scores: made for other options. */
+static void ck_bad_fields(const char *path, const ckcopy_t *cc, const uint8_t *a, size_t m, const uint8_t *b,
+                          size_t n, const swgpu_long_opts_t *o, swgpu_aln_t *X)
+{
+    char want[512];
+    const size_t len0 = cc->len[0], len1 = cc->len[1];
+    uint8_t *p = malloc(len1);
+    const int64_t je = get64(cc->copy[0], 48), ie = get64(cc->copy[0], 40);
+    const int64_t maxS = 2 * (int64_t)(m < n ? m : n);
+    struct {
+        int file;
+        size_t off;
+        int64_t v;
+        char want[300];
+    } F[10];
+    int nf = 0;
+#define FIELD(f, o_, v_, ...)                                                                         \
+    do {                                                                                              \
+        F[nf].file = f;                                                                               \
+        F[nf].off = o_;                                                                               \
+        F[nf].v = v_;                                                                                 \
+        snprintf(F[nf].want, sizeof F[nf].want, "checkpoint %s does not fit this alignment: " __VA_ARGS__); \
+        nf++;                                                                                         \
+    } while (0)
+    /* the query end beyond the query (the reverse pass read past it) */
+    FIELD(0, 40, (int64_t)m + 1000, "the best score's end (%lld, %lld) lies outside the %zu x %zu matrix: "
+          "remove it to start afresh", path, (long long)m + 1000, (long long)je, m, n);
+    /* (5,000,000: far enough that the old reader's reverse pass crashed) */
+    FIELD(0, 40, 5000000, "the best score's end (5000000, %lld) lies outside the %zu x %zu matrix: remove it "
+          "to start afresh", path, (long long)je, m, n);
+    FIELD(0, 48, -5, "the best score's end (%lld, -5) lies outside the %zu x %zu matrix: remove it to start "
+          "afresh", path, (long long)ie, m, n);
+    /* a best score of 0 (the run said "score 0", "alignment none") */
+    FIELD(0, 32, 0, "best score 0 is out of range 1 .. %lld: remove it to start afresh", path,
+          (long long)(2 * (ie < je ? ie : je)));
+    FIELD(0, 16, 9, "phase 9 is unknown: remove it to start afresh", path);
+    FIELD(0, 24, maxS + 1, "pruning score %lld is out of range 0 .. %lld: remove it to start afresh", path,
+          (long long)maxS + 1, (long long)maxS);
+    FIELD(1, 56, ie, "the begin (%lld, %lld) does not lie before the end (%lld, %lld): remove it to start "
+          "afresh", path, (long long)ie, (long long)get64(cc->copy[1], 64), (long long)ie, (long long)je);
+    /* a saved row's H at column 7 (the first row's 8th pair) */
+    FIELD(1, 112 + 7 * 8, (int64_t)0x7fffffff, "a saved row's value at column 7 is out of range: remove it "
+          "to start afresh", path);
+    for (int f = 0; f < nf; f++) {
+        const size_t len = F[f].file ? len1 : len0;
+        memcpy(p, cc->copy[F[f].file], len);
+        if (F[f].off >= 112)
+            memcpy(p + F[f].off, &(int32_t){ (int32_t)F[f].v }, 4);
+        else
+            set64(p, F[f].off, F[f].v);
+        ck_fix(p, len);
+        ck_try(F[f].want, path, p, len, a, m, b, n, o, X, F[f].want);
+    }
+#undef FIELD
+    /* another width of scores: made for other options */
+    memcpy(p, cc->copy[0], len0);
+    set64(p, 96, 1);
+    ck_fix(p, len0);
+    snprintf(want, sizeof want, "checkpoint %s was made for other inputs or options: remove it to start "
+             "afresh, or give the inputs and options it was made with", path);
+    CHECK(ck_try("wide", path, p, len0, a, m, b, n, o, X, want) == SWGPU_EINVAL, "wide flag: not EINVAL");
+    free(p);
 }
 
 static void test_ckpt(void)
@@ -463,66 +498,7 @@ static void test_ckpt(void)
         ck_try("truncated", path, p, len - 9, a, m, b, n, &o, &X, want);
         free(p);
     }
-    {
-        /* fields out of range, the CRC right */
-        const size_t len0 = cc.len[0], len1 = cc.len[1];
-        uint8_t *p = malloc(len1);
-        const int64_t je = get64(cc.copy[0], 48), ie = get64(cc.copy[0], 40);
-        const int64_t maxS = 2 * (int64_t)(m < n ? m : n);
-        struct {
-            int file;
-            size_t off;
-            int64_t v;
-            char want[300];
-        } F[10];
-        int nf = 0;
-#define FIELD(f, o_, v_, ...)                                                                         \
-    do {                                                                                              \
-        F[nf].file = f;                                                                               \
-        F[nf].off = o_;                                                                               \
-        F[nf].v = v_;                                                                                 \
-        snprintf(F[nf].want, sizeof F[nf].want, "checkpoint %s does not fit this alignment: " __VA_ARGS__); \
-        nf++;                                                                                         \
-    } while (0)
-        /* the query end beyond the query (the reverse pass read past it) */
-        FIELD(0, 40, (int64_t)m + 1000, "the best score's end (%lld, %lld) lies outside the %zu x %zu matrix: "
-              "remove it to start afresh", path, (long long)m + 1000, (long long)je, m, n);
-        /* (5,000,000: far enough that the old reader's reverse pass crashed) */
-        FIELD(0, 40, 5000000, "the best score's end (5000000, %lld) lies outside the %zu x %zu matrix: remove it "
-              "to start afresh", path, (long long)je, m, n);
-        FIELD(0, 48, -5, "the best score's end (%lld, -5) lies outside the %zu x %zu matrix: remove it to start "
-              "afresh", path, (long long)ie, m, n);
-        /* a best score of 0 (the run said "score 0", "alignment none") */
-        FIELD(0, 32, 0, "best score 0 is out of range 1 .. %lld: remove it to start afresh", path,
-              (long long)(2 * (ie < je ? ie : je)));
-        FIELD(0, 16, 9, "phase 9 is unknown: remove it to start afresh", path);
-        FIELD(0, 24, maxS + 1, "pruning score %lld is out of range 0 .. %lld: remove it to start afresh", path,
-              (long long)maxS + 1, (long long)maxS);
-        FIELD(1, 56, ie, "the begin (%lld, %lld) does not lie before the end (%lld, %lld): remove it to start "
-              "afresh", path, (long long)ie, (long long)get64(cc.copy[1], 64), (long long)ie, (long long)je);
-        /* a saved row's H at column 7 (the first row's 8th pair) */
-        FIELD(1, 112 + 7 * 8, (int64_t)0x7fffffff, "a saved row's value at column 7 is out of range: remove it "
-              "to start afresh", path);
-        for (int f = 0; f < nf; f++) {
-            const size_t len = F[f].file ? len1 : len0;
-            memcpy(p, cc.copy[F[f].file], len);
-            if (F[f].off >= 112)
-                memcpy(p + F[f].off, &(int32_t){ (int32_t)F[f].v }, 4);
-            else
-                set64(p, F[f].off, F[f].v);
-            ck_fix(p, len);
-            ck_try(F[f].want, path, p, len, a, m, b, n, &o, &X, F[f].want);
-        }
-#undef FIELD
-        /* another width of scores: made for other options */
-        memcpy(p, cc.copy[0], len0);
-        set64(p, 96, 1);
-        ck_fix(p, len0);
-        snprintf(want, sizeof want, "checkpoint %s was made for other inputs or options: remove it to start "
-                 "afresh, or give the inputs and options it was made with", path);
-        CHECK(ck_try("wide", path, p, len0, a, m, b, n, &o, &X, want) == SWGPU_EINVAL, "wide flag: not EINVAL");
-        free(p);
-    }
+    ck_bad_fields(path, &cc, a, m, b, n, &o, &X);
     /* what is not a checkpoint file, never opened as one (a FIFO would block) */
     {
         char fifo[80];

@@ -194,15 +194,6 @@ static void run_split(int P, int fail_part, const uint8_t *a, size_t alen, const
     pthread_mutex_destroy(&hub->lock);
 }
 
-static int same(const swgpu_aln_t *x, const swgpu_aln_t *y)
-{
-    return x->score == y->score && x->qbeg == y->qbeg && x->qend == y->qend &&
-           x->tbeg == y->tbeg && x->tend == y->tend && x->n_cigar == y->n_cigar &&
-           (!x->n_cigar || !memcmp(x->cigar, y->cigar, x->n_cigar * sizeof *x->cigar)) &&
-           x->length == y->length && x->n_ident == y->n_ident && x->n_mismatch == y->n_mismatch &&
-           x->n_gapopen == y->n_gapopen && x->n_gaps == y->n_gaps;
-}
-
 static long checks_run;
 
 /* every part of every split gives the single-process alignment */
@@ -221,7 +212,7 @@ static void check(const char *what, const uint8_t *a, size_t alen, const uint8_t
         for (int p = 0; p < P; p++) {
             if (jobs[p].rc)
                 fprintf(stderr, "%s, %d parts, part %d: %s\n", what, P, p, jobs[p].err);
-            bad += jobs[p].rc != 0 || !same(&jobs[p].aln, &one) ||
+            bad += jobs[p].rc != 0 || !tl_same_aln(&jobs[p].aln, &one) ||
                    jobs[p].st.score_cells != st1.score_cells;
             swgpu_aln_free(&jobs[p].aln);
         }

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
+#include "testlib.h"
 #include "swgpu.h"
 
 #include <stdlib.h>
@@ -14,11 +15,7 @@ static const char *datadir;
 
 static const char *data(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", datadir, name);
-    return buf[k];
+    return tl_path(datadir, name);
 }
 
 static int P(char c)
@@ -273,8 +270,7 @@ static void test_dna(void)
 
 int main(void)
 {
-    datadir = getenv("SWGPU_TESTDATA");
-    if (!datadir) datadir = "tests/data";
+    datadir = tl_datadir();
     test_builtin();
     test_roundtrip();
     test_files();

@@ -23,11 +23,7 @@ static char tmpdir[256];
 
 static const char *tmp(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
+    return tl_path(tmpdir, name);
 }
 
 /*
@@ -225,16 +221,6 @@ static int merge_scores(void *user, size_t query, int32_t *out)
     return SWGPU_OK;
 }
 
-static int same_aln(const swgpu_aln_t *a, const swgpu_aln_t *b)
-{
-    return a->score == b->score && a->qbeg == b->qbeg && a->qend == b->qend &&
-           a->tbeg == b->tbeg && a->tend == b->tend && a->n_cigar == b->n_cigar &&
-           (a->n_cigar == 0 || !memcmp(a->cigar, b->cigar, a->n_cigar * sizeof *a->cigar)) &&
-           a->length == b->length && a->n_ident == b->n_ident &&
-           a->n_mismatch == b->n_mismatch && a->n_gapopen == b->n_gapopen &&
-           a->n_gaps == b->n_gaps;
-}
-
 /* differences between two results, hit by hit and bit by bit */
 static long compare(const swgpu_search_result_t *w, const swgpu_search_result_t *m, long *hits)
 {
@@ -248,7 +234,7 @@ static long compare(const swgpu_search_result_t *w, const swgpu_search_result_t 
             const swgpu_hit_t *x = &a->hits[h], *y = &b->hits[h];
             bad += x->target != y->target || x->score != y->score ||
                    memcmp(&x->bits, &y->bits, sizeof x->bits) ||
-                   memcmp(&x->evalue, &y->evalue, sizeof x->evalue) || !same_aln(&x->aln, &y->aln);
+                   memcmp(&x->evalue, &y->evalue, sizeof x->evalue) || !tl_same_aln(&x->aln, &y->aln);
             (*hits)++;
         }
     }

@@ -1302,6 +1302,137 @@ static void printed_interval(const char *s, double *lo, double *hi);
  * psiblast and exactly (the oracle); where the raw scores agree, the
  * E-values agree within 1% of psiblast's printed value.
  */
+/* every subject psiblast reports is among the best 100 hits with
+ * E <= 10 (q105's subject of score 58 is 243rd by score, but the
+ * longer subjects scoring more have E > 10), every alignment
+ * rescores here */
+static void acceptance_hits(const swgpu_db_t *db, const swgpu_matrix_t *b62, swgpu_pssm_t *const *ps)
+{
+    swgpu_opts_t o = opts_of(11, 1, 0);
+    swgpu_search_result_t *r = NULL;
+    o.top_n = 100;
+    o.backend = SWGPU_BACKEND_CPU;
+    int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, 10, db, b62, &o, &r);
+    CHECK(rc == 0, "acceptance search: %s", swgpu_last_error());
+    FILE *fp = fopen(DATA "psiblast/evalues.tsv", "r");
+    CHECK(fp != NULL, "evalues.tsv");
+    long n = 0, missing = 0, lower = 0, inexact = 0, higher = 0, e_bad = 0;
+    char line[512], qn[32], sid[400], es[64];
+    int score;
+    while (!rc && fp && fgets(line, sizeof line, fp)) {
+        if (line[0] == '#' ||
+            sscanf(line, "%31s %399s %d %63s", qn, sid, &score, es) != 4) continue;
+        int qi = atoi(qn + 1) - 101;
+        const swgpu_query_result_t *qr = &r->q[qi];
+        const swgpu_hit_t *hit = NULL;
+        n++;
+        for (size_t h = 0; h < qr->n_hits && !hit; h++) {
+            swgpu_seq_t t;
+            swgpu_db_get(db, qr->hits[h].target, &t);
+            if (!strcmp(t.id, sid)) hit = &qr->hits[h];
+        }
+        if (!hit) {
+            if (missing++ < 3) fprintf(stderr, "acceptance: %s %s (psiblast %d) not a hit\n", qn, sid, score);
+            continue;
+        }
+        if (hit->score < score) {
+            if (lower++ < 3) fprintf(stderr, "acceptance: %s %s: swgpu %d < psiblast %d\n", qn, sid, hit->score, score);
+        }
+        higher += hit->score > score;
+        if (hit->score == score) {
+            double lo, hi;
+            printed_interval(es, &lo, &hi);
+            if (!(hit->evalue >= lo * 0.99 && hit->evalue <= hi * 1.01) && e_bad++ < 3)
+                fprintf(stderr, "acceptance: %s %s: E-value %g, psiblast's %s\n", qn, sid,
+                        hit->evalue, es);
+        }
+        swgpu_seq_t t;
+        swgpu_db_get(db, hit->target, &t);
+        int32_t *rows = rows_of(ps[qi]);
+        if (oracle(rows, swgpu_pssm_length(ps[qi]), t.res, t.len, 11, 1) != hit->score) inexact++;
+        free(rows);
+    }
+    if (fp) fclose(fp);
+    CHECK(n == 464 && missing == 0 && lower == 0 && inexact == 0 && e_bad == 0,
+          "acceptance: %ld psiblast hits, %ld missing, %ld scored lower, %ld not exact, %ld "
+          "E-values off by more than 1%%", n, missing, lower, inexact, e_bad);
+    printf("# acceptance: %ld psiblast hits, all found with -n 100; swgpu scores %ld higher, "
+           "the others equal with E-values within 1%%\n", n, higher);
+    long bad = 0, hits = 0;
+    for (size_t i = 0; !rc && i < r->n_queries; i++) {
+        int32_t *rows = rows_of(ps[i]);
+        for (size_t h = 0; h < r->q[i].n_hits; h++) {
+            const swgpu_hit_t *x = &r->q[i].hits[h];
+            swgpu_seq_t t;
+            swgpu_db_get(db, x->target, &t);
+            hits++;
+            if (rescore(&x->aln, rows, swgpu_pssm_length(ps[i]), t.res, t.len, 11, 1) != x->score)
+                bad++;
+        }
+        free(rows);
+    }
+    CHECK(bad == 0 && hits >= 464, "acceptance alignments: %ld of %ld wrong", bad, hits);
+    swgpu_search_result_destroy(r);
+}
+
+/* the PSSM of round 1 of record 101 (q101), whose 14 included hits
+ * psiblast and swgpu align alike: psiblast's but for the rounding
+ * of BLOSUM62's scores (measured 86.9% equal, 99.7% within 1, mean
+ * difference -0.03; with ratios e^(lambda_u s) and Robinson &
+ * Robinson's background for the pseudocounts: 84.9%, +0.04) */
+static void acceptance_q101(const char *dir, const swgpu_db_t *db, const swgpu_matrix_t *b62,
+                            const swgpu_pssm_t *ps0)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_search_result_t *r = NULL;
+    swgpu_pssm_t *mine = NULL;
+    swgpu_seq_t q;
+    swgpu_opts_t o = opts_of(11, 1, 0);
+    o.top_n = 500;
+    o.backend = SWGPU_BACKEND_CPU;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/queries250.fasta", dir);
+    int rc = swgpu_seqset_read(path, SWGPU_PROTEIN, &qs, NULL);
+    CHECK(rc == 0 && swgpu_seqset_size(qs) >= 101, "%s: %s", path, swgpu_last_error());
+    if (rc == 0 && swgpu_seqset_size(qs) >= 101) {
+        swgpu_seqset_t *one = NULL;
+        swgpu_seqset_get(qs, 100, &q); /* record 101 */
+        char *letters = malloc(q.len + 1);
+        for (size_t i = 0; i < q.len; i++) letters[i] = swgpu_decode(SWGPU_PROTEIN, q.res[i]);
+        letters[q.len] = 0;
+        swgpu_seqset_create(SWGPU_PROTEIN, &one);
+        swgpu_seqset_add(one, q.id, "", letters, q.len);
+        free(letters);
+        swgpu_seq_t q1;
+        swgpu_seqset_get(one, 0, &q1);
+        rc = swgpu_search(one, db, b62, &o, &r);
+        if (rc == 0) rc = swgpu_pssm_from_hits(&q1, NULL, &r->q[0], db, b62, &o, 0.002, &mine);
+        CHECK(rc == 0 && swgpu_pssm_length(mine) == swgpu_pssm_length(ps0),
+              "q101's PSSM: %s", swgpu_last_error());
+        if (rc == 0 && swgpu_pssm_length(mine) == swgpu_pssm_length(ps0)) {
+            long n = 0, equal = 0, near = 0, diff = 0;
+            for (size_t i = 0; i < q1.len; i++)
+                for (int c = 0; c < 20; c++, n++) {
+                    int d = swgpu_pssm_score(mine, i, (uint8_t)c) -
+                            swgpu_pssm_score(ps0, i, (uint8_t)c);
+                    equal += d == 0;
+                    near += d >= -1 && d <= 1;
+                    diff += d;
+                }
+            CHECK(equal * 100 >= n * 86 && near * 1000 >= n * 995 &&
+                      fabs((double)diff / (double)n) < 0.04,
+                  "q101's PSSM against psiblast's: %ld of %ld equal, %ld within 1, mean "
+                  "difference %.3f", equal, n, near, (double)diff / (double)n);
+            printf("# q101's PSSM: %.1f%% of psiblast's scores equal, mean difference %.3f\n",
+                   100.0 * (double)equal / (double)n, (double)diff / (double)n);
+        }
+        swgpu_seqset_destroy(one);
+    }
+    swgpu_pssm_destroy(mine);
+    swgpu_search_result_destroy(r);
+    swgpu_seqset_destroy(qs);
+}
+
 static void test_acceptance(void)
 {
     const char *dir = getenv("SWGPU_TEST_DATA");
@@ -1309,8 +1440,9 @@ static void test_acceptance(void)
     swgpu_db_t *db = NULL;
     swgpu_matrix_t *b62 = NULL;
     swgpu_pssm_t *ps[10] = {0};
-    FILE *fp;
-    snprintf(path, sizeof path, "%s/uniprot20k.fasta.gz", dir && *dir ? dir : "../shared/data");
+    if (!dir || !*dir)
+        dir = "../shared/data";
+    snprintf(path, sizeof path, "%s/uniprot20k.fasta.gz", dir);
     if (access(path, R_OK) != 0) {
         SKIP(1, "psiblast acceptance: no uniprot20k.fasta.gz ($SWGPU_TEST_DATA)");
         return;
@@ -1324,131 +1456,8 @@ static void test_acceptance(void)
         CHECK(swgpu_pssm_read(path, &ps[i]) == 0, "%s: %s", path, swgpu_last_error());
         if (!ps[i]) goto out;
     }
-    {
-        /* every subject psiblast reports is among the best 100 hits with
-         * E <= 10 (q105's subject of score 58 is 243rd by score, but the
-         * longer subjects scoring more have E > 10), every alignment
-         * rescores here */
-        swgpu_opts_t o = opts_of(11, 1, 0);
-        swgpu_search_result_t *r = NULL;
-        o.top_n = 100;
-        o.backend = SWGPU_BACKEND_CPU;
-        int rc = swgpu_search_pssm((const swgpu_pssm_t *const *)ps, 10, db, b62, &o, &r);
-        CHECK(rc == 0, "acceptance search: %s", swgpu_last_error());
-        fp = fopen(DATA "psiblast/evalues.tsv", "r");
-        CHECK(fp != NULL, "evalues.tsv");
-        long n = 0, missing = 0, lower = 0, inexact = 0, higher = 0, e_bad = 0;
-        char line[512], qn[32], sid[400], es[64];
-        int score;
-        while (!rc && fp && fgets(line, sizeof line, fp)) {
-            if (line[0] == '#' ||
-                sscanf(line, "%31s %399s %d %63s", qn, sid, &score, es) != 4) continue;
-            int qi = atoi(qn + 1) - 101;
-            const swgpu_query_result_t *qr = &r->q[qi];
-            const swgpu_hit_t *hit = NULL;
-            n++;
-            for (size_t h = 0; h < qr->n_hits && !hit; h++) {
-                swgpu_seq_t t;
-                swgpu_db_get(db, qr->hits[h].target, &t);
-                if (!strcmp(t.id, sid)) hit = &qr->hits[h];
-            }
-            if (!hit) {
-                if (missing++ < 3) fprintf(stderr, "acceptance: %s %s (psiblast %d) not a hit\n", qn, sid, score);
-                continue;
-            }
-            if (hit->score < score) {
-                if (lower++ < 3) fprintf(stderr, "acceptance: %s %s: swgpu %d < psiblast %d\n", qn, sid, hit->score, score);
-            }
-            higher += hit->score > score;
-            if (hit->score == score) {
-                double lo, hi;
-                printed_interval(es, &lo, &hi);
-                if (!(hit->evalue >= lo * 0.99 && hit->evalue <= hi * 1.01) && e_bad++ < 3)
-                    fprintf(stderr, "acceptance: %s %s: E-value %g, psiblast's %s\n", qn, sid,
-                            hit->evalue, es);
-            }
-            swgpu_seq_t t;
-            swgpu_db_get(db, hit->target, &t);
-            int32_t *rows = rows_of(ps[qi]);
-            if (oracle(rows, swgpu_pssm_length(ps[qi]), t.res, t.len, 11, 1) != hit->score) inexact++;
-            free(rows);
-        }
-        if (fp) fclose(fp);
-        CHECK(n == 464 && missing == 0 && lower == 0 && inexact == 0 && e_bad == 0,
-              "acceptance: %ld psiblast hits, %ld missing, %ld scored lower, %ld not exact, %ld "
-              "E-values off by more than 1%%", n, missing, lower, inexact, e_bad);
-        printf("# acceptance: %ld psiblast hits, all found with -n 100; swgpu scores %ld higher, "
-               "the others equal with E-values within 1%%\n", n, higher);
-        long bad = 0, hits = 0;
-        for (size_t i = 0; !rc && i < r->n_queries; i++) {
-            int32_t *rows = rows_of(ps[i]);
-            for (size_t h = 0; h < r->q[i].n_hits; h++) {
-                const swgpu_hit_t *x = &r->q[i].hits[h];
-                swgpu_seq_t t;
-                swgpu_db_get(db, x->target, &t);
-                hits++;
-                if (rescore(&x->aln, rows, swgpu_pssm_length(ps[i]), t.res, t.len, 11, 1) != x->score)
-                    bad++;
-            }
-            free(rows);
-        }
-        CHECK(bad == 0 && hits >= 464, "acceptance alignments: %ld of %ld wrong", bad, hits);
-        swgpu_search_result_destroy(r);
-    }
-    {
-        /* the PSSM of round 1 of record 101 (q101), whose 14 included hits
-         * psiblast and swgpu align alike: psiblast's but for the rounding
-         * of BLOSUM62's scores (measured 86.9% equal, 99.7% within 1, mean
-         * difference -0.03; with ratios e^(lambda_u s) and Robinson &
-         * Robinson's background for the pseudocounts: 84.9%, +0.04) */
-        swgpu_seqset_t *qs = NULL;
-        swgpu_search_result_t *r = NULL;
-        swgpu_pssm_t *mine = NULL;
-        swgpu_seq_t q;
-        swgpu_opts_t o = opts_of(11, 1, 0);
-        o.top_n = 500;
-        o.backend = SWGPU_BACKEND_CPU;
-        snprintf(path, sizeof path, "%s/queries250.fasta", dir && *dir ? dir : "../shared/data");
-        int rc = swgpu_seqset_read(path, SWGPU_PROTEIN, &qs, NULL);
-        CHECK(rc == 0 && swgpu_seqset_size(qs) >= 101, "%s: %s", path, swgpu_last_error());
-        if (rc == 0 && swgpu_seqset_size(qs) >= 101) {
-            swgpu_seqset_t *one = NULL;
-            swgpu_seqset_get(qs, 100, &q); /* record 101 */
-            char *letters = malloc(q.len + 1);
-            for (size_t i = 0; i < q.len; i++) letters[i] = swgpu_decode(SWGPU_PROTEIN, q.res[i]);
-            letters[q.len] = 0;
-            swgpu_seqset_create(SWGPU_PROTEIN, &one);
-            swgpu_seqset_add(one, q.id, "", letters, q.len);
-            free(letters);
-            swgpu_seq_t q1;
-            swgpu_seqset_get(one, 0, &q1);
-            rc = swgpu_search(one, db, b62, &o, &r);
-            if (rc == 0) rc = swgpu_pssm_from_hits(&q1, NULL, &r->q[0], db, b62, &o, 0.002, &mine);
-            CHECK(rc == 0 && swgpu_pssm_length(mine) == swgpu_pssm_length(ps[0]),
-                  "q101's PSSM: %s", swgpu_last_error());
-            if (rc == 0 && swgpu_pssm_length(mine) == swgpu_pssm_length(ps[0])) {
-                long n = 0, equal = 0, near = 0, diff = 0;
-                for (size_t i = 0; i < q1.len; i++)
-                    for (int c = 0; c < 20; c++, n++) {
-                        int d = swgpu_pssm_score(mine, i, (uint8_t)c) -
-                                swgpu_pssm_score(ps[0], i, (uint8_t)c);
-                        equal += d == 0;
-                        near += d >= -1 && d <= 1;
-                        diff += d;
-                    }
-                CHECK(equal * 100 >= n * 86 && near * 1000 >= n * 995 &&
-                          fabs((double)diff / (double)n) < 0.04,
-                      "q101's PSSM against psiblast's: %ld of %ld equal, %ld within 1, mean "
-                      "difference %.3f", equal, n, near, (double)diff / (double)n);
-                printf("# q101's PSSM: %.1f%% of psiblast's scores equal, mean difference %.3f\n",
-                       100.0 * (double)equal / (double)n, (double)diff / (double)n);
-            }
-            swgpu_seqset_destroy(one);
-        }
-        swgpu_pssm_destroy(mine);
-        swgpu_search_result_destroy(r);
-        swgpu_seqset_destroy(qs);
-    }
+    acceptance_hits(db, b62, ps);
+    acceptance_q101(dir, db, b62, ps[0]);
 out:
     for (int i = 0; i < 10; i++) swgpu_pssm_destroy(ps[i]);
     swgpu_db_destroy(db);
@@ -1738,6 +1747,143 @@ static long results_differ(const swgpu_query_result_t *x, const swgpu_query_resu
     return bad;
 }
 
+/* swgpu_pssm_from_hits on r, a search of the query q: with the query's own
+ * hit only (purged: the PSSM p0 of no hits), with every hit (written and
+ * read back), with a hit that has no alignment. */
+static void from_hits_of_search(const swgpu_seq_t *q, swgpu_search_result_t *r, const swgpu_db_t *db,
+                                const swgpu_matrix_t *b62, const swgpu_opts_t *o, const swgpu_pssm_t *p0)
+{
+    swgpu_pssm_t *p1 = NULL;
+    double self_e = r->q[0].hits[0].evalue;
+    CHECK(r->q[0].hits[0].target == 0, "the query is its best hit");
+    int rc = swgpu_pssm_from_hits(q, NULL, &r->q[0], db, b62, o, self_e, &p1); /* only the query */
+    CHECK(rc == 0, "from_hits, the query only: %s", swgpu_last_error());
+    if (!rc && p0) same_scores("identical hit purged: the PSSM of no hits", p1, p0);
+    swgpu_pssm_destroy(p1);
+    /* every hit: a PSSM of its own, written and read back */
+    swgpu_pssm_t *p2 = NULL, *p3 = NULL;
+    rc = swgpu_pssm_from_hits(q, NULL, &r->q[0], db, b62, NULL, 1e9, &p2);
+    CHECK(rc == 0, "from_hits, every hit: %s", swgpu_last_error());
+    if (!rc) {
+        long differ = 0;
+        for (size_t i = 0; i < q->len; i++)
+            for (int c = 0; c < 20; c++)
+                differ += swgpu_pssm_score(p2, i, (uint8_t)c) != swgpu_pssm_score(p0, i, (uint8_t)c);
+        CHECK(differ > 0, "the hits change the PSSM");
+        char path[] = "/tmp/swgpu_test_pssm_XXXXXX";
+        int fd = mkstemp(path);
+        FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+        CHECK(fp && swgpu_pssm_write(p2, b62, 11, 1, fp) == 0, "write: %s", swgpu_last_error());
+        if (fp) fclose(fp);
+        rc = swgpu_pssm_read(path, &p3);
+        CHECK(rc == 0, "read back: %s", swgpu_last_error());
+        if (!rc) {
+            same_scores("written and read back", p2, p3);
+            CHECK(!strcmp(swgpu_pssm_id(p3), path + 5), "read back: id %s", swgpu_pssm_id(p3));
+        }
+        unlink(path);
+    }
+    swgpu_pssm_destroy(p2);
+    swgpu_pssm_destroy(p3);
+    /* an included hit without an alignment */
+    swgpu_aln_t keep = r->q[0].hits[1].aln;
+    r->q[0].hits[1].aln.n_cigar = 0;
+    swgpu_pssm_t *p4 = NULL;
+    rc = swgpu_pssm_from_hits(q, NULL, &r->q[0], db, b62, NULL, 1e9, &p4);
+    CHECK(rc == SWGPU_EINVAL && !p4 && strstr(swgpu_last_error(), "has no alignment"),
+          "a hit without an alignment: %d %s", rc, swgpu_last_error());
+    r->q[0].hits[1].aln = keep;
+}
+
+/* swgpu_search_iterate's rounds (it, with psi's iterations) against
+ * swgpu_search (r) and swgpu_search_pssm of each round's PSSM; final_pssm 0,
+ * align_rounds 0 and -n 1 give the same rounds. */
+static void iterate_as_rounds(const swgpu_seqset_t *set, const swgpu_seq_t *q, const swgpu_db_t *db,
+                              const swgpu_matrix_t *b62, const swgpu_opts_t *o, swgpu_psi_opts_t *psi,
+                              const swgpu_iterate_result_t *it, const swgpu_search_result_t *r)
+{
+    int rc;
+    CHECK(it->n_rounds >= 2 && it->last_round[0] == it->n_rounds,
+          "iterate: %zu rounds, last %zu", it->n_rounds, it->last_round[0]);
+    CHECK(results_differ(&it->round[0]->q[0], &r->q[0]) == 0, "round 1 = swgpu_search");
+    size_t incl = 0;
+    for (size_t h = 0; h < r->q[0].n_hits; h++) incl += r->q[0].hits[h].evalue <= 1e-3;
+    CHECK(it->included[0] == incl, "round 1 included %zu, expected %zu", it->included[0], incl);
+    for (size_t k = 1; k < it->n_rounds; k++) {
+        swgpu_pssm_t *pk = NULL;
+        swgpu_search_result_t *rk = NULL;
+        rc = swgpu_pssm_from_hits(q, k > 1 ? it->pssm[k - 1] : NULL, &it->round[k - 1]->q[0], db,
+                                  b62, o, 1e-3, &pk);
+        if (!rc) same_scores("round k's PSSM", pk, it->pssm[k]);
+        if (!rc) rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&pk, 1, db, b62, o, &rk);
+        CHECK(rc == 0 && results_differ(&it->round[k]->q[0], &rk->q[0]) == 0,
+              "round %zu = swgpu_search_pssm of round %zu's PSSM", k + 1, k);
+        swgpu_search_result_destroy(rk);
+        swgpu_pssm_destroy(pk);
+    }
+    CHECK(it->converged[0] == (it->n_rounds < 3), "converged flag");
+    CHECK(it->final_pssm[0] != NULL, "final PSSM made");
+    /* final_pssm 0: the same rounds, no final PSSM */
+    swgpu_iterate_result_t *it2 = NULL;
+    psi->final_pssm = 0;
+    rc = swgpu_search_iterate(set, NULL, 0, db, b62, o, psi, &it2);
+    psi->final_pssm = 1;
+    CHECK(rc == 0 && it2->n_rounds == it->n_rounds && !it2->final_pssm[0] &&
+              it2->converged[0] == it->converged[0] && it2->included[0] == it->included[0],
+          "final_pssm 0: %s", swgpu_last_error());
+    for (size_t k = 0; rc == 0 && k < it->n_rounds; k++)
+        CHECK(results_differ(&it->round[k]->q[0], &it2->round[k]->q[0]) == 0,
+              "final_pssm 0: round %zu alike", k + 1);
+    swgpu_iterate_result_destroy(it2);
+    /* align_rounds 0 (final_pssm 0): the same rounds, PSSMs and last
+     * round; an earlier round aligns the hits the next PSSM takes and
+     * leaves the others unaligned (score kept, no CIGAR) */
+    psi->final_pssm = 0;
+    psi->align_rounds = 0;
+    rc = swgpu_search_iterate(set, NULL, 0, db, b62, o, psi, &it2);
+    psi->final_pssm = 1;
+    psi->align_rounds = 1;
+    CHECK(rc == 0 && it2->n_rounds == it->n_rounds && it2->included[0] == it->included[0] &&
+              it2->last_round[0] == it->last_round[0],
+          "align_rounds 0: %s", swgpu_last_error());
+    if (rc == 0) {
+        const size_t L = it->n_rounds - 1;
+        CHECK(results_differ(&it->round[L]->q[0], &it2->round[L]->q[0]) == 0,
+              "align_rounds 0: the last round alike");
+        for (size_t k = 1; k < it->n_rounds; k++)
+            same_scores("align_rounds 0: round k's PSSM", it2->pssm[k], it->pssm[k]);
+        long above = 0, bare = 0, wrong = 0;
+        for (size_t k = 0; k < L; k++) {
+            const swgpu_query_result_t *a = &it->round[k]->q[0], *b = &it2->round[k]->q[0];
+            CHECK_EQ_INT(b->n_hits, a->n_hits);
+            for (size_t h = 0; h < a->n_hits && h < b->n_hits; h++) {
+                const int in = a->hits[h].evalue <= 1e-3;
+                above += !in;
+                bare += b->hits[h].aln.n_cigar == 0 && b->hits[h].aln.score == b->hits[h].score;
+                wrong += in ? b->hits[h].aln.n_cigar != a->hits[h].aln.n_cigar ||
+                                  b->hits[h].aln.qbeg != a->hits[h].aln.qbeg ||
+                                  b->hits[h].aln.tbeg != a->hits[h].aln.tbeg
+                            : b->hits[h].aln.n_cigar != 0 || b->hits[h].score != a->hits[h].score;
+            }
+        }
+        CHECK(above > 0 && bare == above && wrong == 0,
+              "align_rounds 0: %ld hits above the threshold in earlier rounds, %ld unaligned, "
+              "%ld wrong", above, bare, wrong);
+    }
+    swgpu_iterate_result_destroy(it2);
+    /* -n 1: the rounds still align (and include) every hit below the
+     * threshold, though they report one */
+    swgpu_opts_t o1 = *o;
+    o1.top_n = 1;
+    rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o1, psi, &it2);
+    CHECK(rc == 0 && it2->n_rounds == it->n_rounds && it2->included[0] == it->included[0] &&
+              it2->included[0] > 1 && it2->round[0]->q[0].n_hits == 1,
+          "-n 1: %s", swgpu_last_error());
+    for (size_t k = 1; rc == 0 && k < it->n_rounds; k++)
+        same_scores("-n 1: round k's PSSM", it2->pssm[k], it->pssm[k]);
+    swgpu_iterate_result_destroy(it2);
+}
+
 static void test_from_hits(void)
 {
     swgpu_matrix_t *b62 = NULL;
@@ -1787,48 +1933,8 @@ static void test_from_hits(void)
     swgpu_search_result_t *r = NULL;
     rc = swgpu_search(set, db, b62, &o, &r);
     CHECK(rc == 0 && r->q[0].n_hits >= 3, "search: %s", swgpu_last_error());
-    if (!rc) {
-        swgpu_pssm_t *p1 = NULL;
-        double self_e = r->q[0].hits[0].evalue;
-        CHECK(r->q[0].hits[0].target == 0, "the query is its best hit");
-        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, &o, self_e, &p1); /* only the query */
-        CHECK(rc == 0, "from_hits, the query only: %s", swgpu_last_error());
-        if (!rc && p0) same_scores("identical hit purged: the PSSM of no hits", p1, p0);
-        swgpu_pssm_destroy(p1);
-        /* every hit: a PSSM of its own, written and read back */
-        swgpu_pssm_t *p2 = NULL, *p3 = NULL;
-        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, NULL, 1e9, &p2);
-        CHECK(rc == 0, "from_hits, every hit: %s", swgpu_last_error());
-        if (!rc) {
-            long differ = 0;
-            for (size_t i = 0; i < q.len; i++)
-                for (int c = 0; c < 20; c++)
-                    differ += swgpu_pssm_score(p2, i, (uint8_t)c) != swgpu_pssm_score(p0, i, (uint8_t)c);
-            CHECK(differ > 0, "the hits change the PSSM");
-            char path[] = "/tmp/swgpu_test_pssm_XXXXXX";
-            int fd = mkstemp(path);
-            FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-            CHECK(fp && swgpu_pssm_write(p2, b62, 11, 1, fp) == 0, "write: %s", swgpu_last_error());
-            if (fp) fclose(fp);
-            rc = swgpu_pssm_read(path, &p3);
-            CHECK(rc == 0, "read back: %s", swgpu_last_error());
-            if (!rc) {
-                same_scores("written and read back", p2, p3);
-                CHECK(!strcmp(swgpu_pssm_id(p3), path + 5), "read back: id %s", swgpu_pssm_id(p3));
-            }
-            unlink(path);
-        }
-        swgpu_pssm_destroy(p2);
-        swgpu_pssm_destroy(p3);
-        /* an included hit without an alignment */
-        swgpu_aln_t keep = r->q[0].hits[1].aln;
-        r->q[0].hits[1].aln.n_cigar = 0;
-        swgpu_pssm_t *p4 = NULL;
-        rc = swgpu_pssm_from_hits(&q, NULL, &r->q[0], db, b62, NULL, 1e9, &p4);
-        CHECK(rc == SWGPU_EINVAL && !p4 && strstr(swgpu_last_error(), "has no alignment"),
-              "a hit without an alignment: %d %s", rc, swgpu_last_error());
-        r->q[0].hits[1].aln = keep;
-    }
+    if (!rc)
+        from_hits_of_search(&q, r, db, b62, &o, p0);
 
     /* iterations: round 1 = swgpu_search; round 2 = the PSSM of round 1 */
     swgpu_psi_opts_t psi;
@@ -1841,87 +1947,8 @@ static void test_from_hits(void)
     swgpu_iterate_result_t *it = NULL;
     rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it);
     CHECK(rc == 0, "iterate: %s", swgpu_last_error());
-    if (!rc && r) {
-        CHECK(it->n_rounds >= 2 && it->last_round[0] == it->n_rounds,
-              "iterate: %zu rounds, last %zu", it->n_rounds, it->last_round[0]);
-        CHECK(results_differ(&it->round[0]->q[0], &r->q[0]) == 0, "round 1 = swgpu_search");
-        size_t incl = 0;
-        for (size_t h = 0; h < r->q[0].n_hits; h++) incl += r->q[0].hits[h].evalue <= 1e-3;
-        CHECK(it->included[0] == incl, "round 1 included %zu, expected %zu", it->included[0], incl);
-        for (size_t k = 1; k < it->n_rounds; k++) {
-            swgpu_pssm_t *pk = NULL;
-            swgpu_search_result_t *rk = NULL;
-            rc = swgpu_pssm_from_hits(&q, k > 1 ? it->pssm[k - 1] : NULL, &it->round[k - 1]->q[0], db,
-                                      b62, &o, 1e-3, &pk);
-            if (!rc) same_scores("round k's PSSM", pk, it->pssm[k]);
-            if (!rc) rc = swgpu_search_pssm((const swgpu_pssm_t *const *)&pk, 1, db, b62, &o, &rk);
-            CHECK(rc == 0 && results_differ(&it->round[k]->q[0], &rk->q[0]) == 0,
-                  "round %zu = swgpu_search_pssm of round %zu's PSSM", k + 1, k);
-            swgpu_search_result_destroy(rk);
-            swgpu_pssm_destroy(pk);
-        }
-        CHECK(it->converged[0] == (it->n_rounds < 3), "converged flag");
-        CHECK(it->final_pssm[0] != NULL, "final PSSM made");
-        /* final_pssm 0: the same rounds, no final PSSM */
-        swgpu_iterate_result_t *it2 = NULL;
-        psi.final_pssm = 0;
-        rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it2);
-        psi.final_pssm = 1;
-        CHECK(rc == 0 && it2->n_rounds == it->n_rounds && !it2->final_pssm[0] &&
-                  it2->converged[0] == it->converged[0] && it2->included[0] == it->included[0],
-              "final_pssm 0: %s", swgpu_last_error());
-        for (size_t k = 0; rc == 0 && k < it->n_rounds; k++)
-            CHECK(results_differ(&it->round[k]->q[0], &it2->round[k]->q[0]) == 0,
-                  "final_pssm 0: round %zu alike", k + 1);
-        swgpu_iterate_result_destroy(it2);
-        /* align_rounds 0 (final_pssm 0): the same rounds, PSSMs and last
-         * round; an earlier round aligns the hits the next PSSM takes and
-         * leaves the others unaligned (score kept, no CIGAR) */
-        psi.final_pssm = 0;
-        psi.align_rounds = 0;
-        rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o, &psi, &it2);
-        psi.final_pssm = 1;
-        psi.align_rounds = 1;
-        CHECK(rc == 0 && it2->n_rounds == it->n_rounds && it2->included[0] == it->included[0] &&
-                  it2->last_round[0] == it->last_round[0],
-              "align_rounds 0: %s", swgpu_last_error());
-        if (rc == 0) {
-            const size_t L = it->n_rounds - 1;
-            CHECK(results_differ(&it->round[L]->q[0], &it2->round[L]->q[0]) == 0,
-                  "align_rounds 0: the last round alike");
-            for (size_t k = 1; k < it->n_rounds; k++)
-                same_scores("align_rounds 0: round k's PSSM", it2->pssm[k], it->pssm[k]);
-            long above = 0, bare = 0, wrong = 0;
-            for (size_t k = 0; k < L; k++) {
-                const swgpu_query_result_t *a = &it->round[k]->q[0], *b = &it2->round[k]->q[0];
-                CHECK_EQ_INT(b->n_hits, a->n_hits);
-                for (size_t h = 0; h < a->n_hits && h < b->n_hits; h++) {
-                    const int in = a->hits[h].evalue <= 1e-3;
-                    above += !in;
-                    bare += b->hits[h].aln.n_cigar == 0 && b->hits[h].aln.score == b->hits[h].score;
-                    wrong += in ? b->hits[h].aln.n_cigar != a->hits[h].aln.n_cigar ||
-                                      b->hits[h].aln.qbeg != a->hits[h].aln.qbeg ||
-                                      b->hits[h].aln.tbeg != a->hits[h].aln.tbeg
-                                : b->hits[h].aln.n_cigar != 0 || b->hits[h].score != a->hits[h].score;
-                }
-            }
-            CHECK(above > 0 && bare == above && wrong == 0,
-                  "align_rounds 0: %ld hits above the threshold in earlier rounds, %ld unaligned, "
-                  "%ld wrong", above, bare, wrong);
-        }
-        swgpu_iterate_result_destroy(it2);
-        /* -n 1: the rounds still align (and include) every hit below the
-         * threshold, though they report one */
-        swgpu_opts_t o1 = o;
-        o1.top_n = 1;
-        rc = swgpu_search_iterate(set, NULL, 0, db, b62, &o1, &psi, &it2);
-        CHECK(rc == 0 && it2->n_rounds == it->n_rounds && it2->included[0] == it->included[0] &&
-                  it2->included[0] > 1 && it2->round[0]->q[0].n_hits == 1,
-              "-n 1: %s", swgpu_last_error());
-        for (size_t k = 1; rc == 0 && k < it->n_rounds; k++)
-            same_scores("-n 1: round k's PSSM", it2->pssm[k], it->pssm[k]);
-        swgpu_iterate_result_destroy(it2);
-    }
+    if (!rc && r)
+        iterate_as_rounds(set, &q, db, b62, &o, &psi, it, r);
     swgpu_iterate_result_destroy(it);
     /* a query without hits below the threshold stops after round 1 */
     it = NULL;

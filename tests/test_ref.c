@@ -60,6 +60,10 @@ static void mat_random(swgpu_matrix_t *m, uint64_t seed, int lo_d, int hi_d, int
 
 /* ----------------------------------------------------------- sequences */
 
+/* A residue code: a standard one, or (about 1 in 20 or 25) an ambiguity
+ * code with a second draw.  This test's sequences and mutants draw through
+ * it, not testlib's uniform tl_rand_codes and tl_mutate_codes (whose events
+ * and lengths differ too), so that its pairs stay as they are. */
 static uint8_t rand_code(uint64_t *s, int dna)
 {
     uint64_t r = tap_rand(s) % 100;

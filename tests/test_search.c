@@ -18,14 +18,9 @@ static int ref_score(const swgpu_seqset_t *qs, size_t qi, const swgpu_db_t *db, 
                      const swgpu_matrix_t *m, const swgpu_opts_t *o)
 {
     swgpu_seq_t q, t;
-    swgpu_aln_t a;
-    memset(&a, 0, sizeof a);
     if (swgpu_seqset_get(qs, qi, &q) < 0 || swgpu_db_get(db, ti, &t) < 0)
         return -1;
-    int rc = swgpu_align(q.res, q.len, t.res, t.len, m, o->gap_open, o->gap_extend, 1, &a);
-    int s = rc < 0 ? -1 : a.score;
-    swgpu_aln_free(&a);
-    return s;
+    return (int)tl_align_score(q.res, q.len, t.res, t.len, m, o->gap_open, o->gap_extend);
 }
 
 static void test_known_score(const swgpu_matrix_t *b62)
@@ -165,16 +160,6 @@ static void build_random(uint64_t seed, size_t nq, size_t nd, swgpu_seqset_t **q
     free(d);
 }
 
-static int same_aln(const swgpu_aln_t *a, const swgpu_aln_t *b)
-{
-    return a->score == b->score && a->qbeg == b->qbeg && a->qend == b->qend &&
-           a->tbeg == b->tbeg && a->tend == b->tend && a->n_cigar == b->n_cigar &&
-           (a->n_cigar == 0 || !memcmp(a->cigar, b->cigar, a->n_cigar * sizeof *a->cigar)) &&
-           a->length == b->length && a->n_ident == b->n_ident &&
-           a->n_mismatch == b->n_mismatch && a->n_gapopen == b->n_gapopen &&
-           a->n_gaps == b->n_gaps;
-}
-
 static void test_random(const swgpu_matrix_t *b62)
 {
     swgpu_seqset_t *qs = NULL;
@@ -231,7 +216,7 @@ static void test_random(const swgpu_matrix_t *b62)
                 bad_rescore++;
             if (h >= r2->q[i].n_hits || h >= r4->q[i].n_hits ||
                 r2->q[i].hits[h].target != hit->target || r4->q[i].hits[h].target != hit->target ||
-                !same_aln(&r2->q[i].hits[h].aln, &hit->aln) || !same_aln(&r4->q[i].hits[h].aln, &hit->aln) ||
+                !tl_same_aln(&r2->q[i].hits[h].aln, &hit->aln) || !tl_same_aln(&r4->q[i].hits[h].aln, &hit->aln) ||
                 r2->q[i].hits[h].evalue != hit->evalue)
                 bad_threads++;
         }
@@ -579,13 +564,6 @@ static void revcomp_text(const char *s, char *out)
     out[n] = 0;
 }
 
-static void random_dna(uint64_t *seed, char *buf, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        buf[i] = "ACGT"[tap_rand(seed) % 4];
-    buf[len] = 0;
-}
-
 /*
  * DNA searches on both strands (issue 28): every hit's score is the better
  * of swgpu_align's scores of the query against the subject and against its
@@ -593,19 +571,23 @@ static void random_dna(uint64_t *seed, char *buf, size_t len)
  * a minus hit's CIGAR scores that score against the reverse complement from
  * the interval turned back; swgpu_scan_scores gives the same best of two.
  */
-static void test_strands(void)
+enum { NQ = 5, ND = 24 }; /* the strand tests' queries and database sequences */
+
+/* The strand tests' queries q and database sequences d (in static buffers):
+ * random bases; each d[j] holds a piece of q[j % NQ] between random flanks,
+ * reverse-complemented for j % 3 == 1, with substitutions for j % 4 == 3,
+ * left out for j % 6 == 5. */
+static void strand_fixtures(const char **q, const char **d)
 {
-    enum { NQ = 5, ND = 24 };
-    uint64_t seed = 2828;
     static char qbuf[NQ][400], dbuf[ND][1200], tmp[1200], rc[1200];
-    const char *q[NQ], *d[ND];
+    uint64_t seed = 2828;
     for (size_t i = 0; i < NQ; i++) {
-        random_dna(&seed, qbuf[i], 120 + 60 * i);
+        tl_rand_letters(&seed, qbuf[i], 120 + 60 * i, TL_NUC);
         q[i] = qbuf[i];
     }
     for (size_t j = 0; j < ND; j++) { /* flanks around a query's piece, either strand */
         size_t fl = 50 + tap_rand(&seed) % 300, fr = 50 + tap_rand(&seed) % 300;
-        random_dna(&seed, dbuf[j], fl);
+        tl_rand_letters(&seed, dbuf[j], fl, TL_NUC);
         const char *src = q[j % NQ];
         size_t a = tap_rand(&seed) % 40, len = strlen(src) - a - tap_rand(&seed) % 40;
         memcpy(tmp, src + a, len);
@@ -618,9 +600,55 @@ static void test_strands(void)
             for (size_t k = 0; k < len; k += 7)
                 tmp[k] = tmp[k] == 'A' ? 'C' : 'A';
         strcat(dbuf[j], j % 6 == 5 ? "" : tmp);
-        random_dna(&seed, dbuf[j] + strlen(dbuf[j]), fr);
+        tl_rand_letters(&seed, dbuf[j] + strlen(dbuf[j]), fr, TL_NUC);
         d[j] = dbuf[j];
     }
+}
+
+/* Exact coordinates: a query that is the reverse complement of d1's
+ * bases 100..159 (0-based) is found there on the minus strand */
+static void strand_exact(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *base,
+                         const char *d1)
+{
+    char piece[61], pq[61];
+    memcpy(piece, d1 + 100, 60);
+    piece[60] = 0;
+    revcomp_text(piece, pq);
+    const char *one[] = {pq};
+    swgpu_seqset_t *q1 = tl_set_of(SWGPU_DNA, one, 1, "s");
+    swgpu_search_result_t *r = NULL;
+    swgpu_opts_t o = *base;
+    o.backend = SWGPU_BACKEND_CPU;
+    o.strand = SWGPU_STRAND_BOTH;
+    o.top_n = 1;
+    CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
+    if (r && r->q[0].n_hits == 1) {
+        const swgpu_hit_t *x = &r->q[0].hits[0];
+        CHECK_EQ_INT(x->target, 1);
+        CHECK_EQ_INT(x->score, 120);
+        CHECK_EQ_INT(x->minus, 1);
+        CHECK_EQ_INT(x->aln.qbeg, 0);
+        CHECK_EQ_INT(x->aln.qend, 60);
+        CHECK_EQ_INT(x->aln.tbeg, 100);
+        CHECK_EQ_INT(x->aln.tend, 160);
+        CHECK_EQ_INT(x->aln.n_cigar, 1);
+    } else {
+        CHECK(0, "the reverse-complemented piece is not found");
+    }
+    swgpu_search_result_destroy(r);
+    o.strand = SWGPU_STRAND_PLUS; /* on the plus strand alone: not as that */
+    CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
+    CHECK(r && (r->q[0].n_hits == 0 || r->q[0].hits[0].score < 120),
+          "plus strand only: the piece scores %d", r && r->q[0].n_hits ?
+          (int)r->q[0].hits[0].score : 0);
+    swgpu_search_result_destroy(r);
+    swgpu_seqset_destroy(q1);
+}
+
+static void test_strands(void)
+{
+    const char *q[NQ], *d[ND];
+    strand_fixtures(q, d);
     swgpu_seqset_t *qs = tl_set_of(SWGPU_DNA, q, NQ, "s");
     swgpu_db_t *db = tl_db_of(SWGPU_DNA, d, ND, "s");
     swgpu_matrix_t *m = NULL;
@@ -707,43 +735,7 @@ static void test_strands(void)
             swgpu_search_result_destroy(r);
         }
 
-    /* exact coordinates: a query that is the reverse complement of d[1]'s
-     * bases 100..159 (0-based) is found there on the minus strand */
-    {
-        char piece[61], pq[61];
-        memcpy(piece, d[1] + 100, 60);
-        piece[60] = 0;
-        revcomp_text(piece, pq);
-        const char *one[] = {pq};
-        swgpu_seqset_t *q1 = tl_set_of(SWGPU_DNA, one, 1, "s");
-        swgpu_search_result_t *r = NULL;
-        o.backend = SWGPU_BACKEND_CPU;
-        o.strand = SWGPU_STRAND_BOTH;
-        o.top_n = 1;
-        CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
-        if (r && r->q[0].n_hits == 1) {
-            const swgpu_hit_t *x = &r->q[0].hits[0];
-            CHECK_EQ_INT(x->target, 1);
-            CHECK_EQ_INT(x->score, 120);
-            CHECK_EQ_INT(x->minus, 1);
-            CHECK_EQ_INT(x->aln.qbeg, 0);
-            CHECK_EQ_INT(x->aln.qend, 60);
-            CHECK_EQ_INT(x->aln.tbeg, 100);
-            CHECK_EQ_INT(x->aln.tend, 160);
-            CHECK_EQ_INT(x->aln.n_cigar, 1);
-        } else {
-            CHECK(0, "the reverse-complemented piece is not found");
-        }
-        swgpu_search_result_destroy(r);
-        o.strand = SWGPU_STRAND_PLUS; /* on the plus strand alone: not as that */
-        CHECK_EQ_INT(swgpu_search(q1, db, m, &o, &r), SWGPU_OK);
-        CHECK(r && (r->q[0].n_hits == 0 || r->q[0].hits[0].score < 120),
-              "plus strand only: the piece scores %d", r && r->q[0].n_hits ?
-              (int)r->q[0].hits[0].score : 0);
-        swgpu_search_result_destroy(r);
-        swgpu_seqset_destroy(q1);
-        o.top_n = ND;
-    }
+    strand_exact(db, m, &o, d[1]);
 
     /* swgpu_scan_scores: the best of two on both strands */
     int32_t *all = malloc(NQ * ND * sizeof *all);

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
+#include "testlib.h"
 #include "swgpu.h"
 #include "io/io.h"
 
@@ -31,45 +32,12 @@ static void logger(swgpu_log_level_t level, const char *msg, void *user)
 
 static const char *data(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", datadir, name);
-    return buf[k];
+    return tl_path(datadir, name);
 }
 
 static const char *tmp(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-/* letters of sequence i of s ("" on error) */
-static const char *letters(const swgpu_seqset_t *s, size_t i)
-{
-    static char buf[256];
-    swgpu_seq_t q;
-    buf[0] = 0;
-    if (swgpu_seqset_get(s, i, &q)) return buf;
-    size_t n = q.len < sizeof buf - 1 ? q.len : sizeof buf - 1;
-    for (size_t k = 0; k < n; k++) buf[k] = swgpu_decode(swgpu_seqset_alphabet(s), q.res[k]);
-    buf[n] = 0;
-    return buf;
-}
-
-static const char *id_of(const swgpu_seqset_t *s, size_t i)
-{
-    swgpu_seq_t q;
-    return swgpu_seqset_get(s, i, &q) ? "?" : q.id;
-}
-
-static const char *desc_of(const swgpu_seqset_t *s, size_t i)
-{
-    swgpu_seq_t q;
-    return swgpu_seqset_get(s, i, &q) ? "?" : q.desc;
+    return tl_path(tmpdir, name);
 }
 
 /* read expecting failure with status st and a message containing want */
@@ -142,15 +110,15 @@ static void test_multi(void)
     if (rc) return;
     CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_PROTEIN);
     CHECK_EQ_INT(swgpu_seqset_size(s), 3);
-    CHECK_EQ_STR(id_of(s, 0), "sp|P1|ONE");
-    CHECK_EQ_STR(desc_of(s, 0), "first protein >with a bracket");
-    CHECK_EQ_STR(letters(s, 0), "MKVLACDEFGHIK");
-    CHECK_EQ_STR(id_of(s, 1), "two");
-    CHECK_EQ_STR(desc_of(s, 1), "desc with  spaces");
-    CHECK_EQ_STR(letters(s, 1), "MK*VWY");
-    CHECK_EQ_STR(id_of(s, 2), "three");
-    CHECK_EQ_STR(desc_of(s, 2), "");
-    CHECK_EQ_STR(letters(s, 2), "WWW");
+    CHECK_EQ_STR(tl_id_of(s, 0), "sp|P1|ONE");
+    CHECK_EQ_STR(tl_desc_of(s, 0), "first protein >with a bracket");
+    CHECK_EQ_STR(tl_letters(s, 0), "MKVLACDEFGHIK");
+    CHECK_EQ_STR(tl_id_of(s, 1), "two");
+    CHECK_EQ_STR(tl_desc_of(s, 1), "desc with  spaces");
+    CHECK_EQ_STR(tl_letters(s, 1), "MK*VWY");
+    CHECK_EQ_STR(tl_id_of(s, 2), "three");
+    CHECK_EQ_STR(tl_desc_of(s, 2), "");
+    CHECK_EQ_STR(tl_letters(s, 2), "WWW");
     swgpu_seq_t q;
     swgpu_seqset_get(s, 1, &q);
     CHECK_EQ_INT(q.res[2], 23);
@@ -173,9 +141,9 @@ static void test_multi(void)
     CHECK_EQ_INT(rc, 0);
     if (rc) return;
     CHECK_EQ_INT(swgpu_seqset_size(s), 3);
-    CHECK_EQ_STR(letters(s, 0), "MKVLACDEFGHIK");
-    CHECK_EQ_STR(desc_of(s, 0), "first protein >with a bracket");
-    CHECK_EQ_STR(letters(s, 2), "WWW");
+    CHECK_EQ_STR(tl_letters(s, 0), "MKVLACDEFGHIK");
+    CHECK_EQ_STR(tl_desc_of(s, 0), "first protein >with a bracket");
+    CHECK_EQ_STR(tl_letters(s, 2), "WWW");
     swgpu_seqset_destroy(s);
 }
 
@@ -188,11 +156,11 @@ static void test_crlf_fastq(void)
     if (!rc) {
         CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_PROTEIN);
         CHECK_EQ_INT(swgpu_seqset_size(s), 2);
-        CHECK_EQ_STR(id_of(s, 0), "c1");
-        CHECK_EQ_STR(desc_of(s, 0), "crlf record");
-        CHECK_EQ_STR(letters(s, 0), "ACDEFGHI");
-        CHECK_EQ_STR(id_of(s, 1), "c2");
-        CHECK_EQ_STR(letters(s, 1), "KLMN");
+        CHECK_EQ_STR(tl_id_of(s, 0), "c1");
+        CHECK_EQ_STR(tl_desc_of(s, 0), "crlf record");
+        CHECK_EQ_STR(tl_letters(s, 0), "ACDEFGHI");
+        CHECK_EQ_STR(tl_id_of(s, 1), "c2");
+        CHECK_EQ_STR(tl_letters(s, 1), "KLMN");
         swgpu_seqset_destroy(s);
     }
 
@@ -201,12 +169,12 @@ static void test_crlf_fastq(void)
     if (!rc) {
         CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_DNA);
         CHECK_EQ_INT(swgpu_seqset_size(s), 3);
-        CHECK_EQ_STR(id_of(s, 0), "r1");
-        CHECK_EQ_STR(desc_of(s, 0), "first read");
-        CHECK_EQ_STR(letters(s, 0), "ACGTACGTNN");
-        CHECK_EQ_STR(id_of(s, 1), "r2");
-        CHECK_EQ_STR(letters(s, 1), "ACGT"); /* u read as T */
-        CHECK_EQ_STR(letters(s, 2), "GGCCAATTRY");
+        CHECK_EQ_STR(tl_id_of(s, 0), "r1");
+        CHECK_EQ_STR(tl_desc_of(s, 0), "first read");
+        CHECK_EQ_STR(tl_letters(s, 0), "ACGTACGTNN");
+        CHECK_EQ_STR(tl_id_of(s, 1), "r2");
+        CHECK_EQ_STR(tl_letters(s, 1), "ACGT"); /* u read as T */
+        CHECK_EQ_STR(tl_letters(s, 2), "GGCCAATTRY");
         CHECK_EQ_INT(info.n_residues, 24);
         swgpu_seqset_destroy(s);
     }
@@ -214,15 +182,15 @@ static void test_crlf_fastq(void)
     rc = swgpu_seqset_read(data("bom.fa"), SWGPU_AUTO, &s, NULL);
     CHECK_EQ_INT(rc, 0);
     if (!rc) {
-        CHECK_EQ_STR(id_of(s, 0), "bom1");
-        CHECK_EQ_STR(letters(s, 0), "MKV");
+        CHECK_EQ_STR(tl_id_of(s, 0), "bom1");
+        CHECK_EQ_STR(tl_letters(s, 0), "MKV");
         swgpu_seqset_destroy(s);
     }
 
     rc = swgpu_seqset_read(data("nonl.fa"), SWGPU_DNA, &s, NULL);
     CHECK_EQ_INT(rc, 0);
     if (!rc) {
-        CHECK_EQ_STR(letters(s, 0), "ACGT");
+        CHECK_EQ_STR(tl_letters(s, 0), "ACGT");
         swgpu_seqset_destroy(s);
     }
 }
@@ -240,7 +208,7 @@ static void test_alphabets(void)
         static const uint8_t want[] = {0, 1, 2, 3, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 1, 2, 3};
         CHECK_EQ_INT(q.len, sizeof want);
         CHECK(q.len == sizeof want && !memcmp(q.res, want, sizeof want), "dna codes");
-        CHECK_EQ_STR(letters(s, 1), "ACGTNNACGTNNACGTACGTACGT");
+        CHECK_EQ_STR(tl_letters(s, 1), "ACGTNNACGTNNACGTACGTACGT");
         CHECK_EQ_INT(info.n_unknown, 4);
         CHECK_EQ_INT(nlog, 1);
         CHECK(strstr(lastlog, "4 letters") && strstr(lastlog, "id d2"), "warning: %s", lastlog);
@@ -250,8 +218,8 @@ static void test_alphabets(void)
     rc = swgpu_seqset_read(data("unknown.fa"), SWGPU_PROTEIN, &s, &info);
     CHECK_EQ_INT(rc, 0);
     if (!rc) {
-        CHECK_EQ_STR(letters(s, 0), "MKVXLLXX");
-        CHECK_EQ_STR(letters(s, 2), "ABX");
+        CHECK_EQ_STR(tl_letters(s, 0), "MKVXLLXX");
+        CHECK_EQ_STR(tl_letters(s, 2), "ABX");
         CHECK_EQ_INT(info.n_unknown, 3);
         CHECK_EQ_INT(nlog, 1);
         CHECK(strstr(lastlog, "3 letters") && strstr(lastlog, "id u1"), "warning: %s", lastlog);
@@ -269,7 +237,7 @@ static void test_alphabets(void)
     CHECK_EQ_INT(rc, 0);
     if (!rc) {
         CHECK_EQ_INT(swgpu_seqset_alphabet(s), SWGPU_PROTEIN);
-        CHECK_EQ_STR(letters(s, 0), "ACGTACGTAC");
+        CHECK_EQ_STR(tl_letters(s, 0), "ACGTACGTAC");
         swgpu_seqset_destroy(s);
     }
 }
@@ -283,11 +251,11 @@ static void test_empty_records(void)
     CHECK_EQ_INT(rc, 0);
     if (rc) return;
     CHECK_EQ_INT(swgpu_seqset_size(s), 2);
-    CHECK_EQ_STR(id_of(s, 0), "p1");
-    CHECK_EQ_STR(letters(s, 0), "MKV");
-    CHECK_EQ_STR(id_of(s, 1), "p2");
-    CHECK_EQ_STR(desc_of(s, 1), "");
-    CHECK_EQ_STR(letters(s, 1), "WW");
+    CHECK_EQ_STR(tl_id_of(s, 0), "p1");
+    CHECK_EQ_STR(tl_letters(s, 0), "MKV");
+    CHECK_EQ_STR(tl_id_of(s, 1), "p2");
+    CHECK_EQ_STR(tl_desc_of(s, 1), "");
+    CHECK_EQ_STR(tl_letters(s, 1), "WW");
     CHECK_EQ_INT(info.n_empty, 3);
     CHECK_EQ_INT(info.n_records, 2);
     CHECK_EQ_INT(nlog, 1);
@@ -417,8 +385,8 @@ static void test_large(void)
         for (size_t j = 0; j < q.len; j++) sum2 += (uint64_t)q.res[j] * (j + 1);
     }
     CHECK_EQ_INT(sum2, sum);
-    CHECK_EQ_STR(id_of(s, nrec - 1), "r119999");
-    CHECK_EQ_STR(desc_of(s, nrec - 1), "some description");
+    CHECK_EQ_STR(tl_id_of(s, nrec - 1), "r119999");
+    CHECK_EQ_STR(tl_desc_of(s, nrec - 1), "some description");
     swgpu_seq_t q;
     swgpu_seqset_get(s, nrec, &q);
     CHECK(q.len == big && q.res[big - 1] == swgpu_encode(SWGPU_PROTEIN, aa[(big - 1) % 20]), "big record");
@@ -468,8 +436,8 @@ static void test_huge(void)
         for (size_t j = 0; j < q.len; j++) wrong += q.res[j] != code[j % 20];
         CHECK_EQ_INT(wrong, 0);
         CHECK_EQ_STR(q.id, "huge");
-        CHECK_EQ_STR(id_of(s, 1), "tiny");
-        CHECK_EQ_STR(letters(s, 1), "MKV");
+        CHECK_EQ_STR(tl_id_of(s, 1), "tiny");
+        CHECK_EQ_STR(tl_letters(s, 1), "MKV");
 
         /* through a makedb file, memory-mapped back */
         swgpu_db_t *db = NULL, *back = NULL;
@@ -509,16 +477,16 @@ static void test_huge(void)
     rc = swgpu_seqset_read(tmp("hdr.fa"), SWGPU_PROTEIN, &s, &info);
     CHECK(rc == 0, "10 MiB header: %s", swgpu_last_error());
     if (rc == 0) {
-        const char *d = desc_of(s, 0), *id = id_of(s, 1);
+        const char *d = tl_desc_of(s, 0), *id = tl_id_of(s, 1);
         CHECK_EQ_INT(swgpu_seqset_size(s), 2);
-        CHECK_EQ_STR(id_of(s, 0), "h1");
+        CHECK_EQ_STR(tl_id_of(s, 0), "h1");
         CHECK(strlen(d) == hdr && d[0] == 'd' && d[hdr - 1] == 'd', "10 MiB description: %zu bytes",
               strlen(d));
         CHECK(strlen(id) == hdr && id[0] == 'i' && id[hdr - 1] == 'i', "10 MiB id: %zu bytes",
               strlen(id));
-        CHECK_EQ_STR(desc_of(s, 1), "short");
-        CHECK_EQ_STR(letters(s, 0), "MKVLAAG");
-        CHECK_EQ_STR(letters(s, 1), "ACDE");
+        CHECK_EQ_STR(tl_desc_of(s, 1), "short");
+        CHECK_EQ_STR(tl_letters(s, 0), "MKVLAAG");
+        CHECK_EQ_STR(tl_letters(s, 1), "ACDE");
     }
     swgpu_seqset_destroy(s);
     unlink(tmp("hdr.fa"));
@@ -535,12 +503,12 @@ static void test_create_add(void)
     CHECK_EQ_INT(swgpu_seqset_add(s, "q3", NULL, "", 0), 0);
     CHECK_EQ_INT(swgpu_seqset_size(s), 3);
     CHECK_EQ_INT(swgpu_seqset_residues(s), 15);
-    CHECK_EQ_STR(letters(s, 0), "ACGTNACGTA");
-    CHECK_EQ_STR(letters(s, 1), "ACGNN");
-    CHECK_EQ_STR(desc_of(s, 1), "second");
-    CHECK_EQ_STR(id_of(s, 2), "q3");
-    CHECK_EQ_STR(desc_of(s, 2), "");
-    CHECK_EQ_STR(letters(s, 2), "");
+    CHECK_EQ_STR(tl_letters(s, 0), "ACGTNACGTA");
+    CHECK_EQ_STR(tl_letters(s, 1), "ACGNN");
+    CHECK_EQ_STR(tl_desc_of(s, 1), "second");
+    CHECK_EQ_STR(tl_id_of(s, 2), "q3");
+    CHECK_EQ_STR(tl_desc_of(s, 2), "");
+    CHECK_EQ_STR(tl_letters(s, 2), "");
     swgpu_seqset_destroy(s);
 
     CHECK_EQ_INT(swgpu_seqset_create(SWGPU_PROTEIN, &s), 0);
@@ -550,8 +518,8 @@ static void test_create_add(void)
         swgpu_seqset_add(s, id, "d", "MKVLW-", 6);
     }
     CHECK_EQ_INT(swgpu_seqset_size(s), 1000);
-    CHECK_EQ_STR(id_of(s, 999), "p999");
-    CHECK_EQ_STR(letters(s, 999), "MKVLWX");
+    CHECK_EQ_STR(tl_id_of(s, 999), "p999");
+    CHECK_EQ_STR(tl_letters(s, 999), "MKVLWX");
     swgpu_seqset_destroy(s);
     CHECK_EQ_INT(swgpu_seqset_create((swgpu_alphabet_t)9, &s), SWGPU_EINVAL);
     swgpu_seqset_destroy(NULL);
@@ -574,15 +542,13 @@ static void test_add_empty_id(void)
     CHECK_EQ_INT(swgpu_seqset_size(s), 2);
     CHECK_EQ_INT(swgpu_seqset_residues(s), 8);
     CHECK_EQ_INT(swgpu_seqset_add(s, "c", "", "ACGT", 4), 0);
-    CHECK_EQ_STR(id_of(s, 2), "c");
+    CHECK_EQ_STR(tl_id_of(s, 2), "c");
     swgpu_seqset_destroy(s);
 }
 
 static void write_file(const char *path, const void *p, size_t n)
 {
-    FILE *fp = fopen(path, "wb");
-    CHECK(fp && fwrite(p, 1, n, fp) == n, "write %s", path);
-    if (fp) fclose(fp);
+    CHECK(tl_spit(path, p, n) == 0, "write %s", path);
 }
 
 static void write_str(const char *path, const char *text)
@@ -627,8 +593,8 @@ static void expect_records(const char *path, size_t n, const char *const *want)
     if (rc) return;
     CHECK_EQ_INT(swgpu_seqset_size(s), n);
     for (size_t i = 0; i < n && i < swgpu_seqset_size(s); i++) {
-        char got[512];
-        snprintf(got, sizeof got, "%s=%s", id_of(s, i), letters(s, i));
+        char got[16384 + 512];
+        snprintf(got, sizeof got, "%s=%s", tl_id_of(s, i), tl_letters(s, i));
         CHECK_EQ_STR(got, want[i]);
     }
     swgpu_seqset_destroy(s);
@@ -777,8 +743,7 @@ static void test_read_limit(void)
 
 int main(void)
 {
-    datadir = getenv("SWGPU_TESTDATA");
-    if (!datadir) datadir = "tests/data";
+    datadir = tl_datadir();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_seqio.XXXXXX");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");

@@ -16,7 +16,9 @@ static const swgpu__isa_t isas[] = {SWGPU__ISA_SSE41, SWGPU__ISA_AVX2, SWGPU__IS
 
 /* t = q mutated at rate 1/rate: substitutions, and insertions and
  * deletions of 1 to 8 residues (long ones make gap chains that cross the
- * bands' edges) */
+ * bands' edges).  Not testlib's tl_mutate_codes: the run length is
+ * drawn for every residue and the events differ, so this test keeps its own
+ * to keep its pairs. */
 static size_t mutate(const uint8_t *q, size_t qlen, uint8_t *t, size_t cap, int ncodes, int rate,
                      uint64_t *rng)
 {

@@ -1,8 +1,10 @@
 /*
- * testlib.h - random sequences and their mutants, shared by the test
- * binaries (after tap.h, whose tap_rand draws every number).  Each helper
- * draws exactly as the test-local copy it replaced, so the tests' data are
- * unchanged; two mutants that draw differently keep distinct names.
+ * testlib.h - helpers shared by the test binaries (after tap.h, whose
+ * tap_rand draws every number): random sequences and their mutants, paths
+ * and whole-file reads and writes, sequence sets and databases built from
+ * strings, alignment comparison.  Each random helper draws exactly as the
+ * test-local copy it replaced, so the tests' data are unchanged; two
+ * mutants that draw differently keep distinct names.
  */
 #ifndef SWGPU_TESTLIB_H
 #define SWGPU_TESTLIB_H
@@ -12,6 +14,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define TL_AMINO "ARNDCQEGHILKMFPSTWYV"
 #define TL_NUC "ACGT"
@@ -130,6 +135,106 @@ static inline swgpu_db_t *tl_db_of(swgpu_alphabet_t a, const char *const *seqs, 
         db = NULL;
     swgpu_seqset_destroy(s);
     return db;
+}
+
+/* ------------------------------------------------------------- files */
+
+/* dir/name, in one of 4 buffers used in turn (a result lives through the
+ * next 3 calls). */
+static inline const char *tl_path(const char *dir, const char *name)
+{
+    static char buf[4][4096];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+/* The test data folder: $SWGPU_TESTDATA, else tests/data. */
+static inline const char *tl_datadir(void)
+{
+    const char *d = getenv("SWGPU_TESTDATA");
+    return d ? d : "tests/data";
+}
+
+/* The whole file at path (in a buffer with one spare byte, to free)
+ * and its length in *n; NULL if it cannot be opened.  *n is 0 if it cannot
+ * be read. */
+static inline unsigned char *tl_slurp(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    unsigned char *p = NULL;
+    long len;
+    *n = 0;
+    if (!fp)
+        return NULL;
+    if (fseek(fp, 0, SEEK_END) == 0 && (len = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
+        (p = malloc((size_t)len + 1)) && fread(p, 1, (size_t)len, fp) == (size_t)len)
+        *n = (size_t)len;
+    fclose(fp);
+    return p;
+}
+
+/* path = the n bytes at p; 0, or -1 if it cannot be written. */
+static inline int tl_spit(const char *path, const void *p, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return -1;
+    int bad = fwrite(p, 1, n, fp) != n;
+    return fclose(fp) != 0 || bad ? -1 : 0;
+}
+
+/* ------------------------------------------------ sequences and results */
+
+/* Sequence i's id, description and letters (the last in a static buffer),
+ * or "?" if there is none (or it is over 16,383 letters). */
+static inline const char *tl_id_of(const swgpu_seqset_t *s, size_t i)
+{
+    swgpu_seq_t q;
+    return swgpu_seqset_get(s, i, &q) ? "?" : q.id;
+}
+
+static inline const char *tl_desc_of(const swgpu_seqset_t *s, size_t i)
+{
+    swgpu_seq_t q;
+    return swgpu_seqset_get(s, i, &q) ? "?" : q.desc;
+}
+
+static inline const char *tl_letters(const swgpu_seqset_t *s, size_t i)
+{
+    static char buf[16384];
+    swgpu_seq_t q;
+    if (swgpu_seqset_get(s, i, &q) || q.len >= sizeof buf)
+        return "?";
+    for (size_t k = 0; k < q.len; k++)
+        buf[k] = swgpu_decode(swgpu_seqset_alphabet(s), q.res[k]);
+    buf[q.len] = 0;
+    return buf;
+}
+
+/* Whether two alignments agree in score, ends, CIGAR and statistics. */
+static inline int tl_same_aln(const swgpu_aln_t *a, const swgpu_aln_t *b)
+{
+    return a->score == b->score && a->qbeg == b->qbeg && a->qend == b->qend &&
+           a->tbeg == b->tbeg && a->tend == b->tend && a->n_cigar == b->n_cigar &&
+           (a->n_cigar == 0 || memcmp(a->cigar, b->cigar, a->n_cigar * sizeof *a->cigar) == 0) &&
+           a->length == b->length && a->n_ident == b->n_ident &&
+           a->n_mismatch == b->n_mismatch && a->n_gapopen == b->n_gapopen &&
+           a->n_gaps == b->n_gaps;
+}
+
+/* swgpu_align's score of a[0..m) against b[0..n) (codes); -1 on error. */
+static inline int64_t tl_align_score(const uint8_t *a, size_t m, const uint8_t *b, size_t n,
+                                     const swgpu_matrix_t *mat, int open, int ext)
+{
+    swgpu_aln_t r;
+    int64_t v = -1;
+    memset(&r, 0, sizeof r);
+    if (swgpu_align(a, m, b, n, mat, open, ext, 1, &r) == 0)
+        v = r.score;
+    swgpu_aln_free(&r);
+    return v;
 }
 
 #endif
