@@ -100,7 +100,7 @@ FUZZ_C    := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(FUZZ_C:tests/fuzz/%.c=$(B)/fuzz/replay_%)
 BENCHES   := $(BENCH_C:bench/%.c=$(B)/bench/%)
 
-.PHONY: all check check-sanitize check-tsan fuzz fuzz-run demo install clean bench FORCE \
+.PHONY: all check check-structure check-sanitize check-tsan fuzz fuzz-run demo install clean bench FORCE \
         python py-ext check-python
 all: $(B)/libswgpu.a $(B)/libswgpu.so $(B)/libswgpu.so.$(SO_MAJOR) $(TOOL) $(MPI_TOOL) $(B)/swgpu.pc
 
@@ -162,6 +162,11 @@ bench: $(BENCHES)
 # the chromosome-pair generator is checked with the bench script that uses it
 check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS) $(B)/bench/gen_chrom
 	@sh tests/run.sh $(B)
+
+# the layering and size rules (docs/architecture.md): no include or call
+# loop between files or folders, files <= 1,000 lines, functions <= 150
+check-structure: $(B)/libswgpu.a $(TOOL) $(MPI_TOOL)
+	python3 scripts/check-structure $(B)
 
 # fuzz_cli links the tool's option parsing: every tools/*.c but main's
 CLI_C     := $(filter-out tools/swgpu.c,$(TOOL_C))

@@ -73,6 +73,14 @@ const char *swgpu_strerror(int status);
  *  each thread has its own, valid until its next failing call). */
 const char *swgpu_last_error(void);
 
+/** A size in bytes as users write it: a number (a fraction allowed) and an
+ *  optional binary multiple K, M, G or T (either case), which may be followed
+ *  by B or iB ("123", "512K", "1.5G", "4GiB"; truncated to whole bytes).  The
+ *  one reading of sizes: SWGPU_READ_LIMIT, --max-memory, Python's max_memory.
+ *  SWGPU_EINVAL (no message recorded) when s is not such a size or is
+ *  negative, SWGPU_ERANGE when it is 2^64 or more. */
+int swgpu_parse_size(const char *s, uint64_t *out);
+
 /* --------------------------------------------------------------- logging */
 
 typedef enum {

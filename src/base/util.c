@@ -1,11 +1,12 @@
 /*
  * util.c - status strings, the thread-local error message, the logger,
- * clocks.
+ * clocks, the reading of sizes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/base.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,4 +107,36 @@ int swgpu__open_input(const char *path)
         return swgpu__fail(SWGPU_EIO, "file %s: is a socket, which cannot be opened for "
                            "reading (give a file, a FIFO or standard input)", path);
     return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(e));
+}
+
+int swgpu_parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    double v, mul = 1;
+    if (!s || !out)
+        return SWGPU_EINVAL;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || isnan(v) || v < 0)
+        return SWGPU_EINVAL;
+    if (*end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1024.0; break;
+        case 'm': case 'M': mul = 1024.0 * 1024; break;
+        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
+        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+        default: return SWGPU_EINVAL;
+        }
+        end++;
+        if ((*end == 'b' || *end == 'B') && end[1] == 0)
+            end++;
+        else if (*end == 'i' && end[1] == 'B' && end[2] == 0)
+            end += 2;
+        if (*end)
+            return SWGPU_EINVAL;
+    }
+    if ((errno == ERANGE && v > 1) || !isfinite(v) || v * mul > 1.8e19)
+        return SWGPU_ERANGE;
+    *out = (uint64_t)(v * mul);
+    return SWGPU_OK;
 }

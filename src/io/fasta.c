@@ -86,32 +86,13 @@ void swgpu__set_read_limit(uint64_t bytes)
     read_limit = bytes;
 }
 
-/* "123", "64K", "1.5G" (powers of 1024); 0 if not a size */
-static uint64_t parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v > 0)) return 0;
-    double mul = 1;
-    switch (*end) {
-    case 'k': case 'K': mul = 1024.0; end++; break;
-    case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end || v * mul < 1 || v * mul >= 1.8e19) return 0;
-    return (uint64_t)(v * mul);
-}
-
 /* the limit of one reading (0 and the message set: SWGPU_READ_LIMIT is bad) */
 static int get_read_limit(uint64_t *out)
 {
     const char *env = getenv("SWGPU_READ_LIMIT");
     if ((*out = read_limit)) return SWGPU_OK;
     if (env && *env) {
-        if (!(*out = parse_size(env)))
+        if (swgpu_parse_size(env, out) || *out == 0)
             return swgpu__fail(SWGPU_EINVAL, "SWGPU_READ_LIMIT: '%s' is not a size (bytes, or "
                                "with a suffix K, M, G or T)", env);
         return SWGPU_OK;
