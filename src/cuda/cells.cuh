@@ -1,6 +1,6 @@
 /*
  * cells.cuh - the per-thread cell code shared by the group kernels
- * (group.cu) and their host model (swgpu__cu_emulate).  Device code,
+ * (group.cu) and their host model (model.cu, swgpu__cu_emulate).  Device code,
  * included only by .cu files; everything is __host__ __device__ so the CPU
  * can run exactly what the GPU runs.
  *
@@ -378,5 +378,14 @@ SW_UNROLL
         e = x;
     }
 };
+
+/* the query-lane kernel (k_qp): thread t's masks at a pass, keep = the
+ * halves whose left input goes on (its left neighbour's, or for thread 0
+ * the last pass's), as 0xffff each */
+static SW_HD uint32_t qp_keep(uint32_t starts, int t)
+{
+    const uint32_t s = starts >> (2 * t);
+    return ((s & 1u) ? 0u : 0x0000ffffu) | ((s & 2u) ? 0u : 0xffff0000u);
+}
 
 #endif

@@ -4,8 +4,10 @@
  * Every launcher takes device pointers, sizes and a stream, enqueues its
  * kernel(s) and returns 0 or SWGPU_EDEVICE (the launch error, file:line).
  * Orchestration (upload, batching, streams, overflow recompute, several
- * GPUs) lives in engine.cu; the kernels themselves in group.cu (default
- * DPX kernel and intra-task kernel), simt.cu, vector.cu and scan.cu.
+ * GPUs) lives in engine.cu and the engine_*.cu files (engine.cuh); the
+ * kernels themselves in group.cu (default DPX kernel, query-lane kernel and
+ * intra-task kernel; their host model in model.cu), simt.cu, vector.cu and
+ * scan.cu.
  *
  * Conventions shared by all kernels
  *  - Subjects of one batch are a range of the database in sorted (ascending

@@ -1,0 +1,671 @@
+/*
+ * engine_many.cu - scan_many of the CUDA engine (cuda_scan_many): many
+ * queries against a database, by the many-query kernels.
+ *
+ * Many queries (default family): the queries are sorted by (configuration,
+ * length) and cut into batches of one configuration (engine_batch.cu); a
+ * batch is one launch of the many-query kernel per GPU (work units =
+ * subject unit x query: one query no longer has to fill the GPU, and the
+ * per-query host work is done once per batch).  Resident database: batch
+ * i+1 is enqueued on the other slot's streams before batch i is finished
+ * on the host (the overflow recompute, the hand-over of every query's
+ * scores), so the GPU stays busy and the tail of one launch overlaps the
+ * next.  Streaming: one batch at a time against every chunk, the GPUs
+ * taking chunks from the shared counter.  The queries the many-query
+ * kernels do not take are scanned one at a time by cuda_scan.
+ */
+#include "engine.cuh"
+
+namespace swgpu_cuda {
+
+static int mslot_setup(gpu_t *d, mslot_t *m)
+{
+    if (m->st)
+        return SWGPU_OK;
+    CU_CHECK(cudaSetDevice(d->id));
+    CU_CHECK(cudaStreamCreateWithFlags(&m->st, cudaStreamNonBlocking));
+    CU_CHECK(cudaStreamCreateWithFlags(&m->stl, cudaStreamNonBlocking));
+    CU_CHECK(cudaEventCreateWithFlags(&m->ev_long, cudaEventDisableTiming));
+    CU_CHECK(cudaEventCreateWithFlags(&m->ev_done, cudaEventDisableTiming));
+    DEV_ALLOC((void **)&m->d_ctr, 2 * sizeof(int));
+    if (!d->sto)
+        CU_CHECK(cudaStreamCreateWithFlags(&d->sto, cudaStreamNonBlocking));
+    return SWGPU_OK;
+}
+
+/* the batch's queries, their profiles and the query tables of slot m on
+ * stream st; query j's scores go to row j of m->d_sc (stride rows) */
+static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                      const mq_in_t *in, size_t stride, cudaStream_t st)
+{
+    const size_t nq = bt->n;
+    int rc;
+    size_t qbytes = 0, pbytes = 0, plbytes = 0;
+    for (size_t j = 0; j < nq; j++) {
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        const int ql = (int)Q->len;
+        qbytes += align16(qblob_bytes(Q));
+        if (!bt->qp)
+            pbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
+        if (bt->use_long)
+            plbytes += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
+    }
+    if ((rc = hgrow((void **)&m->h_q, &m->cap_hq, qbytes)) ||
+        (rc = dgrow((void **)&m->d_q, &m->cap_q, qbytes)) ||
+        (pbytes && (rc = dgrow(&m->d_prof, &m->cap_prof, pbytes))) ||
+        (plbytes && (rc = dgrow(&m->d_profl, &m->cap_profl, plbytes))) ||
+        (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, nq * stride * sizeof(int32_t))) ||
+        (rc = dgrow((void **)&m->d_sc, &m->cap_sc, nq * stride * sizeof(int32_t))))
+        return rc;
+    size_t qo = 0;
+    for (size_t j = 0; j < nq; j++) {
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        qblob_fill(Q, m->h_q + qo);
+        qo += align16(qblob_bytes(Q));
+    }
+    CU_CHECK(cudaMemcpyAsync(m->d_q, m->h_q, qbytes, cudaMemcpyHostToDevice, st));
+    qo = 0;
+    size_t po = 0, plo = 0;
+    for (size_t j = 0; j < nq; j++) {
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        const int ql = (int)Q->len;
+        const int W = bt->cfg.G * bt->cfg.R;
+        const uint8_t *dq = blob_q(Q, m->d_q + qo);
+        const int16_t *dmat = blob_mat(Q, m->d_q + qo, d->d_mat);
+        m->h_mq[j].tprof = NULL; /* a query-lane batch: the passes' tables below */
+        m->h_mq[j].scores = m->d_sc + j * stride;
+        m->h_mq[j].ntiles = (ql + W - 1) / W;
+        m->h_mq[j].pad = 0;
+        if (!bt->qp) {
+            char *prof = (char *)m->d_prof + po;
+            if ((rc = swgpu__cu_prof_dev(bt->cfg, dq, ql, dmat, prof, st)))
+                return rc;
+            m->h_mq[j].tprof = (const int16_t *)prof;
+            po += align16(swgpu__cu_dpx_prof_bytes(bt->cfg, ql));
+        }
+        if (bt->use_long) {
+            const int Wl = bt->cfgl.G * bt->cfgl.R;
+            char *pl = (char *)m->d_profl + plo;
+            if ((rc = swgpu__cu_prof_dev(bt->cfgl, dq, ql, dmat, pl, st)))
+                return rc;
+            m->h_mq[nq + j].tprof = (const int16_t *)pl;
+            m->h_mq[nq + j].scores = m->d_sc + j * stride;
+            m->h_mq[nq + j].ntiles = (ql + Wl - 1) / Wl;
+            m->h_mq[nq + j].pad = 0;
+            plo += align16(swgpu__cu_dpx_prof_bytes(bt->cfgl, ql));
+        }
+        qo += align16(qblob_bytes(Q));
+    }
+    CU_CHECK(cudaMemcpyAsync(m->d_mq, m->h_mq, (bt->use_long ? 2 : 1) * nq * sizeof(swgpu_cu_mq_t),
+                             cudaMemcpyHostToDevice, st));
+    if (bt->qp) {
+        uint32_t nj = bt->qp_njobs, np = bt->qp_npass;
+        size_t off[3];
+        const size_t tb = qp_bytes(nj, np, nq, off);
+        if ((rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, tb)) ||
+            (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, tb)) ||
+            (rc = dgrow(&m->d_qprof, &m->cap_qprof, np * swgpu__cu_qp_pass_bytes(bt->cfg))) ||
+            (rc = qp_plan(S, d, m, bt, in, &nj, &np, (swgpu_cu_job_t *)m->h_qpt,
+                          (swgpu_cu_pass_t *)(m->h_qpt + off[0]),
+                          (swgpu_cu_pbuild_t *)(m->h_qpt + off[1]),
+                          (swgpu_cu_qpq_t *)(m->h_qpt + off[2]))))
+            return rc;
+        CU_CHECK(cudaMemcpyAsync(m->d_qpt, m->h_qpt, tb, cudaMemcpyHostToDevice, st));
+        if ((rc = swgpu__cu_qp_prof_dev(bt->cfg, (const swgpu_cu_qpq_t *)(m->d_qpt + off[2]),
+                                        (const swgpu_cu_pbuild_t *)(m->d_qpt + off[1]), np,
+                                        m->d_qprof, st)))
+            return rc;
+        m->qp_njobs = nj;
+        m->qp_pass_off = off[0];
+        m->qp_stride = stride;
+    }
+    return SWGPU_OK;
+}
+
+/* the kernels of batch bt over chunk ch (in buffer B) with the tables of
+ * slot m: main configuration on st, long subjects on stl (joined into st
+ * through ev_long); ctr: two work counters */
+static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mbatch_t *bt,
+                     const dbuf_t *B, const chunk_t *ch, cudaStream_t st, cudaStream_t stl,
+                     cudaEvent_t ev_long, void *scr, void *scrl, int *ctr)
+{
+    const size_t nq = bt->n;
+    swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
+    const uint32_t nshort = bt->use_long ? ch->nshort : ch->n, nlong = ch->n - nshort;
+    int per = 0, rc;
+    if (nlong) {
+        CU_CHECK(cudaEventRecord(ev_long, st));
+        CU_CHECK(cudaStreamWaitEvent(stl, ev_long, 0));
+        if ((rc = swgpu__cu_dpx_occupancy(bt->cfgl, &per)))
+            return rc;
+        const int NG = SWGPU_CU_DPX_THREADS / bt->cfgl.G;
+        const uint64_t units = ((uint64_t)(nlong + 1) / 2 + NG - 1) / NG * nq;
+        const int maxb = (per > 0 ? per : 1) * d->sms;
+        const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
+        if (nq == 1) { /* the one-query kernel: no table, fewer registers */
+            swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
+            rc = swgpu__cu_dpx(&b, nshort, nlong, &q1, m->h_mq[1].tprof, bt->cfgl, blocks, scrl,
+                               ch->maxlen, ctr + 1, m->h_mq[1].scores, stl);
+        } else {
+            rc = swgpu__cu_dpx_mq(&b, nshort, nlong, m->d_mq + nq, (uint32_t)nq, bt->maxtilesl,
+                                  S->oe, S->ext, bt->cfgl, blocks, scrl, ch->maxlen, ctr + 1,
+                                  stl);
+        }
+        if (rc)
+            return rc;
+        CU_CHECK(cudaEventRecord(ev_long, stl));
+    }
+    if (nshort) {
+        if ((rc = short_occupancy(bt, &per)))
+            return rc;
+        const int NG = SWGPU_CU_DPX_THREADS / bt->cfg.G;
+        const uint64_t units = bt->qp ? ((uint64_t)nshort + NG - 1) / NG * m->qp_njobs
+                                      : ((uint64_t)(nshort + 1) / 2 + NG - 1) / NG * nq;
+        const int maxb = (per > 0 ? per : 1) * d->sms;
+        const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
+        const uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
+        if (bt->qp) {
+            /* the lanes' maxima go to the short subjects' scores by atomicMax */
+            CU_CHECK(cudaMemset2DAsync(m->d_sc, m->qp_stride * sizeof(int32_t), 0,
+                                       nshort * sizeof(int32_t), nq, st));
+            rc = swgpu__cu_qp(&b, 0, nshort, (const swgpu_cu_job_t *)m->d_qpt, m->qp_njobs,
+                              (const swgpu_cu_pass_t *)(m->d_qpt + m->qp_pass_off), m->d_sc,
+                              m->qp_stride,
+                              S->oe, S->ext, bt->cfg, blocks, scr, maxshort, ctr, st);
+        } else if (nq == 1) {
+            swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
+            rc = swgpu__cu_dpx(&b, 0, nshort, &q1, m->h_mq[0].tprof, bt->cfg, blocks, scr,
+                               maxshort, ctr, m->h_mq[0].scores, st);
+        } else {
+            rc = swgpu__cu_dpx_mq(&b, 0, nshort, m->d_mq, (uint32_t)nq, bt->maxtiles, S->oe,
+                                  S->ext, bt->cfg, blocks, scr, maxshort, ctr, st);
+        }
+        if (rc)
+            return rc;
+    }
+    if (nlong)
+        CU_CHECK(cudaStreamWaitEvent(st, ev_long, 0));
+    return SWGPU_OK;
+}
+
+/* slot m's buffers at the current scan's largest sizes (d->sz_*), its score
+ * rows for a first batch of first_n queries (grown later by hgrow_keep) */
+static int slot_alloc(gpu_t *d, mslot_t *m, size_t first_n)
+{
+    int rc;
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = mslot_setup(d, m)) || (rc = dgrow(&m->scr, &m->cap_scr, d->sz_scr)) ||
+        (rc = dgrow(&m->scrl, &m->cap_scrl, d->sz_scrl)) ||
+        (rc = hgrow((void **)&m->h_q, &m->cap_hq, d->sz_q)) ||
+        (rc = dgrow((void **)&m->d_q, &m->cap_q, d->sz_q)) ||
+        (d->sz_prof && (rc = dgrow(&m->d_prof, &m->cap_prof, d->sz_prof))) ||
+        (d->sz_profl && (rc = dgrow(&m->d_profl, &m->cap_profl, d->sz_profl))) ||
+        (d->sz_qpt && (rc = hgrow((void **)&m->h_qpt, &m->cap_hqpt, d->sz_qpt))) ||
+        (d->sz_qpt && (rc = dgrow((void **)&m->d_qpt, &m->cap_qpt, d->sz_qpt))) ||
+        (d->sz_qprof && (rc = dgrow(&m->d_qprof, &m->cap_qprof, d->sz_qprof))) ||
+        (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * d->sz_nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * d->sz_nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, first_n * d->sz_n * sizeof(int32_t))) ||
+        (rc = dgrow((void **)&m->d_sc, &m->cap_sc, d->sz_nq * d->sz_n * sizeof(int32_t))))
+        return rc;
+    m->sized = 1;
+    return SWGPU_OK;
+}
+
+/* enqueue batch bt on GPU d in slot m (resident chunk) */
+static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                      const mq_in_t *in)
+{
+    const chunk_t *ch = &S->chunks[d->own];
+    int rc;
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = mslot_setup(d, m)) || (rc = mq_prepare(S, d, m, bt, in, ch->n, m->st)) ||
+        (rc = mq_launch(S, d, m, bt, &d->buf[0], ch, m->st, m->stl, m->ev_long, m->scr, m->scrl,
+                        m->d_ctr)))
+        return rc;
+    CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, bt->n * ch->n * sizeof(int32_t),
+                             cudaMemcpyDeviceToHost, m->st));
+    CU_CHECK(cudaEventRecord(m->ev_done, m->st));
+    return SWGPU_OK;
+}
+
+/* the scores of batch bt over chunk ch (in buffer B) are in m's h_sc (row
+ * j at j * stride, downloaded) and d_sc; recompute the saturated subjects
+ * in 32 bits (stream sto; the next batch goes on computing) with the
+ * queries of slot mq */
+static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq,
+                        const mbatch_t *bt, const mq_in_t *in, const chunk_t *ch,
+                        const dbuf_t *B, size_t stride)
+{
+    const size_t n = ch->n;
+    int rc;
+    size_t qo = 0;
+    for (size_t j = 0; j < bt->n; j++) {
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        const int ql = (int)Q->len;
+        const int32_t sat = qsat_of(S, Q);
+        int32_t *row = m->h_sc + j * stride;
+        uint32_t nov = 0;
+        for (size_t k = 0; k < n; k++)
+            nov += row[k] >= sat;
+        if (nov) {
+            const swgpu_cu_cfg_t icfg = {SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0};
+            if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra,
+                            swgpu__cu_dpx_prof_bytes(icfg, ql))) ||
+                (rc = swgpu__cu_prof_dev(icfg, blob_q(Q, mq->d_q + qo), ql,
+                                         blob_mat(Q, mq->d_q + qo, d->d_mat), d->d_tp_intra,
+                                         d->sto)) ||
+                (rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
+                            swgpu__cu_intra_scratch(ql, ch->maxlen, d->blocks_intra))))
+                return rc;
+            if ((rc = idx_grow(d, nov)))
+                return rc;
+            uint32_t c = 0;
+            for (uint32_t k = 0; k < (uint32_t)n; k++)
+                if (row[k] >= sat)
+                    d->h_idx[c++] = k;
+            swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
+            swgpu_cu_query_t q = {mq->d_q + qo, ql, S->oe, S->ext};
+            CU_CHECK(cudaMemcpyAsync(d->d_idx, d->h_idx, nov * sizeof(uint32_t),
+                                     cudaMemcpyHostToDevice, d->sto));
+            int blocks = (int)(nov < (uint32_t)d->blocks_intra ? nov : (uint32_t)d->blocks_intra);
+            if ((rc = swgpu__cu_intra(&b, d->d_idx, 0, nov, &q, d->d_tp_intra, blocks,
+                                      d->scr_intra, ch->maxlen, d->d_ctr + 2,
+                                      m->d_sc + j * stride, d->sto)))
+                return rc;
+            CU_CHECK(cudaMemcpyAsync(row, m->d_sc + j * stride, n * sizeof(int32_t),
+                                     cudaMemcpyDeviceToHost, d->sto));
+            CU_CHECK(cudaStreamSynchronize(d->sto));
+            d->overflows += nov;
+        }
+        qo += align16(qblob_bytes(Q));
+    }
+    return SWGPU_OK;
+}
+
+/* wait for batch bt in slot m of GPU d (resident), then its overflows */
+static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
+                     const mq_in_t *in)
+{
+    const chunk_t *ch = &S->chunks[d->own];
+    CU_CHECK(cudaSetDevice(d->id));
+    CU_CHECK(cudaEventSynchronize(m->ev_done));
+    return mq_overflows(S, d, m, m, bt, in, ch, &d->buf[0], ch->n);
+}
+
+/* streaming: batch bt against every chunk this GPU takes from the shared
+ * counter (as dev_scan: the next chunk uploads while one computes), the
+ * scores of chunk c copied to asmb[j * db->n + c's first subject ...];
+ * the profiles are built once in slot 0, slot b holds buffer b's scores */
+static int mq_stream_dev(cuda_state_t *S, gpu_t *d, const mbatch_t *bt, const mq_in_t *in,
+                         int32_t *asmb, size_t maxn)
+{
+    const size_t nq = bt->n, ntab = (bt->use_long ? 2 : 1) * nq;
+    mslot_t *m0 = &d->ms[0], *m1 = &d->ms[1];
+    int rc, pending[NBUF] = {-1, -1};
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = mslot_setup(d, m0)) || (rc = mslot_setup(d, m1)) ||
+        (rc = mq_prepare(S, d, m0, bt, in, maxn, d->st)) ||
+        (rc = hgrow((void **)&m1->h_mq, &m1->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = dgrow((void **)&m1->d_mq, &m1->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
+        (rc = hgrow((void **)&m1->h_sc, &m1->cap_hsc, nq * maxn * sizeof(int32_t))) ||
+        (rc = dgrow((void **)&m1->d_sc, &m1->cap_sc, nq * maxn * sizeof(int32_t))))
+        return rc;
+    for (size_t j = 0; j < ntab; j++) {
+        m1->h_mq[j] = m0->h_mq[j];
+        m1->h_mq[j].scores = m1->d_sc + (j % nq) * maxn;
+    }
+    CU_CHECK(cudaMemcpyAsync(m1->d_mq, m1->h_mq, ntab * sizeof(swgpu_cu_mq_t),
+                             cudaMemcpyHostToDevice, d->st));
+    for (int i = 0;; i++) {
+        const int b = i % NBUF;
+        mslot_t *m = b ? m1 : m0;
+        if (pending[b] >= 0) {
+            const chunk_t *ch = &S->chunks[pending[b]];
+            CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
+            if ((rc = mq_overflows(S, d, m, m0, bt, in, ch, &d->buf[b], maxn)))
+                return rc;
+            for (size_t j = 0; j < nq; j++)
+                memcpy(asmb + j * S->db->n + ch->k0, m->h_sc + j * maxn,
+                       ch->n * sizeof(int32_t));
+            pending[b] = -1;
+        }
+        const int c = next_chunk(S);
+        if (c < 0) {
+            if (pending[(i + 1) % NBUF] < 0)
+                break;
+            continue; /* finish the other buffer */
+        }
+        if ((rc = upload_chunk(S, &d->buf[b], c, d->cst)))
+            return rc;
+        CU_CHECK(cudaEventRecord(d->ev_copied[b], d->cst));
+        CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_copied[b], 0));
+        if ((rc = mq_launch(S, d, m, bt, &d->buf[b], &S->chunks[c], d->st, d->stl,
+                            d->ev_long[b], m0->scr, m0->scrl, d->d_ctr + NCTR * b)))
+            return rc;
+        CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, nq * maxn * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, d->st));
+        CU_CHECK(cudaEventRecord(d->ev_scored[b], d->st));
+        pending[b] = c;
+    }
+    return SWGPU_OK;
+}
+
+typedef struct {
+    cuda_state_t *S;
+    gpu_t *d;
+    const mbatch_t *bt;
+    const mq_in_t *in;
+    int32_t *asmb;
+    size_t maxn;
+    int rc;
+    char msg[512];
+} mqs_arg_t;
+
+static void *mq_stream_thread(void *arg)
+{
+    mqs_arg_t *a = (mqs_arg_t *)arg;
+    a->rc = mq_stream_dev(a->S, a->d, a->bt, a->in, a->asmb, a->maxn);
+    if (a->rc) /* last_error is per thread */
+        snprintf(a->msg, sizeof a->msg, "%s", swgpu_last_error());
+    return NULL;
+}
+
+/* every query's checks before the first is scored */
+static int check_queries(size_t nq, const swgpu__query_t *q)
+{
+    int rc;
+    for (size_t i = 0; i < nq; i++) {
+        if (q[i].len > (size_t)1 << 30)
+            return swgpu__fail(SWGPU_ERANGE, "backend cuda: query %zu of %zu residues", i + 1,
+                               q[i].len);
+        if ((rc = check_query(&q[i], i)))
+            return rc;
+    }
+    return SWGPU_OK;
+}
+
+/* the queries the many-query kernel takes, with their keys in keys[0 ..
+ * *nmq); the others (empty, other kernel families, a configuration without
+ * a many-query instance, a PSSM for the 32-bit kernel) scanned one at a
+ * time through cuda_scan, their scores in row */
+static int scan_singles(cuda_state_t *S, size_t nq, const swgpu__query_t *q, int qp_on,
+                        mkey_t *keys, size_t *nmq, int32_t *row, swgpu_scan_sink_t sink,
+                        void *user, swgpu_scan_stats_t *st)
+{
+    const swgpu_cu_cfg_t lcfg = {32, 32, 0};
+    const int many = S->fam == FAM_DPX && !S->no_many;
+    int rc = SWGPU_OK;
+    for (size_t i = 0; i < nq; i++) {
+        const size_t ql = q[i].len;
+        swgpu_cu_cfg_t c = main_cfg(S, ql);
+        int ok = many && ql > 0 && S->db->n > 0 && swgpu__cu_dpx_has_mq(c) &&
+                 swgpu__cu_dpx_has_mq(lcfg) && q_use16(S, &q[i]);
+        if (ok) {
+            keys[*nmq].key = batch_key(c, qp_on, ql);
+            keys[*nmq].len = ql;
+            keys[*nmq].i = i;
+            (*nmq)++;
+        } else {
+            rc = cuda_scan(S, &q[i], row, st);
+            if (rc == SWGPU_OK)
+                rc = sink(user, i, row);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return rc;
+}
+
+/* the boundary scratch GPU d needs for the batches (main and long
+ * configuration; cudaFree inside the scan would wait for the GPU) */
+static int gpu_scratch(const cuda_state_t *S, const gpu_t *d, const mbatch_t *bts, size_t nb,
+                       size_t *sb, size_t *sbl)
+{
+    int rc;
+    *sb = *sbl = 0;
+    for (int c = 0; c < S->nchunks; c++) {
+        if (!S->streaming && c != d->own)
+            continue;
+        const chunk_t *ch = &S->chunks[c];
+        for (size_t b = 0; b < nb; b++) {
+            int per = 0;
+            const uint32_t nshort = bts[b].use_long ? ch->nshort : ch->n;
+            if (nshort) {
+                if ((rc = short_occupancy(&bts[b], &per)))
+                    return rc;
+                size_t x = bts[b].qp ? swgpu__cu_qp_scratch(bts[b].cfg,
+                                           S->h_len[ch->k0 + nshort - 1],
+                                           (per > 0 ? per : 1) * d->sms) :
+                           swgpu__cu_dpx_scratch(bts[b].cfg, bts[b].maxqlen,
+                                                 S->h_len[ch->k0 + nshort - 1],
+                                                 (per > 0 ? per : 1) * d->sms);
+                if (x > *sb) *sb = x;
+            }
+            if (bts[b].use_long && nshort < ch->n) {
+                if ((rc = swgpu__cu_dpx_occupancy(bts[b].cfgl, &per)))
+                    return rc;
+                size_t x = swgpu__cu_dpx_scratch(bts[b].cfgl, bts[b].maxqlen, ch->maxlen,
+                                                 (per > 0 ? per : 1) * d->sms);
+                if (x > *sbl) *sbl = x;
+            }
+        }
+    }
+    return SWGPU_OK;
+}
+
+/* the slots' buffers at the largest batch's sizes z (slot_alloc), except
+ * their pinned score rows, sized for each slot's first batch and grown
+ * with hgrow_keep: pinned memory is slow to allocate and cudaFree /
+ * cudaFreeHost would wait for the kernels.  Resident: slot 0 now, the
+ * others when their first batch is enqueued (the GPU computes the first
+ * batch meanwhile); streaming: both now, their score rows for every batch */
+static int size_slots(cuda_state_t *S, const mbatch_t *bts, size_t nb, size_t maxn,
+                      const msizes_t *z)
+{
+    int rc;
+    for (int g = 0; g < S->ndev; g++) {
+        gpu_t *d = &S->dev[g];
+        if (!S->streaming && d->own < 0)
+            continue;
+        const size_t n = S->streaming ? maxn : S->chunks[d->own].n;
+        if (cudaSetDevice(d->id) != cudaSuccess)
+            return swgpu__fail(SWGPU_EDEVICE, "cudaSetDevice");
+        if ((rc = gpu_scratch(S, d, bts, nb, &d->sz_scr, &d->sz_scrl)))
+            return rc;
+        d->sz_q = z->q;
+        d->sz_prof = z->prof;
+        d->sz_profl = z->profl;
+        d->sz_qpt = z->qpt;
+        d->sz_qprof = z->qprof;
+        d->sz_nq = z->nq;
+        d->sz_n = n;
+        for (int k = 0; k < NMB; k++) {
+            d->ms[k].sized = 0;
+            if ((k == 0 || S->streaming) &&
+                (rc = slot_alloc(d, &d->ms[k], S->streaming ? z->nq : bts[0].n)))
+                return rc;
+        }
+    }
+    return SWGPU_OK;
+}
+
+/* streaming: one batch at a time, every GPU takes chunks until none is
+ * left; asmb holds the batch's scores of the whole database */
+static int run_streamed(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts, size_t nb,
+                        size_t maxn, size_t mnq, swgpu_scan_sink_t sink, void *user,
+                        swgpu_scan_stats_t *st)
+{
+    int rc = SWGPU_OK;
+    int32_t *asmb = (int32_t *)malloc(mnq * S->db->n * sizeof *asmb);
+    if (!asmb)
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu x %llu scores",
+                           mnq, (unsigned long long)S->db->n);
+    mqs_arg_t *args = (mqs_arg_t *)calloc(S->ndev, sizeof *args);
+    pthread_t *th = (pthread_t *)calloc(S->ndev, sizeof *th);
+    if (!args || !th) {
+        free(asmb);
+        free(args);
+        free(th);
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %d GPU threads",
+                           S->ndev);
+    }
+    for (size_t i = 0; i < nb && !rc; i++) {
+        S->next_chunk = 0;
+        int started = 0;
+        for (int g = 0; g < S->ndev; g++) {
+            args[g] = (mqs_arg_t){S, &S->dev[g], &bts[i], in, asmb, maxn, 0, {0}};
+            if (S->ndev == 1)
+                mq_stream_thread(&args[g]);
+            else if (pthread_create(&th[g], NULL, mq_stream_thread, &args[g]) == 0)
+                started = g + 1;
+            else
+                mq_stream_thread(&args[g]);
+        }
+        for (int g = 0; g < started; g++)
+            pthread_join(th[g], NULL);
+        for (int g = 0; g < S->ndev && !rc; g++)
+            if (args[g].rc)
+                rc = swgpu__fail(args[g].rc, "%s", args[g].msg);
+        for (size_t j = 0; j < bts[i].n && !rc; j++) {
+            const size_t qi = in->ord[bts[i].first + j];
+            if (st)
+                st->cells += (uint64_t)in->q[qi].len * S->db->total_res;
+            rc = sink(user, qi, asmb + j * S->db->n);
+        }
+    }
+    free(args);
+    free(th);
+    free(asmb);
+    if (!rc && st)
+        for (int g = 0; g < S->ndev; g++)
+            st->overflows += S->dev[g].overflows;
+    return rc;
+}
+
+/* resident: batch bt (finished, in slot k of every GPU) to the sink, query
+ * by query; several GPUs' scores assembled in asmb */
+static int hand_over(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bt, int k,
+                     int32_t *asmb, swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+{
+    int rc;
+    for (size_t j = 0; j < bt->n; j++) {
+        const int32_t *sc;
+        if (S->ndev == 1) {
+            sc = S->dev[0].ms[k].h_sc + j * S->chunks[S->dev[0].own].n;
+        } else {
+            for (int g = 0; g < S->ndev; g++) {
+                const gpu_t *d = &S->dev[g];
+                if (d->own < 0)
+                    continue;
+                const chunk_t *ch = &S->chunks[d->own];
+                memcpy(asmb + ch->k0, d->ms[k].h_sc + j * ch->n, ch->n * sizeof(int32_t));
+            }
+            sc = asmb;
+        }
+        const size_t qi = in->ord[bt->first + j];
+        if (st)
+            st->cells += (uint64_t)in->q[qi].len * S->db->total_res;
+        if ((rc = sink(user, qi, sc)) < 0)
+            return rc;
+    }
+    return SWGPU_OK;
+}
+
+/* resident: batch i enqueued on every GPU before batch i-1 is finished */
+static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts, size_t nb,
+                        swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+{
+    int rc = SWGPU_OK;
+    int32_t *asmb = NULL;
+    if (S->ndev > 1 && !(asmb = (int32_t *)malloc(S->db->n * sizeof *asmb)))
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu scores",
+                           (unsigned long long)S->db->n);
+    for (size_t i = 0; i <= nb; i++) {
+        if (i < nb)
+            for (int g = 0; g < S->ndev; g++)
+                if (S->dev[g].own >= 0 &&
+                    ((!S->dev[g].ms[i % NMB].sized &&
+                      (rc = slot_alloc(&S->dev[g], &S->dev[g].ms[i % NMB], bts[i].n))) ||
+                     (rc = mq_enqueue(S, &S->dev[g], &S->dev[g].ms[i % NMB], &bts[i], in))))
+                    goto done;
+        if (i == 0)
+            continue;
+        const mbatch_t *bt = &bts[i - 1];
+        for (int g = 0; g < S->ndev; g++)
+            if (S->dev[g].own >= 0 &&
+                (rc = mq_finish(S, &S->dev[g], &S->dev[g].ms[(i - 1) % NMB], bt, in)))
+                goto done;
+        if ((rc = hand_over(S, in, bt, (int)((i - 1) % NMB), asmb, sink, user, st)))
+            goto done;
+    }
+    if (st)
+        for (int g = 0; g < S->ndev; g++)
+            st->overflows += S->dev[g].overflows;
+done:
+    free(asmb);
+    return rc;
+}
+
+int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
+                   void *user, swgpu_scan_stats_t *st)
+{
+    cuda_state_t *S = (cuda_state_t *)state;
+    int rc = SWGPU_OK;
+    int32_t *row = NULL;
+    mkey_t *keys = NULL;
+    size_t *ord = NULL;
+    mbatch_t *bts = NULL;
+    size_t nb = 0, nmq = 0;
+    msizes_t z;
+    swgpu_cu_cfg_t qpc = {0, 0, 0};
+    const int qp_on = S->fam == FAM_DPX && !S->no_many && !S->streaming && !S->no_qp &&
+                      qp_cfg(S, &qpc);
+    /* the chunks a GPU scans: its own (resident), or any (streaming) */
+    size_t maxn = 0;
+    for (int c = 0; c < S->nchunks; c++)
+        if (S->chunks[c].n > maxn)
+            maxn = S->chunks[c].n;
+
+    keys = (mkey_t *)malloc((nq ? nq : 1) * sizeof *keys);
+    ord = (size_t *)malloc((nq ? nq : 1) * sizeof *ord);
+    row = (int32_t *)malloc((S->db->n ? S->db->n : 1) * sizeof *row);
+    if (!keys || !ord || !row) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu queries", nq);
+        goto done;
+    }
+    if ((rc = check_queries(nq, q)) ||
+        (rc = scan_singles(S, nq, q, qp_on, keys, &nmq, row, sink, user, st)) || nmq == 0)
+        goto done;
+    for (int i = 0; i < S->ndev; i++)
+        S->dev[i].overflows = 0; /* cuda_scan above counted its own into st */
+    sort_keys(keys, nmq, ord);
+    {
+        const mq_in_t in = {q, ord};
+        if ((rc = make_batches(S, keys, nmq, maxn, qp_on, qpc, &bts, &nb)))
+            goto done;
+        swgpu__log(SWGPU_LOG_DEBUG, "cuda: %zu queries in %zu batch(es)", nmq, nb);
+        if ((rc = batch_sizes(S, &in, bts, nb, &z)) || (rc = size_slots(S, bts, nb, maxn, &z)))
+            goto done;
+        swgpu__log(SWGPU_LOG_DEBUG, "cuda: batch buffers allocated");
+        rc = S->streaming ? run_streamed(S, &in, bts, nb, maxn, z.nq, sink, user, st)
+                          : run_resident(S, &in, bts, nb, sink, user, st);
+    }
+done:
+    if (rc)
+        for (int g = 0; g < S->ndev; g++)
+            if (cudaSetDevice(S->dev[g].id) == cudaSuccess)
+                cudaDeviceSynchronize(); /* nothing in flight once we return */
+    for (int g = 0; g < S->ndev; g++)
+        if (S->dev[g].nretired && cudaSetDevice(S->dev[g].id) == cudaSuccess)
+            retire_free(&S->dev[g]); /* the scan's last batch is done (or failed) */
+    free(keys);
+    free(ord);
+    free(row);
+    free(bts);
+    return rc;
+}
+
+} /* namespace swgpu_cuda */
