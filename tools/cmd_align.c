@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,33 +85,12 @@ static void usage(FILE *fp)
           fp);
 }
 
-/* ------------------------------------------------------- option parsing */
-
-
-static void lib_error(int rc)
-{
-    const char *m = swgpu_last_error();
-    cli_error("%s", m && *m ? m : swgpu_strerror(rc));
-}
-
 /* ------------------------------------------------------------ progress */
 
 typedef struct {
     int tty;
     const char *phase;
 } progress_t;
-
-/* A duration for people: 42 s, 12m05s, 3h07m. */
-static void fmt_duration(char *buf, size_t n, double s)
-{
-    long t = s > 0 && s < 1e9 ? lround(s) : 0;
-    if (t < 100)
-        snprintf(buf, n, "%ld s", t);
-    else if (t < 3600)
-        snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
-    else
-        snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
-}
 
 /*
  * One line per phase, rewritten in place: the share of the phase's cells
@@ -131,9 +109,10 @@ static void on_progress(const swgpu_long_progress_t *r, void *user)
         fputc('\n', stderr);
     p->phase = r->phase;
     if (r->fraction >= 1.0)
-        fmt_duration(left, sizeof left, 0);
+        cli_fmt_duration(left, sizeof left, 0, CLI_DURATION_UNITS);
     else if (r->phase_done > 0 && rate > 0)
-        fmt_duration(left, sizeof left, (double)(r->phase_total - r->phase_done) / rate);
+        cli_fmt_duration(left, sizeof left, (double)(r->phase_total - r->phase_done) / rate,
+                         CLI_DURATION_UNITS);
     else
         snprintf(left, sizeof left, "?");
     snprintf(pct, sizeof pct, "%s%.1f%%", r->phase_estimated ? "~" : "", 100.0 * r->fraction);
@@ -428,14 +407,6 @@ static void write_svg(FILE *fp, const result_t *r)
 
 /* ------------------------------------------------------------- command */
 
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0.0;
-    return (double)ru.ru_maxrss / 1024.0;
-}
-
 static void summary_line(const result_t *r)
 {
     const swgpu_long_stats_t *s = &r->st;
@@ -459,7 +430,7 @@ static void summary_line(const result_t *r)
             (double)s->cells, (double)s->cells_pruned, s->score_seconds, rate,
             s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
             (long long)s->seed_bound, s->reverse_seconds, s->traceback_seconds, s->total_seconds,
-            (double)s->peak_host_bytes / 1048576.0, peak_rss_mb(),
+            (double)s->peak_host_bytes / 1048576.0, cli_peak_rss_mb(),
             (double)s->peak_device_bytes / 1048576.0);
 }
 
@@ -476,11 +447,11 @@ static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **
     int rc = strcmp(path, "-") ? swgpu_seqset_read(path, type, set, &info)
                                : swgpu_seqset_read_fd(0, "(standard input)", type, set, &info);
     if (rc < 0) {
-        lib_error(rc);
+        cli_lib_error(rc);
         return -1;
     }
     if ((rc = swgpu_seqset_get(*set, 0, seq)) < 0) {
-        lib_error(rc);
+        cli_lib_error(rc);
         return -1;
     }
     if (swgpu_seqset_size(*set) > 1 && verbosity > 0)
@@ -562,14 +533,7 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
             if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
             a->have_mismatch = 1;
             break;
-        case OPT_TYPE:
-            if (!strcmp(optarg, "prot") || !strcmp(optarg, "protein")) a->type = SWGPU_PROTEIN;
-            else if (!strcmp(optarg, "dna") || !strcmp(optarg, "nucl")) a->type = SWGPU_DNA;
-            else {
-                cli_error("--type: '%s' is not prot or dna", optarg);
-                return CLI_ERROR;
-            }
-            break;
+        case OPT_TYPE: if (cli_parse_type(optarg, &a->type)) return CLI_ERROR; break;
         case OPT_BACKEND:
             if (!strcmp(optarg, "auto")) a->backend = SWGPU_BACKEND_AUTO;
             else if (!strcmp(optarg, "cpu")) a->backend = SWGPU_BACKEND_CPU;
@@ -849,7 +813,7 @@ int swgpu_cmd_align(int argc, char **argv)
             goto out;
         }
         if ((rc = swgpu_matrix_dna(a.match, a.mismatch, &m)) < 0) {
-            lib_error(rc);
+            cli_lib_error(rc);
             goto out;
         }
     } else {
@@ -863,7 +827,7 @@ int swgpu_cmd_align(int argc, char **argv)
             goto out;
         }
         if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &m)) < 0) {
-            lib_error(rc);
+            cli_lib_error(rc);
             goto out;
         }
     }
@@ -917,7 +881,7 @@ int swgpu_cmd_align(int argc, char **argv)
             prog.phase = NULL;
         }
         if (rc < 0) {
-            lib_error(rc);
+            cli_lib_error(rc);
             goto out;
         }
         if (verbosity > 0)

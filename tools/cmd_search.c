@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,19 +130,6 @@ static int parse_double(const char *opt, const char *s, double *out)
     return 0;
 }
 
-static int parse_type(const char *s, swgpu_alphabet_t *a)
-{
-    if (!strcmp(s, "prot") || !strcmp(s, "protein"))
-        *a = SWGPU_PROTEIN;
-    else if (!strcmp(s, "dna") || !strcmp(s, "nucl"))
-        *a = SWGPU_DNA;
-    else {
-        cli_error("--type: '%s' is not prot or dna", s);
-        return -1;
-    }
-    return 0;
-}
-
 static int parse_evalue_model(const char *s, swgpu_evalue_model_t *m)
 {
     if (!strcmp(s, "spouge"))
@@ -170,36 +156,7 @@ static int parse_backend(const char *s, swgpu_backend_t *b)
     return 0;
 }
 
-/* The message of a failed library call. */
-static void lib_error(int rc)
-{
-    const char *m = swgpu_last_error();
-    cli_error("%s", m && *m ? m : swgpu_strerror(rc));
-}
-
-/* ------------------------------------------------------------- summary */
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0.0;
-    return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
-}
-
 /* ------------------------------------------------------------ progress */
-
-/* "1:05:02", "3:07" or "12 s" */
-static void fmt_duration(double s, char *buf, size_t size)
-{
-    long t = s < 0 ? 0 : (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else if (t >= 60)
-        snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-    else
-        snprintf(buf, size, "%ld s", t);
-}
 
 /* On a terminal (standard error), the scan's progress in one line rewritten
  * in place: queries done, the share of the cells, GCUPS and the time left;
@@ -213,7 +170,7 @@ static void on_progress(size_t done, size_t total, uint64_t cells_done, uint64_t
     char left[32] = "";
     if (done < total && frac > 0 && seconds > 0) {
         char d[24];
-        fmt_duration(seconds * (1.0 - frac) / frac, d, sizeof d);
+        cli_fmt_duration(d, sizeof d, seconds * (1.0 - frac) / frac, CLI_DURATION_CLOCK);
         snprintf(left, sizeof left, ", %s left", d);
     }
     fprintf(stderr, "\r[swgpu %.1fs] search: %zu of %zu queries (%.1f%%), %.1f GCUPS%s   ",
@@ -330,7 +287,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
             if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
             a->have_mismatch = 1;
             break;
-        case OPT_TYPE: if (parse_type(optarg, &a->type)) return CLI_ERROR; break;
+        case OPT_TYPE: if (cli_parse_type(optarg, &a->type)) return CLI_ERROR; break;
         case OPT_BACKEND: if (parse_backend(optarg, &a->backend)) return CLI_ERROR; break;
         case OPT_KERNEL: a->kernel = optarg; break;
         case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
@@ -488,7 +445,7 @@ static int read_queries(search_t *S, swgpu_read_info_t *qi)
         }
         for (int i = 0; i < S->a.npssm; i++) {
             if ((rc = swgpu_pssm_read(S->a.pssm[i], &S->pssms[i])) < 0) {
-                lib_error(rc);
+                cli_lib_error(rc);
                 return -1;
             }
             qi->n_records++;
@@ -500,7 +457,7 @@ static int read_queries(search_t *S, swgpu_read_info_t *qi)
              ? swgpu_seqset_read_fd(STDIN_FILENO, "(standard input)", S->a.type, &S->queries, qi)
              : swgpu_seqset_read(S->a.qpath, S->a.type, &S->queries, qi);
     if (rc < 0) {
-        lib_error(rc);
+        cli_lib_error(rc);
         return -1;
     }
     return 0;
@@ -654,7 +611,7 @@ static int write_pssms(search_t *S, const swgpu_opts_t *o)
             return -1;
         int rc = swgpu_pssm_write(it->final_pssm[i], S->m, o->gap_open, o->gap_extend, fp);
         if (rc < 0) {
-            lib_error(rc);
+            cli_lib_error(rc);
             cli_out_abort(&out);
             return -1;
         }
@@ -697,7 +654,7 @@ static void summary(const search_t *S, size_t nq, uint64_t qres)
             wall, nq, (unsigned long long)qres, (size_t)whole.total_n,
             (unsigned long long)whole.total_residues, backend, rounds, (double)cells, scan,
             scan > 0 ? (double)cells / scan / 1e9 : 0.0, (unsigned long long)overflows, align,
-            wall, peak_rss_mb());
+            wall, cli_peak_rss_mb());
 }
 
 int swgpu_cmd_search(int argc, char **argv)
@@ -918,7 +875,7 @@ int swgpu_cmd_search(int argc, char **argv)
     goto out;
 
 lib_fail:
-    lib_error(rc);
+    cli_lib_error(rc);
 out:
     cli_out_abort(&out);
     search_free(&S);
