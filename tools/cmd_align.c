@@ -133,276 +133,45 @@ typedef struct {
     swgpu_long_stats_t st;
 } result_t;
 
-/* 1-based target start/end on B's forward strand (start > end on minus). */
-static void target_range(const result_t *r, long long *ts, long long *te)
+/* the record the library's writers read */
+static swgpu_long_record_t record(const result_t *r)
 {
-    if (!r->minus) {
-        *ts = r->aln.tbeg + 1;
-        *te = r->aln.tend;
-    } else {
-        *ts = (long long)r->tlen - r->aln.tbeg;
-        *te = (long long)r->tlen - r->aln.tend + 1;
-    }
+    swgpu_long_record_t w = { r->qid, r->tid, r->q, r->t, r->qlen, r->tlen, r->alpha, r->minus,
+                              &r->aln };
+    return w;
 }
 
-static int write_cigar(FILE *fp, const uint32_t *c, size_t n, int reverse)
+/* Write the result in format fmt to fp and the plot to pp (NULL: none).
+ * A write error stays in the stream's state, which cli_out_close() reports
+ * with the file's name; -1 after printing any other error. */
+static int write_result(FILE *fp, FILE *pp, const char *fmt, const result_t *res, int nres, int best,
+                        const swgpu_matrix_t *m, int score_only, int argc, char **argv)
 {
-    static const char ops[] = "MID";
-    for (size_t k = 0; k < n; k++) {
-        uint32_t x = c[reverse ? n - 1 - k : k];
-        fprintf(fp, "%u%c", SWGPU_CIGAR_LEN(x), ops[SWGPU_CIGAR_OP(x) % 3]);
+    swgpu_long_record_t r = record(&res[best]), other = record(&res[1 - best]);
+    int rc;
+    if (!strcmp(fmt, "sam")) {
+        /* the @PG line's CL: "swgpu" and the subcommand's words */
+        const char **words = malloc(((size_t)argc + 1) * sizeof *words);
+        if (!words) {
+            cli_error("out of memory");
+            return -1;
+        }
+        words[0] = "swgpu";
+        for (int k = 0; k < argc; k++)
+            words[k + 1] = argv[k];
+        rc = swgpu_long_write_sam(fp, &r, argc + 1, words);
+        free(words);
+    } else if (!strcmp(fmt, "pair"))
+        rc = swgpu_long_write_pair(fp, &r, m);
+    else
+        rc = swgpu_long_write_summary(fp, &r, nres == 2 ? &other : NULL, score_only);
+    if (rc == SWGPU_OK && pp)
+        rc = swgpu_long_write_svg(pp, &r);
+    if (rc < 0 && rc != SWGPU_EIO) {
+        cli_lib_error(rc);
+        return -1;
     }
     return 0;
-}
-
-static void write_summary(FILE *fp, const result_t *r, const result_t *other, int score_only)
-{
-    const swgpu_aln_t *a = &r->aln;
-    long long ts, te;
-    target_range(r, &ts, &te);
-    fputs("query     ", fp);
-    swgpu_put_name(fp, r->qid);
-    fprintf(fp, "\t%zu\ntarget    ", r->qlen);
-    swgpu_put_name(fp, r->tid);
-    fprintf(fp, "\t%zu\n", r->tlen);
-    if (r->alpha == SWGPU_DNA)
-        fprintf(fp, "strand    %s\n", r->minus ? "minus" : "plus");
-    fprintf(fp, "score     %lld\n", (long long)a->score);
-    if (other)
-        fprintf(fp, "other_strand %s %lld\n", other->minus ? "minus" : "plus", (long long)other->aln.score);
-    if (a->score == 0) {
-        fprintf(fp, "alignment none\n");
-        return;
-    }
-    fprintf(fp, "query_range  %lld-%lld\n", (long long)a->qbeg + 1, (long long)a->qend);
-    fprintf(fp, "target_range %lld-%lld\n", ts, te);
-    if (score_only)
-        return;
-    fprintf(fp, "length    %lld\n", (long long)a->length);
-    fprintf(fp, "identity  %lld/%lld (%.2f%%)\n", (long long)a->n_ident, (long long)a->length,
-            a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
-    fprintf(fp, "mismatch  %lld\n", (long long)a->n_mismatch);
-    fprintf(fp, "gapopen   %lld\n", (long long)a->n_gapopen);
-    fprintf(fp, "gaps      %lld\n", (long long)a->n_gaps);
-    fprintf(fp, "cigar     ");
-    write_cigar(fp, a->cigar, a->n_cigar, 0);
-    fputc('\n', fp);
-}
-
-static void write_seq(FILE *fp, const uint8_t *x, size_t n, swgpu_alphabet_t alpha, int rc)
-{
-    static const uint8_t comp[15] = { 3, 2, 1, 0, 4, 6, 5, 8, 7, 9, 10, 14, 13, 12, 11 };
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = rc ? x[n - 1 - i] : x[i];
-        if (rc && c < 15)
-            c = comp[c];
-        fputc(swgpu_decode(alpha, c), fp);
-    }
-}
-
-static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
-{
-    const swgpu_aln_t *a = &r->aln;
-    fputs("@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:", fp);
-    swgpu_put_name(fp, r->tid);
-    fprintf(fp, "\tLN:%zu\n", r->tlen);
-    fprintf(fp, "@PG\tID:swgpu\tPN:swgpu\tVN:%s\tCL:swgpu", SWGPU_VERSION);
-    for (int k = 0; k < argc; k++) {
-        fputc(' ', fp);
-        swgpu_put_name(fp, argv[k]);
-    }
-    fputc('\n', fp);
-    if (a->score == 0 || a->n_cigar == 0) {
-        swgpu_put_name(fp, r->qid);
-        fputs("\t4\t*\t0\t0\t*\t*\t0\t0\t", fp);
-        write_seq(fp, r->q, r->qlen, r->alpha, 0);
-        fprintf(fp, "\t*\tAS:i:%lld\n", (long long)a->score);
-        return;
-    }
-    {
-        /* on minus, the record shows the reverse complement of the query
-         * against B's forward strand: the CIGAR reversed, the clips swapped */
-        long long ts, te, lead, trail;
-        target_range(r, &ts, &te);
-        lead = r->minus ? (long long)r->qlen - a->qend : a->qbeg;
-        trail = r->minus ? a->qbeg : (long long)r->qlen - a->qend;
-        swgpu_put_name(fp, r->qid);
-        fprintf(fp, "\t%d\t", r->minus ? 16 : 0);
-        swgpu_put_name(fp, r->tid);
-        fprintf(fp, "\t%lld\t255\t", r->minus ? te : ts);
-        if (lead)
-            fprintf(fp, "%lldS", lead);
-        write_cigar(fp, a->cigar, a->n_cigar, r->minus);
-        if (trail)
-            fprintf(fp, "%lldS", trail);
-        fprintf(fp, "\t*\t0\t0\t");
-        write_seq(fp, r->q, r->qlen, r->alpha, r->minus);
-        fprintf(fp, "\t*\tAS:i:%lld\tNM:i:%lld\n", (long long)a->score, (long long)(a->n_mismatch + a->n_gaps));
-    }
-}
-
-/* Wrapped pairwise text, 60 columns a block. */
-static void write_pair(FILE *fp, const result_t *r, const swgpu_matrix_t *m)
-{
-    const swgpu_aln_t *a = &r->aln;
-    enum { W = 60 };
-    char ql[W + 1], ml[W + 1], tl[W + 1];
-    int n = 0;
-    int64_t qi = a->qbeg, ti = a->tbeg, q0 = qi, t0 = ti;
-    long long ts, te;
-    target_range(r, &ts, &te);
-    fputs("Query:  ", fp);
-    swgpu_put_name(fp, r->qid);
-    fprintf(fp, " (%zu)\nTarget: ", r->qlen);
-    swgpu_put_name(fp, r->tid);
-    fprintf(fp, " (%zu)%s\n", r->tlen, r->minus ? ", minus strand" : "");
-    fprintf(fp, "Score = %lld, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
-            (long long)a->score, (long long)a->n_ident, (long long)a->length,
-            a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0, (long long)a->n_gaps,
-            (long long)a->length, a->length ? 100.0 * (double)a->n_gaps / (double)a->length : 0.0);
-    if (a->score == 0 || a->n_cigar == 0)
-        return;
-    for (size_t k = 0; k < a->n_cigar; k++) {
-        uint32_t op = SWGPU_CIGAR_OP(a->cigar[k]);
-        for (uint32_t x = 0; x < SWGPU_CIGAR_LEN(a->cigar[k]); x++) {
-            if (op == SWGPU_CIGAR_M) {
-                uint8_t c = r->q[qi], d = r->t[ti];
-                ql[n] = swgpu_decode(r->alpha, c);
-                tl[n] = swgpu_decode(r->alpha, d);
-                ml[n] = c == d ? '|' : swgpu_matrix_score(m, c, d) > 0 ? '+' : ' ';
-                qi++;
-                ti++;
-            } else if (op == SWGPU_CIGAR_I) {
-                ql[n] = swgpu_decode(r->alpha, r->q[qi++]);
-                tl[n] = '-';
-                ml[n] = ' ';
-            } else {
-                ql[n] = '-';
-                tl[n] = swgpu_decode(r->alpha, r->t[ti++]);
-                ml[n] = ' ';
-            }
-            if (++n == W || (k + 1 == a->n_cigar && x + 1 == SWGPU_CIGAR_LEN(a->cigar[k]))) {
-                long long tb = r->minus ? (long long)r->tlen - t0 : t0 + 1;
-                long long tend = r->minus ? (long long)r->tlen - ti + 1 : ti;
-                ql[n] = ml[n] = tl[n] = 0;
-                fprintf(fp, "Query  %-10lld %s %lld\n", (long long)q0 + 1, ql, (long long)qi);
-                fprintf(fp, "       %-10s %s\n", "", ml);
-                fprintf(fp, "Target %-10lld %s %lld\n\n", tb, tl, tend);
-                n = 0;
-                q0 = qi;
-                t0 = ti;
-            }
-        }
-    }
-}
-
-/* ------------------------------------------------------------------ SVG */
-
-static double nice_step(double range, int ticks)
-{
-    double raw = range / ticks, p = pow(10.0, floor(log10(raw > 0 ? raw : 1))), f = raw / p;
-    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-}
-
-static void fmt_pos(char *buf, size_t n, double v)
-{
-    if (v >= 1e6)
-        snprintf(buf, n, "%gM", v / 1e6);
-    else if (v >= 1e4)
-        snprintf(buf, n, "%gk", v / 1e3);
-    else
-        snprintf(buf, n, "%g", v);
-}
-
-/* a name in XML text: markup characters as entities, control characters as
- * swgpu_put_name writes them (XML 1.0 has no way to hold most of them) */
-static void xml_text(FILE *fp, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<') fputs("&lt;", fp);
-        else if (*s == '>') fputs("&gt;", fp);
-        else if (*s == '&') fputs("&amp;", fp);
-        else if (*s == '"') fputs("&quot;", fp);
-        else if ((unsigned char)*s < 0x20 || *s == 0x7f) {
-            char c[2] = { *s, 0 };
-            swgpu_put_name(fp, c);
-        } else fputc(*s, fp);
-    }
-}
-
-/*
- * The path over target (x, B's forward coordinates) and query (y, top to
- * bottom), kept to points at least a pixel apart (a few thousand at most).
- */
-static void write_svg(FILE *fp, const result_t *r)
-{
-    const swgpu_aln_t *a = &r->aln;
-    const double PW = 800, PH = 800, ML = 90, MT = 60, MR = 30, MB = 60;
-    const double sx = PW / (double)(r->tlen ? r->tlen : 1), sy = PH / (double)(r->qlen ? r->qlen : 1);
-    double lx = -10, ly = -10, step;
-    int64_t qi = a->qbeg, ti = a->tbeg;
-    char buf[64];
-    size_t npts = 0;
-
-    fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                "font-family=\"sans-serif\" font-size=\"12\">\n",
-            ML + PW + MR, MT + PH + MB);
-    fprintf(fp, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"white\" "
-                "stroke=\"black\"/>\n", ML, MT, PW, PH);
-    fprintf(fp, "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">", ML + PW / 2);
-    xml_text(fp, r->qid);
-    fputs(" vs ", fp);
-    xml_text(fp, r->tid);
-    fprintf(fp, "%s: score %lld, identity %.2f%%</text>\n", r->minus ? " (minus strand)" : "",
-            (long long)a->score, a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
-    /* axes */
-    step = nice_step((double)r->tlen, 8);
-    for (double v = 0; v <= (double)r->tlen; v += step) {
-        double x = ML + v * sx;
-        fmt_pos(buf, sizeof buf, v);
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"black\"/>"
-                    "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
-                x, MT + PH, x, MT + PH + 5, x, MT + PH + 20, buf);
-    }
-    step = nice_step((double)r->qlen, 8);
-    for (double v = 0; v <= (double)r->qlen; v += step) {
-        double y = MT + v * sy;
-        fmt_pos(buf, sizeof buf, v);
-        fprintf(fp, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"black\"/>"
-                    "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>\n",
-                ML - 5, y, ML, y, ML - 8, y, buf);
-    }
-    fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">", ML + PW / 2, MT + PH + 45);
-    xml_text(fp, r->tid);
-    fputs(" (target, forward strand)</text>\n", fp);
-    fprintf(fp, "<text transform=\"translate(20,%.0f) rotate(-90)\" text-anchor=\"middle\">",
-            MT + PH / 2);
-    xml_text(fp, r->qid);
-    fputs(" (query)</text>\n", fp);
-    if (a->score == 0 || a->n_cigar == 0) {
-        fputs("</svg>\n", fp);
-        return;
-    }
-    fputs("<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"1.5\" points=\"", fp);
-    for (size_t k = 0; k <= a->n_cigar; k++) {
-        double tx = r->minus ? (double)r->tlen - (double)ti : (double)ti;
-        double x = ML + tx * sx, y = MT + (double)qi * sy;
-        if (k == 0 || k == a->n_cigar || fabs(x - lx) + fabs(y - ly) >= 1.0) {
-            fprintf(fp, "%s%.1f,%.1f", npts ? " " : "", x, y);
-            npts++;
-            lx = x;
-            ly = y;
-        }
-        if (k < a->n_cigar) {
-            uint32_t op = SWGPU_CIGAR_OP(a->cigar[k]), len = SWGPU_CIGAR_LEN(a->cigar[k]);
-            if (op != SWGPU_CIGAR_D)
-                qi += len;
-            if (op != SWGPU_CIGAR_I)
-                ti += len;
-        }
-    }
-    fputs("\"/>\n</svg>\n", fp);
 }
 
 /* ------------------------------------------------------------- command */
@@ -891,18 +660,8 @@ int swgpu_cmd_align(int argc, char **argv)
     if (nres == 2 && res[1].aln.score > res[0].aln.score)
         best = 1;
 
-    {
-        FILE *f = fp;
-        const result_t *r = &res[best];
-        if (!strcmp(fmt, "sam"))
-            write_sam(f, r, argc, argv);
-        else if (!strcmp(fmt, "pair"))
-            write_pair(f, r, m);
-        else
-            write_summary(f, r, nres == 2 ? &res[1 - best] : NULL, a.score_only);
-        if (pp)
-            write_svg(pp, r);
-    }
+    if (write_result(fp, pp, fmt, res, nres, best, m, a.score_only, argc, argv) < 0)
+        goto out;
     fp = pp = NULL;
     if (cli_out_close(&out) < 0)
         goto out;
