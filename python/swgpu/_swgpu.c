@@ -2313,6 +2313,200 @@ done:
     return ret;
 }
 
+/* A CIGAR string ("12M2I30M", the form cigar_str() gives) as elements in
+ * a->cigar (malloc'ed); 0 or -1 with a Python error. */
+static int parse_cigar(PyObject *cigar, swgpu_aln_t *a)
+{
+    static const char ops[] = "MID"; /* SWGPU_CIGAR_M, _I, _D */
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(cigar, &n);
+    size_t k = 0, cap = 0;
+    if (!s)
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        cap += s[i] == 'M' || s[i] == 'I' || s[i] == 'D';
+    if (!(a->cigar = malloc((cap ? cap : 1) * sizeof *a->cigar))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n;) {
+        uint64_t len = 0;
+        Py_ssize_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && len <= 0xfffffff)
+            len = 10 * len + (uint64_t)(s[i++] - '0');
+        const char *op = i < n && s[i] ? strchr(ops, s[i]) : NULL;
+        if (i == d || !op || len == 0 || len > 0xfffffff || k == cap) {
+            raise_fmt(SWGPU_EINVAL, "cigar %s: not a CIGAR of M, I and D elements", s);
+            return -1;
+        }
+        a->cigar[k++] = (uint32_t)len << 4 | (uint32_t)(op - ops);
+        i++;
+    }
+    a->n_cigar = a->m_cigar = k;
+    return 0;
+}
+
+/* The alignment of an aln tuple (as aln_tuple() makes it); 0 or -1. */
+static int parse_aln(PyObject *t, swgpu_aln_t *a)
+{
+    long long v[10];
+    PyObject *cigar;
+    memset(a, 0, sizeof *a);
+    if (!PyArg_ParseTuple(t, "LLLLLOLLLLL;aln: expected an alignment tuple", &v[0], &v[1], &v[2],
+                          &v[3], &v[4], &cigar, &v[5], &v[6], &v[7], &v[8], &v[9]))
+        return -1;
+    a->score = v[0], a->qbeg = v[1], a->qend = v[2], a->tbeg = v[3], a->tend = v[4];
+    a->length = v[5], a->n_ident = v[6], a->n_mismatch = v[7], a->n_gapopen = v[8];
+    a->n_gaps = v[9];
+    if (cigar == Py_None)
+        return 0;
+    if (!PyUnicode_Check(cigar)) {
+        PyErr_Format(PyExc_TypeError, "cigar: expected a str or None, got %s",
+                     Py_TYPE(cigar)->tp_name);
+        return -1;
+    }
+    return parse_cigar(cigar, a);
+}
+
+/* A str as UTF-8 bytes (surrogate escapes back to the bytes they stand
+ * for), a new reference; None: NULL without an error. */
+static PyObject *utf8_bytes(PyObject *o, const char *what)
+{
+    if (o == Py_None)
+        return NULL;
+    if (!PyUnicode_Check(o))
+        return PyErr_Format(PyExc_TypeError, "%s: expected a str, got %s", what,
+                            Py_TYPE(o)->tp_name);
+    return PyUnicode_AsEncodedString(o, "utf-8", "surrogateescape");
+}
+
+/* the words of a command line (a list or tuple of str) as C strings, kept
+ * in *keep (a new list); 0 or -1 */
+static int argv_words(PyObject *cl, PyObject **keep, const char ***argv, int *argc)
+{
+    PyObject *seq = PySequence_Fast(cl, "command_line: expected a list of str");
+    *argv = NULL;
+    *argc = 0;
+    if (!seq || !(*keep = PyList_New(0))) {
+        Py_XDECREF(seq);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > INT_MAX - 1 || !(*argv = malloc(((size_t)n + 1) * sizeof **argv))) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = utf8_bytes(PySequence_Fast_GET_ITEM(seq, i), "command_line word");
+        if (!b || PyList_Append(*keep, b) < 0) {
+            Py_XDECREF(b);
+            Py_DECREF(seq);
+            return -1;
+        }
+        Py_DECREF(b);
+        (*argv)[i] = PyBytes_AS_STRING(b);
+    }
+    *argc = (int)n;
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* long_format(fmt, query, target, alphabet, matrix, match, mismatch, minus,
+ *             aln, other, score_only, query_id, target_id, command_line)
+ *   -> str: swgpu_long_write_<fmt> ("summary", "sam", "pair" or "svg") of
+ * an alignment of query with target (their letters, the target's forward
+ * strand; aln's target interval on the strand aligned), other None or the
+ * other strand's (minus, score), command_line None or SAM's CL words */
+static PyObject *py_long_format(PyObject *self, PyObject *args)
+{
+    PyObject *q, *t, *matrix, *match, *mismatch, *alnt, *other, *qid, *tid, *cl;
+    const char *fmt;
+    int a, minus, score_only;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "sOOiOOOpOOpOOO:long_format", &fmt, &q, &t, &a, &matrix, &match,
+                          &mismatch, &minus, &alnt, &other, &score_only, &qid, &tid, &cl))
+        return NULL;
+    if (strcmp(fmt, "summary") && strcmp(fmt, "sam") && strcmp(fmt, "pair") && strcmp(fmt, "svg"))
+        return raise_fmt(SWGPU_EINVAL, "format %s: expected summary, sam, pair or svg", fmt);
+    if (a != SWGPU_PROTEIN && a != SWGPU_DNA)
+        return raise_fmt(SWGPU_EINVAL, "alphabet %d: expected 1 (protein) or 2 (dna)", a);
+    swgpu_seqset_t *qs = NULL, *ts = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_aln_t aln, oaln;
+    uint8_t *trc = NULL;
+    PyObject *ret = NULL, *qb = NULL, *tb = NULL, *keep = NULL;
+    const char **argv = NULL;
+    int argc = 0, ominus = 0;
+    long long oscore = 0;
+    char *buf = NULL;
+    size_t len = 0;
+    memset(&oaln, 0, sizeof oaln);
+    if (parse_aln(alnt, &aln) < 0)
+        return NULL;
+    if ((other != Py_None && !PyArg_ParseTuple(other, "pL;other: expected (minus, score)",
+                                               &ominus, &oscore)) ||
+        (!(qb = utf8_bytes(qid, "query_id")) && PyErr_Occurred()) ||
+        (!(tb = utf8_bytes(tid, "target_id")) && PyErr_Occurred()) ||
+        (cl != Py_None && argv_words(cl, &keep, &argv, &argc) < 0) ||
+        !(qs = encode_one(q, "query", a)) || !(ts = encode_one(t, "target", a)) ||
+        make_matrix((swgpu_alphabet_t)a, matrix, match, mismatch, &m) < 0)
+        goto done;
+    oaln.score = oscore;
+    swgpu_seq_t sq, st;
+    swgpu_seqset_get(qs, 0, &sq);
+    swgpu_seqset_get(ts, 0, &st);
+    if (minus) {
+        if (!(trc = malloc(st.len ? st.len : 1))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        swgpu_dna_revcomp(st.res, st.len, trc);
+    }
+    swgpu_long_record_t r = {qb ? PyBytes_AS_STRING(qb) : NULL, tb ? PyBytes_AS_STRING(tb) : NULL,
+                             sq.res, minus ? trc : st.res, sq.len, st.len, (swgpu_alphabet_t)a,
+                             minus, &aln};
+    swgpu_long_record_t o = r;
+    o.minus = ominus;
+    o.aln = &oaln;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int rc, closed;
+    log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    if (!strcmp(fmt, "sam"))
+        rc = swgpu_long_write_sam(fp, &r, argc, argv);
+    else if (!strcmp(fmt, "pair"))
+        rc = swgpu_long_write_pair(fp, &r, m);
+    else if (!strcmp(fmt, "svg"))
+        rc = swgpu_long_write_svg(fp, &r);
+    else
+        rc = swgpu_long_write_summary(fp, &r, other != Py_None ? &o : NULL, score_only);
+    closed = fclose(fp);
+    Py_END_ALLOW_THREADS
+    if (finish(rc) == 0) {
+        if (closed != 0) /* a memory stream fails only for want of memory */
+            PyErr_NoMemory();
+        else
+            ret = PyUnicode_DecodeUTF8(buf ? buf : "", (Py_ssize_t)len, "surrogateescape");
+    }
+done:
+    free(buf);
+    free(argv);
+    free(trc);
+    swgpu_aln_free(&aln);
+    Py_XDECREF(keep);
+    Py_XDECREF(qb);
+    Py_XDECREF(tb);
+    swgpu_matrix_destroy(m);
+    swgpu_seqset_destroy(qs);
+    swgpu_seqset_destroy(ts);
+    return ret;
+}
+
 /* detect(letters) -> alphabet: the library's rule (DNA if >= 90% of the
  * letters other than N are A, C, G, T or U) */
 static PyObject *py_detect(PyObject *self, PyObject *arg)
@@ -2356,6 +2550,9 @@ static PyMethodDef module_methods[] = {
     {"align_long", py_align_long, METH_VARARGS,
      "align_long(query, target, alphabet, matrix, match, mismatch, strand, options, progress) "
      "-> (alphabet, qlen, tlen, [(minus, aln, stats), ...])"},
+    {"long_format", py_long_format, METH_VARARGS,
+     "long_format(fmt, query, target, alphabet, matrix, match, mismatch, minus, aln, other, "
+     "score_only, query_id, target_id, command_line) -> str"},
     {"detect", py_detect, METH_O, "detect(letters) -> 1 (protein) or 2 (dna)"},
     {"_set_log_hooks", set_log_hooks, METH_VARARGS,
      "_set_log_hooks(level, emit): level() -> the most detailed swgpu level wanted (0-4), "
