@@ -229,35 +229,8 @@ static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **
     return 0;
 }
 
-int cli_align_args(int argc, char **argv, cli_align_args_t *a)
+static void align_defaults(cli_align_args_t *a)
 {
-    static const struct option longopts[] = {
-        {"outfmt", required_argument, NULL, 'f'},
-        {"out", required_argument, NULL, 'o'},
-        {"threads", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {"matrix", required_argument, NULL, OPT_MATRIX},
-        {"gap-open", required_argument, NULL, OPT_GAP_OPEN},
-        {"gap-extend", required_argument, NULL, OPT_GAP_EXTEND},
-        {"match", required_argument, NULL, OPT_MATCH},
-        {"mismatch", required_argument, NULL, OPT_MISMATCH},
-        {"type", required_argument, NULL, OPT_TYPE},
-        {"backend", required_argument, NULL, OPT_BACKEND},
-        {"strand", required_argument, NULL, OPT_STRAND},
-        {"score-only", no_argument, NULL, OPT_SCORE_ONLY},
-        {"max-memory", required_argument, NULL, OPT_MAXMEM},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"verbose", no_argument, NULL, 'v'},
-        {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
-        {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
-        {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
-        {"gpus", required_argument, NULL, OPT_GPUS},
-        {"gpu-parts", required_argument, NULL, OPT_GPU_PARTS},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-
     memset(a, 0, sizeof *a);
     a->gpus = 0;
     a->fmt = "summary";
@@ -268,93 +241,100 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
     a->verbosity = 1;
     a->type = SWGPU_AUTO;
     a->backend = SWGPU_BACKEND_AUTO;
-    opterr = 0;
-    optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
-    while ((c = getopt_long(argc, argv, ":f:o:t:vh", longopts, NULL)) != -1) {
-        const char *opt = optind > 1 ? argv[optind - 1] : "";
-        switch (c) {
-        case 'f': a->fmt = optarg; break;
-        case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
-        case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
-        case 'h': return CLI_HELP;
-        case OPT_MATRIX: a->mname = optarg; break;
-        case OPT_GAP_OPEN:
-            if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
-            if (a->gap_open < 0) {
-                cli_error("--gap-open: %d is negative (penalties are given as positive numbers)",
-                          a->gap_open);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_GAP_EXTEND:
-            if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
-            if (a->gap_extend < 0) {
-                cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
-                          a->gap_extend);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_MATCH:
-            if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
-            a->have_match = 1;
-            break;
-        case OPT_MISMATCH:
-            if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
-            a->have_mismatch = 1;
-            break;
-        case OPT_TYPE: if (cli_parse_type(optarg, &a->type)) return CLI_ERROR; break;
-        case OPT_BACKEND:
-            if (!strcmp(optarg, "auto")) a->backend = SWGPU_BACKEND_AUTO;
-            else if (!strcmp(optarg, "cpu")) a->backend = SWGPU_BACKEND_CPU;
-            else if (!strcmp(optarg, "cuda")) a->backend = SWGPU_BACKEND_CUDA;
-            else if (!strcmp(optarg, "ref")) a->backend = SWGPU_BACKEND_REF;
-            else {
-                cli_error("--backend: '%s' is not auto, cpu, cuda or ref", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_STRAND:
-            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both")) {
-                cli_error("--strand: '%s' is not plus, minus or both", optarg);
-                return CLI_ERROR;
-            }
-            a->strand = optarg;
-            break;
-        case OPT_SCORE_ONLY: a->score_only = 1; break;
-        case OPT_MAXMEM:
-            if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
-            break;
-        case OPT_PLOT: a->plot = optarg; break;
-        case OPT_QUIET: a->verbosity = 0; break;
-        case 'v': a->verbosity = a->verbosity > 0 ? a->verbosity + 1 : 2; break;
-        case OPT_NO_PRUNE: a->no_prune = 1; break;
-        case OPT_CHECKPOINT: a->checkpoint = optarg; break;
-        case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
-        case OPT_GPU_PARTS: if (cli_parse_int("--gpu-parts", optarg, &a->gpu_parts)) return CLI_ERROR; break;
-        case OPT_CHECKPOINT_EVERY: {
-            char *end;
-            a->checkpoint_every = strtod(optarg, &end);
-            if (end != optarg && !*end && a->checkpoint_every > 1e9) {
-                cli_error("--checkpoint-every: '%s' is too large (at most 1e9 seconds)", optarg);
-                return CLI_ERROR;
-            }
-            if (end == optarg || *end || !(a->checkpoint_every > 0)) {
-                cli_error("--checkpoint-every: '%s' is not a number of seconds > 0", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        }
-        case ':':
-            cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
-            return CLI_ERROR;
-        default:
-            if (optopt && optopt < 256)
-                cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
-            else
-                cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
+}
+
+/* One option c of getopt_long (opt: the word that gave it): CLI_RUN to go
+ * on, CLI_HELP or CLI_ERROR. */
+static int align_option(int c, const char *opt, cli_align_args_t *a)
+{
+    switch (c) {
+    case 'f': a->fmt = optarg; break;
+    case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
+    case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
+    case 'h': return CLI_HELP;
+    case OPT_MATRIX: a->mname = optarg; break;
+    case OPT_GAP_OPEN:
+        if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
+        if (a->gap_open < 0) {
+            cli_error("--gap-open: %d is negative (penalties are given as positive numbers)",
+                      a->gap_open);
             return CLI_ERROR;
         }
+        break;
+    case OPT_GAP_EXTEND:
+        if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
+        if (a->gap_extend < 0) {
+            cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
+                      a->gap_extend);
+            return CLI_ERROR;
+        }
+        break;
+    case OPT_MATCH:
+        if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
+        a->have_match = 1;
+        break;
+    case OPT_MISMATCH:
+        if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
+        a->have_mismatch = 1;
+        break;
+    case OPT_TYPE: if (cli_parse_type(optarg, &a->type)) return CLI_ERROR; break;
+    case OPT_BACKEND:
+        if (!strcmp(optarg, "auto")) a->backend = SWGPU_BACKEND_AUTO;
+        else if (!strcmp(optarg, "cpu")) a->backend = SWGPU_BACKEND_CPU;
+        else if (!strcmp(optarg, "cuda")) a->backend = SWGPU_BACKEND_CUDA;
+        else if (!strcmp(optarg, "ref")) a->backend = SWGPU_BACKEND_REF;
+        else {
+            cli_error("--backend: '%s' is not auto, cpu, cuda or ref", optarg);
+            return CLI_ERROR;
+        }
+        break;
+    case OPT_STRAND:
+        if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both")) {
+            cli_error("--strand: '%s' is not plus, minus or both", optarg);
+            return CLI_ERROR;
+        }
+        a->strand = optarg;
+        break;
+    case OPT_SCORE_ONLY: a->score_only = 1; break;
+    case OPT_MAXMEM:
+        if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
+        break;
+    case OPT_PLOT: a->plot = optarg; break;
+    case OPT_QUIET: a->verbosity = 0; break;
+    case 'v': a->verbosity = a->verbosity > 0 ? a->verbosity + 1 : 2; break;
+    case OPT_NO_PRUNE: a->no_prune = 1; break;
+    case OPT_CHECKPOINT: a->checkpoint = optarg; break;
+    case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
+    case OPT_GPU_PARTS: if (cli_parse_int("--gpu-parts", optarg, &a->gpu_parts)) return CLI_ERROR; break;
+    case OPT_CHECKPOINT_EVERY: {
+        char *end;
+        a->checkpoint_every = strtod(optarg, &end);
+        if (end != optarg && !*end && a->checkpoint_every > 1e9) {
+            cli_error("--checkpoint-every: '%s' is too large (at most 1e9 seconds)", optarg);
+            return CLI_ERROR;
+        }
+        if (end == optarg || *end || !(a->checkpoint_every > 0)) {
+            cli_error("--checkpoint-every: '%s' is not a number of seconds > 0", optarg);
+            return CLI_ERROR;
+        }
+        break;
     }
+    case ':':
+        cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
+        return CLI_ERROR;
+    default:
+        if (optopt && optopt < 256)
+            cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
+        else
+            cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
+/* The two files (argv from optind) and the checks across options. */
+static int align_operands(int argc, char **argv, cli_align_args_t *a)
+{
     if (argc - optind != 2) {
         cli_error("align: %s (see swgpu align --help)",
                   argc - optind < 2 ? "two sequence files A and B are required"
@@ -384,6 +364,44 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         return CLI_ERROR;
     }
     return CLI_RUN;
+}
+
+int cli_align_args(int argc, char **argv, cli_align_args_t *a)
+{
+    static const struct option longopts[] = {
+        {"outfmt", required_argument, NULL, 'f'},
+        {"out", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {"matrix", required_argument, NULL, OPT_MATRIX},
+        {"gap-open", required_argument, NULL, OPT_GAP_OPEN},
+        {"gap-extend", required_argument, NULL, OPT_GAP_EXTEND},
+        {"match", required_argument, NULL, OPT_MATCH},
+        {"mismatch", required_argument, NULL, OPT_MISMATCH},
+        {"type", required_argument, NULL, OPT_TYPE},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"strand", required_argument, NULL, OPT_STRAND},
+        {"score-only", no_argument, NULL, OPT_SCORE_ONLY},
+        {"max-memory", required_argument, NULL, OPT_MAXMEM},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"verbose", no_argument, NULL, 'v'},
+        {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+        {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
+        {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
+        {"gpus", required_argument, NULL, OPT_GPUS},
+        {"gpu-parts", required_argument, NULL, OPT_GPU_PARTS},
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+
+    align_defaults(a);
+    opterr = 0;
+    optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
+    while ((c = getopt_long(argc, argv, ":f:o:t:vh", longopts, NULL)) != -1)
+        if ((rc = align_option(c, optind > 1 ? argv[optind - 1] : "", a)) != CLI_RUN)
+            return rc;
+    return align_operands(argc, argv, a);
 }
 
 /* the checkpoints' temporaries, removed on SIGINT/SIGTERM/SIGHUP before
@@ -490,10 +508,162 @@ void cli_align_opts(const cli_align_args_t *a, swgpu_alphabet_t alphabet, swgpu_
         o->max_host_memory = o->max_device_memory = a->maxmem;
 }
 
+/* The outputs and checkpoints: an output never replaces an input (or the
+ * other output), nor a checkpoint either; a checkpoint through a symbolic
+ * link is its target (a->checkpoint, ckminus: the minus strand's, of size
+ * bytes).  -1 after printing an error. */
+static int check_paths(cli_align_args_t *a, char *ckminus, size_t size)
+{
+    const char *mname = a->mname, *opath = a->opath, *plot = a->plot;
+    const char *strand = a->strand, *apath = a->apath, *bpath = a->bpath;
+    /* an output never replaces an input (or the other output) */
+    const cli_input_t in[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
+                              {mname, "matrix file"}, {opath, "output (-o)"}};
+    const cli_input_t in2[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
+                               {mname, "matrix file"}, {opath, "output (-o)"}, {plot, "plot (--plot)"}};
+    if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
+        return -1; /* the checkpoint's checks follow (ck_path_check) */
+    if (opath && plot && !strcmp(opath, plot)) {
+        cli_error("-o and --plot are both %s: give them different files", plot);
+        return -1;
+    }
+    if (a->checkpoint && ((opath && !strcmp(opath, a->checkpoint)) || (plot && !strcmp(plot, a->checkpoint)))) {
+        cli_error("--checkpoint %s is also an output: give it a file of its own", a->checkpoint);
+        return -1;
+    }
+    if (a->checkpoint) {
+        const char *outs[2] = { opath && strcmp(opath, "-") ? opath : NULL, plot };
+        const char *const oname[2] = { "the output (-o)", "the plot (--plot)" };
+        if (strlen(a->checkpoint) > PATH_MAX) {
+            cli_error("--checkpoint %s: path too long", a->checkpoint);
+            return -1;
+        }
+        snprintf(ckminus, size, "%s.minus", a->checkpoint);
+        if (ck_path_check(a->checkpoint, a->checkpoint, 0, outs, oname, in2, 5) < 0 ||
+            (!strcmp(strand, "both") && ck_path_check(a->checkpoint, ckminus, 1, outs, oname, in2, 5) < 0))
+            return -1;
+        /* through a symbolic link, the checkpoints go to its target (as -o's
+         * output does), written beside it and renamed over it */
+        static char ckdest[PATH_MAX], ckmdest[PATH_MAX];
+        int r0 = cli_out_resolve("--checkpoint", a->checkpoint, ckdest, sizeof ckdest);
+        int r1 = !strcmp(strand, "both")
+                     ? cli_out_resolve("--checkpoint", ckminus, ckmdest, sizeof ckmdest) : 1;
+        if (r0 < 0 || r1 < 0)
+            return -1;
+        if (r0 == 0)
+            a->checkpoint = ckdest;
+        if (r1 == 0)
+            snprintf(ckminus, size, "%s", ckmdest);
+    }
+    return 0;
+}
+
+/* The first sequence of each file and the scoring system, checked against
+ * the options; -1 after printing an error (what was made is the caller's
+ * to free). */
+static int load_inputs(const cli_align_args_t *a, int verbosity, swgpu_seqset_t **sa,
+                       swgpu_seqset_t **sb, swgpu_seq_t *A, swgpu_seq_t *B, swgpu_matrix_t **m)
+{
+    const char *mname = a->mname, *strand = a->strand, *apath = a->apath, *bpath = a->bpath;
+    swgpu_alphabet_t type = a->type;
+    int rc;
+    if (read_first(apath, type, sa, A, verbosity) || read_first(bpath, type, sb, B, verbosity))
+        return -1;
+    if (!strcmp(a->fmt, "sam") && strlen(A->id) > 254) { /* SAM's QNAME: 1 to 254 characters */
+        cli_error("--outfmt sam: the query's id (%s, record 1 of %s) is %zu characters long, more "
+                  "than SAM's QNAME may hold (254): shorten it, or choose another --outfmt",
+                  A->id, apath, strlen(A->id));
+        return -1;
+    }
+    if (swgpu_seqset_alphabet(*sa) != swgpu_seqset_alphabet(*sb)) {
+        cli_error("%s holds %s and %s %s sequences%s", apath,
+                  swgpu_alphabet_name(swgpu_seqset_alphabet(*sa)), bpath,
+                  swgpu_alphabet_name(swgpu_seqset_alphabet(*sb)),
+                  type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
+        return -1;
+    }
+    if (swgpu_seqset_alphabet(*sa) == SWGPU_DNA) {
+        if (mname) {
+            cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
+            return -1;
+        }
+        if ((rc = swgpu_matrix_dna(a->match, a->mismatch, m)) < 0) {
+            cli_lib_error(rc);
+            return -1;
+        }
+    } else {
+        if (a->have_match || a->have_mismatch) {
+            cli_error("--%s applies to DNA only; protein is scored with --matrix",
+                      a->have_match ? "match" : "mismatch");
+            return -1;
+        }
+        if (strcmp(strand, "plus")) {
+            cli_error("--strand %s applies to DNA only", strand);
+            return -1;
+        }
+        if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", m)) < 0) {
+            cli_lib_error(rc);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Align A with B on the strands asked for (the minus strand with B's
+ * reverse complement, in *brc), into res[0..*nres); -1 after printing an
+ * error. */
+static int align_strands(const cli_align_args_t *a, const char *ckminus, const swgpu_seq_t *A,
+                         const swgpu_seq_t *B, swgpu_alphabet_t alpha, const swgpu_matrix_t *m,
+                         swgpu_long_opts_t *o, progress_t *prog, int verbosity, result_t res[2],
+                         int *nres, uint8_t **brc)
+{
+    const char *strand = a->strand;
+    int rc;
+    for (int s = 0; s < 2; s++) {
+        result_t *r = &res[*nres];
+        int minus = s == 1;
+        if ((minus && !strcmp(strand, "plus")) || (!minus && !strcmp(strand, "minus")))
+            continue;
+        r->qid = A->id;
+        r->tid = B->id;
+        r->q = A->res;
+        r->qlen = A->len;
+        r->tlen = B->len;
+        r->alpha = alpha;
+        r->minus = minus;
+        r->t = B->res;
+        if (minus) {
+            *brc = malloc(B->len ? B->len : 1);
+            if (!*brc) {
+                cli_error("out of memory for the reverse complement of %s", B->id);
+                return -1;
+            }
+            swgpu_dna_revcomp(B->res, B->len, *brc);
+            r->t = *brc;
+        }
+        if (minus && a->checkpoint && !strcmp(strand, "both")) /* each strand its own */
+            o->checkpoint = ckminus;
+        rc = cli_dist ? cli_dist->align_long(r->q, r->qlen, r->t, r->tlen, m, o, &r->aln, &r->st)
+                      : swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, o, &r->aln, &r->st);
+        if (prog->tty) {
+            fputc('\n', stderr);
+            prog->phase = NULL;
+        }
+        if (rc < 0) {
+            cli_lib_error(rc);
+            return -1;
+        }
+        if (verbosity > 0)
+            summary_line(r);
+        (*nres)++;
+    }
+    return 0;
+}
+
 int swgpu_cmd_align(int argc, char **argv)
 {
     cli_align_args_t a;
-    int rc, status = 1;
+    int status = 1;
     swgpu_seqset_t *sa = NULL, *sb = NULL;
     swgpu_seq_t A, B;
     swgpu_matrix_t *m = NULL;
@@ -511,95 +681,16 @@ int swgpu_cmd_align(int argc, char **argv)
     case CLI_HELP: usage(stdout); return 0;
     case CLI_ERROR: return 1;
     }
-    const char *mname = a.mname, *fmt = a.fmt, *opath = a.opath, *plot = a.plot;
-    const char *strand = a.strand, *apath = a.apath, *bpath = a.bpath;
-    swgpu_alphabet_t type = a.type;
+    const char *fmt = a.fmt, *opath = a.opath, *plot = a.plot, *strand = a.strand;
     int verbosity = a.verbosity;
     if (cli_dist && !cli_dist->writer)
         verbosity = 0; /* swgpu-mpi: one rank speaks */
     cli_install_logger(verbosity);
     a.threads = cli_clamp_threads(a.threads, verbosity);
-    {
-        /* an output never replaces an input (or the other output) */
-        const cli_input_t in[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
-                                  {mname, "matrix file"}, {opath, "output (-o)"}};
-        const cli_input_t in2[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
-                                   {mname, "matrix file"}, {opath, "output (-o)"}, {plot, "plot (--plot)"}};
-        if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
-            return 1; /* the checkpoint's checks follow (ck_path_check) */
-        if (opath && plot && !strcmp(opath, plot)) {
-            cli_error("-o and --plot are both %s: give them different files", plot);
-            return 1;
-        }
-        if (a.checkpoint && ((opath && !strcmp(opath, a.checkpoint)) || (plot && !strcmp(plot, a.checkpoint)))) {
-            cli_error("--checkpoint %s is also an output: give it a file of its own", a.checkpoint);
-            return 1;
-        }
-        if (a.checkpoint) {
-            const char *outs[2] = { opath && strcmp(opath, "-") ? opath : NULL, plot };
-            const char *const oname[2] = { "the output (-o)", "the plot (--plot)" };
-            if (strlen(a.checkpoint) > PATH_MAX) {
-                cli_error("--checkpoint %s: path too long", a.checkpoint);
-                return 1;
-            }
-            snprintf(ckminus, sizeof ckminus, "%s.minus", a.checkpoint);
-            if (ck_path_check(a.checkpoint, a.checkpoint, 0, outs, oname, in2, 5) < 0 ||
-                (!strcmp(strand, "both") && ck_path_check(a.checkpoint, ckminus, 1, outs, oname, in2, 5) < 0))
-                return 1;
-            /* through a symbolic link, the checkpoints go to its target (as -o's
-             * output does), written beside it and renamed over it */
-            static char ckdest[PATH_MAX], ckmdest[PATH_MAX];
-            int r0 = cli_out_resolve("--checkpoint", a.checkpoint, ckdest, sizeof ckdest);
-            int r1 = !strcmp(strand, "both")
-                         ? cli_out_resolve("--checkpoint", ckminus, ckmdest, sizeof ckmdest) : 1;
-            if (r0 < 0 || r1 < 0)
-                return 1;
-            if (r0 == 0)
-                a.checkpoint = ckdest;
-            if (r1 == 0)
-                snprintf(ckminus, sizeof ckminus, "%s", ckmdest);
-        }
-    }
-
-    if (read_first(apath, type, &sa, &A, verbosity) || read_first(bpath, type, &sb, &B, verbosity))
+    if (check_paths(&a, ckminus, sizeof ckminus) < 0)
+        return 1; /* nothing made yet */
+    if (load_inputs(&a, verbosity, &sa, &sb, &A, &B, &m) < 0)
         goto out;
-    if (!strcmp(a.fmt, "sam") && strlen(A.id) > 254) { /* SAM's QNAME: 1 to 254 characters */
-        cli_error("--outfmt sam: the query's id (%s, record 1 of %s) is %zu characters long, more "
-                  "than SAM's QNAME may hold (254): shorten it, or choose another --outfmt",
-                  A.id, apath, strlen(A.id));
-        goto out;
-    }
-    if (swgpu_seqset_alphabet(sa) != swgpu_seqset_alphabet(sb)) {
-        cli_error("%s holds %s and %s %s sequences%s", apath,
-                  swgpu_alphabet_name(swgpu_seqset_alphabet(sa)), bpath,
-                  swgpu_alphabet_name(swgpu_seqset_alphabet(sb)),
-                  type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
-        goto out;
-    }
-    if (swgpu_seqset_alphabet(sa) == SWGPU_DNA) {
-        if (mname) {
-            cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
-            goto out;
-        }
-        if ((rc = swgpu_matrix_dna(a.match, a.mismatch, &m)) < 0) {
-            cli_lib_error(rc);
-            goto out;
-        }
-    } else {
-        if (a.have_match || a.have_mismatch) {
-            cli_error("--%s applies to DNA only; protein is scored with --matrix",
-                      a.have_match ? "match" : "mismatch");
-            goto out;
-        }
-        if (strcmp(strand, "plus")) {
-            cli_error("--strand %s applies to DNA only", strand);
-            goto out;
-        }
-        if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &m)) < 0) {
-            cli_lib_error(rc);
-            goto out;
-        }
-    }
     cli_align_opts(&a, swgpu_seqset_alphabet(sa), &o);
     prog.tty = verbosity > 0 && isatty(STDERR_FILENO);
     if (prog.tty) {
@@ -619,44 +710,9 @@ int swgpu_cmd_align(int argc, char **argv)
         ck_signals();
     }
 
-    for (int s = 0; s < 2; s++) {
-        result_t *r = &res[nres];
-        int minus = s == 1;
-        if ((minus && !strcmp(strand, "plus")) || (!minus && !strcmp(strand, "minus")))
-            continue;
-        r->qid = A.id;
-        r->tid = B.id;
-        r->q = A.res;
-        r->qlen = A.len;
-        r->tlen = B.len;
-        r->alpha = swgpu_seqset_alphabet(sa);
-        r->minus = minus;
-        r->t = B.res;
-        if (minus) {
-            brc = malloc(B.len ? B.len : 1);
-            if (!brc) {
-                cli_error("out of memory for the reverse complement of %s", B.id);
-                goto out;
-            }
-            swgpu_dna_revcomp(B.res, B.len, brc);
-            r->t = brc;
-        }
-        if (minus && a.checkpoint && !strcmp(strand, "both")) /* each strand its own */
-            o.checkpoint = ckminus;
-        rc = cli_dist ? cli_dist->align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st)
-                      : swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st);
-        if (prog.tty) {
-            fputc('\n', stderr);
-            prog.phase = NULL;
-        }
-        if (rc < 0) {
-            cli_lib_error(rc);
-            goto out;
-        }
-        if (verbosity > 0)
-            summary_line(r);
-        nres++;
-    }
+    if (align_strands(&a, ckminus, &A, &B, swgpu_seqset_alphabet(sa), m, &o, &prog, verbosity, res,
+                      &nres, &brc) < 0)
+        goto out;
     if (nres == 2 && res[1].aln.score > res[0].aln.score)
         best = 1;
 
