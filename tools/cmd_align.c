@@ -144,8 +144,8 @@ static swgpu_long_record_t record(const result_t *r)
 /* Write the result in format fmt to fp and the plot to pp (NULL: none).
  * A write error stays in the stream's state, which cli_out_close() reports
  * with the file's name; -1 after printing any other error. */
-static int write_result(FILE *fp, FILE *pp, const char *fmt, const result_t *res, int nres, int best,
-                        const swgpu_matrix_t *m, int score_only, int argc, char **argv)
+static int write_result(FILE *fp, FILE *pp, const char *fmt, const result_t *res, int nres,
+                        int best, const swgpu_matrix_t *m, int score_only, int argc, char **argv)
 {
     swgpu_long_record_t r = record(&res[best]), other = record(&res[1 - best]);
     int rc;
