@@ -233,6 +233,7 @@ check-tsan:
 PYTHON    ?= $(eval PYTHON := $(shell sh python/find-python))$(PYTHON)
 PY_B      ?= $(B)/python
 PY_SRC    := $(wildcard python/swgpu/*.py)
+PY_EXT_C  := $(wildcard python/swgpu/_swgpu*.c)
 PY_CFLAGS := -fPIC -fvisibility=hidden -shared -Wl,--exclude-libs,ALL
 
 python: $(B)/libswgpu.a
@@ -243,9 +244,9 @@ python: $(B)/libswgpu.a
 
 py-ext: $(PY_B)/swgpu/_swgpu$(PY_EXT) $(PY_SRC:python/%=$(PY_B)/%)
 
-$(PY_B)/swgpu/_swgpu$(PY_EXT): python/swgpu/_swgpu.c include/swgpu.h $(B)/libswgpu.a
+$(PY_B)/swgpu/_swgpu$(PY_EXT): $(PY_EXT_C) python/swgpu/_swgpu.h include/swgpu.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(CPPFLAGS) -I$(PY_INC) $(CFLAGS) $(WARN) $(PY_CFLAGS) -o $@ $< \
+	$(CC) $(STD) $(CPPFLAGS) -I$(PY_INC) $(CFLAGS) $(WARN) $(PY_CFLAGS) -o $@ $(PY_EXT_C) \
 	    $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
 $(PY_B)/swgpu/%.py: python/swgpu/%.py

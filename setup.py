@@ -2,7 +2,7 @@
 
 The metadata is in pyproject.toml.  build_ext first runs the project's
 Makefile for the static library (build/pip-cpu, or build/pip-cuda with
-CUDA), then compiles python/swgpu/_swgpu.c against it as `make python`
+CUDA), then compiles python/swgpu/_swgpu*.c against it as `make python`
 does: hidden visibility, the library's symbols kept out of the module's
 exports (-Wl,--exclude-libs,ALL), CUDA's static runtime linked in when the
 library has CUDA.  CUDA is built only on request: SWGPU_CUDA=1 or CUDA=1
@@ -10,6 +10,7 @@ in the environment (NVCC=/path/to/nvcc picks the compiler).  MAKE_JOBS
 sets make's parallel jobs (default: the CPU count).
 """
 
+import glob
 import os
 import subprocess
 import sys
@@ -56,7 +57,10 @@ class MakeBuildExt(build_ext):
 
 os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
 setup(
-    ext_modules=[Extension("swgpu._swgpu", sources=["python/swgpu/_swgpu.c"],
+    # relative paths, sorted: setuptools wants them so, and the build repeats
+    ext_modules=[Extension("swgpu._swgpu",
+                           sources=sorted(os.path.relpath(p, ROOT) for p in
+                                          glob.glob(os.path.join(ROOT, "python/swgpu/_swgpu*.c"))),
                            include_dirs=["include", "src"])],
     cmdclass={"build_ext": MakeBuildExt},
     # setuptools' own records under build/, not beside the package's sources

@@ -1065,6 +1065,61 @@ int swgpu_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
  *  to their complements); out may equal in. */
 void swgpu_dna_revcomp(const uint8_t *in, size_t n, uint8_t *out);
 
+/* ------------------------------------------------ long alignment output */
+
+/**
+ * A long alignment as its writers read it: the two sequences as aligned
+ * and what swgpu_align_long() returned for them.  Everything is the
+ * caller's; the writers only read it.  On the minus strand (DNA) target is
+ * the target's reverse complement, the sequence aln's target interval is
+ * in, while the outputs give target positions on the forward strand.
+ */
+typedef struct {
+    const char *query_id, *target_id; /* names, written as swgpu_put_name() does (NULL: none) */
+    const uint8_t *query, *target;    /* residue codes, query_len and target_len of them */
+    size_t query_len, target_len;
+    swgpu_alphabet_t alphabet;        /* SWGPU_PROTEIN or SWGPU_DNA */
+    int minus;                        /* 1: aligned with the target's reverse complement */
+    const swgpu_aln_t *aln;           /* without a CIGAR (n_cigar 0) when score-only */
+} swgpu_long_record_t;
+
+/*
+ * The outputs of `swgpu align`, byte for byte, written to fp (the caller's
+ * stream, neither flushed nor closed).  Each checks r first: SWGPU_EINVAL
+ * (nothing written) for a NULL argument, an alphabet other than protein or
+ * DNA, a protein on the minus strand, an alignment outside its sequences or
+ * a CIGAR that does not span its intervals.  SWGPU_EIO when fp's error
+ * state is set once written (the caller reports what a later flush or
+ * close finds).  Thread safety: concurrent calls on different streams are
+ * safe.
+ */
+/** The summary: names and lengths, the strand (DNA), the score, with other
+ *  (the other strand's alignment, of which only minus and aln->score are
+ *  read; NULL: one strand) an "other_strand" line, the 1-based ranges
+ *  (the target's high to low on minus), and unless score_only the
+ *  length, identity, mismatches, gaps and the CIGAR; "alignment none" for
+ *  a score of 0. */
+int swgpu_long_write_summary(FILE *fp, const swgpu_long_record_t *r,
+                             const swgpu_long_record_t *other, int score_only);
+/** SAM 1.6: @HD, @SQ (the target), @PG with VN and, when argc > 0, CL (the
+ *  argc words of argv joined by spaces, each written as swgpu_put_name()
+ *  does), then one record: soft clips for the unaligned ends, mapping
+ *  quality 255, AS (score) and NM (mismatches and gap columns); on the
+ *  minus strand flag 16 with the query reverse-complemented and the CIGAR
+ *  reversed; an unmapped record (flag 4) for a score of 0 or no CIGAR.
+ *  SWGPU_EINVAL for a query id over SAM's 254 characters. */
+int swgpu_long_write_sam(FILE *fp, const swgpu_long_record_t *r, int argc,
+                         const char *const *argv);
+/** Wrapped pairwise text: a header (names, lengths, strand, score,
+ *  identities and gaps) and blocks of 60 columns, query, match line ('|'
+ *  identical, '+' a pair m scores > 0) and target, with their 1-based
+ *  positions (the target's on its forward strand).  m: the matrix the
+ *  alignment was scored with (required). */
+int swgpu_long_write_pair(FILE *fp, const swgpu_long_record_t *r, const swgpu_matrix_t *m);
+/** An SVG picture (800 x 800 plot) of the alignment path, target on x
+ *  (forward strand), query on y, with the names, score and identity. */
+int swgpu_long_write_svg(FILE *fp, const swgpu_long_record_t *r);
+
 #ifdef __cplusplus
 }
 #endif

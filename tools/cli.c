@@ -1,6 +1,7 @@
 /*
  * cli.c - helpers shared by the subcommands of the swgpu tool: the clock of
- * the log lines, the logger, error lines, --threads clamping and sizes.
+ * the log lines, the logger, error lines, --threads clamping, option
+ * values (integers, sizes, types), durations and the peak memory.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double t_start;
@@ -151,4 +153,52 @@ int cli_parse_size(const char *opt, const char *s, uint64_t *out)
         return -1;
     }
     return 0;
+}
+
+int cli_parse_type(const char *s, swgpu_alphabet_t *a)
+{
+    if (!strcmp(s, "prot") || !strcmp(s, "protein"))
+        *a = SWGPU_PROTEIN;
+    else if (!strcmp(s, "dna") || !strcmp(s, "nucl"))
+        *a = SWGPU_DNA;
+    else {
+        cli_error("--type: '%s' is not prot or dna", s);
+        return -1;
+    }
+    return 0;
+}
+
+void cli_lib_error(int rc)
+{
+    const char *m = swgpu_last_error();
+    cli_error("%s", m && *m ? m : swgpu_strerror(rc));
+}
+
+double cli_peak_rss_mb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0.0;
+    return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
+}
+
+void cli_fmt_duration(char *buf, size_t n, double s, int style)
+{
+    if (style == CLI_DURATION_CLOCK) {
+        long t = s < 0 ? 0 : (long)(s + 0.5);
+        if (t >= 3600)
+            snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+        else if (t >= 60)
+            snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
+        else
+            snprintf(buf, n, "%ld s", t);
+        return;
+    }
+    long t = s > 0 && s < 1e9 ? lround(s) : 0;
+    if (t < 100)
+        snprintf(buf, n, "%ld s", t);
+    else if (t < 3600)
+        snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
 }

@@ -133,12 +133,24 @@ double cli_elapsed(void);
  * (unless quiet); negative values are returned unchanged, and 0 too (all
  * cores) unless cli_dist gives it a meaning */
 int cli_clamp_threads(int threads, int verbosity);
+/* an int option's value; -1 after an error naming opt when s is not an
+ * integer or out of int's range */
+int cli_parse_int(const char *opt, const char *s, int *out);
 /* "123", "512K", "1.5G", "4g" -> bytes (binary multiples), at least 1 MiB
  * (a memory budget); -1 after an error naming the option */
-/* an int option's value; an error naming opt when s is not an integer or out
- * of int's range */
-int cli_parse_int(const char *opt, const char *s, int *out);
 int cli_parse_size(const char *opt, const char *s, uint64_t *out);
+/* --type: "prot"/"protein" or "dna"/"nucl"; -1 after an error */
+int cli_parse_type(const char *s, swgpu_alphabet_t *a);
+/* print the message of a failed library call (swgpu_last_error(), else
+ * swgpu_strerror(rc)) as cli_error() does */
+void cli_lib_error(int rc);
+/* the process's peak resident memory in MB (0 when unknown) */
+double cli_peak_rss_mb(void);
+/* A duration for people, s seconds (negative: 0), in buf of n bytes:
+ * CLI_DURATION_UNITS "42 s", "12m05s", "3h07m" (align's progress);
+ * CLI_DURATION_CLOCK "12 s", "3:07", "1:05:02" (search's progress). */
+enum { CLI_DURATION_UNITS, CLI_DURATION_CLOCK };
+void cli_fmt_duration(char *buf, size_t n, double s, int style);
 
 /* An output file written atomically (see outfile.c).  path NULL: stdout. */
 #include <limits.h>

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,33 +85,12 @@ static void usage(FILE *fp)
           fp);
 }
 
-/* ------------------------------------------------------- option parsing */
-
-
-static void lib_error(int rc)
-{
-    const char *m = swgpu_last_error();
-    cli_error("%s", m && *m ? m : swgpu_strerror(rc));
-}
-
 /* ------------------------------------------------------------ progress */
 
 typedef struct {
     int tty;
     const char *phase;
 } progress_t;
-
-/* A duration for people: 42 s, 12m05s, 3h07m. */
-static void fmt_duration(char *buf, size_t n, double s)
-{
-    long t = s > 0 && s < 1e9 ? lround(s) : 0;
-    if (t < 100)
-        snprintf(buf, n, "%ld s", t);
-    else if (t < 3600)
-        snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
-    else
-        snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
-}
 
 /*
  * One line per phase, rewritten in place: the share of the phase's cells
@@ -131,9 +109,10 @@ static void on_progress(const swgpu_long_progress_t *r, void *user)
         fputc('\n', stderr);
     p->phase = r->phase;
     if (r->fraction >= 1.0)
-        fmt_duration(left, sizeof left, 0);
+        cli_fmt_duration(left, sizeof left, 0, CLI_DURATION_UNITS);
     else if (r->phase_done > 0 && rate > 0)
-        fmt_duration(left, sizeof left, (double)(r->phase_total - r->phase_done) / rate);
+        cli_fmt_duration(left, sizeof left, (double)(r->phase_total - r->phase_done) / rate,
+                         CLI_DURATION_UNITS);
     else
         snprintf(left, sizeof left, "?");
     snprintf(pct, sizeof pct, "%s%.1f%%", r->phase_estimated ? "~" : "", 100.0 * r->fraction);
@@ -154,287 +133,48 @@ typedef struct {
     swgpu_long_stats_t st;
 } result_t;
 
-/* 1-based target start/end on B's forward strand (start > end on minus). */
-static void target_range(const result_t *r, long long *ts, long long *te)
+/* the record the library's writers read */
+static swgpu_long_record_t record(const result_t *r)
 {
-    if (!r->minus) {
-        *ts = r->aln.tbeg + 1;
-        *te = r->aln.tend;
-    } else {
-        *ts = (long long)r->tlen - r->aln.tbeg;
-        *te = (long long)r->tlen - r->aln.tend + 1;
-    }
+    swgpu_long_record_t w = { r->qid, r->tid, r->q, r->t, r->qlen, r->tlen, r->alpha, r->minus,
+                              &r->aln };
+    return w;
 }
 
-static int write_cigar(FILE *fp, const uint32_t *c, size_t n, int reverse)
+/* Write the result in format fmt to fp and the plot to pp (NULL: none).
+ * A write error stays in the stream's state, which cli_out_close() reports
+ * with the file's name; -1 after printing any other error. */
+static int write_result(FILE *fp, FILE *pp, const char *fmt, const result_t *res, int nres,
+                        int best, const swgpu_matrix_t *m, int score_only, int argc, char **argv)
 {
-    static const char ops[] = "MID";
-    for (size_t k = 0; k < n; k++) {
-        uint32_t x = c[reverse ? n - 1 - k : k];
-        fprintf(fp, "%u%c", SWGPU_CIGAR_LEN(x), ops[SWGPU_CIGAR_OP(x) % 3]);
+    swgpu_long_record_t r = record(&res[best]), other = record(&res[1 - best]);
+    int rc;
+    if (!strcmp(fmt, "sam")) {
+        /* the @PG line's CL: "swgpu" and the subcommand's words */
+        const char **words = malloc(((size_t)argc + 1) * sizeof *words);
+        if (!words) {
+            cli_error("out of memory");
+            return -1;
+        }
+        words[0] = "swgpu";
+        for (int k = 0; k < argc; k++)
+            words[k + 1] = argv[k];
+        rc = swgpu_long_write_sam(fp, &r, argc + 1, words);
+        free(words);
+    } else if (!strcmp(fmt, "pair"))
+        rc = swgpu_long_write_pair(fp, &r, m);
+    else
+        rc = swgpu_long_write_summary(fp, &r, nres == 2 ? &other : NULL, score_only);
+    if (rc == SWGPU_OK && pp)
+        rc = swgpu_long_write_svg(pp, &r);
+    if (rc < 0 && rc != SWGPU_EIO) {
+        cli_lib_error(rc);
+        return -1;
     }
     return 0;
 }
 
-static void write_summary(FILE *fp, const result_t *r, const result_t *other, int score_only)
-{
-    const swgpu_aln_t *a = &r->aln;
-    long long ts, te;
-    target_range(r, &ts, &te);
-    fputs("query     ", fp);
-    swgpu_put_name(fp, r->qid);
-    fprintf(fp, "\t%zu\ntarget    ", r->qlen);
-    swgpu_put_name(fp, r->tid);
-    fprintf(fp, "\t%zu\n", r->tlen);
-    if (r->alpha == SWGPU_DNA)
-        fprintf(fp, "strand    %s\n", r->minus ? "minus" : "plus");
-    fprintf(fp, "score     %lld\n", (long long)a->score);
-    if (other)
-        fprintf(fp, "other_strand %s %lld\n", other->minus ? "minus" : "plus", (long long)other->aln.score);
-    if (a->score == 0) {
-        fprintf(fp, "alignment none\n");
-        return;
-    }
-    fprintf(fp, "query_range  %lld-%lld\n", (long long)a->qbeg + 1, (long long)a->qend);
-    fprintf(fp, "target_range %lld-%lld\n", ts, te);
-    if (score_only)
-        return;
-    fprintf(fp, "length    %lld\n", (long long)a->length);
-    fprintf(fp, "identity  %lld/%lld (%.2f%%)\n", (long long)a->n_ident, (long long)a->length,
-            a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
-    fprintf(fp, "mismatch  %lld\n", (long long)a->n_mismatch);
-    fprintf(fp, "gapopen   %lld\n", (long long)a->n_gapopen);
-    fprintf(fp, "gaps      %lld\n", (long long)a->n_gaps);
-    fprintf(fp, "cigar     ");
-    write_cigar(fp, a->cigar, a->n_cigar, 0);
-    fputc('\n', fp);
-}
-
-static void write_seq(FILE *fp, const uint8_t *x, size_t n, swgpu_alphabet_t alpha, int rc)
-{
-    static const uint8_t comp[15] = { 3, 2, 1, 0, 4, 6, 5, 8, 7, 9, 10, 14, 13, 12, 11 };
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = rc ? x[n - 1 - i] : x[i];
-        if (rc && c < 15)
-            c = comp[c];
-        fputc(swgpu_decode(alpha, c), fp);
-    }
-}
-
-static void write_sam(FILE *fp, const result_t *r, int argc, char **argv)
-{
-    const swgpu_aln_t *a = &r->aln;
-    fputs("@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:", fp);
-    swgpu_put_name(fp, r->tid);
-    fprintf(fp, "\tLN:%zu\n", r->tlen);
-    fprintf(fp, "@PG\tID:swgpu\tPN:swgpu\tVN:%s\tCL:swgpu", SWGPU_VERSION);
-    for (int k = 0; k < argc; k++) {
-        fputc(' ', fp);
-        swgpu_put_name(fp, argv[k]);
-    }
-    fputc('\n', fp);
-    if (a->score == 0 || a->n_cigar == 0) {
-        swgpu_put_name(fp, r->qid);
-        fputs("\t4\t*\t0\t0\t*\t*\t0\t0\t", fp);
-        write_seq(fp, r->q, r->qlen, r->alpha, 0);
-        fprintf(fp, "\t*\tAS:i:%lld\n", (long long)a->score);
-        return;
-    }
-    {
-        /* on minus, the record shows the reverse complement of the query
-         * against B's forward strand: the CIGAR reversed, the clips swapped */
-        long long ts, te, lead, trail;
-        target_range(r, &ts, &te);
-        lead = r->minus ? (long long)r->qlen - a->qend : a->qbeg;
-        trail = r->minus ? a->qbeg : (long long)r->qlen - a->qend;
-        swgpu_put_name(fp, r->qid);
-        fprintf(fp, "\t%d\t", r->minus ? 16 : 0);
-        swgpu_put_name(fp, r->tid);
-        fprintf(fp, "\t%lld\t255\t", r->minus ? te : ts);
-        if (lead)
-            fprintf(fp, "%lldS", lead);
-        write_cigar(fp, a->cigar, a->n_cigar, r->minus);
-        if (trail)
-            fprintf(fp, "%lldS", trail);
-        fprintf(fp, "\t*\t0\t0\t");
-        write_seq(fp, r->q, r->qlen, r->alpha, r->minus);
-        fprintf(fp, "\t*\tAS:i:%lld\tNM:i:%lld\n", (long long)a->score, (long long)(a->n_mismatch + a->n_gaps));
-    }
-}
-
-/* Wrapped pairwise text, 60 columns a block. */
-static void write_pair(FILE *fp, const result_t *r, const swgpu_matrix_t *m)
-{
-    const swgpu_aln_t *a = &r->aln;
-    enum { W = 60 };
-    char ql[W + 1], ml[W + 1], tl[W + 1];
-    int n = 0;
-    int64_t qi = a->qbeg, ti = a->tbeg, q0 = qi, t0 = ti;
-    long long ts, te;
-    target_range(r, &ts, &te);
-    fputs("Query:  ", fp);
-    swgpu_put_name(fp, r->qid);
-    fprintf(fp, " (%zu)\nTarget: ", r->qlen);
-    swgpu_put_name(fp, r->tid);
-    fprintf(fp, " (%zu)%s\n", r->tlen, r->minus ? ", minus strand" : "");
-    fprintf(fp, "Score = %lld, Identities = %lld/%lld (%.0f%%), Gaps = %lld/%lld (%.0f%%)\n\n",
-            (long long)a->score, (long long)a->n_ident, (long long)a->length,
-            a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0, (long long)a->n_gaps,
-            (long long)a->length, a->length ? 100.0 * (double)a->n_gaps / (double)a->length : 0.0);
-    if (a->score == 0 || a->n_cigar == 0)
-        return;
-    for (size_t k = 0; k < a->n_cigar; k++) {
-        uint32_t op = SWGPU_CIGAR_OP(a->cigar[k]);
-        for (uint32_t x = 0; x < SWGPU_CIGAR_LEN(a->cigar[k]); x++) {
-            if (op == SWGPU_CIGAR_M) {
-                uint8_t c = r->q[qi], d = r->t[ti];
-                ql[n] = swgpu_decode(r->alpha, c);
-                tl[n] = swgpu_decode(r->alpha, d);
-                ml[n] = c == d ? '|' : swgpu_matrix_score(m, c, d) > 0 ? '+' : ' ';
-                qi++;
-                ti++;
-            } else if (op == SWGPU_CIGAR_I) {
-                ql[n] = swgpu_decode(r->alpha, r->q[qi++]);
-                tl[n] = '-';
-                ml[n] = ' ';
-            } else {
-                ql[n] = '-';
-                tl[n] = swgpu_decode(r->alpha, r->t[ti++]);
-                ml[n] = ' ';
-            }
-            if (++n == W || (k + 1 == a->n_cigar && x + 1 == SWGPU_CIGAR_LEN(a->cigar[k]))) {
-                long long tb = r->minus ? (long long)r->tlen - t0 : t0 + 1;
-                long long tend = r->minus ? (long long)r->tlen - ti + 1 : ti;
-                ql[n] = ml[n] = tl[n] = 0;
-                fprintf(fp, "Query  %-10lld %s %lld\n", (long long)q0 + 1, ql, (long long)qi);
-                fprintf(fp, "       %-10s %s\n", "", ml);
-                fprintf(fp, "Target %-10lld %s %lld\n\n", tb, tl, tend);
-                n = 0;
-                q0 = qi;
-                t0 = ti;
-            }
-        }
-    }
-}
-
-/* ------------------------------------------------------------------ SVG */
-
-static double nice_step(double range, int ticks)
-{
-    double raw = range / ticks, p = pow(10.0, floor(log10(raw > 0 ? raw : 1))), f = raw / p;
-    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-}
-
-static void fmt_pos(char *buf, size_t n, double v)
-{
-    if (v >= 1e6)
-        snprintf(buf, n, "%gM", v / 1e6);
-    else if (v >= 1e4)
-        snprintf(buf, n, "%gk", v / 1e3);
-    else
-        snprintf(buf, n, "%g", v);
-}
-
-/* a name in XML text: markup characters as entities, control characters as
- * swgpu_put_name writes them (XML 1.0 has no way to hold most of them) */
-static void xml_text(FILE *fp, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<') fputs("&lt;", fp);
-        else if (*s == '>') fputs("&gt;", fp);
-        else if (*s == '&') fputs("&amp;", fp);
-        else if (*s == '"') fputs("&quot;", fp);
-        else if ((unsigned char)*s < 0x20 || *s == 0x7f) {
-            char c[2] = { *s, 0 };
-            swgpu_put_name(fp, c);
-        } else fputc(*s, fp);
-    }
-}
-
-/*
- * The path over target (x, B's forward coordinates) and query (y, top to
- * bottom), kept to points at least a pixel apart (a few thousand at most).
- */
-static void write_svg(FILE *fp, const result_t *r)
-{
-    const swgpu_aln_t *a = &r->aln;
-    const double PW = 800, PH = 800, ML = 90, MT = 60, MR = 30, MB = 60;
-    const double sx = PW / (double)(r->tlen ? r->tlen : 1), sy = PH / (double)(r->qlen ? r->qlen : 1);
-    double lx = -10, ly = -10, step;
-    int64_t qi = a->qbeg, ti = a->tbeg;
-    char buf[64];
-    size_t npts = 0;
-
-    fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                "font-family=\"sans-serif\" font-size=\"12\">\n",
-            ML + PW + MR, MT + PH + MB);
-    fprintf(fp, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"white\" "
-                "stroke=\"black\"/>\n", ML, MT, PW, PH);
-    fprintf(fp, "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">", ML + PW / 2);
-    xml_text(fp, r->qid);
-    fputs(" vs ", fp);
-    xml_text(fp, r->tid);
-    fprintf(fp, "%s: score %lld, identity %.2f%%</text>\n", r->minus ? " (minus strand)" : "",
-            (long long)a->score, a->length ? 100.0 * (double)a->n_ident / (double)a->length : 0.0);
-    /* axes */
-    step = nice_step((double)r->tlen, 8);
-    for (double v = 0; v <= (double)r->tlen; v += step) {
-        double x = ML + v * sx;
-        fmt_pos(buf, sizeof buf, v);
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"black\"/>"
-                    "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
-                x, MT + PH, x, MT + PH + 5, x, MT + PH + 20, buf);
-    }
-    step = nice_step((double)r->qlen, 8);
-    for (double v = 0; v <= (double)r->qlen; v += step) {
-        double y = MT + v * sy;
-        fmt_pos(buf, sizeof buf, v);
-        fprintf(fp, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"black\"/>"
-                    "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>\n",
-                ML - 5, y, ML, y, ML - 8, y, buf);
-    }
-    fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">", ML + PW / 2, MT + PH + 45);
-    xml_text(fp, r->tid);
-    fputs(" (target, forward strand)</text>\n", fp);
-    fprintf(fp, "<text transform=\"translate(20,%.0f) rotate(-90)\" text-anchor=\"middle\">",
-            MT + PH / 2);
-    xml_text(fp, r->qid);
-    fputs(" (query)</text>\n", fp);
-    if (a->score == 0 || a->n_cigar == 0) {
-        fputs("</svg>\n", fp);
-        return;
-    }
-    fputs("<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"1.5\" points=\"", fp);
-    for (size_t k = 0; k <= a->n_cigar; k++) {
-        double tx = r->minus ? (double)r->tlen - (double)ti : (double)ti;
-        double x = ML + tx * sx, y = MT + (double)qi * sy;
-        if (k == 0 || k == a->n_cigar || fabs(x - lx) + fabs(y - ly) >= 1.0) {
-            fprintf(fp, "%s%.1f,%.1f", npts ? " " : "", x, y);
-            npts++;
-            lx = x;
-            ly = y;
-        }
-        if (k < a->n_cigar) {
-            uint32_t op = SWGPU_CIGAR_OP(a->cigar[k]), len = SWGPU_CIGAR_LEN(a->cigar[k]);
-            if (op != SWGPU_CIGAR_D)
-                qi += len;
-            if (op != SWGPU_CIGAR_I)
-                ti += len;
-        }
-    }
-    fputs("\"/>\n</svg>\n", fp);
-}
-
 /* ------------------------------------------------------------- command */
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0.0;
-    return (double)ru.ru_maxrss / 1024.0;
-}
 
 static void summary_line(const result_t *r)
 {
@@ -459,7 +199,7 @@ static void summary_line(const result_t *r)
             (double)s->cells, (double)s->cells_pruned, s->score_seconds, rate,
             s->score_cells ? 100.0 * (double)s->score_pruned / (double)s->score_cells : 0.0,
             (long long)s->seed_bound, s->reverse_seconds, s->traceback_seconds, s->total_seconds,
-            (double)s->peak_host_bytes / 1048576.0, peak_rss_mb(),
+            (double)s->peak_host_bytes / 1048576.0, cli_peak_rss_mb(),
             (double)s->peak_device_bytes / 1048576.0);
 }
 
@@ -476,11 +216,11 @@ static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **
     int rc = strcmp(path, "-") ? swgpu_seqset_read(path, type, set, &info)
                                : swgpu_seqset_read_fd(0, "(standard input)", type, set, &info);
     if (rc < 0) {
-        lib_error(rc);
+        cli_lib_error(rc);
         return -1;
     }
     if ((rc = swgpu_seqset_get(*set, 0, seq)) < 0) {
-        lib_error(rc);
+        cli_lib_error(rc);
         return -1;
     }
     if (swgpu_seqset_size(*set) > 1 && verbosity > 0)
@@ -489,35 +229,8 @@ static int read_first(const char *path, swgpu_alphabet_t type, swgpu_seqset_t **
     return 0;
 }
 
-int cli_align_args(int argc, char **argv, cli_align_args_t *a)
+static void align_defaults(cli_align_args_t *a)
 {
-    static const struct option longopts[] = {
-        {"outfmt", required_argument, NULL, 'f'},
-        {"out", required_argument, NULL, 'o'},
-        {"threads", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {"matrix", required_argument, NULL, OPT_MATRIX},
-        {"gap-open", required_argument, NULL, OPT_GAP_OPEN},
-        {"gap-extend", required_argument, NULL, OPT_GAP_EXTEND},
-        {"match", required_argument, NULL, OPT_MATCH},
-        {"mismatch", required_argument, NULL, OPT_MISMATCH},
-        {"type", required_argument, NULL, OPT_TYPE},
-        {"backend", required_argument, NULL, OPT_BACKEND},
-        {"strand", required_argument, NULL, OPT_STRAND},
-        {"score-only", no_argument, NULL, OPT_SCORE_ONLY},
-        {"max-memory", required_argument, NULL, OPT_MAXMEM},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"verbose", no_argument, NULL, 'v'},
-        {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
-        {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
-        {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
-        {"gpus", required_argument, NULL, OPT_GPUS},
-        {"gpu-parts", required_argument, NULL, OPT_GPU_PARTS},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-
     memset(a, 0, sizeof *a);
     a->gpus = 0;
     a->fmt = "summary";
@@ -528,100 +241,100 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
     a->verbosity = 1;
     a->type = SWGPU_AUTO;
     a->backend = SWGPU_BACKEND_AUTO;
-    opterr = 0;
-    optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
-    while ((c = getopt_long(argc, argv, ":f:o:t:vh", longopts, NULL)) != -1) {
-        const char *opt = optind > 1 ? argv[optind - 1] : "";
-        switch (c) {
-        case 'f': a->fmt = optarg; break;
-        case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
-        case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
-        case 'h': return CLI_HELP;
-        case OPT_MATRIX: a->mname = optarg; break;
-        case OPT_GAP_OPEN:
-            if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
-            if (a->gap_open < 0) {
-                cli_error("--gap-open: %d is negative (penalties are given as positive numbers)",
-                          a->gap_open);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_GAP_EXTEND:
-            if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
-            if (a->gap_extend < 0) {
-                cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
-                          a->gap_extend);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_MATCH:
-            if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
-            a->have_match = 1;
-            break;
-        case OPT_MISMATCH:
-            if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
-            a->have_mismatch = 1;
-            break;
-        case OPT_TYPE:
-            if (!strcmp(optarg, "prot") || !strcmp(optarg, "protein")) a->type = SWGPU_PROTEIN;
-            else if (!strcmp(optarg, "dna") || !strcmp(optarg, "nucl")) a->type = SWGPU_DNA;
-            else {
-                cli_error("--type: '%s' is not prot or dna", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_BACKEND:
-            if (!strcmp(optarg, "auto")) a->backend = SWGPU_BACKEND_AUTO;
-            else if (!strcmp(optarg, "cpu")) a->backend = SWGPU_BACKEND_CPU;
-            else if (!strcmp(optarg, "cuda")) a->backend = SWGPU_BACKEND_CUDA;
-            else if (!strcmp(optarg, "ref")) a->backend = SWGPU_BACKEND_REF;
-            else {
-                cli_error("--backend: '%s' is not auto, cpu, cuda or ref", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_STRAND:
-            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both")) {
-                cli_error("--strand: '%s' is not plus, minus or both", optarg);
-                return CLI_ERROR;
-            }
-            a->strand = optarg;
-            break;
-        case OPT_SCORE_ONLY: a->score_only = 1; break;
-        case OPT_MAXMEM:
-            if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
-            break;
-        case OPT_PLOT: a->plot = optarg; break;
-        case OPT_QUIET: a->verbosity = 0; break;
-        case 'v': a->verbosity = a->verbosity > 0 ? a->verbosity + 1 : 2; break;
-        case OPT_NO_PRUNE: a->no_prune = 1; break;
-        case OPT_CHECKPOINT: a->checkpoint = optarg; break;
-        case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
-        case OPT_GPU_PARTS: if (cli_parse_int("--gpu-parts", optarg, &a->gpu_parts)) return CLI_ERROR; break;
-        case OPT_CHECKPOINT_EVERY: {
-            char *end;
-            a->checkpoint_every = strtod(optarg, &end);
-            if (end != optarg && !*end && a->checkpoint_every > 1e9) {
-                cli_error("--checkpoint-every: '%s' is too large (at most 1e9 seconds)", optarg);
-                return CLI_ERROR;
-            }
-            if (end == optarg || *end || !(a->checkpoint_every > 0)) {
-                cli_error("--checkpoint-every: '%s' is not a number of seconds > 0", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        }
-        case ':':
-            cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
-            return CLI_ERROR;
-        default:
-            if (optopt && optopt < 256)
-                cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
-            else
-                cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
+}
+
+/* One option c of getopt_long (opt: the word that gave it): CLI_RUN to go
+ * on, CLI_HELP or CLI_ERROR. */
+static int align_option(int c, const char *opt, cli_align_args_t *a)
+{
+    switch (c) {
+    case 'f': a->fmt = optarg; break;
+    case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
+    case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
+    case 'h': return CLI_HELP;
+    case OPT_MATRIX: a->mname = optarg; break;
+    case OPT_GAP_OPEN:
+        if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
+        if (a->gap_open < 0) {
+            cli_error("--gap-open: %d is negative (penalties are given as positive numbers)",
+                      a->gap_open);
             return CLI_ERROR;
         }
+        break;
+    case OPT_GAP_EXTEND:
+        if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
+        if (a->gap_extend < 0) {
+            cli_error("--gap-extend: %d is negative (penalties are given as positive numbers)",
+                      a->gap_extend);
+            return CLI_ERROR;
+        }
+        break;
+    case OPT_MATCH:
+        if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
+        a->have_match = 1;
+        break;
+    case OPT_MISMATCH:
+        if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
+        a->have_mismatch = 1;
+        break;
+    case OPT_TYPE: if (cli_parse_type(optarg, &a->type)) return CLI_ERROR; break;
+    case OPT_BACKEND:
+        if (!strcmp(optarg, "auto")) a->backend = SWGPU_BACKEND_AUTO;
+        else if (!strcmp(optarg, "cpu")) a->backend = SWGPU_BACKEND_CPU;
+        else if (!strcmp(optarg, "cuda")) a->backend = SWGPU_BACKEND_CUDA;
+        else if (!strcmp(optarg, "ref")) a->backend = SWGPU_BACKEND_REF;
+        else {
+            cli_error("--backend: '%s' is not auto, cpu, cuda or ref", optarg);
+            return CLI_ERROR;
+        }
+        break;
+    case OPT_STRAND:
+        if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both")) {
+            cli_error("--strand: '%s' is not plus, minus or both", optarg);
+            return CLI_ERROR;
+        }
+        a->strand = optarg;
+        break;
+    case OPT_SCORE_ONLY: a->score_only = 1; break;
+    case OPT_MAXMEM:
+        if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
+        break;
+    case OPT_PLOT: a->plot = optarg; break;
+    case OPT_QUIET: a->verbosity = 0; break;
+    case 'v': a->verbosity = a->verbosity > 0 ? a->verbosity + 1 : 2; break;
+    case OPT_NO_PRUNE: a->no_prune = 1; break;
+    case OPT_CHECKPOINT: a->checkpoint = optarg; break;
+    case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
+    case OPT_GPU_PARTS: if (cli_parse_int("--gpu-parts", optarg, &a->gpu_parts)) return CLI_ERROR; break;
+    case OPT_CHECKPOINT_EVERY: {
+        char *end;
+        a->checkpoint_every = strtod(optarg, &end);
+        if (end != optarg && !*end && a->checkpoint_every > 1e9) {
+            cli_error("--checkpoint-every: '%s' is too large (at most 1e9 seconds)", optarg);
+            return CLI_ERROR;
+        }
+        if (end == optarg || *end || !(a->checkpoint_every > 0)) {
+            cli_error("--checkpoint-every: '%s' is not a number of seconds > 0", optarg);
+            return CLI_ERROR;
+        }
+        break;
     }
+    case ':':
+        cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
+        return CLI_ERROR;
+    default:
+        if (optopt && optopt < 256)
+            cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
+        else
+            cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
+/* The two files (argv from optind) and the checks across options. */
+static int align_operands(int argc, char **argv, cli_align_args_t *a)
+{
     if (argc - optind != 2) {
         cli_error("align: %s (see swgpu align --help)",
                   argc - optind < 2 ? "two sequence files A and B are required"
@@ -651,6 +364,44 @@ int cli_align_args(int argc, char **argv, cli_align_args_t *a)
         return CLI_ERROR;
     }
     return CLI_RUN;
+}
+
+int cli_align_args(int argc, char **argv, cli_align_args_t *a)
+{
+    static const struct option longopts[] = {
+        {"outfmt", required_argument, NULL, 'f'},
+        {"out", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {"matrix", required_argument, NULL, OPT_MATRIX},
+        {"gap-open", required_argument, NULL, OPT_GAP_OPEN},
+        {"gap-extend", required_argument, NULL, OPT_GAP_EXTEND},
+        {"match", required_argument, NULL, OPT_MATCH},
+        {"mismatch", required_argument, NULL, OPT_MISMATCH},
+        {"type", required_argument, NULL, OPT_TYPE},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"strand", required_argument, NULL, OPT_STRAND},
+        {"score-only", no_argument, NULL, OPT_SCORE_ONLY},
+        {"max-memory", required_argument, NULL, OPT_MAXMEM},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"verbose", no_argument, NULL, 'v'},
+        {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+        {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
+        {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
+        {"gpus", required_argument, NULL, OPT_GPUS},
+        {"gpu-parts", required_argument, NULL, OPT_GPU_PARTS},
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+
+    align_defaults(a);
+    opterr = 0;
+    optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
+    while ((c = getopt_long(argc, argv, ":f:o:t:vh", longopts, NULL)) != -1)
+        if ((rc = align_option(c, optind > 1 ? argv[optind - 1] : "", a)) != CLI_RUN)
+            return rc;
+    return align_operands(argc, argv, a);
 }
 
 /* the checkpoints' temporaries, removed on SIGINT/SIGTERM/SIGHUP before
@@ -757,10 +508,162 @@ void cli_align_opts(const cli_align_args_t *a, swgpu_alphabet_t alphabet, swgpu_
         o->max_host_memory = o->max_device_memory = a->maxmem;
 }
 
+/* The outputs and checkpoints: an output never replaces an input (or the
+ * other output), nor a checkpoint either; a checkpoint through a symbolic
+ * link is its target (a->checkpoint, ckminus: the minus strand's, of size
+ * bytes).  -1 after printing an error. */
+static int check_paths(cli_align_args_t *a, char *ckminus, size_t size)
+{
+    const char *mname = a->mname, *opath = a->opath, *plot = a->plot;
+    const char *strand = a->strand, *apath = a->apath, *bpath = a->bpath;
+    /* an output never replaces an input (or the other output) */
+    const cli_input_t in[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
+                              {mname, "matrix file"}, {opath, "output (-o)"}};
+    const cli_input_t in2[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
+                               {mname, "matrix file"}, {opath, "output (-o)"}, {plot, "plot (--plot)"}};
+    if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
+        return -1; /* the checkpoint's checks follow (ck_path_check) */
+    if (opath && plot && !strcmp(opath, plot)) {
+        cli_error("-o and --plot are both %s: give them different files", plot);
+        return -1;
+    }
+    if (a->checkpoint && ((opath && !strcmp(opath, a->checkpoint)) || (plot && !strcmp(plot, a->checkpoint)))) {
+        cli_error("--checkpoint %s is also an output: give it a file of its own", a->checkpoint);
+        return -1;
+    }
+    if (a->checkpoint) {
+        const char *outs[2] = { opath && strcmp(opath, "-") ? opath : NULL, plot };
+        const char *const oname[2] = { "the output (-o)", "the plot (--plot)" };
+        if (strlen(a->checkpoint) > PATH_MAX) {
+            cli_error("--checkpoint %s: path too long", a->checkpoint);
+            return -1;
+        }
+        snprintf(ckminus, size, "%s.minus", a->checkpoint);
+        if (ck_path_check(a->checkpoint, a->checkpoint, 0, outs, oname, in2, 5) < 0 ||
+            (!strcmp(strand, "both") && ck_path_check(a->checkpoint, ckminus, 1, outs, oname, in2, 5) < 0))
+            return -1;
+        /* through a symbolic link, the checkpoints go to its target (as -o's
+         * output does), written beside it and renamed over it */
+        static char ckdest[PATH_MAX], ckmdest[PATH_MAX];
+        int r0 = cli_out_resolve("--checkpoint", a->checkpoint, ckdest, sizeof ckdest);
+        int r1 = !strcmp(strand, "both")
+                     ? cli_out_resolve("--checkpoint", ckminus, ckmdest, sizeof ckmdest) : 1;
+        if (r0 < 0 || r1 < 0)
+            return -1;
+        if (r0 == 0)
+            a->checkpoint = ckdest;
+        if (r1 == 0)
+            snprintf(ckminus, size, "%s", ckmdest);
+    }
+    return 0;
+}
+
+/* The first sequence of each file and the scoring system, checked against
+ * the options; -1 after printing an error (what was made is the caller's
+ * to free). */
+static int load_inputs(const cli_align_args_t *a, int verbosity, swgpu_seqset_t **sa,
+                       swgpu_seqset_t **sb, swgpu_seq_t *A, swgpu_seq_t *B, swgpu_matrix_t **m)
+{
+    const char *mname = a->mname, *strand = a->strand, *apath = a->apath, *bpath = a->bpath;
+    swgpu_alphabet_t type = a->type;
+    int rc;
+    if (read_first(apath, type, sa, A, verbosity) || read_first(bpath, type, sb, B, verbosity))
+        return -1;
+    if (!strcmp(a->fmt, "sam") && strlen(A->id) > 254) { /* SAM's QNAME: 1 to 254 characters */
+        cli_error("--outfmt sam: the query's id (%s, record 1 of %s) is %zu characters long, more "
+                  "than SAM's QNAME may hold (254): shorten it, or choose another --outfmt",
+                  A->id, apath, strlen(A->id));
+        return -1;
+    }
+    if (swgpu_seqset_alphabet(*sa) != swgpu_seqset_alphabet(*sb)) {
+        cli_error("%s holds %s and %s %s sequences%s", apath,
+                  swgpu_alphabet_name(swgpu_seqset_alphabet(*sa)), bpath,
+                  swgpu_alphabet_name(swgpu_seqset_alphabet(*sb)),
+                  type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
+        return -1;
+    }
+    if (swgpu_seqset_alphabet(*sa) == SWGPU_DNA) {
+        if (mname) {
+            cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
+            return -1;
+        }
+        if ((rc = swgpu_matrix_dna(a->match, a->mismatch, m)) < 0) {
+            cli_lib_error(rc);
+            return -1;
+        }
+    } else {
+        if (a->have_match || a->have_mismatch) {
+            cli_error("--%s applies to DNA only; protein is scored with --matrix",
+                      a->have_match ? "match" : "mismatch");
+            return -1;
+        }
+        if (strcmp(strand, "plus")) {
+            cli_error("--strand %s applies to DNA only", strand);
+            return -1;
+        }
+        if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", m)) < 0) {
+            cli_lib_error(rc);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Align A with B on the strands asked for (the minus strand with B's
+ * reverse complement, in *brc), into res[0..*nres); -1 after printing an
+ * error. */
+static int align_strands(const cli_align_args_t *a, const char *ckminus, const swgpu_seq_t *A,
+                         const swgpu_seq_t *B, swgpu_alphabet_t alpha, const swgpu_matrix_t *m,
+                         swgpu_long_opts_t *o, progress_t *prog, int verbosity, result_t res[2],
+                         int *nres, uint8_t **brc)
+{
+    const char *strand = a->strand;
+    int rc;
+    for (int s = 0; s < 2; s++) {
+        result_t *r = &res[*nres];
+        int minus = s == 1;
+        if ((minus && !strcmp(strand, "plus")) || (!minus && !strcmp(strand, "minus")))
+            continue;
+        r->qid = A->id;
+        r->tid = B->id;
+        r->q = A->res;
+        r->qlen = A->len;
+        r->tlen = B->len;
+        r->alpha = alpha;
+        r->minus = minus;
+        r->t = B->res;
+        if (minus) {
+            *brc = malloc(B->len ? B->len : 1);
+            if (!*brc) {
+                cli_error("out of memory for the reverse complement of %s", B->id);
+                return -1;
+            }
+            swgpu_dna_revcomp(B->res, B->len, *brc);
+            r->t = *brc;
+        }
+        if (minus && a->checkpoint && !strcmp(strand, "both")) /* each strand its own */
+            o->checkpoint = ckminus;
+        rc = cli_dist ? cli_dist->align_long(r->q, r->qlen, r->t, r->tlen, m, o, &r->aln, &r->st)
+                      : swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, o, &r->aln, &r->st);
+        if (prog->tty) {
+            fputc('\n', stderr);
+            prog->phase = NULL;
+        }
+        if (rc < 0) {
+            cli_lib_error(rc);
+            return -1;
+        }
+        if (verbosity > 0)
+            summary_line(r);
+        (*nres)++;
+    }
+    return 0;
+}
+
 int swgpu_cmd_align(int argc, char **argv)
 {
     cli_align_args_t a;
-    int rc, status = 1;
+    int status = 1;
     swgpu_seqset_t *sa = NULL, *sb = NULL;
     swgpu_seq_t A, B;
     swgpu_matrix_t *m = NULL;
@@ -778,95 +681,16 @@ int swgpu_cmd_align(int argc, char **argv)
     case CLI_HELP: usage(stdout); return 0;
     case CLI_ERROR: return 1;
     }
-    const char *mname = a.mname, *fmt = a.fmt, *opath = a.opath, *plot = a.plot;
-    const char *strand = a.strand, *apath = a.apath, *bpath = a.bpath;
-    swgpu_alphabet_t type = a.type;
+    const char *fmt = a.fmt, *opath = a.opath, *plot = a.plot, *strand = a.strand;
     int verbosity = a.verbosity;
     if (cli_dist && !cli_dist->writer)
         verbosity = 0; /* swgpu-mpi: one rank speaks */
     cli_install_logger(verbosity);
     a.threads = cli_clamp_threads(a.threads, verbosity);
-    {
-        /* an output never replaces an input (or the other output) */
-        const cli_input_t in[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
-                                  {mname, "matrix file"}, {opath, "output (-o)"}};
-        const cli_input_t in2[] = {{apath, "sequence file A"}, {bpath, "sequence file B"},
-                                   {mname, "matrix file"}, {opath, "output (-o)"}, {plot, "plot (--plot)"}};
-        if (cli_check_output("-o", opath, in, 3) < 0 || cli_check_output("--plot", plot, in, 4) < 0)
-            return 1; /* the checkpoint's checks follow (ck_path_check) */
-        if (opath && plot && !strcmp(opath, plot)) {
-            cli_error("-o and --plot are both %s: give them different files", plot);
-            return 1;
-        }
-        if (a.checkpoint && ((opath && !strcmp(opath, a.checkpoint)) || (plot && !strcmp(plot, a.checkpoint)))) {
-            cli_error("--checkpoint %s is also an output: give it a file of its own", a.checkpoint);
-            return 1;
-        }
-        if (a.checkpoint) {
-            const char *outs[2] = { opath && strcmp(opath, "-") ? opath : NULL, plot };
-            const char *const oname[2] = { "the output (-o)", "the plot (--plot)" };
-            if (strlen(a.checkpoint) > PATH_MAX) {
-                cli_error("--checkpoint %s: path too long", a.checkpoint);
-                return 1;
-            }
-            snprintf(ckminus, sizeof ckminus, "%s.minus", a.checkpoint);
-            if (ck_path_check(a.checkpoint, a.checkpoint, 0, outs, oname, in2, 5) < 0 ||
-                (!strcmp(strand, "both") && ck_path_check(a.checkpoint, ckminus, 1, outs, oname, in2, 5) < 0))
-                return 1;
-            /* through a symbolic link, the checkpoints go to its target (as -o's
-             * output does), written beside it and renamed over it */
-            static char ckdest[PATH_MAX], ckmdest[PATH_MAX];
-            int r0 = cli_out_resolve("--checkpoint", a.checkpoint, ckdest, sizeof ckdest);
-            int r1 = !strcmp(strand, "both")
-                         ? cli_out_resolve("--checkpoint", ckminus, ckmdest, sizeof ckmdest) : 1;
-            if (r0 < 0 || r1 < 0)
-                return 1;
-            if (r0 == 0)
-                a.checkpoint = ckdest;
-            if (r1 == 0)
-                snprintf(ckminus, sizeof ckminus, "%s", ckmdest);
-        }
-    }
-
-    if (read_first(apath, type, &sa, &A, verbosity) || read_first(bpath, type, &sb, &B, verbosity))
+    if (check_paths(&a, ckminus, sizeof ckminus) < 0)
+        return 1; /* nothing made yet */
+    if (load_inputs(&a, verbosity, &sa, &sb, &A, &B, &m) < 0)
         goto out;
-    if (!strcmp(a.fmt, "sam") && strlen(A.id) > 254) { /* SAM's QNAME: 1 to 254 characters */
-        cli_error("--outfmt sam: the query's id (%s, record 1 of %s) is %zu characters long, more "
-                  "than SAM's QNAME may hold (254): shorten it, or choose another --outfmt",
-                  A.id, apath, strlen(A.id));
-        goto out;
-    }
-    if (swgpu_seqset_alphabet(sa) != swgpu_seqset_alphabet(sb)) {
-        cli_error("%s holds %s and %s %s sequences%s", apath,
-                  swgpu_alphabet_name(swgpu_seqset_alphabet(sa)), bpath,
-                  swgpu_alphabet_name(swgpu_seqset_alphabet(sb)),
-                  type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
-        goto out;
-    }
-    if (swgpu_seqset_alphabet(sa) == SWGPU_DNA) {
-        if (mname) {
-            cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
-            goto out;
-        }
-        if ((rc = swgpu_matrix_dna(a.match, a.mismatch, &m)) < 0) {
-            lib_error(rc);
-            goto out;
-        }
-    } else {
-        if (a.have_match || a.have_mismatch) {
-            cli_error("--%s applies to DNA only; protein is scored with --matrix",
-                      a.have_match ? "match" : "mismatch");
-            goto out;
-        }
-        if (strcmp(strand, "plus")) {
-            cli_error("--strand %s applies to DNA only", strand);
-            goto out;
-        }
-        if ((rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &m)) < 0) {
-            lib_error(rc);
-            goto out;
-        }
-    }
     cli_align_opts(&a, swgpu_seqset_alphabet(sa), &o);
     prog.tty = verbosity > 0 && isatty(STDERR_FILENO);
     if (prog.tty) {
@@ -886,59 +710,14 @@ int swgpu_cmd_align(int argc, char **argv)
         ck_signals();
     }
 
-    for (int s = 0; s < 2; s++) {
-        result_t *r = &res[nres];
-        int minus = s == 1;
-        if ((minus && !strcmp(strand, "plus")) || (!minus && !strcmp(strand, "minus")))
-            continue;
-        r->qid = A.id;
-        r->tid = B.id;
-        r->q = A.res;
-        r->qlen = A.len;
-        r->tlen = B.len;
-        r->alpha = swgpu_seqset_alphabet(sa);
-        r->minus = minus;
-        r->t = B.res;
-        if (minus) {
-            brc = malloc(B.len ? B.len : 1);
-            if (!brc) {
-                cli_error("out of memory for the reverse complement of %s", B.id);
-                goto out;
-            }
-            swgpu_dna_revcomp(B.res, B.len, brc);
-            r->t = brc;
-        }
-        if (minus && a.checkpoint && !strcmp(strand, "both")) /* each strand its own */
-            o.checkpoint = ckminus;
-        rc = cli_dist ? cli_dist->align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st)
-                      : swgpu_align_long(r->q, r->qlen, r->t, r->tlen, m, &o, &r->aln, &r->st);
-        if (prog.tty) {
-            fputc('\n', stderr);
-            prog.phase = NULL;
-        }
-        if (rc < 0) {
-            lib_error(rc);
-            goto out;
-        }
-        if (verbosity > 0)
-            summary_line(r);
-        nres++;
-    }
+    if (align_strands(&a, ckminus, &A, &B, swgpu_seqset_alphabet(sa), m, &o, &prog, verbosity, res,
+                      &nres, &brc) < 0)
+        goto out;
     if (nres == 2 && res[1].aln.score > res[0].aln.score)
         best = 1;
 
-    {
-        FILE *f = fp;
-        const result_t *r = &res[best];
-        if (!strcmp(fmt, "sam"))
-            write_sam(f, r, argc, argv);
-        else if (!strcmp(fmt, "pair"))
-            write_pair(f, r, m);
-        else
-            write_summary(f, r, nres == 2 ? &res[1 - best] : NULL, a.score_only);
-        if (pp)
-            write_svg(pp, r);
-    }
+    if (write_result(fp, pp, fmt, res, nres, best, m, a.score_only, argc, argv) < 0)
+        goto out;
     fp = pp = NULL;
     if (cli_out_close(&out) < 0)
         goto out;

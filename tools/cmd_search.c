@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,19 +130,6 @@ static int parse_double(const char *opt, const char *s, double *out)
     return 0;
 }
 
-static int parse_type(const char *s, swgpu_alphabet_t *a)
-{
-    if (!strcmp(s, "prot") || !strcmp(s, "protein"))
-        *a = SWGPU_PROTEIN;
-    else if (!strcmp(s, "dna") || !strcmp(s, "nucl"))
-        *a = SWGPU_DNA;
-    else {
-        cli_error("--type: '%s' is not prot or dna", s);
-        return -1;
-    }
-    return 0;
-}
-
 static int parse_evalue_model(const char *s, swgpu_evalue_model_t *m)
 {
     if (!strcmp(s, "spouge"))
@@ -170,36 +156,7 @@ static int parse_backend(const char *s, swgpu_backend_t *b)
     return 0;
 }
 
-/* The message of a failed library call. */
-static void lib_error(int rc)
-{
-    const char *m = swgpu_last_error();
-    cli_error("%s", m && *m ? m : swgpu_strerror(rc));
-}
-
-/* ------------------------------------------------------------- summary */
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0.0;
-    return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
-}
-
 /* ------------------------------------------------------------ progress */
-
-/* "1:05:02", "3:07" or "12 s" */
-static void fmt_duration(double s, char *buf, size_t size)
-{
-    long t = s < 0 ? 0 : (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else if (t >= 60)
-        snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-    else
-        snprintf(buf, size, "%ld s", t);
-}
 
 /* On a terminal (standard error), the scan's progress in one line rewritten
  * in place: queries done, the share of the cells, GCUPS and the time left;
@@ -213,7 +170,7 @@ static void on_progress(size_t done, size_t total, uint64_t cells_done, uint64_t
     char left[32] = "";
     if (done < total && frac > 0 && seconds > 0) {
         char d[24];
-        fmt_duration(seconds * (1.0 - frac) / frac, d, sizeof d);
+        cli_fmt_duration(d, sizeof d, seconds * (1.0 - frac) / frac, CLI_DURATION_CLOCK);
         snprintf(left, sizeof left, ", %s left", d);
     }
     fprintf(stderr, "\r[swgpu %.1fs] search: %zu of %zu queries (%.1f%%), %.1f GCUPS%s   ",
@@ -250,6 +207,158 @@ int cli_search_args(int argc, char **argv, cli_search_args_t *a)
     return rc;
 }
 
+static void search_defaults(cli_search_args_t *a)
+{
+    memset(a, 0, sizeof *a);
+    a->fmtspec = "6";
+    a->top_n = 10;
+    a->gap_open = a->gap_extend = -1;
+    a->match = 2;
+    a->mismatch = -3;
+    a->verbosity = 1;
+    a->evalue = 10.0;
+    a->type = SWGPU_AUTO;
+    a->backend = SWGPU_BACKEND_AUTO;
+    a->evalue_model = SWGPU_EVALUE_SPOUGE;
+    a->iterations = 1;
+    a->inclusion = 0.002;
+}
+
+/* One option c of getopt_long (opt: the word that gave it): CLI_RUN to go
+ * on, CLI_HELP or CLI_ERROR. */
+static int search_option(int c, const char *opt, cli_search_args_t *a)
+{
+    switch (c) {
+    case 'q': a->qpath = optarg; break;
+    case 'd': a->dpath = optarg; break;
+    case 'n': if (cli_parse_int("-n", optarg, &a->top_n)) return CLI_ERROR; break;
+    case 'e': if (parse_double("--evalue", optarg, &a->evalue)) return CLI_ERROR; break;
+    case 'f': a->fmtspec = optarg; break;
+    case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
+    case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
+    case 'v': a->verbosity++; break;
+    case 'h': return CLI_HELP;
+    case OPT_MATRIX: a->mname = optarg; break;
+    case OPT_GAP_OPEN:
+        if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
+        a->have_open = 1;
+        break;
+    case OPT_GAP_EXTEND:
+        if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
+        a->have_extend = 1;
+        break;
+    case OPT_MATCH:
+        if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
+        a->have_match = 1;
+        break;
+    case OPT_MISMATCH:
+        if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
+        a->have_mismatch = 1;
+        break;
+    case OPT_TYPE: if (cli_parse_type(optarg, &a->type)) return CLI_ERROR; break;
+    case OPT_BACKEND: if (parse_backend(optarg, &a->backend)) return CLI_ERROR; break;
+    case OPT_KERNEL: a->kernel = optarg; break;
+    case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
+    case OPT_MAXMEM:
+        if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
+        break;
+    case OPT_QUIET: a->verbosity = 0; break;
+    case OPT_NO_ALIGN: a->no_align = 1; break;
+    case OPT_NO_SELF: a->no_self = 1; break;
+    case OPT_EVALUE_MODEL:
+        if (parse_evalue_model(optarg, &a->evalue_model)) return CLI_ERROR;
+        break;
+    case OPT_PSSM: {
+        const char **p = realloc(a->pssm, (size_t)(a->npssm + 1) * sizeof *p);
+        if (!p) {
+            cli_error("search: out of memory for %d PSSM files", a->npssm + 1);
+            return CLI_ERROR;
+        }
+        a->pssm = p;
+        a->pssm[a->npssm++] = optarg;
+        break;
+    }
+    case OPT_ITERATIONS:
+        if (cli_parse_int("--iterations", optarg, &a->iterations)) return CLI_ERROR;
+        if (a->iterations < 1) {
+            cli_error("--iterations %d: must be >= 1", a->iterations);
+            return CLI_ERROR;
+        }
+        break;
+    case OPT_INCLUSION:
+        if (parse_double("--inclusion-evalue", optarg, &a->inclusion)) return CLI_ERROR;
+        if (!(a->inclusion > 0)) {
+            cli_error("--inclusion-evalue %s: must be > 0", optarg);
+            return CLI_ERROR;
+        }
+        break;
+    case OPT_OUT_PSSM: a->out_pssm = optarg; break;
+    case OPT_STRAND:
+        a->strand_given = 1;
+        if (!strcmp(optarg, "both")) a->strand = SWGPU_STRAND_BOTH;
+        else if (!strcmp(optarg, "plus")) a->strand = SWGPU_STRAND_PLUS;
+        else if (!strcmp(optarg, "minus")) a->strand = SWGPU_STRAND_MINUS;
+        else {
+            cli_error("--strand: '%s' is not both, plus or minus", optarg);
+            return CLI_ERROR;
+        }
+        break;
+    case OPT_REPORT:
+        if (!strcmp(optarg, "all") || !strcmp(optarg, "last")) {
+            a->report_all = !strcmp(optarg, "all");
+        } else {
+            cli_error("--report: '%s' is not last or all", optarg);
+            return CLI_ERROR;
+        }
+        break;
+    case ':':
+        cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
+        return CLI_ERROR;
+    default:
+        if (optopt && optopt < 256)
+            cli_error("search: unknown option '-%c' (see swgpu search --help)", optopt);
+        else
+            cli_error("search: unknown option '%s' (see swgpu search --help)", opt);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
+/* What is left of argv after the options (nothing) and the checks across
+ * options. */
+static int search_operands(int argc, char **argv, cli_search_args_t *a)
+{
+    if (optind < argc) {
+        cli_error("search: unexpected argument '%s' (see swgpu search --help)", argv[optind]);
+        return CLI_ERROR;
+    }
+    if (a->qpath && a->npssm) {
+        cli_error("search: -q and --pssm cannot be combined: a PSSM is the query (as psiblast's "
+                  "-in_pssm replaces -query); give one of them");
+        return CLI_ERROR;
+    }
+    if ((!a->qpath && !a->npssm) || !a->dpath) {
+        cli_error("search: %s (see swgpu search --help)",
+                  !a->qpath && !a->npssm && !a->dpath ? "-q QUERIES (or --pssm FILE) and -d DB "
+                                                        "are required"
+                  : !a->dpath ? "-d DB is required"
+                              : "-q QUERIES (or --pssm FILE) is required");
+        return CLI_ERROR;
+    }
+    if (!strcmp(a->dpath, "-")) {
+        cli_error("search: -d -: the database cannot be read from standard input (give its "
+                  "file or BLAST database name)");
+        return CLI_ERROR;
+    }
+    for (int i = 0; i < a->npssm; i++)
+        if (!strcmp(a->pssm[i], "-")) {
+            cli_error("search: --pssm -: a PSSM cannot be read from standard input (give its "
+                      "file)");
+            return CLI_ERROR;
+        }
+    return CLI_RUN;
+}
+
 static int search_args(int argc, char **argv, cli_search_args_t *a)
 {
     static const struct option longopts[] = {
@@ -284,148 +393,15 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         {"strand", required_argument, NULL, OPT_STRAND},
         {NULL, 0, NULL, 0},
     };
-    int c;
+    int c, rc;
 
-    memset(a, 0, sizeof *a);
-    a->fmtspec = "6";
-    a->top_n = 10;
-    a->gap_open = a->gap_extend = -1;
-    a->match = 2;
-    a->mismatch = -3;
-    a->verbosity = 1;
-    a->evalue = 10.0;
-    a->type = SWGPU_AUTO;
-    a->backend = SWGPU_BACKEND_AUTO;
-    a->evalue_model = SWGPU_EVALUE_SPOUGE;
-    a->iterations = 1;
-    a->inclusion = 0.002;
+    search_defaults(a);
     opterr = 0;
     optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
-    while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1) {
-        const char *opt = optind > 1 ? argv[optind - 1] : "";
-        switch (c) {
-        case 'q': a->qpath = optarg; break;
-        case 'd': a->dpath = optarg; break;
-        case 'n': if (cli_parse_int("-n", optarg, &a->top_n)) return CLI_ERROR; break;
-        case 'e': if (parse_double("--evalue", optarg, &a->evalue)) return CLI_ERROR; break;
-        case 'f': a->fmtspec = optarg; break;
-        case 'o': a->opath = strcmp(optarg, "-") ? optarg : NULL; break; /* -: stdout */
-        case 't': if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR; break;
-        case 'v': a->verbosity++; break;
-        case 'h': return CLI_HELP;
-        case OPT_MATRIX: a->mname = optarg; break;
-        case OPT_GAP_OPEN:
-            if (cli_parse_int("--gap-open", optarg, &a->gap_open)) return CLI_ERROR;
-            a->have_open = 1;
-            break;
-        case OPT_GAP_EXTEND:
-            if (cli_parse_int("--gap-extend", optarg, &a->gap_extend)) return CLI_ERROR;
-            a->have_extend = 1;
-            break;
-        case OPT_MATCH:
-            if (cli_parse_int("--match", optarg, &a->match)) return CLI_ERROR;
-            a->have_match = 1;
-            break;
-        case OPT_MISMATCH:
-            if (cli_parse_int("--mismatch", optarg, &a->mismatch)) return CLI_ERROR;
-            a->have_mismatch = 1;
-            break;
-        case OPT_TYPE: if (parse_type(optarg, &a->type)) return CLI_ERROR; break;
-        case OPT_BACKEND: if (parse_backend(optarg, &a->backend)) return CLI_ERROR; break;
-        case OPT_KERNEL: a->kernel = optarg; break;
-        case OPT_GPUS: if (cli_parse_int("--gpus", optarg, &a->gpus)) return CLI_ERROR; break;
-        case OPT_MAXMEM:
-            if (cli_parse_size("--max-memory", optarg, &a->maxmem)) return CLI_ERROR;
-            break;
-        case OPT_QUIET: a->verbosity = 0; break;
-        case OPT_NO_ALIGN: a->no_align = 1; break;
-        case OPT_NO_SELF: a->no_self = 1; break;
-        case OPT_EVALUE_MODEL:
-            if (parse_evalue_model(optarg, &a->evalue_model)) return CLI_ERROR;
-            break;
-        case OPT_PSSM: {
-            const char **p = realloc(a->pssm, (size_t)(a->npssm + 1) * sizeof *p);
-            if (!p) {
-                cli_error("search: out of memory for %d PSSM files", a->npssm + 1);
-                return CLI_ERROR;
-            }
-            a->pssm = p;
-            a->pssm[a->npssm++] = optarg;
-            break;
-        }
-        case OPT_ITERATIONS:
-            if (cli_parse_int("--iterations", optarg, &a->iterations)) return CLI_ERROR;
-            if (a->iterations < 1) {
-                cli_error("--iterations %d: must be >= 1", a->iterations);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_INCLUSION:
-            if (parse_double("--inclusion-evalue", optarg, &a->inclusion)) return CLI_ERROR;
-            if (!(a->inclusion > 0)) {
-                cli_error("--inclusion-evalue %s: must be > 0", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_OUT_PSSM: a->out_pssm = optarg; break;
-        case OPT_STRAND:
-            a->strand_given = 1;
-            if (!strcmp(optarg, "both")) a->strand = SWGPU_STRAND_BOTH;
-            else if (!strcmp(optarg, "plus")) a->strand = SWGPU_STRAND_PLUS;
-            else if (!strcmp(optarg, "minus")) a->strand = SWGPU_STRAND_MINUS;
-            else {
-                cli_error("--strand: '%s' is not both, plus or minus", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_REPORT:
-            if (!strcmp(optarg, "all") || !strcmp(optarg, "last")) {
-                a->report_all = !strcmp(optarg, "all");
-            } else {
-                cli_error("--report: '%s' is not last or all", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case ':':
-            cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
-            return CLI_ERROR;
-        default:
-            if (optopt && optopt < 256)
-                cli_error("search: unknown option '-%c' (see swgpu search --help)", optopt);
-            else
-                cli_error("search: unknown option '%s' (see swgpu search --help)", opt);
-            return CLI_ERROR;
-        }
-    }
-    if (optind < argc) {
-        cli_error("search: unexpected argument '%s' (see swgpu search --help)", argv[optind]);
-        return CLI_ERROR;
-    }
-    if (a->qpath && a->npssm) {
-        cli_error("search: -q and --pssm cannot be combined: a PSSM is the query (as psiblast's "
-                  "-in_pssm replaces -query); give one of them");
-        return CLI_ERROR;
-    }
-    if ((!a->qpath && !a->npssm) || !a->dpath) {
-        cli_error("search: %s (see swgpu search --help)",
-                  !a->qpath && !a->npssm && !a->dpath ? "-q QUERIES (or --pssm FILE) and -d DB "
-                                                        "are required"
-                  : !a->dpath ? "-d DB is required"
-                              : "-q QUERIES (or --pssm FILE) is required");
-        return CLI_ERROR;
-    }
-    if (!strcmp(a->dpath, "-")) {
-        cli_error("search: -d -: the database cannot be read from standard input (give its "
-                  "file or BLAST database name)");
-        return CLI_ERROR;
-    }
-    for (int i = 0; i < a->npssm; i++)
-        if (!strcmp(a->pssm[i], "-")) {
-            cli_error("search: --pssm -: a PSSM cannot be read from standard input (give its "
-                      "file)");
-            return CLI_ERROR;
-        }
-    return CLI_RUN;
+    while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1)
+        if ((rc = search_option(c, optind > 1 ? argv[optind - 1] : "", a)) != CLI_RUN)
+            return rc;
+    return search_operands(argc, argv, a);
 }
 
 void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgpu_opts_t *o)
@@ -488,7 +464,7 @@ static int read_queries(search_t *S, swgpu_read_info_t *qi)
         }
         for (int i = 0; i < S->a.npssm; i++) {
             if ((rc = swgpu_pssm_read(S->a.pssm[i], &S->pssms[i])) < 0) {
-                lib_error(rc);
+                cli_lib_error(rc);
                 return -1;
             }
             qi->n_records++;
@@ -500,7 +476,7 @@ static int read_queries(search_t *S, swgpu_read_info_t *qi)
              ? swgpu_seqset_read_fd(STDIN_FILENO, "(standard input)", S->a.type, &S->queries, qi)
              : swgpu_seqset_read(S->a.qpath, S->a.type, &S->queries, qi);
     if (rc < 0) {
-        lib_error(rc);
+        cli_lib_error(rc);
         return -1;
     }
     return 0;
@@ -654,7 +630,7 @@ static int write_pssms(search_t *S, const swgpu_opts_t *o)
             return -1;
         int rc = swgpu_pssm_write(it->final_pssm[i], S->m, o->gap_open, o->gap_extend, fp);
         if (rc < 0) {
-            lib_error(rc);
+            cli_lib_error(rc);
             cli_out_abort(&out);
             return -1;
         }
@@ -697,171 +673,137 @@ static void summary(const search_t *S, size_t nq, uint64_t qres)
             wall, nq, (unsigned long long)qres, (size_t)whole.total_n,
             (unsigned long long)whole.total_residues, backend, rounds, (double)cells, scan,
             scan > 0 ? (double)cells / scan / 1e9 : 0.0, (unsigned long long)overflows, align,
-            wall, peak_rss_mb());
+            wall, cli_peak_rss_mb());
 }
 
-int swgpu_cmd_search(int argc, char **argv)
+/* The combinations swgpu-mpi, PSSM queries and iterated searches refuse
+ * before any file is read; -1 after printing an error. */
+static int check_modes(const cli_search_args_t *a, int iterated)
 {
-    search_t S;
-    swgpu_outfmt_t *fmt = NULL;
-    FILE *fp = NULL;
-    int status = 1, rc;
-    cli_out_t out = {0};
-
-    memset(&S, 0, sizeof S);
-    switch (cli_search_args(argc, argv, &S.a)) {
-    case CLI_HELP: usage(stdout); cli_search_args_free(&S.a); return 0;
-    case CLI_ERROR: return 1;
-    }
-    cli_search_args_t *a = &S.a;
-    const char *qpath = a->qpath, *dpath = a->dpath, *mname = a->mname, *opath = a->opath;
-    const char *qname = qpath ? (strcmp(qpath, "-") ? qpath : "standard input") : a->pssm[0];
-    swgpu_alphabet_t type = a->type;
-    int verbosity = a->verbosity;
-    int iterated = a->iterations > 1 || a->out_pssm || a->report_all;
-    if (cli_dist && !cli_dist->writer)
-        verbosity = 0; /* swgpu-mpi: one rank speaks */
-    cli_install_logger(verbosity);
-    a->threads = cli_clamp_threads(a->threads, verbosity);
-    if (cli_dist && (a->npssm || iterated || (qpath && !strcmp(qpath, "-")))) {
+    if (cli_dist && (a->npssm || iterated || (a->qpath && !strcmp(a->qpath, "-")))) {
         cli_error("search: swgpu-mpi does not take --pssm, --iterations, --out-pssm, --report "
                   "or -q - (run swgpu)");
-        goto out;
+        return -1;
     }
     if (a->npssm || iterated) {
-        if (type == SWGPU_DNA) {
+        if (a->type == SWGPU_DNA) {
             cli_error("search: %s take protein only (--type dna given)",
                       a->npssm ? "PSSM queries" : "iterated searches");
-            goto out;
+            return -1;
         }
         if (a->have_match || a->have_mismatch) {
             cli_error("--%s applies to DNA only; %s are protein", a->have_match ? "match"
                       : "mismatch", a->npssm ? "PSSM queries" : "iterated searches");
-            goto out;
+            return -1;
         }
     }
+    return 0;
+}
 
-    /* Check what can be checked before reading any file; an output never
-     * replaces an input */
-    int nin = 3 + a->npssm;
-    cli_input_t *in = malloc((size_t)nin * sizeof *in);
-    if (!in) {
+/* The inputs of the search (a malloc'ed array in *in, *nin of them), and -o
+ * checked against them: an output never replaces an input; -1 after
+ * printing an error. */
+static int check_inputs(const cli_search_args_t *a, cli_input_t **in, int *nin)
+{
+    *nin = 3 + a->npssm;
+    if (!(*in = malloc((size_t)*nin * sizeof **in))) {
         cli_error("out of memory");
-        goto out;
+        return -1;
     }
-    in[0] = (cli_input_t){qpath, "query file"};
-    in[1] = (cli_input_t){dpath, "database"};
-    in[2] = (cli_input_t){mname, "matrix file"};
+    (*in)[0] = (cli_input_t){a->qpath, "query file"};
+    (*in)[1] = (cli_input_t){a->dpath, "database"};
+    (*in)[2] = (cli_input_t){a->mname, "matrix file"};
     for (int i = 0; i < a->npssm; i++)
-        in[3 + i] = (cli_input_t){a->pssm[i], "PSSM file"};
-    if (cli_check_output("-o", opath, in, nin) < 0) {
-        free(in);
-        goto out;
-    }
-    swgpu_opts_t o;
-    cli_search_opts(a, type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN, &o);
-    if ((rc = swgpu_opts_check(&o, NULL)) < 0) {
-        free(in);
-        goto lib_fail;
-    }
-    /* the GPU's set-up overlaps reading the inputs; an unknown --kernel fails here */
-    if ((rc = swgpu_backend_prepare(&o)) < 0) {
-        free(in);
-        goto lib_fail;
-    }
-    if ((rc = swgpu_outfmt_parse(a->fmtspec, &fmt)) < 0 ||
-        (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0) {
-        free(in);
-        goto lib_fail;
-    }
+        (*in)[3 + i] = (cli_input_t){a->pssm[i], "PSSM file"};
+    return cli_check_output("-o", a->opath, *in, *nin);
+}
 
-    /* Inputs. */
-    swgpu_read_info_t qi, di;
-    if (read_queries(&S, &qi) < 0) {
-        free(in);
-        goto out;
-    }
-    rc = cli_dist ? cli_dist->db_open(dpath, type, S.queries, &o, &S.db, &di)
-                  : swgpu_db_open(dpath, type, &S.db, &di);
+/* The queries (qname: what messages call them) and the database, their
+ * alphabets checked against each other and the options, into S; *qa is the
+ * queries' alphabet.  -1 after printing an error. */
+static int read_inputs(search_t *S, const swgpu_opts_t *o, const char *qname, int iterated,
+                       int verbosity, swgpu_read_info_t *qi, swgpu_alphabet_t *qa)
+{
+    const cli_search_args_t *a = &S->a;
+    swgpu_read_info_t di;
+    int rc;
+    if (read_queries(S, qi) < 0)
+        return -1;
+    rc = cli_dist ? cli_dist->db_open(a->dpath, a->type, S->queries, o, &S->db, &di)
+                  : swgpu_db_open(a->dpath, a->type, &S->db, &di);
     if (rc < 0) {
-        free(in);
-        goto lib_fail;
+        cli_lib_error(rc);
+        return -1;
     }
-    swgpu_alphabet_t qa = S.queries ? swgpu_seqset_alphabet(S.queries) : SWGPU_PROTEIN;
-    swgpu_alphabet_t da = swgpu_db_alphabet(S.db);
-    if (qa != da) {
+    *qa = S->queries ? swgpu_seqset_alphabet(S->queries) : SWGPU_PROTEIN;
+    swgpu_alphabet_t da = swgpu_db_alphabet(S->db);
+    if (*qa != da) {
         cli_error("the queries in %s are %s%s but the database %s holds %s sequences%s", qname,
-                  swgpu_alphabet_name(qa), S.pssms ? " PSSMs" : " sequences", dpath,
-                  swgpu_alphabet_name(da), type == SWGPU_AUTO ? " (detected; --type sets the type)"
-                                                              : "");
-        free(in);
-        goto out;
+                  swgpu_alphabet_name(*qa), S->pssms ? " PSSMs" : " sequences", a->dpath,
+                  swgpu_alphabet_name(da),
+                  a->type == SWGPU_AUTO ? " (detected; --type sets the type)" : "");
+        return -1;
     }
-    if (a->strand_given && qa != SWGPU_DNA) {
+    if (a->strand_given && *qa != SWGPU_DNA) {
         cli_error("--strand applies to DNA searches only; %s holds %s %s", qname,
-                  swgpu_alphabet_name(qa), S.pssms ? "PSSMs" : "sequences");
-        free(in);
-        goto out;
+                  swgpu_alphabet_name(*qa), S->pssms ? "PSSMs" : "sequences");
+        return -1;
     }
-    if (iterated && qa != SWGPU_PROTEIN) {
+    if (iterated && *qa != SWGPU_PROTEIN) {
         cli_error("--iterations, --out-pssm and --report take protein queries; %s holds %s "
-                  "sequences", qname, swgpu_alphabet_name(qa));
-        free(in);
-        goto out;
+                  "sequences", qname, swgpu_alphabet_name(*qa));
+        return -1;
     }
     if (verbosity >= 2) {
         fprintf(stderr, "[swgpu %.2fs] %s: %llu %s %s, %llu residues\n", cli_elapsed(), qname,
-                (unsigned long long)qi.n_records, swgpu_alphabet_name(qa),
-                S.pssms ? "PSSMs" : "queries", (unsigned long long)qi.n_residues);
+                (unsigned long long)qi->n_records, swgpu_alphabet_name(*qa),
+                S->pssms ? "PSSMs" : "queries", (unsigned long long)qi->n_residues);
         fprintf(stderr, "[swgpu %.2fs] %s: %zu sequences, %llu residues, longest %llu\n",
-                cli_elapsed(), dpath, swgpu_db_size(S.db),
-                (unsigned long long)swgpu_db_residues(S.db),
-                (unsigned long long)swgpu_db_max_len(S.db));
+                cli_elapsed(), a->dpath, swgpu_db_size(S->db),
+                (unsigned long long)swgpu_db_residues(S->db),
+                (unsigned long long)swgpu_db_max_len(S->db));
     }
+    return 0;
+}
 
-    /* Scoring system. */
+/* The scoring system of alphabet qa (S->m) and the options that go with it
+ * (o), checked; -1 after printing an error. */
+static int scoring(search_t *S, swgpu_alphabet_t qa, swgpu_opts_t *o)
+{
+    const cli_search_args_t *a = &S->a;
+    int rc;
     if (qa == SWGPU_DNA) {
-        if (mname) {
+        if (a->mname) {
             cli_error("--matrix applies to protein only; DNA is scored with --match and --mismatch");
-            free(in);
-            goto out;
+            return -1;
         }
-        rc = swgpu_matrix_dna(a->match, a->mismatch, &S.m);
+        rc = swgpu_matrix_dna(a->match, a->mismatch, &S->m);
     } else {
         if (a->have_match || a->have_mismatch) {
             cli_error("--%s applies to DNA only; protein is scored with --matrix",
                       a->have_match ? "match" : "mismatch");
-            free(in);
-            goto out;
+            return -1;
         }
-        rc = swgpu_matrix_get(mname ? mname : "BLOSUM62", &S.m);
+        rc = swgpu_matrix_get(a->mname ? a->mname : "BLOSUM62", &S->m);
     }
     if (rc < 0) {
-        free(in);
-        goto lib_fail;
+        cli_lib_error(rc);
+        return -1;
     }
-    cli_search_opts(a, qa, &o);
-    if ((rc = swgpu_opts_check(&o, S.m)) < 0) {
-        free(in);
-        goto lib_fail;
+    cli_search_opts(a, qa, o);
+    if ((rc = swgpu_opts_check(o, S->m)) < 0) {
+        cli_lib_error(rc);
+        return -1;
     }
-    if (verbosity > 0 && isatty(STDERR_FILENO))
-        o.progress = on_progress;
-    if (!opath) /* `swgpu search ... | head` ends quietly (SIGPIPE), as other tools */
-        signal(SIGPIPE, SIG_DFL);
+    return 0;
+}
 
-    if (a->out_pssm &&
-        check_pssm_dir(&S, S.queries ? swgpu_seqset_size(S.queries) : (size_t)a->npssm, in,
-                       nin) < 0) {
-        free(in);
-        goto out;
-    }
-    /* open the output first: a bad path fails before the search runs */
-    if (!(fp = cli_out_open(&out, cli_out_path(opath)))) {
-        free(in);
-        goto out;
-    }
-
+/* The search itself: iterated, of PSSM queries, or of sequences (across
+ * the ranks under swgpu-mpi); -1 after printing an error. */
+static int run_search(search_t *S, const swgpu_opts_t *o, int iterated)
+{
+    const cli_search_args_t *a = &S->a;
+    int rc;
     if (iterated) {
         swgpu_psi_opts_t psi;
         swgpu_psi_opts_init(&psi);
@@ -869,41 +811,112 @@ int swgpu_cmd_search(int argc, char **argv)
         psi.inclusion_evalue = a->inclusion;
         psi.final_pssm = a->out_pssm != NULL; /* the last round's PSSMs: only to write them */
         psi.align_rounds = a->report_all;      /* earlier rounds are printed only with --report all */
-        rc = swgpu_search_iterate(S.queries, (const swgpu_pssm_t *const *)S.pssms,
-                                  (size_t)a->npssm, S.db, S.m, &o, &psi, &S.it);
-    } else if (S.pssms) {
-        rc = swgpu_search_pssm((const swgpu_pssm_t *const *)S.pssms, (size_t)a->npssm, S.db, S.m,
-                               &o, &S.res);
+        rc = swgpu_search_iterate(S->queries, (const swgpu_pssm_t *const *)S->pssms,
+                                  (size_t)a->npssm, S->db, S->m, o, &psi, &S->it);
+    } else if (S->pssms) {
+        rc = swgpu_search_pssm((const swgpu_pssm_t *const *)S->pssms, (size_t)a->npssm, S->db,
+                               S->m, o, &S->res);
     } else {
-        rc = cli_dist ? cli_dist->search(S.queries, S.db, S.m, &o, &S.res, &S.names)
-                      : swgpu_search(S.queries, S.db, S.m, &o, &S.res);
+        rc = cli_dist ? cli_dist->search(S->queries, S->db, S->m, o, &S->res, &S->names)
+                      : swgpu_search(S->queries, S->db, S->m, o, &S->res);
     }
     if (rc < 0) {
-        free(in);
-        goto lib_fail;
+        cli_lib_error(rc);
+        return -1;
     }
-    if (S.it && a->out_pssm && write_pssms(&S, &o) < 0) {
-        free(in);
-        goto out;
-    }
-    free(in);
-    const swgpu_db_t *names = S.names ? S.names : S.db;
-    double t_out = cli_elapsed();
-    if (S.it)
-        rc = swgpu_outfmt_write_iterate(fmt, fp, S.it, S.queries,
-                                        (const swgpu_pssm_t *const *)S.pssms, a->report_all,
-                                        names, S.m, &o);
-    else if (S.res && S.pssms)
-        rc = swgpu_outfmt_write_pssm(fmt, fp, S.res, (const swgpu_pssm_t *const *)S.pssms,
-                                     (size_t)a->npssm, names, S.m, &o);
-    else if (S.res)
-        rc = swgpu_outfmt_write(fmt, fp, S.res, S.queries, names, S.m, &o);
+    return 0;
+}
+
+/* The results in format fmt to fp (the output opath); -1 after printing an
+ * error. */
+static int write_results(const search_t *S, const swgpu_outfmt_t *fmt, FILE *fp,
+                         const swgpu_opts_t *o)
+{
+    const cli_search_args_t *a = &S->a;
+    const swgpu_db_t *names = S->names ? S->names : S->db;
+    int rc = 0;
+    if (S->it)
+        rc = swgpu_outfmt_write_iterate(fmt, fp, S->it, S->queries,
+                                        (const swgpu_pssm_t *const *)S->pssms, a->report_all,
+                                        names, S->m, o);
+    else if (S->res && S->pssms)
+        rc = swgpu_outfmt_write_pssm(fmt, fp, S->res, (const swgpu_pssm_t *const *)S->pssms,
+                                     (size_t)a->npssm, names, S->m, o);
+    else if (S->res)
+        rc = swgpu_outfmt_write(fmt, fp, S->res, S->queries, names, S->m, o);
     if (rc < 0) {
         const char *msg = swgpu_last_error();
-        cli_error("output %s: %s", opath ? opath : "(standard output)",
+        cli_error("output %s: %s", a->opath ? a->opath : "(standard output)",
                   msg && *msg ? msg : swgpu_strerror(rc));
-        goto out;
+        return -1;
     }
+    return 0;
+}
+
+int swgpu_cmd_search(int argc, char **argv)
+{
+    search_t S;
+    swgpu_outfmt_t *fmt = NULL;
+    FILE *fp = NULL;
+    int status = 1, rc, nin = 0;
+    cli_out_t out = {0};
+    cli_input_t *in = NULL;
+    swgpu_opts_t o;
+    swgpu_read_info_t qi;
+    swgpu_alphabet_t qa;
+
+    memset(&S, 0, sizeof S);
+    switch (cli_search_args(argc, argv, &S.a)) {
+    case CLI_HELP: usage(stdout); cli_search_args_free(&S.a); return 0;
+    case CLI_ERROR: return 1;
+    }
+    cli_search_args_t *a = &S.a;
+    const char *qpath = a->qpath, *dpath = a->dpath, *opath = a->opath;
+    const char *qname = qpath ? (strcmp(qpath, "-") ? qpath : "standard input") : a->pssm[0];
+    int verbosity = a->verbosity;
+    int iterated = a->iterations > 1 || a->out_pssm || a->report_all;
+    if (cli_dist && !cli_dist->writer)
+        verbosity = 0; /* swgpu-mpi: one rank speaks */
+    cli_install_logger(verbosity);
+    a->threads = cli_clamp_threads(a->threads, verbosity);
+    if (check_modes(a, iterated) < 0)
+        goto out;
+
+    /* Check what can be checked before reading any file */
+    if (check_inputs(a, &in, &nin) < 0)
+        goto out;
+    cli_search_opts(a, a->type == SWGPU_DNA ? SWGPU_DNA : SWGPU_PROTEIN, &o);
+    if ((rc = swgpu_opts_check(&o, NULL)) < 0)
+        goto lib_fail;
+    /* the GPU's set-up overlaps reading the inputs; an unknown --kernel fails here */
+    if ((rc = swgpu_backend_prepare(&o)) < 0)
+        goto lib_fail;
+    if ((rc = swgpu_outfmt_parse(a->fmtspec, &fmt)) < 0 ||
+        (rc = swgpu_outfmt_set_dbname(fmt, dpath)) < 0)
+        goto lib_fail;
+
+    if (read_inputs(&S, &o, qname, iterated, verbosity, &qi, &qa) < 0 || scoring(&S, qa, &o) < 0)
+        goto out;
+    if (verbosity > 0 && isatty(STDERR_FILENO))
+        o.progress = on_progress;
+    if (!opath) /* `swgpu search ... | head` ends quietly (SIGPIPE), as other tools */
+        signal(SIGPIPE, SIG_DFL);
+
+    if (a->out_pssm &&
+        check_pssm_dir(&S, S.queries ? swgpu_seqset_size(S.queries) : (size_t)a->npssm, in,
+                       nin) < 0)
+        goto out;
+    /* open the output first: a bad path fails before the search runs */
+    if (!(fp = cli_out_open(&out, cli_out_path(opath))))
+        goto out;
+
+    if (run_search(&S, &o, iterated) < 0)
+        goto out;
+    if (S.it && a->out_pssm && write_pssms(&S, &o) < 0)
+        goto out;
+    double t_out = cli_elapsed();
+    if (write_results(&S, fmt, fp, &o) < 0)
+        goto out;
     fp = NULL;
     if (cli_out_close(&out) < 0)
         goto out;
@@ -918,8 +931,9 @@ int swgpu_cmd_search(int argc, char **argv)
     goto out;
 
 lib_fail:
-    lib_error(rc);
+    cli_lib_error(rc);
 out:
+    free(in);
     cli_out_abort(&out);
     search_free(&S);
     swgpu_outfmt_destroy(fmt);

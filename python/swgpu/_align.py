@@ -2,12 +2,13 @@
 memory) and align_long() (two long sequences in bounded memory, on the CPU or
 a GPU)."""
 
-from dataclasses import dataclass
-from typing import Callable, Optional
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
 
 from . import _swgpu
 from ._common import (_TYPE_NAMES, _alphabet, _clamp_threads, _error, _options_doc,
-                      _residues)
+                      _refuse_input, _residues)
 
 __all__ = ["Alignment", "LongAlignment", "LongStats", "align", "align_long"]
 
@@ -105,6 +106,8 @@ class LongAlignment(Alignment):
     strand: Optional[str]                #: "plus" or "minus" (DNA), None (protein)
     other_strand_score: Optional[int]    #: the other strand's score with strand="both"
     stats: LongStats
+    # what format() needs: (query, target, matrix, match, mismatch) as given
+    _inputs: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     @property
     def sstart(self) -> int:
@@ -113,6 +116,62 @@ class LongAlignment(Alignment):
     @property
     def send(self) -> int:
         return self.target_begin + 1 if self.strand == "minus" else self.target_end
+
+    def format(self, format="summary", *, query_id: str = "query", target_id: str = "target",
+               command_line: Optional[Sequence[str]] = None) -> str:
+        """The alignment as ``swgpu align`` writes it, byte for byte: format
+        "summary" (the default), "sam", "pair" (wrapped pairwise text) or
+        "svg" (the picture of ``--plot``).  query_id and target_id name the
+        sequences (the command line takes the files' first words).
+        command_line: SAM's @PG CL field, its words (e.g. ["swgpu", "align",
+        "a.fa", "b.fa"]); None leaves CL out.  Raises InvalidArgumentError
+        for a query_id too long for SAM (254 characters)."""
+        if self._inputs is None:
+            raise _error(_swgpu.InvalidArgumentError,
+                         "format: this LongAlignment was not made by align_long()")
+        if format not in ("summary", "sam", "pair", "svg"):
+            raise _error(_swgpu.InvalidArgumentError,
+                         "format %r: expected 'summary', 'sam', 'pair' or 'svg'" % (format,))
+        if isinstance(command_line, (str, bytes)):
+            raise TypeError("command_line: expected a list of words, not a single string")
+        query, target, matrix, match, mismatch = self._inputs
+        minus = self.strand == "minus"
+        tb, te = self.target_begin, self.target_end
+        if minus:  # back to the interval on the reverse complement, as aligned
+            tb, te = self.target_length - te, self.target_length - tb
+        aln = (self.score, self.query_begin, self.query_end, tb, te, self.cigar, self.length,
+               self.nident, self.mismatches, self.gap_opens, self.gaps)
+        other = (not minus, self.other_strand_score) \
+            if self.other_strand_score is not None else None
+        return _swgpu.long_format(format, query, target, 1 if self.type == "protein" else 2,
+                                  matrix, match, mismatch, minus, aln, other, self.cigar is None,
+                                  query_id, target_id,
+                                  None if command_line is None else list(command_line))
+
+    def write(self, file, format="summary", *, query_id: str = "query",
+              target_id: str = "target", command_line: Optional[Sequence[str]] = None,
+              inputs: Sequence = ()) -> None:
+        """Write format(format, ...) to a path or a text file object.  As
+        ``swgpu align -o`` does, a path is never a directory, the matrix
+        file, nor one of inputs (the files the sequences were read from,
+        links followed: InvalidArgumentError, nothing written)."""
+        text = self.format(format, query_id=query_id, target_id=target_id,
+                           command_line=command_line)
+        if hasattr(file, "write"):
+            file.write(text)
+            return
+        out = os.fsdecode(file)
+        if os.path.isdir(out):
+            raise _error(_swgpu.InvalidArgumentError, "output %s: is a directory" % out)
+        if isinstance(inputs, (str, bytes, os.PathLike)):
+            inputs = (inputs,)
+        for source in inputs:
+            _refuse_input(os.fsdecode(source), out, "output", "a sequence was read from")
+        matrix = self._inputs[2]
+        if matrix is not None:
+            _refuse_input(os.fsdecode(matrix), out, "output", "the matrix was read from")
+        with open(out, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
 
 
 def _fields(aln, score_only):
@@ -191,9 +250,9 @@ def align_long(query, target, matrix=None, gap_open=None, gap_extend=None, *, ma
             options[name] = max_memory
     _clamp_threads(options)
     score_only = bool(options.get("score_only"))
-    al, qlen, tlen, results = _swgpu.align_long(
-        _residues(query, "query"), _residues(target, "target"), _alphabet(type), matrix, match,
-        mismatch, _STRANDS[strand], options, progress)
+    query, target = _residues(query, "query"), _residues(target, "target")
+    al, qlen, tlen, results = _swgpu.align_long(query, target, _alphabet(type), matrix, match,
+                                                mismatch, _STRANDS[strand], options, progress)
     best = 1 if len(results) == 2 and results[1][1][0] > results[0][1][0] else 0
     minus, aln, stats = results[best]
     f = _fields(aln, score_only)
@@ -202,7 +261,8 @@ def align_long(query, target, matrix=None, gap_open=None, gap_extend=None, *, ma
     return LongAlignment(query_length=qlen, target_length=tlen, type=_TYPE_NAMES[al],
                          strand=("minus" if minus else "plus") if al == 2 else None,
                          other_strand_score=results[1 - best][1][0] if len(results) == 2 else None,
-                         stats=LongStats(**stats), **f)
+                         stats=LongStats(**stats),
+                         _inputs=(query, target, matrix, match, mismatch), **f)
 
 
 align_long.__doc__ = align_long.__doc__.replace("{options}", _options_doc(_swgpu.long_options, 4))

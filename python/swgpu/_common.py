@@ -1,10 +1,12 @@
 """Pieces shared by the swgpu package's modules: sequence types, the library's
 log messages routed to the ``swgpu`` logger, errors raised from Python, and
-the BLAST tabular number formats."""
+the BLAST tabular number formats, and the guard that keeps an output off an
+input file."""
 
 import logging
 import os
 import re
+import stat
 import textwrap
 
 from . import _swgpu
@@ -133,3 +135,43 @@ def format_bitscore(b):
     if b > 99.9:
         return "%3d" % int(b)
     return "%4.1f" % b
+
+
+# the extensions of a BLAST database's files, versions 4 and 5 (as the
+# swgpu tool's input guard, tools/outfile.c)
+_BLASTDB_EXT = ("al", "in", "sq", "hr", "og", "sd", "si", "ni", "nd", "pi", "pd", "hi", "hd",
+                "os", "ot", "tf", "to", "db", "js", "aa", "ab", "ac")
+
+
+def _refuse_input(source, output, label="database", read_from="this database was read from"):
+    """Raise InvalidArgumentError when output (an existing regular file,
+    links followed) is the file source (what a Database or Queries was read
+    from) or a file of the BLAST database that the prefix source names.
+    Messages: "LABEL OUTPUT: is the file READ_FROM; refusing to replace it"."""
+    if source is None:
+        return
+    out = os.fsdecode(output)
+    try:
+        so = os.stat(out)
+    except OSError:
+        return  # nothing there yet
+    if not stat.S_ISREG(so.st_mode):
+        return  # not a file: refused, or written in place, by the caller
+    try:
+        si = os.stat(source)
+    except OSError:
+        si = None
+    if si is not None:
+        if (si.st_dev, si.st_ino) == (so.st_dev, so.st_ino):
+            raise _error(_swgpu.InvalidArgumentError,
+                         "%s %s: is the file %s; refusing to replace it" % (label, out, read_from))
+        return
+    # a BLAST database prefix: its files are PREFIX[.volume].EXT
+    name = os.path.basename(out)
+    if (len(name) > 4 and name[-4] == "." and name[-3] in "pn" and name[-2:] in _BLASTDB_EXT):
+        want = os.path.join(os.path.realpath(os.path.dirname(source) or "."),
+                            os.path.basename(source)) + "."
+        if os.path.basename(source) and os.path.realpath(out).startswith(want):
+            raise _error(_swgpu.InvalidArgumentError,
+                         "%s %s: is a file of the BLAST database %s %s; refusing to replace it"
+                         % (label, out, source, read_from))

@@ -85,7 +85,10 @@ def test_sdist_holds_the_build(sdist):
         pkg_info = t.extractfile(base + "/PKG-INFO").read().decode()
     for f in ("PKG-INFO", "LICENSE", "README.md", "Makefile", "setup.py", "pyproject.toml",
               "include/swgpu.h", "src/search.c", "src/simd/sw_avx2.c", "src/cuda/group.cu",
-              "python/swgpu/_swgpu.c", "python/swgpu/__init__.py", "python/swgpu/_search.py"):
+              "python/swgpu/_swgpu.c", "python/swgpu/_swgpu.h", "python/swgpu/_swgpu_align.c",
+              "python/swgpu/_swgpu_data.c", "python/swgpu/_swgpu_opts.c",
+              "python/swgpu/_swgpu_result.c", "python/swgpu/_swgpu_search.c",
+              "python/swgpu/__init__.py", "python/swgpu/_search.py"):
         assert base + "/" + f in names, f
     assert not [n for n in names if "__pycache__" in n or n.endswith((".so", ".o", ".a"))]
     assert "\nLicense: MIT\n" in pkg_info and "\nRequires-Python: >=3.9\n" in pkg_info
