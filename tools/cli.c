@@ -122,31 +122,15 @@ int cli_parse_int(const char *opt, const char *s, int *out)
 /* "123", "512K", "1.5G", "4g": bytes (binary multiples). */
 int cli_parse_size(const char *opt, const char *s, uint64_t *out)
 {
-    char *end;
-    double v, mul = 1;
-    errno = 0;
-    v = strtod(s, &end);
-    if (end != s && *end) {
-        switch (*end) {
-        case 'k': case 'K': mul = 1024.0; break;
-        case 'm': case 'M': mul = 1024.0 * 1024; break;
-        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
-        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
-        default: mul = 0; break;
-        }
-        if (mul > 0 && (end[1] == 0 || ((end[1] == 'b' || end[1] == 'B') && end[2] == 0) ||
-                        ((end[1] == 'i') && (end[2] == 'B') && end[3] == 0)))
-            end = (char *)"";
-    }
-    if (end == s || *end || (errno && errno != ERANGE) || isnan(v) || v * mul < 1) {
-        cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
-        return -1;
-    }
-    if (errno == ERANGE || !isfinite(v) || v * mul > 1.8e19) {
+    int rc = swgpu_parse_size(s, out);
+    if (rc == SWGPU_ERANGE) {
         cli_error("%s: '%s' is too large (at most 16E bytes)", opt, s);
         return -1;
     }
-    *out = (uint64_t)(v * mul);
+    if (rc || *out < 1) {
+        cli_error("%s: '%s' is not a size (examples: 512M, 4G)", opt, s);
+        return -1;
+    }
     if (*out < (uint64_t)1 << 20) { /* budgets are counted in MiB */
         cli_error("%s %s (%llu bytes): at least 1 MiB is needed", opt, s,
                   (unsigned long long)*out);

@@ -110,32 +110,6 @@ const opt_field_t swpy_long_fields[] = {
 };
 const size_t swpy_n_long_fields = sizeof swpy_long_fields / sizeof swpy_long_fields[0];
 
-/* "123", "512K", "1.5G", "4GiB" -> bytes (binary multiples), as the command
- * line's --max-memory reads them. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    char *end;
-    double mul = 1;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end != s && *end) {
-        switch (*end) {
-        case 'k': case 'K': mul = 1024.0; break;
-        case 'm': case 'M': mul = 1024.0 * 1024; break;
-        case 'g': case 'G': mul = 1024.0 * 1024 * 1024; break;
-        case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
-        default: mul = 0; break;
-        }
-        if (mul > 0 && (end[1] == 0 || ((end[1] == 'b' || end[1] == 'B') && end[2] == 0) ||
-                        (end[1] == 'i' && end[2] == 'B' && end[3] == 0)))
-            end = (char *)"";
-    }
-    if (end == s || *end || errno || !isfinite(v) || v < 0 || v * mul > 1.8e19)
-        return -1;
-    *out = (uint64_t)(v * mul);
-    return 0;
-}
-
 static int set_field(const opt_field_t *f, void *base, PyObject *v, PyObject *keep)
 {
     char *p = (char *)base + f->offset;
@@ -193,7 +167,7 @@ static int set_field(const opt_field_t *f, void *base, PyObject *v, PyObject *ke
             const char *s = PyUnicode_AsUTF8(v);
             if (!s)
                 return -1;
-            if (parse_size(s, &x) < 0) {
+            if (swgpu_parse_size(s, &x) != SWGPU_OK) {
                 swpy_raise_fmt(SWGPU_EINVAL, "option %s: '%s' is not a size (examples: 512M, 4G)",
                                f->name, s);
                 return -1;

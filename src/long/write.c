@@ -1,5 +1,5 @@
 /*
- * long_write.c - the outputs of a long alignment (swgpu_align_long()) as
+ * write.c - the outputs of a long alignment (swgpu_align_long()) as
  * `swgpu align` writes them: the summary, SAM, wrapped pairwise text and an
  * SVG picture of the path (swgpu_long_write_*() in swgpu.h).
  *
@@ -7,7 +7,7 @@
  * minus strand high to low (BLAST style) in the summary and the pairwise
  * text, while SAM reverse-complements the query instead (flag 16).
  */
-#include "internal.h"
+#include "long/long.h"
 
 #include <errno.h>
 #include <math.h>
