@@ -84,7 +84,7 @@ def test_sdist_holds_the_build(sdist):
         names = set(t.getnames())
         pkg_info = t.extractfile(base + "/PKG-INFO").read().decode()
     for f in ("PKG-INFO", "LICENSE", "README.md", "Makefile", "setup.py", "pyproject.toml",
-              "include/swgpu.h", "src/search.c", "src/simd/sw_avx2.c", "src/cuda/group.cu",
+              "include/swgpu.h", "src/base/util.c", "src/simd/sw_avx2.c", "src/cuda/group.cu",
               "python/swgpu/_swgpu.c", "python/swgpu/_swgpu.h", "python/swgpu/_swgpu_align.c",
               "python/swgpu/_swgpu_data.c", "python/swgpu/_swgpu_opts.c",
               "python/swgpu/_swgpu_result.c", "python/swgpu/_swgpu_search.c",
