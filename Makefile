@@ -112,11 +112,11 @@ $(B)/config: FORCE
 	  $(if $(CUDA_CU),'NVCC=$(NVCC)' 'NVCCFLAGS=$(NVCCFLAGS)' 'CUDA_ARCH=$(CUDA_ARCH)') > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(B)/%.o: %.c $(wildcard include/*.h src/*/*.h) $(B)/config
+$(B)/%.o: %.c $(wildcard include/*.h include/swgpu/*.h src/*/*.h) $(B)/config
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC $(call simd_flags,$<) -c $< -o $@
 
-$(B)/%.cu.o: %.cu $(wildcard include/*.h src/*/*.h src/*/*.cuh) $(B)/config
+$(B)/%.cu.o: %.cu $(wildcard include/*.h include/swgpu/*.h src/*/*.h src/*/*.cuh) $(B)/config
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Xcompiler -fPIC,-Wall -c $< -o $@
 
@@ -244,7 +244,7 @@ python: $(B)/libswgpu.a
 
 py-ext: $(PY_B)/swgpu/_swgpu$(PY_EXT) $(PY_SRC:python/%=$(PY_B)/%)
 
-$(PY_B)/swgpu/_swgpu$(PY_EXT): $(PY_EXT_C) python/swgpu/_swgpu.h include/swgpu.h $(B)/libswgpu.a
+$(PY_B)/swgpu/_swgpu$(PY_EXT): $(PY_EXT_C) python/swgpu/_swgpu.h include/swgpu.h $(wildcard include/swgpu/*.h) $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) -I$(PY_INC) $(CFLAGS) $(WARN) $(PY_CFLAGS) -o $@ $(PY_EXT_C) \
 	    $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
@@ -277,6 +277,8 @@ install: all
 	ln -sfn libswgpu.so.$(SO_VERSION) $(DESTDIR)$(PREFIX)/lib/libswgpu.so.$(SO_MAJOR)
 	ln -sfn libswgpu.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libswgpu.so
 	install -m 644 include/swgpu.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/include/swgpu
+	install -m 644 include/swgpu/*.h $(DESTDIR)$(PREFIX)/include/swgpu/
 	install -m 644 $(B)/swgpu.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 docs/swgpu.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 

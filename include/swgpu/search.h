@@ -1,0 +1,306 @@
+/*
+ * swgpu/search.h - database search, iterated (PSI-BLAST) search and
+ * their output formats.
+ * Included by swgpu.h: include <swgpu.h>, not this file.
+ */
+#ifndef SWGPU_SEARCH_API_H
+#define SWGPU_SEARCH_API_H
+
+#include "swgpu/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- search */
+
+typedef struct {
+    size_t target;    /* index in database order */
+    int32_t score;
+    double bits;
+    double evalue;
+    swgpu_aln_t aln;  /* empty (n_cigar 0) when opts.no_align */
+    int minus;        /* 1: DNA, the subject's minus strand: aln is the query aligned
+                         with the reverse complement of the subject; its cigar reads
+                         the query against that reverse complement, tbeg/tend are the
+                         aligned interval on the subject as stored (BLAST prints it
+                         as sstart = tend > send = tbeg + 1).  0: plus (or protein) */
+} swgpu_hit_t;
+
+typedef struct {
+    size_t query;       /* index in the query set */
+    size_t n_hits;      /* best first; ties by database order */
+    swgpu_hit_t *hits;
+    swgpu_karlin_t karlin; /* parameters used for this query */
+} swgpu_query_result_t;
+
+typedef struct {
+    size_t n_queries;
+    swgpu_query_result_t *q;
+    const char *backend;   /* name of the engine that scanned (static) */
+    uint64_t cells;        /* sum over queries of qlen * db residues */
+    uint64_t overflows;    /* targets rescored at a wider precision */
+    double scan_seconds;   /* wall time of the database scan (the hits' selection and
+                              most alignments overlap it) */
+    double align_seconds;  /* wall time the hits' alignments went on after the scan */
+} swgpu_search_result_t;
+
+/**
+ * Search every query against every database sequence.  Every database
+ * sequence is scored exactly; per query the top opts->top_n hits with
+ * E-value <= opts->evalue and score > 0 are kept, with alignments.
+ * The engine may scan many queries at once (a GPU batches short queries);
+ * the hits' alignments are computed on opts->threads threads while the
+ * scan goes on.  The result is the same whatever the backend, the batching
+ * or the thread count.
+ * Thread safety: concurrent calls may share queries, db, m and opts (all
+ * read only); each call has its own engine and threads, and its own result.
+ */
+int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                 const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                 swgpu_search_result_t **out);
+void swgpu_search_result_destroy(swgpu_search_result_t *r);
+
+/**
+ * A search split over parts of a database: run swgpu_search() with
+ * opts->candidates on each part (swgpu_db_part, swgpu_db_open_part), then
+ * merge the parts' results here, then align the kept hits where their
+ * targets are (swgpu_search_align() on each part).  The outcome is exactly
+ * swgpu_search() on the whole database: the same hits in the same order
+ * (score desc, database index asc), the same Karlin-Altschul parameters,
+ * bit scores, E-values and alignments.
+ */
+
+/** What swgpu_search_merge() needs to know of the whole database. */
+typedef struct {
+    uint64_t db_sequences;   /* the whole database's sequences */
+    uint64_t db_residues;    /* ... and residues */
+    /* Only when the matrix and gaps have no published parameters (they are
+     * then fitted to each query's scores against the whole database): */
+    const uint64_t *tlen;    /* the db_sequences lengths in the whole scan order */
+    /* fill out[db_sequences] with query i's scores in the whole scan order
+     * (the parts' on_scores arrays, parts in scan order); called once per
+     * query, for i = 0, 1, ... in order; a negative return stops the merge */
+    int (*scores)(void *user, size_t query, int32_t *out);
+    void *user;
+} swgpu_merge_src_t;
+
+/**
+ * Merge the candidates of nparts parts (results of swgpu_search() with
+ * opts->candidates, each over the same queries; parts in any order) into
+ * the whole search's result without alignments: per query the parameters,
+ * published or fitted (then src->tlen and src->scores are required), the
+ * E-value filter (opts->evalue_model, the whole database's size), then the
+ * top_n best of those that pass, bit scores and E-values (a candidate's own
+ * where the E-value depends on the subject's length).  opts as given to the
+ * parts (candidates ignored).
+ * cells and overflows are the parts' sums, scan_seconds their maximum.
+ * *out is the caller's (swgpu_search_result_destroy).
+ */
+int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
+                       const swgpu_opts_t *opts, const swgpu_search_result_t *const *parts,
+                       size_t nparts, const swgpu_merge_src_t *src,
+                       swgpu_search_result_t **out);
+
+/**
+ * Compute the alignments of the hits of r whose target db holds (for a
+ * part: its own sequences; others are left as they are) on opts->threads
+ * threads, exactly as swgpu_search() computes them.  r->q[i] must be query
+ * i (as swgpu_search() and swgpu_search_merge() make them).  Each alignment
+ * is checked against its hit's score.
+ */
+int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
+                       const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+
+/**
+ * Every database sequence's exact score against every query, without hits
+ * or statistics: out[i * swgpu_db_size(db) + j] is the score of query i
+ * against database sequence j (database order); out holds
+ * swgpu_seqset_size(queries) * swgpu_db_size(db) entries (the caller's).
+ * The engine is chosen as for swgpu_search (opts->backend, kernel, gpus,
+ * max_gpu_memory, threads); opts->top_n, evalue, no_align and no_self do not
+ * apply.  The scores equal the ones swgpu_search ranks its hits by.  db
+ * must be a whole database (SWGPU_EINVAL for a part: swgpu_opts_t.on_scores
+ * gives a part's scores).
+ * Thread safety: as swgpu_search (concurrent calls on different outputs).
+ */
+int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts, int32_t *out);
+
+/**
+ * Search with position-specific score matrices as queries: pssms[0..n) in
+ * place of a sequence set, otherwise exactly swgpu_search() (every
+ * database sequence scored exactly, every backend, the same batching,
+ * top-N, tie rule and alignments).  Query position i scores against
+ * database residue code c as swgpu_pssm_score(pssms[q], i, c); m must be
+ * a protein matrix: it picks the Karlin-Altschul parameters of the
+ * E-values and is never used for scores.  With published parameters for m
+ * and the gaps, each PSSM's are psiblast's (swgpu_pssm_karlin: m's lambda,
+ * K scaled by the PSSM's ungapped K over m's); otherwise they are fitted to
+ * each query's scores as in swgpu_search().  Alignments compare the database residues with
+ * the PSSM's query residues (swgpu_pssm_residues) for the identity and
+ * mismatch counts.  r->q[i].query is the index i into pssms.  db must be a
+ * protein database.  The PSSMs must outlive the call only.
+ */
+int swgpu_search_pssm(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                      const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                      swgpu_search_result_t **out);
+
+/* ------------------------------------------- iterated search (PSI-BLAST) */
+
+/**
+ * The PSSM that PSI-BLAST's method makes from a round of search: the hits
+ * of qr (a query's result, with alignments) with E-value <= inclusion_evalue
+ * aligned to the query (query->res, its len residues; id copied), each in a
+ * row of its own; with opts, a row then also takes its subject's best local
+ * alignments with the stretches of the query it does not cover yet, while
+ * their E-values (qr->karlin, opts' gaps and E-value model, db's size) are
+ * <= inclusion_evalue, as psiblast includes every HSP of a subject (opts
+ * NULL: the hits' own alignments only).  searched is the PSSM the round
+ * searched with, which scores those alignments (NULL: the query's residues
+ * scored by m; otherwise its length is the query's).  The rows are purged of
+ * stretches identical to the query and of near-identical rows (94%); then
+ * Henikoff & Henikoff position-based sequence weights, data-dependent
+ * pseudocounts (Altschul et al. 2009, BLAST+'s default), target
+ * frequencies turned into scores in the units of matrix m and scaled so
+ * that the PSSM's ungapped lambda is m's (src/psi.c describes each step and
+ * cites the papers).  qr NULL or without included hits: every position
+ * unobserved, scored by m's frequency ratios of its query residue and
+ * scaled the same way (psiblast's PSSM for a query whose only hit is
+ * itself).  db is the database the hits index; m a protein matrix.  The
+ * PSSM records the weighted observed percentages, the information per
+ * position and the relative weights that swgpu_pssm_write() prints.
+ * SWGPU_EINVAL when an included hit has no alignment.  *out is the caller's.
+ */
+int swgpu_pssm_from_hits(const swgpu_seq_t *query, const swgpu_pssm_t *searched,
+                         const swgpu_query_result_t *qr, const swgpu_db_t *db,
+                         const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                         double inclusion_evalue, swgpu_pssm_t **out);
+
+/** Options of swgpu_search_iterate(); swgpu_psi_opts_init() sets the defaults. */
+typedef struct {
+    int iterations;          /* rounds at most (>= 1; default 1: one search) */
+    double inclusion_evalue; /* a round's hits with E-value <= this make the next round's
+                                PSSM (default 0.002, psiblast's) */
+    int max_hits;            /* a round includes hits among each query's best max_hits only
+                                (default 500, psiblast's -max_target_seqs), whatever
+                                opts->top_n, the number of hits the results keep */
+    int final_pssm;          /* 1 (default): make each query's PSSM of its last round's
+                                hits (final_pssm); 0: leave final_pssm NULL and save
+                                that work */
+    int align_rounds;        /* 1 (default): every round's hits carry their alignments;
+                                0: only each query's last round's (in earlier rounds the
+                                hits the next PSSM does not take keep score and E-value,
+                                aln.score = score, no CIGAR), which saves their
+                                alignments when only the last round is reported (with
+                                final_pssm 0; final_pssm 1 aligns as 1) */
+} swgpu_psi_opts_t;
+
+void swgpu_psi_opts_init(swgpu_psi_opts_t *o);
+
+/** What swgpu_search_iterate() found; swgpu_iterate_result_destroy() frees it. */
+typedef struct {
+    size_t n_queries;
+    size_t n_rounds;                  /* rounds run (the most any query ran) */
+    swgpu_search_result_t **round;    /* round[k]: round k+1, q[i] query i (no hits where the
+                                         query had stopped before) */
+    swgpu_pssm_t **pssm;              /* pssm[k * n_queries + i]: the PSSM query i searched
+                                         with in round k+1 (k >= 1; NULL for k = 0 and once
+                                         it had stopped) */
+    swgpu_pssm_t **final_pssm;        /* per query: the PSSM of its last round's hits (NULL
+                                         unless psi->final_pssm) */
+    size_t *last_round;               /* per query: its last round (1..n_rounds); its results
+                                         are round[last_round[i] - 1]->q[i] */
+    size_t *included;                 /* included[k * n_queries + i]: hits query i included in
+                                         round k+1 (before purging) */
+    int *converged;                   /* per query: 1 when it stopped because its last round
+                                         included no hit that the round before had not */
+} swgpu_iterate_result_t;
+
+void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r);
+
+/**
+ * An iterated search (PSI-BLAST): round 1 searches with the queries (a
+ * sequence set scored by m, or npssm PSSMs: exactly one of queries and
+ * pssms is given); after each round every query's hits with E-value <=
+ * psi->inclusion_evalue among its best psi->max_hits make its PSSM
+ * (swgpu_pssm_from_hits), which the next round
+ * searches with (swgpu_search_pssm: PSSM statistics).  A query stops after
+ * psi->iterations rounds, or earlier when a round includes no hit that the
+ * round before did not include (round 1: when it includes none).  Every
+ * round is an ordinary search with opts (each query's best opts->top_n
+ * hits kept, E-values, tie rule, alignments; opts->no_align drops the
+ * alignments from the results, though the rounds compute them for the
+ * PSSMs).  Protein only.  Thread safety as swgpu_search.
+ */
+int swgpu_search_iterate(const swgpu_seqset_t *queries, const swgpu_pssm_t *const *pssms,
+                         size_t npssm, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                         const swgpu_opts_t *opts, const swgpu_psi_opts_t *psi,
+                         swgpu_iterate_result_t **out);
+
+/**
+ * Optional: start setting up the backend that o selects (for a GPU: the
+ * driver and each GPU's context, a few tenths of a second) on a background
+ * thread, so that it overlaps the caller's own work, such as reading the
+ * input files; swgpu_search then waits for it as needed.  Returns SWGPU_OK
+ * whether or not a GPU is present, SWGPU_EINVAL when o names a kernel that the
+ * backend it selects does not have or SWGPU_BACKEND names no backend (so a
+ * caller can refuse them before reading its inputs; swgpu_search refuses them
+ * too).  A program that called it must call
+ * swgpu_backend_wait() before it exits (exiting while the set-up thread is
+ * inside the GPU driver can crash the process).
+ */
+int swgpu_backend_prepare(const swgpu_opts_t *o);
+
+/** Wait until a set-up started by swgpu_backend_prepare() is complete (at
+ *  once when none was started).  Both may be called from any thread; the
+ *  set-up happens once per process. */
+void swgpu_backend_wait(void);
+
+/* ---------------------------------------------------------------- output */
+
+/** Write a name or description to fp as every output format writes it: the
+ *  control characters (0x00-0x1f, 0x7f) as \\t, \\n, \\r or \\xHH, every other
+ *  byte as it is, so that a name cannot add columns or lines.  NULL writes
+ *  nothing.  The caller checks fp's error state. */
+void swgpu_put_name(FILE *fp, const char *s);
+
+typedef struct swgpu_outfmt swgpu_outfmt_t;
+
+/** Parse "6", "7", "pair", or a BLAST column list such as
+ *  "6 qseqid sseqid score evalue qlen slen".  SWGPU_EINVAL names a bad column. */
+int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out);
+/** Write all results in the format to fp (the caller's stream).  The same
+ *  format may be used by several threads at once, each with its own fp. */
+int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp,
+                       const swgpu_search_result_t *r,
+                       const swgpu_seqset_t *queries, const swgpu_db_t *db,
+                       const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** The same for a search with PSSM queries (swgpu_search_pssm: r->q[i].query
+ *  indexes pssms): each query's id is its PSSM's, its length the number of
+ *  positions; identities compare the subject with the PSSM's query residues,
+ *  and positives are identities and the pairs that m scores > 0, as psiblast
+ *  2.12 counts them for a PSSM (its underlying matrix, not the PSSM). */
+int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
+                            const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
+                            const swgpu_matrix_t *m, const swgpu_opts_t *opts);
+/** The results of an iterated search (queries or pssms as given to it):
+ *  query by query, its last round, or with all_rounds every round it ran,
+ *  each a block as swgpu_outfmt_write() writes it, under "# Iteration: N"
+ *  (format 7) or "Results from round N" (pair) when all_rounds.  Format 7's
+ *  closing line counts the blocks. */
+int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
+                               const swgpu_iterate_result_t *it, const swgpu_seqset_t *queries,
+                               const swgpu_pssm_t *const *pssms, int all_rounds,
+                               const swgpu_db_t *db, const swgpu_matrix_t *m,
+                               const swgpu_opts_t *opts);
+/** Database name shown by format 7 ("# Database: NAME") and the pairwise
+ *  view (copied; NULL restores the default "unnamed"). */
+int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);
+void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SWGPU_SEARCH_API_H */
