@@ -440,7 +440,6 @@ void swgpu__ck_tmpname(char *buf, size_t size, const char *path);
 const char *swgpu__ck_kind(mode_t mode);
 void swgpu__ck_free(swgpu__ck_t *c);
 
-
 /* ------------------------------------------------------------------------
  * The aligner (swgpu_align_long) across its files: align_long.c (the
  * driver, its phases), batch.c (batches on the engines, progress,
@@ -450,8 +449,6 @@ void swgpu__ck_free(swgpu__ck_t *c);
  * Layers, each calling only those below: align_long.c; walk.c,
  * basetrace.c; batch.c; layout.c, cigar.c.
  */
-
-#include "swgpu.h"
 
 /* the states of a vertex of a path: H, or inside a horizontal (E) or
  * vertical (F) gap that continues across it */

@@ -12,7 +12,6 @@
 
 #include <string.h>
 
-#define SH SWGPU__LONG_SH
 #define NEG SWGPU__LONG_NEG
 
 static int64_t imin64(int64_t a, int64_t b)
@@ -38,7 +37,6 @@ int swgpu__la_pieces_push(swgpu__la_pieces_t *v, const swgpu__la_piece_t *s)
     v->v[v->n++] = *s;
     return SWGPU_OK;
 }
-
 
 /* Upper bound of any path score from a vertex to one dr rows and dc columns away. */
 static int64_t path_ub(const swgpu__lscore_t *sc, int64_t dr, int64_t dc)
