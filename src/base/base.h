@@ -1,6 +1,7 @@
 /*
  * base/base.h - what every part of libswgpu uses (never installed): the
- * failure and logging calls, clocks, the core count, file identities.
+ * failure and logging calls, clocks, the core count, file identities, the
+ * one reading of SWGPU_BACKEND.
  *
  * Errors: a function that fails returns a negative SWGPU_E* status and has
  * recorded its message with swgpu__fail (swgpu_last_error() gives it to the
@@ -49,5 +50,14 @@ static inline int32_t swgpu__round_away(double v)
     double d = v - (double)t;
     return (int32_t)(t + (d >= 0.5) - (d <= -0.5));
 }
+
+/* ---------------------------------------- environment (env.c) */
+
+/** SWGPU_BACKEND applied to *b: when *b is SWGPU_BACKEND_AUTO and the
+ *  variable is set, *b becomes the backend it names (ref, cpu or cuda;
+ *  auto or empty: unchanged).  Another value: SWGPU_EINVAL, "SWGPU_BACKEND=X:
+ *  expected ref, cpu, cuda or auto", *b unchanged.  A backend asked for
+ *  explicitly stays (the variable is not read). */
+int swgpu__env_backend(swgpu_backend_t *b);
 
 #endif /* SWGPU_BASE_H */

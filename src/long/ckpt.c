@@ -1,5 +1,5 @@
 /*
- * long_ckpt.c - checkpoints of a long alignment (swgpu_long_opts_t.checkpoint):
+ * ckpt.c - checkpoints of a long alignment (swgpu_long_opts_t.checkpoint):
  * the file format, written atomically (a temporary beside it, then rename)
  * and read back.
  *
@@ -24,10 +24,9 @@
  * zlib's CRC-32 of every byte before it (uint32).  The reader checks the
  * magic, the format, the size the header implies and the CRC before
  * anything is used; the caller checks the fields against the inputs
- * (align_long.c).
+ * (batch.c).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "long/long.h"
 #include "long/long.h"
 
 #include <errno.h>
@@ -167,38 +166,47 @@ static int damaged(FILE *f, swgpu__ck_t *c, const char *path, const char *why)
                        "to start afresh", path, why);
 }
 
-int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
+static int nomem(FILE *f, swgpu__ck_t *c, const char *path)
 {
-    struct stat sb;
-    FILE *f;
-    char magic[8];
-    uint64_t fp2;
-    uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0), crc2;
-    int64_t head[12], w, nch, nrows, nb, next;
-    uint64_t need, rowb;
+    fclose(f);
+    swgpu__ck_free(c);
+    return swgpu__fail(SWGPU_ENOMEM, "checkpoint %s: out of memory", path);
+}
+
+/* Open path, a regular file (never opened as anything else: a FIFO does
+ * not block), into *f with its stat in *sb: SWGPU_OK, 1 when there is no
+ * such file, or an error. */
+static int open_file(const char *path, struct stat *sb, FILE **f)
+{
     int fd;
-    memset(c, 0, sizeof *c);
-    if (stat(path, &sb) != 0) {
+    if (stat(path, sb) != 0) {
         if (errno == ENOENT)
-            return 0; /* none: start afresh */
+            return 1; /* none: start afresh */
         return swgpu__fail(SWGPU_EIO, "checkpoint %s: cannot open it: %s", path, strerror(errno));
     }
-    if (!S_ISREG(sb.st_mode))
+    if (!S_ISREG(sb->st_mode))
         return swgpu__fail(SWGPU_EINVAL, "checkpoint %s is %s, not a checkpoint file", path,
-                           swgpu__ck_kind(sb.st_mode));
+                           swgpu__ck_kind(sb->st_mode));
     /* not blocking on a FIFO put there since */
     if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
         return swgpu__fail(SWGPU_EIO, "checkpoint %s: cannot open it: %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
         close(fd);
         return swgpu__fail(SWGPU_EINVAL, "checkpoint %s is %s, not a checkpoint file", path,
-                           swgpu__ck_kind(sb.st_mode));
+                           swgpu__ck_kind(sb->st_mode));
     }
-    if (!(f = fdopen(fd, "rb"))) {
+    if (!(*f = fdopen(fd, "rb"))) {
         close(fd);
         return swgpu__fail(SWGPU_ENOMEM, "checkpoint %s: out of memory", path);
     }
-    if (get(f, &crc, magic, sizeof magic) || memcmp(magic, MAGIC, 7)) {
+    return SWGPU_OK;
+}
+
+/* The magic and the format (the file closed when they are not ours). */
+static int check_magic(FILE *f, const char *path, uint32_t *crc)
+{
+    char magic[8];
+    if (get(f, crc, magic, sizeof magic) || memcmp(magic, MAGIC, 7)) {
         fclose(f);
         return swgpu__fail(SWGPU_EFORMAT, "checkpoint %s is not a swgpu checkpoint", path);
     }
@@ -209,49 +217,60 @@ int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
                            (unsigned char)magic[7] < FORMAT ? "an older" : "a newer", (unsigned char)magic[7],
                            FORMAT);
     }
-    /* the CRC of the whole file first: nothing else is looked at before */
-    if (sb.st_size < HEAD_BYTES + 4)
+    return SWGPU_OK;
+}
+
+/* The CRC of the whole file (after the magic, CRC crc so far), before
+ * anything else is looked at; f is left after the magic again. */
+static int check_crc(FILE *f, swgpu__ck_t *c, const char *path, const struct stat *sb, uint32_t crc)
+{
+    static const size_t CH = 1 << 20;
+    uint8_t *buf;
+    uint64_t left, fp2;
+    uint32_t crc1 = crc, crc2;
+    int64_t head[12];
+    int short_read = 0;
+    char why[160];
+    if (sb->st_size < HEAD_BYTES + 4)
         return damaged(f, c, path, "truncated");
-    {
-        static const size_t CH = 1 << 20;
-        uint8_t *buf = malloc(CH);
-        uint64_t left = (uint64_t)sb.st_size - 4 - sizeof magic;
-        uint32_t crc1 = crc;
-        int short_read = 0;
-        if (!buf)
-            goto nomem;
-        while (left > 0 && !short_read) {
-            const size_t k = left < CH ? (size_t)left : CH;
-            if (get(f, &crc1, buf, k))
-                short_read = 1;
-            left -= k;
-        }
-        free(buf);
-        if (short_read || fread(&crc2, 1, sizeof crc2, f) != sizeof crc2)
-            return damaged(f, c, path, "truncated");
-        if (crc2 != crc1) {
-            /* say so when the header describes another size (a file cut short) */
-            char why[160];
-            snprintf(why, sizeof why, "its checksum does not match its contents");
-            if (fseek(f, sizeof magic, SEEK_SET) == 0 && !get(f, &crc1, &fp2, sizeof fp2) &&
-                !get(f, &crc1, head, sizeof head) && head[7] >= 0 && head[7] <= INT32_MAX && head[8] >= 0 &&
-                head[9] >= 0 && head[9] <= INT32_MAX && (head[10] == 0 || head[10] == 1)) {
-                const int64_t w1 = head[7], nch1 = (w1 + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
-                const uint64_t want = HEAD_BYTES + 4 + (uint64_t)head[9] * ((uint64_t)(w1 + 1) * 8 +
-                                      (head[10] ? (uint64_t)swgpu__lreg_nbase(w1) * 8 : 0)) +
-                                      (head[8] > 0 ? 48 + (uint64_t)(w1 + 1) * 8 + (uint64_t)nch1 * (head[10] ? 9 : 1) : 0);
-                if (want != (uint64_t)sb.st_size)
-                    snprintf(why, sizeof why, "%lld bytes where its header describes %llu: truncated or damaged",
-                             (long long)sb.st_size, (unsigned long long)want);
-            }
-            return damaged(f, c, path, why);
-        }
-        if (fseek(f, sizeof magic, SEEK_SET) != 0)
-            return damaged(f, c, path, "cannot read it again");
+    if (!(buf = malloc(CH)))
+        return nomem(f, c, path);
+    for (left = (uint64_t)sb->st_size - 4 - sizeof MAGIC; left > 0 && !short_read;) {
+        const size_t k = left < CH ? (size_t)left : CH;
+        if (get(f, &crc1, buf, k))
+            short_read = 1;
+        left -= k;
     }
-    if (get(f, &crc, &fp2, sizeof fp2) || get(f, &crc, head, sizeof head))
+    free(buf);
+    if (short_read || fread(&crc2, 1, sizeof crc2, f) != sizeof crc2)
+        return damaged(f, c, path, "truncated");
+    if (crc2 == crc1)
+        return fseek(f, sizeof MAGIC, SEEK_SET) == 0 ? SWGPU_OK : damaged(f, c, path, "cannot read it again");
+    /* say so when the header describes another size (a file cut short) */
+    snprintf(why, sizeof why, "its checksum does not match its contents");
+    if (fseek(f, sizeof MAGIC, SEEK_SET) == 0 && !get(f, &crc1, &fp2, sizeof fp2) &&
+        !get(f, &crc1, head, sizeof head) && head[7] >= 0 && head[7] <= INT32_MAX && head[8] >= 0 &&
+        head[9] >= 0 && head[9] <= INT32_MAX && (head[10] == 0 || head[10] == 1)) {
+        const int64_t w1 = head[7], nch1 = (w1 + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
+        const uint64_t want = HEAD_BYTES + 4 + (uint64_t)head[9] * ((uint64_t)(w1 + 1) * 8 +
+                              (head[10] ? (uint64_t)swgpu__lreg_nbase(w1) * 8 : 0)) +
+                              (head[8] > 0 ? 48 + (uint64_t)(w1 + 1) * 8 + (uint64_t)nch1 * (head[10] ? 9 : 1) : 0);
+        if (want != (uint64_t)sb->st_size)
+            snprintf(why, sizeof why, "%lld bytes where its header describes %llu: truncated or damaged",
+                     (long long)sb->st_size, (unsigned long long)want);
+    }
+    return damaged(f, c, path, why);
+}
+
+/* The header (fingerprint in *fp2, words in head) against the file's size,
+ * before any allocation; its fields into c. */
+static int read_header(FILE *f, swgpu__ck_t *c, const char *path, off_t size, uint32_t *crc, uint64_t *fp2,
+                       int64_t *head)
+{
+    int64_t w, next, nrows, nch;
+    uint64_t need, rowb;
+    if (get(f, crc, fp2, sizeof *fp2) || get(f, crc, head, 12 * sizeof *head))
         return damaged(f, c, path, "truncated header");
-    /* the size the header implies, before any allocation */
     w = head[7];
     next = head[8];
     nrows = head[9];
@@ -260,16 +279,15 @@ int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
     if (w < 0 || w > INT32_MAX || next < 0 || next > INT32_MAX || nrows < 0)
         return damaged(f, c, path, "invalid header");
     nch = (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
-    nb = swgpu__lreg_nbase(w);
-    rowb = (uint64_t)(w + 1) * 8 + (head[10] ? (uint64_t)nb * 8 : 0);
-    if ((uint64_t)nrows > (uint64_t)sb.st_size / rowb)
+    rowb = (uint64_t)(w + 1) * 8 + (head[10] ? (uint64_t)swgpu__lreg_nbase(w) * 8 : 0);
+    if ((uint64_t)nrows > (uint64_t)size / rowb)
         return damaged(f, c, path, "truncated");
     need = HEAD_BYTES + (uint64_t)nrows * rowb + 4;
     if (next > 0)
         need += 48 + (uint64_t)(w + 1) * 8 + (uint64_t)nch * (head[10] ? 9 : 1);
-    if (need != (uint64_t)sb.st_size) {
+    if (need != (uint64_t)size) {
         char why[96];
-        snprintf(why, sizeof why, "%lld bytes where its header describes %llu", (long long)sb.st_size,
+        snprintf(why, sizeof why, "%lld bytes where its header describes %llu", (long long)size,
                  (unsigned long long)need);
         return damaged(f, c, path, why);
     }
@@ -283,9 +301,18 @@ int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
     c->w = w;
     c->nrows = nrows;
     c->st.next = next;
-    if (next > 0) {
+    return SWGPU_OK;
+}
+
+/* The pass state (c->st.next > 0) and the saved rows the header announced
+ * (wide: the file holds wide scores' bases). */
+static int read_body(FILE *f, swgpu__ck_t *c, const char *path, uint32_t *crc, int wide)
+{
+    const int64_t w = c->w, nrows = c->nrows, nch = (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
+    const int64_t nb = swgpu__lreg_nbase(w);
+    if (c->st.next > 0) {
         int64_t v[6];
-        if (get(f, &crc, v, sizeof v))
+        if (get(f, crc, v, sizeof v))
             return damaged(f, c, path, "truncated");
         c->st.best = v[0];
         c->st.bi = v[1];
@@ -295,26 +322,44 @@ int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
         c->st.pruned = (uint64_t)v[5];
         c->row = malloc((size_t)(w + 1) * 8);
         c->low = malloc((size_t)nch + 1);
-        c->base = head[10] ? malloc((size_t)nch * 8 + 8) : NULL;
-        if (!c->row || !c->low || (head[10] && !c->base))
-            goto nomem;
+        c->base = wide ? malloc((size_t)nch * 8 + 8) : NULL;
+        if (!c->row || !c->low || (wide && !c->base))
+            return nomem(f, c, path);
         c->st.rowH = c->row;
         c->st.rowF = c->row + w + 1;
         c->st.low = c->low;
         c->st.base = c->base;
-        if (get(f, &crc, c->st.rowH, (size_t)(w + 1) * 4) || get(f, &crc, c->st.rowF, (size_t)(w + 1) * 4) ||
-            get(f, &crc, c->low, (size_t)nch) || (head[10] && get(f, &crc, c->base, (size_t)nch * 8)))
+        if (get(f, crc, c->st.rowH, (size_t)(w + 1) * 4) || get(f, crc, c->st.rowF, (size_t)(w + 1) * 4) ||
+            get(f, crc, c->low, (size_t)nch) || (wide && get(f, crc, c->base, (size_t)nch * 8)))
             return damaged(f, c, path, "truncated");
     }
     if (nrows > 0) {
         c->saved = malloc((size_t)nrows * (size_t)(w + 1) * 8);
-        c->saved_base = head[10] ? malloc((size_t)nrows * (size_t)nb * 8) : NULL;
-        if (!c->saved || (head[10] && !c->saved_base))
-            goto nomem;
-        if (get(f, &crc, c->saved, (size_t)nrows * (size_t)(w + 1) * 8) ||
-            (head[10] && get(f, &crc, c->saved_base, (size_t)nrows * (size_t)nb * 8)))
+        c->saved_base = wide ? malloc((size_t)nrows * (size_t)nb * 8) : NULL;
+        if (!c->saved || (wide && !c->saved_base))
+            return nomem(f, c, path);
+        if (get(f, crc, c->saved, (size_t)nrows * (size_t)(w + 1) * 8) ||
+            (wide && get(f, crc, c->saved_base, (size_t)nrows * (size_t)nb * 8)))
             return damaged(f, c, path, "truncated");
     }
+    return SWGPU_OK;
+}
+
+int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
+{
+    struct stat sb;
+    FILE *f;
+    uint64_t fp2;
+    uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0), crc2;
+    int64_t head[12];
+    int rc;
+    memset(c, 0, sizeof *c);
+    if ((rc = open_file(path, &sb, &f)))
+        return rc == 1 ? 0 : rc;
+    if ((rc = check_magic(f, path, &crc)) || (rc = check_crc(f, c, path, &sb, crc)) ||
+        (rc = read_header(f, c, path, sb.st_size, &crc, &fp2, head)) ||
+        (rc = read_body(f, c, path, &crc, head[10] != 0)))
+        return rc;
     if (fread(&crc2, 1, sizeof crc2, f) != sizeof crc2 || fgetc(f) != EOF || crc2 != crc)
         return damaged(f, c, path, "it changed while read");
     fclose(f);
@@ -324,10 +369,6 @@ int swgpu__ck_read(const char *path, uint64_t fp, int wide, swgpu__ck_t *c)
                            "to start afresh, or give the inputs and options it was made with", path);
     }
     return 1;
-nomem:
-    fclose(f);
-    swgpu__ck_free(c);
-    return swgpu__fail(SWGPU_ENOMEM, "checkpoint %s: out of memory", path);
 }
 
 /* A field out of range: the file is left as it is. */

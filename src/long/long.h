@@ -440,4 +440,147 @@ void swgpu__ck_tmpname(char *buf, size_t size, const char *path);
 const char *swgpu__ck_kind(mode_t mode);
 void swgpu__ck_free(swgpu__ck_t *c);
 
+/* ------------------------------------------------------------------------
+ * The aligner (swgpu_align_long) across its files: align_long.c (the
+ * driver, its phases), batch.c (batches on the engines, progress,
+ * checkpoint glue), layout.c (memory budget, saved-row spacing), walk.c
+ * (the traceback's divide and conquer), basetrace.c (full-matrix
+ * traceback of the small pieces), cigar.c (CIGAR building and rescoring).
+ * Layers, each calling only those below: align_long.c; walk.c,
+ * basetrace.c; batch.c; layout.c, cigar.c.
+ */
+
+/* the states of a vertex of a path: H, or inside a horizontal (E) or
+ * vertical (F) gap that continues across it */
+enum { SWGPU__LA_H = 0, SWGPU__LA_E = 1, SWGPU__LA_F = 2 };
+
+/** A piece of the optimal path: global alignment between two vertices. */
+typedef struct {
+    int64_t i0, j0, i1, j1;
+    int s0, s1;  /* states at the begin / end vertex */
+    int64_t T;   /* its score */
+} swgpu__la_piece_t;
+
+/** A growing list of pieces (free v). */
+typedef struct {
+    swgpu__la_piece_t *v;
+    size_t n, cap;
+} swgpu__la_pieces_t;
+
+/** A growing CIGAR (free v). */
+typedef struct {
+    uint32_t *v;
+    size_t n, cap;
+} swgpu__la_cig_t;
+
+/** One alignment's context, the driver's, shared by its phases. */
+typedef struct {
+    const uint8_t *a, *b;
+    int64_t alen, blen;
+    swgpu__lscore_t sc;
+    swgpu__lseqs_t q;        /* host sequences, padded */
+    uint8_t *qbuf;           /* owns q's storage */
+    int use_gpu;
+    swgpu__lgpu_t *gpu;
+    int threads;
+    uint64_t host_budget, dev_budget;
+    uint64_t layout_cap;     /* bytes for saved rows and engine rings (same for both backends) */
+    uint64_t host_fixed, host_peak;
+    swgpu_long_stats_t *st;
+    const swgpu_long_opts_t *o;
+    double t0;
+    /* progress: the phase, its cells in all (an estimate when phase_est) and
+     * done (computed or pruned), its start; cells computed in all phases */
+    const char *phase;
+    uint64_t phase_cells, phase_done, computed;
+    int phase_est;
+    double phase_t0, phase_frac, last_report;
+    uint64_t last_pruned;    /* cells the last batch pruned */
+    const swgpu_comm_t *comm; /* passes split across parts (NULL: alone) */
+    int dead;                /* a split call failed on every part: no more collectives */
+    /* checkpoints (ckpt.c): the file, its interval, the last write;
+     * what to write (phase and results so far) and what was read back */
+    const char *ck_path;
+    double ck_every, ck_last;
+    swgpu__ck_t ck_out, ck_in;
+    int lane_rows[3];        /* CUDA engine: rows per lane of the score pass's, the reverse
+                                pass's and the traceback's strips (swgpu__lreg_t.lane_rows) */
+} swgpu__la_t;
+
+/** Anchored start values (h0, e0, f0) of a pass from a begin state. */
+static inline void swgpu__la_start_init(int s, int64_t *h0, int64_t *e0, int64_t *f0)
+{
+    *h0 = 0;
+    *e0 = s == SWGPU__LA_E ? 0 : SWGPU__LONG_NEG;
+    *f0 = s == SWGPU__LA_F ? 0 : SWGPU__LONG_NEG;
+}
+
+/* batch.c: running batches, progress, checkpoint glue */
+/** Book `extra` bytes held beyond the fixed ones (the peak). */
+void swgpu__la_host_use(swgpu__la_t *C, uint64_t extra);
+/** The engines' progress call (a few reports a second at most). */
+void swgpu__la_progress(void *user, uint64_t done, uint64_t pruned);
+/** A phase of `cells` cells begins (est: that is an estimate); it ends. */
+void swgpu__la_phase_begin(swgpu__la_t *C, const char *name, uint64_t cells, int est);
+void swgpu__la_phase_end(swgpu__la_t *C);
+/** Run a batch of regions on the chosen engine; a one-region pass saves
+ *  checkpoints (ck) and may start from one (resume); on several GPUs,
+ *  spread 0 keeps the batch on the first (swgpu__lgpu_run). */
+int swgpu__la_run_ck(swgpu__la_t *C, swgpu__lreg_t *r, size_t n, int ck, const swgpu__lck_state_t *resume,
+                     int spread);
+/** The same without checkpoints, spread over the GPUs. */
+int swgpu__la_run(swgpu__la_t *C, swgpu__lreg_t *r, size_t n);
+/** Whether reverse passes leave their saved rows in GPU memory (saved_keep):
+ *  on the GPU, unless a checkpoint must hold them or the passes are split
+ *  across processes (wide scores: their bases stay beside them, and a
+ *  window read moves to the host's format, swgpu__lgpu_saved_read). */
+int swgpu__la_rows_stay_on_gpu(const swgpu__la_t *C);
+/** A checkpoint between passes (of C->ck_out and g's saved rows), when one is due. */
+int swgpu__la_ck_between(swgpu__la_t *C, const swgpu__lreg_t *g);
+/** A pass's state to resume from, if the checkpoint read stands in that pass. */
+const swgpu__lck_state_t *swgpu__la_ck_resume(const swgpu__la_t *C, int phase);
+/** Open checkpoints at C->o->checkpoint: the inputs' fingerprint, the
+ *  file read back into C->ck_in (if there) and checked against the inputs. */
+int swgpu__la_ck_open(swgpu__la_t *C, uint64_t cap);
+
+/* layout.c: what memory the alignment holds and how rows are spaced */
+/** Largest piece traced back with a full matrix, in vertices. */
+int64_t swgpu__la_base_cells(void);
+/** The layout budget (C->layout_cap) and the fixed host bytes, from the
+ *  budgets; SWGPU_EBUDGET when too small.  *cap: the smaller budget. */
+int swgpu__la_budget(swgpu__la_t *C, uint64_t *cap);
+/** The reverse pass's saved-row spacing for an end (ie, je). */
+int64_t swgpu__la_rev_spacing(const swgpu__la_t *C, int64_t ie, int64_t je);
+/** Row spacing of a split of hv x wv view cells within `cap` bytes of saved rows. */
+int64_t swgpu__la_split_spacing(int64_t hv, int64_t wv, uint64_t cap);
+/** Bytes a split holds: its saved reverse rows and the engine's ring for them. */
+uint64_t swgpu__la_split_bytes(int64_t hv, int64_t wv, int64_t L);
+/** Bytes of the bases of n saved rows of w columns (wide scores only). */
+uint64_t swgpu__la_base_bytes(const swgpu__la_t *C, int64_t n, int64_t w);
+
+/* walk.c: the traceback's divide and conquer */
+int swgpu__la_pieces_push(swgpu__la_pieces_t *v, const swgpu__la_piece_t *s);
+/** The traceback's first level: the walk of piece top over the reverse
+ *  pass's rows (saved every L rows, in rev or, dev_rows, on the GPU) into
+ *  *list, or top itself when small; begins the traceback phase. */
+int swgpu__la_walk_top(swgpu__la_t *C, const swgpu__la_piece_t *top, int64_t L, int32_t *rev,
+                       int64_t *rev_base, int dev_rows, swgpu__la_pieces_t *list);
+/** Replace every piece of *list too large for a full matrix by its
+ *  children, level by level. */
+int swgpu__la_refine(swgpu__la_t *C, swgpu__la_pieces_t *list);
+
+/* basetrace.c: the small pieces traced back, in parallel (and across parts) */
+/** Trace back every piece of list and join their CIGARs into *all. */
+int swgpu__la_trace(swgpu__la_t *C, const swgpu__la_pieces_t *list, swgpu__la_cig_t *all);
+
+/* cigar.c: CIGAR building and the alignment's statistics */
+/** Append len operations op (merged with the last run; lengths kept
+ *  within 28 bits); SWGPU_ENOMEM (not recorded) when out of memory. */
+int swgpu__la_cig_push(swgpu__la_cig_t *c, int op, int64_t len);
+/** An empty alignment (its CIGAR buffer kept). */
+void swgpu__la_aln_clear(swgpu_aln_t *out);
+/** Copy cig into out and fill its statistics; *score: what the CIGAR
+ *  scores (INT64_MIN when it does not span out's ranges). */
+int swgpu__la_aln_store(const swgpu__la_t *C, const swgpu__la_cig_t *cig, swgpu_aln_t *out, int64_t *score);
+
 #endif

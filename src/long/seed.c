@@ -1,5 +1,5 @@
 /*
- * long_seed.c - a lower bound of a long pair's best local score, from
+ * seed.c - a lower bound of a long pair's best local score, from
  * exact seed matches, for the score pass's pruning (long.h: Pruning).
  *
  * The score pass skips a block once it cannot reach the best score known,
@@ -30,7 +30,6 @@
  * table, at most 2^22 slots.  Only a better bound depends on the seeds: a
  * pair without seeds gets 0, and the pass finds its best as before.
  */
-#include "long/long.h"
 #include "long/long.h"
 
 #include <stdlib.h>
@@ -272,59 +271,154 @@ static void fill(const seed_t *S, kadane_t *K, int64_t i, int64_t j, int64_t i2,
         kadd(K, sdiag(S, i2 - m0 + y, j2 - m0 + y));
 }
 
-int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int64_t blen,
-                           const swgpu__lscore_t *sc, int64_t *bound, uint64_t *bytes)
+/* The seeds' parameters for a x b: the k-mer length (k letters of `bits`
+ * bits), the codes that seed, and in *pen the largest mismatch penalty.
+ * 0 when no seed can be found (no code scores positively against itself,
+ * a sequence shorter than k, or a code beyond the scoring's). */
+static int seed_setup(seed_t *S, const uint8_t *a, int64_t alen, const uint8_t *b, int64_t blen,
+                      const swgpu__lscore_t *sc, int64_t *pen)
 {
-    seed_t S;
-    mem_t *m;
-    size_t n = 0;
-    int64_t *f = NULL, *pred = NULL, *shift = NULL, *w0 = NULL, pen = 0, bestf = 0, end = -1;
-    uint64_t tbytes = 0;
-    kadane_t K = { 0, 0 };
-    size_t top[TOP], ntop = 0;
     int usable = 0;
-
-    *bound = 0;
-    *bytes = 0;
-    memset(&S, 0, sizeof S);
-    S.a = a;
-    S.b = b;
-    S.alen = alen;
-    S.blen = blen;
-    S.sc = sc;
-    S.bits = sc->dna ? 2 : 5;
+    memset(S, 0, sizeof *S);
+    S->a = a;
+    S->b = b;
+    S->alen = alen;
+    S->blen = blen;
+    S->sc = sc;
+    S->bits = sc->dna ? 2 : 5;
     { /* k: the letters that index the longer sequence (log4 or log32 of its
        * length, in 2 or 5 bits a letter), plus 6 DNA letters or 3 protein
        * ones (20 letters: 32^lg ~ 20^(1.16 lg)), so that a k-mer is met by
        * chance less than about once in 4^6 or 20^3 */
         const int64_t len = blen > alen ? blen : alen;
         int lg = 0;
-        while (S.bits * lg < 62 && ((int64_t)1 << (S.bits * lg)) < len)
+        while (S->bits * lg < 62 && ((int64_t)1 << (S->bits * lg)) < len)
             lg++;
-        S.k = sc->dna ? lg + 6 : (lg * 5 + 3) / 4 + 3;
-        if (S.k < (sc->dna ? 12 : 5))
-            S.k = sc->dna ? 12 : 5;
-        if (S.k > (sc->dna ? 24 : 12))
-            S.k = sc->dna ? 24 : 12;
+        S->k = sc->dna ? lg + 6 : (lg * 5 + 3) / 4 + 3;
+        if (S->k < (sc->dna ? 12 : 5))
+            S->k = sc->dna ? 12 : 5;
+        if (S->k > (sc->dna ? 24 : 12))
+            S->k = sc->dna ? 24 : 12;
     }
-    S.mask = ((uint64_t)1 << (S.bits * S.k)) - 1;
+    S->mask = ((uint64_t)1 << (S->bits * S->k)) - 1;
     for (int c = 0; c < (sc->dna ? 4 : 32); c++) {
-        S.ok[c] = sc->s[c][c] > 0;
-        usable += S.ok[c];
+        S->ok[c] = sc->s[c][c] > 0;
+        usable += S->ok[c];
     }
+    *pen = 0;
     for (int x = 0; x < 32; x++)
         for (int y = 0; y < 32; y++)
-            if (-sc->s[x][y] > pen)
-                pen = -sc->s[x][y];
-    if (!usable || alen < S.k || blen < S.k)
-        return SWGPU_OK;
+            if (-sc->s[x][y] > *pen)
+                *pen = -sc->s[x][y];
+    if (!usable || alen < S->k || blen < S->k)
+        return 0;
     for (int64_t p = 0; p < alen; p++) /* codes the scoring has (the engines index s by them) */
         if (a[p] >= 32)
-            return SWGPU_OK;
+            return 0;
     for (int64_t p = 0; p < blen; p++)
         if (b[p] >= 32)
-            return SWGPU_OK;
+            return 0;
+    return 1;
+}
 
+/* The chain: f[y] = the best estimated score of a chain ending with MEM y
+ * of the n sorted MEMs m (w0: their self-scores), trimmed by shift[y] to
+ * follow pred[y]; returns the best chain's last MEM, -1 if none scores. */
+static int64_t chain(const seed_t *S, const mem_t *m, size_t n, const int64_t *w0, int64_t pen, int64_t *f,
+                     int64_t *pred, int64_t *shift)
+{
+    const swgpu__lscore_t *sc = S->sc;
+    size_t top[TOP], ntop = 0;
+    int64_t bestf = 0, end = -1;
+    for (size_t y = 0; y < n; y++) {
+        const mem_t *q = &m[y];
+        const size_t x0 = y > CHAIN_LOOK ? y - CHAIN_LOOK : 0;
+        f[y] = w0[y];
+        pred[y] = -1;
+        shift[y] = 0;
+        /* the previous CHAIN_LOOK MEMs, then the best chain ends before them */
+        for (size_t xx = x0; xx < y + ntop; xx++) {
+            const size_t x = xx < y ? xx : top[xx - y];
+            const mem_t *p = &m[x];
+            int64_t sh = 0, di, dj, est;
+            if (xx >= y && x >= x0)
+                continue;
+            if (p->i >= q->i || p->j >= q->j)
+                continue;
+            if (p->i + p->len - q->i > sh)
+                sh = p->i + p->len - q->i;
+            if (p->j + p->len - q->j > sh)
+                sh = p->j + p->len - q->j;
+            if (sh >= q->len || (!sc->dna && sh > 4096))
+                continue;
+            di = q->i + sh - (p->i + p->len);
+            dj = q->j + sh - (p->j + p->len);
+            est = f[x] + w0[y] - mem_sum(S, q->i, sh) - (di < dj ? di : dj) * pen -
+                  (di != dj ? sc->open + sc->ext * (di > dj ? di - dj : dj - di) : 0);
+            if (est > f[y]) {
+                f[y] = est;
+                pred[y] = (int64_t)x;
+                shift[y] = sh;
+            }
+        }
+        if (f[y] > bestf) {
+            bestf = f[y];
+            end = (int64_t)y;
+        }
+        { /* keep the TOP best chain ends, best first */
+            size_t z = ntop < TOP ? ntop++ : TOP;
+            while (z > 0 && f[top[z - 1]] < f[y]) {
+                if (z < TOP)
+                    top[z] = top[z - 1];
+                z--;
+            }
+            if (z < TOP)
+                top[z] = y;
+        }
+    }
+    return end;
+}
+
+/* The chain ending with MEM `end` forwards (pred links reversed in place),
+ * scored exactly: its best-scoring stretch. */
+static int64_t chain_score(const seed_t *S, const mem_t *m, int64_t *pred, const int64_t *shift, int64_t end)
+{
+    kadane_t K = { 0, 0 };
+    int64_t y = end, prev = -1;
+    if (end < 0)
+        return 0;
+    while (y >= 0) { /* reverse the list: pred[y] becomes the next MEM */
+        const int64_t up = pred[y];
+        pred[y] = prev;
+        prev = y;
+        y = up;
+    }
+    for (y = prev; y >= 0; y = pred[y]) {
+        const mem_t *q = &m[y];
+        const int64_t sh = shift[y];
+        mem_t t = { q->i + sh, q->j + sh, q->len - sh };
+        kadd(&K, mem_sum(S, t.i, t.len));
+        if (pred[y] >= 0) {
+            const mem_t *r = &m[pred[y]];
+            fill(S, &K, t.i + t.len, t.j + t.len, r->i + shift[pred[y]], r->j + shift[pred[y]]);
+        }
+    }
+    return K.best;
+}
+
+int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int64_t blen,
+                           const swgpu__lscore_t *sc, int64_t *bound, uint64_t *bytes)
+{
+    seed_t S;
+    mem_t *m;
+    size_t n = 0;
+    int64_t *f = NULL, *pred = NULL, *shift = NULL, *w0 = NULL, pen;
+    uint64_t tbytes = 0;
+
+    *bound = 0;
+    *bytes = 0;
+    if (!seed_setup(&S, a, alen, b, blen, sc, &pen))
+        return SWGPU_OK;
     m = find_mems(&S, &n, &tbytes);
     if (!m)
         return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for the seed matches");
@@ -352,81 +446,13 @@ int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int
         free(w0);
         return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu seed matches", n);
     }
-    /* the chain: f[y] = the best estimated score of a chain ending with MEM y
-     * (trimmed by shift[y] to follow pred[y]) */
     *bytes = n * (sizeof *m + sizeof *f + sizeof *pred + sizeof *shift + sizeof *w0);
     if (tbytes > *bytes)
         *bytes = tbytes;
     for (size_t y = 0; y < n; y++)
         w0[y] = mem_sum(&S, m[y].i, m[y].len);
-    for (size_t y = 0; y < n; y++) {
-        const mem_t *q = &m[y];
-        const size_t x0 = y > CHAIN_LOOK ? y - CHAIN_LOOK : 0;
-        f[y] = w0[y];
-        pred[y] = -1;
-        shift[y] = 0;
-        /* the previous CHAIN_LOOK MEMs, then the best chain ends before them */
-        for (size_t xx = x0; xx < y + ntop; xx++) {
-            const size_t x = xx < y ? xx : top[xx - y];
-            const mem_t *p = &m[x];
-            int64_t sh = 0, di, dj, est;
-            if (xx >= y && x >= x0)
-                continue;
-            if (p->i >= q->i || p->j >= q->j)
-                continue;
-            if (p->i + p->len - q->i > sh)
-                sh = p->i + p->len - q->i;
-            if (p->j + p->len - q->j > sh)
-                sh = p->j + p->len - q->j;
-            if (sh >= q->len || (!sc->dna && sh > 4096))
-                continue;
-            di = q->i + sh - (p->i + p->len);
-            dj = q->j + sh - (p->j + p->len);
-            est = f[x] + w0[y] - mem_sum(&S, q->i, sh) - (di < dj ? di : dj) * pen -
-                  (di != dj ? sc->open + sc->ext * (di > dj ? di - dj : dj - di) : 0);
-            if (est > f[y]) {
-                f[y] = est;
-                pred[y] = (int64_t)x;
-                shift[y] = sh;
-            }
-        }
-        if (f[y] > bestf) {
-            bestf = f[y];
-            end = (int64_t)y;
-        }
-        { /* keep the TOP best chain ends, best first */
-            size_t z = ntop < TOP ? ntop++ : TOP;
-            while (z > 0 && f[top[z - 1]] < f[y]) {
-                if (z < TOP)
-                    top[z] = top[z - 1];
-                z--;
-            }
-            if (z < TOP)
-                top[z] = y;
-        }
-    }
-    /* the chain forwards (pred links reversed in place), scored exactly */
-    if (end >= 0) {
-        int64_t y = end, prev = -1;
-        while (y >= 0) { /* reverse the list: pred[y] becomes the next MEM */
-            const int64_t up = pred[y];
-            pred[y] = prev;
-            prev = y;
-            y = up;
-        }
-        for (y = prev; y >= 0; y = pred[y]) {
-            const mem_t *q = &m[y];
-            const int64_t sh = shift[y];
-            mem_t t = { q->i + sh, q->j + sh, q->len - sh };
-            kadd(&K, mem_sum(&S, t.i, t.len));
-            if (pred[y] >= 0) {
-                const mem_t *r = &m[pred[y]];
-                fill(&S, &K, t.i + t.len, t.j + t.len, r->i + shift[pred[y]], r->j + shift[pred[y]]);
-            }
-        }
-    }
-    *bound = K.best;
-    swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %zu seed matches, a chain scoring %lld", n, (long long)K.best);
+    *bound = chain_score(&S, m, pred, shift, chain(&S, m, n, w0, pen, f, pred, shift));
+    swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %zu seed matches, a chain scoring %lld", n, (long long)*bound);
     free(m);
     free(f);
     free(pred);
