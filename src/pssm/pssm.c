@@ -1,6 +1,7 @@
 /*
- * pssm.c - position-specific score matrices (PSSMs) as queries: psiblast's
- * ASCII format (psiblast -out_ascii_pssm) and PSSMs made in memory.
+ * pssm/pssm.c - position-specific score matrices (PSSMs) as queries:
+ * psiblast's ASCII format (psiblast -out_ascii_pssm) and PSSMs made in
+ * memory.
  *
  * A PSSM gives, for every query position, 20 scores in the order
  * ARNDCQEGHILKMFPSTWYV (swgpu's protein codes 0..19).  Subject residues
@@ -31,8 +32,9 @@
  * column letters (twice when the rows carry the percentages), one row per
  * position ("position residue 20 scores [20 percentages information
  * weight]"), a blank line, then the Karlin-Altschul statistics, which are
- * ignored here; a file without that blank line was cut short.  The reader is strict: every problem is an SWGPU_EFORMAT
- * naming the file, the line and what is wrong.
+ * ignored here; a file without that blank line was cut short.  The reader
+ * is strict: every problem is an SWGPU_EFORMAT naming the file, the line
+ * and what is wrong (read_line, read_header, read_row, pssm_of_rows).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pssm/pssm.h"
@@ -308,17 +310,201 @@ static int rows_push(rows_t *r)
     return 0;
 }
 
-#define BAD(...) do { rc = swgpu__fail(SWGPU_EFORMAT, __VA_ARGS__); goto done; } while (0)
+/* The file's state as its lines are read: where, the header's column
+ * letters, the blank line that ends the matrix, the rows so far. */
+typedef struct {
+    const char *path;
+    long lineno, blank_at;
+    int ncols; /* header letters: 0 (not seen yet), 20 or 40 */
+    rows_t r;
+} reader_t;
+
+static void rows_free(rows_t *r)
+{
+    free(r->s20);
+    free(r->letters);
+    free(r->observed);
+    free(r->pct);
+    free(r->extra);
+}
+
+#define BAD(...) return swgpu__fail(SWGPU_EFORMAT, __VA_ARGS__)
+
+/* A line before the header (tok its first token, t the rest): the title
+ * (any text), a blank line, or the header of column letters. */
+static int read_header(reader_t *R, char *tok, char *t)
+{
+    const char *path = R->path;
+    const long lineno = R->lineno;
+    long v;
+    if (!tok)
+        return SWGPU_OK;
+    if (is_int(tok, &v))
+        BAD("PSSM file %s, line %ld: a matrix row before the header line of column "
+            "letters", path, lineno);
+    if (strcmp(tok, "A"))
+        return SWGPU_OK; /* the title */
+    int n = 0;
+    for (; tok; tok = token(&t), n++)
+        if (n >= 2 * NSTD || tok[1] || tok[0] != columns[n % NSTD])
+            BAD("PSSM file %s, line %ld: expected the header %s (once, or twice with the "
+                "percentages), found '%s' as column %d", path, lineno,
+                "A R N D C Q E G H I L K M F P S T W Y V", tok, n + 1);
+    if (n != NSTD && n != 2 * NSTD)
+        BAD("PSSM file %s, line %ld: the header has %d column letters, expected %d or %d",
+            path, lineno, n, NSTD, 2 * NSTD);
+    R->ncols = n;
+    return SWGPU_OK;
+}
+
+/* The values of matrix row R->r.n + 1 after its position number (t). */
+static int read_row(reader_t *R, char *t)
+{
+    const char *path = R->path;
+    const long lineno = R->lineno;
+    const int ncols = R->ncols;
+    rows_t *r = &R->r;
+    char *tok;
+    if (rows_push(r) < 0)
+        return swgpu__fail(SWGPU_ENOMEM, "PSSM file %s: out of memory at line %ld", path,
+                           lineno);
+    /* the values after the position, counted first for the message */
+    char *vals[2 * NSTD + 4];
+    int nv = 0, want = 1 + ncols + (ncols == 2 * NSTD ? 2 : 0);
+    while ((tok = token(&t)))
+        if (nv < (int)(sizeof vals / sizeof vals[0]))
+            vals[nv++] = tok;
+        else
+            nv++;
+    if (nv != want)
+        BAD("PSSM file %s, line %ld: position %zu has %d values after its number, expected "
+            "%d (the residue, %d scores%s)", path, lineno, r->n + 1, nv, want, NSTD,
+            ncols == 2 * NSTD ? ", 20 percentages, information, weight" : "");
+    if (vals[0][1] || swgpu_encode(SWGPU_PROTEIN, (unsigned char)vals[0][0]) < 0)
+        BAD("PSSM file %s, line %ld: position %zu: residue '%s' is not a protein letter",
+            path, lineno, r->n + 1, vals[0]);
+    r->letters[r->n] = vals[0][0] >= 'a' ? (char)(vals[0][0] - 'a' + 'A') : vals[0][0];
+    r->observed[r->n] = ncols == NSTD;
+    for (int c = 0; c < ncols; c++) {
+        long v;
+        if (!is_int(vals[1 + c], &v))
+            BAD("PSSM file %s, line %ld: position %zu, column %d ('%c'): '%s' is not an "
+                "integer", path, lineno, r->n + 1, c + 1, columns[c % NSTD], vals[1 + c]);
+        if (c < NSTD) {
+            if (v < SWGPU_PSSM_FORBIDDEN || v > SWGPU_PSSM_SCORE_MAX)
+                BAD("PSSM file %s, line %ld: position %zu, column %c: score %ld out of range "
+                    "(%d..%d)", path, lineno, r->n + 1, columns[c], v, SWGPU_PSSM_FORBIDDEN,
+                    SWGPU_PSSM_SCORE_MAX);
+            r->s20[r->n * NSTD + c] = (int32_t)v;
+        } else {
+            if (v < 0 || v > 100)
+                BAD("PSSM file %s, line %ld: position %zu: percentage %ld of '%c' out of "
+                    "range (0..100)", path, lineno, r->n + 1, v, columns[c - NSTD]);
+            r->pct[r->n * NSTD + c - NSTD] = (uint8_t)v;
+            if (v)
+                r->observed[r->n] = 1;
+        }
+    }
+    if (ncols == 2 * NSTD)
+        for (int k = 0; k < 2; k++) {
+            char *end;
+            double d = strtod(vals[1 + ncols + k], &end);
+            if (*end || end == vals[1 + ncols + k] || !(d >= 0))
+                BAD("PSSM file %s, line %ld: position %zu: %s '%s' is not a number >= 0",
+                    path, lineno, r->n + 1, k ? "relative weight" : "information",
+                    vals[1 + ncols + k]);
+            r->extra[2 * r->n + k] = d;
+        }
+    r->n++;
+    return SWGPU_OK;
+}
+
+/* Line R->lineno (NUL-terminated, without its newline). */
+static int read_line(reader_t *R, char *line)
+{
+    const char *path = R->path;
+    const long lineno = R->lineno;
+    char *t, *tok;
+    long v;
+    if ((t = strchr(line, '\r')) && t[1] == '\0')
+        *t = '\0'; /* CRLF */
+    for (t = line; *t; t++)
+        if ((unsigned char)*t < 0x20 && *t != '\t')
+            BAD("PSSM file %s, line %ld: control character 0x%02x", path, lineno,
+                (unsigned)(unsigned char)*t);
+    t = line;
+    tok = token(&t);
+    if (!R->ncols) /* before the header: the title (any text), blank lines */
+        return read_header(R, tok, t);
+    if (!tok) { /* the blank line after the matrix */
+        if (!R->blank_at)
+            R->blank_at = lineno;
+        return SWGPU_OK;
+    }
+    if (R->blank_at) { /* the statistics; no matrix row after the blank line */
+        if (is_int(tok, &v))
+            BAD("PSSM file %s, line %ld: a matrix row after the end of the matrix (the "
+                "blank line %ld)", path, lineno, R->blank_at);
+        return SWGPU_OK;
+    }
+    if (!is_int(tok, &v))
+        BAD("PSSM file %s, line %ld: expected a position number, found '%s'", path,
+            lineno, tok);
+    if (v != (long)R->r.n + 1)
+        BAD("PSSM file %s, line %ld: position %ld out of order (expected %zu)", path,
+            lineno, v, R->r.n + 1);
+    return read_row(R, t);
+}
+
+/* The PSSM of the rows read, once the whole file is. */
+static int pssm_of_rows(const reader_t *R, swgpu_pssm_t **out)
+{
+    const char *path = R->path;
+    const rows_t *r = &R->r;
+    swgpu_matrix_t *b62 = NULL;
+    swgpu_pssm_t *p = NULL;
+    char *id = NULL;
+    int rc;
+    if (!R->ncols)
+        BAD("PSSM file %s: no header line of column letters (A R N D C Q E G H I L K M F P S T "
+            "W Y V): not a psiblast ASCII PSSM", path);
+    if (r->n == 0)
+        BAD("PSSM file %s: the matrix has no positions", path);
+    if (!R->blank_at) /* psiblast ends the matrix with a blank line, then its statistics */
+        BAD("PSSM file %s: the file ends after position %zu without the blank line that ends the "
+            "matrix (cut short?)", path, r->n);
+
+    if ((rc = swgpu_matrix_builtin("BLOSUM62", &b62)) < 0)
+        return rc;
+    if (!(id = id_of(path)) || !(p = pssm_alloc(id, r->n))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "PSSM file %s: out of memory for %zu positions", path,
+                         r->n);
+        goto done;
+    }
+    memcpy(p->letters, r->letters, r->n);
+    for (size_t i = 0; i < r->n; i++) {
+        p->res[i] = (uint8_t)swgpu_encode(SWGPU_PROTEIN, (unsigned char)r->letters[i]);
+        complete_row(p->rows + i * SWGPU_NCODES, r->s20 + i * NSTD, p->res[i], r->observed[i],
+                     b62);
+    }
+    set_range(p);
+    if (R->ncols == 2 * NSTD && (rc = set_figures(p, r->pct, r->extra, r->extra + 1, 2)) < 0)
+        goto done;
+    *out = p;
+    p = NULL;
+    rc = SWGPU_OK;
+done:
+    swgpu_pssm_destroy(p);
+    swgpu_matrix_destroy(b62);
+    free(id);
+    return rc;
+}
 
 int swgpu_pssm_read(const char *path, swgpu_pssm_t **out)
 {
-    char *buf = NULL, *line, *next, *id = NULL;
+    reader_t R = {path, 0, 0, 0, {0}};
+    char *buf = NULL, *line, *next;
     size_t size = 0;
-    long lineno = 0, blank_at = 0;
-    int ncols = 0; /* header letters: 0 (not seen yet), 20 or 40 */
-    rows_t r = {0};
-    swgpu_matrix_t *b62 = NULL;
-    swgpu_pssm_t *p = NULL;
     int rc;
 
     if (!out)
@@ -329,157 +515,21 @@ int swgpu_pssm_read(const char *path, swgpu_pssm_t **out)
     if ((rc = slurp(path, &buf, &size)) < 0)
         return rc;
     if (size == 0)
-        BAD("PSSM file %s: empty file", path);
-    if (memchr(buf, '\0', size))
-        BAD("PSSM file %s: binary data (a NUL byte at offset %zu)", path,
-            (size_t)((char *)memchr(buf, '\0', size) - buf));
-
-    for (line = buf; line && *line; line = next) {
-        char *t, *nl = strchr(line, '\n'), *tok;
-        lineno++;
+        rc = swgpu__fail(SWGPU_EFORMAT, "PSSM file %s: empty file", path);
+    else if (memchr(buf, '\0', size))
+        rc = swgpu__fail(SWGPU_EFORMAT, "PSSM file %s: binary data (a NUL byte at offset %zu)",
+                         path, (size_t)((char *)memchr(buf, '\0', size) - buf));
+    for (line = buf; rc == SWGPU_OK && line && *line; line = next) {
+        char *nl = strchr(line, '\n');
+        R.lineno++;
         next = nl ? nl + 1 : NULL;
         if (nl)
             *nl = '\0';
-        if ((t = strchr(line, '\r')) && t[1] == '\0')
-            *t = '\0'; /* CRLF */
-        for (t = line; *t; t++)
-            if ((unsigned char)*t < 0x20 && *t != '\t')
-                BAD("PSSM file %s, line %ld: control character 0x%02x", path, lineno,
-                    (unsigned)(unsigned char)*t);
-        t = line;
-        tok = token(&t);
-        if (!ncols) { /* before the header: the title (any text), blank lines */
-            long v;
-            if (!tok)
-                continue;
-            if (is_int(tok, &v))
-                BAD("PSSM file %s, line %ld: a matrix row before the header line of column "
-                    "letters", path, lineno);
-            if (strcmp(tok, "A"))
-                continue; /* the title */
-            int n = 0;
-            for (; tok; tok = token(&t), n++)
-                if (n >= 2 * NSTD || tok[1] || tok[0] != columns[n % NSTD])
-                    BAD("PSSM file %s, line %ld: expected the header %s (once, or twice with the "
-                        "percentages), found '%s' as column %d", path, lineno,
-                        "A R N D C Q E G H I L K M F P S T W Y V", tok, n + 1);
-            if (n != NSTD && n != 2 * NSTD)
-                BAD("PSSM file %s, line %ld: the header has %d column letters, expected %d or %d",
-                    path, lineno, n, NSTD, 2 * NSTD);
-            ncols = n;
-            continue;
-        }
-        if (!tok) { /* the blank line after the matrix */
-            if (!blank_at)
-                blank_at = lineno;
-            continue;
-        }
-        {
-            long v;
-            if (blank_at) { /* the statistics; no matrix row after the blank line */
-                if (is_int(tok, &v))
-                    BAD("PSSM file %s, line %ld: a matrix row after the end of the matrix (the "
-                        "blank line %ld)", path, lineno, blank_at);
-                continue;
-            }
-            if (!is_int(tok, &v))
-                BAD("PSSM file %s, line %ld: expected a position number, found '%s'", path,
-                    lineno, tok);
-            if (v != (long)r.n + 1)
-                BAD("PSSM file %s, line %ld: position %ld out of order (expected %zu)", path,
-                    lineno, v, r.n + 1);
-        }
-        if (rows_push(&r) < 0) {
-            rc = swgpu__fail(SWGPU_ENOMEM, "PSSM file %s: out of memory at line %ld", path,
-                             lineno);
-            goto done;
-        }
-        /* the values after the position, counted first for the message */
-        char *vals[2 * NSTD + 4];
-        int nv = 0, want = 1 + ncols + (ncols == 2 * NSTD ? 2 : 0);
-        while ((tok = token(&t)))
-            if (nv < (int)(sizeof vals / sizeof vals[0]))
-                vals[nv++] = tok;
-            else
-                nv++;
-        if (nv != want)
-            BAD("PSSM file %s, line %ld: position %zu has %d values after its number, expected "
-                "%d (the residue, %d scores%s)", path, lineno, r.n + 1, nv, want, NSTD,
-                ncols == 2 * NSTD ? ", 20 percentages, information, weight" : "");
-        if (vals[0][1] || swgpu_encode(SWGPU_PROTEIN, (unsigned char)vals[0][0]) < 0)
-            BAD("PSSM file %s, line %ld: position %zu: residue '%s' is not a protein letter",
-                path, lineno, r.n + 1, vals[0]);
-        r.letters[r.n] = vals[0][0] >= 'a' ? (char)(vals[0][0] - 'a' + 'A') : vals[0][0];
-        r.observed[r.n] = ncols == NSTD;
-        for (int c = 0; c < ncols; c++) {
-            long v;
-            if (!is_int(vals[1 + c], &v))
-                BAD("PSSM file %s, line %ld: position %zu, column %d ('%c'): '%s' is not an "
-                    "integer", path, lineno, r.n + 1, c + 1, columns[c % NSTD], vals[1 + c]);
-            if (c < NSTD) {
-                if (v < SWGPU_PSSM_FORBIDDEN || v > SWGPU_PSSM_SCORE_MAX)
-                    BAD("PSSM file %s, line %ld: position %zu, column %c: score %ld out of range "
-                        "(%d..%d)", path, lineno, r.n + 1, columns[c], v, SWGPU_PSSM_FORBIDDEN,
-                        SWGPU_PSSM_SCORE_MAX);
-                r.s20[r.n * NSTD + c] = (int32_t)v;
-            } else {
-                if (v < 0 || v > 100)
-                    BAD("PSSM file %s, line %ld: position %zu: percentage %ld of '%c' out of "
-                        "range (0..100)", path, lineno, r.n + 1, v, columns[c - NSTD]);
-                r.pct[r.n * NSTD + c - NSTD] = (uint8_t)v;
-                if (v)
-                    r.observed[r.n] = 1;
-            }
-        }
-        if (ncols == 2 * NSTD)
-            for (int k = 0; k < 2; k++) {
-                char *end;
-                double d = strtod(vals[1 + ncols + k], &end);
-                if (*end || end == vals[1 + ncols + k] || !(d >= 0))
-                    BAD("PSSM file %s, line %ld: position %zu: %s '%s' is not a number >= 0",
-                        path, lineno, r.n + 1, k ? "relative weight" : "information",
-                        vals[1 + ncols + k]);
-                r.extra[2 * r.n + k] = d;
-            }
-        r.n++;
+        rc = read_line(&R, line);
     }
-    if (!ncols)
-        BAD("PSSM file %s: no header line of column letters (A R N D C Q E G H I L K M F P S T "
-            "W Y V): not a psiblast ASCII PSSM", path);
-    if (r.n == 0)
-        BAD("PSSM file %s: the matrix has no positions", path);
-    if (!blank_at) /* psiblast ends the matrix with a blank line, then its statistics */
-        BAD("PSSM file %s: the file ends after position %zu without the blank line that ends the "
-            "matrix (cut short?)", path, r.n);
-
-    if ((rc = swgpu_matrix_builtin("BLOSUM62", &b62)) < 0)
-        goto done;
-    if (!(id = id_of(path)) || !(p = pssm_alloc(id, r.n))) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "PSSM file %s: out of memory for %zu positions", path,
-                         r.n);
-        goto done;
-    }
-    memcpy(p->letters, r.letters, r.n);
-    for (size_t i = 0; i < r.n; i++) {
-        p->res[i] = (uint8_t)swgpu_encode(SWGPU_PROTEIN, (unsigned char)r.letters[i]);
-        complete_row(p->rows + i * SWGPU_NCODES, r.s20 + i * NSTD, p->res[i], r.observed[i],
-                     b62);
-    }
-    set_range(p);
-    if (ncols == 2 * NSTD && (rc = set_figures(p, r.pct, r.extra, r.extra + 1, 2)) < 0)
-        goto done;
-    *out = p;
-    p = NULL;
-    rc = SWGPU_OK;
-done:
-    swgpu_pssm_destroy(p);
-    swgpu_matrix_destroy(b62);
-    free(id);
-    free(r.s20);
-    free(r.letters);
-    free(r.observed);
-    free(r.pct);
-    free(r.extra);
+    if (rc == SWGPU_OK)
+        rc = pssm_of_rows(&R, out);
+    rows_free(&R.r);
     free(buf);
     return rc;
 }
