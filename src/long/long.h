@@ -67,6 +67,7 @@
 
 #include <stdint.h>
 
+#include "long/rows.h"
 #include "score/score.h"
 #include "simd/simd.h"
 
@@ -75,12 +76,8 @@ extern "C" {
 #endif
 
 #define SWGPU__LONG_SH 512          /* strip height of both engines */
-#define SWGPU__LONG_CHUNK 256       /* columns of a CPU block (pruning, hand-over, bases) */
 /* wide scores: values more than this below a block's base are minus infinity */
 #define SWGPU__LONG_DROP ((int64_t)1 << 29)
-/* wide scores: a stored value below this is minus infinity */
-#define SWGPU__LONG_INF32 (-(3 << 28))
-#define SWGPU__LONG_NEG64 (INT64_MIN / 4) /* minus infinity in 64-bit values */
 #define SWGPU__LONG_NEG SWGPU__STRIP_NEG /* minus infinity that survives subtractions */
 #define SWGPU__LONG_PAD 128         /* sentinel residues after each sequence */
 
@@ -147,12 +144,6 @@ typedef struct {
 #define SWGPU__LONG_TAGS 16384     /* boundary-column tags of a pass: 0 .. this - 1 */
 #define SWGPU__LONG_MAX_PARTS 4096 /* parts a pass may be split across */
 
-#ifdef __CUDACC__
-#define SWGPU__HD __host__ __device__
-#else
-#define SWGPU__HD
-#endif
-
 /** H at vertex (0, j) of a region (F there is NEG). */
 static inline SWGPU__HD int32_t swgpu__lreg_top(int local, int32_t h0, int32_t e0, int32_t open,
                                                 int32_t ext, int64_t j)
@@ -189,24 +180,6 @@ static inline SWGPU__HD int32_t swgpu__lreg_left(int local, int32_t h0, int32_t 
     return swgpu__lreg_top(local, h0, f0, open, ext, i);
 }
 
-/** Bases per saved row of a region of w columns (wide scores). */
-static inline int64_t swgpu__lreg_nbase(int64_t w)
-{
-    return 1 + (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
-}
-
-/** The 64-bit value of saved entry x (vertex column x, which: 0 H, 1 F) of
- *  a saved row and its bases (NULL: the 32-bit values themselves). */
-static inline int64_t swgpu__lsaved(const int32_t *row, const int64_t *base, int64_t x, int which)
-{
-    int32_t v = row[2 * x + which];
-    if (!base)
-        return v;
-    if (v < SWGPU__LONG_INF32)
-        return SWGPU__LONG_NEG64;
-    return (int64_t)v + base[x == 0 ? 0 : 1 + (x - 1) / SWGPU__LONG_CHUNK];
-}
-
 /** The tie rule of a region's best cell: score s at vertex (i, j) beats the
  *  best (bs, bi, bj) when higher, or equal at a smaller column, or at the
  *  same column a smaller row. */
@@ -218,10 +191,10 @@ static inline int swgpu__lbest_better(int64_t s, int64_t i, int64_t j, int64_t b
         return j < bj;
     return i < bi;
 }
-/** Rows a region saves. */
+/** Rows a region saves (rows.h). */
 static inline int64_t swgpu__lreg_nsaved(const swgpu__lreg_t *r)
 {
-    return (r->save_every > 0 ? (r->h - 1) / r->save_every : 0) + (r->save_last ? 1 : 0);
+    return swgpu__lrows_upto(r->h, r->save_every, r->save_last, r->h);
 }
 
 /** The four sequences (host or device pointers), each followed by
@@ -291,14 +264,7 @@ typedef struct {
 /** Saved rows of g complete once strips 0..next-1 are done. */
 static inline int64_t swgpu__lck_rows(const swgpu__lreg_t *g, int64_t next)
 {
-    int64_t done = next * SWGPU__LONG_SH, n;
-    if (g->save_every <= 0)
-        n = 0;
-    else
-        n = (done < g->h ? done : g->h - 1) / g->save_every;
-    if (done >= g->h && g->save_last)
-        n++;
-    return n;
+    return swgpu__lrows_upto(g->h, g->save_every, g->save_last, next * SWGPU__LONG_SH);
 }
 
 /* CPU engine (long_cpu.c): run every region of the batch with threads;
