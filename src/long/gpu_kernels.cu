@@ -365,13 +365,8 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     const long long slot = SWGPU__LK_RING(w);
     const int2 *rin = ring + ((s + 1) & 1) * slot;
     int2 *rout = ring + (s & 1) * slot;
-    int2 *save = nullptr;
-    if (bottom < g.h && g.save_every > 0 && bottom % g.save_every == 0)
-        save = reinterpret_cast<int2 *>(A.saved + g.saved_off) +
-               (long long)(bottom / g.save_every - 1) * (w + 1);
-    else if (bottom == g.h && g.save_last)
-        save = reinterpret_cast<int2 *>(A.saved + g.saved_off) +
-               (long long)(g.save_every > 0 ? (g.h - 1) / g.save_every : 0) * (w + 1);
+    const long long srow = swgpu__lrows_slot32(g.h, g.save_every, g.save_last, bottom); /* rows.h */
+    int2 *save = srow >= 0 ? reinterpret_cast<int2 *>(A.saved + g.saved_off) + srow * (w + 1) : nullptr;
     if (save && lane == 0) {
         int hb = swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, bottom);
         save[0] = make_int2(hb, LOCAL ? NEG : hb);
@@ -659,11 +654,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
     int2 *save = nullptr;
     long long *sbase = nullptr;
     {
-        long long row = -1;
-        if (bottom < g.h && g.save_every > 0 && bottom % g.save_every == 0)
-            row = bottom / g.save_every - 1;
-        else if (bottom == g.h && g.save_last)
-            row = g.save_every > 0 ? (g.h - 1) / g.save_every : 0;
+        const long long row = swgpu__lrows_slot32(g.h, g.save_every, g.save_last, bottom); /* rows.h */
         if (row >= 0) {
             save = reinterpret_cast<int2 *>(A.saved + g.saved_off) + row * (w + 1);
             sbase = A.sbase + g.sbase_off + row * SWGPU__LK_SBASE(w);

@@ -36,15 +36,21 @@ static inline SWGPU__HD int64_t swgpu__lrows_upto(int64_t h, int64_t save_every,
 }
 
 /** The saved row that the strip ending at vertex row bottom (<= h) fills,
- *  or -1 when that row is not saved. */
-static inline SWGPU__HD int64_t swgpu__lrows_slot(int64_t h, int64_t save_every, int save_last, int64_t bottom)
-{
-    if (bottom < h && save_every > 0 && bottom % save_every == 0)
-        return bottom / save_every - 1;
-    if (bottom == h && save_last)
-        return (save_every > 0 ? (h - 1) / save_every : 0);
-    return -1;
-}
+ *  or -1 when that row is not saved: swgpu__lrows_slot in 64 bits, and
+ *  swgpu__lrows_slot32 in 32 (the kernels: their regions' sizes are int32,
+ *  and a 64-bit division costs some 300 instructions a kernel). */
+#define SWGPU__LROWS_SLOT(NAME, T)                                                         \
+    static inline SWGPU__HD T NAME(T h, T save_every, int save_last, T bottom)             \
+    {                                                                                      \
+        if (bottom < h && save_every > 0 && bottom % save_every == 0)                      \
+            return bottom / save_every - 1;                                                \
+        if (bottom == h && save_last)                                                      \
+            return save_every > 0 ? (h - 1) / save_every : 0;                              \
+        return -1;                                                                         \
+    }
+SWGPU__LROWS_SLOT(swgpu__lrows_slot, int64_t)
+SWGPU__LROWS_SLOT(swgpu__lrows_slot32, int32_t)
+#undef SWGPU__LROWS_SLOT
 
 /** Bases per saved row of a region of w columns (wide scores). */
 static inline int64_t swgpu__lreg_nbase(int64_t w)
