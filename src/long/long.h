@@ -290,6 +290,27 @@ int swgpu__lsplit_agree(const swgpu_comm_t *comm, int rc);
 int swgpu__lsplit_gather(const swgpu_comm_t *comm, int rc, const void *mine, size_t len,
                          char **all, size_t *off);
 
+/* ---------------------------------------- the partitioner (partition.c)
+ * One split of a batch over partitions (the CUDA engine's devices, the
+ * parts of a split pass): many regions (swgpu__lpart_whole) are dealt out
+ * whole; few are each cut by columns into slices. */
+#define SWGPU__LPART_MIN_COLS 256 /* narrowest column slice of a split region */
+/** 1 when a batch of n regions over `parts` partitions goes out as whole
+ *  regions (at least twice the partitions), 0 when its regions are cut. */
+static inline int swgpu__lpart_whole(size_t n, int parts)
+{
+    return n >= 2 * (size_t)parts;
+}
+/** Whole regions: largest first (h * w cells; ties: the lower index), each
+ *  to the partition with the fewest cells so far (ties: the lower one), into
+ *  owner[0 .. n-1].  SWGPU_ENOMEM when out of memory. */
+int swgpu__lpart_deal(const swgpu__lreg_t *regs, size_t n, int parts, int64_t *owner);
+/** Slices of a region of w columns: want, at most w / SWGPU__LPART_MIN_COLS,
+ *  at least 1. */
+int64_t swgpu__lpart_slices(int64_t w, int64_t want);
+/** Slice k of a: vertex columns c0 .. c1 (its own from c0 + 1 on). */
+void swgpu__lpart_cols(int64_t w, int64_t a, int64_t k, int64_t *c0, int64_t *c1);
+
 /* CUDA engine (cuda/long_kernels.cu), present when SWGPU_HAVE_CUDA. */
 typedef struct swgpu__lgpu swgpu__lgpu_t;
 /** 1 if a CUDA device can be used. */
