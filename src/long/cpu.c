@@ -14,7 +14,6 @@
 #include "long/cpu.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>

@@ -1,7 +1,7 @@
 /*
- * long_kernels.cu - the GPU pass of the long aligner (StripedScore style).
+ * gpu_kernels.cu - the GPU pass of the long aligner (StripedScore style).
  *
- * One launch computes a batch of regions (src/long.h).  Each region is cut
+ * One launch computes a batch of regions (long.h).  Each region is cut
  * into horizontal strips of SH = 32 * R rows; a strip is computed by ONE
  * warp, lane l owning rows l*R+1 .. l*R+R of the strip in registers, along
  * anti-diagonals: at step d lane l computes column d - l + 1 for its R rows,
@@ -519,7 +519,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
 }
 
 /*
- * Wide scores (src/long.h): values may pass 32 bits.  The registers still
+ * Wide scores (long.h): values may pass 32 bits.  The registers still
  * hold 32-bit values, relative to a 64-bit base Bc, the same for the whole
  * strip: at every chunk Bc becomes the largest H of the chunk's inputs (my
  * lanes' values at their current columns, the row above at its 32 columns),
@@ -531,7 +531,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
  * chunk are those of the 32-bit strip unchanged.
  *
  * Hand-over: the last lane's outputs of chunk c are vertex columns
- * 32c-30 .. 32c+1, which straddle two groups of the ring (long_kernels.cuh:
+ * 32c-30 .. 32c+1, which straddle two groups of the ring (gpu_kernels.cuh:
  * group q = columns 32q+1 .. 32q+32).  The strip writes group c-1 after
  * chunk c, relative to its own base (its largest H), holding column 32c+1
  * (absolute) for the next chunk, and publishes 32c columns; the strip below

@@ -1,6 +1,6 @@
 /*
  * long.h - internal pieces of the long pairwise aligner (align_long.c), its
- * CPU region engine (long_cpu.c) and its CUDA engine (cuda/long_kernels.cu).
+ * CPU region engine (cpu.c, cpu_strip.c) and its CUDA engine (gpu*.c, gpu_kernels.cu).
  *
  * Everything the aligner computes is a batch of "regions": rectangles of the
  * dynamic-programming matrix over row residues x column residues, taken
@@ -41,7 +41,7 @@
  * Wide scores (sc->wide).  When values may pass 32
  * bits, the engines still compute in 32-bit lanes, relative to a 64-bit
  * base per block (CPU: SH rows x SWGPU__LONG_CHUNK columns; CUDA: a strip's
- * 32-column chunk, cuda/long_kernels.cu): the largest H of
+ * 32-column chunk, gpu_kernels.cu): the largest H of
  * the block's inputs, or 0 while that lies within +-SWGPU__LONG_DROP.
  * Exact values of neighbouring vertices differ by at most
  * K = smax + open + ext, so the exact values around a block lie within
@@ -111,7 +111,7 @@ typedef struct {
                             than copy them into `saved` (swgpu__lgpu_saved_read) */
     int32_t saved_kept;  /* output: 1 when the engine kept them (`saved` untouched) */
     int32_t lane_rows;   /* CUDA engine: rows per lane of its strips, 16 (0: the same), 8 or 4
-                            (strips of 512, 256 or 128 rows; see cuda/long_kernels.cu); a
+                            (strips of 512, 256 or 128 rows; see gpu_kernels.cu); a
                             batch uses 16 unless all its regions ask for the same, and column
                             slices always; the values do not depend on it */
     int32_t prune;       /* skip blocks that cannot matter (see Pruning above) */
@@ -220,7 +220,7 @@ void swgpu__long_set_base(int64_t cells);
 /** The engines' scoring for matrix m and gaps open + k * ext. */
 void swgpu__long_scoring(swgpu__lscore_t *sc, const swgpu_matrix_t *m, int open, int ext);
 
-/** A lower bound of the best local score of a x b (long_seed.c): the score
+/** A lower bound of the best local score of a x b (seed.c): the score
  *  of a real alignment chained from exact seed matches, 0 when none is
  *  found; *bytes: the most memory it used.  SWGPU_ENOMEM when out of it. */
 int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int64_t blen,
@@ -267,14 +267,14 @@ static inline int64_t swgpu__lck_rows(const swgpu__lreg_t *g, int64_t next)
     return swgpu__lrows_upto(g->h, g->save_every, g->save_last, next * SWGPU__LONG_SH);
 }
 
-/* CPU engine (long_cpu.c): run every region of the batch with threads;
+/* CPU engine (cpu.c): run every region of the batch with threads;
  * ck (one region only; NULL: none) for checkpoints. */
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
                     swgpu__lreg_t *regs, size_t n, int threads,
                     const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned,
                     const swgpu__lck_t *ck);
 
-/* Split across parts (long_split.c): run a batch of regions with the
+/* Split across parts (split.c): run a batch of regions with the
  * parts of comm, every part calling with the same batch; on return every
  * part holds every region's saved rows and best (pruned: all parts').  The
  * CPU engine computes each part's share. */
@@ -311,7 +311,7 @@ int64_t swgpu__lpart_slices(int64_t w, int64_t want);
 /** Slice k of a: vertex columns c0 .. c1 (its own from c0 + 1 on). */
 void swgpu__lpart_cols(int64_t w, int64_t a, int64_t k, int64_t *c0, int64_t *c1);
 
-/* CUDA engine (cuda/long_kernels.cu), present when SWGPU_HAVE_CUDA. */
+/* CUDA engine (gpu.c; gpu.h lists its files), present when SWGPU_HAVE_CUDA. */
 typedef struct swgpu__lgpu swgpu__lgpu_t;
 /** 1 if a CUDA device can be used. */
 int swgpu__lgpu_available(void);
