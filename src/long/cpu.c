@@ -1,95 +1,22 @@
 /*
- * long_cpu.c - the CPU engine of the long aligner: computes a batch of
- * regions (see long.h) with a pool of threads.
+ * cpu.c - the CPU engine of the long aligner: computes a batch of regions
+ * (see long.h) with a pool of threads; one strip is cpu_strip.c's.
  *
  * Work is cut into strips of SWGPU__LONG_SH rows, numbered in batch order
  * (region 0's strips first).  Each thread takes the next strip from an
- * atomic ticket and sweeps it left to right in chunks of CHUNK columns with
- * the SIMD strip kernel (simd/strip_template.h: striped 32-bit lanes; the
- * scalar tile below where the CPU has no SIMD kernels).  Strip s reads the
- * bottom row of strip s-1 from a two-slot ring (slot (s-1)&1) and writes
- * its own bottom row into slot s&1; before a chunk it waits until strip s-1
- * has published at least that chunk.  Strip s+2 overwrites slot s&1 only
- * after strip s+1 has published those columns, and strip s+1 keeps the one
- * value of the row above it still needs (the diagonal of its next chunk's
- * first column) in its state; tickets are taken in order, so a strip only
- * ever waits for a strip that a running thread holds: no deadlock.
- *
- * Pruning (long.h): before a chunk, the block's inputs (the strip's left
- * column, the row above the chunk and the corner) bound everything the
- * block leads to: in a local region by smax times the rows or columns
- * left, in an anchored one by the best path to its target vertex
- * (path_ub); a block that cannot reach the threshold is not computed and
- * hands on lower bounds.
- *
- * A region split by columns across processes (w_all > 0, long.h): the
- * strip's left boundary column arrives from the part on the left before
- * the strip starts, and its right boundary column leaves for the part on
- * the right once the strip is done, so the parts work as a pipeline of
- * strips.  A part that cannot set up still passes every boundary on (a
- * message of lower bounds), so that no other part waits forever; it then
- * reports its failure.
+ * atomic ticket and computes it (swgpu__lc_strip); strip s waits, chunk by
+ * chunk, for strip s-1 (a two-slot ring of bottom rows, cpu_strip.c).
+ * Tickets are taken in order, so a strip only ever waits for a strip that
+ * a running thread holds: no deadlock.  Checkpoints park the threads
+ * between strips and save the pass's state (long.h, swgpu__lck_t).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "long/long.h"
-#include "long/long.h"
-#include "simd/simd.h"
+#include "long/cpu.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
-
-#define SH SWGPU__LONG_SH
-#define NEG SWGPU__LONG_NEG
-#define CHUNK SWGPU__LONG_CHUNK /* columns of a block: the pruning and hand-over unit */
-#define DROP SWGPU__LONG_DROP
-#define INF32 SWGPU__LONG_INF32
-#define NEG64 SWGPU__LONG_NEG64
-
-typedef struct {
-    int64_t best;
-    int64_t bi, bj;
-} sbest_t;
-
-/* a worker's buffers: the scalar tile's column, or the SIMD strip state */
-typedef struct {
-    int32_t *colH, *colE;     /* SH + 1 each: left column, H then E entering */
-    int32_t *prof;            /* SIMD: 32 codes x SH rows */
-    int32_t *hp, *hc, *e;     /* SIMD: SH each */
-    int32_t *tH, *tF;         /* wide scores: the row above a block, rebased (CHUNK each) */
-} wbuf_t;
-
-typedef struct {
-    const swgpu__lseqs_t *q;
-    const swgpu__lscore_t *sc;
-    swgpu__lreg_t *regs;
-    size_t n;
-    const swgpu__sw_kernels_t *k; /* SIMD kernels, or NULL: the scalar tile */
-    int64_t *first;          /* n+1: first ticket of each region */
-    int32_t **ring;          /* per region: H slot 0, H slot 1, F slot 0, F slot 1, each w+1 */
-    uint32_t *codes;         /* per region: the residue codes of its columns (bit mask) */
-    uint8_t **low;           /* per region: per ring slot and chunk, 1 if skipped (not stored) */
-    int64_t **rbase;         /* wide scores, per region: per ring slot and chunk, the base */
-    int64_t *nchunks;        /* per region */
-    _Atomic int64_t *progress; /* per ticket: bottom-row columns published */
-    sbest_t *sb;             /* per ticket */
-    _Atomic int64_t ticket;
-    _Atomic uint64_t cells;
-    _Atomic uint64_t pruned;
-    _Atomic int64_t gbest;   /* best score found so far by pruned local regions */
-    _Atomic int running;
-    wbuf_t *wb;              /* per worker */
-    /* checkpoints: workers park between strips while pause is set */
-    _Atomic int pause;
-    int parked;
-    pthread_mutex_t plock;
-    pthread_cond_t pcv;
-    int locks;               /* plock and pcv initialised */
-    _Atomic int wnext;       /* next worker slot */
-    _Atomic int comm_rc;     /* first failed send or receive */
-} job_t;
 
 static int force_isa = -1;
 
@@ -111,530 +38,6 @@ static const swgpu__sw_kernels_t *strip_kernels(void)
     if (isa == SWGPU__ISA_SCALAR || !swgpu__cpu_isa_supported((swgpu__isa_t)isa))
         return NULL;
     return swgpu__cpu_kernels((swgpu__isa_t)isa);
-}
-
-static void fill32(int32_t *p, int32_t v, int64_t n)
-{
-    for (int64_t k = 0; k < n; k++)
-        p[k] = v;
-}
-
-static inline int32_t max32(int32_t a, int32_t b)
-{
-    return a > b ? a : b;
-}
-
-static inline int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
-static inline int64_t max64(int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
-
-/* Wide scores (long.h): a 64-bit value relative to base B (NEG: minus
- * infinity, or too far below the base to be exact), and back. */
-static inline int32_t rel32(int64_t v, int64_t B)
-{
-    int64_t r = v - B;
-    return v <= NEG64 / 2 || r < -DROP ? NEG : (int32_t)r;
-}
-
-static inline int64_t abs64(int32_t r, int64_t B)
-{
-    return r < INF32 ? NEG64 : (int64_t)r + B;
-}
-
-/* The base of a block whose inputs reach M at most. */
-static inline int64_t pick_base(int64_t M)
-{
-    return M <= NEG64 / 2 || (M >= -DROP && M <= DROP) ? 0 : M;
-}
-
-/* n relative values from base `from` to base `to`, in place. */
-static void rebase(int32_t *v, size_t n, int64_t from, int64_t to)
-{
-    const int64_t d = from - to;
-    for (size_t k = 0; k < n; k++) {
-        int64_t r = (int64_t)v[k] + d;
-        v[k] = v[k] < INF32 || r < -DROP ? NEG : (int32_t)r;
-    }
-}
-
-/* The largest real value of n relative values, as a 64-bit value. */
-static int64_t max_abs(const int32_t *v, size_t n, int64_t B)
-{
-    int32_t m = NEG;
-    for (size_t k = 0; k < n; k++)
-        m = max32(m, v[k]);
-    return abs64(m, B);
-}
-
-/* Better cell under the tie rule (long.h). */
-static inline int better(int64_t s, int64_t i, int64_t j, const sbest_t *b)
-{
-    return swgpu__lbest_better(s, i, j, b->best, b->bi, b->bj);
-}
-
-/*
- * The scalar tile (the plain-C form of the SIMD strip kernel): rows
- * top+1..top+rows, columns j0+1..j1.  rowH/rowF hold the row above the
- * tile on entry (vertex row top) and the tile's bottom row on exit;
- * colH[k]/colE[k] the column j0 on entry (colH[0]: the corner H(top, j0);
- * colE[k]: E entering column j0+1) and column j1 on exit (colE: entering
- * j1+1; colH[0] is the caller's).  The floor is 0 (local) or NEG (anchored:
- * a value derived from a minus-infinity boundary stays at or above it and
- * below every real value, as in the SIMD kernel).
- */
-static inline __attribute__((always_inline)) void tile(const uint8_t *A, const uint8_t *B,
-                                                       const swgpu__lscore_t *sc, int64_t top,
-                                                       int rows, int64_t j0, int64_t j1,
-                                                       int32_t *rowH, int32_t *rowF,
-                                                       int32_t *colH, int32_t *colE,
-                                                       const int local, const int track,
-                                                       sbest_t *sb)
-{
-    const int32_t ext = sc->ext, oe = sc->open + sc->ext, floor = local ? 0 : NEG;
-    int32_t prevold = colH[0]; /* H(i-1, j0) for the next row, before it was overwritten */
-    for (int k = 1; k <= rows; k++) {
-        const int64_t i = top + k;
-        const int32_t *prow = sc->s[A[i]];
-        int32_t diag = prevold; /* H(i-1, j-1) */
-        int32_t hl = colH[k];   /* H(i, j-1) */
-        int32_t e = colE[k];    /* E(i, j) */
-        prevold = hl;
-        for (int64_t j = j0 + 1; j <= j1; j++) {
-            int32_t hu = rowH[j];                        /* H(i-1, j) */
-            int32_t f = max32(rowF[j] - ext, hu - oe);   /* F(i, j) */
-            int32_t hh = max32(max32(diag + prow[B[j]], max32(e, f)), floor);
-            diag = hu;
-            rowH[j] = hh;
-            rowF[j] = f;
-            hl = hh;
-            if (track && hh >= sb->best && better(hh, i, j, sb)) {
-                sb->best = hh;
-                sb->bi = i;
-                sb->bj = j;
-            }
-            e = max32(e - ext, hh - oe);                 /* E(i, j+1) */
-        }
-        colH[k] = hl;
-        colE[k] = e;
-    }
-}
-
-static void wait_for(_Atomic int64_t *p, int64_t need)
-{
-    unsigned spins = 0;
-    while (atomic_load_explicit(p, memory_order_acquire) < need) {
-        if (++spins < 64)
-            continue;
-        sched_yield();
-    }
-}
-
-/* message of a strip's boundary column: H of rows 0..rows (row 0: the
- * corner above), then E entering the next column for rows 1..rows, then
- * (wide scores) their base, 64 bits in two int32 */
-static size_t edge_bytes(int rows, int wide)
-{
-    return (size_t)(2 * rows + 1 + (wide ? 2 : 0)) * sizeof(int32_t);
-}
-
-static void edge_fail(job_t *J, int rc)
-{
-    int zero = 0;
-    atomic_compare_exchange_strong(&J->comm_rc, &zero, rc);
-}
-
-static void edge_recv(job_t *J, const swgpu__lreg_t *g, int64_t s, int rows, int32_t *colH,
-                      int32_t *colE, int64_t *base)
-{
-    int32_t msg[2 * SH + 3];
-    const int wide = J->sc->wide;
-    int rc = g->comm->recv(g->comm->user, g->edge_left, (int)((g->tag0 + s) % SWGPU__LONG_TAGS),
-                           msg, edge_bytes(rows, wide));
-    if (rc) {
-        edge_fail(J, rc);
-        memset(msg, 0, sizeof msg);
-    }
-    memcpy(colH, msg, (size_t)(rows + 1) * sizeof *msg);
-    memcpy(colE + 1, msg + rows + 1, (size_t)rows * sizeof *msg);
-    *base = 0;
-    if (wide)
-        memcpy(base, msg + 2 * rows + 1, sizeof *base);
-}
-
-static void edge_send(job_t *J, const swgpu__lreg_t *g, int64_t s, int rows, const int32_t *colH,
-                      const int32_t *colE, int64_t base)
-{
-    int32_t msg[2 * SH + 3];
-    const int wide = J->sc->wide;
-    memcpy(msg, colH, (size_t)(rows + 1) * sizeof *msg);
-    memcpy(msg + rows + 1, colE + 1, (size_t)rows * sizeof *msg);
-    if (wide)
-        memcpy(msg + 2 * rows + 1, &base, sizeof base);
-    int rc = g->comm->send(g->comm->user, g->edge_right, (int)((g->tag0 + s) % SWGPU__LONG_TAGS),
-                           msg, edge_bytes(rows, wide));
-    if (rc)
-        edge_fail(J, rc);
-}
-
-/*
- * Upper bound of the best score from any vertex of a block to a region's
- * target vertex (rows dr in [dr_lo, dr_hi], columns dc in [dc_lo, dc_hi]
- * away): min(dr, dc) * smax - |dr - dc| * ext over the box.  -1 flags a
- * block that lies wholly past the target (no path reaches it).
- */
-static int64_t box_ub(const swgpu__lscore_t *sc, int64_t dr_lo, int64_t dr_hi, int64_t dc_lo,
-                      int64_t dc_hi, int *beyond)
-{
-    int64_t gap = 0;
-    *beyond = dr_hi < 0 || dc_hi < 0;
-    if (dr_lo < 0)
-        dr_lo = 0;
-    if (dc_lo < 0)
-        dc_lo = 0;
-    if (dr_lo > dc_hi)
-        gap = dr_lo - dc_hi;
-    else if (dc_lo > dr_hi)
-        gap = dc_lo - dr_hi;
-    return min64(dr_hi, dc_hi) * (sc->smax > 0 ? sc->smax : 0) - gap * sc->ext;
-}
-
-/* Striped index of strip row r (0-based) with S vectors of L lanes. */
-static inline size_t sidx(size_t r, size_t S, size_t L)
-{
-    return (r % S) * L + r / S;
-}
-
-static void do_strip(job_t *J, size_t r, int64_t s, int64_t t, wbuf_t *wb)
-{
-    swgpu__lreg_t *g = &J->regs[r];
-    const swgpu__lscore_t *sc = J->sc;
-    const swgpu__sw_kernels_t *K = J->k;
-    const int wide = sc->wide;
-    const int64_t w = g->w, top = s * SH;
-    const int rows = (int)(g->h - top < SH ? g->h - top : SH);
-    const int local = g->local, track = g->track;
-    const int32_t oe = sc->open + sc->ext, lowH = local ? 0 : NEG;
-    const int64_t lowH64 = local ? 0 : NEG64;
-    const uint8_t *A = J->q->seq[g->rseq] + g->roff - 1; /* A[i]: row i */
-    const uint8_t *B = J->q->seq[g->cseq] + g->coff - 1; /* B[j]: column j */
-    int32_t *ring = J->ring[r];
-    int32_t *inH = ring + (size_t)((s + 1) & 1) * (size_t)(w + 1);
-    int32_t *inF = ring + (size_t)(2 + ((s + 1) & 1)) * (size_t)(w + 1);
-    int32_t *outH = ring + (size_t)(s & 1) * (size_t)(w + 1);
-    int32_t *outF = ring + (size_t)(2 + (s & 1)) * (size_t)(w + 1);
-    int32_t *save = NULL, *colH = wb->colH, *colE = wb->colE;
-    int64_t *savebase = NULL;
-    sbest_t sb = { local ? 0 : NEG64, 0, 0 };
-    const int64_t bottom = top + rows;
-    const int split = g->w_all > 0;
-    const int64_t col0 = split ? g->col0 : 0, wall = split ? g->w_all : w;
-    const int64_t nch = J->nchunks[r];
-    swgpu__strip_t st;
-    size_t S = 0, L = 0;
-    int left_low = 0; /* the strip's left column state is all lower bounds */
-    uint8_t *lowin = J->low[r] + (size_t)((s + 1) & 1) * (size_t)nch;
-    uint8_t *lowout = J->low[r] + (size_t)(s & 1) * (size_t)nch;
-    /* wide scores: the bases of the row above's chunks and of this strip's,
-     * of the left column state (Bl); the corner H(top, j0) in 64 bits */
-    int64_t *basein = wide ? J->rbase[r] + (size_t)((s + 1) & 1) * (size_t)nch : NULL;
-    int64_t *baseout = wide ? J->rbase[r] + (size_t)(s & 1) * (size_t)nch : NULL;
-    int64_t Bl = 0, corner;
-
-    /* where this strip's bottom row is saved, if it is */
-    if (bottom < g->h && g->save_every > 0 && bottom % g->save_every == 0) {
-        save = g->saved + (size_t)(bottom / g->save_every - 1) * (size_t)(w + 1) * 2;
-        if (wide)
-            savebase = g->saved_base + (size_t)(bottom / g->save_every - 1) * (size_t)(nch + 1);
-    } else if (bottom == g->h && g->save_last) {
-        save = g->saved + (size_t)(swgpu__lreg_nsaved(g) - 1) * (size_t)(w + 1) * 2;
-        if (wide)
-            savebase = g->saved_base + (size_t)(swgpu__lreg_nsaved(g) - 1) * (size_t)(nch + 1);
-    }
-
-    /* the left boundary column: H of rows top..bottom, E entering column 1 */
-    if (split && g->edge_left >= 0) {
-        /* the part on the left's last column (wide scores: relative to its base) */
-        edge_recv(J, g, s, rows, colH, colE, &Bl);
-        corner = wide ? abs64(colH[0], Bl) : colH[0];
-    } else if (!wide) {
-        colH[0] = top == 0 ? swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, 0)
-                           : swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top);
-        for (int k = 1; k <= rows; k++) {
-            colH[k] = swgpu__lreg_left(local, g->h0, g->f0, sc->open, sc->ext, top + k);
-            colE[k] = max32(NEG - sc->ext, colH[k] - oe);
-        }
-        corner = colH[0];
-    } else {
-        /* column 0 changes by ext a row: its base is its largest value */
-        corner = swgpu__lreg_top64(local, g->h0, top == 0 ? g->e0 : g->f0, sc->open, sc->ext, top);
-        Bl = pick_base(swgpu__lreg_top64(local, g->h0, g->f0, sc->open, sc->ext, top + 1));
-        for (int k = 1; k <= rows; k++) {
-            colH[k] = rel32(swgpu__lreg_top64(local, g->h0, g->f0, sc->open, sc->ext, top + k), Bl);
-            colE[k] = max32(NEG - sc->ext, colH[k] - oe);
-        }
-    }
-    if (save) {
-        save[0] = colH[rows];
-        save[1] = local ? NEG : colH[rows];
-        if (split && g->edge_left >= 0)
-            save[1] = NEG; /* the left part's column: its F is not known here (nor used) */
-        if (savebase)
-            savebase[0] = Bl;
-    }
-    if (K) {
-        /* the strip's profile (the codes of the region's columns) and state */
-        const uint32_t codes = J->codes[r];
-        L = (size_t)K->lanes32;
-        S = (size_t)SH / L;
-        for (int c = 0; c < SWGPU_NCODES; c++) {
-            int32_t *pc = wb->prof + (size_t)c * SH;
-            if (!(codes >> c & 1))
-                continue;
-            for (size_t x = 0; x < (size_t)SH; x++)
-                pc[sidx(x, S, L)] = (int)x < rows ? sc->s[A[top + 1 + (int64_t)x]][c] : SWGPU__STRIP_PAD;
-        }
-        for (size_t x = 0; x < (size_t)SH; x++) {
-            wb->hp[sidx(x, S, L)] = (int)x < rows ? colH[x + 1] : lowH;
-            wb->e[sidx(x, S, L)] = (int)x < rows ? colE[x + 1] : NEG;
-        }
-        st.prof = wb->prof;
-        st.S = S;
-        st.hp = wb->hp;
-        st.hc = wb->hc;
-        st.e = wb->e;
-        st.gap_oe = oe;
-        st.gap_e = sc->ext;
-        st.last_k = (size_t)(rows - 1) % S;
-        st.last_l = (rows - 1) / (int)S;
-        st.local = local;
-        st.track = track;
-    }
-    for (int64_t j0 = 0, c = 0; j0 < w; j0 += CHUNK, c++) {
-        const int64_t j1 = j0 + CHUNK < w ? j0 + CHUNK : w, n = j1 - j0;
-        int above_low = 0; /* the chunk of the row above was skipped: lower bounds, not stored */
-        int64_t Bin = 0, Bk = 0, mx;
-        const int32_t *topH = inH + j0 + 1, *topF = inF + j0 + 1;
-        if (s > 0) {
-            wait_for(&J->progress[t - 1], j1);
-            above_low = lowin[c];
-            if (wide && !above_low)
-                Bin = basein[c];
-        } else if (!wide) {
-            for (int64_t j = j0 + 1; j <= j1; j++) {
-                inH[j] = swgpu__lreg_top(local, g->h0, g->e0, sc->open, sc->ext, col0 + j);
-                inF[j] = NEG;
-            }
-        } else {
-            /* row 0 changes by ext a column: its base is its largest value */
-            Bin = pick_base(swgpu__lreg_top64(local, g->h0, g->e0, sc->open, sc->ext, col0 + j0 + 1));
-            for (int64_t j = j0 + 1; j <= j1; j++) {
-                inH[j] = rel32(swgpu__lreg_top64(local, g->h0, g->e0, sc->open, sc->ext, col0 + j), Bin);
-                inF[j] = NEG;
-            }
-        }
-        /* the largest H on the block's inputs (the left column, the row
-         * above, the corner): it bounds the block, and sets its base */
-        mx = corner;
-        if (!wide) {
-            if (g->prune) {
-                if (left_low)
-                    mx = max64(mx, lowH);
-                else if (K)
-                    mx = max64(mx, max_abs(st.hp, SH, 0)); /* padding rows too: at most the real ones */
-                else
-                    mx = max64(mx, max_abs(colH + 1, (size_t)rows, 0));
-                mx = max64(mx, above_low ? lowH : max_abs(topH, (size_t)n, 0));
-            }
-        } else {
-            if (left_low)
-                mx = max64(mx, lowH64);
-            else
-                mx = max64(mx, K ? max_abs(st.hp, SH, Bl) : max_abs(colH + 1, (size_t)rows, Bl));
-            mx = max64(mx, above_low ? lowH64 : max_abs(topH, (size_t)n, Bin));
-        }
-        if (g->prune) {
-            int64_t bound;
-            int beyond = 0;
-            if (local) {
-                int64_t left = min64(g->h - top, wall - col0 - j0);
-                bound = max64(mx, 0) + (int64_t)(sc->smax > 0 ? sc->smax : 0) * left;
-            } else {
-                bound = mx + box_ub(sc, g->prune_i - bottom, g->prune_i - top, g->prune_j - (col0 + j1),
-                                    g->prune_j - (col0 + j0), &beyond);
-            }
-            const int64_t gb = local ? atomic_load_explicit(&J->gbest, memory_order_relaxed) : 0;
-            if (beyond || bound < (local ? gb : g->prune_best) || (g->xdrop > 0 && mx + g->xdrop < gb) ||
-                (g->max_cells > 0 && atomic_load_explicit(&J->cells, memory_order_relaxed) >= g->max_cells)) {
-                /* skipped: the outputs are lower bounds (H lowH, E = F = NEG),
-                 * flagged instead of stored */
-                lowout[c] = 1;
-                if (!left_low) {
-                    if (K) {
-                        fill32(st.hp, lowH, SH);
-                        fill32(st.e, NEG, SH);
-                    } else {
-                        fill32(colH + 1, lowH, rows);
-                        fill32(colE + 1, NEG, rows);
-                    }
-                    left_low = 1;
-                    Bl = 0;
-                }
-                corner = above_low ? lowH64 : wide ? abs64(inH[j1], Bin) : inH[j1];
-                if (save) {
-                    for (int64_t j = j0 + 1; j <= j1; j++) {
-                        save[2 * j] = lowH;
-                        save[2 * j + 1] = NEG;
-                    }
-                    if (savebase)
-                        savebase[1 + c] = 0;
-                }
-                atomic_store_explicit(&J->progress[t], j1, memory_order_release);
-                atomic_fetch_add_explicit(&J->pruned, (uint64_t)rows * (uint64_t)n, memory_order_relaxed);
-                continue;
-            }
-        }
-        if (above_low) { /* the row above's lower bounds, stored now */
-            fill32(inH + j0 + 1, lowH, n);
-            fill32(inF + j0 + 1, NEG, n);
-        }
-        lowout[c] = 0;
-        left_low = 0;
-        if (wide) {
-            /* one base for the block: the left column and the row above move to it */
-            Bk = pick_base(mx);
-            if (Bk != Bl) {
-                if (K) {
-                    rebase(st.hp, SH, Bl, Bk);
-                    rebase(st.e, SH, Bl, Bk);
-                } else {
-                    rebase(colH + 1, (size_t)rows, Bl, Bk);
-                    rebase(colE + 1, (size_t)rows, Bl, Bk);
-                }
-            }
-            if (Bin != Bk) {
-                memcpy(wb->tH, topH, (size_t)n * sizeof *topH);
-                memcpy(wb->tF, topF, (size_t)n * sizeof *topF);
-                rebase(wb->tH, (size_t)n, Bin, Bk);
-                rebase(wb->tF, (size_t)n, Bin, Bk);
-                topH = wb->tH;
-                topF = wb->tF;
-            }
-            baseout[c] = Bk;
-        }
-        if (K) {
-            /* the zero floor of a local block whose base is not 0 goes (long.h) */
-            swgpu__pair_best_t pb = { 0, 0, 0 };
-            const int64_t pr = sb.best - Bk;
-            pb.score = sb.best <= NEG64 / 2 || pr < NEG ? NEG : pr > (1 << 30) ? (1 << 30) : (int32_t)pr;
-            st.local = local && Bk == 0;
-            st.corner = wide ? rel32(corner, Bk) : (int32_t)corner;
-            K->strip_cols(&st, B + 1 + j0, 0, (size_t)n, topH, topF, outH + 1 + j0, outF + 1 + j0, &pb);
-            corner = wide ? abs64(st.corner, Bk) : st.corner;
-            if (track && pb.score >= INF32 && (int64_t)pb.score + Bk > sb.best) {
-                sb.best = (int64_t)pb.score + Bk;
-                sb.bi = top + pb.r + 1;
-                sb.bj = j0 + pb.j + 1;
-            }
-        } else {
-            const int64_t cn = above_low ? lowH64 : wide ? abs64(inH[j1], Bin) : inH[j1]; /* the next
-                                  chunk's corner, before the strip below takes the slot */
-            const int lf = local && Bk == 0;
-            memcpy(outH + j0 + 1, topH, (size_t)n * sizeof *outH);
-            memcpy(outF + j0 + 1, topF, (size_t)n * sizeof *outF);
-            colH[0] = wide ? rel32(corner, Bk) : (int32_t)corner;
-            if (wide) {
-                /* the tile compares with the best in its own frame */
-                const int64_t pr = sb.best - Bk;
-                sbest_t x = { sb.best <= NEG64 / 2 || pr < NEG ? NEG : pr > (1 << 30) ? (1 << 30) : pr,
-                              sb.bi, sb.bj };
-                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, lf, track, &x);
-                if (track && x.best >= INF32 && x.best + Bk > sb.best) {
-                    sb.best = x.best + Bk;
-                    sb.bi = x.bi;
-                    sb.bj = x.bj;
-                }
-            } else if (local && track)
-                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 1, &sb);
-            else if (local)
-                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 1, 0, &sb);
-            else if (track)
-                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 1, &sb);
-            else
-                tile(A, B, sc, top, rows, j0, j1, outH, outF, colH, colE, 0, 0, &sb);
-            corner = cn;
-        }
-        Bl = Bk;
-        if (g->prune && track) {
-            int64_t cur = atomic_load_explicit(&J->gbest, memory_order_relaxed);
-            while (sb.best > cur &&
-                   !atomic_compare_exchange_weak_explicit(&J->gbest, &cur, sb.best,
-                                                          memory_order_relaxed, memory_order_relaxed))
-                ;
-        }
-        if (save) {
-            for (int64_t j = j0 + 1; j <= j1; j++) {
-                save[2 * j] = outH[j];
-                save[2 * j + 1] = outF[j];
-            }
-            if (savebase)
-                savebase[1 + c] = Bk;
-        }
-        atomic_store_explicit(&J->progress[t], j1, memory_order_release);
-        atomic_fetch_add_explicit(&J->cells, (uint64_t)rows * (uint64_t)n, memory_order_relaxed);
-    }
-    if (K) {
-        /* the right column back in row order: H (corner: the row above) and E */
-        for (size_t x = 0; x < (size_t)rows; x++) {
-            colH[x + 1] = st.hp[sidx(x, S, L)];
-            colE[x + 1] = st.e[sidx(x, S, L)];
-        }
-    }
-    if (split && g->edge_right >= 0) {
-        /* colH[0]: H(top, col0 + w); wide scores: the column relative to the
-         * last block's base (after a skipped block its lower bounds are
-         * absolute: they move to the corner's base) */
-        int64_t Bm = Bl;
-        if (wide && left_low) {
-            Bm = pick_base(corner);
-            rebase(colH + 1, (size_t)rows, 0, Bm);
-            rebase(colE + 1, (size_t)rows, 0, Bm);
-        }
-        colH[0] = wide ? rel32(corner, Bm) : (int32_t)corner;
-        edge_send(J, g, s, rows, colH, colE, wide ? Bm : 0);
-    }
-    sb.bj += col0;
-    J->sb[t] = sb;
-}
-
-/* A part that could not set up still passes every boundary column on:
- * lower bounds (H 0, E minus infinity), which cannot raise any score. */
-static void drain(swgpu__lreg_t *regs, size_t n, int wide)
-{
-    int32_t msg[2 * SH + 3];
-    for (size_t r = 0; r < n; r++) {
-        const swgpu__lreg_t *g = &regs[r];
-        if (g->w_all <= 0 || g->h < 1)
-            continue;
-        for (int64_t s = 0; s * SH < g->h; s++) {
-            int rows = (int)(g->h - s * SH < SH ? g->h - s * SH : SH);
-            int tag = (int)((g->tag0 + s) % SWGPU__LONG_TAGS);
-            if (g->edge_left >= 0)
-                g->comm->recv(g->comm->user, g->edge_left, tag, msg, edge_bytes(rows, wide));
-            for (int k = 0; k <= rows; k++)
-                msg[k] = g->local ? 0 : NEG;
-            for (int k = 0; k < rows; k++)
-                msg[rows + 1 + k] = NEG;
-            msg[2 * rows + 1] = msg[2 * rows + 2] = 0; /* wide scores: base 0 */
-            if (g->edge_right >= 0)
-                g->comm->send(g->comm->user, g->edge_right, tag, msg, edge_bytes(rows, wide));
-        }
-    }
 }
 
 static void *worker(void *arg)
@@ -665,7 +68,7 @@ static void *worker(void *arg)
             else
                 hi = mid - 1;
         }
-        do_strip(J, lo, t - J->first[lo], t, wb);
+        swgpu__lc_strip(J, lo, t - J->first[lo], t, wb);
     }
     atomic_fetch_sub(&J->running, 1);
     return NULL;
@@ -774,14 +177,179 @@ static int checkpoint(job_t *J, const swgpu__lck_t *ck)
     return rc;
 }
 
+/* The batch's buffers (rings, skipped-chunk flags, wide-score bases, the
+ * columns' codes, tickets' progress and bests) and counters; *bytes: what
+ * they hold. */
+static int job_alloc(job_t *J, swgpu__lreg_t *regs, size_t n, uint64_t *bytes)
+{
+    const swgpu__lscore_t *sc = J->sc;
+    int64_t total, b0 = 0;
+    J->first = malloc((n + 1) * sizeof *J->first);
+    J->ring = calloc(n, sizeof *J->ring);
+    J->codes = calloc(n, sizeof *J->codes);
+    J->low = calloc(n, sizeof *J->low);
+    J->nchunks = calloc(n, sizeof *J->nchunks);
+    J->rbase = calloc(n, sizeof *J->rbase);
+    if (!J->first || !J->ring || !J->codes || !J->low || !J->nchunks || !J->rbase)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
+    J->first[0] = 0;
+    for (size_t r = 0; r < n; r++) {
+        const uint8_t *B;
+        if (regs[r].h < 1 || regs[r].w < 1)
+            return swgpu__fail(SWGPU_EINVAL, "long alignment: empty region %zu", r);
+        J->first[r + 1] = J->first[r] + (regs[r].h + SH - 1) / SH;
+        J->ring[r] = malloc((size_t)4 * (size_t)(regs[r].w + 1) * sizeof(int32_t));
+        if (!J->ring[r])
+            return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
+                               (long long)regs[r].w);
+        *bytes += (uint64_t)4 * (uint64_t)(regs[r].w + 1) * sizeof(int32_t);
+        J->nchunks[r] = (regs[r].w + CHUNK - 1) / CHUNK;
+        if (!(J->low[r] = calloc(2 * (size_t)J->nchunks[r], 1)))
+            return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
+                               (long long)regs[r].w);
+        *bytes += 2 * (uint64_t)J->nchunks[r];
+        if (sc->wide) {
+            if ((regs[r].saved && !regs[r].saved_base) ||
+                (regs[r].w_all > 0 && regs[r].col0 % CHUNK != 0))
+                return swgpu__fail(SWGPU_EINVAL, "long alignment: wide scores without saved bases, or "
+                                   "in a split region's part that does not start at a multiple of %d "
+                                   "columns", CHUNK);
+            if (!(J->rbase[r] = calloc(2 * (size_t)J->nchunks[r], sizeof **J->rbase)))
+                return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
+                                   (long long)regs[r].w);
+            *bytes += 16 * (uint64_t)J->nchunks[r];
+        }
+        B = J->q->seq[regs[r].cseq] + regs[r].coff;
+        for (int64_t j = 0; j < regs[r].w; j++)
+            J->codes[r] |= 1u << (B[j] & (SWGPU_NCODES - 1));
+    }
+    total = J->first[n];
+    J->progress = malloc((size_t)total * sizeof *J->progress);
+    J->sb = malloc((size_t)total * sizeof *J->sb);
+    if (!J->progress || !J->sb)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld strips", (long long)total);
+    *bytes += (uint64_t)total * (sizeof *J->progress + sizeof *J->sb);
+    for (int64_t t = 0; t < total; t++)
+        atomic_init(&J->progress[t], 0);
+    atomic_init(&J->ticket, 0);
+    atomic_init(&J->cells, 0);
+    atomic_init(&J->pruned, 0);
+    for (size_t r = 0; r < n; r++)
+        if (regs[r].prune && regs[r].local && regs[r].prune_best > b0)
+            b0 = regs[r].prune_best;
+    atomic_init(&J->gbest, b0);
+    return SWGPU_OK;
+}
+
+/* The workers' buffers (threads of them; *bytes grows by theirs) and the
+ * checkpoints' lock. */
+static int job_workers(job_t *J, int threads, uint64_t *bytes)
+{
+    J->wb = calloc((size_t)threads, sizeof *J->wb);
+    if (!J->wb)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
+    for (int k = 0; k < threads; k++)
+        if (wbuf_alloc(&J->wb[k], J->k != NULL))
+            return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
+    *bytes += (uint64_t)threads * ((J->k ? (SWGPU_NCODES + 3) * SH * 4 : 0) + (2 * (SH + 1) + 2 * CHUNK) * 4);
+    atomic_init(&J->wnext, 0);
+    atomic_init(&J->comm_rc, 0);
+    atomic_init(&J->pause, 0);
+    pthread_mutex_init(&J->plock, NULL);
+    pthread_cond_init(&J->pcv, NULL);
+    J->locks = 1;
+    return SWGPU_OK;
+}
+
+/* The strips computed by `threads` threads (tid: their ids; NULL: by this
+ * one), with progress reports and checkpoints every ck->every seconds. */
+static int job_run(job_t *J, int threads, pthread_t *tid, const swgpu__lprog_t *prog, const swgpu__lck_t *ck)
+{
+    int nt, rc = SWGPU_OK;
+    if (!tid) {
+        atomic_init(&J->running, 1);
+        worker(J);
+        return SWGPU_OK;
+    }
+    atomic_init(&J->running, threads);
+    for (nt = 0; nt < threads; nt++)
+        if (pthread_create(&tid[nt], NULL, worker, J) != 0)
+            break;
+    atomic_fetch_sub(&J->running, threads - nt);
+    if (nt == 0) {
+        atomic_init(&J->running, 1);
+        worker(J); /* no thread could start: do it here */
+    }
+    double last = swgpu__now();
+    for (int tick = 0; ((prog && prog->report) || (ck && ck->save)) && atomic_load(&J->running) > 0; tick++) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        if (tick % 10 == 9 && prog && prog->report) {
+            uint64_t pr = atomic_load(&J->pruned);
+            prog->report(prog->user, atomic_load(&J->cells) + pr, pr);
+        }
+        if (ck && ck->save && nt > 0 && swgpu__now() - last >= ck->every) {
+            int crc = checkpoint(J, ck);
+            last = swgpu__now();
+            if (crc && !rc)
+                rc = crc;
+        }
+    }
+    for (int k = 0; k < nt; k++)
+        pthread_join(tid[k], NULL);
+    return rc;
+}
+
+/* Every tracked region's best: the best of its strips' under the tie rule. */
+static void job_bests(const job_t *J, swgpu__lreg_t *regs, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        sbest_t b = { NEG64, 0, 0 };
+        if (!regs[r].track)
+            continue;
+        for (int64_t t = J->first[r]; t < J->first[r + 1]; t++)
+            if (better(J->sb[t].best, J->sb[t].bi, J->sb[t].bj, &b))
+                b = J->sb[t];
+        regs[r].best = b.best;
+        regs[r].bi = b.bi;
+        regs[r].bj = b.bj;
+    }
+}
+
+static void job_free(job_t *J, int threads)
+{
+    const size_t n = J->n;
+    if (J->wb)
+        for (int k = 0; k < threads; k++)
+            wbuf_free(&J->wb[k]);
+    free(J->wb);
+    for (size_t r = 0; J->ring && r < n; r++)
+        free(J->ring[r]);
+    free(J->ring);
+    for (size_t r = 0; J->low && r < n; r++)
+        free(J->low[r]);
+    free(J->low);
+    for (size_t r = 0; J->rbase && r < n; r++)
+        free(J->rbase[r]);
+    free(J->rbase);
+    free(J->nchunks);
+    free(J->codes);
+    if (J->locks) {
+        pthread_mutex_destroy(&J->plock);
+        pthread_cond_destroy(&J->pcv);
+    }
+    free(J->first);
+    free(J->progress);
+    free(J->sb);
+}
+
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__lreg_t *regs,
                     size_t n, int threads, const swgpu__lprog_t *prog, uint64_t *bytes_used,
                     uint64_t *pruned, const swgpu__lck_t *ck)
 {
     job_t J;
     pthread_t *tid = NULL;
-    int nt = 0, rc = SWGPU_OK, ran = 0;
-    int64_t total;
+    int rc = SWGPU_OK, ran = 0;
     uint64_t bytes = 0;
 
     if (n == 0)
@@ -792,104 +360,19 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     J.regs = regs;
     J.n = n;
     J.k = strip_kernels();
-    J.first = malloc((n + 1) * sizeof *J.first);
-    J.ring = calloc(n, sizeof *J.ring);
-    J.codes = calloc(n, sizeof *J.codes);
-    J.low = calloc(n, sizeof *J.low);
-    J.nchunks = calloc(n, sizeof *J.nchunks);
-    J.rbase = calloc(n, sizeof *J.rbase);
-    if (!J.first || !J.ring || !J.codes || !J.low || !J.nchunks || !J.rbase) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
+    if ((rc = job_alloc(&J, regs, n, &bytes)))
         goto fail;
-    }
-    J.first[0] = 0;
-    for (size_t r = 0; r < n; r++) {
-        const uint8_t *B;
-        if (regs[r].h < 1 || regs[r].w < 1) {
-            rc = swgpu__fail(SWGPU_EINVAL, "long alignment: empty region %zu", r);
-            goto fail;
-        }
-        J.first[r + 1] = J.first[r] + (regs[r].h + SH - 1) / SH;
-        J.ring[r] = malloc((size_t)4 * (size_t)(regs[r].w + 1) * sizeof(int32_t));
-        if (!J.ring[r]) {
-            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
-                             (long long)regs[r].w);
-            goto fail;
-        }
-        bytes += (uint64_t)4 * (uint64_t)(regs[r].w + 1) * sizeof(int32_t);
-        J.nchunks[r] = (regs[r].w + CHUNK - 1) / CHUNK;
-        if (!(J.low[r] = calloc(2 * (size_t)J.nchunks[r], 1))) {
-            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
-                             (long long)regs[r].w);
-            goto fail;
-        }
-        bytes += 2 * (uint64_t)J.nchunks[r];
-        if (sc->wide) {
-            if ((regs[r].saved && !regs[r].saved_base) ||
-                (regs[r].w_all > 0 && regs[r].col0 % CHUNK != 0)) {
-                rc = swgpu__fail(SWGPU_EINVAL, "long alignment: wide scores without saved bases, or "
-                                 "in a split region's part that does not start at a multiple of %d "
-                                 "columns", CHUNK);
-                goto fail;
-            }
-            if (!(J.rbase[r] = calloc(2 * (size_t)J.nchunks[r], sizeof **J.rbase))) {
-                rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for a %lld-column region",
-                                 (long long)regs[r].w);
-                goto fail;
-            }
-            bytes += 16 * (uint64_t)J.nchunks[r];
-        }
-        B = q->seq[regs[r].cseq] + regs[r].coff;
-        for (int64_t j = 0; j < regs[r].w; j++)
-            J.codes[r] |= 1u << (B[j] & (SWGPU_NCODES - 1));
-    }
-    total = J.first[n];
-    J.progress = malloc((size_t)total * sizeof *J.progress);
-    J.sb = malloc((size_t)total * sizeof *J.sb);
-    if (!J.progress || !J.sb) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %lld strips", (long long)total);
-        goto fail;
-    }
-    bytes += (uint64_t)total * (sizeof *J.progress + sizeof *J.sb);
-    for (int64_t t = 0; t < total; t++)
-        atomic_init(&J.progress[t], 0);
-    atomic_init(&J.ticket, 0);
-    atomic_init(&J.cells, 0);
-    atomic_init(&J.pruned, 0);
-    {
-        int64_t b0 = 0;
-        for (size_t r = 0; r < n; r++)
-            if (regs[r].prune && regs[r].local && regs[r].prune_best > b0)
-                b0 = regs[r].prune_best;
-        atomic_init(&J.gbest, b0);
-    }
-
     if (threads < 1)
         threads = swgpu__ncores();
-    if (threads > total)
-        threads = (int)total;
-    J.wb = calloc((size_t)threads, sizeof *J.wb);
-    if (!J.wb) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
+    if (threads > J.first[n])
+        threads = (int)J.first[n];
+    if ((rc = job_workers(&J, threads, &bytes)))
         goto fail;
-    }
-    for (int k = 0; k < threads; k++)
-        if (wbuf_alloc(&J.wb[k], J.k != NULL)) {
-            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for threads");
-            goto fail;
-        }
-    bytes += (uint64_t)threads * ((J.k ? (SWGPU_NCODES + 3) * SH * 4 : 0) + (2 * (SH + 1) + 2 * CHUNK) * 4);
     if (bytes_used)
         *bytes_used = bytes;
-    atomic_init(&J.wnext, 0);
-    atomic_init(&J.comm_rc, 0);
-    atomic_init(&J.pause, 0);
-    pthread_mutex_init(&J.plock, NULL);
-    pthread_cond_init(&J.pcv, NULL);
-    J.locks = 1;
     if (ck && n != 1)
         ck = NULL;
-    if (ck && ck->resume && ck->resume->next > 0 && ck->resume->next < total)
+    if (ck && ck->resume && ck->resume->next > 0 && ck->resume->next < J.first[n])
         put_state(&J, ck->resume);
     if (!(threads == 1 && !(prog && prog->report) && !(ck && ck->save)) &&
         !(tid = malloc((size_t)threads * sizeof *tid))) {
@@ -897,39 +380,7 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
         goto fail;
     }
     ran = 1;
-    if (!tid) {
-        atomic_init(&J.running, 1);
-        worker(&J);
-    } else {
-        atomic_init(&J.running, threads);
-        for (nt = 0; nt < threads; nt++)
-            if (pthread_create(&tid[nt], NULL, worker, &J) != 0)
-                break;
-        atomic_fetch_sub(&J.running, threads - nt);
-        if (nt == 0) {
-            atomic_init(&J.running, 1);
-            worker(&J); /* no thread could start: do it here */
-        }
-        double last = swgpu__now();
-        for (int tick = 0; ((prog && prog->report) || (ck && ck->save)) && atomic_load(&J.running) > 0;
-             tick++) {
-            struct timespec ts = { 0, 10 * 1000 * 1000 };
-            nanosleep(&ts, NULL);
-            if (tick % 10 == 9 && prog && prog->report) {
-                uint64_t pr = atomic_load(&J.pruned);
-                prog->report(prog->user, atomic_load(&J.cells) + pr, pr);
-            }
-            if (ck && ck->save && nt > 0 && swgpu__now() - last >= ck->every) {
-                int crc = checkpoint(&J, ck);
-                last = swgpu__now();
-                if (crc && !rc)
-                    rc = crc;
-            }
-        }
-        for (int k = 0; k < nt; k++)
-            pthread_join(tid[k], NULL);
-    }
-    if (rc)
+    if ((rc = job_run(&J, threads, tid, prog, ck)))
         goto fail;
     if (atomic_load(&J.comm_rc)) {
         rc = swgpu__fail(atomic_load(&J.comm_rc), "long alignment: a boundary column could not "
@@ -938,45 +389,11 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc, swgpu__l
     }
     if (pruned)
         *pruned = atomic_load(&J.pruned);
-    for (size_t r = 0; r < n; r++) {
-        sbest_t b = { NEG64, 0, 0 };
-        if (!regs[r].track)
-            continue;
-        for (int64_t t = J.first[r]; t < J.first[r + 1]; t++)
-            if (better(J.sb[t].best, J.sb[t].bi, J.sb[t].bj, &b))
-                b = J.sb[t];
-        regs[r].best = b.best;
-        regs[r].bi = b.bi;
-        regs[r].bj = b.bj;
-    }
+    job_bests(&J, regs, n);
 fail:
     if (rc && !ran)
-        drain(regs, n, sc->wide);
+        swgpu__lc_drain(regs, n, sc->wide);
     free(tid);
-    if (J.wb)
-        for (int k = 0; k < threads; k++)
-            wbuf_free(&J.wb[k]);
-    free(J.wb);
-    if (J.ring)
-        for (size_t r = 0; r < n; r++)
-            free(J.ring[r]);
-    free(J.ring);
-    if (J.low)
-        for (size_t r = 0; r < n; r++)
-            free(J.low[r]);
-    free(J.low);
-    if (J.rbase)
-        for (size_t r = 0; r < n; r++)
-            free(J.rbase[r]);
-    free(J.rbase);
-    free(J.nchunks);
-    free(J.codes);
-    if (J.locks) {
-        pthread_mutex_destroy(&J.plock);
-        pthread_cond_destroy(&J.pcv);
-    }
-    free(J.first);
-    free(J.progress);
-    free(J.sb);
+    job_free(&J, threads);
     return rc;
 }

@@ -1,7 +1,7 @@
 /*
- * long_kernels.cu - the GPU pass of the long aligner (StripedScore style).
+ * gpu_kernels.cu - the GPU pass of the long aligner (StripedScore style).
  *
- * One launch computes a batch of regions (src/long.h).  Each region is cut
+ * One launch computes a batch of regions (long.h).  Each region is cut
  * into horizontal strips of SH = 32 * R rows; a strip is computed by ONE
  * warp, lane l owning rows l*R+1 .. l*R+R of the strip in registers, along
  * anti-diagonals: at step d lane l computes column d - l + 1 for its R rows,
@@ -302,6 +302,99 @@ __device__ __forceinline__ void strip_end(const swgpu__lkargs_t &A, long long t,
     }
 }
 
+/* The left column of my rows (HO = H - oe, E) and the diagonal input of
+ * my first row (prevo): the region's column 0, or a slice's left boundary
+ * column from the slice on its left; false when a partition failed while
+ * this strip waited for it (the pass's results are dropped). */
+template <int R, bool LOCAL, bool PARTIAL, bool SLICE>
+__device__ __forceinline__ bool left_column(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s, int lane,
+                                            int base, int nv, int32_t oe, int (&HO)[R], int (&E)[R], int &prevo)
+{
+    const int32_t ext = A.ext;
+    const int32_t h0 = (int32_t)g.h0, e0 = (int32_t)g.e0, f0 = (int32_t)g.f0; /* 32-bit here */
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        HO[r] = swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, base + r + 1) - oe;
+        E[r] = NEG;
+    }
+    /* HO of the row above me at the previous column (the diagonal) */
+    prevo = (base == 0 ? swgpu__lreg_top(LOCAL, h0, e0, A.open, ext, SLICE ? g.col0 : 0)
+                       : swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, base)) - oe;
+    if (SLICE && g.lin) { /* a slice: the left boundary column from the slice on the left */
+        if (!wait_left(A, g, s, lane))
+            return false;
+        const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
+        prevo = __ldcv(lin).x - oe;
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (!PARTIAL || r < nv) {
+                const int2 v = __ldcv(lin + r + 1);
+                HO[r] = v.x - oe;
+                E[r] = v.y;
+            }
+    }
+    return true;
+}
+
+/* Pruning (local regions): true when chunk c, its inputs at most the row
+ * above's th (lane by lane) and my rows' HO, cannot reach the best so far
+ * (mine or another partition's).  A slice handing on its right boundary
+ * column computes the chunks in which its lanes reach it (see the end of
+ * the strip). */
+template <int R, bool SLICE>
+__device__ __forceinline__ bool chunk_skips(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, const smem_t &sm,
+                                            int warp, int c, int top, int th, int prevo, const int (&HO)[R], int32_t oe)
+{
+    const int w = g.w;
+    int mx = max(th, prevo); /* prevo: the diagonal input of my first row */
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        mx = max(mx, HO[r]);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+        mx = max(mx, __shfl_xor_sync(FULL, mx, off));
+    const long long left = min((long long)(g.h - top), (long long)w + (SLICE ? sm.wrem[warp] : 0) - 32 * c + 31);
+    const long long bound = (long long)max(mx + oe, 0) + (long long)A.smax * left;
+    const int gb = max(*(volatile int32_t *)A.gbest, *(const volatile int32_t *)A.rbest);
+    return bound < gb && !(SLICE && c >= ((w - 1) >> 5) && sm.rout[warp]);
+}
+
+/* The column lane 31 finished at my step of chunk c, o = {H, F}, into the
+ * ring and the saved row. */
+__device__ __forceinline__ void put_out(int2 *rout, int2 *save, int c, int lane, int w, int2 o)
+{
+    const int jo = 32 * c + lane - 30;
+    if (jo >= 1 && jo <= w) {
+        rout[jo] = o;
+        if (save)
+            save[jo] = o;
+    }
+}
+
+/* Columns up to `cols` of the strip's bottom row published (ticket t), for
+ * the strip below. */
+__device__ __forceinline__ void publish(const swgpu__lkargs_t &A, long long t, int lane, int cols)
+{
+    __threadfence();
+    __syncwarp();
+    if (lane == 0)
+        atomicExch(A.progress + t, cols);
+}
+
+/* A slice's right boundary column (rout_col: strip s's): my rows at its
+ * last column and, lane 0, H of the row above the strip there. */
+template <int R, bool PARTIAL>
+__device__ __forceinline__ void right_column(int2 *rout_col, int lane, int nv, const int (&HO)[R], const int (&E)[R],
+                                             int prevo, int32_t oe)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        if (!PARTIAL || r < nv)
+            rout_col[lane * R + r + 1] = make_int2(HO[r] + oe, E[r]);
+    if (lane == 0)
+        rout_col[0] = make_int2(prevo + oe, NEG);
+}
+
 /*
  * One strip: rows s*SH+1 .. min(s*SH+SH, h) of region g, as ticket t.
  * DNA: match/mismatch scoring on codes 0..3 (others never match), one
@@ -333,28 +426,9 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     int qa[R];
     load_rows<R, DNA, PARTIAL>(A, g, base, nv, smatch, smis, qa);
     /* HO[r] = H(i, j-1) - oe and E[r] = E(i, j-1) of my row i = base+r+1 */
-    int HO[R], E[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        HO[r] = swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, base + r + 1) - oe;
-        E[r] = NEG;
-    }
-    /* HO of the row above me at the previous column (the diagonal) */
-    int prevo = (base == 0 ? swgpu__lreg_top(LOCAL, h0, e0, A.open, ext, SLICE ? g.col0 : 0)
-                           : swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, base)) - oe;
-    if (SLICE && g.lin) { /* a slice: the left boundary column from the slice on the left */
-        if (!wait_left(A, g, s, lane))
-            return; /* a partition failed: the pass's results are dropped */
-        const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
-        prevo = __ldcv(lin).x - oe;
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            if (!PARTIAL || r < nv) {
-                const int2 v = __ldcv(lin + r + 1);
-                HO[r] = v.x - oe;
-                E[r] = v.y;
-            }
-    }
+    int HO[R], E[R], prevo;
+    if (!left_column<R, LOCAL, PARTIAL, SLICE>(A, g, s, lane, base, nv, oe, HO, E, prevo))
+        return; /* a partition failed: the pass's results are dropped */
     if (SLICE)
         slice_setup(g, s, sm, warp, lane);
     int ho = 0, fo = NEG, bc = 0; /* my last row's HO, F at my current column; its code */
@@ -365,13 +439,8 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
     const long long slot = SWGPU__LK_RING(w);
     const int2 *rin = ring + ((s + 1) & 1) * slot;
     int2 *rout = ring + (s & 1) * slot;
-    int2 *save = nullptr;
-    if (bottom < g.h && g.save_every > 0 && bottom % g.save_every == 0)
-        save = reinterpret_cast<int2 *>(A.saved + g.saved_off) +
-               (long long)(bottom / g.save_every - 1) * (w + 1);
-    else if (bottom == g.h && g.save_last)
-        save = reinterpret_cast<int2 *>(A.saved + g.saved_off) +
-               (long long)(g.save_every > 0 ? (g.h - 1) / g.save_every : 0) * (w + 1);
+    const long long srow = swgpu__lrows_slot32(g.h, g.save_every, g.save_last, bottom); /* rows.h */
+    int2 *save = srow >= 0 ? reinterpret_cast<int2 *>(A.saved + g.saved_off) + srow * (w + 1) : nullptr;
     if (save && lane == 0) {
         int hb = swgpu__lreg_left(LOCAL, h0, f0, A.open, ext, bottom);
         save[0] = make_int2(hb, LOCAL ? NEG : hb);
@@ -399,46 +468,21 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
         __syncwarp();
         sm.in[warp][lane] = make_int4(th, tf, tb, 0);
         __syncwarp();
-        if (LOCAL && g.prune) {
-            /* the chunk's inputs: my rows' H left of it, the row above it */
-            int mx = max(th, prevo); /* prevo: the diagonal input of my first row */
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                mx = max(mx, HO[r]);
-#pragma unroll
-            for (int off = 16; off > 0; off >>= 1)
-                mx = max(mx, __shfl_xor_sync(FULL, mx, off));
-            const long long left = min((long long)(g.h - top), (long long)w + (SLICE ? sm.wrem[warp] : 0) - 32 * c + 31);
-            const long long bound = (long long)max(mx + oe, 0) + (long long)A.smax * left;
-            const int gb = max(*(volatile int32_t *)A.gbest, *(const volatile int32_t *)A.rbest);
-            /* a slice handing on its right boundary column computes the
-             * chunks in which its lanes reach it (see the end of the strip) */
-            if (bound < gb && !(SLICE && c >= ((w - 1) >> 5) && sm.rout[warp])) {
-                /* skip: lower bounds out, H 0, E = F = NEG */
-                skipped_state(HO, E, ho, fo, prevo, bc, oe, sm.in[warp][31 - lane].z);
-                {
-                    const int jo = 32 * c + lane - 30;
-                    if (jo >= 1 && jo <= w) {
-                        const int2 o = make_int2(0, NEG);
-                        rout[jo] = o;
-                        if (save)
-                            save[jo] = o;
-                    }
-                }
-                npruned += (unsigned long long)(bottom - top) * 32u;
-                /* the progress of skipped chunks is published every 8th
-                 * chunk, at the strip's last one and by the next computed
-                 * chunk: a fence and an atomic were most of a skipped
-                 * chunk's cost, and the strip below only waits longer */
-                if (++quiet == 8 || c == nchunks - 1) {
-                    quiet = 0;
-                    __threadfence();
-                    __syncwarp();
-                    if (lane == 0)
-                        atomicExch(A.progress + t, min(32 * c + 1, w));
-                }
-                continue;
+        /* the chunk's inputs: my rows' H left of it, the row above it */
+        if (LOCAL && g.prune && chunk_skips<R, SLICE>(A, g, sm, warp, c, top, th, prevo, HO, oe)) {
+            /* skip: lower bounds out, H 0, E = F = NEG */
+            skipped_state(HO, E, ho, fo, prevo, bc, oe, sm.in[warp][31 - lane].z);
+            put_out(rout, save, c, lane, w, make_int2(0, NEG));
+            npruned += (unsigned long long)(bottom - top) * 32u;
+            /* the progress of skipped chunks is published every 8th
+             * chunk, at the strip's last one and by the next computed
+             * chunk: a fence and an atomic were most of a skipped
+             * chunk's cost, and the strip below only waits longer */
+            if (++quiet == 8 || c == nchunks - 1) {
+                quiet = 0;
+                publish(A, t, lane, min(32 * c + 1, w));
             }
+            continue;
         }
 
         /* some lane passes a slice's last column in this chunk */
@@ -450,14 +494,9 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
                                                     ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt, bi, bj);
         __syncwarp();
         {
-            const int jo = 32 * c + lane - 30; /* the column lane 31 finished at my step */
-            if (jo >= 1 && jo <= w) {
-                int2 o = sm.out[warp][lane];
-                o.x += oe;
-                rout[jo] = o;
-                if (save)
-                    save[jo] = o;
-            }
+            int2 o = sm.out[warp][lane];
+            o.x += oe;
+            put_out(rout, save, c, lane, w, o);
         }
         if (LOCAL && g.prune && track) { /* publish a better best for the others' pruning */
             int b = bestt;
@@ -467,21 +506,12 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
             if (lane == 0 && b + oe > *(volatile int32_t *)A.gbest)
                 atomicMax(A.gbest, b + oe);
         }
-        __threadfence();
-        __syncwarp();
-        if (lane == 0)
-            atomicExch(A.progress + t, min(32 * c + 1, w));
+        publish(A, t, lane, min(32 * c + 1, w));
         quiet = 0;
     }
 
     if (SLICE && sm.rout[warp]) { /* the strip's right boundary column: my rows at column w */
-        int2 *rout_col = sm.rout[warp];
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            if (!PARTIAL || r < nv)
-                rout_col[lane * R + r + 1] = make_int2(HO[r] + oe, E[r]);
-        if (lane == 0) /* H of the row above the strip at column w */
-            rout_col[0] = make_int2(prevo + oe, NEG);
+        right_column<R, PARTIAL>(sm.rout[warp], lane, nv, HO, E, prevo, oe);
         publish_right(A, g, s, lane);
     }
     strip_end(A, t, track, bestt, oe, bi, bj, SLICE ? sm.col0[warp] : 0, lane,
@@ -489,7 +519,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
 }
 
 /*
- * Wide scores (src/long.h): values may pass 32 bits.  The registers still
+ * Wide scores (long.h): values may pass 32 bits.  The registers still
  * hold 32-bit values, relative to a 64-bit base Bc, the same for the whole
  * strip: at every chunk Bc becomes the largest H of the chunk's inputs (my
  * lanes' values at their current columns, the row above at its 32 columns),
@@ -501,7 +531,7 @@ __device__ __forceinline__ void run_strip(const swgpu__lkargs_t &A, const swgpu_
  * chunk are those of the 32-bit strip unchanged.
  *
  * Hand-over: the last lane's outputs of chunk c are vertex columns
- * 32c-30 .. 32c+1, which straddle two groups of the ring (long_kernels.cuh:
+ * 32c-30 .. 32c+1, which straddle two groups of the ring (gpu_kernels.cuh:
  * group q = columns 32q+1 .. 32q+32).  The strip writes group c-1 after
  * chunk c, relative to its own base (its largest H), holding column 32c+1
  * (absolute) for the next chunk, and publishes 32c columns; the strip below
@@ -577,6 +607,109 @@ __device__ __forceinline__ void put_group(int lane, int q, int cols, long long H
     }
 }
 
+/* Wide scores: a slice's left boundary column from the slice on its left,
+ * relative to its base (the left strip's last), into my rows (HO, E) and
+ * prevo, relative to a base of mine (Bc, from the column 0 values they
+ * hold); false when a partition failed while this strip waited. */
+template <int R, bool LOCAL, bool PARTIAL>
+__device__ __forceinline__ bool wide_left_slice(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s, int lane,
+                                                int nv, int32_t oe, int (&HO)[R], int (&E)[R], int &prevo,
+                                                long long &Bc)
+{
+    if (!wait_left(A, g, s, lane))
+        return false;
+    const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
+    const long long eb = __ldcv(g.lin_base + s);
+    long long m = abs64(__ldcv(lin).x, eb);
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        if (!PARTIAL || r < nv)
+            m = max64(m, abs64(__ldcv(lin + r + 1).x, eb));
+    const long long Bn = pick_base<LOCAL>(warp_max64(m));
+    prevo = rel32(abs64(__ldcv(lin).x, eb), Bn) - oe;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        if (!PARTIAL || r < nv) {
+            const int2 v = __ldcv(lin + r + 1);
+            HO[r] = rel32(abs64(v.x, eb), Bn) - oe;
+            E[r] = rel32(abs64(v.y, eb), Bn);
+        } else { /* past the region: the rows keep their (rebased) values */
+            HO[r] = shift32(HO[r], Bn - Bc);
+            E[r] = shift32(E[r], Bn - Bc);
+        }
+    }
+    Bc = Bn;
+    return true;
+}
+
+/* Wide scores: every value of my registers moved to a base d higher. */
+template <int R>
+__device__ __forceinline__ void wide_shift(long long d, int (&HO)[R], int (&E)[R], int &prevo, int &ho, int &fo)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        HO[r] = shift32(HO[r], d);
+        E[r] = shift32(E[r], d);
+    }
+    prevo = shift32(prevo, d);
+    ho = shift32(ho, d);
+    fo = shift32(fo, d);
+}
+
+/* Wide scores: the 32 steps of chunk c relative to base Bc, with the zero
+ * floor while the base is 0 (relu), a slice's lanes stopping at its last
+ * column (freeze, see chunk_steps); my best (absolute) updated. */
+template <int R, bool DNA, bool LOCAL, bool PARTIAL, bool SLICE>
+__device__ __forceinline__ void wide_steps(smem_t &sm, int warp, int lane, int c, int w, int nv, bool track, int base,
+                                           int32_t ext, int32_t oe, int32_t smis, const int (&qa)[R], int (&HO)[R],
+                                           int (&E)[R], int &ho, int &fo, int &bc, int &prevo, long long Bc,
+                                           long long &best, int &bi, int &bj)
+{
+    /* the best in this chunk's frame: below -DROP nothing real competes */
+    const long long rb = best <= NEG64 / 2 ? -DROP : max64(best - Bc, -DROP);
+    int bestt = (int)rb - oe;
+    const int bt0 = bestt;
+    const bool relu = LOCAL && Bc == 0, freeze = SLICE && 32 * c + 32 > w;
+    if (relu && freeze)
+        chunk_steps<R, DNA, true, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                 base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                 bi, bj);
+    else if (relu)
+        chunk_steps<R, DNA, true, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                  base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                  bi, bj);
+    else if (freeze)
+        chunk_steps<R, DNA, false, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                  base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                  bi, bj);
+    else
+        chunk_steps<R, DNA, false, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
+                                                   base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
+                                                   bi, bj);
+    if (bestt != bt0)
+        best = (long long)bestt + oe + Bc;
+}
+
+/* Wide scores: group c-1 of the bottom row handed on (lane 0 the held
+ * column 32c-31, lane l the last lane's output of step l-1), and the
+ * column 32c+1 (the last lane's output of step 31) held in (hh, hf). */
+__device__ __forceinline__ void wide_hand_on(const smem_t &sm, int warp, int lane, int c, int w, int32_t oe,
+                                             long long Bc, long long &hh, long long &hf, int2 *rout,
+                                             long long *rbout, int2 *save, long long *sbase)
+{
+    long long H = hh, F = hf;
+    if (lane > 0) {
+        const int2 o = sm.out[warp][lane - 1];
+        H = abs64(o.x + oe, Bc);
+        F = abs64(o.y, Bc);
+    }
+    if (c > 0)
+        put_group(lane, c - 1, min(32, w - 32 * (c - 1)), H, F, rout, rbout, save, sbase);
+    const int2 o = sm.out[warp][31];
+    hh = abs64(o.x + oe, Bc);
+    hf = abs64(o.y, Bc);
+}
+
 template <int R, bool DNA, bool LOCAL, bool PARTIAL, bool SLICE>
 __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s,
                                                long long t, smem_t &sm, int warp)
@@ -591,9 +724,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
     const int base = top + lane * R; /* vertex row above my first row */
     const int bottom = min(top + SH, g.h);
     const bool track = g.track != 0;
-    int nv = R;
-    if (PARTIAL)
-        nv = max(0, min(R, g.h - base));
+    const int nv = PARTIAL ? max(0, min(R, g.h - base)) : R; /* my rows inside the region */
     int qa[R];
     load_rows<R, DNA, PARTIAL>(A, g, base, nv, smatch, smis, qa);
 
@@ -615,33 +746,9 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
     int prevo = rel32(base == 0 ? swgpu__lreg_top64(LOCAL, g.h0, g.e0, A.open, ext, SLICE ? g.col0 : 0)
                                 : swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, base),
                       Bc) - oe;
-    if (SLICE && g.lin) {
-        /* a slice: the left boundary column from the slice on the left,
-         * relative to its base (the left strip's last), to a base of mine */
-        if (!wait_left(A, g, s, lane))
-            return; /* a partition failed: the pass's results are dropped */
-        const int2 *lin = reinterpret_cast<const int2 *>(g.lin) + (long long)s * SWGPU__LK_EDGE + lane * R;
-        const long long eb = __ldcv(g.lin_base + s);
-        long long m = abs64(__ldcv(lin).x, eb);
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            if (!PARTIAL || r < nv)
-                m = max64(m, abs64(__ldcv(lin + r + 1).x, eb));
-        const long long Bn = pick_base<LOCAL>(warp_max64(m));
-        prevo = rel32(abs64(__ldcv(lin).x, eb), Bn) - oe;
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            if (!PARTIAL || r < nv) {
-                const int2 v = __ldcv(lin + r + 1);
-                HO[r] = rel32(abs64(v.x, eb), Bn) - oe;
-                E[r] = rel32(abs64(v.y, eb), Bn);
-            } else { /* past the region: the rows keep their (rebased) values */
-                HO[r] = shift32(HO[r], Bn - Bc);
-                E[r] = shift32(E[r], Bn - Bc);
-            }
-        }
-        Bc = Bn;
-    }
+    /* a slice: the left boundary column from the slice on the left */
+    if (SLICE && g.lin && !wide_left_slice<R, LOCAL, PARTIAL>(A, g, s, lane, nv, oe, HO, E, prevo, Bc))
+        return; /* a partition failed: the pass's results are dropped */
     if (SLICE)
         slice_setup(g, s, sm, warp, lane);
     int ho = 0, fo = NEG, bc = 0;
@@ -659,11 +766,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
     int2 *save = nullptr;
     long long *sbase = nullptr;
     {
-        long long row = -1;
-        if (bottom < g.h && g.save_every > 0 && bottom % g.save_every == 0)
-            row = bottom / g.save_every - 1;
-        else if (bottom == g.h && g.save_last)
-            row = g.save_every > 0 ? (g.h - 1) / g.save_every : 0;
+        const long long row = swgpu__lrows_slot32(g.h, g.save_every, g.save_last, bottom); /* rows.h */
         if (row >= 0) {
             save = reinterpret_cast<int2 *>(A.saved + g.saved_off) + row * (w + 1);
             sbase = A.sbase + g.sbase_off + row * SWGPU__LK_SBASE(w);
@@ -716,14 +819,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         if (!skip) {
             const long long d = pick_base<LOCAL>(M) - Bc;
             if (d != 0) {
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    HO[r] = shift32(HO[r], d);
-                    E[r] = shift32(E[r], d);
-                }
-                prevo = shift32(prevo, d);
-                ho = shift32(ho, d);
-                fo = shift32(fo, d);
+                wide_shift(d, HO, E, prevo, ho, fo);
                 Bc += d;
             }
         }
@@ -737,48 +833,11 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
             sm.out[warp][lane] = make_int2(-oe, NEG);
             npruned += (unsigned long long)(bottom - top) * 32u;
         } else {
-            /* the best in this chunk's frame: below -DROP nothing real competes */
-            const long long rb = best <= NEG64 / 2 ? -DROP : max64(best - Bc, -DROP);
-            int bestt = (int)rb - oe;
-            const int bt0 = bestt;
-            /* the zero floor while the base is 0; a slice's lanes stop at
-             * its last column (FREEZE, see chunk_steps) */
-            const bool relu = LOCAL && Bc == 0, freeze = SLICE && 32 * c + 32 > w;
-            if (relu && freeze)
-                chunk_steps<R, DNA, true, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
-                                                         base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
-                                                         bi, bj);
-            else if (relu)
-                chunk_steps<R, DNA, true, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
-                                                          base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
-                                                          bi, bj);
-            else if (freeze)
-                chunk_steps<R, DNA, false, PARTIAL, true>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
-                                                          base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
-                                                          bi, bj);
-            else
-                chunk_steps<R, DNA, false, PARTIAL, false>(sm.in[warp], sm.mat, sm.out[warp], lane, c, w, nv, track,
-                                                           base, ext, oe, smis, qa, HO, E, ho, fo, bc, prevo, bestt,
-                                                           bi, bj);
-            if (bestt != bt0)
-                best = (long long)bestt + oe + Bc;
+            wide_steps<R, DNA, LOCAL, PARTIAL, SLICE>(sm, warp, lane, c, w, nv, track, base, ext, oe, smis, qa, HO, E,
+                                                      ho, fo, bc, prevo, Bc, best, bi, bj);
         }
         __syncwarp();
-        /* group c-1: lane 0 the held column 32c-31, lane l the last lane's
-         * output of step l-1 */
-        {
-            long long H = hh, F = hf;
-            if (lane > 0) {
-                const int2 o = sm.out[warp][lane - 1];
-                H = abs64(o.x + oe, Bc);
-                F = abs64(o.y, Bc);
-            }
-            if (c > 0)
-                put_group(lane, c - 1, min(32, w - 32 * (c - 1)), H, F, rout, rbout, save, sbase);
-            const int2 o = sm.out[warp][31];
-            hh = abs64(o.x + oe, Bc);
-            hf = abs64(o.y, Bc);
-        }
+        wide_hand_on(sm, warp, lane, c, w, oe, Bc, hh, hf, rout, rbout, save, sbase);
         if (LOCAL && g.prune && track && !skip) { /* publish a better best for the others' pruning */
             const long long b = warp_max64(best);
             if (lane == 0 && b > *(volatile long long *)A.gbest64)
@@ -791,21 +850,12 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
     }
     if (32 * (nchunks - 1) < w) { /* column w = 32 (nchunks - 1) + 1, still held */
         put_group(lane, nchunks - 1, 1, hh, hf, rout, rbout, save, sbase);
-        __threadfence();
-        __syncwarp();
-        if (lane == 0)
-            atomicExch(A.progress + t, w);
+        publish(A, t, lane, w);
     }
     if (SLICE && sm.rout[warp]) { /* the strip's right boundary column: my rows at column w, base Bc */
-        int2 *rout_col = sm.rout[warp];
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            if (!PARTIAL || r < nv)
-                rout_col[lane * R + r + 1] = make_int2(HO[r] + oe, E[r]);
-        if (lane == 0) { /* H of the row above the strip at column w */
-            rout_col[0] = make_int2(prevo + oe, NEG);
+        right_column<R, PARTIAL>(sm.rout[warp], lane, nv, HO, E, prevo, oe);
+        if (lane == 0)
             g.rout_base[s] = Bc;
-        }
         publish_right(A, g, s, lane);
     }
     strip_end(A, t, track, best, 0, bi, bj, SLICE ? sm.col0[warp] : 0, lane,

@@ -1,6 +1,6 @@
 /*
- * long_kernels.cuh - host launchers of the long aligner's GPU pass (the
- * kernel lives in long_kernels.cu; memory and batching in src/long_gpu.c).
+ * gpu_kernels.cuh - host launchers of the long aligner's GPU pass (the
+ * kernel lives in gpu_kernels.cu; memory and batching in gpu*.c, gpu.h).
  * Plain C declarations: included from C and from CUDA.
  */
 #ifndef SWGPU_LONG_KERNELS_CUH
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/* One region as the kernel sees it (see src/long.h for the recurrences). */
+/* One region as the kernel sees it (see long.h for the recurrences). */
 typedef struct {
     int32_t h, w;            /* rows, columns */
     int32_t rseq, cseq;      /* which of the four device sequences */
@@ -31,7 +31,7 @@ typedef struct {
      * slots of SWGPU__LK_RBASE(w), and of its saved rows, SWGPU__LK_SBASE(w)
      * a row (first int64 of each in rbase / sbase) */
     int64_t rbase_off, sbase_off;
-    /* A column slice of a region split across partitions (src/long_gpu.c):
+    /* A column slice of a region split across partitions (gpu_plan.c):
      * vertex columns col0 .. col0 + w of the region, wrem columns of the
      * region right of it (pruning bounds).  Boundary columns, in memory every
      * partition can reach, SWGPU__LK_EDGE pairs {H, E} per strip s: index 0
@@ -94,7 +94,7 @@ typedef struct {
     int32_t dna, match, mismatch;
     int32_t rows;                /* rows per lane of the strips: 16 (SWGPU__LONG_SH rows a
                                     strip; column slices always), 8 or 4 */
-    /* Wide scores (src/long.h): 16 rows per lane; the bases
+    /* Wide scores (long.h): 16 rows per lane; the bases
      * of the ring and of the saved rows (SWGPU__LK_GROUP), and the bests
      * in 64 bits (pruning; gbest and rbest unused) */
     int32_t wide;

@@ -1,6 +1,6 @@
 /*
  * long.h - internal pieces of the long pairwise aligner (align_long.c), its
- * CPU region engine (long_cpu.c) and its CUDA engine (cuda/long_kernels.cu).
+ * CPU region engine (cpu.c, cpu_strip.c) and its CUDA engine (gpu*.c, gpu_kernels.cu).
  *
  * Everything the aligner computes is a batch of "regions": rectangles of the
  * dynamic-programming matrix over row residues x column residues, taken
@@ -41,7 +41,7 @@
  * Wide scores (sc->wide).  When values may pass 32
  * bits, the engines still compute in 32-bit lanes, relative to a 64-bit
  * base per block (CPU: SH rows x SWGPU__LONG_CHUNK columns; CUDA: a strip's
- * 32-column chunk, cuda/long_kernels.cu): the largest H of
+ * 32-column chunk, gpu_kernels.cu): the largest H of
  * the block's inputs, or 0 while that lies within +-SWGPU__LONG_DROP.
  * Exact values of neighbouring vertices differ by at most
  * K = smax + open + ext, so the exact values around a block lie within
@@ -67,6 +67,7 @@
 
 #include <stdint.h>
 
+#include "long/rows.h"
 #include "score/score.h"
 #include "simd/simd.h"
 
@@ -75,12 +76,8 @@ extern "C" {
 #endif
 
 #define SWGPU__LONG_SH 512          /* strip height of both engines */
-#define SWGPU__LONG_CHUNK 256       /* columns of a CPU block (pruning, hand-over, bases) */
 /* wide scores: values more than this below a block's base are minus infinity */
 #define SWGPU__LONG_DROP ((int64_t)1 << 29)
-/* wide scores: a stored value below this is minus infinity */
-#define SWGPU__LONG_INF32 (-(3 << 28))
-#define SWGPU__LONG_NEG64 (INT64_MIN / 4) /* minus infinity in 64-bit values */
 #define SWGPU__LONG_NEG SWGPU__STRIP_NEG /* minus infinity that survives subtractions */
 #define SWGPU__LONG_PAD 128         /* sentinel residues after each sequence */
 
@@ -114,7 +111,7 @@ typedef struct {
                             than copy them into `saved` (swgpu__lgpu_saved_read) */
     int32_t saved_kept;  /* output: 1 when the engine kept them (`saved` untouched) */
     int32_t lane_rows;   /* CUDA engine: rows per lane of its strips, 16 (0: the same), 8 or 4
-                            (strips of 512, 256 or 128 rows; see cuda/long_kernels.cu); a
+                            (strips of 512, 256 or 128 rows; see gpu_kernels.cu); a
                             batch uses 16 unless all its regions ask for the same, and column
                             slices always; the values do not depend on it */
     int32_t prune;       /* skip blocks that cannot matter (see Pruning above) */
@@ -146,12 +143,6 @@ typedef struct {
 
 #define SWGPU__LONG_TAGS 16384     /* boundary-column tags of a pass: 0 .. this - 1 */
 #define SWGPU__LONG_MAX_PARTS 4096 /* parts a pass may be split across */
-
-#ifdef __CUDACC__
-#define SWGPU__HD __host__ __device__
-#else
-#define SWGPU__HD
-#endif
 
 /** H at vertex (0, j) of a region (F there is NEG). */
 static inline SWGPU__HD int32_t swgpu__lreg_top(int local, int32_t h0, int32_t e0, int32_t open,
@@ -189,24 +180,6 @@ static inline SWGPU__HD int32_t swgpu__lreg_left(int local, int32_t h0, int32_t 
     return swgpu__lreg_top(local, h0, f0, open, ext, i);
 }
 
-/** Bases per saved row of a region of w columns (wide scores). */
-static inline int64_t swgpu__lreg_nbase(int64_t w)
-{
-    return 1 + (w + SWGPU__LONG_CHUNK - 1) / SWGPU__LONG_CHUNK;
-}
-
-/** The 64-bit value of saved entry x (vertex column x, which: 0 H, 1 F) of
- *  a saved row and its bases (NULL: the 32-bit values themselves). */
-static inline int64_t swgpu__lsaved(const int32_t *row, const int64_t *base, int64_t x, int which)
-{
-    int32_t v = row[2 * x + which];
-    if (!base)
-        return v;
-    if (v < SWGPU__LONG_INF32)
-        return SWGPU__LONG_NEG64;
-    return (int64_t)v + base[x == 0 ? 0 : 1 + (x - 1) / SWGPU__LONG_CHUNK];
-}
-
 /** The tie rule of a region's best cell: score s at vertex (i, j) beats the
  *  best (bs, bi, bj) when higher, or equal at a smaller column, or at the
  *  same column a smaller row. */
@@ -218,10 +191,10 @@ static inline int swgpu__lbest_better(int64_t s, int64_t i, int64_t j, int64_t b
         return j < bj;
     return i < bi;
 }
-/** Rows a region saves. */
+/** Rows a region saves (rows.h). */
 static inline int64_t swgpu__lreg_nsaved(const swgpu__lreg_t *r)
 {
-    return (r->save_every > 0 ? (r->h - 1) / r->save_every : 0) + (r->save_last ? 1 : 0);
+    return swgpu__lrows_upto(r->h, r->save_every, r->save_last, r->h);
 }
 
 /** The four sequences (host or device pointers), each followed by
@@ -247,7 +220,7 @@ void swgpu__long_set_base(int64_t cells);
 /** The engines' scoring for matrix m and gaps open + k * ext. */
 void swgpu__long_scoring(swgpu__lscore_t *sc, const swgpu_matrix_t *m, int open, int ext);
 
-/** A lower bound of the best local score of a x b (long_seed.c): the score
+/** A lower bound of the best local score of a x b (seed.c): the score
  *  of a real alignment chained from exact seed matches, 0 when none is
  *  found; *bytes: the most memory it used.  SWGPU_ENOMEM when out of it. */
 int swgpu__long_seed_bound(const uint8_t *a, int64_t alen, const uint8_t *b, int64_t blen,
@@ -291,24 +264,17 @@ typedef struct {
 /** Saved rows of g complete once strips 0..next-1 are done. */
 static inline int64_t swgpu__lck_rows(const swgpu__lreg_t *g, int64_t next)
 {
-    int64_t done = next * SWGPU__LONG_SH, n;
-    if (g->save_every <= 0)
-        n = 0;
-    else
-        n = (done < g->h ? done : g->h - 1) / g->save_every;
-    if (done >= g->h && g->save_last)
-        n++;
-    return n;
+    return swgpu__lrows_upto(g->h, g->save_every, g->save_last, next * SWGPU__LONG_SH);
 }
 
-/* CPU engine (long_cpu.c): run every region of the batch with threads;
+/* CPU engine (cpu.c): run every region of the batch with threads;
  * ck (one region only; NULL: none) for checkpoints. */
 int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
                     swgpu__lreg_t *regs, size_t n, int threads,
                     const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned,
                     const swgpu__lck_t *ck);
 
-/* Split across parts (long_split.c): run a batch of regions with the
+/* Split across parts (split.c): run a batch of regions with the
  * parts of comm, every part calling with the same batch; on return every
  * part holds every region's saved rows and best (pruned: all parts').  The
  * CPU engine computes each part's share. */
@@ -324,7 +290,28 @@ int swgpu__lsplit_agree(const swgpu_comm_t *comm, int rc);
 int swgpu__lsplit_gather(const swgpu_comm_t *comm, int rc, const void *mine, size_t len,
                          char **all, size_t *off);
 
-/* CUDA engine (cuda/long_kernels.cu), present when SWGPU_HAVE_CUDA. */
+/* ---------------------------------------- the partitioner (partition.c)
+ * One split of a batch over partitions (the CUDA engine's devices, the
+ * parts of a split pass): many regions (swgpu__lpart_whole) are dealt out
+ * whole; few are each cut by columns into slices. */
+#define SWGPU__LPART_MIN_COLS 256 /* narrowest column slice of a split region */
+/** 1 when a batch of n regions over `parts` partitions goes out as whole
+ *  regions (at least twice the partitions), 0 when its regions are cut. */
+static inline int swgpu__lpart_whole(size_t n, int parts)
+{
+    return n >= 2 * (size_t)parts;
+}
+/** Whole regions: largest first (h * w cells; ties: the lower index), each
+ *  to the partition with the fewest cells so far (ties: the lower one), into
+ *  owner[0 .. n-1].  SWGPU_ENOMEM when out of memory. */
+int swgpu__lpart_deal(const swgpu__lreg_t *regs, size_t n, int parts, int64_t *owner);
+/** Slices of a region of w columns: want, at most w / SWGPU__LPART_MIN_COLS,
+ *  at least 1. */
+int64_t swgpu__lpart_slices(int64_t w, int64_t want);
+/** Slice k of a: vertex columns c0 .. c1 (its own from c0 + 1 on). */
+void swgpu__lpart_cols(int64_t w, int64_t a, int64_t k, int64_t *c0, int64_t *c1);
+
+/* CUDA engine (gpu.c; gpu.h lists its files), present when SWGPU_HAVE_CUDA. */
 typedef struct swgpu__lgpu swgpu__lgpu_t;
 /** 1 if a CUDA device can be used. */
 int swgpu__lgpu_available(void);

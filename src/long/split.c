@@ -1,5 +1,5 @@
 /*
- * long_split.c - the long aligner's passes split across parts (processes
+ * split.c - the long aligner's passes split across parts (processes
  * joined by a swgpu_comm_t): its one partitioning layer.
  *
  * Every part runs the aligner's orchestration (align_long.c) the same way,
@@ -7,7 +7,8 @@
  * the same order.  Each batch is split here:
  *
  *  - a few regions (fewer than twice the parts): each region is cut by
- *    columns into one slice per part (at least MIN_COLS columns a slice).
+ *    columns into one slice per part (at least SWGPU__LPART_MIN_COLS
+ *    columns a slice; partition.c, the partitioner the GPUs share).
  *    The CPU engine computes a slice strip by strip, receiving each strip's
  *    left boundary column from the part on the left and sending its right
  *    one on, so the parts work as a pipeline: part p starts strip s as soon
@@ -27,16 +28,14 @@
  * reports at the batch's end, so that no part waits forever.  The parts
  * that did not fail themselves return SWGPU_EPART.
  *
- * The transport is comm's; the split depends only on sizes and the number
- * of parts, so it can serve other transports (devices of one host) as well.
+ * The transport is comm's; the split (partition.c) depends only on sizes
+ * and the number of parts.
  */
-#include "long/long.h"
 #include "long/long.h"
 
 #include <string.h>
 
 #define MAX_PARTS SWGPU__LONG_MAX_PARTS
-#define MIN_COLS 256 /* narrowest column slice */
 
 int swgpu__lsplit_agree(const swgpu_comm_t *comm, int rc)
 {
@@ -122,171 +121,199 @@ typedef struct {
                              its chunk c, the region's chunk col0 / CHUNK + c) */
 } contrib_t;
 
-int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
-                      const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
-                      const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned)
+/* This part's share of a batch: nm regions or slices (mine), idx[x] the
+ * batch's index of mine[x]; per region of the batch, the saved vertex
+ * columns [lo, hi] this part computes (none: lo -1, hi -2) and, for a
+ * slice, its own saved rows (local, lbase). */
+typedef struct {
+    swgpu__lreg_t *mine;
+    size_t *idx, nm;
+    int32_t **local;
+    int64_t **lbase;
+    int64_t *lo, *hi;
+    uint64_t bytes;       /* the slices' saved rows */
+} share_t;
+
+static int share_alloc(share_t *sh, size_t n)
+{
+    const size_t m = n ? n : 1;
+    memset(sh, 0, sizeof *sh);
+    sh->mine = calloc(m, sizeof *sh->mine);
+    sh->idx = calloc(m, sizeof *sh->idx);
+    sh->local = calloc(m, sizeof *sh->local);
+    sh->lbase = calloc(m, sizeof *sh->lbase);
+    sh->lo = calloc(m, sizeof *sh->lo);
+    sh->hi = calloc(m, sizeof *sh->hi);
+    if (!sh->mine || !sh->idx || !sh->local || !sh->lbase || !sh->lo || !sh->hi)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
+    return SWGPU_OK;
+}
+
+static void share_free(share_t *sh, size_t n)
+{
+    for (size_t k = 0; sh->local && k < n; k++)
+        free(sh->local[k]);
+    for (size_t k = 0; sh->lbase && k < n; k++)
+        free(sh->lbase[k]);
+    free(sh->local);
+    free(sh->lbase);
+    free(sh->mine);
+    free(sh->idx);
+    free(sh->lo);
+    free(sh->hi);
+}
+
+/* Many regions: the whole ones the partitioner deals to this part. */
+static int share_whole(share_t *sh, const swgpu_comm_t *comm, const swgpu__lreg_t *regs, size_t n)
+{
+    const int me = comm->rank;
+    int rc = swgpu__lpart_deal(regs, n, comm->size, sh->lo); /* lo[k]: the owner, for now */
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++)
+        if (sh->lo[k] == me) {
+            sh->mine[sh->nm] = regs[k];
+            sh->idx[sh->nm++] = k;
+        }
+    for (size_t k = 0; k < n; k++) {
+        int owned = sh->lo[k] == me;
+        sh->lo[k] = owned ? 0 : -1;
+        sh->hi[k] = owned ? regs[k].w : -2;
+    }
+    return SWGPU_OK;
+}
+
+/* Few regions: this part's column slice of each (wide scores: slices
+ * start at multiples of CHUNK, so that their row bases are the region's),
+ * with saved rows of its own; tags count strips over the batch.  Out of
+ * memory for a slice's rows: it is computed unsaved (its boundary columns
+ * still go on) and the batch fails. */
+static int share_slices(share_t *sh, const swgpu_comm_t *comm, const swgpu__lreg_t *regs, size_t n, int wide)
 {
     const int P = comm->size, me = comm->rank;
-    swgpu__lreg_t *mine = NULL;
-    size_t *idx = NULL, nm = 0;
-    int32_t **local = NULL;     /* column slices: the slice's saved rows */
-    int64_t **lbase = NULL;     /* and their bases (wide scores) */
-    const int wide = sc->wide;
-    int64_t *lo = NULL, *hi = NULL;
-    uint64_t *load = NULL, my_pruned = 0, bytes = 0;
-    char *out = NULL, *all = NULL;
-    size_t off[MAX_PARTS + 1], outlen = 0;
-    int rc;
-
-    if ((rc = swgpu__lsplit_agree(comm, SWGPU_OK)))
-        return rc;
-    mine = calloc(n ? n : 1, sizeof *mine);
-    idx = calloc(n ? n : 1, sizeof *idx);
-    local = calloc(n ? n : 1, sizeof *local);
-    lbase = calloc(n ? n : 1, sizeof *lbase);
-    lo = calloc(n ? n : 1, sizeof *lo);
-    hi = calloc(n ? n : 1, sizeof *hi);
-    load = calloc((size_t)P, sizeof *load);
-    if (!mine || !idx || !local || !lbase || !lo || !hi || !load) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
-        goto exchange; /* nothing to drain: no region started */
-    }
-
-    if (n >= 2 * (size_t)P) {
-        /* whole regions, largest first to the least loaded part */
-        size_t *order = idx;
-        for (size_t k = 0; k < n; k++)
-            order[k] = k;
-        for (size_t k = 1; k < n; k++) { /* insertion sort: cells desc, index asc */
-            size_t x = order[k], y = k;
-            uint64_t cx = (uint64_t)regs[x].h * (uint64_t)regs[x].w;
-            while (y > 0 && (uint64_t)regs[order[y - 1]].h * (uint64_t)regs[order[y - 1]].w < cx)
-                order[y] = order[y - 1], y--;
-            order[y] = x;
+    int64_t tag = 0;
+    int rc = SWGPU_OK;
+    for (size_t k = 0; k < n; k++) {
+        const swgpu__lreg_t *g = &regs[k];
+        const int64_t a = swgpu__lpart_slices(g->w, P);
+        int64_t c0, c1;
+        swgpu__lpart_cols(g->w, a, me, &c0, &c1);
+        if (wide) {
+            c0 -= c0 % SWGPU__LONG_CHUNK;
+            c1 = me + 1 < a ? c1 - c1 % SWGPU__LONG_CHUNK : c1;
         }
-        for (size_t k = 0; k < n; k++) { /* lo[k]: the owner, for now */
-            int best = 0;
-            for (int p = 1; p < P; p++)
-                if (load[p] < load[best])
-                    best = p;
-            lo[order[k]] = best;
-            load[best] += (uint64_t)regs[order[k]].h * (uint64_t)regs[order[k]].w;
-        }
-        for (size_t k = 0; k < n; k++)
-            if (lo[k] == me) {
-                mine[nm] = regs[k];
-                idx[nm++] = k;
-            }
-        for (size_t k = 0; k < n; k++) {
-            int owned = lo[k] == me;
-            lo[k] = owned ? 0 : -1;
-            hi[k] = owned ? regs[k].w : -2;
-        }
-    } else {
-        /* each region cut by columns; tags count strips over the batch */
-        int64_t tag = 0;
-        for (size_t k = 0; k < n; k++) {
-            const swgpu__lreg_t *g = &regs[k];
-            int64_t a = g->w / MIN_COLS;
-            a = a < 1 ? 1 : a > P ? P : a;
-            int64_t c0 = g->w * me / a, c1 = g->w * (me + 1) / a;
-            if (wide) { /* parts start at multiples of CHUNK: their row bases are the region's */
-                c0 -= c0 % SWGPU__LONG_CHUNK;
-                c1 = me + 1 < a ? c1 - c1 % SWGPU__LONG_CHUNK : c1;
-            }
-            int64_t strips = (g->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
-            lo[k] = -1;
-            hi[k] = -2;
-            if (me < a && c1 > c0) {
-                swgpu__lreg_t *s = &mine[nm];
-                *s = *g;
-                s->w = c1 - c0;
-                s->coff = g->coff + c0;
-                s->col0 = c0;
-                s->w_all = g->w;
-                s->edge_left = me > 0 ? me - 1 : -1;
-                s->edge_right = me + 1 < a ? me + 1 : -1;
-                s->tag0 = (int32_t)(tag % SWGPU__LONG_TAGS);
-                s->comm = comm;
-                int64_t ns = swgpu__lreg_nsaved(g);
-                if (ns > 0) {
-                    local[k] = malloc((size_t)ns * (size_t)(s->w + 1) * 2 * sizeof(int32_t));
-                    if (wide)
-                        lbase[k] = malloc((size_t)ns * (size_t)swgpu__lreg_nbase(s->w) * sizeof(int64_t));
-                    if (!local[k] || (wide && !lbase[k])) {
-                        rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for "
-                                         "%lld saved rows", (long long)ns);
-                        s->save_every = 0; /* computed, not saved: the batch fails */
-                        s->save_last = 0;
-                    }
-                }
-                s->saved = local[k];
-                s->saved_base = lbase[k];
-                bytes += local[k] ? (uint64_t)ns * (uint64_t)(s->w + 1) * 8 : 0;
-                bytes += lbase[k] ? (uint64_t)ns * (uint64_t)swgpu__lreg_nbase(s->w) * 8 : 0;
-                lo[k] = me == 0 ? 0 : c0 + 1; /* vertex column c0 is the left part's */
-                hi[k] = c1;
-                idx[nm++] = k;
-            }
-            tag += strips;
-        }
-    }
-
-    if (nm > 0) {
-        uint64_t b = 0, pr = 0;
-        int erc = swgpu__lcpu_run(q, sc, mine, nm, threads, prog, &b, &pr, NULL);
-        if (erc && !rc)
-            rc = erc;
-        my_pruned = pr;
-        bytes += b;
-    }
-
-    /* this part's outputs: per region, its saved columns and its best */
-    {
-        size_t need = 0;
-        for (size_t x = 0; x < nm; x++) {
-            size_t k = idx[x];
-            need += sizeof(contrib_t);
-            if (regs[k].saved)
-                need += (size_t)swgpu__lreg_nsaved(&regs[k]) *
-                        ((size_t)(hi[k] - lo[k] + 1) * 8 + (wide ? (size_t)swgpu__lreg_nbase(mine[x].w) * 8 : 0));
-        }
-        need += sizeof(uint64_t);
-        if (!rc && !(out = malloc(need)))
-            rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu bytes", need);
-        if (!rc) {
-            char *p = out;
-            memcpy(p, &my_pruned, sizeof my_pruned);
-            p += sizeof my_pruned;
-            for (size_t x = 0; x < nm; x++) {
-                size_t k = idx[x];
-                const swgpu__lreg_t *s = &mine[x];
-                contrib_t c = {(int64_t)k, lo[k], hi[k], regs[k].track, s->best, s->bi, s->bj,
-                               s->w_all > 0 ? s->col0 : 0, wide ? swgpu__lreg_nbase(s->w) : 0};
-                memcpy(p, &c, sizeof c);
-                p += sizeof c;
-                if (!regs[k].saved)
-                    continue;
-                int64_t ns = swgpu__lreg_nsaved(&regs[k]), cols = hi[k] - lo[k] + 1;
-                int64_t first = lo[k] - s->col0; /* local vertex column of lo[k] */
-                for (int64_t row = 0; row < ns; row++) {
-                    const int32_t *src = s->saved + ((size_t)row * (size_t)(s->w + 1) + (size_t)first) * 2;
-                    memcpy(p, src, (size_t)cols * 8);
-                    p += cols * 8;
-                }
-                if (wide) {
-                    memcpy(p, s->saved_base, (size_t)ns * (size_t)c.nb * 8);
-                    p += ns * c.nb * 8;
+        int64_t strips = (g->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+        sh->lo[k] = -1;
+        sh->hi[k] = -2;
+        if (me < a && c1 > c0) {
+            swgpu__lreg_t *s = &sh->mine[sh->nm];
+            *s = *g;
+            s->w = c1 - c0;
+            s->coff = g->coff + c0;
+            s->col0 = c0;
+            s->w_all = g->w;
+            s->edge_left = me > 0 ? me - 1 : -1;
+            s->edge_right = me + 1 < a ? me + 1 : -1;
+            s->tag0 = (int32_t)(tag % SWGPU__LONG_TAGS);
+            s->comm = comm;
+            int64_t ns = swgpu__lreg_nsaved(g);
+            if (ns > 0) {
+                sh->local[k] = malloc((size_t)ns * (size_t)(s->w + 1) * 2 * sizeof(int32_t));
+                if (wide)
+                    sh->lbase[k] = malloc((size_t)ns * (size_t)swgpu__lreg_nbase(s->w) * sizeof(int64_t));
+                if (!sh->local[k] || (wide && !sh->lbase[k])) {
+                    rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for "
+                                     "%lld saved rows", (long long)ns);
+                    s->save_every = 0; /* computed, not saved: the batch fails */
+                    s->save_last = 0;
                 }
             }
-            outlen = (size_t)(p - out);
+            s->saved = sh->local[k];
+            s->saved_base = sh->lbase[k];
+            sh->bytes += sh->local[k] ? (uint64_t)ns * (uint64_t)(s->w + 1) * 8 : 0;
+            sh->bytes += sh->lbase[k] ? (uint64_t)ns * (uint64_t)swgpu__lreg_nbase(s->w) * 8 : 0;
+            sh->lo[k] = me == 0 ? 0 : c0 + 1; /* vertex column c0 is the left part's */
+            sh->hi[k] = c1;
+            sh->idx[sh->nm++] = k;
+        }
+        tag += strips;
+    }
+    return rc;
+}
+
+/* This part's outputs, for the others: its pruned cells, then per region
+ * a contrib_t, its saved columns and (wide scores) its bases. */
+static int pack_outputs(const share_t *sh, const swgpu__lreg_t *regs, int wide, uint64_t my_pruned,
+                        char **out, size_t *outlen)
+{
+    size_t need = 0;
+    for (size_t x = 0; x < sh->nm; x++) {
+        size_t k = sh->idx[x];
+        need += sizeof(contrib_t);
+        if (regs[k].saved)
+            need += (size_t)swgpu__lreg_nsaved(&regs[k]) *
+                    ((size_t)(sh->hi[k] - sh->lo[k] + 1) * 8 + (wide ? (size_t)swgpu__lreg_nbase(sh->mine[x].w) * 8 : 0));
+    }
+    need += sizeof(uint64_t);
+    if (!(*out = malloc(need)))
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu bytes", need);
+    char *p = *out;
+    memcpy(p, &my_pruned, sizeof my_pruned);
+    p += sizeof my_pruned;
+    for (size_t x = 0; x < sh->nm; x++) {
+        size_t k = sh->idx[x];
+        const swgpu__lreg_t *s = &sh->mine[x];
+        contrib_t c = {(int64_t)k, sh->lo[k], sh->hi[k], regs[k].track, s->best, s->bi, s->bj,
+                       s->w_all > 0 ? s->col0 : 0, wide ? swgpu__lreg_nbase(s->w) : 0};
+        memcpy(p, &c, sizeof c);
+        p += sizeof c;
+        if (!regs[k].saved)
+            continue;
+        int64_t ns = swgpu__lreg_nsaved(&regs[k]), cols = sh->hi[k] - sh->lo[k] + 1;
+        int64_t first = sh->lo[k] - s->col0; /* local vertex column of lo[k] */
+        for (int64_t row = 0; row < ns; row++) {
+            const int32_t *src = s->saved + ((size_t)row * (size_t)(s->w + 1) + (size_t)first) * 2;
+            memcpy(p, src, (size_t)cols * 8);
+            p += cols * 8;
+        }
+        if (wide) {
+            memcpy(p, s->saved_base, (size_t)ns * (size_t)c.nb * 8);
+            p += ns * c.nb * 8;
         }
     }
+    *outlen = (size_t)(p - *out);
+    return SWGPU_OK;
+}
 
-exchange:
-    if ((rc = swgpu__lsplit_gather(comm, rc, out, outlen, &all, off)))
-        goto done;
-    /* every part's outputs into the batch's regions */
+/* One part's contribution to region g: its saved columns and bases (the
+ * part's own whole regions are in place already); returns the end of it. */
+static const char *unpack_rows(swgpu__lreg_t *g, const contrib_t *c, const char *x, int in_place)
+{
+    int64_t ns = swgpu__lreg_nsaved(g), cols = c->c_hi - c->c_lo + 1;
+    if (in_place)
+        return x + ns * cols * 8 + ns * c->nb * 8;
+    for (int64_t row = 0; row < ns; row++) {
+        memcpy(g->saved + ((size_t)row * (size_t)(g->w + 1) + (size_t)c->c_lo) * 2, x, (size_t)cols * 8);
+        x += cols * 8;
+    }
+    for (int64_t row = 0; c->nb > 0 && row < ns; row++) {
+        /* the part's bases: its column 0's (the region's when col0 is 0),
+         * its chunks' (the region's from chunk col0 / CHUNK on) */
+        int64_t *rb = g->saved_base + (size_t)row * (size_t)swgpu__lreg_nbase(g->w), b0;
+        memcpy(&b0, x, sizeof b0);
+        if (c->col0 == 0)
+            rb[0] = b0;
+        memcpy(rb + 1 + c->col0 / SWGPU__LONG_CHUNK, x + 8, (size_t)(c->nb - 1) * 8);
+        x += c->nb * 8;
+    }
+    return x;
+}
+
+/* Every part's outputs (all, part p's at off[p]) into the batch's regions:
+ * bests merged under the tie rule, saved columns, pruned cells summed. */
+static void unpack_outputs(const swgpu_comm_t *comm, const share_t *sh, swgpu__lreg_t *regs, size_t n,
+                           const char *all, const size_t *off, uint64_t *pruned)
+{
     for (size_t k = 0; k < n; k++)
         if (regs[k].track) {
             regs[k].best = SWGPU__LONG_NEG;
@@ -294,7 +321,7 @@ exchange:
         }
     if (pruned)
         *pruned = 0;
-    for (int p = 0; p < P; p++) {
+    for (int p = 0; p < comm->size; p++) {
         const char *x = all + off[p], *end = all + off[p + 1];
         uint64_t pp;
         memcpy(&pp, x, sizeof pp);
@@ -311,44 +338,48 @@ exchange:
                 g->bi = c.bi;
                 g->bj = c.bj;
             }
-            if (!g->saved)
-                continue;
-            int64_t ns = swgpu__lreg_nsaved(g), cols = c.c_hi - c.c_lo + 1;
-            if (p == me && !local[c.region]) { /* a whole region of ours: in place already */
-                x += ns * cols * 8 + ns * c.nb * 8;
-                continue;
-            }
-            for (int64_t row = 0; row < ns; row++) {
-                memcpy(g->saved + ((size_t)row * (size_t)(g->w + 1) + (size_t)c.c_lo) * 2, x,
-                       (size_t)cols * 8);
-                x += cols * 8;
-            }
-            for (int64_t row = 0; c.nb > 0 && row < ns; row++) {
-                /* the part's bases: its column 0's (the region's when col0 is 0),
-                 * its chunks' (the region's from chunk col0 / CHUNK on) */
-                int64_t *rb = g->saved_base + (size_t)row * (size_t)swgpu__lreg_nbase(g->w), b0;
-                memcpy(&b0, x, sizeof b0);
-                if (c.col0 == 0)
-                    rb[0] = b0;
-                memcpy(rb + 1 + c.col0 / SWGPU__LONG_CHUNK, x + 8, (size_t)(c.nb - 1) * 8);
-                x += c.nb * 8;
-            }
+            if (g->saved) /* a whole region of ours: in place already */
+                x = unpack_rows(g, &c, x, p == comm->rank && !sh->local[c.region]);
         }
     }
-    if (bytes_used)
-        *bytes_used = bytes;
-done:
-    for (size_t k = 0; local && k < n; k++)
-        free(local[k]);
-    for (size_t k = 0; lbase && k < n; k++)
-        free(lbase[k]);
-    free(local);
-    free(lbase);
-    free(mine);
-    free(idx);
-    free(lo);
-    free(hi);
-    free(load);
+}
+
+int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
+                      const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
+                      const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned)
+{
+    share_t sh;
+    uint64_t my_pruned = 0, bytes = 0;
+    char *out = NULL, *all = NULL;
+    size_t off[MAX_PARTS + 1], outlen = 0;
+    int rc;
+
+    if ((rc = swgpu__lsplit_agree(comm, SWGPU_OK)))
+        return rc;
+    if ((rc = share_alloc(&sh, n)))
+        goto exchange; /* nothing to drain: no region started */
+    if (swgpu__lpart_whole(n, comm->size))
+        rc = share_whole(&sh, comm, regs, n);
+    else
+        rc = share_slices(&sh, comm, regs, n, sc->wide);
+    bytes = sh.bytes;
+    if (sh.nm > 0) { /* even after a failure: the boundary columns go on */
+        uint64_t b = 0, pr = 0;
+        int erc = swgpu__lcpu_run(q, sc, sh.mine, sh.nm, threads, prog, &b, &pr, NULL);
+        if (erc && !rc)
+            rc = erc;
+        my_pruned = pr;
+        bytes += b;
+    }
+    if (!rc)
+        rc = pack_outputs(&sh, regs, sc->wide, my_pruned, &out, &outlen);
+exchange:
+    if (!(rc = swgpu__lsplit_gather(comm, rc, out, outlen, &all, off))) {
+        unpack_outputs(comm, &sh, regs, n, all, off, pruned);
+        if (bytes_used)
+            *bytes_used = bytes;
+    }
+    share_free(&sh, n);
     free(out);
     free(all);
     return rc;
