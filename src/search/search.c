@@ -610,18 +610,6 @@ void swgpu_search_result_destroy(swgpu_search_result_t *r)
     free(r);
 }
 
-/* Parameters used when neither the table nor a fit gives any: the published
- * ones of the alphabet's default scoring system (warned about). */
-int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k)
-{
-    swgpu_matrix_t *dm = NULL;
-    int rc = a == SWGPU_DNA ? swgpu_matrix_dna(2, -3, &dm) : swgpu_matrix_builtin("BLOSUM62", &dm);
-    if (rc == SWGPU_OK)
-        rc = a == SWGPU_DNA ? swgpu_karlin_lookup(dm, 5, 2, k) : swgpu_karlin_lookup(dm, 11, 1, k);
-    swgpu_matrix_destroy(dm);
-    return rc;
-}
-
 /* --no-self: the database sequences with the same id as query q (id) and
  * the same residues, as sorted indices into ex (at most cap); returns the
  * count */
