@@ -153,6 +153,60 @@ static void mm_pass(const mm_t *c, const uint8_t *x, const int32_t *xr, size_t w
 enum { TB_M = 0, TB_I = 1, TB_D = 2, TB_IEXT = 4, TB_DEXT = 8 };
 
 /* Full-matrix Gotoh with traceback for a small sub-problem (w, h >= 1). */
+/* mm_base's traceback: the path from the end node (w, h), whose last
+ * scores are lastM, lastI and lastD (the end's gap price included), back
+ * to (0, 0) through c->dir (rows of R bytes, columns striped S by L;
+ * plain order: S = w, L = 1), appended to c->a; returns the best score. */
+static int32_t mm_base_trace(mm_t *c, size_t w, size_t h, size_t S, size_t L, size_t R,
+                             int32_t lastM, int32_t lastI, int32_t lastD)
+{
+    size_t nops = 0, i, j;
+    int32_t val;
+    unsigned state;
+
+    if (lastM >= lastI && lastM >= lastD) {
+        val = lastM;
+        state = TB_M;
+    } else if (lastI >= lastD) {
+        val = lastI;
+        state = TB_I;
+    } else {
+        val = lastD;
+        state = TB_D;
+    }
+    /* walk back from (w, h) to (0, 0), recording ops in reverse */
+    i = w;
+    j = h;
+    /* the byte of node (i, j): column i >= 1 at 1 + ((i-1) % S) * L + (i-1) / S
+     * of row j (plain order for the scalar fill: S = w, L = 1) */
+#define DIR(i, j) c->dir[(j) * R + ((i) ? 1 + ((i) - 1) % S * L + ((i) - 1) / S : 0)]
+    while (i > 0 || j > 0) {
+        uint8_t d = DIR(i, j);
+        c->ops[nops++] = (uint8_t)state;
+        if (state == TB_M) {
+            i--;
+            j--;
+            state = DIR(i, j) & 3;
+        } else if (state == TB_I) {
+            i--;
+            state = (d & TB_IEXT) ? TB_I : (DIR(i, j) & 3u);
+        } else {
+            j--;
+            state = (d & TB_DEXT) ? TB_D : (DIR(i, j) & 3u);
+        }
+    }
+#undef DIR
+    while (nops > 0 && !c->err) {
+        size_t k = nops;
+        uint8_t op = c->ops[k - 1];
+        while (k > 0 && c->ops[k - 1] == op)
+            k--;
+        c->err = cigar_push(c->a, op, nops - k);
+        nops = k;
+    }
+    return val;
+}
+
 static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int32_t tb,
                        int32_t te)
 {
@@ -161,9 +215,8 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
     const int32_t *xr = c->rows ? c->rows + i0 * SWGPU_NCODES : NULL;
     const int32_t go = c->go, ge = c->ge, oe = c->oe;
     int32_t *Hr = c->CC, *Er = c->DD; /* row arrays, free to reuse here */
-    int32_t lastM = 0, lastI = 0, lastD = 0, val;
-    size_t need = W * (h + 1), nops = 0, i, j, S = w, L = 1, R = W;
-    unsigned state;
+    int32_t lastM = 0, lastI = 0, lastD = 0;
+    size_t need = W * (h + 1), i, j, S = w, L = 1, R = W;
 
     int use16 = c->k && !c->only32 && swgpu__aln_fits16(w, h, c->k->lanes16, go, ge, c->smin, c->smax, 0);
     if (c->k) { /* the striped layout: rows of S*L + 1 bytes */
@@ -264,50 +317,8 @@ static int32_t mm_base(mm_t *c, size_t i0, size_t i1, size_t j0, size_t j1, int3
             lastD = e;
         }
     }
-traceback:
-    /* the end node: a D gap ending here pays te instead of go */
-    lastD += go - te;
-    if (lastM >= lastI && lastM >= lastD) {
-        val = lastM;
-        state = TB_M;
-    } else if (lastI >= lastD) {
-        val = lastI;
-        state = TB_I;
-    } else {
-        val = lastD;
-        state = TB_D;
-    }
-    /* walk back from (w, h) to (0, 0), recording ops in reverse */
-    i = w;
-    j = h;
-    /* the byte of node (i, j): column i >= 1 at 1 + ((i-1) % S) * L + (i-1) / S
-     * of row j (plain order for the scalar fill: S = w, L = 1) */
-#define DIR(i, j) c->dir[(j) * R + ((i) ? 1 + ((i) - 1) % S * L + ((i) - 1) / S : 0)]
-    while (i > 0 || j > 0) {
-        uint8_t d = DIR(i, j);
-        c->ops[nops++] = (uint8_t)state;
-        if (state == TB_M) {
-            i--;
-            j--;
-            state = DIR(i, j) & 3;
-        } else if (state == TB_I) {
-            i--;
-            state = (d & TB_IEXT) ? TB_I : (DIR(i, j) & 3u);
-        } else {
-            j--;
-            state = (d & TB_DEXT) ? TB_D : (DIR(i, j) & 3u);
-        }
-    }
-#undef DIR
-    while (nops > 0 && !c->err) {
-        size_t k = nops;
-        uint8_t op = c->ops[k - 1];
-        while (k > 0 && c->ops[k - 1] == op)
-            k--;
-        c->err = cigar_push(c->a, op, nops - k);
-        nops = k;
-    }
-    return val;
+traceback: /* the end node: a D gap ending here pays te instead of go */
+    return mm_base_trace(c, w, h, S, L, R, lastM, lastI, lastD + go - te);
 }
 
 /* Solve q[i0,i1) x t[j0,j1) with boundary prices tb, te; append its path

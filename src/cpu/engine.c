@@ -1,7 +1,8 @@
 /*
- * cpu_engine.c - the CPU database-scan engine (backend "cpu"): picks the
- * instruction set at run time, lays the database out for the batch kernels
- * once, and scans each query with threads.
+ * cpu/engine.c - the CPU database-scan engine (backend "cpu"): the scalar
+ * 32-bit kernel, and the scans of each query with threads over the
+ * database as layout.c laid it out for the batch kernels (once, for the
+ * instruction set picked at run time).
  *
  * A scan runs in up to three phases, all threads taking part in each:
  *   1. 8-bit:  every unit of lanes8 lanes of the precomputed interleaved
@@ -42,36 +43,6 @@
 /* a saturated lane reports this score (see sw_template.h) */
 #define CEIL8 (INT8_MAX - INT8_MIN)
 #define CEIL16 (INT16_MAX - INT16_MIN)
-
-typedef struct {
-    const swgpu_db_t *db;       /* borrowed: must outlive the engine */
-    swgpu_matrix_t m;           /* copy */
-    int gap_open, gap_extend;
-    int threads;
-    swgpu__isa_t isa;
-    const swgpu__sw_kernels_t *k; /* NULL for the scalar instruction set */
-    int use8, use16;            /* the 8-bit / 16-bit phases are exact for m and gaps */
-    int32_t smax;               /* the highest score in m */
-    int8_t row8[SWGPU_NCODES * SWGPU_NCODES];
-    int16_t row16[SWGPU_NCODES * SWGPU_NCODES];
-    uint8_t row16b[SWGPU_NCODES * 2 * SWGPU_NCODES];
-    /* the 8-bit layout: units of k->lanes8 lanes, longest first (see layout_db) */
-    size_t nunit;
-    uint64_t *ucol;             /* nunit+1: unit u is columns [ucol[u], ucol[u+1]) of cols */
-    uint8_t *cols;              /* interleaved residues, ucol[nunit] * lanes8 bytes */
-    size_t *uev;                /* nunit+1: unit u's refill events are events[uev[u] ...] */
-    swgpu__sw_event_t *events;
-    size_t *uslot;              /* nunit+1: unit u's kernel outputs map to slot_k[uslot[u] ...] */
-    uint32_t *slot_k;           /* sorted index of each output, NO_SEQ for an empty lane */
-    size_t max_slots;           /* most outputs of one unit */
-    /* sequences of sparse units (see layout_db), scored one by one with the
-     * 32-bit striped pair kernel instead */
-    uint32_t *pair_k;
-    size_t npair;
-    uint8_t *is_pair;           /* per sorted index: 1 for the sequences in pair_k */
-    uint32_t *codes;            /* per sorted index: bit c set if code c occurs (8-bit layout) */
-    swgpu_matrix_t mt;          /* m transposed: scores with query and target swapped */
-} cpu_state_t;
 
 /* ------------------------------------------------------------ scalar path */
 
@@ -116,284 +87,6 @@ int32_t swgpu__cpu_score32(const swgpu__query_t *Q, const uint8_t *t, size_t tle
     return best;
 }
 
-/* --------------------------------------------------------------- create */
-
-static void cpu_destroy(void *state)
-{
-    cpu_state_t *s = state;
-    if (!s) return;
-    free(s->ucol);
-    free(s->cols);
-    free(s->uev);
-    free(s->events);
-    free(s->uslot);
-    free(s->slot_k);
-    free(s->pair_k);
-    free(s->is_pair);
-    free(s->codes);
-    free(s);
-}
-
-#define NO_SEQ UINT32_MAX
-#define SPARSE_DIV 4 /* a unit with fewer than 1/SPARSE_DIV of its cells busy is sparse */
-
-/* One sequence's place in the layout. */
-typedef struct {
-    uint64_t col;  /* first column within its unit */
-    uint32_t k;    /* sorted index */
-    uint32_t lane;
-} place_t;
-
-static int place_cmp(const void *a, const void *b)
-{
-    const place_t *x = a, *y = b;
-    if (x->col != y->col) return x->col < y->col ? -1 : 1;
-    return x->lane < y->lane ? -1 : x->lane > y->lane;
-}
-
-/*
- * Lay the database out in units of `lanes` lanes, residues interleaved
- * column by column, each sequence padded with SWGPU__PAD to a multiple of
- * SWGPU__COLS columns.  Sequences are placed longest first: a unit is as
- * wide as its first (longest) sequence, and each next sequence goes to the
- * unit's least-loaded lane if it still fits there; otherwise it opens the
- * next unit.  Where lengths are close (most of a length-sorted database)
- * that is one sequence per lane; in the long tail, lanes are refilled with
- * shorter sequences instead of idling (see sw_template.h), which removes
- * most of the padding of plain batches.  Units come out longest first,
- * the order in which threads take them.  Empty sequences get no place
- * (their score is 0).
- */
-static int layout_db(cpu_state_t *s, int lanes)
-{
-    const swgpu_db_t *db = s->db;
-    const uint64_t n = db->n;
-    place_t *pl = NULL;
-    uint64_t *load = NULL, width = 0, total = 0;
-    size_t nunit = 0, u, nplaced = 0, nev = 0, nslot = 0;
-    size_t *ufirst = NULL; /* unit u holds pl[ufirst[u] .. ufirst[u+1]) */
-    int rc = SWGPU_ENOMEM, l;
-
-    if (n > UINT32_MAX) return swgpu__fail(SWGPU_EDB, "cpu engine: more than 2^32 sequences");
-    pl = malloc((size_t)n * sizeof *pl);
-    ufirst = malloc(((size_t)n + 1) * sizeof *ufirst);
-    load = calloc((size_t)lanes, sizeof *load);
-    if (!pl || !ufirst || !load) goto nomem;
-    for (uint64_t kk = n; kk-- > 0;) {
-        uint64_t len = db->off[kk + 1] - db->off[kk];
-        uint64_t x = (len + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
-        int best = 0;
-        if (len == 0) continue;
-        for (l = 1; l < lanes; l++)
-            if (load[l] < load[best]) best = l;
-        if (nplaced == 0 || load[best] + x > width) { /* open a unit */
-            ufirst[nunit++] = nplaced;
-            width = x;
-            memset(load, 0, (size_t)lanes * sizeof *load);
-            best = 0;
-        }
-        pl[nplaced].col = load[best];
-        pl[nplaced].k = (uint32_t)kk;
-        pl[nplaced].lane = (uint32_t)best;
-        load[best] += x;
-        nplaced++;
-    }
-    ufirst[nunit] = nplaced;
-
-    /* A unit whose lanes are mostly padding (a few long sequences that the
-     * rest of the database cannot fill, e.g. a handful of genomes) is not
-     * laid out: its sequences are scored one by one with the 32-bit
-     * striped pair kernel, which uses every lane whatever the database
-     * (~7 GCUPS a thread against ~38 for the 8-bit kernel at full lanes:
-     * below a quarter of the lanes busy the pair kernel wins, and it never
-     * saturates). */
-    {
-        size_t kept = 0, np = 0;
-        s->pair_k = malloc((nplaced + 1) * sizeof *s->pair_k);
-        s->is_pair = calloc((size_t)n + 1, 1);
-        if (!s->pair_k || !s->is_pair) goto nomem;
-        for (u = 0; u < nunit; u++) {
-            uint64_t busy = 0, ncols = 0;
-            for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) {
-                uint64_t k = pl[i].k, len = db->off[k + 1] - db->off[k];
-                uint64_t end = pl[i].col + (len + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
-                busy += len;
-                if (end > ncols) ncols = end;
-            }
-            if (busy * SPARSE_DIV < ncols * (uint64_t)lanes) {
-                for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) {
-                    s->pair_k[s->npair++] = pl[i].k;
-                    s->is_pair[pl[i].k] = 1;
-                }
-                continue;
-            }
-            /* keep unit u: move its placements down to unit number kept */
-            size_t first = np;
-            for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) pl[np++] = pl[i];
-            ufirst[kept++] = first;
-        }
-        ufirst[kept] = np;
-        nunit = kept;
-        nplaced = np;
-    }
-
-    s->nunit = nunit;
-    s->ucol = malloc((nunit + 1) * sizeof *s->ucol);
-    s->uev = malloc((nunit + 1) * sizeof *s->uev);
-    s->uslot = malloc((nunit + 1) * sizeof *s->uslot);
-    /* at most one event and one extra output per placed sequence */
-    s->events = malloc((nplaced + 1) * sizeof *s->events);
-    s->slot_k = malloc((nplaced + nunit * (size_t)lanes + 1) * sizeof *s->slot_k);
-    if (!s->ucol || !s->uev || !s->uslot || !s->events || !s->slot_k) goto nomem;
-    for (u = 0; u < nunit; u++) {
-        uint64_t ncols = 0;
-        for (size_t i = ufirst[u]; i < ufirst[u + 1]; i++) {
-            uint64_t k = pl[i].k, len = db->off[k + 1] - db->off[k];
-            uint64_t end = pl[i].col + (len + SWGPU__COLS - 1) / SWGPU__COLS * SWGPU__COLS;
-            if (end > ncols) ncols = end;
-        }
-        s->ucol[u] = total;
-        total += ncols;
-    }
-    s->ucol[nunit] = total;
-    if (total > (SIZE_MAX - 64) / (uint64_t)lanes) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: database layout too large");
-        goto fail;
-    }
-    s->cols = aligned_alloc(64, ((size_t)total * (size_t)lanes + 63) / 64 * 64 + 64);
-    s->codes = calloc((size_t)n + 1, sizeof *s->codes);
-    if (!s->cols || !s->codes) goto nomem;
-    memset(s->cols, SWGPU__PAD, (size_t)total * (size_t)lanes);
-
-    for (u = 0; u < nunit; u++) {
-        place_t *p = pl + ufirst[u];
-        size_t np = ufirst[u + 1] - ufirst[u], i;
-        uint32_t prev[64];
-        uint8_t *base = s->cols + (size_t)s->ucol[u] * (size_t)lanes;
-
-        for (i = 0; i < np; i++) {
-            uint64_t k = p[i].k, len = db->off[k + 1] - db->off[k];
-            const uint8_t *r = db->res + db->off[k];
-            uint8_t *dst = base + (size_t)p[i].col * (size_t)lanes + p[i].lane;
-            uint32_t seen = 0;
-            for (uint64_t j = 0; j < len; j++) {
-                if (r[j] >= SWGPU__PAD) {
-                    rc = swgpu__fail(SWGPU_EDB, "cpu engine: database sequence %u (sorted %llu): "
-                                     "residue code %u out of range", db->orig[k],
-                                     (unsigned long long)k, r[j]);
-                    goto fail;
-                }
-                dst[j * (uint64_t)lanes] = r[j];
-                seen |= 1u << r[j];
-            }
-            s->codes[k] = seen;
-        }
-        /* events in column order; each reports the lanes' previous sequences */
-        qsort(p, np, sizeof *p, place_cmp);
-        for (l = 0; l < lanes; l++) prev[l] = NO_SEQ;
-        s->uev[u] = nev;
-        s->uslot[u] = nslot;
-        for (i = 0; i < np; i++) {
-            if (p[i].col > 0) {
-                if (nev == s->uev[u] || s->events[nev - 1].col != p[i].col) {
-                    s->events[nev].col = p[i].col;
-                    s->events[nev].lanes = 0;
-                    nev++;
-                }
-                s->events[nev - 1].lanes |= (uint64_t)1 << p[i].lane;
-                s->slot_k[nslot++] = prev[p[i].lane];
-            }
-            prev[p[i].lane] = p[i].k;
-        }
-        for (l = 0; l < lanes; l++) s->slot_k[nslot++] = prev[l];
-        if (nslot - s->uslot[u] > s->max_slots) s->max_slots = nslot - s->uslot[u];
-    }
-    s->uev[nunit] = nev;
-    s->uslot[nunit] = nslot;
-    rc = SWGPU_OK;
-    goto done;
-nomem:
-    rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory for the database layout (%llu sequences)",
-                     (unsigned long long)n);
-fail:
-done:
-    free(pl);
-    free(ufirst);
-    free(load);
-    return rc;
-}
-
-int swgpu__cpu_engine_create_isa(const swgpu_db_t *db, const swgpu_matrix_t *m,
-                                 const swgpu_opts_t *o, swgpu__isa_t isa, void **state)
-{
-    cpu_state_t *s = NULL;
-    int rc, a, b, oe;
-    int32_t smin, smax;
-
-    *state = NULL;
-    if (!db || !m || !o)
-        return swgpu__fail(SWGPU_EINVAL, "cpu engine: database, matrix and options are required");
-    if (o->gap_open < 0 || o->gap_extend < 0)
-        return swgpu__fail(SWGPU_EINVAL, "cpu engine: negative gap penalties %d/%d",
-                           o->gap_open, o->gap_extend);
-    if (!swgpu__cpu_isa_supported(isa))
-        return swgpu__fail(SWGPU_ENODEV, "cpu engine: this CPU cannot run %s kernels",
-                           swgpu__cpu_isa_name(isa));
-    s = calloc(1, sizeof *s);
-    if (!s) return swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory");
-    s->db = db;
-    s->m = *m;
-    s->mt = *m;
-    for (a = 0; a < SWGPU_NCODES; a++)
-        for (b = 0; b < SWGPU_NCODES; b++) s->mt.s[a][b] = m->s[b][a];
-    s->gap_open = o->gap_open;
-    s->gap_extend = o->gap_extend;
-    s->threads = o->threads > 0 ? o->threads : swgpu__ncores();
-    if (s->threads > 256) s->threads = 256;
-    s->isa = isa;
-    s->k = swgpu__cpu_kernels(isa);
-    /* the lane widths must hold every score the kernels can look up (all
-     * codes below the pad code), whatever m->min / m->max say */
-    smin = smax = m->s[0][0];
-    for (a = 0; a < SWGPU__PAD; a++)
-        for (b = 0; b < SWGPU__PAD; b++) {
-            if (m->s[a][b] < smin) smin = m->s[a][b];
-            if (m->s[a][b] > smax) smax = m->s[a][b];
-        }
-    s->smax = smax;
-    oe = o->gap_open + o->gap_extend;
-    s->use8 = s->k && smin >= INT8_MIN && smax <= INT8_MAX && oe <= INT8_MAX;
-    s->use16 = s->k && smin >= INT16_MIN && smax <= INT16_MAX && oe <= INT16_MAX;
-    for (a = 0; a < SWGPU_NCODES; a++) {
-        for (b = 0; b < SWGPU_NCODES; b++) {
-            int32_t v = b == SWGPU__PAD ? INT32_MIN : m->s[a][b];
-            int16_t v16 = (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
-            s->row8[a * SWGPU_NCODES + b] = (int8_t)(v < INT8_MIN ? INT8_MIN : v > INT8_MAX ? INT8_MAX : v);
-            s->row16[a * SWGPU_NCODES + b] = v16;
-            s->row16b[a * 2 * SWGPU_NCODES + b] = (uint8_t)((uint16_t)v16 & 0xff);
-            s->row16b[a * 2 * SWGPU_NCODES + SWGPU_NCODES + b] = (uint8_t)((uint16_t)v16 >> 8);
-        }
-    }
-    if (s->use8 && db->n > 0) {
-        rc = layout_db(s, s->k->lanes8);
-        if (rc) goto fail;
-    }
-    *state = s;
-    return SWGPU_OK;
-fail:
-    cpu_destroy(s);
-    return rc;
-}
-
-static int cpu_create(const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
-                      void **state)
-{
-    swgpu__isa_t isa;
-    int rc = swgpu__cpu_isa_env(&isa);
-    if (rc)
-        return rc;
-    return swgpu__cpu_engine_create_isa(db, m, o, isa, state);
-}
 
 /* ----------------------------------------------------------------- scan */
 
@@ -454,7 +147,7 @@ static void barrier_shrink(barrier_t *b, int count)
 
 /* What the threads of one scan share. */
 typedef struct {
-    const cpu_state_t *s;
+    const swgpu__cpu_state_t *s;
     const swgpu__query_t *Q;     /* the query (residues, or a PSSM's rows) */
     swgpu__sw_query_t qp;        /* ... as the batch kernels take it */
     swgpu__sw_batch_fn b8, b16;  /* the kernels for it (plain or PSSM form) */
@@ -489,20 +182,20 @@ typedef struct {
  * s->max_slots outputs. */
 static void phase8_unit(scan_ctx_t *c, size_t u, void *work, int32_t *best)
 {
-    const cpu_state_t *s = c->s;
+    const swgpu__cpu_state_t *s = c->s;
     const size_t lanes = (size_t)s->k->lanes8;
     size_t i, n = s->uslot[u + 1] - s->uslot[u];
     const uint32_t *slot_k = s->slot_k + s->uslot[u];
     c->b8(&c->qp, s->cols + (size_t)s->ucol[u] * lanes, (size_t)(s->ucol[u + 1] - s->ucol[u]),
           s->events + s->uev[u], s->uev[u + 1] - s->uev[u], work, best);
     for (i = 0; i < n; i++)
-        if (slot_k[i] != NO_SEQ) c->scores[slot_k[i]] = best[i];
+        if (slot_k[i] != SWGPU__NO_SEQ) c->scores[slot_k[i]] = best[i];
 }
 
 /* Phase 2: targets ov[g*lanes16 ...] interleaved into cols, scored at 16 bits. */
 static void phase16_group(scan_ctx_t *c, size_t g, void *work, uint8_t *cols)
 {
-    const cpu_state_t *s = c->s;
+    const swgpu__cpu_state_t *s = c->s;
     const swgpu_db_t *db = s->db;
     const int lanes = s->k->lanes16;
     size_t i0 = g * (size_t)lanes, n = c->n_ov - i0, ncols = 0;
@@ -535,7 +228,7 @@ static void phase16_group(scan_ctx_t *c, size_t g, void *work, uint8_t *cols)
  * first (a local score is the same with the sequences swapped and the
  * matrix transposed; a PSSM query always goes first, its rows being the
  * query's). */
-static int pair_score(const cpu_state_t *s, const swgpu__query_t *Q, const uint8_t *t,
+static int pair_score(const swgpu__cpu_state_t *s, const swgpu__query_t *Q, const uint8_t *t,
                       size_t tlen, int threads, int32_t *score)
 {
     if (Q->len < tlen && !Q->rows)
@@ -549,7 +242,7 @@ static int pair_score(const cpu_state_t *s, const swgpu__query_t *Q, const uint8
  * it (one thread: the others take other targets). */
 static void score32_target(scan_ctx_t *c, size_t k, int32_t *work)
 {
-    const cpu_state_t *s = c->s;
+    const swgpu__cpu_state_t *s = c->s;
     const swgpu_db_t *db = s->db;
     const uint8_t *t = db->res + db->off[k];
     size_t tlen = (size_t)(db->off[k + 1] - db->off[k]);
@@ -617,7 +310,7 @@ static uint8_t *cols16_get(scan_ctx_t *c, int tid, size_t maxlen)
  * c->nthreads threads (tid 0 .. nthreads-1) with c->next at 0. */
 static void scan_phases(scan_ctx_t *c, int tid)
 {
-    const cpu_state_t *s = c->s;
+    const swgpu__cpu_state_t *s = c->s;
     const swgpu_db_t *db = s->db;
     void *work = c->work[tid];
     int32_t *work32 = c->work32[tid];
@@ -663,7 +356,7 @@ static void *scan_worker(void *argp)
 
 /* The checks scan() makes on a query before scoring it (a non-empty
  * database): the 32-bit score range, the residue codes. */
-static int check_query(const cpu_state_t *s, const swgpu__query_t *Q)
+static int check_query(const swgpu__cpu_state_t *s, const swgpu__query_t *Q)
 {
     const swgpu_db_t *db = s->db;
     const size_t qlen = Q->len;
@@ -697,7 +390,7 @@ static inline int32_t clamp32(int32_t v, int32_t lo, int32_t hi)
  * see collect), 16 bits when every score fits int16. */
 static int pssm_rows(scan_ctx_t *c)
 {
-    const cpu_state_t *s = c->s;
+    const swgpu__cpu_state_t *s = c->s;
     const swgpu__query_t *Q = c->Q;
     const size_t n = Q->len * SWGPU_NCODES;
     const size_t o16 = (n + 63) / 64 * 64, o16b = o16 + (2 * n + 63) / 64 * 64;
@@ -749,7 +442,7 @@ static int pssm_rows(scan_ctx_t *c)
  * first phase (Q must outlive the scan). */
 static int query_init(scan_ctx_t *c, const swgpu__query_t *Q, int32_t *scores)
 {
-    const cpu_state_t *s = c->s;
+    const swgpu__cpu_state_t *s = c->s;
     int seen[SWGPU_NCODES] = {0}, n_letters = 0;
     c->Q = Q;
     c->qp.q = Q->res;
@@ -791,7 +484,7 @@ static int query_init(scan_ctx_t *c, const swgpu__query_t *Q, int32_t *scores)
 
 /* The sequences of sparse units, one at a time with the pair kernel on
  * `threads` threads each. */
-static int pair_phase(const cpu_state_t *s, const swgpu__query_t *Q, int threads, int32_t *scores)
+static int pair_phase(const swgpu__cpu_state_t *s, const swgpu__query_t *Q, int threads, int32_t *scores)
 {
     const swgpu_db_t *db = s->db;
     for (size_t i = 0; i < s->npair; i++) {
@@ -805,7 +498,7 @@ static int pair_phase(const cpu_state_t *s, const swgpu__query_t *Q, int threads
 
 static int cpu_scan(void *state, const swgpu__query_t *Q, int32_t *scores, swgpu_scan_stats_t *st)
 {
-    const cpu_state_t *s = state;
+    const swgpu__cpu_state_t *s = state;
     const swgpu_db_t *db = s->db;
     const size_t qlen = Q ? Q->len : 0;
     scan_ctx_t c;
@@ -915,7 +608,7 @@ static int qref_cmp(const void *a, const void *b)
 }
 
 typedef struct {
-    const cpu_state_t *s;
+    const swgpu__cpu_state_t *s;
     const swgpu__query_t *q;
     swgpu_scan_sink_t sink;
     void *user;
@@ -1062,16 +755,74 @@ static size_t many_plan(const qref_t *order, size_t nq, int nt)
     return nbig;
 }
 
+/* The per-thread buffers of nt threads (*args, m->work ...) for queries
+ * of up to maxq residues; -1 when out of memory (many_free frees them). */
+static int many_alloc(many_t *m, many_arg_t **args, int nt, size_t maxq)
+{
+    const swgpu__cpu_state_t *s = m->s;
+    const swgpu_db_t *db = s->db;
+    *args = calloc((size_t)nt, sizeof **args);
+    m->work = calloc((size_t)nt, sizeof *m->work);
+    m->work32 = calloc((size_t)nt, sizeof *m->work32);
+    m->best8 = calloc((size_t)nt, sizeof *m->best8);
+    m->scores = calloc((size_t)nt, sizeof *m->scores);
+    m->ov = calloc((size_t)nt, sizeof *m->ov);
+    m->cols16 = calloc((size_t)nt, sizeof *m->cols16);
+    m->cols16_cap = calloc((size_t)nt, sizeof *m->cols16_cap);
+    if (!*args || !m->work || !m->work32 || !m->best8 || !m->scores || !m->ov || !m->cols16 ||
+        !m->cols16_cap)
+        return -1;
+    size_t work_bytes = s->k ? swgpu__sw_work_size(maxq, s->k->bytes) : 0;
+    for (int t = 0; t < nt; t++) {
+        if (s->k && !(m->work[t] = aligned_alloc(64, (work_bytes + 63) / 64 * 64))) return -1;
+        if (!(m->work32[t] = malloc(2 * (maxq + 1) * sizeof(int32_t)))) return -1;
+        if (s->use8 && !(m->best8[t] = malloc(s->max_slots * sizeof(int32_t)))) return -1;
+        if (!(m->scores[t] = malloc((size_t)db->n * sizeof(int32_t)))) return -1;
+        if (!(m->ov[t] = malloc((size_t)db->n * sizeof(size_t)))) return -1;
+    }
+    return 0;
+}
+
+/* What a scan_many() of nt threads made: nbar of the threads' barriers,
+ * the big queries' one (coop_bar), the lock (mu_init), the buffers. */
+static void many_free(many_t *m, many_arg_t *args, int nt, int nbar, int coop_bar, int mu_init)
+{
+    int t;
+    for (t = 0; t < nbar; t++) barrier_destroy(&args[t].solo.barrier);
+    if (coop_bar) barrier_destroy(&m->coop.barrier);
+    if (mu_init) pthread_mutex_destroy(&m->mu);
+    for (t = 0; t < nt; t++) {
+        if (m->work) free(m->work[t]);
+        if (m->work32) free(m->work32[t]);
+        if (m->best8) free(m->best8[t]);
+        if (m->scores) free(m->scores[t]);
+        if (m->ov) free(m->ov[t]);
+        if (m->cols16) free(m->cols16[t]);
+    }
+    free(m->work);
+    free(m->work32);
+    free(m->best8);
+    free(m->scores);
+    free(m->ov);
+    free(m->cols16);
+    free(m->cols16_cap);
+    free(m->coop.ptab);
+    if (args)
+        for (t = 0; t < nt; t++) free(args[t].solo.ptab);
+    free(m->order);
+    free(args);
+}
+
 static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
                          void *user, swgpu_scan_stats_t *st)
 {
-    const cpu_state_t *s = state;
+    const swgpu__cpu_state_t *s = state;
     const swgpu_db_t *db = s->db;
     many_t m;
     pthread_t tids[256];
     many_arg_t *args = NULL;
     int nt = 0, t, started = 0, nbar = 0, coop_bar = 0, mu_init = 0, rc = SWGPU_OK;
-    size_t i, maxq, work_bytes;
+    size_t i, maxq;
 
     if (nq == 0) return SWGPU_OK;
     if (!q || !sink) return swgpu__fail(SWGPU_EINVAL, "cpu engine: scan_many needs queries and a sink");
@@ -1117,24 +868,7 @@ static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_
     }
     if (nt < 1) nt = 1;
 
-    args = calloc((size_t)nt, sizeof *args);
-    m.work = calloc((size_t)nt, sizeof *m.work);
-    m.work32 = calloc((size_t)nt, sizeof *m.work32);
-    m.best8 = calloc((size_t)nt, sizeof *m.best8);
-    m.scores = calloc((size_t)nt, sizeof *m.scores);
-    m.ov = calloc((size_t)nt, sizeof *m.ov);
-    m.cols16 = calloc((size_t)nt, sizeof *m.cols16);
-    m.cols16_cap = calloc((size_t)nt, sizeof *m.cols16_cap);
-    if (!args || !m.work || !m.work32 || !m.best8 || !m.scores || !m.ov || !m.cols16 || !m.cols16_cap)
-        goto nomem;
-    work_bytes = s->k ? swgpu__sw_work_size(maxq, s->k->bytes) : 0;
-    for (t = 0; t < nt; t++) {
-        if (s->k && !(m.work[t] = aligned_alloc(64, (work_bytes + 63) / 64 * 64))) goto nomem;
-        if (!(m.work32[t] = malloc(2 * (maxq + 1) * sizeof(int32_t)))) goto nomem;
-        if (s->use8 && !(m.best8[t] = malloc(s->max_slots * sizeof(int32_t)))) goto nomem;
-        if (!(m.scores[t] = malloc((size_t)db->n * sizeof(int32_t)))) goto nomem;
-        if (!(m.ov[t] = malloc((size_t)db->n * sizeof(size_t)))) goto nomem;
-    }
+    if (many_alloc(&m, &args, nt, maxq) < 0) goto nomem;
     if (pthread_mutex_init(&m.mu, NULL)) goto nobar;
     mu_init = 1;
     /* the big queries' context: thread 0's score buffer and overflow list
@@ -1193,37 +927,15 @@ nobar:
 nomem:
     rc = swgpu__fail(SWGPU_ENOMEM, "cpu engine: out of memory scanning %zu queries", nq);
 done:
-    for (t = 0; t < nbar; t++) barrier_destroy(&args[t].solo.barrier);
-    if (coop_bar) barrier_destroy(&m.coop.barrier);
-    if (mu_init) pthread_mutex_destroy(&m.mu);
-    for (t = 0; t < nt; t++) {
-        if (m.work) free(m.work[t]);
-        if (m.work32) free(m.work32[t]);
-        if (m.best8) free(m.best8[t]);
-        if (m.scores) free(m.scores[t]);
-        if (m.ov) free(m.ov[t]);
-        if (m.cols16) free(m.cols16[t]);
-    }
-    free(m.work);
-    free(m.work32);
-    free(m.best8);
-    free(m.scores);
-    free(m.ov);
-    free(m.cols16);
-    free(m.cols16_cap);
-    free(m.coop.ptab);
-    if (args)
-        for (t = 0; t < nt; t++) free(args[t].solo.ptab);
-    free(m.order);
-    free(args);
+    many_free(&m, args, nt, nbar, coop_bar, mu_init);
     return rc;
 }
 
 const swgpu_engine_ops_t swgpu__engine_cpu = {
     .name = "cpu",
-    .create = cpu_create,
+    .create = swgpu__cpu_create,
     .scan = cpu_scan,
-    .destroy = cpu_destroy,
+    .destroy = swgpu__cpu_destroy,
     .scan_many = cpu_scan_many,
     .caps = 0,
 };

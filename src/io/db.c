@@ -1,10 +1,11 @@
 /*
- * db.c - the sequence database: built in memory from a sequence set, or
- * written once by makedb and memory-mapped on open.
+ * io/db.c - the sequence database: built in memory from a sequence set, or
+ * written once by makedb and memory-mapped on open (its parts: dbpart.c);
+ * swgpu_db_open's choice of reader; the accessors.
  *
  * Sequences are sorted by ascending length, ties in database (input)
  * order, which is the order every engine scans; see struct swgpu_db in
- * internal.h.  At least DB_PAD zero bytes follow the last residue, in memory
+ * io/io.h.  At least SWGPU__DB_PAD zero bytes follow the last residue, in memory
  * and in the file, so vector and GPU loaders may read a little past the end.
  *
  * File format, version 1 (all integers little-endian):
@@ -49,20 +50,14 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define DB_MAGIC "SWGPU_DB"
 #define DB_VERSION 1u
-#define DB_HDR 160u
 #define DB_ALIGN 64u
-#define DB_PAD 64u
 
-enum { SEC_OFF, SEC_NAME_OFF, SEC_ORIG, SEC_RANK, SEC_NAMES, SEC_RES, NSEC };
 static atomic_uint tmp_serial; /* swgpu_db_write's temporary names */
-static const char *const sec_name[NSEC] = {"off", "name_off", "orig", "rank", "names", "res"};
+static const char *const sec_name[SWGPU__NSEC] = {"off", "name_off", "orig", "rank", "names", "res"};
 
-/* owned[] slots of an in-memory database */
-enum { OWN_RES, OWN_OFF, OWN_ORIG, OWN_RANK, OWN_NAMES, OWN_NAME_OFF };
 
-static int host_is_le(void)
+int swgpu__host_is_le(void)
 {
     const uint16_t x = 1;
     return *(const uint8_t *)&x == 1;
@@ -101,19 +96,19 @@ int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out)
 
     db = calloc(1, sizeof *db);
     order = malloc(n * sizeof *order);
-    uint8_t *res = malloc(total + DB_PAD);
+    uint8_t *res = malloc(total + SWGPU__DB_PAD);
     uint64_t *off = malloc((n + 1) * sizeof *off);
     uint32_t *orig = malloc(n * sizeof *orig);
     uint32_t *rank = malloc(n * sizeof *rank);
     char *names = malloc(set->names_len + 1);
     uint64_t *name_off = malloc(n * sizeof *name_off);
     if (db) {
-        db->owned[OWN_RES] = res;
-        db->owned[OWN_OFF] = off;
-        db->owned[OWN_ORIG] = orig;
-        db->owned[OWN_RANK] = rank;
-        db->owned[OWN_NAMES] = names;
-        db->owned[OWN_NAME_OFF] = name_off;
+        db->owned[SWGPU__OWN_RES] = res;
+        db->owned[SWGPU__OWN_OFF] = off;
+        db->owned[SWGPU__OWN_ORIG] = orig;
+        db->owned[SWGPU__OWN_RANK] = rank;
+        db->owned[SWGPU__OWN_NAMES] = names;
+        db->owned[SWGPU__OWN_NAME_OFF] = name_off;
     }
     if (!db || !order || !res || !off || !orig || !rank || !names || !name_off) {
         if (!db) { /* nothing owns the arrays yet */
@@ -141,7 +136,7 @@ int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out)
         orig[k] = i;
         rank[i] = (uint32_t)k;
     }
-    memset(res + total, 0, DB_PAD);
+    memset(res + total, 0, SWGPU__DB_PAD);
     memcpy(names, set->names, set->names_len);
     names[set->names_len] = 0;
     for (uint64_t i = 0; i < n; i++) name_off[i] = set->name_off[i];
@@ -168,9 +163,6 @@ fail:
 
 /* ------------------------------------------------------------- writing */
 
-typedef struct {
-    uint64_t off, size;
-} section_t;
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
@@ -265,37 +257,37 @@ static uint32_t crc_parallel(const unsigned char *p, uint64_t len, const unsigne
 }
 
 /* section layout of db: offsets and sizes; returns the file size */
-static uint64_t layout(const swgpu_db_t *db, uint64_t names_size, section_t sec[NSEC])
+static uint64_t layout(const swgpu_db_t *db, uint64_t names_size, swgpu__db_sec_t sec[SWGPU__NSEC])
 {
-    uint64_t size[NSEC];
-    size[SEC_OFF] = (db->n + 1) * 8;
-    size[SEC_NAME_OFF] = db->n * 8;
-    size[SEC_ORIG] = db->n * 4;
-    size[SEC_RANK] = db->n * 4;
-    size[SEC_NAMES] = names_size;
-    size[SEC_RES] = db->total_res;
-    uint64_t pos = DB_HDR;
-    for (int i = 0; i < NSEC; i++) {
+    uint64_t size[SWGPU__NSEC];
+    size[SWGPU__SEC_OFF] = (db->n + 1) * 8;
+    size[SWGPU__SEC_NAME_OFF] = db->n * 8;
+    size[SWGPU__SEC_ORIG] = db->n * 4;
+    size[SWGPU__SEC_RANK] = db->n * 4;
+    size[SWGPU__SEC_NAMES] = names_size;
+    size[SWGPU__SEC_RES] = db->total_res;
+    uint64_t pos = SWGPU__DB_HDR;
+    for (int i = 0; i < SWGPU__NSEC; i++) {
         pos = align_up(pos);
         sec[i].off = pos;
         sec[i].size = size[i];
         pos += size[i];
     }
-    return align_up(pos + DB_PAD);
+    return align_up(pos + SWGPU__DB_PAD);
 }
 
-static void header(unsigned char h[DB_HDR], const swgpu_db_t *db, const section_t sec[NSEC],
+static void header(unsigned char h[SWGPU__DB_HDR], const swgpu_db_t *db, const swgpu__db_sec_t sec[SWGPU__NSEC],
                    uint64_t file_size, uint32_t payload_crc)
 {
-    memset(h, 0, DB_HDR);
-    memcpy(h, DB_MAGIC, 8);
+    memset(h, 0, SWGPU__DB_HDR);
+    memcpy(h, SWGPU__DB_MAGIC, 8);
     put_u32(h + 8, DB_VERSION);
     put_u32(h + 12, (uint32_t)db->alphabet);
     put_u64(h + 16, db->n);
     put_u64(h + 24, db->total_res);
     put_u64(h + 32, db->max_len);
     put_u64(h + 40, file_size);
-    for (int i = 0; i < NSEC; i++) {
+    for (int i = 0; i < SWGPU__NSEC; i++) {
         put_u64(h + 48 + 16 * i, sec[i].off);
         put_u64(h + 56 + 16 * i, sec[i].size);
     }
@@ -321,24 +313,24 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
                 return swgpu__fail(SWGPU_EINVAL, "database %s: is %s this database was read "
                                                  "from; refusing to replace it",
                                    path, db->map ? "the file" : "a file");
-    static const unsigned char zeros[DB_ALIGN + DB_PAD];
-    section_t sec[NSEC];
-    unsigned char h[DB_HDR];
+    static const unsigned char zeros[DB_ALIGN + SWGPU__DB_PAD];
+    swgpu__db_sec_t sec[SWGPU__NSEC];
+    unsigned char h[SWGPU__DB_HDR];
     char *tmp = NULL;
     FILE *fp = NULL;
     int rc = SWGPU_OK;
 
     if (!db || !path) return swgpu__fail(SWGPU_EINVAL, "db_write: NULL argument");
     if (db->whole_n) return swgpu__fail(SWGPU_EINVAL, "database %s: a part of a database cannot be written", path);
-    if (!host_is_le()) return swgpu__fail(SWGPU_EINVAL, "database %s: big-endian hosts are not supported", path);
+    if (!swgpu__host_is_le()) return swgpu__fail(SWGPU_EINVAL, "database %s: big-endian hosts are not supported", path);
     uint64_t nsize = names_size(db);
     uint64_t fsize = layout(db, nsize, sec);
-    const void *data[NSEC] = {db->off, db->name_off, db->orig, db->rank, db->names, db->res};
+    const void *data[SWGPU__NSEC] = {db->off, db->name_off, db->orig, db->rank, db->names, db->res};
 
     /* payload checksum, zero padding included */
     uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0);
-    uint64_t pos = DB_HDR;
-    for (int i = 0; i < NSEC; i++) {
+    uint64_t pos = SWGPU__DB_HDR;
+    for (int i = 0; i < SWGPU__NSEC; i++) {
         crc = crc_update(crc, zeros, sec[i].off - pos);
         crc = crc_update(crc, data[i], sec[i].size);
         pos = sec[i].off + sec[i].size;
@@ -359,9 +351,9 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
         rc = swgpu__fail(SWGPU_EIO, "database %s: cannot create %s: %s", path, tmp, strerror(errno));
         goto fail;
     }
-    int ok = fwrite(h, 1, DB_HDR, fp) == DB_HDR;
-    pos = DB_HDR;
-    for (int i = 0; ok && i < NSEC; i++) {
+    int ok = fwrite(h, 1, SWGPU__DB_HDR, fp) == SWGPU__DB_HDR;
+    pos = SWGPU__DB_HDR;
+    for (int i = 0; ok && i < SWGPU__NSEC; i++) {
         size_t gap = (size_t)(sec[i].off - pos);
         ok = fwrite(zeros, 1, gap, fp) == gap && fwrite(data[i], 1, (size_t)sec[i].size, fp) == sec[i].size;
         pos = sec[i].off + sec[i].size;
@@ -392,17 +384,10 @@ fail:
 
 #define BAD(...) do { rc = swgpu__fail(SWGPU_EDB, __VA_ARGS__); goto fail; } while (0)
 
-/* What a file's header says, checked against the file's size. */
-typedef struct {
-    uint32_t alphabet;
-    uint64_t n, total, max_len;
-    section_t sec[NSEC];
-} hdr_t;
-
-/* the checks of the first DB_HDR bytes h of a file of `size` bytes */
-static int check_header(const unsigned char *h, uint64_t size, const char *path, hdr_t *H)
+/* the checks of the first SWGPU__DB_HDR bytes h of a file of `size` bytes */
+int swgpu__db_check_header(const unsigned char *h, uint64_t size, const char *path, swgpu__db_hdr_t *H)
 {
-    if (memcmp(h, DB_MAGIC, 8))
+    if (memcmp(h, SWGPU__DB_MAGIC, 8))
         return swgpu__fail(SWGPU_EDB, "database %s: not a swgpu database (bad magic)", path);
     uint32_t version = get_u32(h + 8);
     if (version != DB_VERSION)
@@ -422,15 +407,15 @@ static int check_header(const unsigned char *h, uint64_t size, const char *path,
     if (n == 0 || n > UINT32_MAX || total > size)
         return swgpu__fail(SWGPU_EDB, "database %s: invalid counts (%" PRIu64 " sequences, %" PRIu64 " residues)",
                            path, n, total);
-    uint64_t want[NSEC] = {(n + 1) * 8, n * 8, n * 4, n * 4, 0, total};
-    section_t *sec = H->sec;
-    for (int i = 0; i < NSEC; i++) {
+    uint64_t want[SWGPU__NSEC] = {(n + 1) * 8, n * 8, n * 4, n * 4, 0, total};
+    swgpu__db_sec_t *sec = H->sec;
+    for (int i = 0; i < SWGPU__NSEC; i++) {
         sec[i].off = get_u64(h + 48 + 16 * i);
         sec[i].size = get_u64(h + 56 + 16 * i);
-        if (sec[i].off % DB_ALIGN || sec[i].off < DB_HDR || sec[i].off > size || sec[i].size > size - sec[i].off)
+        if (sec[i].off % DB_ALIGN || sec[i].off < SWGPU__DB_HDR || sec[i].off > size || sec[i].size > size - sec[i].off)
             return swgpu__fail(SWGPU_EDB, "database %s: inconsistent offsets (section %s at %" PRIu64 ", %" PRIu64
                                " bytes, file %" PRIu64 " bytes)", path, sec_name[i], sec[i].off, sec[i].size, size);
-        if (i != SEC_NAMES && sec[i].size != want[i])
+        if (i != SWGPU__SEC_NAMES && sec[i].size != want[i])
             return swgpu__fail(SWGPU_EDB, "database %s: inconsistent offsets (section %s has %" PRIu64
                                " bytes, expected %" PRIu64 ")", path, sec_name[i], sec[i].size, want[i]);
         for (int j = 0; j < i; j++)
@@ -438,9 +423,9 @@ static int check_header(const unsigned char *h, uint64_t size, const char *path,
                 return swgpu__fail(SWGPU_EDB, "database %s: inconsistent offsets (sections %s and %s overlap)",
                                    path, sec_name[j], sec_name[i]);
     }
-    if (sec[SEC_RES].off + total + DB_PAD > size)
+    if (sec[SWGPU__SEC_RES].off + total + SWGPU__DB_PAD > size)
         return swgpu__fail(SWGPU_EDB, "database %s: inconsistent offsets (no padding after the residues)", path);
-    if (sec[SEC_NAMES].size < 2 * n)
+    if (sec[SWGPU__SEC_NAMES].size < 2 * n)
         return swgpu__fail(SWGPU_EDB, "database %s: inconsistent offsets (names section too small)", path);
     H->alphabet = alphabet;
     H->n = n;
@@ -455,8 +440,8 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
     struct stat st;
     swgpu_db_t *db = NULL;
     unsigned char *map = MAP_FAILED;
-    hdr_t H;
-    section_t *sec = H.sec;
+    swgpu__db_hdr_t H;
+    swgpu__db_sec_t *sec = H.sec;
     int rc = SWGPU_OK;
 
     if (fstat(fd, &st) != 0) {
@@ -464,9 +449,9 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
         goto fail;
     }
     uint64_t size = (uint64_t)st.st_size;
-    if (size < DB_HDR)
-        BAD("database %s: truncated (%" PRIu64 " bytes, the header alone has %u)", path, size, DB_HDR);
-    if (!host_is_le()) BAD("database %s: big-endian hosts are not supported", path);
+    if (size < SWGPU__DB_HDR)
+        BAD("database %s: truncated (%" PRIu64 " bytes, the header alone has %u)", path, size, SWGPU__DB_HDR);
+    if (!swgpu__host_is_le()) BAD("database %s: big-endian hosts are not supported", path);
     map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
         rc = swgpu__fail(SWGPU_EIO, "database %s: mmap failed: %s", path, strerror(errno));
@@ -474,23 +459,23 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
     }
     close(fd);
     fd = -1;
-    if ((rc = check_header(map, size, path, &H)))
+    if ((rc = swgpu__db_check_header(map, size, path, &H)))
         goto fail;
     uint32_t alphabet = H.alphabet;
     uint64_t n = H.n, total = H.total, max_len = H.max_len;
     uint8_t bad = 0, lim = (uint8_t)swgpu_alphabet_size((swgpu_alphabet_t)alphabet);
-    uint32_t crc = crc_parallel(map + DB_HDR, size - DB_HDR, map + sec[SEC_RES].off, total, lim,
+    uint32_t crc = crc_parallel(map + SWGPU__DB_HDR, size - SWGPU__DB_HDR, map + sec[SWGPU__SEC_RES].off, total, lim,
                                 &bad);
     if (crc != get_u32(map + 144))
         BAD("database %s: checksum mismatch (corrupt file)", path);
 
     /* the content: offsets, sort order, permutation, names, residue codes */
-    const uint64_t *off = (const uint64_t *)(map + sec[SEC_OFF].off);
-    const uint64_t *name_off = (const uint64_t *)(map + sec[SEC_NAME_OFF].off);
-    const uint32_t *orig = (const uint32_t *)(map + sec[SEC_ORIG].off);
-    const uint32_t *rank = (const uint32_t *)(map + sec[SEC_RANK].off);
-    const char *names = (const char *)(map + sec[SEC_NAMES].off);
-    const uint8_t *res = map + sec[SEC_RES].off;
+    const uint64_t *off = (const uint64_t *)(map + sec[SWGPU__SEC_OFF].off);
+    const uint64_t *name_off = (const uint64_t *)(map + sec[SWGPU__SEC_NAME_OFF].off);
+    const uint32_t *orig = (const uint32_t *)(map + sec[SWGPU__SEC_ORIG].off);
+    const uint32_t *rank = (const uint32_t *)(map + sec[SWGPU__SEC_RANK].off);
+    const char *names = (const char *)(map + sec[SWGPU__SEC_NAMES].off);
+    const uint8_t *res = map + sec[SWGPU__SEC_RES].off;
     if (off[0] != 0 || off[n] != total)
         BAD("database %s: inconsistent offsets (residue offsets end at %" PRIu64 ", expected %" PRIu64 ")", path, off[n], total);
     for (uint64_t k = 0; k < n; k++) {
@@ -503,7 +488,7 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
     }
     if (n && off[n] - off[n - 1] != max_len)
         BAD("database %s: inconsistent longest sequence (%" PRIu64 ")", path, max_len);
-    uint64_t pos = 0, nsize = sec[SEC_NAMES].size;
+    uint64_t pos = 0, nsize = sec[SWGPU__SEC_NAMES].size;
     for (uint64_t i = 0; i < n; i++) {
         const char *p;
         if (name_off[i] != pos) BAD("database %s: inconsistent offsets (name of sequence %" PRIu64 ")", path, i);
@@ -547,280 +532,6 @@ fail:
     return rc;
 }
 
-/* ---------------------------------------------------------------- parts */
-
-/* The scan position of the first sequence whose first residue lies at or
- * after floor(x * total): the cut between parts at fraction x. */
-static uint64_t cut_at(const uint64_t *off, uint64_t n, uint64_t total, double x)
-{
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return n;
-    uint64_t p = (uint64_t)(x * (double)total), lo = 0, hi = n;
-    while (lo < hi) { /* first k with off[k] >= p */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (off[mid] < p)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static int check_interval(double from, double to)
-{
-    if (!(from >= 0 && from <= to && to <= 1))
-        return swgpu__fail(SWGPU_EINVAL, "database part [%g, %g): expected 0 <= from <= to <= 1",
-                           from, to);
-    return SWGPU_OK;
-}
-
-/* residue bytes a part points at when it is empty */
-static const uint8_t empty_res[DB_PAD];
-
-/* fill a part's counts and its own offsets (copied, starting at 0) from the
- * whole database's arrays; res/orig/names are the caller's */
-static int part_fill(swgpu_db_t *p, const uint64_t *off, uint64_t first, uint64_t last,
-                     uint64_t whole_n, uint64_t whole_res)
-{
-    uint64_t n = last - first;
-    uint64_t *o = malloc((n + 1) * sizeof *o);
-    if (!o)
-        return swgpu__fail(SWGPU_ENOMEM, "database part: out of memory for %" PRIu64 " offsets", n + 1);
-    for (uint64_t k = 0; k <= n; k++)
-        o[k] = off[first + k] - off[first];
-    p->owned[OWN_OFF] = o;
-    p->off = o;
-    p->n = n;
-    p->total_res = o[n];
-    p->max_len = n ? o[n] - o[n - 1] : 0;
-    p->part_first = first;
-    p->whole_n = whole_n;
-    p->whole_res = whole_res;
-    return SWGPU_OK;
-}
-
-int swgpu_db_part(const swgpu_db_t *db, double from, double to, swgpu_db_t **out)
-{
-    if (!out)
-        return swgpu__fail(SWGPU_EINVAL, "db_part: NULL result pointer");
-    *out = NULL;
-    if (!db)
-        return swgpu__fail(SWGPU_EINVAL, "db_part: NULL database");
-    if (db->whole_n)
-        return swgpu__fail(SWGPU_EINVAL, "db_part: the database is itself a part");
-    int rc = check_interval(from, to);
-    if (rc)
-        return rc;
-    uint64_t first = cut_at(db->off, db->n, db->total_res, from);
-    uint64_t last = cut_at(db->off, db->n, db->total_res, to);
-    swgpu_db_t *p = calloc(1, sizeof *p);
-    if (!p)
-        return swgpu__fail(SWGPU_ENOMEM, "db_part: out of memory");
-    p->alphabet = db->alphabet;
-    if ((rc = part_fill(p, db->off, first, last, db->n, db->total_res))) {
-        swgpu_db_destroy(p);
-        return rc;
-    }
-    p->res = db->res + db->off[first];
-    p->orig = db->orig + first;
-    p->rank = db->rank;
-    p->names = db->names;
-    p->name_off = db->name_off;
-    *out = p;
-    return SWGPU_OK;
-}
-
-/* the part [first, last) of an in-memory whole database, which it consumes:
- * the part's residues and order are copied, the names and the rank array
- * change hands, the rest is freed */
-static int part_take(swgpu_db_t *whole, uint64_t first, uint64_t last, swgpu_db_t **out)
-{
-    swgpu_db_t *p = calloc(1, sizeof *p);
-    uint64_t n = last - first, nres = whole->off[last] - whole->off[first];
-    uint8_t *res = malloc(nres + DB_PAD);
-    uint32_t *orig = malloc((n ? n : 1) * sizeof *orig);
-    int rc;
-    if (!p || !res || !orig) {
-        free(p);
-        free(res);
-        free(orig);
-        swgpu_db_destroy(whole);
-        return swgpu__fail(SWGPU_ENOMEM, "database part: out of memory for %" PRIu64 " residues", nres);
-    }
-    memcpy(res, whole->res + whole->off[first], nres);
-    memset(res + nres, 0, DB_PAD);
-    memcpy(orig, whole->orig + first, n * sizeof *orig);
-    p->alphabet = whole->alphabet;
-    p->owned[OWN_RES] = res;
-    p->owned[OWN_ORIG] = orig;
-    p->res = res;
-    p->orig = orig;
-    if ((rc = part_fill(p, whole->off, first, last, whole->n, whole->total_res))) {
-        swgpu_db_destroy(p);
-        swgpu_db_destroy(whole);
-        return rc;
-    }
-    p->rank = whole->rank;
-    p->names = whole->names;
-    p->name_off = whole->name_off;
-    p->owned[OWN_RANK] = whole->owned[OWN_RANK];
-    p->owned[OWN_NAMES] = whole->owned[OWN_NAMES];
-    p->owned[OWN_NAME_OFF] = whole->owned[OWN_NAME_OFF];
-    whole->owned[OWN_RANK] = whole->owned[OWN_NAMES] = whole->owned[OWN_NAME_OFF] = NULL;
-    p->src = whole->src; /* the files it was read from (a BLAST database's several) */
-    p->n_src = whole->n_src;
-    whole->src = NULL;
-    whole->n_src = 0;
-    swgpu_db_destroy(whole);
-    *out = p;
-    return SWGPU_OK;
-}
-
-/* a mapping of bytes [pos, end) of fd: *base is the mapping, *len its length,
- * the return value points at byte pos; NULL after a failure (message set) */
-static const unsigned char *map_range(int fd, const char *path, uint64_t pos, uint64_t end,
-                                      void **base, size_t *len)
-{
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = pos - pos % page;
-    *base = NULL;
-    *len = (size_t)(end - lo);
-    void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, (off_t)lo);
-    if (m == MAP_FAILED) {
-        swgpu__fail(SWGPU_EIO, "database %s: mmap failed: %s", path, strerror(errno));
-        return NULL;
-    }
-    *base = m;
-    return (const unsigned char *)m + (pos - lo);
-}
-
-/* open the part [from, to) of a makedb file (fd consumed): the index
- * sections mapped whole (read as far as touched), the part's residues mapped
- * alone; the header and the part validated */
-static int part_map(int fd, const char *path, double from, double to, swgpu_db_t **out)
-{
-    struct stat st;
-    unsigned char h[DB_HDR];
-    swgpu_db_t *db = NULL;
-    hdr_t H;
-    section_t *sec = H.sec;
-    void *imap = NULL, *rmap = NULL;
-    size_t ilen = 0, rlen = 0;
-    int rc = SWGPU_OK;
-
-    if (fstat(fd, &st) != 0) {
-        rc = swgpu__fail(SWGPU_EIO, "database %s: %s", path, strerror(errno));
-        goto fail;
-    }
-    uint64_t size = (uint64_t)st.st_size;
-    if (size < DB_HDR)
-        BAD("database %s: truncated (%" PRIu64 " bytes, the header alone has %u)", path, size, DB_HDR);
-    if (!host_is_le()) BAD("database %s: big-endian hosts are not supported", path);
-    if (pread(fd, h, DB_HDR, 0) != (ssize_t)DB_HDR) {
-        rc = swgpu__fail(SWGPU_EIO, "database %s: cannot read the header: %s", path, strerror(errno));
-        goto fail;
-    }
-    if ((rc = check_header(h, size, path, &H)))
-        goto fail;
-    uint64_t n = H.n, total = H.total;
-
-    /* the index: every section but the residues, in one mapping */
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < NSEC; i++) {
-        if (i == SEC_RES) continue;
-        if (sec[i].off < lo) lo = sec[i].off;
-        if (sec[i].off + sec[i].size > hi) hi = sec[i].off + sec[i].size;
-    }
-    const unsigned char *ix = map_range(fd, path, lo, hi, &imap, &ilen);
-    if (!ix) {
-        rc = SWGPU_EIO;
-        goto fail;
-    }
-    const uint64_t *off = (const uint64_t *)(ix + (sec[SEC_OFF].off - lo));
-    const uint64_t *name_off = (const uint64_t *)(ix + (sec[SEC_NAME_OFF].off - lo));
-    const uint32_t *orig = (const uint32_t *)(ix + (sec[SEC_ORIG].off - lo));
-    const uint32_t *rank = (const uint32_t *)(ix + (sec[SEC_RANK].off - lo));
-    const char *names = (const char *)(ix + (sec[SEC_NAMES].off - lo));
-    if (off[0] != 0 || off[n] != total)
-        BAD("database %s: inconsistent offsets (residue offsets end at %" PRIu64 ", expected %" PRIu64 ")", path, off[n], total);
-    if (off[n - 1] > total || off[n] - off[n - 1] != H.max_len)
-        BAD("database %s: inconsistent longest sequence (%" PRIu64 ")", path, H.max_len);
-
-    /* the part's sequences: the binary search above assumes sorted offsets,
-     * which the part then checks it really has (with its neighbours) */
-    uint64_t first = cut_at(off, n, total, from), last = cut_at(off, n, total, to);
-    for (uint64_t k = first; k < last; k++) {
-        if (off[k + 1] < off[k] || off[k + 1] > total ||
-            (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
-            BAD("database %s: sequence %" PRIu64 " out of length order", path, k);
-        if (orig[k] >= n || rank[orig[k]] != k)
-            BAD("database %s: invalid order permutation at %" PRIu64, path, k);
-        if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && orig[k] < orig[k - 1])
-            BAD("database %s: sequences of equal length out of database order at %" PRIu64, path, k);
-        uint64_t pos = name_off[orig[k]], nsize = sec[SEC_NAMES].size;
-        for (int part = 0; part < 2; part++) {
-            const char *p = pos < nsize ? memchr(names + pos, 0, nsize - pos) : NULL;
-            if (!p) BAD("database %s: names section ends inside sequence %" PRIu32, path, orig[k]);
-            pos = (uint64_t)(p - names) + 1;
-        }
-    }
-
-    /* the part's residues, with the padding that follows them */
-    const uint8_t *res = empty_res;
-    if (last > first) {
-        res = map_range(fd, path, sec[SEC_RES].off + off[first], sec[SEC_RES].off + off[last] + DB_PAD,
-                        &rmap, &rlen);
-        if (!res) {
-            rc = SWGPU_EIO;
-            goto fail;
-        }
-        uint8_t bad = 0, lim = (uint8_t)swgpu_alphabet_size((swgpu_alphabet_t)H.alphabet);
-        for (uint64_t x = 0; x < off[last] - off[first]; x++)
-            bad |= res[x] >= lim;
-        if (bad)
-            BAD("database %s: residue code out of range for the %s alphabet", path,
-                swgpu_alphabet_name((swgpu_alphabet_t)H.alphabet));
-    }
-    close(fd);
-    fd = -1;
-
-    db = calloc(1, sizeof *db);
-    if (db && !(db->src = malloc(sizeof *db->src))) {
-        free(db);
-        db = NULL;
-    }
-    if (!db) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
-        goto fail;
-    }
-    db->alphabet = (swgpu_alphabet_t)H.alphabet;
-    db->src[0] = (swgpu__file_id_t){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
-    db->n_src = 1;
-    db->map = imap;
-    db->map_len = ilen;
-    db->map_res = rmap;
-    db->map_res_len = rlen;
-    imap = rmap = NULL;
-    if ((rc = part_fill(db, off, first, last, n, total))) {
-        swgpu_db_destroy(db);
-        return rc;
-    }
-    db->res = res;
-    db->orig = orig + first;
-    db->rank = rank;
-    db->names = names;
-    db->name_off = name_off;
-    *out = db;
-    return SWGPU_OK;
-
-fail:
-    if (imap) munmap(imap, ilen);
-    if (rmap) munmap(rmap, rlen);
-    if (fd >= 0) close(fd);
-    return rc;
-}
-
 /* does the start of a file look like binary data (not text, not gzip)? */
 static int looks_binary(const unsigned char *p, size_t n)
 {
@@ -845,7 +556,7 @@ static int read_fasta(int fd, const char *path, int stream, swgpu_alphabet_t alp
 }
 
 /* Is fd a pipe, socket or terminal (read once, from its start, no seek)? */
-static int is_stream(int fd)
+int swgpu__fd_is_stream(int fd)
 {
     struct stat st;
     return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
@@ -854,7 +565,7 @@ static int is_stream(int fd)
 /* A FASTA/FASTQ database from a stream (-d <(zcat db.fa.gz), /dev/stdin):
  * read once to its end, built in memory; fd is consumed.  A makedb or
  * BLAST database cannot come this way (the reader says so). */
-static int db_from_stream(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+int swgpu__db_from_stream(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
                           swgpu_read_info_t *info)
 {
     swgpu_seqset_t *set = NULL;
@@ -892,15 +603,15 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
     }
     int fd = swgpu__open_input(path);
     if (fd < 0) return fd;
-    if (is_stream(fd))
-        return db_from_stream(fd, path, alphabet, out, info);
+    if (swgpu__fd_is_stream(fd))
+        return swgpu__db_from_stream(fd, path, alphabet, out, info);
     ssize_t got = pread(fd, head, sizeof head, 0);
     if (got < 0) {
         int e = errno;
         close(fd);
         return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(e));
     }
-    if (got >= 8 && !memcmp(head, DB_MAGIC, 8)) {
+    if (got >= 8 && !memcmp(head, SWGPU__DB_MAGIC, 8)) {
         swgpu_db_t *db = NULL;
         int rc = db_map(fd, path, &db);
         if (rc) return rc;
@@ -930,58 +641,6 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
     rc = swgpu_db_from_seqset(set, out);
     swgpu_seqset_destroy(set);
     return rc;
-}
-
-int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from, double to,
-                       swgpu_db_t **out, swgpu_read_info_t *info)
-{
-    unsigned char head[8];
-    swgpu_db_t *whole = NULL;
-    int rc;
-    if (!out)
-        return swgpu__fail(SWGPU_EINVAL, "db_open_part: NULL result pointer");
-    *out = NULL;
-    if (info) memset(info, 0, sizeof *info);
-    if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open_part: no file name");
-    if ((rc = check_interval(from, to)))
-        return rc;
-    /* a BLAST database prefix names no file of its own: read whole, then cut */
-    int fd = -1;
-    if (!swgpu__blastdb_probe(path) && (fd = swgpu__open_input(path)) < 0)
-        return fd;
-    ssize_t got = fd < 0 || is_stream(fd) ? 0 : pread(fd, head, sizeof head, 0);
-    if (fd >= 0 && is_stream(fd)) { /* read once, here: the stream's data is not read twice */
-        if ((rc = db_from_stream(fd, path, alphabet, &whole, NULL)))
-            return rc;
-        rc = part_take(whole, cut_at(whole->off, whole->n, whole->total_res, from),
-                       cut_at(whole->off, whole->n, whole->total_res, to), out);
-        if (rc)
-            return rc;
-    } else if (got == (ssize_t)sizeof head && !memcmp(head, DB_MAGIC, 8)) {
-        if ((rc = part_map(fd, path, from, to, out)))
-            return rc;
-        if (alphabet != SWGPU_AUTO && alphabet != (*out)->alphabet) {
-            rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, %s was asked for", path,
-                             swgpu_alphabet_name((*out)->alphabet), swgpu_alphabet_name(alphabet));
-            swgpu_db_destroy(*out);
-            *out = NULL;
-            return rc;
-        }
-    } else {
-        if (fd >= 0) close(fd);
-        if ((rc = swgpu_db_open(path, alphabet, &whole, NULL)))
-            return rc;
-        rc = part_take(whole, cut_at(whole->off, whole->n, whole->total_res, from),
-                       cut_at(whole->off, whole->n, whole->total_res, to), out);
-        if (rc)
-            return rc;
-    }
-    if (info) {
-        info->n_records = (*out)->n;
-        info->n_residues = (*out)->total_res;
-        info->max_len = (*out)->max_len;
-    }
-    return SWGPU_OK;
 }
 
 /* ------------------------------------------------------------ accessors */
@@ -1050,3 +709,4 @@ void swgpu_db_destroy(swgpu_db_t *db)
     for (size_t i = 0; i < sizeof db->owned / sizeof *db->owned; i++) free(db->owned[i]);
     free(db);
 }
+

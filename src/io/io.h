@@ -135,4 +135,56 @@ int swgpu__blastdb_probe(const char *path);
 int swgpu__blastdb_read(const char *path, swgpu_alphabet_t alphabet, swgpu_seqset_t **out,
                         swgpu_read_info_t *info, swgpu__file_id_t **files, size_t *nfiles);
 
+/* ---- shared by the files of the makedb format: db.c (build, write, open)
+ *      and dbpart.c (parts) ---- */
+
+#define SWGPU__DB_MAGIC "SWGPU_DB"
+#define SWGPU__DB_HDR 160u /* header bytes */
+#define SWGPU__DB_PAD 64u  /* zero bytes, at least, after the last residue */
+/* the sections of a makedb file */
+enum { SWGPU__SEC_OFF, SWGPU__SEC_NAME_OFF, SWGPU__SEC_ORIG, SWGPU__SEC_RANK, SWGPU__SEC_NAMES,
+       SWGPU__SEC_RES, SWGPU__NSEC };
+/* owned[] slots of an in-memory database */
+enum { SWGPU__OWN_RES, SWGPU__OWN_OFF, SWGPU__OWN_ORIG, SWGPU__OWN_RANK, SWGPU__OWN_NAMES,
+       SWGPU__OWN_NAME_OFF };
+
+typedef struct {
+    uint64_t off, size;
+} swgpu__db_sec_t;
+
+/* What a file's header says, checked against the file's size. */
+typedef struct {
+    uint32_t alphabet;
+    uint64_t n, total, max_len;
+    swgpu__db_sec_t sec[SWGPU__NSEC];
+} swgpu__db_hdr_t;
+
+/** The checks of the first SWGPU__DB_HDR bytes h of a makedb file (path)
+ *  of size bytes; what it says into H. */
+int swgpu__db_check_header(const unsigned char *h, uint64_t size, const char *path,
+                           swgpu__db_hdr_t *H);
+/** 1 on a little-endian host (the only ones makedb files support). */
+int swgpu__host_is_le(void);
+/** Is fd a pipe, socket or terminal (read once, from its start, no seek)? */
+int swgpu__fd_is_stream(int fd);
+/** A FASTA/FASTQ database from a stream, read once to its end and built in
+ *  memory; fd is consumed. */
+int swgpu__db_from_stream(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                          swgpu_read_info_t *info);
+
+/* ---- shared by the files of BLAST databases: blastdb.c (volumes,
+ *      residues) and blastdb_hdr.c (headers) ---- */
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+    int oom;
+} swgpu__sbuf_t; /* a growing string; oom set when it could not grow */
+
+/** A sequence's id and description, into id and desc, from
+ *  its header record p[0 .. n): nonzero if the record is invalid (*why
+ *  says how) or a string could not grow (oom set). */
+int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__sbuf_t *desc,
+                          const char **why);
+
 #endif /* SWGPU_IO_H */

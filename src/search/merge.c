@@ -1,13 +1,14 @@
 /*
- * merge.c - the last step of a search split over database parts:
+ * search/merge.c - the last step of a search split over database parts:
  * swgpu_search_merge().
  *
- * search.c's sink() picks a query's hits as the best top_n, by (score desc,
- * database index asc), of those with E-value <= opts->evalue (under
+ * The search's sink (hits.c: swgpu__search_sink) picks a query's hits as
+ * the best top_n, by (score desc, database index asc), of those with
+ * E-value <= opts->evalue (under
  * Spouge's model the E-value depends on the subject's length too, so a
  * weaker hit may pass where a stronger one fails: the filter comes first).
  * Each part's search (opts->candidates) sent every hit of its own that may
- * be among them (see search.c's candidates()): a hit that passes and is
+ * be among them (see hits.c's candidates()): a hit that passes and is
  * not among its part's candidates has top_n better passing hits in its own
  * part, so the whole search's hits are the best top_n of the candidates
  * that pass.  What follows the scan in sink() then happens here once, for
@@ -33,6 +34,52 @@ static int rank_cmp(const void *a, const void *b)
     if (x->score != y->score)
         return x->score > y->score ? -1 : 1;
     return (x->target > y->target) - (x->target < y->target);
+}
+
+/* Query i's candidates of the parts that pass: score >= min_score and
+ * E-value (under ev) <= max_e, best first, into (*pool, *pool_cap, *n);
+ * qid names the query in messages. */
+static int passing(const swgpu_search_result_t *const *parts, size_t nparts, size_t i,
+                   const char *qid, const swgpu__evalue_ctx_t *ev, int32_t min_score,
+                   double max_e, swgpu_hit_t **pool, size_t *pool_cap, size_t *out)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < nparts; p++)
+        n += parts[p]->q[i].n_hits;
+    if (n > *pool_cap) {
+        swgpu_hit_t *x = realloc(*pool, n * sizeof *x);
+        if (!x)
+            return swgpu__fail(SWGPU_ENOMEM, "search_merge: out of memory for %zu hits", n);
+        *pool = x;
+        *pool_cap = n;
+    }
+    swgpu_hit_t *pl = *pool;
+    n = 0;
+    for (size_t p = 0; p < nparts; p++)
+        for (size_t h = 0; h < parts[p]->q[i].n_hits; h++) {
+            const swgpu_hit_t *c = &parts[p]->q[i].hits[h];
+            if (c->score < min_score)
+                continue;
+            /* the subject's length only matters under Spouge's model, where the
+             * candidate's part computed its E-value with these parameters */
+            double e = ev->spouge ? c->evalue : swgpu__evalue_of(ev, c->score, 0);
+            if (!(e <= max_e))
+                continue;
+            memset(&pl[n], 0, sizeof pl[n]);
+            pl[n].target = c->target;
+            pl[n].score = c->score;
+            pl[n].evalue = e;
+            pl[n].minus = c->minus;
+            n++;
+        }
+    qsort(pl, n, sizeof *pl, rank_cmp);
+    for (size_t h = 1; h < n; h++)
+        if (pl[h].target == pl[h - 1].target)
+            return swgpu__fail(SWGPU_EINVAL, "search_merge: query %zu (id %s): database "
+                               "sequence %zu is a candidate of two parts", i + 1, qid,
+                               pl[h].target + 1);
+    *out = n;
+    return SWGPU_OK;
 }
 
 int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
@@ -126,43 +173,9 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
             min_score = 1;
 
         /* the parts' candidates that pass, best first */
-        for (size_t p = 0; p < nparts; p++)
-            n += parts[p]->q[i].n_hits;
-        if (n > pool_cap) {
-            swgpu_hit_t *x = realloc(pool, n * sizeof *x);
-            if (!x) {
-                rc = swgpu__fail(SWGPU_ENOMEM, "search_merge: out of memory for %zu hits", n);
-                goto fail;
-            }
-            pool = x;
-            pool_cap = n;
-        }
-        n = 0;
-        for (size_t p = 0; p < nparts; p++)
-            for (size_t h = 0; h < parts[p]->q[i].n_hits; h++) {
-                const swgpu_hit_t *c = &parts[p]->q[i].hits[h];
-                if (c->score < min_score)
-                    continue;
-                /* the subject's length only matters under Spouge's model, where the
-                 * candidate's part computed its E-value with these parameters */
-                double e = ev.spouge ? c->evalue : swgpu__evalue_of(&ev, c->score, 0);
-                if (!(e <= opts->evalue))
-                    continue;
-                memset(&pool[n], 0, sizeof pool[n]);
-                pool[n].target = c->target;
-                pool[n].score = c->score;
-                pool[n].evalue = e;
-                pool[n].minus = c->minus;
-                n++;
-            }
-        qsort(pool, n, sizeof *pool, rank_cmp);
-        for (size_t h = 1; h < n; h++)
-            if (pool[h].target == pool[h - 1].target) {
-                rc = swgpu__fail(SWGPU_EINVAL, "search_merge: query %zu (id %s): database "
-                                 "sequence %zu is a candidate of two parts", i + 1, q.id,
-                                 pool[h].target + 1);
-                goto fail;
-            }
+        if ((rc = passing(parts, nparts, i, q.id, &ev, min_score, opts->evalue, &pool, &pool_cap,
+                          &n)) < 0)
+            goto fail;
         size_t kept = n < cap ? n : cap;
         if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits))) {
             rc = swgpu__fail(SWGPU_ENOMEM, "search_merge: out of memory for %zu hits", kept);

@@ -1,7 +1,10 @@
 /*
  * stats/stats.h - Karlin-Altschul statistics (never installed): lambda, K
  * and H of a scoring system, the tables of gapped parameters, E-values
- * with the length adjustment or Spouge's finite-size correction.
+ * with the length adjustment or Spouge's finite-size correction.  Files:
+ * tables.c (the published parameters), evalue.c (bit scores, E-values),
+ * fit.c (parameters fitted to a search's scores), ungapped.c (ungapped
+ * parameters, for PSSMs).
  *
  * Pure functions of their arguments; nothing to free.  Failures return a
  * negative status with the message recorded (base/base.h).
@@ -13,11 +16,11 @@
 
 /** The published parameters of the alphabet's default scoring system
  *  (BLOSUM62 11/1, DNA +2/-3 5/2): the search's E-values when neither a
- *  table nor a fit gives any (search.c). */
+ *  table nor a fit gives any (tables.c). */
 int swgpu__fallback_karlin(swgpu_alphabet_t a, swgpu_karlin_t *k);
 
 
-/** One query's E-values (stats.c): the parameters, the model and what
+/** One query's E-values (evalue.c): the parameters, the model and what
  *  depends only on the query and the database, set up once. */
 typedef struct {
     swgpu_karlin_t k;
@@ -51,5 +54,21 @@ int swgpu__ungapped_karlin(const double *prob, int lo, int hi, double *lambda, d
 /** The same for a matrix's 20 standard amino acids under swgpu__robinson
  *  (BLAST's "ideal" parameters of the matrix). */
 int swgpu__matrix_ideal_karlin(const swgpu_matrix_t *m, double *lambda, double *K, double *H);
+
+/* ---- shared by the files of stats/ (tables.c, ungapped.c) ---- */
+/** The standard amino acids: codes 0..19 of a protein matrix. */
+#define SWGPU__N_STD_AA 20
+/** The greatest common divisor of |a| and |b| (0 with 0). */
+static inline int swgpu__gcd(int a, int b)
+{
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
 
 #endif /* SWGPU_STATS_H */

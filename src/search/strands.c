@@ -1,0 +1,123 @@
+/*
+ * search/strands.c - the strands of a DNA search: the engine queries (the
+ * queries, their reverse complements, or both) and the sink that hands
+ * each query's sink the better strand's scores; the scan of them all
+ * (swgpu__strands_scan).
+ */
+#include "search/search.h"
+
+#include <string.h>
+
+void swgpu__strands_free(swgpu__strands_t *st, size_t nq)
+{
+    if (st->pending)
+        for (size_t i = 0; i < nq; i++)
+            free(st->pending[i]);
+    free(st->pending);
+    free(st->pending_minus);
+    free(st->merged);
+    free(st->flags);
+    free(st->res);
+    free(st->eq);
+    memset(st, 0, sizeof *st);
+}
+
+/* The engine queries of nq queries qs (st->eq, st->neq) for opts->strand,
+ * and the state of swgpu__strands_sink() passing scores on to inner(user, ...);
+ * st->eq NULL: the queries themselves.  n: the database's sequences. */
+int swgpu__strands_init(swgpu__strands_t *st, const swgpu__query_t *qs, size_t nq,
+                        swgpu_alphabet_t qa, const swgpu_opts_t *opts, uint64_t n, swgpu_scan_sink_t inner,
+                        void *user, const uint8_t **flags_out)
+{
+    memset(st, 0, sizeof *st);
+    st->inner = inner;
+    st->user = user;
+    st->n = n;
+    st->neq = nq;
+    st->flags_out = flags_out;
+    if (qa != SWGPU_DNA || opts->strand == SWGPU_STRAND_PLUS)
+        return SWGPU_OK;
+    st->both = opts->strand == SWGPU_STRAND_BOTH;
+    st->minus = !st->both;
+    st->neq = st->both ? 2 * nq : nq;
+    size_t total = 0;
+    for (size_t i = 0; i < nq; i++)
+        total += qs[i].len;
+    if (!(st->res = malloc(total ? total : 1)) ||
+        !(st->eq = malloc((st->neq ? st->neq : 1) * sizeof *st->eq)) ||
+        !(st->flags = malloc(n ? n : 1)) ||
+        (st->both && (!(st->pending = calloc(nq ? nq : 1, sizeof *st->pending)) ||
+                      !(st->pending_minus = calloc(nq ? nq : 1, 1)) ||
+                      !(st->merged = malloc((n ? n : 1) * sizeof *st->merged))))) {
+        swgpu__strands_free(st, 0);
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for the minus strand of %zu "
+                           "queries", nq);
+    }
+    if (st->minus)
+        memset(st->flags, 1, n);
+    for (size_t i = 0, at = 0; i < nq; at += qs[i].len, i++) {
+        swgpu_dna_revcomp(qs[i].res, qs[i].len, st->res + at);
+        swgpu__query_t rq = swgpu__query_plain(st->res + at, qs[i].len);
+        if (st->both) {
+            st->eq[2 * i] = qs[i];
+            st->eq[2 * i + 1] = rq;
+        } else {
+            st->eq[i] = rq;
+        }
+    }
+    return SWGPU_OK;
+}
+
+/* the engine's scores of engine query k (a swgpu_scan_sink_t on a swgpu__strands_t) */
+int swgpu__strands_sink(void *user, size_t k, const int32_t *scores)
+{
+    swgpu__strands_t *st = user;
+    if (!st->both) {
+        if (st->flags_out)
+            *st->flags_out = st->minus ? st->flags : NULL;
+        return st->inner(st->user, k, scores);
+    }
+    size_t i = k / 2;
+    int minus = (int)(k % 2);
+    if (!st->pending[i]) { /* the first of the two: kept until the other comes */
+        if (!(st->pending[i] = malloc((st->n ? st->n : 1) * sizeof *scores)))
+            return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu scores",
+                               (unsigned long long)st->n);
+        memcpy(st->pending[i], scores, st->n * sizeof *scores);
+        st->pending_minus[i] = (uint8_t)minus;
+        return SWGPU_OK;
+    }
+    const int32_t *plus = minus ? st->pending[i] : scores, *mn = minus ? scores : st->pending[i];
+    for (uint64_t t = 0; t < st->n; t++) {
+        int m = mn[t] > plus[t];
+        st->merged[t] = m ? mn[t] : plus[t];
+        st->flags[t] = (uint8_t)m;
+    }
+    free(st->pending[i]);
+    st->pending[i] = NULL;
+    if (st->flags_out)
+        *st->flags_out = st->flags;
+    return st->inner(st->user, i, st->merged);
+}
+
+
+int swgpu__strands_scan(const swgpu_engine_ops_t *ops, void *state, swgpu__strands_t *st,
+                        const swgpu__query_t *qs, uint64_t n, swgpu_scan_stats_t *stats,
+                        const char *what)
+{
+    const swgpu__query_t *eq = st->eq ? st->eq : qs;
+    if (ops->scan_many)
+        return ops->scan_many(state, st->neq, eq, swgpu__strands_sink, st, stats);
+    int32_t *scores = malloc((n ? n : 1) * sizeof *scores);
+    if (!scores)
+        return swgpu__fail(SWGPU_ENOMEM, "%s: out of memory for %llu database scores", what,
+                           (unsigned long long)n);
+    int rc = SWGPU_OK;
+    for (size_t i = 0; i < st->neq && rc == SWGPU_OK; i++) {
+        rc = ops->scan(state, &eq[i], scores, stats);
+        if (rc == SWGPU_OK)
+            rc = swgpu__strands_sink(st, i, scores);
+    }
+    free(scores);
+    return rc;
+}
