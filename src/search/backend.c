@@ -21,15 +21,8 @@ static const char *const gpu_kernels[] = {"default", "dpx", "simt", "intra", "ve
 static int requested_backend(const swgpu_opts_t *o)
 {
     swgpu_backend_t b = o->backend;
-    const char *env = getenv("SWGPU_BACKEND");
-    if (b == SWGPU_BACKEND_AUTO && env && *env) {
-        if (!strcmp(env, "ref")) b = SWGPU_BACKEND_REF;
-        else if (!strcmp(env, "cpu")) b = SWGPU_BACKEND_CPU;
-        else if (!strcmp(env, "cuda")) b = SWGPU_BACKEND_CUDA;
-        else if (strcmp(env, "auto"))
-            return swgpu__fail(SWGPU_EINVAL, "SWGPU_BACKEND=%s: expected ref, cpu, cuda or auto", env);
-    }
-    return (int)b;
+    int rc = swgpu__env_backend(&b);
+    return rc < 0 ? rc : (int)b;
 }
 
 /* o->kernel against backend b: an unknown name is an error whatever the

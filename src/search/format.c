@@ -380,29 +380,6 @@ typedef struct {
     size_t rc_cap;
 } writer_t;
 
-/*
- * Names and descriptions come from files and callers: a control byte in one
- * (a tab, a newline, an escape) would add columns or rows, or drive a
- * terminal.  They are written with \t, \n, \r and \xHH for the other
- * control bytes (0x00-0x1f, 0x7f); every other byte as it is.
- */
-void swgpu_put_name(FILE *fp, const char *s)
-{
-    if (!fp || !s)
-        return;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p >= 0x20 && *p != 0x7f)
-            fputc(*p, fp);
-        else if (*p == '\t')
-            fputs("\\t", fp);
-        else if (*p == '\n')
-            fputs("\\n", fp);
-        else if (*p == '\r')
-            fputs("\\r", fp);
-        else
-            fprintf(fp, "\\x%02x", *p);
-    }
-}
 
 #define put_text swgpu_put_name
 
