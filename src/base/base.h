@@ -58,6 +58,9 @@ static inline int32_t swgpu__round_away(double v)
  *  auto or empty: unchanged).  Another value: SWGPU_EINVAL, "SWGPU_BACKEND=X:
  *  expected ref, cpu, cuda or auto", *b unchanged.  A backend asked for
  *  explicitly stays (the variable is not read). */
+/** 0 when SWGPU_CUDA_PAIRS=0 keeps the hits' ends and stretch scores on the
+ *  host, else 1 (env.c). */
+int swgpu__env_gpu_pairs(void);
 int swgpu__env_backend(swgpu_backend_t *b);
 
 #endif /* SWGPU_BASE_H */

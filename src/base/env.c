@@ -1,8 +1,10 @@
 /*
- * env.c - the library's one reading of SWGPU_BACKEND, the environment
- * variable that chooses the backend an "auto" call runs on (the search's
- * engine, the long aligner's), so that tests and benchmarks can force one
- * engine without new options.
+ * env.c - the library's one reading of the environment variables that
+ * more than one subsystem obeys: SWGPU_BACKEND, the backend an "auto" call
+ * runs on (the search's engine, the long aligner's), and SWGPU_CUDA_PAIRS,
+ * whether the searches' hit ends and the iterated search's stretch scores
+ * may go to the GPU; tests and benchmarks force them without new options.
+ * (SWGPU_CPU_ISA is read by src/simd/isa.c, the rest each where it acts.)
  */
 #include "base/base.h"
 
@@ -25,4 +27,10 @@ int swgpu__env_backend(swgpu_backend_t *b)
     else
         return swgpu__fail(SWGPU_EINVAL, "SWGPU_BACKEND=%s: expected ref, cpu, cuda or auto", env);
     return SWGPU_OK;
+}
+
+int swgpu__env_gpu_pairs(void)
+{
+    const char *pe = getenv("SWGPU_CUDA_PAIRS");
+    return !(pe && !strcmp(pe, "0"));
 }

@@ -286,8 +286,7 @@ static void jobs_setup(iter_t *It)
 #if SWGPU_HAVE_CUDA
     {   /* the builds' stretch scores on the GPU (SWGPU_CUDA_PAIRS=0: on the host) */
         const swgpu_engine_ops_t *eo = NULL;
-        const char *pe = getenv("SWGPU_CUDA_PAIRS");
-        if (!(pe && !strcmp(pe, "0")) && swgpu__engine_select(&It->o, &eo) == SWGPU_OK &&
+        if (swgpu__env_gpu_pairs() && swgpu__engine_select(&It->o, &eo) == SWGPU_OK &&
             (eo->caps & SWGPU__CAP_GPU) &&
             swgpu__cu_pairs_create(It->m, It->o.gap_open, It->o.gap_extend, &J->pairs) < 0) {
             swgpu__log(SWGPU_LOG_DEBUG, "stretch scores on the host: %s", swgpu_last_error());

@@ -323,8 +323,7 @@ int swgpu__push_jobs(swgpu__pipe_t *c, size_t i)
  * threads (SWGPU_CUDA_PAIRS=0: the host computes them) */
 static void feeder_start(swgpu__pipe_t *c, const swgpu_engine_ops_t *ops)
 {
-    const char *pe = getenv("SWGPU_CUDA_PAIRS");
-    if (!c->started || !(ops->caps & SWGPU__CAP_GPU) || (pe && !strcmp(pe, "0")))
+    if (!c->started || !(ops->caps & SWGPU__CAP_GPU) || !swgpu__env_gpu_pairs())
         return;
     c->own_pairs = !(c->sel && c->sel->pairs);
     if (!c->own_pairs) {
