@@ -32,8 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TAG_SCORES 11
-
 /* ------------------------------------------------------------ byte buffers */
 
 typedef struct {
@@ -601,227 +599,303 @@ static void take_batch(swgpu_search_result_t *all, swgpu_search_result_t *b, siz
     all->backend = b->backend;
 }
 
-int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
-               const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names)
-{
+/* what every batch of a search shares */
+typedef struct {
+    const swgpu_db_t *db;
+    const swgpu_matrix_t *m;
+    const swgpu_opts_t *o;
     swgpu_db_part_t part;
-    swgpu_karlin_t k;
-    swgpu_search_result_t *all = NULL;
-    uint64_t *tlen = NULL;
-    int *counts = NULL, *displs = NULL;
-    recs_t recs = {0};
-    size_t nq = swgpu_seqset_size(queries), batch;
-    int fitting, failed = 0, rc = SWGPU_OK;
-    double t_align = 0;
+    int fitting;                /* Karlin-Altschul parameters fitted to the scores */
+    uint64_t *tlen;             /* rank 0, fits: the whole database's lengths, scan order */
+    int *counts, *displs;       /* rank 0, fits: each part's sequence count and offset */
+    size_t batch;               /* queries a batch */
+    swgpu_search_result_t *all; /* rank 0: the whole result */
+    recs_t recs;                /* rank 0: the hits' targets' records */
+    double t_align;
+} run_t;
 
-    *res = NULL;
-    *names = NULL;
-    if (mpi_agree(0) < 0)
-        return mpi_peer_failed();
-    swgpu_db_part_info(db, &part);
-    fitting = swgpu_karlin_lookup(m, o->gap_open, o->gap_extend, &k) != SWGPU_OK;
+/* one batch's state: queries [q0, q0 + bn) */
+typedef struct {
+    size_t q0, bn;
+    swgpu_seqset_t *bq;         /* the batch's queries, when not all of them */
+    const swgpu_seqset_t *qs;   /* the batch's queries */
+    swgpu_search_result_t *cand, *merged, *mine;
+    keep_t keep;
+    buf_t b;
+    char *gathered;
+    size_t *off, *len;          /* rank 0: each rank's bytes in gathered */
+    double t0;
+} batch_t;
 
-    /* fits: rank 0 needs the whole database's lengths in scan order, and each
-     * rank keeps its part's scores of a batch: batches of at most 1 GiB */
-    batch = nq ? nq : 1;
+/* fits: rank 0 gets the whole database's lengths in scan order (the parts
+ * in rank order) and each part's place there */
+static void gather_lengths(run_t *s)
+{
+    int n = (int)s->part.n;
+    uint64_t *mine = malloc((s->part.n ? s->part.n : 1) * sizeof *mine);
+    if (mpi_g.rank == 0) {
+        s->tlen = malloc((s->part.total_n ? s->part.total_n : 1) * sizeof *s->tlen);
+        s->counts = malloc((size_t)mpi_g.size * sizeof *s->counts);
+        s->displs = malloc((size_t)mpi_g.size * sizeof *s->displs);
+        if (!s->tlen || !s->counts || !s->displs)
+            MPI_Abort(MPI_COMM_WORLD, 1); /* a few bytes a sequence, before any work */
+    }
+    if (!mine)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (uint64_t x = 0; x < s->part.n; x++) {
+        swgpu_seq_t q;
+        swgpu_db_get(s->db, swgpu_db_scan_index(s->db, x), &q);
+        mine[x] = q.len;
+    }
+    MPI_Gather(&n, 1, MPI_INT, s->counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (mpi_g.rank == 0)
+        for (int r = 0, d = 0; r < mpi_g.size; r++) {
+            s->displs[r] = d;
+            d += s->counts[r];
+        }
+    MPI_Gatherv(mine, n, MPI_UINT64_T, s->tlen, s->counts, s->displs, MPI_UINT64_T, 0,
+                MPI_COMM_WORLD);
+    free(mine);
+}
+
+/* The queries a batch: all, at most 4,096 (tests lower it with
+ * SWGPU_MPI_BATCH), and with fits, which keep each rank's part's scores of
+ * a batch, at most 1 GiB of scores on any rank.  Rank 0's choice holds for
+ * all (the environment may differ between nodes). */
+static void plan_batches(run_t *s, size_t nq)
+{
+    const char *env = getenv("SWGPU_MPI_BATCH");
+    size_t batch = nq ? nq : 1;
     if (batch > 4096)
         batch = 4096;
-    if (getenv("SWGPU_MPI_BATCH") && atoi(getenv("SWGPU_MPI_BATCH")) > 0 &&
-        (size_t)atoi(getenv("SWGPU_MPI_BATCH")) < batch) /* tests: smaller batches */
-        batch = (size_t)atoi(getenv("SWGPU_MPI_BATCH"));
-    if (fitting) {
-        unsigned long long mx = part.n, big;
+    if (env && atoi(env) > 0 && (size_t)atoi(env) < batch)
+        batch = (size_t)atoi(env);
+    if (s->fitting) {
+        unsigned long long mx = s->part.n, big;
         MPI_Allreduce(&mx, &big, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         size_t b = (size_t)(((uint64_t)1 << 30) / (4 * (big ? big : 1)));
         if (b < 1)
             b = 1;
         if (b < batch)
             batch = b;
-        int n = (int)part.n;
-        uint64_t *mine = malloc((part.n ? part.n : 1) * sizeof *mine);
-        if (mpi_g.rank == 0) {
-            tlen = malloc((part.total_n ? part.total_n : 1) * sizeof *tlen);
-            counts = malloc((size_t)mpi_g.size * sizeof *counts);
-            displs = malloc((size_t)mpi_g.size * sizeof *displs);
-            if (!tlen || !counts || !displs)
-                MPI_Abort(MPI_COMM_WORLD, 1); /* a few bytes a sequence, before any work */
+        gather_lengths(s);
+    }
+    unsigned long long bb = batch;
+    MPI_Bcast(&bb, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    s->batch = (size_t)bb;
+}
+
+/* 1. every rank: the candidates of its part for the batch's queries (and,
+ * for fits, its part's scores) */
+static int scan_batch(run_t *s, batch_t *bt, const swgpu_seqset_t *queries)
+{
+    int rc = SWGPU_OK;
+    if (!bt->off || !bt->len)
+        rc = SWGPU_ENOMEM;
+    if (rc == SWGPU_OK && bt->bn != swgpu_seqset_size(queries) &&
+        (rc = subset(queries, bt->q0, bt->q0 + bt->bn, &bt->bq)) == SWGPU_OK)
+        bt->qs = bt->bq;
+    if (rc == SWGPU_OK) {
+        swgpu_opts_t oc = *s->o;
+        oc.candidates = 1;
+        if (s->fitting) {
+            size_t n = bt->bn * s->part.n;
+            bt->keep.s = malloc((n > 0 ? n : 1) * sizeof *bt->keep.s);
+            oc.on_scores = keep_scores;
+            oc.on_scores_user = &bt->keep;
+            if (!bt->keep.s)
+                rc = SWGPU_ENOMEM;
         }
-        if (!mine)
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        for (uint64_t x = 0; x < part.n; x++) {
-            swgpu_seq_t s;
-            swgpu_db_get(db, swgpu_db_scan_index(db, x), &s);
-            mine[x] = s.len;
+        if (rc == SWGPU_OK)
+            rc = swgpu_search(bt->qs, s->db, s->m, &oc, &bt->cand);
+        if (rc < 0) {
+            const char *msg = swgpu_last_error();
+            cli_error("%s", rc == SWGPU_ENOMEM && !bt->cand && !*msg ? "out of memory" : msg);
         }
-        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (mpi_g.rank == 0)
-            for (int r = 0, d = 0; r < mpi_g.size; r++) {
-                displs[r] = d;
-                d += counts[r];
+    }
+    if (rc == SWGPU_OK && mpi_inject("scan"))
+        rc = SWGPU_EINVAL;
+    return rc;
+}
+
+/* 2, rank 0: the ranks' candidates merged into the batch's hits, fitting
+ * with the scores the ranks send query by query */
+static int merge_parts(run_t *s, batch_t *bt, int rc)
+{
+    swgpu_search_result_t **parts = calloc((size_t)mpi_g.size, sizeof *parts);
+    fit_t fit = {&bt->keep, s->counts, s->displs, 0};
+    swgpu_merge_src_t src = {s->part.total_n, s->part.total_residues, s->tlen,
+                             s->fitting ? gather_scores : NULL, &fit};
+    for (int r = 0; r < mpi_g.size && rc == SWGPU_OK && parts; r++) {
+        rd_t rd = {bt->gathered + bt->off[r], bt->gathered + bt->off[r] + bt->len[r], 0};
+        if (unpack_candidates(&rd, bt->bn, &parts[r]) < 0) {
+            cli_error("search: malformed candidates from rank %d", r);
+            rc = SWGPU_EINVAL;
+        }
+    }
+    if (!parts)
+        rc = SWGPU_ENOMEM;
+    if (rc == SWGPU_OK &&
+        (rc = swgpu_search_merge(bt->qs, s->m, s->o, (const swgpu_search_result_t *const *)parts,
+                                 (size_t)mpi_g.size, &src, &bt->merged)) < 0)
+        cli_error("%s", swgpu_last_error());
+    if (s->fitting) /* keep in step with the ranks that send their scores */
+        for (size_t i = fit.calls; i < bt->bn; i++) {
+            int32_t *scratch = malloc((s->part.total_n ? s->part.total_n : 1) * sizeof *scratch);
+            if (!scratch)
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            gather_scores(&fit, i, scratch);
+            free(scratch);
+        }
+    for (int r = 0; parts && r < mpi_g.size; r++)
+        swgpu_search_result_destroy(parts[r]);
+    free(parts);
+    if (rc == SWGPU_OK && mpi_inject("merge"))
+        rc = SWGPU_EINVAL;
+    return rc;
+}
+
+/* 2. rank 0 gathers the candidates and merges them; for fits, the other
+ * ranks send their scores query by query */
+static int merge_batch(run_t *s, batch_t *bt)
+{
+    int rc = SWGPU_OK;
+    pack_candidates(bt->cand, &bt->b);
+    if (gather_bytes(&bt->b, &bt->gathered, bt->off, bt->len) < 0)
+        rc = SWGPU_ENOMEM;
+    bt->t0 = MPI_Wtime();
+    if (mpi_g.rank == 0)
+        rc = merge_parts(s, bt, rc);
+    else if (s->fitting)
+        for (size_t i = 0; i < bt->bn; i++)
+            MPI_Gatherv(bt->keep.s + i * bt->keep.n, (int)bt->keep.n, MPI_INT32_T, NULL, NULL,
+                        NULL, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* 3. the final hits to every rank; each aligns those it holds */
+static int align_batch(run_t *s, batch_t *bt)
+{
+    int rc = SWGPU_OK;
+    if (share_hits(bt->merged, bt->bn, &bt->mine) < 0)
+        rc = SWGPU_ENOMEM;
+    else if (!s->o->no_align && (rc = swgpu_search_align(bt->mine, bt->qs, s->db, s->m, s->o)) < 0)
+        cli_error("%s", swgpu_last_error());
+    if (rc == SWGPU_OK && mpi_inject("align"))
+        rc = SWGPU_EINVAL;
+    return rc;
+}
+
+/* 3. rank 0 gathers the alignments and the targets' records, and takes the
+ * batch's hits into the whole result */
+static int collect_batch(run_t *s, batch_t *bt)
+{
+    int rc = SWGPU_OK;
+    free(bt->b.p);
+    memset(&bt->b, 0, sizeof bt->b);
+    free(bt->gathered);
+    bt->gathered = NULL;
+    if (bt->mine)
+        pack_owned(bt->mine, s->db, s->o->no_align, &bt->b);
+    if (gather_bytes(&bt->b, &bt->gathered, bt->off, bt->len) < 0)
+        rc = SWGPU_ENOMEM;
+    if (mpi_g.rank == 0) {
+        for (int r = 0; r < mpi_g.size && rc == SWGPU_OK; r++) {
+            rd_t rd = {bt->gathered + bt->off[r], bt->gathered + bt->off[r] + bt->len[r], 0};
+            if (unpack_owned(&rd, bt->merged, 0, s->o->no_align, &s->recs) < 0) {
+                cli_error("search: malformed alignments from rank %d (or out of memory)", r);
+                rc = SWGPU_EINVAL;
             }
-        MPI_Gatherv(mine, n, MPI_UINT64_T, tlen, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-        free(mine);
+        }
+        if (rc == SWGPU_OK)
+            take_batch(s->all, bt->merged, bt->q0);
     }
-    { /* rank 0's choice for all (the environment may differ between nodes) */
-        unsigned long long bb = batch;
-        MPI_Bcast(&bb, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-        batch = (size_t)bb;
-    }
-    if (mpi_g.rank == 0 && (!(all = calloc(1, sizeof *all)) || !(all->q = calloc(nq ? nq : 1, sizeof *all->q)))) {
+    s->t_align += MPI_Wtime() - bt->t0;
+    return rc;
+}
+
+/* One batch, queries [q0, q1), as its phases with an agreement after each.
+ * Sets *failed once a failure is known everywhere. */
+static int run_batch(run_t *s, const swgpu_seqset_t *queries, size_t q0, size_t q1, int *failed)
+{
+    batch_t bt = {.q0 = q0, .bn = q1 - q0, .qs = queries,
+                  .keep = {q1 - q0, s->part.n, NULL},
+                  .off = calloc((size_t)mpi_g.size, sizeof *bt.off),
+                  .len = calloc((size_t)mpi_g.size, sizeof *bt.len)};
+    int rc = scan_batch(s, &bt, queries);
+    if (mpi_agree(rc < 0) < 0)
+        goto done;
+    rc = merge_batch(s, &bt);
+    if (mpi_agree(rc < 0) < 0)
+        goto done;
+    rc = align_batch(s, &bt);
+    if (mpi_agree(rc < 0) < 0)
+        goto done;
+    rc = collect_batch(s, &bt);
+done:
+    if (mpi_g.known)
+        *failed = 1;
+    if (rc < 0 && !*failed) /* a failure after the last agreement: the next one */
+        *failed = mpi_agree(1) < 0;
+    if (bt.mine != bt.merged)
+        swgpu_search_result_destroy(bt.mine);
+    swgpu_search_result_destroy(bt.merged);
+    swgpu_search_result_destroy(bt.cand);
+    swgpu_seqset_destroy(bt.bq);
+    free(bt.keep.s);
+    free(bt.b.p);
+    free(bt.gathered);
+    free(bt.off);
+    free(bt.len);
+    return rc;
+}
+
+int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
+               const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names)
+{
+    run_t s = {.db = db, .m = m, .o = o};
+    swgpu_karlin_t k;
+    size_t nq = swgpu_seqset_size(queries);
+    int failed = 0, rc = SWGPU_OK;
+
+    *res = NULL;
+    *names = NULL;
+    if (mpi_agree(0) < 0)
+        return mpi_peer_failed();
+    swgpu_db_part_info(db, &s.part);
+    s.fitting = swgpu_karlin_lookup(m, o->gap_open, o->gap_extend, &k) != SWGPU_OK;
+    plan_batches(&s, nq);
+    if (mpi_g.rank == 0 && (!(s.all = calloc(1, sizeof *s.all)) ||
+                            !(s.all->q = calloc(nq ? nq : 1, sizeof *s.all->q)))) {
         cli_error("search: out of memory for %zu queries", nq);
         rc = SWGPU_ENOMEM;
     }
-    if (all)
-        all->n_queries = nq;
+    if (s.all)
+        s.all->n_queries = nq;
     if (mpi_agree(rc < 0) < 0)
         failed = 1;
 
-    for (size_t q0 = 0; q0 < nq && !failed; q0 += batch) {
-        size_t q1 = q0 + batch < nq ? q0 + batch : nq, bn = q1 - q0;
-        swgpu_seqset_t *bq = NULL;
-        const swgpu_seqset_t *qs = queries;
-        swgpu_search_result_t *cand = NULL, *merged = NULL, *mine = NULL;
-        keep_t keep = {bn, part.n, NULL};
-        buf_t b = {0};
-        char *gathered = NULL;
-        size_t *off = calloc((size_t)mpi_g.size, sizeof *off), *len = calloc((size_t)mpi_g.size, sizeof *len);
-        double t0;
-
-        /* 1. candidates of this rank's part */
-        if (!off || !len)
-            rc = SWGPU_ENOMEM;
-        if (rc == SWGPU_OK && bn != nq && (rc = subset(queries, q0, q1, &bq)) == SWGPU_OK)
-            qs = bq;
-        if (rc == SWGPU_OK) {
-            swgpu_opts_t oc = *o;
-            oc.candidates = 1;
-            if (fitting) {
-                keep.s = malloc((bn * part.n > 0 ? bn * part.n : 1) * sizeof *keep.s);
-                oc.on_scores = keep_scores;
-                oc.on_scores_user = &keep;
-                if (!keep.s)
-                    rc = SWGPU_ENOMEM;
-            }
-            if (rc == SWGPU_OK)
-                rc = swgpu_search(qs, db, m, &oc, &cand);
-            if (rc < 0) {
-                const char *msg = swgpu_last_error();
-                cli_error("%s", rc == SWGPU_ENOMEM && !cand && !*msg ? "out of memory" : msg);
-            }
-        }
-        if (rc == SWGPU_OK && mpi_inject("scan"))
-            rc = SWGPU_EINVAL;
-        if (mpi_agree(rc < 0) < 0)
-            goto batch_done;
-
-        /* 2. rank 0 merges (and fits) */
-        pack_candidates(cand, &b);
-        if (gather_bytes(&b, &gathered, off, len) < 0)
-            rc = SWGPU_ENOMEM;
-        t0 = MPI_Wtime();
-        if (mpi_g.rank == 0) {
-            swgpu_search_result_t **parts = calloc((size_t)mpi_g.size, sizeof *parts);
-            fit_t fit = {&keep, counts, displs, 0};
-            swgpu_merge_src_t src = {part.total_n, part.total_residues, tlen,
-                                     fitting ? gather_scores : NULL, &fit};
-            for (int r = 0; r < mpi_g.size && rc == SWGPU_OK && parts; r++) {
-                rd_t rd = {gathered + off[r], gathered + off[r] + len[r], 0};
-                if (unpack_candidates(&rd, bn, &parts[r]) < 0) {
-                    cli_error("search: malformed candidates from rank %d", r);
-                    rc = SWGPU_EINVAL;
-                }
-            }
-            if (!parts)
-                rc = SWGPU_ENOMEM;
-            if (rc == SWGPU_OK &&
-                (rc = swgpu_search_merge(qs, m, o, (const swgpu_search_result_t *const *)parts,
-                                         (size_t)mpi_g.size, &src, &merged)) < 0)
-                cli_error("%s", swgpu_last_error());
-            if (fitting) /* keep in step with the ranks that send their scores */
-                for (size_t i = fit.calls; i < bn; i++) {
-                    int32_t *scratch = malloc((part.total_n ? part.total_n : 1) * sizeof *scratch);
-                    if (!scratch)
-                        MPI_Abort(MPI_COMM_WORLD, 1);
-                    gather_scores(&fit, i, scratch);
-                    free(scratch);
-                }
-            for (int r = 0; parts && r < mpi_g.size; r++)
-                swgpu_search_result_destroy(parts[r]);
-            free(parts);
-            if (rc == SWGPU_OK && mpi_inject("merge"))
-                rc = SWGPU_EINVAL;
-        } else if (fitting) {
-            for (size_t i = 0; i < bn; i++)
-                MPI_Gatherv(keep.s + i * keep.n, (int)keep.n, MPI_INT32_T, NULL, NULL, NULL,
-                            MPI_INT32_T, 0, MPI_COMM_WORLD);
-        }
-        if (mpi_agree(rc < 0) < 0)
-            goto batch_done;
-
-        /* 3. the final hits to every rank; each aligns those it holds */
-        if (share_hits(merged, bn, &mine) < 0)
-            rc = SWGPU_ENOMEM;
-        else if (!o->no_align && (rc = swgpu_search_align(mine, qs, db, m, o)) < 0)
-            cli_error("%s", swgpu_last_error());
-        if (rc == SWGPU_OK && mpi_inject("align"))
-            rc = SWGPU_EINVAL;
-        if (mpi_agree(rc < 0) < 0)
-            goto batch_done;
-        free(b.p);
-        memset(&b, 0, sizeof b);
-        free(gathered);
-        gathered = NULL;
-        if (mine)
-            pack_owned(mine, db, o->no_align, &b);
-        if (gather_bytes(&b, &gathered, off, len) < 0)
-            rc = SWGPU_ENOMEM;
-        if (mpi_g.rank == 0) {
-            for (int r = 0; r < mpi_g.size && rc == SWGPU_OK; r++) {
-                rd_t rd = {gathered + off[r], gathered + off[r] + len[r], 0};
-                if (unpack_owned(&rd, merged, 0, o->no_align, &recs) < 0) {
-                    cli_error("search: malformed alignments from rank %d (or out of memory)", r);
-                    rc = SWGPU_EINVAL;
-                }
-            }
-            if (rc == SWGPU_OK)
-                take_batch(all, merged, q0);
-        }
-        t_align += MPI_Wtime() - t0;
-    batch_done:
-        if (mpi_g.known)
-            failed = 1;
-        if (rc < 0 && !failed) /* a failure after the last agreement: the next one */
-            failed = mpi_agree(1) < 0;
-        if (mine != merged)
-            swgpu_search_result_destroy(mine);
-        swgpu_search_result_destroy(merged);
-        swgpu_search_result_destroy(cand);
-        swgpu_seqset_destroy(bq);
-        free(keep.s);
-        free(b.p);
-        free(gathered);
-        free(off);
-        free(len);
-    }
+    for (size_t q0 = 0; q0 < nq && !failed; q0 += s.batch)
+        rc = run_batch(&s, queries, q0, q0 + s.batch < nq ? q0 + s.batch : nq, &failed);
 
     /* 4. the database the output names hits from */
     if (!failed && mpi_g.rank == 0) {
-        all->align_seconds = t_align;
-        if ((rc = names_db(&recs, swgpu_db_alphabet(db), all, names)) < 0)
+        s.all->align_seconds = s.t_align;
+        if ((rc = names_db(&s.recs, swgpu_db_alphabet(db), s.all, names)) < 0)
             cli_error("search: cannot build the hits' records: %s", swgpu_strerror(rc));
     }
-    recs_free(&recs);
-    free(tlen);
-    free(counts);
-    free(displs);
+    recs_free(&s.recs);
+    free(s.tlen);
+    free(s.counts);
+    free(s.displs);
     if (!failed && mpi_agree(rc < 0) < 0)
         failed = 1;
     if (failed) {
-        swgpu_search_result_destroy(all);
+        swgpu_search_result_destroy(s.all);
         swgpu_db_destroy(*names);
         *names = NULL;
         return rc < 0 ? rc : mpi_peer_failed();
     }
-    *res = all;
+    *res = s.all;
     return SWGPU_OK;
 }
