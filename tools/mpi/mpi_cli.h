@@ -3,11 +3,12 @@
  * split across MPI ranks (the files of tools/mpi, built with mpicc when present).
  *
  * Every rank runs the same command line through cli_main(); the hooks of
- * cli.h hand the work to search.c and align.c.  Failures are agreed on at
- * fixed points (mpi_agree, a collective every rank reaches in the same
- * order): the first rank that failed by itself prints its message once,
- * every rank exits with status 1, and the output file, which only rank 0
- * writes (to a temporary name, renamed once complete), is never left.
+ * cli.h hand the work to share.c (the database split), search.c and
+ * align.c.  Failures are agreed on at fixed points (mpi_agree, a collective
+ * every rank reaches in the same order): the first rank that failed by
+ * itself prints its message once, every rank exits with status 1, and the
+ * output file, which only rank 0 writes (to a temporary name, renamed once
+ * complete), is never left.
  */
 #ifndef SWGPU_MPI_CLI_H
 #define SWGPU_MPI_CLI_H
@@ -42,7 +43,8 @@ int mpi_peer_failed(void);
  * failure is then reported like any other, with a message naming it). */
 int mpi_inject(const char *phase);
 
-/* the hooks (search.c, align.c) */
+/* the hooks: each rank's share of the database (share.c), the search
+ * (search.c), the long alignment (align.c) */
 int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
                 const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info);
 int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,

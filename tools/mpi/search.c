@@ -1,48 +1,36 @@
 /*
- * search.c - swgpu-mpi search: the database split across the ranks.
+ * search.c - swgpu-mpi search (mpi_search): each rank scans its part of the
+ * database (the split: share.c), rank 0 merges.
  *
- * The split (mpi_db_open).  The database's scan order (sorted by length) is
- * cut by residues into one part per rank (swgpu_db_open_part): equal parts,
- * or parts proportional to the ranks' speeds when the ranks differ (their
- * backend, thread count, cores, CPU model or GPUs), measured by each rank
- * scanning the first queries against a small synthetic database.  Each rank
- * maps only its part of a makedb file (a shared file system is assumed) or
- * keeps only its part of a FASTA file.
- *
- * The search (mpi_search), per batch of queries (one batch unless scores
- * must be kept for fits, see below):
- *   1. every rank scans every query against its part: the candidates per
- *      query (opts.candidates: the part's hits that may be among the whole
- *      search's top_n, with their E-values where these depend on the
- *      subject's length), ranked by (score desc, database index asc) with
- *      whole-database indices;
- *   2. rank 0 gathers them (MPI_Gatherv) and merges them with
+ * Per batch of queries (one batch unless scores must be kept for fits, see
+ * below), as named phases:
+ *   1. scan_batch: every rank scans every query against its part: the
+ *      candidates per query (opts.candidates: the part's hits that may be
+ *      among the whole search's top_n, with their E-values where these
+ *      depend on the subject's length), ranked by (score desc, database
+ *      index asc) with whole-database indices;
+ *   2. merge_batch: rank 0 gathers them (MPI_Gatherv) and merges them with
  *      swgpu_search_merge(): the whole search's E-value filter, top_n, bit
  *      scores and E-values with the whole database's size.  When the matrix
  *      and gaps have no published Karlin-Altschul parameters they are
  *      fitted to each query's scores against the whole database: every rank
  *      kept its part's scores (opts.on_scores), and rank 0 gathers them query
  *      by query, in the whole database's scan order (parts in rank order);
- *   3. rank 0 broadcasts the final hits; each rank aligns the hits whose
- *      targets it holds (swgpu_search_align) and sends rank 0 the
- *      alignments and those targets' records;
- *   4. rank 0 builds a small database of the hits' targets, for the output
- *      writer to name them from.
+ *   3. align_batch: rank 0 broadcasts the final hits; each rank aligns the
+ *      hits whose targets it holds (swgpu_search_align); collect_batch: each
+ *      sends rank 0 the alignments and those targets' records;
+ *   4. after the last batch, rank 0 builds a small database of the hits'
+ *      targets, for the output writer to name them from (names_db).
  * Every step is the library's own (the same code as swgpu search), so the
  * output is byte-identical to swgpu search with the same options.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mpi_cli.h"
 
-#include <dirent.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#define TAG_SCORES 11
 
 /* ------------------------------------------------------------ byte buffers */
 
@@ -154,267 +142,6 @@ static int gather_bytes(const buf_t *b, char **all, size_t *off, size_t *len)
     if (rc)
         cli_error("search: the results of one batch of queries are too large to gather "
                   "(more than 1 GiB a rank)");
-    return rc;
-}
-
-/* ---------------------------------------------------------------- the split */
-
-enum { BAL_AUTO, BAL_EQUAL, BAL_MEASURE, BAL_WEIGHTS, BAL_BAD };
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
-
-/* What makes two ranks scan at different speeds, as far as a rank can see:
- * the options, the cores, the CPU model and the node's GPU models (a rank's
- * own GPU index differs between the ranks of a node by design). */
-static void describe(const swgpu_opts_t *o, char *d, size_t n)
-{
-    char cpu[256] = "?", gpus[16][96], line[256], all[1600] = "none";
-    int ng = 0;
-    FILE *fp = fopen("/proc/cpuinfo", "r");
-    while (fp && fgets(line, sizeof line, fp))
-        if (!strncmp(line, "model name", 10)) {
-            snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') ? strchr(line, ':') + 1 : line);
-            break;
-        }
-    if (fp)
-        fclose(fp);
-    DIR *dir = opendir("/proc/driver/nvidia/gpus");
-    struct dirent *de;
-    while (dir && (de = readdir(dir)) && ng < 16) {
-        char path[512];
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "/proc/driver/nvidia/gpus/%s/information", de->d_name);
-        snprintf(gpus[ng], sizeof gpus[0], "?");
-        if ((fp = fopen(path, "r"))) {
-            while (fgets(line, sizeof line, fp))
-                if (!strncmp(line, "Model:", 6)) {
-                    snprintf(gpus[ng], sizeof gpus[0], "%.90s", line + 6);
-                    break;
-                }
-            fclose(fp);
-        }
-        ng++;
-    }
-    if (dir)
-        closedir(dir);
-    if (ng) {
-        qsort(gpus, (size_t)ng, sizeof gpus[0], str_cmp);
-        all[0] = 0;
-        for (int k = 0; k < ng; k++)
-            strncat(all, gpus[k], sizeof all - strlen(all) - 1);
-    }
-    snprintf(d, n, "backend=%d threads=%d cores=%ld cpu=%s isa=%s env=%s gpus=%s", (int)o->backend,
-             o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN),
-             sysconf(_SC_NPROCESSORS_ONLN), cpu,
-             getenv("SWGPU_CPU_ISA") ? getenv("SWGPU_CPU_ISA") : "best",
-             getenv("SWGPU_BACKEND") ? getenv("SWGPU_BACKEND") : "-", all);
-}
-
-/* Scan speed (cells per second) of this rank: the first queries (up to
- * 2,000 residues) against a synthetic database of about a million residues. */
-static double measure_speed(const swgpu_seqset_t *queries, const swgpu_opts_t *o)
-{
-    swgpu_alphabet_t al = swgpu_seqset_alphabet(queries);
-    swgpu_seqset_t *ds = NULL, *qs = NULL;
-    swgpu_db_t *db = NULL;
-    swgpu_matrix_t *m = NULL;
-    swgpu_search_result_t *r = NULL;
-    char *buf = NULL;
-    double speed = 0;
-    uint64_t seed = 0x5157475055ull;
-    int dna = al == SWGPU_DNA;
-    if (swgpu_seqset_create(al, &ds) || swgpu_seqset_create(al, &qs) || !(buf = malloc(8192)))
-        goto done;
-    for (int i = 0; i < 3000; i++) {
-        size_t len = 100;
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        len += (size_t)(seed >> 33) % 600;
-        for (size_t k = 0; k < len; k++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            buf[k] = dna ? "ACGT"[(seed >> 40) % 4] : "ARNDCQEGHILKMFPSTWYV"[(seed >> 40) % 20];
-        }
-        if (swgpu_seqset_add(ds, "c", "", buf, len))
-            goto done;
-    }
-    {
-        size_t total = 0;
-        for (size_t i = 0; i < swgpu_seqset_size(queries) && total < 2000; i++) {
-            swgpu_seq_t q;
-            swgpu_seqset_get(queries, i, &q);
-            size_t len = q.len < 8000 ? q.len : 8000;
-            for (size_t k = 0; k < len; k++)
-                buf[k] = swgpu_decode(al, q.res[k]);
-            if (swgpu_seqset_add(qs, q.id, "", buf, len))
-                goto done;
-            total += len;
-        }
-    }
-    if (swgpu_db_from_seqset(ds, &db) ||
-        (dna ? swgpu_matrix_dna(2, -3, &m) : swgpu_matrix_builtin("BLOSUM62", &m)))
-        goto done;
-    {
-        swgpu_opts_t oc;
-        swgpu_opts_init(&oc, al);
-        oc.threads = o->threads;
-        oc.backend = o->backend;
-        oc.kernel = o->kernel;
-        oc.gpus = o->gpus;
-        oc.max_gpu_memory = o->max_gpu_memory;
-        oc.candidates = 1;
-        if (swgpu_search(qs, db, m, &oc, &r) == SWGPU_OK && r->scan_seconds > 0)
-            speed = (double)r->cells / r->scan_seconds;
-    }
-done:
-    swgpu_search_result_destroy(r);
-    swgpu_matrix_destroy(m);
-    swgpu_db_destroy(db);
-    swgpu_seqset_destroy(ds);
-    swgpu_seqset_destroy(qs);
-    free(buf);
-    return speed;
-}
-
-/* Each rank's share of the database: rank 0's SWGPU_MPI_BALANCE (auto,
- * equal, measure) or SWGPU_MPI_WEIGHTS (one finite number > 0 per rank,
- * their sum finite) for everyone; auto measures only when the ranks differ.
- * -1 on every rank when SWGPU_MPI_BALANCE is another word or
- * SWGPU_MPI_WEIGHTS is not such a list (rank 0 has the message). */
-static int shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double *w)
-{
-    int mode = BAL_AUTO, size = mpi_g.size;
-    for (int k = 0; k < size; k++)
-        w[k] = 1;
-    if (mpi_g.rank == 0) {
-        const char *b = getenv("SWGPU_MPI_BALANCE"), *ws = getenv("SWGPU_MPI_WEIGHTS");
-        if (b && !strcmp(b, "equal"))
-            mode = BAL_EQUAL;
-        else if (b && !strcmp(b, "measure"))
-            mode = BAL_MEASURE;
-        else if (b && *b && strcmp(b, "auto")) {
-            cli_error("SWGPU_MPI_BALANCE=%s: not auto, equal or measure", b);
-            mode = BAL_BAD;
-        }
-        if (mode != BAL_BAD && ws && *ws) {
-            char *end;
-            const char *p = ws;
-            double sum = 0;
-            int k = 0;
-            for (; k < size && mode != BAL_BAD && *p; k++) {
-                w[k] = strtod(p, &end);
-                if (end == p || (*end && *end != ',') || !isfinite(w[k]) || !(w[k] > 0)) {
-                    cli_error("SWGPU_MPI_WEIGHTS=%s: weight %d ('%.*s') is not a finite number "
-                              "> 0", ws, k + 1, (int)strcspn(p, ","), p);
-                    mode = BAL_BAD;
-                } else if (!isfinite(sum += w[k])) {
-                    cli_error("SWGPU_MPI_WEIGHTS=%s: the weights' sum is too large", ws);
-                    mode = BAL_BAD;
-                }
-                p = *end == ',' ? end + 1 : end;
-            }
-            if (mode != BAL_BAD && (k < size || *p || p[-1] == ',')) {
-                cli_error("SWGPU_MPI_WEIGHTS=%s: expected %d weights (one per rank), "
-                          "separated by commas", ws, size);
-                mode = BAL_BAD;
-            }
-            if (mode != BAL_BAD)
-                mode = BAL_WEIGHTS;
-        }
-    }
-    MPI_Bcast(&mode, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (mode == BAL_BAD)
-        return -1;
-    MPI_Bcast(w, size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (mode == BAL_EQUAL || mode == BAL_WEIGHTS || size == 1)
-        return 0;
-    if (mode == BAL_AUTO) {
-        char mine[1024], *all = malloc((size_t)size * sizeof mine);
-        int differ = 0;
-        memset(mine, 0, sizeof mine);
-        describe(o, mine, sizeof mine);
-        MPI_Allgather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR,
-                      MPI_COMM_WORLD);
-        for (int k = 1; all && k < size; k++)
-            differ |= memcmp(all, all + (size_t)k * sizeof mine, sizeof mine) != 0;
-        free(all);
-        if (!differ)
-            return 0;
-    }
-    double speed = measure_speed(queries, o);
-    int ok;
-    MPI_Allgather(&speed, 1, MPI_DOUBLE, w, 1, MPI_DOUBLE, MPI_COMM_WORLD);
-    ok = 1;
-    for (int k = 0; k < size; k++)
-        ok &= w[k] > 0;
-    for (int k = 0; k < size; k++)
-        if (!ok)
-            w[k] = 1;
-    if (mpi_g.rank == 0 && ok) {
-        fprintf(stderr, "[swgpu %.2fs] ranks differ: database shares by measured speed (GCUPS):",
-                cli_elapsed());
-        for (int k = 0; k < size; k++)
-            fprintf(stderr, " %.1f", w[k] / 1e9);
-        fputc('\n', stderr);
-    }
-    return 0;
-}
-
-/* a makedb database's whole-file checksum (swgpu_db_open checks it);
- * other databases have none */
-static int check_whole(const char *path, swgpu_alphabet_t type)
-{
-    unsigned char head[8];
-    FILE *fp = fopen(path, "rb");
-    int is_db = fp && fread(head, 1, sizeof head, fp) == sizeof head &&
-                !memcmp(head, "SWGPU_DB", sizeof head);
-    swgpu_db_t *whole = NULL;
-    int rc;
-    if (fp)
-        fclose(fp);
-    if (!is_db)
-        return SWGPU_OK;
-    rc = swgpu_db_open(path, type, &whole, NULL);
-    swgpu_db_destroy(whole);
-    return rc;
-}
-
-int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
-                const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info)
-{
-    double *w = NULL, sum = 0, from, to;
-    int rc;
-    *db = NULL;
-    w = malloc((size_t)mpi_g.size * sizeof *w);
-    if (!w)
-        cli_error("out of memory for %d ranks' shares", mpi_g.size);
-    if (mpi_agree(!w) < 0) {
-        free(w);
-        return w ? mpi_peer_failed() : SWGPU_ENOMEM;
-    }
-    if (shares(queries, o, w) < 0) {
-        free(w);
-        return mpi_g.rank == 0 ? SWGPU_EINVAL : mpi_peer_failed();
-    }
-    for (int k = 0; k < mpi_g.size; k++)
-        sum += w[k];
-    /* every rank computes every cut the same way, so neighbours agree */
-    from = 0;
-    for (int k = 0; k < mpi_g.rank; k++)
-        from += w[k];
-    to = from + w[mpi_g.rank];
-    from /= sum;
-    to = mpi_g.rank == mpi_g.size - 1 ? 1.0 : to / sum;
-    free(w);
-    if (mpi_inject("open"))
-        return SWGPU_EINVAL;
-    /* the whole-file checksum, which a part is opened without: rank 0 checks
-     * it as swgpu does, by opening the whole database once */
-    if (mpi_g.rank == 0 && (rc = check_whole(path, type)) < 0)
-        return rc;
-    rc = swgpu_db_open_part(path, type, from, to, db, info);
     return rc;
 }
 
@@ -872,227 +599,303 @@ static void take_batch(swgpu_search_result_t *all, swgpu_search_result_t *b, siz
     all->backend = b->backend;
 }
 
-int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
-               const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names)
-{
+/* what every batch of a search shares */
+typedef struct {
+    const swgpu_db_t *db;
+    const swgpu_matrix_t *m;
+    const swgpu_opts_t *o;
     swgpu_db_part_t part;
-    swgpu_karlin_t k;
-    swgpu_search_result_t *all = NULL;
-    uint64_t *tlen = NULL;
-    int *counts = NULL, *displs = NULL;
-    recs_t recs = {0};
-    size_t nq = swgpu_seqset_size(queries), batch;
-    int fitting, failed = 0, rc = SWGPU_OK;
-    double t_align = 0;
+    int fitting;                /* Karlin-Altschul parameters fitted to the scores */
+    uint64_t *tlen;             /* rank 0, fits: the whole database's lengths, scan order */
+    int *counts, *displs;       /* rank 0, fits: each part's sequence count and offset */
+    size_t batch;               /* queries a batch */
+    swgpu_search_result_t *all; /* rank 0: the whole result */
+    recs_t recs;                /* rank 0: the hits' targets' records */
+    double t_align;
+} run_t;
 
-    *res = NULL;
-    *names = NULL;
-    if (mpi_agree(0) < 0)
-        return mpi_peer_failed();
-    swgpu_db_part_info(db, &part);
-    fitting = swgpu_karlin_lookup(m, o->gap_open, o->gap_extend, &k) != SWGPU_OK;
+/* one batch's state: queries [q0, q0 + bn) */
+typedef struct {
+    size_t q0, bn;
+    swgpu_seqset_t *bq;         /* the batch's queries, when not all of them */
+    const swgpu_seqset_t *qs;   /* the batch's queries */
+    swgpu_search_result_t *cand, *merged, *mine;
+    keep_t keep;
+    buf_t b;
+    char *gathered;
+    size_t *off, *len;          /* rank 0: each rank's bytes in gathered */
+    double t0;
+} batch_t;
 
-    /* fits: rank 0 needs the whole database's lengths in scan order, and each
-     * rank keeps its part's scores of a batch: batches of at most 1 GiB */
-    batch = nq ? nq : 1;
+/* fits: rank 0 gets the whole database's lengths in scan order (the parts
+ * in rank order) and each part's place there */
+static void gather_lengths(run_t *s)
+{
+    int n = (int)s->part.n;
+    uint64_t *mine = malloc((s->part.n ? s->part.n : 1) * sizeof *mine);
+    if (mpi_g.rank == 0) {
+        s->tlen = malloc((s->part.total_n ? s->part.total_n : 1) * sizeof *s->tlen);
+        s->counts = malloc((size_t)mpi_g.size * sizeof *s->counts);
+        s->displs = malloc((size_t)mpi_g.size * sizeof *s->displs);
+        if (!s->tlen || !s->counts || !s->displs)
+            MPI_Abort(MPI_COMM_WORLD, 1); /* a few bytes a sequence, before any work */
+    }
+    if (!mine)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (uint64_t x = 0; x < s->part.n; x++) {
+        swgpu_seq_t q;
+        swgpu_db_get(s->db, swgpu_db_scan_index(s->db, x), &q);
+        mine[x] = q.len;
+    }
+    MPI_Gather(&n, 1, MPI_INT, s->counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (mpi_g.rank == 0)
+        for (int r = 0, d = 0; r < mpi_g.size; r++) {
+            s->displs[r] = d;
+            d += s->counts[r];
+        }
+    MPI_Gatherv(mine, n, MPI_UINT64_T, s->tlen, s->counts, s->displs, MPI_UINT64_T, 0,
+                MPI_COMM_WORLD);
+    free(mine);
+}
+
+/* The queries a batch: all, at most 4,096 (tests lower it with
+ * SWGPU_MPI_BATCH), and with fits, which keep each rank's part's scores of
+ * a batch, at most 1 GiB of scores on any rank.  Rank 0's choice holds for
+ * all (the environment may differ between nodes). */
+static void plan_batches(run_t *s, size_t nq)
+{
+    const char *env = getenv("SWGPU_MPI_BATCH");
+    size_t batch = nq ? nq : 1;
     if (batch > 4096)
         batch = 4096;
-    if (getenv("SWGPU_MPI_BATCH") && atoi(getenv("SWGPU_MPI_BATCH")) > 0 &&
-        (size_t)atoi(getenv("SWGPU_MPI_BATCH")) < batch) /* tests: smaller batches */
-        batch = (size_t)atoi(getenv("SWGPU_MPI_BATCH"));
-    if (fitting) {
-        unsigned long long mx = part.n, big;
+    if (env && atoi(env) > 0 && (size_t)atoi(env) < batch)
+        batch = (size_t)atoi(env);
+    if (s->fitting) {
+        unsigned long long mx = s->part.n, big;
         MPI_Allreduce(&mx, &big, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         size_t b = (size_t)(((uint64_t)1 << 30) / (4 * (big ? big : 1)));
         if (b < 1)
             b = 1;
         if (b < batch)
             batch = b;
-        int n = (int)part.n;
-        uint64_t *mine = malloc((part.n ? part.n : 1) * sizeof *mine);
-        if (mpi_g.rank == 0) {
-            tlen = malloc((part.total_n ? part.total_n : 1) * sizeof *tlen);
-            counts = malloc((size_t)mpi_g.size * sizeof *counts);
-            displs = malloc((size_t)mpi_g.size * sizeof *displs);
-            if (!tlen || !counts || !displs)
-                MPI_Abort(MPI_COMM_WORLD, 1); /* a few bytes a sequence, before any work */
+        gather_lengths(s);
+    }
+    unsigned long long bb = batch;
+    MPI_Bcast(&bb, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    s->batch = (size_t)bb;
+}
+
+/* 1. every rank: the candidates of its part for the batch's queries (and,
+ * for fits, its part's scores) */
+static int scan_batch(run_t *s, batch_t *bt, const swgpu_seqset_t *queries)
+{
+    int rc = SWGPU_OK;
+    if (!bt->off || !bt->len)
+        rc = SWGPU_ENOMEM;
+    if (rc == SWGPU_OK && bt->bn != swgpu_seqset_size(queries) &&
+        (rc = subset(queries, bt->q0, bt->q0 + bt->bn, &bt->bq)) == SWGPU_OK)
+        bt->qs = bt->bq;
+    if (rc == SWGPU_OK) {
+        swgpu_opts_t oc = *s->o;
+        oc.candidates = 1;
+        if (s->fitting) {
+            size_t n = bt->bn * s->part.n;
+            bt->keep.s = malloc((n > 0 ? n : 1) * sizeof *bt->keep.s);
+            oc.on_scores = keep_scores;
+            oc.on_scores_user = &bt->keep;
+            if (!bt->keep.s)
+                rc = SWGPU_ENOMEM;
         }
-        if (!mine)
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        for (uint64_t x = 0; x < part.n; x++) {
-            swgpu_seq_t s;
-            swgpu_db_get(db, swgpu_db_scan_index(db, x), &s);
-            mine[x] = s.len;
+        if (rc == SWGPU_OK)
+            rc = swgpu_search(bt->qs, s->db, s->m, &oc, &bt->cand);
+        if (rc < 0) {
+            const char *msg = swgpu_last_error();
+            cli_error("%s", rc == SWGPU_ENOMEM && !bt->cand && !*msg ? "out of memory" : msg);
         }
-        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (mpi_g.rank == 0)
-            for (int r = 0, d = 0; r < mpi_g.size; r++) {
-                displs[r] = d;
-                d += counts[r];
+    }
+    if (rc == SWGPU_OK && mpi_inject("scan"))
+        rc = SWGPU_EINVAL;
+    return rc;
+}
+
+/* 2, rank 0: the ranks' candidates merged into the batch's hits, fitting
+ * with the scores the ranks send query by query */
+static int merge_parts(run_t *s, batch_t *bt, int rc)
+{
+    swgpu_search_result_t **parts = calloc((size_t)mpi_g.size, sizeof *parts);
+    fit_t fit = {&bt->keep, s->counts, s->displs, 0};
+    swgpu_merge_src_t src = {s->part.total_n, s->part.total_residues, s->tlen,
+                             s->fitting ? gather_scores : NULL, &fit};
+    for (int r = 0; r < mpi_g.size && rc == SWGPU_OK && parts; r++) {
+        rd_t rd = {bt->gathered + bt->off[r], bt->gathered + bt->off[r] + bt->len[r], 0};
+        if (unpack_candidates(&rd, bt->bn, &parts[r]) < 0) {
+            cli_error("search: malformed candidates from rank %d", r);
+            rc = SWGPU_EINVAL;
+        }
+    }
+    if (!parts)
+        rc = SWGPU_ENOMEM;
+    if (rc == SWGPU_OK &&
+        (rc = swgpu_search_merge(bt->qs, s->m, s->o, (const swgpu_search_result_t *const *)parts,
+                                 (size_t)mpi_g.size, &src, &bt->merged)) < 0)
+        cli_error("%s", swgpu_last_error());
+    if (s->fitting) /* keep in step with the ranks that send their scores */
+        for (size_t i = fit.calls; i < bt->bn; i++) {
+            int32_t *scratch = malloc((s->part.total_n ? s->part.total_n : 1) * sizeof *scratch);
+            if (!scratch)
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            gather_scores(&fit, i, scratch);
+            free(scratch);
+        }
+    for (int r = 0; parts && r < mpi_g.size; r++)
+        swgpu_search_result_destroy(parts[r]);
+    free(parts);
+    if (rc == SWGPU_OK && mpi_inject("merge"))
+        rc = SWGPU_EINVAL;
+    return rc;
+}
+
+/* 2. rank 0 gathers the candidates and merges them; for fits, the other
+ * ranks send their scores query by query */
+static int merge_batch(run_t *s, batch_t *bt)
+{
+    int rc = SWGPU_OK;
+    pack_candidates(bt->cand, &bt->b);
+    if (gather_bytes(&bt->b, &bt->gathered, bt->off, bt->len) < 0)
+        rc = SWGPU_ENOMEM;
+    bt->t0 = MPI_Wtime();
+    if (mpi_g.rank == 0)
+        rc = merge_parts(s, bt, rc);
+    else if (s->fitting)
+        for (size_t i = 0; i < bt->bn; i++)
+            MPI_Gatherv(bt->keep.s + i * bt->keep.n, (int)bt->keep.n, MPI_INT32_T, NULL, NULL,
+                        NULL, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* 3. the final hits to every rank; each aligns those it holds */
+static int align_batch(run_t *s, batch_t *bt)
+{
+    int rc = SWGPU_OK;
+    if (share_hits(bt->merged, bt->bn, &bt->mine) < 0)
+        rc = SWGPU_ENOMEM;
+    else if (!s->o->no_align && (rc = swgpu_search_align(bt->mine, bt->qs, s->db, s->m, s->o)) < 0)
+        cli_error("%s", swgpu_last_error());
+    if (rc == SWGPU_OK && mpi_inject("align"))
+        rc = SWGPU_EINVAL;
+    return rc;
+}
+
+/* 3. rank 0 gathers the alignments and the targets' records, and takes the
+ * batch's hits into the whole result */
+static int collect_batch(run_t *s, batch_t *bt)
+{
+    int rc = SWGPU_OK;
+    free(bt->b.p);
+    memset(&bt->b, 0, sizeof bt->b);
+    free(bt->gathered);
+    bt->gathered = NULL;
+    if (bt->mine)
+        pack_owned(bt->mine, s->db, s->o->no_align, &bt->b);
+    if (gather_bytes(&bt->b, &bt->gathered, bt->off, bt->len) < 0)
+        rc = SWGPU_ENOMEM;
+    if (mpi_g.rank == 0) {
+        for (int r = 0; r < mpi_g.size && rc == SWGPU_OK; r++) {
+            rd_t rd = {bt->gathered + bt->off[r], bt->gathered + bt->off[r] + bt->len[r], 0};
+            if (unpack_owned(&rd, bt->merged, 0, s->o->no_align, &s->recs) < 0) {
+                cli_error("search: malformed alignments from rank %d (or out of memory)", r);
+                rc = SWGPU_EINVAL;
             }
-        MPI_Gatherv(mine, n, MPI_UINT64_T, tlen, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-        free(mine);
+        }
+        if (rc == SWGPU_OK)
+            take_batch(s->all, bt->merged, bt->q0);
     }
-    { /* rank 0's choice for all (the environment may differ between nodes) */
-        unsigned long long bb = batch;
-        MPI_Bcast(&bb, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-        batch = (size_t)bb;
-    }
-    if (mpi_g.rank == 0 && (!(all = calloc(1, sizeof *all)) || !(all->q = calloc(nq ? nq : 1, sizeof *all->q)))) {
+    s->t_align += MPI_Wtime() - bt->t0;
+    return rc;
+}
+
+/* One batch, queries [q0, q1), as its phases with an agreement after each.
+ * Sets *failed once a failure is known everywhere. */
+static int run_batch(run_t *s, const swgpu_seqset_t *queries, size_t q0, size_t q1, int *failed)
+{
+    batch_t bt = {.q0 = q0, .bn = q1 - q0, .qs = queries,
+                  .keep = {q1 - q0, s->part.n, NULL},
+                  .off = calloc((size_t)mpi_g.size, sizeof *bt.off),
+                  .len = calloc((size_t)mpi_g.size, sizeof *bt.len)};
+    int rc = scan_batch(s, &bt, queries);
+    if (mpi_agree(rc < 0) < 0)
+        goto done;
+    rc = merge_batch(s, &bt);
+    if (mpi_agree(rc < 0) < 0)
+        goto done;
+    rc = align_batch(s, &bt);
+    if (mpi_agree(rc < 0) < 0)
+        goto done;
+    rc = collect_batch(s, &bt);
+done:
+    if (mpi_g.known)
+        *failed = 1;
+    if (rc < 0 && !*failed) /* a failure after the last agreement: the next one */
+        *failed = mpi_agree(1) < 0;
+    if (bt.mine != bt.merged)
+        swgpu_search_result_destroy(bt.mine);
+    swgpu_search_result_destroy(bt.merged);
+    swgpu_search_result_destroy(bt.cand);
+    swgpu_seqset_destroy(bt.bq);
+    free(bt.keep.s);
+    free(bt.b.p);
+    free(bt.gathered);
+    free(bt.off);
+    free(bt.len);
+    return rc;
+}
+
+int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
+               const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names)
+{
+    run_t s = {.db = db, .m = m, .o = o};
+    swgpu_karlin_t k;
+    size_t nq = swgpu_seqset_size(queries);
+    int failed = 0, rc = SWGPU_OK;
+
+    *res = NULL;
+    *names = NULL;
+    if (mpi_agree(0) < 0)
+        return mpi_peer_failed();
+    swgpu_db_part_info(db, &s.part);
+    s.fitting = swgpu_karlin_lookup(m, o->gap_open, o->gap_extend, &k) != SWGPU_OK;
+    plan_batches(&s, nq);
+    if (mpi_g.rank == 0 && (!(s.all = calloc(1, sizeof *s.all)) ||
+                            !(s.all->q = calloc(nq ? nq : 1, sizeof *s.all->q)))) {
         cli_error("search: out of memory for %zu queries", nq);
         rc = SWGPU_ENOMEM;
     }
-    if (all)
-        all->n_queries = nq;
+    if (s.all)
+        s.all->n_queries = nq;
     if (mpi_agree(rc < 0) < 0)
         failed = 1;
 
-    for (size_t q0 = 0; q0 < nq && !failed; q0 += batch) {
-        size_t q1 = q0 + batch < nq ? q0 + batch : nq, bn = q1 - q0;
-        swgpu_seqset_t *bq = NULL;
-        const swgpu_seqset_t *qs = queries;
-        swgpu_search_result_t *cand = NULL, *merged = NULL, *mine = NULL;
-        keep_t keep = {bn, part.n, NULL};
-        buf_t b = {0};
-        char *gathered = NULL;
-        size_t *off = calloc((size_t)mpi_g.size, sizeof *off), *len = calloc((size_t)mpi_g.size, sizeof *len);
-        double t0;
-
-        /* 1. candidates of this rank's part */
-        if (!off || !len)
-            rc = SWGPU_ENOMEM;
-        if (rc == SWGPU_OK && bn != nq && (rc = subset(queries, q0, q1, &bq)) == SWGPU_OK)
-            qs = bq;
-        if (rc == SWGPU_OK) {
-            swgpu_opts_t oc = *o;
-            oc.candidates = 1;
-            if (fitting) {
-                keep.s = malloc((bn * part.n > 0 ? bn * part.n : 1) * sizeof *keep.s);
-                oc.on_scores = keep_scores;
-                oc.on_scores_user = &keep;
-                if (!keep.s)
-                    rc = SWGPU_ENOMEM;
-            }
-            if (rc == SWGPU_OK)
-                rc = swgpu_search(qs, db, m, &oc, &cand);
-            if (rc < 0) {
-                const char *msg = swgpu_last_error();
-                cli_error("%s", rc == SWGPU_ENOMEM && !cand && !*msg ? "out of memory" : msg);
-            }
-        }
-        if (rc == SWGPU_OK && mpi_inject("scan"))
-            rc = SWGPU_EINVAL;
-        if (mpi_agree(rc < 0) < 0)
-            goto batch_done;
-
-        /* 2. rank 0 merges (and fits) */
-        pack_candidates(cand, &b);
-        if (gather_bytes(&b, &gathered, off, len) < 0)
-            rc = SWGPU_ENOMEM;
-        t0 = MPI_Wtime();
-        if (mpi_g.rank == 0) {
-            swgpu_search_result_t **parts = calloc((size_t)mpi_g.size, sizeof *parts);
-            fit_t fit = {&keep, counts, displs, 0};
-            swgpu_merge_src_t src = {part.total_n, part.total_residues, tlen,
-                                     fitting ? gather_scores : NULL, &fit};
-            for (int r = 0; r < mpi_g.size && rc == SWGPU_OK && parts; r++) {
-                rd_t rd = {gathered + off[r], gathered + off[r] + len[r], 0};
-                if (unpack_candidates(&rd, bn, &parts[r]) < 0) {
-                    cli_error("search: malformed candidates from rank %d", r);
-                    rc = SWGPU_EINVAL;
-                }
-            }
-            if (!parts)
-                rc = SWGPU_ENOMEM;
-            if (rc == SWGPU_OK &&
-                (rc = swgpu_search_merge(qs, m, o, (const swgpu_search_result_t *const *)parts,
-                                         (size_t)mpi_g.size, &src, &merged)) < 0)
-                cli_error("%s", swgpu_last_error());
-            if (fitting) /* keep in step with the ranks that send their scores */
-                for (size_t i = fit.calls; i < bn; i++) {
-                    int32_t *scratch = malloc((part.total_n ? part.total_n : 1) * sizeof *scratch);
-                    if (!scratch)
-                        MPI_Abort(MPI_COMM_WORLD, 1);
-                    gather_scores(&fit, i, scratch);
-                    free(scratch);
-                }
-            for (int r = 0; parts && r < mpi_g.size; r++)
-                swgpu_search_result_destroy(parts[r]);
-            free(parts);
-            if (rc == SWGPU_OK && mpi_inject("merge"))
-                rc = SWGPU_EINVAL;
-        } else if (fitting) {
-            for (size_t i = 0; i < bn; i++)
-                MPI_Gatherv(keep.s + i * keep.n, (int)keep.n, MPI_INT32_T, NULL, NULL, NULL,
-                            MPI_INT32_T, 0, MPI_COMM_WORLD);
-        }
-        if (mpi_agree(rc < 0) < 0)
-            goto batch_done;
-
-        /* 3. the final hits to every rank; each aligns those it holds */
-        if (share_hits(merged, bn, &mine) < 0)
-            rc = SWGPU_ENOMEM;
-        else if (!o->no_align && (rc = swgpu_search_align(mine, qs, db, m, o)) < 0)
-            cli_error("%s", swgpu_last_error());
-        if (rc == SWGPU_OK && mpi_inject("align"))
-            rc = SWGPU_EINVAL;
-        if (mpi_agree(rc < 0) < 0)
-            goto batch_done;
-        free(b.p);
-        memset(&b, 0, sizeof b);
-        free(gathered);
-        gathered = NULL;
-        if (mine)
-            pack_owned(mine, db, o->no_align, &b);
-        if (gather_bytes(&b, &gathered, off, len) < 0)
-            rc = SWGPU_ENOMEM;
-        if (mpi_g.rank == 0) {
-            for (int r = 0; r < mpi_g.size && rc == SWGPU_OK; r++) {
-                rd_t rd = {gathered + off[r], gathered + off[r] + len[r], 0};
-                if (unpack_owned(&rd, merged, 0, o->no_align, &recs) < 0) {
-                    cli_error("search: malformed alignments from rank %d (or out of memory)", r);
-                    rc = SWGPU_EINVAL;
-                }
-            }
-            if (rc == SWGPU_OK)
-                take_batch(all, merged, q0);
-        }
-        t_align += MPI_Wtime() - t0;
-    batch_done:
-        if (mpi_g.known)
-            failed = 1;
-        if (rc < 0 && !failed) /* a failure after the last agreement: the next one */
-            failed = mpi_agree(1) < 0;
-        if (mine != merged)
-            swgpu_search_result_destroy(mine);
-        swgpu_search_result_destroy(merged);
-        swgpu_search_result_destroy(cand);
-        swgpu_seqset_destroy(bq);
-        free(keep.s);
-        free(b.p);
-        free(gathered);
-        free(off);
-        free(len);
-    }
+    for (size_t q0 = 0; q0 < nq && !failed; q0 += s.batch)
+        rc = run_batch(&s, queries, q0, q0 + s.batch < nq ? q0 + s.batch : nq, &failed);
 
     /* 4. the database the output names hits from */
     if (!failed && mpi_g.rank == 0) {
-        all->align_seconds = t_align;
-        if ((rc = names_db(&recs, swgpu_db_alphabet(db), all, names)) < 0)
+        s.all->align_seconds = s.t_align;
+        if ((rc = names_db(&s.recs, swgpu_db_alphabet(db), s.all, names)) < 0)
             cli_error("search: cannot build the hits' records: %s", swgpu_strerror(rc));
     }
-    recs_free(&recs);
-    free(tlen);
-    free(counts);
-    free(displs);
+    recs_free(&s.recs);
+    free(s.tlen);
+    free(s.counts);
+    free(s.displs);
     if (!failed && mpi_agree(rc < 0) < 0)
         failed = 1;
     if (failed) {
-        swgpu_search_result_destroy(all);
+        swgpu_search_result_destroy(s.all);
         swgpu_db_destroy(*names);
         *names = NULL;
         return rc < 0 ? rc : mpi_peer_failed();
     }
-    *res = all;
+    *res = s.all;
     return SWGPU_OK;
 }
