@@ -1,6 +1,6 @@
 /*
  * align_hits.c - times the alignment of database-search hits as
- * swgpu_search does it (src/search.c, align_one: swgpu__cpu_score_pair for
+ * swgpu_search does it (src/search/pipeline.c, align_one: swgpu__cpu_score_pair for
  * the score and end, then swgpu__align_from_end for the begin and the
  * path), single-threaded: "before" is the pair engine's 32-bit end with the
  * scalar begin and path, then per instruction set the 16-bit end kernel and

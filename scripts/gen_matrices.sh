@@ -6,7 +6,7 @@
 #
 #   sh scripts/gen_matrices.sh [NCBI_DATA_DIR] > src/score/matrix_data.c
 #
-# Each table keeps the file's own letter order; src/matrix.c maps letters to
+# Each table keeps the file's own letter order; src/score/matrix.c maps letters to
 # residue codes with the same routine that reads matrix files.
 set -eu
 dir=${1:-/usr/share/ncbi/data}

@@ -1,5 +1,5 @@
 /*
- * test_blastdb.c - BLAST databases as input (src/blastdb.c):
+ * test_blastdb.c - BLAST databases as input (src/io/blastdb.c):
  *  - every committed fixture (tests/data/blastdb: versions 4 and 5, with and
  *    without -parse_seqids, several volumes, a nested alias) reads as the
  *    FASTA file it was built from reads, through swgpu_seqset_read and

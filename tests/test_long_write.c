@@ -1,5 +1,5 @@
 /*
- * test_long_write.c - the writers of a long alignment (src/long_write.c):
+ * test_long_write.c - the writers of a long alignment (src/long/write.c):
  * golden summary, SAM and pairwise text for a plus-strand alignment with a
  * query gap and a minus-strand one (target coordinates on the forward
  * strand, SAM's reverse-complemented query, a name with a control byte

@@ -1706,7 +1706,7 @@ static void test_psiblast_statistics(void)
 }
 
 /*
- * PSI-BLAST's PSSM from hits and iterated searches (src/psi.c):
+ * PSI-BLAST's PSSM from hits and iterated searches (src/psi/):
  *  - no hits, or only hits identical to the query (purged): every position
  *    unobserved (B, Z, J as BLOSUM62's row), scored by the matrix's
  *    frequency ratios of its query residue and scaled to the matrix's

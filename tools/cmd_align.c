@@ -14,7 +14,7 @@
  * complete; on failure or SIGINT/SIGTERM/SIGHUP the temporaries go away.
  * So do those of the checkpoints (--checkpoint X, and X.minus for the
  * minus strand of --strand both), which the library writes to
- * NAME.tmp.<pid> likewise (src/long_ckpt.c); a checkpoint, or one of
+ * NAME.tmp.<pid> likewise (src/long/ckpt.c); a checkpoint, or one of
  * these names, that is also an output, an output's temporary or an input
  * is refused before anything is computed.
  */
@@ -459,7 +459,7 @@ static int ck_path_check(const char *x, const char *ck, int minus, const char *c
                       : S_ISSOCK(sb.st_mode) ? "a socket" : "not a regular file");
             return -1;
         }
-        /* the magic of src/long_ckpt.c, any format (the library names an older one) */
+        /* the magic of src/long/ckpt.c, any format (the library names an older one) */
         char magic[7];
         FILE *f = fopen(ck, "rb");
         size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;

@@ -60,7 +60,7 @@ int swgpu__align_from_end(const uint8_t *q, size_t qlen, const uint8_t *t, size_
 
 /*
  * The same three with the instruction set chosen by the caller.  The plain
- * functions above run the SIMD kernels of simd/aln_simd.h when the CPU has
+ * functions above run the SIMD kernels of simd/simd.h when the CPU has
  * them (the best one, or the one SWGPU_CPU_ISA names); *_scalar run the
  * plain C code; *_isa take isa, a swgpu__isa_t (simd/simd.h: 0 scalar,
  * 1 sse41, 2 avx2, 3 avx512 (the avx2 kernels); one this CPU lacks runs the
@@ -149,7 +149,7 @@ int swgpu__cpu_score_pair_ex(const uint8_t *q, size_t qlen, const uint8_t *t, si
                              void *prog_user, int32_t *score, int64_t *qend, int64_t *tend);
 
 /** The same for a query given as swgpu__query_t (residues with m's rows, or
- *  a PSSM: internal.h). */
+ *  a PSSM: score/score.h). */
 int swgpu__cpu_score_pair_q(const swgpu__query_t *q, const uint8_t *t, size_t tlen,
                             const swgpu_matrix_t *m, int gap_open, int gap_extend, int threads,
                             swgpu__isa_t isa, size_t band_rows, swgpu__pair_prog_fn prog,

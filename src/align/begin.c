@@ -77,7 +77,7 @@ int swgpu__align_start_k(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
         return rc;
     }
     if (k) {
-        /* the same pass, striped (aln_simd.h): the same M' values */
+        /* the same pass, striped (simd/simd.h): the same M' values */
         size_t bytes = swgpu__aln_work_bytes(k, w);
         void *work = bytes <= SIMD_WORK_MAX ? swgpu__aln_thread_work(bytes) : NULL;
         uint8_t *tr = work ? malloc(n) : NULL;

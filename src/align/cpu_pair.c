@@ -259,7 +259,7 @@ int swgpu__cpu_score_pair_q(const swgpu__query_t *Q, const uint8_t *t, size_t tl
             return swgpu__fail(SWGPU_EINVAL, "pair score: target position %zu: residue code %u out of range",
                                i, t[i]);
     /* a pair one thread scores (search hits): the 16-bit striped kernel of
-     * simd/aln_simd.h when its bound holds (the same score and end); not
+     * simd/simd.h when its bound holds (the same score and end); not
      * with a progress callback or a forced band height (tests of the bands) */
     if (!prog && band_rows == 0 &&
         (threads == 1 || (uint64_t)qlen * tlen <= PAIR_ONE_THREAD_CELLS) &&

@@ -1,7 +1,7 @@
 /*
  * engine/engine.h - database-scan engines (never installed): the interface
  * every engine implements (swgpu_engine_ops_t, its capabilities), the CPU
- * engine (cpu_engine.c) and the declarations of the CUDA engine (src/cuda)
+ * engine (src/cpu) and the declarations of the CUDA engine (src/cuda)
  * and of the GPU pair feeder.
  *
  * An engine's state is made by create() and freed by destroy(); scores it
@@ -63,7 +63,7 @@ typedef struct swgpu_engine_ops {
 
 /* engines (each defined where it is implemented) */
 extern const swgpu_engine_ops_t swgpu__engine_ref;
-extern const swgpu_engine_ops_t swgpu__engine_cpu; /* src/simd/cpu_engine.c */
+extern const swgpu_engine_ops_t swgpu__engine_cpu; /* src/cpu/engine.c */
 /**
  * Best local scores and ends of many pairs on the GPU (src/cuda/pairs.cu):
  * positions [qoff, qoff + qlen) of query q against subject t, scored as

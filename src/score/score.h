@@ -29,7 +29,7 @@ struct swgpu_matrix {
  * position-specific score matrix (a PSSM, src/pssm.c): len rows of
  * SWGPU_NCODES scores; smin / smax are the least and greatest of all of
  * them (entries may be SWGPU_PSSM_FORBIDDEN), smin16 the least above
- * SWGPU__ALN_FORBID16 (simd/aln_simd.h; a lower bound of it will do: a
+ * SWGPU__ALN_FORBID16 (simd/simd.h; a lower bound of it will do: a
  * query on a stretch of a PSSM's positions keeps the PSSM's; set it when
  * rows change).  res is always set: the
  * query's residue codes (for a PSSM its query residues, which alignment

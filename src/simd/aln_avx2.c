@@ -1,6 +1,6 @@
 /*
- * aln_avx2.c - the alignment kernel (aln_simd.h) with AVX2: 8 lanes of 32
- * bits (built with -mavx2; aln_dispatch.c checks the CPU first).
+ * aln_avx2.c - the alignment kernel (simd/simd.h) with AVX2: 8 lanes of 32
+ * bits (built with -mavx2; simd/isa.c checks the CPU first).
  */
 #include "simd/simd.h"
 

@@ -1,6 +1,6 @@
 /*
- * aln_sse41.c - the alignment kernel (aln_simd.h) with SSE4.1: 4 lanes of
- * 32 bits (built with -msse4.1; aln_dispatch.c checks the CPU first).
+ * aln_sse41.c - the alignment kernel (simd/simd.h) with SSE4.1: 4 lanes of
+ * 32 bits (built with -msse4.1; simd/isa.c checks the CPU first).
  */
 #include "simd/simd.h"
 

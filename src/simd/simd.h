@@ -1,8 +1,11 @@
 /*
- * simd.h - the CPU engine's kernels, shared between cpu_engine.c (dispatch,
- * threads, overflow handling) and the per-instruction-set files
- * sw_avx512.c, sw_avx2.c, sw_sse41.c (each compiled with its own -m flags;
- * never call one without checking the CPU at run time).
+ * simd/simd.h - the CPU kernels (never installed), shared between their
+ * callers (src/cpu: the scan engine; src/align: one pair; src/long: the
+ * strips) and the per-instruction-set files sw_avx512.c, sw_avx2.c,
+ * sw_sse41.c, aln_avx2.c, aln_sse41.c (each compiled with its own -m flags;
+ * never call one without checking the CPU: isa.c).  Kernels write only
+ * into buffers their caller owns; nothing here fails but isa.c's reading
+ * of SWGPU_CPU_ISA.
  *
  * Layout (SWIPE-style, inter-sequence): a "batch" is as many database
  * sequences as a vector has lanes.  Its residues are interleaved column by
@@ -222,14 +225,15 @@ int swgpu__cpu_isa_env(swgpu__isa_t *isa);
 
 /* ---------------------------------------------------- alignment kernels */
 /*
- * (formerly aln_simd.h) - SIMD kernels for the alignment of one pair after its end is
- * known (src/ref/sw_ref.c: the reverse pass of swgpu__ref_start and the
- * Myers-Miller passes and base blocks of swgpu__ref_path).  The kernels live
+ * The alignment kernels: SIMD rows for the alignment of one pair after its
+ * end is known (src/align/begin.c: the reverse pass of swgpu__ref_start;
+ * src/align/path.c: the Myers-Miller passes and base blocks of
+ * swgpu__ref_path).  The kernels live
  * in aln_sse41.c and aln_avx2.c (one template, aln_template.h, each built
- * with its own -m flags); aln_dispatch.c picks one at run time.
+ * with its own -m flags); simd/isa.c picks one at run time.
  *
  * Every kernel computes the same global (anchored) Gotoh recurrence as the
- * scalar code in sw_ref.c, with the same 32-bit integer arithmetic, in
+ * scalar code in src/align, with the same 32-bit integer arithmetic, in
  * Farrar's striped layout with a lazy-F sweep: each value it hands back
  * (H, E, M, F of a cell) is the exact value of the scalar code, so every
  * decision taken from them (the begin, the Myers-Miller split, the
@@ -249,7 +253,7 @@ int swgpu__cpu_isa_env(swgpu__isa_t *isa);
 #include <stddef.h>
 #include <stdint.h>
 
-/** "Minus infinity" of the alignment kernels, the same as sw_ref.c's NEG. */
+/** "Minus infinity" of the alignment kernels, the same as ref/ref.h's SWGPU__REF_NEG. */
 #define SWGPU__ALN_NEG (-(1 << 30))
 
 enum {
@@ -260,7 +264,7 @@ enum {
                            * and its end by swgpu__ref_score's tie rule */
 };
 
-/* traceback byte (as sw_ref.c's mm_base): bits 0-1 the state H came from
+/* traceback byte (as src/align/path.c's mm_base): bits 0-1 the state H came from
  * (0 M, 1 I = F, 2 D = E), bit 2 F extended, bit 3 E extended */
 enum { SWGPU__TB_M = 0, SWGPU__TB_I = 1, SWGPU__TB_D = 2, SWGPU__TB_IEXT = 4, SWGPU__TB_DEXT = 8 };
 

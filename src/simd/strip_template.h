@@ -1,5 +1,5 @@
 /*
- * strip_template.h - one strip of the long aligner's CPU engine (long_cpu.c)
+ * strip_template.h - one strip of the long aligner's CPU engine (src/long/cpu_strip.c)
  * over a range of columns: Farrar's striped layout with 32-bit lanes and one
  * lazy-F sweep, as the pair kernel of pair_template.h, for local or anchored
  * regions.  Included by sw_<isa>.c after pair_template.h, with its PR_*

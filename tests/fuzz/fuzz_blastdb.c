@@ -1,4 +1,4 @@
-/* fuzz_blastdb.c - the BLAST database reader (src/blastdb.c) on any input:
+/* fuzz_blastdb.c - the BLAST database reader (src/io/blastdb.c) on any input:
  * a status, never a crash.  A database is several files, so one input
  * holds them all:
  *
