@@ -36,6 +36,9 @@
 #ifndef SWGPU_H
 #define SWGPU_H
 
+/* the library's version (pyproject.toml's must be the same: python/tests/test_wheel.py) */
+#define SWGPU_VERSION "0.1.0"
+
 /* The API in three parts (each with its own header under swgpu/) */
 #include "swgpu/core.h"
 #include "swgpu/search.h"
