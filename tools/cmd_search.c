@@ -393,15 +393,21 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         {"strand", required_argument, NULL, OPT_STRAND},
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
+    static const char shortopts[] = ":q:d:n:e:f:o:t:vh";
+    char **av;
+    int ac, c, rc;
 
     search_defaults(a);
+    if ((rc = cli_blast_args(argc, argv, shortopts, longopts, &ac, &av)) != CLI_RUN)
+        return rc;
     opterr = 0;
     optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
-    while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1)
-        if ((rc = search_option(c, optind > 1 ? argv[optind - 1] : "", a)) != CLI_RUN)
-            return rc;
-    return search_operands(argc, argv, a);
+    while (rc == CLI_RUN && (c = getopt_long(ac, av, shortopts, longopts, NULL)) != -1)
+        rc = search_option(c, optind > 1 ? av[optind - 1] : "", a);
+    if (rc == CLI_RUN)
+        rc = search_operands(ac, av, a);
+    free(av);
+    return rc;
 }
 
 void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgpu_opts_t *o)
