@@ -4,7 +4,7 @@
 # -comp_based_stats only with the value that gives swgpu's behaviour, every
 # other of BLAST's refused with the exact message (naming swgpu's option
 # where there is one), and swgpu's short options, values attached or not,
-# as before.
+# as before; column lists separated by commas, and format 10 (CSV).
 . "$(dirname "$0")/lib.sh"
 
 Q=$D/cli_q.fasta
@@ -35,6 +35,11 @@ ref -q $Q -d $DB -t 2 -e 1e-5
 same "-num_threads -evalue" -query $Q -db $DB -num_threads 2 -evalue 1e-5
 ref -q $Q -d $DB -f "6 qseqid sseqid evalue"
 same "-outfmt with columns" -query $Q -db $DB -outfmt "6 qseqid sseqid evalue"
+ref -q $Q -d $DB -f "6 qseqid sseqid evalue"
+same "comma-separated columns" -query $Q -db $DB -outfmt "6 qseqid,sseqid,evalue"
+"$SWGPU" search --backend cpu --quiet -q $Q -d $DB -f "6 qseqid sseqid stitle evalue bitscore" |
+    tr '\t' , > "$T/a"
+same "-outfmt 10: format 6 with commas" -query $Q -db $DB -outfmt "10 qseqid,sseqid stitle,evalue,bitscore"
 ref -q $Q -d $DB -f 7
 same "-outfmt 7" -query $Q -db $DB -outfmt 7
 ref -q $Q -d $DB
@@ -77,7 +82,7 @@ bad "-max_hsps, no value" "^swgpu: search: option '-max_hsps' needs a value \(se
     search -q $Q -d $DB -max_hsps
 bad "unknown word" "^swgpu: search: unknown option '-matrx' \(see swgpu search --help\)\$" \
     search -q $Q -d $DB -matrx BLOSUM62
-bad "a value like a BLAST option" "^swgpu: outfmt: unknown format '-outfmt'; expected 6, 7 or pair\$" \
+bad "a value like a BLAST option" "^swgpu: outfmt: unknown format '-outfmt'; expected 6, 7, 10 or pair\$" \
     search -q $Q -d $DB --outfmt -outfmt
 bad "a value like a BLAST option, short" "^swgpu: --evalue: '-task' is not a number\$" \
     search -q $Q -d $DB -e -task
