@@ -159,6 +159,24 @@ static void test_tabular(fixture_t *fx)
                "q1\tt2\t88\t0.004\t22\t20\t18\t2\t9M2I11M\t20\t1KR3IV3R-Q-11\n"
                "q3\tt3\t300\t0.0\t65\t71\t65\t2\t30M2D35M\t65\t30-G-G35\n"
                "q3\tt1\t20\t27\t65\t26\tN/A\tN/A\tN/A\tN/A\tN/A\n");
+    /* columns separated by commas as well as spaces (issue 30) */
+    check_text(fx, "6 qseqid,sseqid,score, evalue ,qlen,,slen", NULL,
+               "q1\tt1\t113\t1.50e-12\t22\t26\n"
+               "q1\tt2\t88\t0.004\t22\t20\n"
+               "q3\tt3\t300\t0.0\t65\t71\n"
+               "q3\tt1\t20\t27\t65\t26\n");
+    /* format 10: format 6's fields separated by commas, as blastp -outfmt 10
+     * writes them (its bit scores below 10 keep their leading space too) */
+    check_text(fx, "10", NULL,
+               "q1,t1,100.000,22,0,0,1,22,3,24,1.50e-12,48.1\n"
+               "q1,t2,81.818,22,2,1,1,22,1,20,0.004,38.5\n"
+               "q3,t3,97.015,67,0,1,1,65,3,69,0.0,120\n"
+               "q3,t1,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,27, 9.8\n");
+    check_text(fx, "10 qseqid,stitle,evalue cigar", NULL,
+               "q1,t1 target one,1.50e-12,22M\n"
+               "q1,t2,0.004,9M2I11M\n"
+               "q3,t3 target three,0.0,30M2D35M\n"
+               "q3,t1 target one,27,N/A\n");
     check_text(fx, "6 sacc qacc qseq sseq stitle qseqid qseqid", NULL,
                "t1\tq1\t" Q1 "\t" Q1 "\tt1 target one\tq1\n"
                "t2\tq1\t" Q1 "\tMRTAYVAKQ--ISFVKSHFSRQ\tt2\tq1\n"
@@ -212,9 +230,14 @@ static void test_parse_errors(void)
     CHECK_EQ_INT(swgpu_outfmt_parse("", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("   ", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("5", &f), SWGPU_EINVAL);
-    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown format '5'; expected 6, 7 or pair");
+    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown format '5'; expected 6, 7, 10 or pair");
     CHECK_EQ_INT(swgpu_outfmt_parse("pair qseqid", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("6qseqid", &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse("6,qseqid", &f), SWGPU_EINVAL); /* as blastp 2.12 */
+    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown format '6,qseqid'; expected 6, 7, 10 or pair");
+    CHECK_EQ_INT(swgpu_outfmt_parse("pair,qseqid", &f), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu_outfmt_parse("10 qseqid,xyz", &f), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown column 'xyz'");
     CHECK_EQ_INT(swgpu_outfmt_parse(NULL, &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("7 QSEQID", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("\t7\tqlen\tslen\n", &f), 0);

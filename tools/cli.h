@@ -89,6 +89,16 @@ void cli_search_args_free(cli_search_args_t *a);
  * arguments (the gap defaults depend on the alphabet) */
 void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgpu_opts_t *o);
 
+/* blast_args.c: argv with BLAST+'s single-dash options (-query, -db, -out,
+ * -outfmt, -evalue, -max_target_seqs, -num_threads) made swgpu's, for
+ * getopt_long with these options; -max_hsps 1 and -comp_based_stats 0|F
+ * dropped; any other of BLAST's refused (CLI_ERROR, after a message naming
+ * swgpu's option where there is one).  *out_argv: malloc'ed, NULL-ended,
+ * its strings argv's or static. */
+struct option;
+int cli_blast_args(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                   int *out_argc, char ***out_argv);
+
 typedef struct {
     const char *apath, *bpath; /* the two sequence files */
     const char *mname;         /* --matrix, NULL: BLOSUM62 */

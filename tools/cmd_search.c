@@ -40,7 +40,8 @@ static void usage(FILE *fp)
           "                         name without extension); repeat for more; not with -q\n"
           "  -d, --db FILE          database: a 'swgpu makedb' file, a BLAST database (its\n"
           "                         name as given to makeblastdb -out), or FASTA/FASTQ (plain\n"
-          "                         or gzip)\n"
+          "                         or gzip); a relative name that names nothing here is\n"
+          "                         looked for in each directory of $BLASTDB in turn\n"
           "      --type prot|dna    sequence type (default: detected from the sequences)\n"
           "\n"
           "scoring (a gap of length k costs OPEN + k*EXTEND, as in BLAST and ssearch36):\n"
@@ -61,7 +62,9 @@ static void usage(FILE *fp)
           "                         over the length-adjusted search space).  DNA and fitted\n"
           "                         statistics have no Spouge parameters and use old-fsc\n"
           "  -f, --outfmt FMT       6 (BLAST tabular, default), 7 (tabular with comment lines),\n"
-          "                         pair (pairwise alignments), or '6 COLUMNS...' with columns\n"
+          "                         10 (format 6 with commas, as BLAST's CSV), pair (pairwise\n"
+          "                         alignments), or '6 COLUMNS...' (or 7, 10) with columns,\n"
+          "                         separated by spaces or commas,\n"
           "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
           "                         sstrand\n"
@@ -102,7 +105,11 @@ static void usage(FILE *fp)
           "\n"
           "Progress (queries scanned, GCUPS, time left) goes to standard error when it is a\n"
           "terminal; a summary line (cells, scan time, GCUPS, overflows, alignment time,\n"
-          "wall time, peak memory) always does, unless --quiet.\n",
+          "wall time, peak memory) always does, unless --quiet.\n"
+          "\n"
+          "BLAST+'s -query -db -out -outfmt -evalue -max_target_seqs -num_threads stand for\n"
+          "-q -d -o -f -e -n -t; -max_hsps 1 and -comp_based_stats 0 (or F) are accepted;\n"
+          "BLAST+'s other options are refused, naming swgpu's option where there is one.\n",
           fp);
 }
 
@@ -393,15 +400,21 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         {"strand", required_argument, NULL, OPT_STRAND},
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
+    static const char shortopts[] = ":q:d:n:e:f:o:t:vh";
+    char **av;
+    int ac, c, rc;
 
     search_defaults(a);
+    if ((rc = cli_blast_args(argc, argv, shortopts, longopts, &ac, &av)) != CLI_RUN)
+        return rc;
     opterr = 0;
     optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
-    while ((c = getopt_long(argc, argv, ":q:d:n:e:f:o:t:vh", longopts, NULL)) != -1)
-        if ((rc = search_option(c, optind > 1 ? argv[optind - 1] : "", a)) != CLI_RUN)
-            return rc;
-    return search_operands(argc, argv, a);
+    while (rc == CLI_RUN && (c = getopt_long(ac, av, shortopts, longopts, NULL)) != -1)
+        rc = search_option(c, optind > 1 ? av[optind - 1] : "", a);
+    if (rc == CLI_RUN)
+        rc = search_operands(ac, av, a);
+    free(av);
+    return rc;
 }
 
 void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgpu_opts_t *o)

@@ -267,8 +267,10 @@ void swgpu_put_name(FILE *fp, const char *s);
 
 typedef struct swgpu_outfmt swgpu_outfmt_t;
 
-/** Parse "6", "7", "pair", or a BLAST column list such as
- *  "6 qseqid sseqid score evalue qlen slen".  SWGPU_EINVAL names a bad column. */
+/** Parse "6", "7", "10" (CSV: format 6's fields separated by commas, not
+ *  quoted, as BLAST+ writes it), "pair", or one of 6, 7 and 10 with a column
+ *  list separated by spaces or commas, such as "6 qseqid sseqid score evalue"
+ *  or "10 qseqid,sseqid,evalue".  SWGPU_EINVAL names a bad column. */
 int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out);
 /** Write all results in the format to fp (the caller's stream).  The same
  *  format may be used by several threads at once, each with its own fp. */

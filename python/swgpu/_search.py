@@ -177,9 +177,10 @@ def escape_text(s: str) -> str:
 
 
 def _columns(columns):
-    """A column list ("std", "qseqid sseqid ...", or names) as a tuple, each
-    column once (as BLAST prints a repeated column once)."""
-    names = columns.split() if isinstance(columns, str) else list(columns)
+    """A column list ("std", "qseqid sseqid ..." or "qseqid,sseqid,...", or
+    names) as a tuple, each column once (as BLAST prints a repeated column
+    once)."""
+    names = columns.replace(",", " ").split() if isinstance(columns, str) else list(columns)
     out = []
     for name in names:
         for c in (STD_COLUMNS if name == "std" else (name,)):
@@ -292,7 +293,8 @@ class Hit:
 
     def row(self, columns="std") -> str:
         """The hit's line of ``swgpu search --outfmt '6 COLUMNS'`` (without
-        the newline); columns: "std", a space-separated list or a list."""
+        the newline); columns: "std", a list separated by spaces or commas,
+        or a list."""
         return "\t".join(self.column(c) for c in _columns(columns))
 
 
@@ -396,8 +398,10 @@ class SearchResults(SequenceT[QueryResult]):
 
     def format(self, outfmt="6", dbname: Optional[str] = None) -> str:
         """The results as ``swgpu search --outfmt OUTFMT`` writes them: "6"
-        (BLAST tabular), "7" (with comment lines), "pair" (pairwise
-        alignments), or "6 COLUMNS..." / "7 COLUMNS...".  dbname is format 7's
+        (BLAST tabular), "7" (with comment lines), "10" (format 6 with
+        commas, BLAST's CSV), "pair" (pairwise alignments), or "6 COLUMNS..."
+        / "7 COLUMNS..." / "10 COLUMNS..." (columns separated by spaces or
+        commas).  dbname is format 7's
         and pair's "Database:" name (default: the path the database was
         opened from, as the command line's -d)."""
         if dbname is None:

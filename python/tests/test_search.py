@@ -342,3 +342,30 @@ def test_search_progress_exception():
         swgpu.Database(DB).search(swgpu.Queries.read(Q), progress=progress)
     with pytest.raises(TypeError, match="progress"):
         swgpu.Database(DB).search("MKV", progress=3)
+
+
+def test_blastdb_environment(cli, tmp_path, monkeypatch):
+    """Database(NAME) looks a name that is nothing here up along $BLASTDB, as
+    swgpu search -d does (issue 30); format 10 and comma-separated columns."""
+    import shutil
+    for d in ("wd", "b1", "b2"):
+        (tmp_path / d).mkdir()
+    for f in pathlib.Path(data("blastdb")).glob("prot_v4.p*"):
+        shutil.copy(f, tmp_path / "b2")
+    monkeypatch.chdir(tmp_path / "wd")
+    monkeypatch.setenv("BLASTDB", "%s:%s" % (tmp_path / "b1", tmp_path / "b2"))
+    db = swgpu.Database("prot_v4")
+    assert db.path == "prot_v4" and len(db) == 12
+    assert list(db) == list(swgpu.Database(data("blastdb/prot_v4")))
+    with pytest.raises(swgpu.FileError) as e:
+        swgpu.Database("nope")
+    assert str(e.value) == ("file nope: No such file or directory, here or in any directory "
+                            "of $BLASTDB (%s:%s)" % (tmp_path / "b1", tmp_path / "b2"))
+    res = db.search(swgpu.Queries.read(data("blastdb/prot.fa")), top=3)
+    assert res.format("10 qseqid,sseqid evalue") == res.format("6 qseqid sseqid evalue").replace(
+        "\t", ",")
+    assert res.format("10 qseqid,sseqid evalue") == cli(
+        "search", "-q", data("blastdb/prot.fa"), "-d", "prot_v4", "-n", "3", "--quiet",
+        "-outfmt", "10 qseqid,sseqid evalue").stdout
+    hit = next(res.hits())
+    assert hit.row("qseqid,sseqid, evalue") == hit.row("qseqid sseqid evalue")

@@ -586,6 +586,13 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
     *out = NULL;
     if (info) memset(info, 0, sizeof *info);
     if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open: no file name");
+    char *found;
+    int rrc = swgpu__db_resolve(path, &found);
+    if (rrc || found) {
+        if (found) rrc = swgpu_db_open(found, alphabet, out, info);
+        free(found);
+        return rrc;
+    }
     if (swgpu__blastdb_probe(path)) {
         swgpu__file_id_t *files = NULL;
         size_t nfiles = 0;

@@ -301,6 +301,12 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
     if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open_part: no file name");
     if ((rc = check_interval(from, to)))
         return rc;
+    char *found;
+    if ((rc = swgpu__db_resolve(path, &found)) || found) {
+        if (found) rc = swgpu_db_open_part(found, alphabet, from, to, out, info);
+        free(found);
+        return rc;
+    }
     /* a BLAST database prefix names no file of its own: read whole, then cut */
     int fd = -1;
     if (!swgpu__blastdb_probe(path) && (fd = swgpu__open_input(path)) < 0)

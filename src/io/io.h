@@ -109,6 +109,18 @@ static inline uint64_t swgpu__db_whole_res(const swgpu_db_t *db)
     return db->whole_n ? db->whole_res : db->total_res;
 }
 
+/* --------------------------------- database names (dbpath.c) */
+
+/**
+ * A database name resolved as BLAST+ resolves one.  *found = NULL: use path
+ * as given (something by that name exists, or path is absolute or "-", or
+ * $BLASTDB is unset or empty).  Otherwise each ':'-separated directory D of
+ * $BLASTDB in order: *found = "D/path" (malloc'ed, the caller's) for the
+ * first where a file or BLAST database of that name exists; none:
+ * SWGPU_EIO naming path and $BLASTDB.
+ */
+int swgpu__db_resolve(const char *path, char **found);
+
 /* --------------------------------- BLAST databases (blastdb.c) */
 
 /**

@@ -57,7 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum outfmt_kind { FMT_TAB = 6, FMT_TAB_COMMENTS = 7, FMT_PAIR = 100 };
+enum outfmt_kind { FMT_TAB = 6, FMT_TAB_COMMENTS = 7, FMT_CSV = 10, FMT_PAIR = 100 };
 
 typedef enum {
     COL_QSEQID, COL_QACC, COL_QACCVER, COL_QLEN,
@@ -156,23 +156,27 @@ int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out)
         rc = swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
         goto fail;
     }
-    const char *sep = " \t\r\n";
+    /* the format, then its columns separated by spaces or commas */
+    const char *sep = " \t\r\n", *colsep = " \t\r\n,";
     char *save = NULL, *tok = strtok_r(copy, sep, &save);
     if (!tok) {
-        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: empty format; expected 6, 7 or pair");
+        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: empty format; expected 6, 7, 10 or pair");
         goto fail;
     }
     if (!strcmp(tok, "6"))
         f->kind = FMT_TAB;
     else if (!strcmp(tok, "7"))
         f->kind = FMT_TAB_COMMENTS;
+    else if (!strcmp(tok, "10"))
+        f->kind = FMT_CSV;
     else if (!strcmp(tok, "pair"))
         f->kind = FMT_PAIR;
     else {
-        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: unknown format '%s'; expected 6, 7 or pair", tok);
+        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: unknown format '%s'; expected 6, 7, 10 or pair",
+                         tok);
         goto fail;
     }
-    while ((tok = strtok_r(NULL, sep, &save))) {
+    while ((tok = strtok_r(NULL, colsep, &save))) {
         if (f->kind == FMT_PAIR) {
             rc = swgpu__fail(SWGPU_EINVAL, "outfmt: format pair takes no columns ('%s')", tok);
             goto fail;
@@ -605,8 +609,8 @@ static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu
             continue;
         }
         for (int c = 0; c < f->ncol; c++) {
-            if (c)
-                fputc('\t', fp);
+            if (c) /* format 10: BLAST's CSV, commas and no quoting */
+                fputc(f->kind == FMT_CSV ? ',' : '\t', fp);
             put_column(wr, f->col[c], &q, &t, h);
         }
         fputc('\n', fp);

@@ -4,7 +4,8 @@
 # (versions 4 and 5, with and without -parse_seqids, several volumes, a
 # nested alias, protein and DNA, every output format), a BLAST database
 # serves as the queries too, `swgpu makedb PREFIX OUT` converts one, and
-# `swgpu align` reads one.  The fixtures are tests/data/blastdb (no BLAST
+# `swgpu align` reads one, and names are looked for in $BLASTDB as BLAST+
+# does.  The fixtures are tests/data/blastdb (no BLAST
 # needed here).
 . "$(dirname "$0")/lib.sh"
 B=$D/blastdb
@@ -94,4 +95,35 @@ grep -q 'makedb: wrote .*p\.swdb: 12 protein sequences, 3598 residues, longest 1
 "$SWGPU" align --quiet $B/prot.fa $B/prot.fa > "$T/ref_aln" 2>/dev/null
 "$SWGPU" align --quiet $B/prot_v5 $B/prot_mv > "$T/out" 2>/dev/null
 same "align prot_v5 prot_mv" "$T/out" "$T/ref_aln"
+
+# $BLASTDB: a name that is nothing here is looked for in each of its
+# directories in turn (an empty or missing one skipped); one found here wins
+AB=$(pwd)/$B
+mkdir -p "$T/wd" "$T/bdb1/sub" "$T/bdb2"
+cp $B/prot_v4.* "$T/bdb1/" && cp $B/prot_v4.* "$T/bdb1/sub/"
+cp $B/nuc.fa "$T/bdb1/mixed" && cp $B/prot.fa "$T/bdb2/mixed" && cp $B/prot.fa "$T/bdb2/protfa"
+cp $B/prot.fa "$T/wd/mixed"
+export BLASTDB="$T/none::$T/bdb1:$T/bdb2"
+cd "$T/wd" || exit 2
+for name in prot_v4 sub/prot_v4 protfa mixed; do
+    search "\$BLASTDB -d $name" "$T/out" -q $AB/prot.fa -d $name -f "$COLS" -n 20 &&
+        same "\$BLASTDB -d $name" "$T/out" "$T/ref_prot_6qs"
+done
+rm mixed # now bdb1's (DNA) comes before bdb2's
+search "\$BLASTDB -d mixed, DNA" "$T/out" -q $AB/nuc.fa -d mixed -f "$COLS" -n 20 &&
+    same "\$BLASTDB -d mixed (bdb1's)" "$T/out" "$T/ref_nuc_6qs"
+if "$SWGPU" makedb --quiet prot_v4 "$T/bp.swdb" 2> "$T/err"; then
+    search "makedb \$BLASTDB" "$T/out" -q $AB/prot.fa -d "$T/bp.swdb" -f "$COLS" -n 20 &&
+        same "makedb prot_v4 from \$BLASTDB" "$T/out" "$T/ref_prot_6qs"
+else
+    fail "makedb prot_v4 from \$BLASTDB: $(cat "$T/err")"
+fi
+bad "\$BLASTDB, not found" \
+    "^swgpu: file nope: No such file or directory, here or in any directory of \\\$BLASTDB \($T/none::$T/bdb1:$T/bdb2\)\$" \
+    search -q $AB/prot.fa -d nope
+bad "\$BLASTDB, absolute name" "^swgpu: file /nonexistent/prot_v4: No such file or directory\$" \
+    search -q $AB/prot.fa -d /nonexistent/prot_v4
+unset BLASTDB
+bad "no \$BLASTDB" "^swgpu: file prot_v4: No such file or directory\$" search -q $AB/prot.fa -d prot_v4
+cd - > /dev/null || exit 2
 finish
