@@ -4,7 +4,7 @@
  * hand (three queries, one of them without hits; alignments with a query
  * gap, a target gap, a 60-column wrap and a hit without alignment); column
  * list parsing and errors; write errors; names with control bytes
- * escaped in every format.
+ * escaped in every format; the coverage and positive-percent columns.
  */
 #include "search/search.h"
 #include "tap.h"
@@ -20,6 +20,9 @@
 /* q3: 65 residues; t3 holds it with "GG" inserted after 30 */
 #define Q3A "ACDEFGHIKLMNPQRSTVWYACDEFGHIKL"
 #define Q3B "MNPQRSTVWYACDEFGHIKLMNPQRSTVWYACDEF"
+/* q4: 200 residues, for the coverage columns */
+#define Q20 "ACDEFGHIKLMNPQRSTVWY"
+#define Q4 Q20 Q20 Q20 Q20 Q20 Q20 Q20 Q20 Q20 Q20
 
 typedef struct {
     swgpu_seqset_t *queries, *targets;
@@ -48,6 +51,7 @@ static int fixture(fixture_t *f)
         swgpu_seqset_add(f->queries, "q1", "first query", Q1, strlen(Q1)) ||
         swgpu_seqset_add(f->queries, "q2", "", "WWWW", 4) ||
         swgpu_seqset_add(f->queries, "q3", "third", Q3A Q3B, 65) ||
+        swgpu_seqset_add(f->queries, "q4", "", Q4, 200) ||
         swgpu_seqset_create(SWGPU_PROTEIN, &f->targets) ||
         swgpu_seqset_add(f->targets, "t1", "target one", "GG" Q1 "GG", 26) ||
         swgpu_seqset_add(f->targets, "t2", "", T2, strlen(T2)) ||
@@ -191,6 +195,48 @@ static void test_tabular(fixture_t *fx)
                "# Fields: score, subject acc.ver, mismatches, gap opens\n# 2 hits found\n"
                "300\tt3\t0\t1\n20\tt1\tN/A\tN/A\n"
                "# SWGPU processed 3 queries\n");
+}
+
+/* qcovhsp, qcovs, ppos, salltitles, sallseqid (issue 30) as blastp 2.12
+ * prints them: ppos = 100 * positive / length ("%.2f"); the coverages are
+ * BLAST+'s, rounded below 99 and truncated above (blastp prints 99 for 299
+ * of 300 query residues); one alignment per subject, so qcovs = qcovhsp. */
+static void test_coverage_columns(fixture_t *fx)
+{
+    check_text(fx, "6 qseqid sseqid qcovhsp qcovs ppos positive length salltitles sallseqid",
+               NULL,
+               "q1\tt1\t100\t100\t100.00\t22\t22\tt1 target one\tt1\n"
+               "q1\tt2\t100\t100\t90.91\t20\t22\tt2\tt2\n"
+               "q3\tt3\t100\t100\t97.01\t65\t67\tt3 target three\tt3\n"
+               "q3\tt1\tN/A\tN/A\tN/A\tN/A\tN/A\tt1 target one\tt1\n");
+
+    /* q4 (200 residues) covered by 200, 199, 197, 150 and 1 residues:
+     * 100, 99.5 -> 99 (truncated), 98.5 -> 99 (rounded), 75, 0.5 -> 1 */
+    static const int64_t qend[5] = {200, 199, 197, 160, 11};
+    static const int64_t qbeg[5] = {0, 0, 0, 10, 10};
+    uint32_t cig[5];
+    swgpu_hit_t h[5];
+    for (int i = 0; i < 5; i++) {
+        int64_t n = qend[i] - qbeg[i];
+        cig[i] = (uint32_t)n << 4 | SWGPU_CIGAR_M;
+        h[i] = (swgpu_hit_t){.target = i % 3, .score = 50 - i, .bits = 20, .evalue = 1};
+        set_aln(&h[i].aln, qbeg[i], qend[i], 0, n, &cig[i], 1, n, n, 0, 0, 0);
+    }
+    swgpu_search_result_t saved = fx->r;
+    swgpu_query_result_t q4 = {.query = 3, .n_hits = 5, .hits = h};
+    fx->r.n_queries = 1;
+    fx->r.q = &q4;
+    check_text(fx, "7 qcovhsp qcovs sallseqid qstart qend", "x",
+               "# SWGPU " SWGPU_VERSION "\n# Query: q4\n# Database: x\n"
+               "# Fields: % query coverage per hsp, % query coverage per subject, subject ids, "
+               "q. start, q. end\n# 5 hits found\n"
+               "100\t100\tt1\t1\t200\n"
+               "99\t99\tt2\t1\t199\n"
+               "99\t99\tt3\t1\t197\n"
+               "75\t75\tt1\t11\t160\n"
+               "1\t1\tt2\t11\t11\n"
+               "# SWGPU processed 1 queries\n");
+    fx->r = saved;
 }
 
 static void test_pair(fixture_t *fx)
@@ -364,6 +410,7 @@ int main(void)
     CHECK(rc == 0, "fixture: %s", swgpu_last_error());
     if (rc == 0) {
         test_tabular(&fx);
+        test_coverage_columns(&fx);
         test_pair(&fx);
         test_write_errors(&fx);
     }

@@ -67,7 +67,7 @@ static void usage(FILE *fp)
           "                         separated by spaces or commas,\n"
           "                         qseqid sseqid pident length mismatch gapopen qstart qend\n"
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
-          "                         sstrand\n"
+          "                         sstrand qcovhsp qcovs ppos salltitles sallseqid\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
           "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "      --no-self          do not report a query's own sequence (same id, same\n"

@@ -12,6 +12,9 @@
  *    space, " 9.8"); the integer part ("%3ld") up to 99999; "%5.3e" above.
  *  - qseqid, qacc and qaccver all print the query's id (the first word of
  *    its header; likewise sseqid/sacc/saccver); stitle prints "id desc".
+ *    A subject has one header, so salltitles prints stitle and sallseqid
+ *    sseqid (BLAST joins a database entry's several deflines with "<>"
+ *    and ';').
  *    Control bytes in names and descriptions are escaped (put_text).
  *  - a DNA hit on the subject's minus strand has sstart > send (BLAST's
  *    convention), qseq/sseq/btop read the subject's reverse complement,
@@ -19,7 +22,12 @@
  *  - mismatch counts aligned non-identical columns, gapopen gap openings,
  *    gaps gap columns, positive the aligned columns whose residues are
  *    identical or score > 0 in the matrix (for PSSM queries too, as
- *    psiblast counts them); cigar is "12M2I30M" (I: query
+ *    psiblast counts them); ppos = 100 * positive / length ("%.2f");
+ *    qcovhsp = 100 * (qend - qstart + 1) / qlen as BLAST+ rounds it: to
+ *    the nearest integer below 99, truncated above (99.7 prints 99, so
+ *    100 means the whole query); qcovs is the same over the union of a
+ *    subject's HSPs, and swgpu reports one alignment per subject, so
+ *    qcovs equals qcovhsp; cigar is "12M2I30M" (I: query
  *    only, D: target only); btop is BLAST's trace (runs of identities as
  *    numbers, other columns as query letter then subject letter, '-' for a
  *    gap).
@@ -67,6 +75,7 @@ typedef enum {
     COL_EVALUE, COL_BITSCORE, COL_SCORE,
     COL_LENGTH, COL_PIDENT, COL_NIDENT, COL_MISMATCH, COL_POSITIVE,
     COL_GAPOPEN, COL_GAPS, COL_BTOP, COL_CIGAR, COL_SSTRAND,
+    COL_QCOVHSP, COL_QCOVS, COL_PPOS, COL_SALLTITLES, COL_SALLSEQID,
     NCOLS
 } col_t;
 
@@ -104,6 +113,11 @@ static const struct {
     [COL_BTOP] = {"btop", "BTOP", NEED_ALN | NEED_TEXT},
     [COL_CIGAR] = {"cigar", "cigar", NEED_ALN},
     [COL_SSTRAND] = {"sstrand", "subject strand", 0},
+    [COL_QCOVHSP] = {"qcovhsp", "% query coverage per hsp", NEED_ALN},
+    [COL_QCOVS] = {"qcovs", "% query coverage per subject", NEED_ALN},
+    [COL_PPOS] = {"ppos", "% positives", NEED_ALN | NEED_TEXT},
+    [COL_SALLTITLES] = {"salltitles", "subject titles", 0},
+    [COL_SALLSEQID] = {"sallseqid", "subject ids", 0},
 };
 
 static const col_t default_columns[] = {
@@ -404,6 +418,13 @@ static void put_cigar(FILE *fp, const swgpu_aln_t *a)
                 "MID?"[SWGPU_CIGAR_OP(a->cigar[k]) & 3]);
 }
 
+/* BLAST+'s query coverage in percent: rounded below 99, truncated above */
+static int query_coverage(int64_t covered, size_t qlen)
+{
+    double p = qlen ? 100.0 * (double)covered / (double)qlen : 0.0;
+    return (int)(p < 99 ? p + 0.5 : p);
+}
+
 static void put_column(writer_t *wr, col_t c, const swgpu_seq_t *q, const swgpu_seq_t *t,
                        const swgpu_hit_t *h)
 {
@@ -418,10 +439,10 @@ static void put_column(writer_t *wr, col_t c, const swgpu_seq_t *q, const swgpu_
     case COL_QSEQID: case COL_QACC: case COL_QACCVER:
         put_text(fp, q->id);
         break;
-    case COL_SSEQID: case COL_SACC: case COL_SACCVER:
+    case COL_SSEQID: case COL_SACC: case COL_SACCVER: case COL_SALLSEQID:
         put_text(fp, t->id);
         break;
-    case COL_STITLE:
+    case COL_STITLE: case COL_SALLTITLES:
         put_title(fp, t->id, t->desc);
         break;
     case COL_SSTRAND:
@@ -457,6 +478,14 @@ static void put_column(writer_t *wr, col_t c, const swgpu_seq_t *q, const swgpu_
     case COL_GAPS: fprintf(fp, "%lld", (long long)a->n_gaps); break;
     case COL_BTOP: fputs(wr->w.btop, fp); break;
     case COL_CIGAR: put_cigar(fp, a); break;
+    /* one alignment per subject: the union of its HSPs is this one */
+    case COL_QCOVHSP: case COL_QCOVS:
+        fprintf(fp, "%d", query_coverage(a->qend - a->qbeg, q->len));
+        break;
+    case COL_PPOS:
+        fprintf(fp, "%.2f",
+                a->length > 0 ? (double)wr->w.positives / (double)a->length * 100 : 0.0);
+        break;
     default: break;
     }
 }

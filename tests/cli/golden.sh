@@ -54,6 +54,13 @@ grep -q 'warning: .*cli_ident' "$T/search_matfile.out.err" && pass ||
 golden search_dna.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --quiet \
     --outfmt '6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar'
 golden search_dna_7.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --outfmt 7 --quiet
+# qcovhsp qcovs ppos positive length salltitles sallseqid equal blastp 2.12's
+# on the pairs of equal raw score with one HSP (expected/README says how
+# blastp_cols.tsv was made): each of its rows is one of swgpu's
+"$SWGPU" search -q $Q -d $DB --quiet > "$T/cols_blast.out" \
+    --outfmt '6 qseqid sseqid score qcovhsp qcovs ppos positive length salltitles sallseqid'
+n=$(grep -c -F -x -f "$E/blastp_cols.tsv" "$T/cols_blast.out")
+[ "$n" -eq 5 ] && pass || fail "coverage columns: $n of blastp's 5 rows in swgpu's output"
 
 # the same search through a makedb database gives the same output
 if "$SWGPU" makedb $DB "$T/cli.db" 2> "$T/makedb.err"; then
