@@ -156,15 +156,17 @@ class Karlin:
 COLUMNS = ("qseqid", "qacc", "qaccver", "qlen", "sseqid", "sacc", "saccver", "stitle", "slen",
            "qstart", "qend", "sstart", "send", "qseq", "sseq", "evalue", "bitscore", "score",
            "length", "pident", "nident", "mismatch", "positive", "gapopen", "gaps", "btop",
-           "cigar", "sstrand")
+           "cigar", "sstrand", "qcovhsp", "qcovs", "ppos", "salltitles", "sallseqid")
 #: BLAST+'s default columns, "std".
 STD_COLUMNS = ("qaccver", "saccver", "pident", "length", "mismatch", "gapopen", "qstart",
                "qend", "sstart", "send", "evalue", "bitscore")
 _NEED_ALN = frozenset(("qstart", "qend", "sstart", "send", "qseq", "sseq", "length", "pident",
-                       "nident", "mismatch", "positive", "gapopen", "gaps", "btop", "cigar"))
+                       "nident", "mismatch", "positive", "gapopen", "gaps", "btop", "cigar",
+                       "qcovhsp", "qcovs", "ppos"))
 
 
-_TEXT_COLUMNS = frozenset(("qseqid", "qacc", "qaccver", "sseqid", "sacc", "saccver", "stitle"))
+_TEXT_COLUMNS = frozenset(("qseqid", "qacc", "qaccver", "sseqid", "sacc", "saccver", "stitle",
+                           "salltitles", "sallseqid"))
 _ESCAPES = {i: "\\x%02x" % i for i in list(range(0x20)) + [0x7f]}
 _ESCAPES.update({0x09: "\\t", 0x0a: "\\n", 0x0d: "\\r"})
 
@@ -196,7 +198,8 @@ class Hit:
     """One database sequence reported for a query, with BLAST's tabular
     columns as attributes (qseqid sseqid pident length mismatch gapopen qstart
     qend sstart send evalue bitscore score qlen slen nident gaps cigar, and
-    qacc qaccver sacc saccver stitle qseq sseq positive btop sstrand).
+    qacc qaccver sacc saccver stitle qseq sseq positive btop sstrand, qcovhsp
+    qcovs ppos salltitles sallseqid).
     Coordinates in the columns are 1-based and inclusive; ``alignment`` has
     them 0-based and half-open.  With ``no_align`` the search computes no
     alignment: ``alignment`` and the columns that need it are None.
@@ -225,7 +228,7 @@ class Hit:
 
     # ---- BLAST columns
     qseqid = qacc = qaccver = property(lambda self: self.query_id)
-    sseqid = sacc = saccver = property(lambda self: self.target_id)
+    sseqid = sacc = saccver = sallseqid = property(lambda self: self.target_id)
     qlen = property(lambda self: self.query_length)
     slen = property(lambda self: self.target_length)
 
@@ -234,6 +237,31 @@ class Hit:
         """The target's id and description."""
         d = self.target_description
         return self.target_id + (" " + d if d else "")
+
+    #: a subject has one title here (BLAST joins a redundant entry's with "<>")
+    salltitles = stitle
+
+    @property
+    def qcovhsp(self) -> Optional[int]:
+        """BLAST's % query coverage of the alignment, 100 (qend - qstart + 1) /
+        qlen: rounded to the nearest integer below 99, truncated from 99 on
+        (100 means the whole query)."""
+        a = self.alignment
+        if a is None:
+            return None
+        p = 100.0 * (a.query_end - a.query_begin) / self.query_length if self.query_length else 0.0
+        return int(p + 0.5 if p < 99 else p)
+
+    #: BLAST's coverage over a subject's HSPs: one alignment per subject here
+    qcovs = qcovhsp
+
+    @property
+    def ppos(self) -> Optional[float]:
+        """Percentage of aligned columns that are positive (identical or > 0)."""
+        if self.alignment is None:
+            return None
+        n = self.length
+        return 100.0 * self.positive / n if n else 0.0
 
     def _aln(self, attr):
         a = self.alignment
@@ -287,6 +315,8 @@ class Hit:
             return format_bitscore(self.bitscore)
         if name == "pident":
             return "%.3f" % self.pident
+        if name == "ppos":
+            return "%.2f" % self.ppos
         if name in _TEXT_COLUMNS:
             return escape_text(getattr(self, name))
         return str(getattr(self, name))

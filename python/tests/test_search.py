@@ -49,7 +49,8 @@ CASES = [
     ("examples", os.path.join(ROOT, "examples", "queries.fasta"),
      os.path.join(ROOT, "examples", "db.fasta"), ["-n", "5"], {"top": 5}),
 ]
-FORMATS = ["6", "7", "pair", "6 " + ALL_COLUMNS, "7 std score qlen slen cigar"]
+FORMATS = ["6", "7", "pair", "6 " + ALL_COLUMNS, "7 std score qlen slen cigar",
+           "6 qcovhsp,qcovs,ppos,salltitles,sallseqid,positive,length"]
 
 
 @pytest.mark.parametrize("name,q,db,args,kw", CASES, ids=[c[0] for c in CASES])
@@ -66,6 +67,20 @@ def test_search_equals_cli(cli, name, q, db, args, kw):
             cols = fmt[2:] or "std"
             rows = "".join(h.row(cols) + "\n" for h in res.hits())
             assert rows == want, (name, fmt)
+
+
+def test_blast_coverage_columns():
+    """qcovhsp/qcovs (BLAST's rounding: nearest below 99, truncated from 99
+    on) and ppos from the alignment by their definitions: examples' first
+    query, top hit (the CLI comparison above checks them against the library)."""
+    d = swgpu.Database(os.path.join(ROOT, "examples", "db.fasta"))
+    res = d.search(swgpu.Queries.read(os.path.join(ROOT, "examples", "queries.fasta")), top=1)
+    h = res[0].hits[0]
+    a = h.alignment
+    cov = 100.0 * (a.query_end - a.query_begin) / h.qlen
+    assert h.qcovhsp == h.qcovs == int(cov + 0.5 if cov < 99 else cov)
+    assert h.column("ppos") == "%.2f" % (100.0 * h.positive / h.length)
+    assert h.row("salltitles sallseqid") == h.row("stitle sseqid")
 
 
 def test_minus_strand_hit():
