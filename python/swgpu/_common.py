@@ -1,17 +1,31 @@
 """Pieces shared by the swgpu package's modules: sequence types, the library's
 log messages routed to the ``swgpu`` logger, errors raised from Python, and
-the BLAST tabular number formats, and the guard that keeps an output off an
-input file."""
+the BLAST tabular number formats, the guard that keeps an output off an
+input file, and the Karlin-Altschul parameters (a search's and a PSSM's)."""
 
 import logging
 import os
 import re
 import stat
 import textwrap
+from dataclasses import dataclass
 
 from . import _swgpu
 
-__all__ = ["logger", "format_evalue", "format_bitscore"]
+__all__ = ["logger", "format_evalue", "format_bitscore", "Karlin"]
+
+
+@dataclass(frozen=True)
+class Karlin:
+    """Karlin-Altschul parameters a query's E-values were computed with."""
+
+    lambda_: float
+    K: float
+    H: float
+    alpha: float
+    beta: float
+    estimated: bool   #: True: fitted to the query's scores; False: published
+    round_down: bool  #: BLAST's rounding of odd scores (some DNA systems)
 
 #: The logger the library's messages go to ("swgpu"): warnings such as
 #: approximate E-values or unknown letters are logged at WARNING, per-query

@@ -7,7 +7,7 @@ import os
 import tempfile
 
 from . import _swgpu
-from ._common import _error
+from ._common import Karlin, _error
 
 __all__ = ["Pssm"]
 
@@ -173,7 +173,6 @@ class Pssm:
         the protein matrix (None: BLOSUM62) and gaps (None: 11, 1), as
         psiblast computes them: the matrix's gapped lambda and K scaled by
         the PSSM's ungapped K over the matrix's (swgpu_pssm_karlin)."""
-        from ._search import Karlin
         return Karlin(*self._c.karlin(matrix, gap_open, gap_extend))
 
     def format(self, matrix=None, gap_open=None, gap_extend=None) -> str:

@@ -12,7 +12,7 @@ from typing import Any, Iterator, NamedTuple, Optional, Sequence as SequenceT, T
 
 from . import _swgpu
 from ._align import Alignment
-from ._common import (_TYPE_NAMES, _alphabet, _clamp_threads, _error, _options_doc,
+from ._common import (Karlin, _TYPE_NAMES, _alphabet, _clamp_threads, _error, _options_doc,
                       _refuse_input, _residues, format_bitscore, format_evalue)
 from ._pssm import Pssm
 
@@ -137,19 +137,6 @@ class Queries(_SeqList):
     def __repr__(self):
         return "Queries(%d %s sequences%s)" % (len(self), self.type,
                                               ", %r" % self.path if self.path else "")
-
-
-@dataclass(frozen=True)
-class Karlin:
-    """Karlin-Altschul parameters a query's E-values were computed with."""
-
-    lambda_: float
-    K: float
-    H: float
-    alpha: float
-    beta: float
-    estimated: bool   #: True: fitted to the query's scores; False: published
-    round_down: bool  #: BLAST's rounding of odd scores (some DNA systems)
 
 
 #: The columns of ``swgpu search --outfmt '6 ...'`` (and of Hit.row()).
