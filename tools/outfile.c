@@ -206,8 +206,12 @@ FILE *cli_out_open(cli_out_t *o, const char *path)
     int special = cli_out_resolve("-o", path, o->dest, sizeof o->dest);
     if (special < 0)
         return NULL;
-    if (special || (stat(o->dest, &sb) == 0 && !S_ISREG(sb.st_mode))) {
-        if (S_ISDIR(sb.st_mode)) {
+    /* sb only when stat ran: a special name (/dev/stdout, /dev/fd/N) is not
+     * stat'ed here (its mode was read uninitialised: under ASan a pipe on
+     * /dev/fd/1 was once called a directory) */
+    int have_sb = !special && stat(o->dest, &sb) == 0;
+    if (special || (have_sb && !S_ISREG(sb.st_mode))) {
+        if (have_sb && S_ISDIR(sb.st_mode)) {
             cli_error("output %s: is a directory", path);
             return NULL;
         }
