@@ -434,24 +434,34 @@ int swgpu__db_check_header(const unsigned char *h, uint64_t size, const char *pa
     return SWGPU_OK;
 }
 
+int swgpu__db_file_size(int fd, const char *path, uint64_t *size, swgpu__file_id_t *id)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return swgpu__fail(SWGPU_EIO, "database %s: %s", path, strerror(errno));
+    *size = (uint64_t)st.st_size;
+    *id = (swgpu__file_id_t){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    if (*size < SWGPU__DB_HDR)
+        return swgpu__fail(SWGPU_EDB, "database %s: truncated (%" PRIu64 " bytes, the header alone has %u)",
+                           path, *size, SWGPU__DB_HDR);
+    if (!swgpu__host_is_le())
+        return swgpu__fail(SWGPU_EDB, "database %s: big-endian hosts are not supported", path);
+    return SWGPU_OK;
+}
+
 /* map and validate a makedb file; fd is consumed */
 static int db_map(int fd, const char *path, swgpu_db_t **out)
 {
-    struct stat st;
     swgpu_db_t *db = NULL;
     unsigned char *map = MAP_FAILED;
     swgpu__db_hdr_t H;
     swgpu__db_sec_t *sec = H.sec;
     int rc = SWGPU_OK;
 
-    if (fstat(fd, &st) != 0) {
-        rc = swgpu__fail(SWGPU_EIO, "database %s: %s", path, strerror(errno));
+    uint64_t size;
+    swgpu__file_id_t fid;
+    if ((rc = swgpu__db_file_size(fd, path, &size, &fid)) < 0)
         goto fail;
-    }
-    uint64_t size = (uint64_t)st.st_size;
-    if (size < SWGPU__DB_HDR)
-        BAD("database %s: truncated (%" PRIu64 " bytes, the header alone has %u)", path, size, SWGPU__DB_HDR);
-    if (!swgpu__host_is_le()) BAD("database %s: big-endian hosts are not supported", path);
     map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
         rc = swgpu__fail(SWGPU_EIO, "database %s: mmap failed: %s", path, strerror(errno));
@@ -510,7 +520,7 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
         goto fail;
     }
     db->alphabet = (swgpu_alphabet_t)alphabet;
-    db->src[0] = (swgpu__file_id_t){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    db->src[0] = fid;
     db->n_src = 1;
     db->n = n;
     db->total_res = total;

@@ -167,7 +167,6 @@ static const unsigned char *map_range(int fd, const char *path, uint64_t pos, ui
  * alone; the header and the part validated */
 static int part_map(int fd, const char *path, double from, double to, swgpu_db_t **out)
 {
-    struct stat st;
     unsigned char h[SWGPU__DB_HDR];
     swgpu_db_t *db = NULL;
     swgpu__db_hdr_t H;
@@ -176,14 +175,10 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
     size_t ilen = 0, rlen = 0;
     int rc = SWGPU_OK;
 
-    if (fstat(fd, &st) != 0) {
-        rc = swgpu__fail(SWGPU_EIO, "database %s: %s", path, strerror(errno));
+    uint64_t size;
+    swgpu__file_id_t fid;
+    if ((rc = swgpu__db_file_size(fd, path, &size, &fid)) < 0)
         goto fail;
-    }
-    uint64_t size = (uint64_t)st.st_size;
-    if (size < SWGPU__DB_HDR)
-        BAD("database %s: truncated (%" PRIu64 " bytes, the header alone has %u)", path, size, SWGPU__DB_HDR);
-    if (!swgpu__host_is_le()) BAD("database %s: big-endian hosts are not supported", path);
     if (pread(fd, h, SWGPU__DB_HDR, 0) != (ssize_t)SWGPU__DB_HDR) {
         rc = swgpu__fail(SWGPU_EIO, "database %s: cannot read the header: %s", path, strerror(errno));
         goto fail;
@@ -262,7 +257,7 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
         goto fail;
     }
     db->alphabet = (swgpu_alphabet_t)H.alphabet;
-    db->src[0] = (swgpu__file_id_t){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    db->src[0] = fid;
     db->n_src = 1;
     db->map = imap;
     db->map_len = ilen;

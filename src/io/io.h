@@ -175,6 +175,10 @@ typedef struct {
  *  of size bytes; what it says into H. */
 int swgpu__db_check_header(const unsigned char *h, uint64_t size, const char *path,
                            swgpu__db_hdr_t *H);
+/** The size and identity of the open makedb file fd (path), after the
+ *  checks that come before its header is read: fstat works, the file holds
+ *  at least a header, the host is little-endian. */
+int swgpu__db_file_size(int fd, const char *path, uint64_t *size, swgpu__file_id_t *id);
 /** 1 on a little-endian host (the only ones makedb files support). */
 int swgpu__host_is_le(void);
 /** Is fd a pipe, socket or terminal (read once, from its start, no seek)? */
