@@ -1132,6 +1132,35 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
         swgpu_pssm_destroy(pb);
     }
     case_gpu_memory = 0;
+    /* a GPU's share over a chunk's 32-bit offsets (issue 31: a 20 G-residue
+     * database on one GPU): the limit lowered to 20,000 words, about 14
+     * chunks of this 1.1 M-residue database, streamed though it fits */
+    setenv("SWGPU_CUDA_CHUNK_WORDS", "20000", 1);
+    gpu_cases(&T.db, q, 500, prot, 11, 1, "chunks under the offset limit", NULL);
+    {
+        unsigned nch = 0;
+        const char *c = strstr(last_info, "streaming, ");
+        CHECK(c && sscanf(c, "streaming, %u chunk", &nch) == 1 && nch >= 14,
+              "chunks under the offset limit: %s", last_info);
+        size_t sq[] = {100, 500};
+        gpu_many(&T.db, q, sq, 2, prot, 11, 1, NULL, "chunks under the offset limit, many queries",
+                 NULL);
+    }
+    setenv("SWGPU_CUDA_CHUNK_WORDS", "1023", 1);
+    {
+        swgpu_opts_t o;
+        memset(&o, 0, sizeof o);
+        o.gap_open = 11;
+        o.gap_extend = 1;
+        o.top_n = 10;
+        void *st = NULL;
+        CHECK_EQ_INT(swgpu__engine_cuda.create(&T.db, prot, &o, &st), SWGPU_EINVAL);
+        CHECK(strstr(swgpu_last_error(), "SWGPU_CUDA_CHUNK_WORDS=1023") != NULL, "%s",
+              swgpu_last_error());
+        if (st)
+            swgpu__engine_cuda.destroy(st);
+    }
+    unsetenv("SWGPU_CUDA_CHUNK_WORDS");
     expect_streaming = 0;
     swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
     db_free(&T);

@@ -23,7 +23,9 @@
  * SWGPU_CUDA_QP=0 (no query lanes: the many-query kernel for every batch),
  * SWGPU_CUDA_QP_UNITS (work units a query-lane batch aims at),
  * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0), and, for tests,
- * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails).
+ * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails) and
+ * SWGPU_CUDA_CHUNK_WORDS=N (a chunk's packed words at most N, below the
+ * limit of its 32-bit offsets, CHUNK_WORDS_MAX).
  */
 #include "engine.cuh"
 
@@ -253,6 +255,15 @@ static int read_env(cuda_state_t *S)
         if (*end || v < 0 || v > 4)
             return swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_PAIR=%s: expected 0..4", env);
         S->pair = (int)v;
+    }
+    S->chunk_words = CHUNK_WORDS_MAX;
+    if ((env = getenv("SWGPU_CUDA_CHUNK_WORDS")) && *env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end || v < 1024 || v > CHUNK_WORDS_MAX)
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_CHUNK_WORDS=%s: expected 1024..%llu", env,
+                               (unsigned long long)CHUNK_WORDS_MAX);
+        S->chunk_words = v;
     }
     if ((env = getenv("SWGPU_CUDA_CFG")) && *env) {
         if (sscanf(env, "%d,%d,%d", &S->cfg_env.G, &S->cfg_env.R, &S->cfg_env.P) < 2)

@@ -56,6 +56,9 @@ int alloc_fail(cudaError_t e, int pinned, size_t bytes, const char *what, const 
 #define HOST_ALLOC(p, bytes) CU_ALLOC(cudaMallocHost, 1, p, bytes)
 
 #define NBUF 2 /* streaming buffers per GPU */
+/* A chunk's packed words at most this: its word offsets (h_woff) and pair
+ * rows (h_poff; at most its residues, 4 per word) are 32-bit */
+#define CHUNK_WORDS_MAX ((1ull << 30) - 1)
 #define NCTR 8 /* work counters per GPU */
 #define SPLIT_MIN 8192 /* subjects for a split scan (see dev_query) */
 
@@ -179,6 +182,7 @@ typedef struct cuda_state {
     chunk_t *chunks;
     int nchunks;
     int streaming;
+    uint64_t chunk_words;   /* a chunk's words at most (CHUNK_WORDS_MAX, SWGPU_CUDA_CHUNK_WORDS) */
     size_t budget;
     /* devices */
     int ndev;

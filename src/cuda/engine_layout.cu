@@ -348,6 +348,8 @@ static int chunks_streamed(cuda_state_t *S, const uint64_t *wstart, size_t fixed
     uint64_t maxw = (S->budget - fixed) / 2 / (per_word + per_seq);
     if (maxw < 1024)
         maxw = 1024;
+    if (maxw > S->chunk_words)
+        maxw = S->chunk_words;
     uint64_t longest = 0;
     for (uint64_t k = 0; k < n; k++)
         if (wstart[k + 1] - wstart[k] > longest)
@@ -371,8 +373,23 @@ int layout_chunks(cuda_state_t *S, const uint64_t *wstart, int force_stream)
     size_t per_word = 4 + (S->fam == FAM_SIMT ? 32 : 0) + (S->fam == FAM_DPX ? 4 : 0);
     size_t per_seq = 16 + (S->fam == FAM_DPX ? 2 : 0);
     size_t need = (size_t)w * per_word + (size_t)n * per_seq;
-    if (!force_stream && fixed + need / S->ndev + need / 64 <= S->budget)
-        return chunks_resident(S, wstart, &cap);
+    /* resident: one chunk per GPU, which its 32-bit offsets must reach */
+    if (!force_stream && fixed + need / S->ndev + need / 64 <= S->budget) {
+        int rc = chunks_resident(S, wstart, &cap);
+        if (rc)
+            return rc;
+        int fits = 1;
+        for (int c = 0; c < S->nchunks; c++)
+            fits &= S->chunks[c].nw <= S->chunk_words;
+        if (fits)
+            return SWGPU_OK;
+        swgpu__log(SWGPU_LOG_INFO, "backend cuda: a GPU's share of the database is over %llu "
+                                   "words (32-bit offsets): streamed in chunks",
+                   (unsigned long long)S->chunk_words);
+        S->nchunks = 0;
+        for (int i = 0; i < S->ndev; i++)
+            S->dev[i].own = -1;
+    }
     return chunks_streamed(S, wstart, fixed, per_word, per_seq, &cap);
 }
 
