@@ -511,6 +511,24 @@ static int finish(writer_t *wr, int rc)
     return SWGPU_OK;
 }
 
+/* Formats 0, 5, 15 and 17 need every hit's alignment: checked before a
+ * line is written. */
+static int check_alns(const writer_t *wr, const swgpu_query_result_t *qr, size_t i)
+{
+    enum outfmt_kind k = wr->f->kind;
+    if (k != FMT_REPORT && k != FMT_XML && k != FMT_JSON && k != FMT_SAM)
+        return SWGPU_OK;
+    for (size_t j = 0; j < qr->n_hits; j++)
+        if (!qr->hits[j].aln.n_cigar) {
+            swgpu_seq_t q = {0};
+            q.id = "";
+            if (wr->query_at(wr, i, &q) < 0)
+                q.id = "";
+            return swgpu__fmt_need_aln(wr, &q, &qr->hits[j]);
+        }
+    return SWGPU_OK;
+}
+
 static int query_at(const writer_t *wr, size_t i, swgpu_seq_t *q)
 {
     size_t k = wr->res ? wr->res->q[i].query : i;
@@ -549,6 +567,8 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_res
     wr.res = r;
     wr.queries = queries;
     int rc = SWGPU_OK;
+    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
+        rc = check_alns(&wr, &r->q[i], i);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
         if (swgpu_seqset_get(queries, r->q[i].query, &q) < 0) {
@@ -577,6 +597,8 @@ int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_searc
     wr.pssms = pssms;
     wr.npssm = n;
     int rc = SWGPU_OK;
+    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
+        rc = check_alns(&wr, &r->q[i], i);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
         size_t k = r->q[i].query;
@@ -608,6 +630,10 @@ int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
     wr.npssm = queries ? 0 : it->n_queries;
     int rc = SWGPU_OK;
     size_t n = it->n_queries;
+    for (size_t i = 0; i < n && rc == SWGPU_OK; i++)
+        for (size_t k = all_rounds ? 0 : it->last_round[i] - 1;
+             k < it->last_round[i] && rc == SWGPU_OK; k++)
+            rc = check_alns(&wr, &it->round[k]->q[i], i);
     for (size_t i = 0; i < n && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
         rc = queries ? swgpu_seqset_get(queries, i, &q) : swgpu_pssm_get(pssms[i], &q);
