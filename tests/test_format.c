@@ -275,12 +275,16 @@ static void test_parse_errors(void)
     CHECK(f == NULL, "no object on failure");
     CHECK_EQ_INT(swgpu_outfmt_parse("", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("   ", &f), SWGPU_EINVAL);
-    CHECK_EQ_INT(swgpu_outfmt_parse("5", &f), SWGPU_EINVAL);
-    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown format '5'; expected 6, 7, 10 or pair");
+    CHECK_EQ_INT(swgpu_outfmt_parse("9", &f), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(),
+                 "outfmt: unknown format '9'; expected 0, 5, 6, 7, 10, 15, 17 or pair");
+    CHECK_EQ_INT(swgpu_outfmt_parse("5 qseqid", &f), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "outfmt: format 5 takes no columns ('qseqid')");
     CHECK_EQ_INT(swgpu_outfmt_parse("pair qseqid", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("6qseqid", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("6,qseqid", &f), SWGPU_EINVAL); /* as blastp 2.12 */
-    CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown format '6,qseqid'; expected 6, 7, 10 or pair");
+    CHECK_EQ_STR(swgpu_last_error(),
+                 "outfmt: unknown format '6,qseqid'; expected 0, 5, 6, 7, 10, 15, 17 or pair");
     CHECK_EQ_INT(swgpu_outfmt_parse("pair,qseqid", &f), SWGPU_EINVAL);
     CHECK_EQ_INT(swgpu_outfmt_parse("10 qseqid,xyz", &f), SWGPU_EINVAL);
     CHECK_EQ_STR(swgpu_last_error(), "outfmt: unknown column 'xyz'");

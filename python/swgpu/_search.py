@@ -416,7 +416,9 @@ class SearchResults(SequenceT[QueryResult]):
     def format(self, outfmt="6", dbname: Optional[str] = None) -> str:
         """The results as ``swgpu search --outfmt OUTFMT`` writes them: "6"
         (BLAST tabular), "7" (with comment lines), "10" (format 6 with
-        commas, BLAST's CSV), "pair" (pairwise alignments), or "6 COLUMNS..."
+        commas, BLAST's CSV), "0" (BLAST's pairwise report), "5" (BLAST
+        XML), "15" (BLAST JSON), "17" (SAM as blastn writes it; 0, 5, 15 and
+        17 need the alignments), "pair" (pairwise alignments), or "6 COLUMNS..."
         / "7 COLUMNS..." / "10 COLUMNS..." (columns separated by spaces or
         commas).  dbname is format 7's
         and pair's "Database:" name (default: the path the database was

@@ -50,7 +50,8 @@ CASES = [
      os.path.join(ROOT, "examples", "db.fasta"), ["-n", "5"], {"top": 5}),
 ]
 FORMATS = ["6", "7", "pair", "6 " + ALL_COLUMNS, "7 std score qlen slen cigar",
-           "6 qcovhsp,qcovs,ppos,salltitles,sallseqid,positive,length"]
+           "6 qcovhsp,qcovs,ppos,salltitles,sallseqid,positive,length",
+           "0", "5", "15", "17"]  # BLAST's report, XML, JSON and SAM
 
 
 @pytest.mark.parametrize("name,q,db,args,kw", CASES, ids=[c[0] for c in CASES])
@@ -60,6 +61,10 @@ def test_search_equals_cli(cli, name, q, db, args, kw):
     res = d.search(queries, **kw)
     assert len(res) == len(swgpu.Queries.read(q))
     for fmt in FORMATS:
+        if "--no-align" in args and fmt in ("0", "5", "15", "17"):
+            with pytest.raises(swgpu.InvalidArgumentError, match="need the alignments"):
+                res.format(fmt)
+            continue
         want = cli("search", "-q", q, "-d", db, "--quiet", "--outfmt", fmt, *args).stdout
         assert res.format(fmt) == want, (name, fmt)
         if fmt.startswith("6"):

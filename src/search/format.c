@@ -57,15 +57,17 @@
  * "Strand: Plus/Plus" or "Strand: Plus/Minus"; on the minus strand the
  * Target lines show the subject's reverse complement, their positions
  * counting down on the subject.
+ *
+ * Formats 0 (BLAST's report), 5 (XML), 15 (JSON) and 17 (SAM) have files
+ * of their own (format_report.c, format_xml.c, format_json.c,
+ * format_sam.c); what the writers share is in format_util.c.
  */
-#include "search/search.h"
+#include "search/format_int.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum outfmt_kind { FMT_TAB = 6, FMT_TAB_COMMENTS = 7, FMT_CSV = 10, FMT_PAIR = 100 };
 
 typedef enum {
     COL_QSEQID, COL_QACC, COL_QACCVER, COL_QLEN,
@@ -125,22 +127,12 @@ static const col_t default_columns[] = {
     COL_QSTART, COL_QEND, COL_SSTART, COL_SEND, COL_EVALUE, COL_BITSCORE,
 };
 
-#define DEFAULT_DBNAME "unnamed"
-
-struct swgpu_outfmt {
-    enum outfmt_kind kind;
-    int ncol;
-    col_t col[NCOLS];
-    int need_text; /* some column needs the aligned residues walked */
-    char *dbname;  /* NULL: DEFAULT_DBNAME */
-};
-
 /* ------------------------------------------------------------- parsing */
 
 static int add_column(swgpu_outfmt_t *f, col_t c)
 {
     for (int i = 0; i < f->ncol; i++)
-        if (f->col[i] == c)
+        if (f->col[i] == (int)c)
             return 0; /* BLAST prints a repeated column once */
     f->col[f->ncol++] = c;
     if (columns[c].need & NEED_TEXT)
@@ -153,6 +145,10 @@ static void add_defaults(swgpu_outfmt_t *f)
     for (size_t i = 0; i < sizeof default_columns / sizeof default_columns[0]; i++)
         add_column(f, default_columns[i]);
 }
+
+#define FORMATS "0, 5, 6, 7, 10, 15, 17 or pair"
+
+_Static_assert(NCOLS <= FMT_MAX_COLS, "FMT_MAX_COLS holds every column");
 
 int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out)
 {
@@ -174,25 +170,28 @@ int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out)
     const char *sep = " \t\r\n", *colsep = " \t\r\n,";
     char *save = NULL, *tok = strtok_r(copy, sep, &save);
     if (!tok) {
-        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: empty format; expected 6, 7, 10 or pair");
+        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: empty format; expected " FORMATS);
         goto fail;
     }
-    if (!strcmp(tok, "6"))
-        f->kind = FMT_TAB;
-    else if (!strcmp(tok, "7"))
-        f->kind = FMT_TAB_COMMENTS;
-    else if (!strcmp(tok, "10"))
-        f->kind = FMT_CSV;
-    else if (!strcmp(tok, "pair"))
-        f->kind = FMT_PAIR;
-    else {
-        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: unknown format '%s'; expected 6, 7, 10 or pair",
-                         tok);
+    static const struct {
+        const char *name;
+        enum outfmt_kind kind;
+    } kinds[] = {{"0", FMT_REPORT}, {"5", FMT_XML}, {"6", FMT_TAB}, {"7", FMT_TAB_COMMENTS},
+                 {"10", FMT_CSV}, {"15", FMT_JSON}, {"17", FMT_SAM}, {"pair", FMT_PAIR}};
+    size_t ki;
+    for (ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++)
+        if (!strcmp(tok, kinds[ki].name))
+            break;
+    if (ki == sizeof kinds / sizeof kinds[0]) {
+        rc = swgpu__fail(SWGPU_EINVAL, "outfmt: unknown format '%s'; expected " FORMATS, tok);
         goto fail;
     }
+    f->kind = kinds[ki].kind;
+    int tabular = f->kind == FMT_TAB || f->kind == FMT_TAB_COMMENTS || f->kind == FMT_CSV;
     while ((tok = strtok_r(NULL, colsep, &save))) {
-        if (f->kind == FMT_PAIR) {
-            rc = swgpu__fail(SWGPU_EINVAL, "outfmt: format pair takes no columns ('%s')", tok);
+        if (!tabular) {
+            rc = swgpu__fail(SWGPU_EINVAL, "outfmt: format %s takes no columns ('%s')",
+                             kinds[ki].name, tok);
             goto fail;
         }
         if (!strcmp(tok, "std")) {
@@ -209,9 +208,9 @@ int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out)
         }
         add_column(f, (col_t)c);
     }
-    if (f->kind != FMT_PAIR && f->ncol == 0)
+    if (tabular && f->ncol == 0)
         add_defaults(f);
-    if (f->kind == FMT_PAIR)
+    if (!tabular)
         f->need_text = 1;
     free(copy);
     *out = f;
@@ -242,174 +241,17 @@ void swgpu_outfmt_destroy(swgpu_outfmt_t *f)
     free(f);
 }
 
-/* ----------------------------------------------------- number formatting */
-
-/* E-value as BLAST+ writes it in tabular output. */
-static void fmt_evalue(char *buf, size_t size, double e)
-{
-    if (e < 1.0e-180)
-        snprintf(buf, size, "0.0");
-    else if (e < 0.0009)
-        snprintf(buf, size, "%.2e", e);
-    else if (e < 0.1)
-        snprintf(buf, size, "%.3f", e);
-    else if (e < 1.0)
-        snprintf(buf, size, "%.2f", e);
-    else if (e < 10.0)
-        snprintf(buf, size, "%.1f", e);
-    else
-        snprintf(buf, size, "%.0f", e);
-}
-
-/* Bit score as BLAST+ writes it in tabular output. */
-static void fmt_bits(char *buf, size_t size, double b)
-{
-    if (b > 99999)
-        snprintf(buf, size, "%5.3e", b);
-    else if (b > 99.9)
-        snprintf(buf, size, "%3ld", (long)b);
-    else
-        snprintf(buf, size, "%4.1f", b);
-}
-
-static int percent(int64_t part, int64_t whole)
-{
-    return whole > 0 ? (int)floor(100.0 * (double)part / (double)whole + 0.5) : 0;
-}
-
-/* ------------------------------------------------------- the alignment */
-
-/* What one hit's alignment looks like, walked once from its CIGAR. */
-typedef struct {
-    char *qtext, *ttext, *mid; /* aligned residues with '-', middle line */
-    size_t cap;
-    int64_t positives;
-    char *btop;
-    size_t btop_cap;
-} walk_t;
-
-static int grow(char **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    char *q = realloc(*p, c);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-static int walk_reserve(walk_t *w, size_t len)
-{
-    if (len + 1 <= w->cap)
-        return 0;
-    size_t cap = w->cap, c2 = w->cap, c3 = w->cap;
-    if (grow(&w->qtext, &cap, len + 1) || grow(&w->ttext, &c2, len + 1) ||
-        grow(&w->mid, &c3, len + 1))
-        return -1;
-    w->cap = cap;
-    return 0;
-}
-
-static void walk_free(walk_t *w)
-{
-    free(w->qtext);
-    free(w->ttext);
-    free(w->mid);
-    free(w->btop);
-}
-
-/*
- * Fill the aligned strings, the middle line, the positives count and BTOP
- * for hit h of query q against target t.  SWGPU_EINVAL if the CIGAR runs
- * off either sequence.
- */
-static int walk_alignment(walk_t *w, const swgpu_aln_t *a, const swgpu_seq_t *q,
-                          swgpu_alphabet_t qa, const swgpu_seq_t *t, swgpu_alphabet_t ta,
-                          const swgpu_matrix_t *m)
-{
-    size_t len = 0;
-    for (size_t k = 0; k < a->n_cigar; k++)
-        len += SWGPU_CIGAR_LEN(a->cigar[k]);
-    if (walk_reserve(w, len) || grow(&w->btop, &w->btop_cap, 2 * len + 32))
-        return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory for an alignment of %zu columns",
-                           len);
-    int64_t i = a->qbeg, j = a->tbeg;
-    size_t col = 0, bl = 0, run = 0;
-    w->positives = 0;
-    for (size_t k = 0; k < a->n_cigar; k++) {
-        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
-        uint32_t n = SWGPU_CIGAR_LEN(a->cigar[k]);
-        for (uint32_t r = 0; r < n; r++, col++) {
-            int adv_q = op != SWGPU_CIGAR_D, adv_t = op != SWGPU_CIGAR_I;
-            if ((adv_q && (i < 0 || (uint64_t)i >= q->len)) ||
-                (adv_t && (j < 0 || (uint64_t)j >= t->len)) || op > SWGPU_CIGAR_D)
-                return swgpu__fail(SWGPU_EINVAL,
-                                   "outfmt: query %s, target %s: the alignment runs off a "
-                                   "sequence (CIGAR element %zu)", q->id, t->id, k);
-            char qc = adv_q ? swgpu_decode(qa, q->res[i]) : '-';
-            char tc = adv_t ? swgpu_decode(ta, t->res[j]) : '-';
-            char mc = ' ';
-            if (adv_q && adv_t) {
-                if (q->res[i] == t->res[j])
-                    mc = '|';
-                else if (m && swgpu_matrix_score(m, q->res[i], t->res[j]) > 0)
-                    mc = '+';
-                if (mc != ' ')
-                    w->positives++;
-            }
-            w->qtext[col] = qc;
-            w->ttext[col] = tc;
-            w->mid[col] = mc;
-            if (mc == '|') {
-                run++;
-            } else {
-                if (run)
-                    bl += (size_t)snprintf(w->btop + bl, w->btop_cap - bl, "%zu", run);
-                run = 0;
-                w->btop[bl++] = qc;
-                w->btop[bl++] = tc;
-            }
-            i += adv_q;
-            j += adv_t;
-        }
-    }
-    if (run)
-        bl += (size_t)snprintf(w->btop + bl, w->btop_cap - bl, "%zu", run);
-    w->btop[bl] = '\0';
-    w->qtext[col] = w->ttext[col] = w->mid[col] = '\0';
-    return SWGPU_OK;
-}
-
 /* ------------------------------------------------------------- writing */
 
-typedef struct {
-    const swgpu_outfmt_t *f;
-    FILE *fp;
-    const swgpu_db_t *db;
-    const swgpu_matrix_t *m;
-    swgpu_alphabet_t qa, ta;
-    walk_t w;
-    uint8_t *rc;      /* a minus-strand hit's subject, reverse complemented */
-    size_t rc_cap;
-} writer_t;
+typedef fmt_writer_t writer_t;
 
 
 #define put_text swgpu_put_name
 
-/* "id" or "id desc", escaped */
-static void put_title(FILE *fp, const char *id, const char *desc)
-{
-    put_text(fp, id);
-    if (desc && *desc) {
-        fputc(' ', fp);
-        put_text(fp, desc);
-    }
-}
+#define put_title swgpu__fmt_put_title
+#define fmt_evalue swgpu__fmt_evalue
+#define fmt_bits swgpu__fmt_bits
+#define percent swgpu__fmt_percent
 
 static void put_cigar(FILE *fp, const swgpu_aln_t *a)
 {
@@ -498,10 +340,7 @@ static void put_fields_line(writer_t *wr)
     fputc('\n', wr->fp);
 }
 
-static const char *dbname(const swgpu_outfmt_t *f)
-{
-    return f->dbname ? f->dbname : DEFAULT_DBNAME;
-}
+#define dbname swgpu__fmt_dbname
 
 static int digits(int64_t v)
 {
@@ -573,9 +412,11 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
  * round of an iterated search (0: none).  Positives are the columns of
  * identical residues or of a positive score in the matrix m, for a PSSM
  * query too: psiblast 2.12 counts them so (docs/profile-search.md). */
-static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu_seq_t *qv,
-                       int round)
+static int write_query(writer_t *wr, const fmt_block_t *blk)
 {
+    const swgpu_query_result_t *qr = blk->qr;
+    const swgpu_seq_t *qv = blk->q;
+    int round = blk->round;
     const swgpu_outfmt_t *f = wr->f;
     FILE *fp = wr->fp;
     swgpu_seq_t q = *qv;
@@ -609,30 +450,10 @@ static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu
     for (size_t k = 0; k < qr->n_hits; k++) {
         const swgpu_hit_t *h = &qr->hits[k];
         swgpu_seq_t t;
-        rc = swgpu_db_get(wr->db, h->target, &t);
-        if (rc < 0)
-            return swgpu__fail(SWGPU_EINVAL, "outfmt: query %s, hit %zu names target %zu of %zu",
-                               q.id, k, h->target, swgpu_db_size(wr->db));
-        if (f->need_text && h->aln.n_cigar) {
-            swgpu_aln_t a = h->aln;
-            if (h->minus) { /* the subject's reverse complement, and the interval on it */
-                if (t.len > wr->rc_cap) {
-                    uint8_t *nb = realloc(wr->rc, t.len);
-                    if (!nb)
-                        return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory for %zu residues",
-                                           t.len);
-                    wr->rc = nb;
-                    wr->rc_cap = t.len;
-                }
-                swgpu_dna_revcomp(t.res, t.len, wr->rc);
-                t.res = wr->rc;
-                a.tbeg = (int64_t)t.len - h->aln.tend;
-                a.tend = (int64_t)t.len - h->aln.tbeg;
-            }
-            rc = walk_alignment(&wr->w, &a, &q, wr->qa, &t, wr->ta, wr->m);
-            if (rc < 0)
-                return rc;
-        }
+        if ((rc = swgpu__fmt_target(wr, &q, k, h, &t)) < 0)
+            return rc;
+        if (f->need_text && h->aln.n_cigar && (rc = swgpu__fmt_walk_hit(wr, &q, &t, h)) < 0)
+            return rc;
         if (f->kind == FMT_PAIR) {
             put_pair_hit(wr, &t, h);
             continue;
@@ -647,14 +468,42 @@ static int write_query(writer_t *wr, const swgpu_query_result_t *qr, const swgpu
     return SWGPU_OK;
 }
 
-/* the end of a write: the closing line of format 7, then the stream's state */
-static int finish(writer_t *wr, int rc, size_t nq)
+/* One block in the writer's format. */
+static int write_block(writer_t *wr, const fmt_block_t *b)
 {
-    if (rc == SWGPU_OK && wr->f->kind == FMT_TAB_COMMENTS)
-        fprintf(wr->fp, "# SWGPU processed %zu queries\n", nq);
-    walk_free(&wr->w);
+    int rc;
+    switch (wr->f->kind) {
+    case FMT_REPORT: rc = swgpu__report_block(wr, b); break;
+    case FMT_XML: rc = swgpu__xml_block(wr, b); break;
+    case FMT_JSON: rc = swgpu__json_block(wr, b); break;
+    case FMT_SAM: rc = swgpu__sam_block(wr, b); break;
+    default: rc = write_query(wr, b); break;
+    }
+    wr->started = 1;
+    wr->blocks++;
+    return rc;
+}
+
+/* the end of a write: the format's closing lines, then the stream's state */
+static int finish(writer_t *wr, int rc)
+{
+    if (rc == SWGPU_OK) {
+        switch (wr->f->kind) {
+        case FMT_TAB_COMMENTS:
+            fprintf(wr->fp, "# SWGPU processed %zu queries\n", wr->blocks);
+            break;
+        case FMT_REPORT: rc = swgpu__report_end(wr); break;
+        case FMT_XML: rc = swgpu__xml_end(wr); break;
+        case FMT_JSON: rc = swgpu__json_end(wr); break;
+        case FMT_SAM: rc = swgpu__sam_end(wr); break;
+        default: break;
+        }
+    }
+    swgpu__fmt_walk_free(&wr->w);
     free(wr->rc);
+    free(wr->ivs);
     wr->rc = NULL;
+    wr->ivs = NULL;
     if (rc < 0)
         return rc;
     if (fflush(wr->fp) != 0 || ferror(wr->fp))
@@ -662,47 +511,107 @@ static int finish(writer_t *wr, int rc, size_t nq)
     return SWGPU_OK;
 }
 
+/* Formats 0, 5, 15 and 17 need every hit's alignment: checked before a
+ * line is written. */
+static int check_alns(const writer_t *wr, const swgpu_query_result_t *qr, size_t i)
+{
+    enum outfmt_kind k = wr->f->kind;
+    if (k != FMT_REPORT && k != FMT_XML && k != FMT_JSON && k != FMT_SAM)
+        return SWGPU_OK;
+    for (size_t j = 0; j < qr->n_hits; j++)
+        if (!qr->hits[j].aln.n_cigar) {
+            swgpu_seq_t q = {0};
+            q.id = "";
+            if (wr->query_at(wr, i, &q) < 0)
+                q.id = "";
+            return swgpu__fmt_need_aln(wr, &q, &qr->hits[j]);
+        }
+    return SWGPU_OK;
+}
+
+static int query_at(const writer_t *wr, size_t i, swgpu_seq_t *q)
+{
+    size_t k = wr->res ? wr->res->q[i].query : i;
+    int rc = wr->queries ? swgpu_seqset_get(wr->queries, k, q)
+             : k < wr->npssm ? swgpu_pssm_get(wr->pssms[k], q) : SWGPU_EINVAL;
+    if (rc < 0)
+        return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu, not in the input",
+                           i, k);
+    return SWGPU_OK;
+}
+
+static void writer_init(writer_t *wr, const swgpu_outfmt_t *f, FILE *fp, const swgpu_db_t *db,
+                        const swgpu_matrix_t *m, const swgpu_opts_t *opts, swgpu_alphabet_t qa,
+                        size_t nq)
+{
+    memset(wr, 0, sizeof *wr);
+    wr->f = f;
+    wr->fp = fp;
+    wr->db = db;
+    wr->m = m;
+    wr->opts = opts;
+    wr->qa = qa;
+    wr->ta = swgpu_db_alphabet(db);
+    wr->nqueries = nq;
+    wr->query_at = query_at;
+}
+
 int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts)
 {
-    (void)opts;
     if (!f || !fp || !r || !queries || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, db, m, swgpu_seqset_alphabet(queries), swgpu_db_alphabet(db), {0}, NULL, 0};
+    writer_t wr;
+    writer_init(&wr, f, fp, db, m, opts, swgpu_seqset_alphabet(queries), r->n_queries);
+    wr.res = r;
+    wr.queries = queries;
     int rc = SWGPU_OK;
+    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
+        rc = check_alns(&wr, &r->q[i], i);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
-        if (swgpu_seqset_get(queries, r->q[i].query, &q) < 0)
-            return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", i,
-                               r->q[i].query, swgpu_seqset_size(queries));
-        rc = write_query(&wr, &r->q[i], &q, 0);
+        if (swgpu_seqset_get(queries, r->q[i].query, &q) < 0) {
+            rc = swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", i,
+                             r->q[i].query, swgpu_seqset_size(queries));
+            break;
+        }
+        fmt_block_t b = {&r->q[i], &q, i + 1, 0, 1, 1};
+        rc = write_block(&wr, &b);
         if (rc == SWGPU_OK && ferror(fp))
             break;
     }
-    return finish(&wr, rc, r->n_queries);
+    return finish(&wr, rc);
 }
 
 int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
                             const swgpu_pssm_t *const *pssms, size_t n, const swgpu_db_t *db,
                             const swgpu_matrix_t *m, const swgpu_opts_t *opts)
 {
-    (void)opts;
     if (!f || !fp || !r || (!pssms && n) || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}, NULL, 0};
+    writer_t wr;
+    writer_init(&wr, f, fp, db, m, opts, SWGPU_PROTEIN, r->n_queries);
+    wr.iterated = 1; /* a PSSM search: psiblast's */
+    wr.res = r;
+    wr.pssms = pssms;
+    wr.npssm = n;
     int rc = SWGPU_OK;
+    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
+        rc = check_alns(&wr, &r->q[i], i);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
         size_t k = r->q[i].query;
-        if (k >= n || swgpu_pssm_get(pssms[k], &q) < 0)
-            return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names PSSM %zu of %zu", i, k,
-                               n);
-        rc = write_query(&wr, &r->q[i], &q, 0);
+        if (k >= n || swgpu_pssm_get(pssms[k], &q) < 0) {
+            rc = swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names PSSM %zu of %zu", i, k, n);
+            break;
+        }
+        fmt_block_t b = {&r->q[i], &q, i + 1, 0, 1, 1};
+        rc = write_block(&wr, &b);
         if (rc == SWGPU_OK && ferror(fp))
             break;
     }
-    return finish(&wr, rc, r->n_queries);
+    return finish(&wr, rc);
 }
 
 int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
@@ -711,24 +620,33 @@ int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
                                const swgpu_db_t *db, const swgpu_matrix_t *m,
                                const swgpu_opts_t *opts)
 {
-    (void)opts;
     if (!f || !fp || !it || (!queries && !pssms && it->n_queries) || !db)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL argument");
-    writer_t wr = {f, fp, db, m, SWGPU_PROTEIN, swgpu_db_alphabet(db), {0}, NULL, 0};
+    writer_t wr;
+    writer_init(&wr, f, fp, db, m, opts, SWGPU_PROTEIN, it->n_queries);
+    wr.iterated = 1;
+    wr.queries = queries;
+    wr.pssms = pssms;
+    wr.npssm = queries ? 0 : it->n_queries;
     int rc = SWGPU_OK;
-    size_t blocks = 0, n = it->n_queries;
+    size_t n = it->n_queries;
+    for (size_t i = 0; i < n && rc == SWGPU_OK; i++)
+        for (size_t k = all_rounds ? 0 : it->last_round[i] - 1;
+             k < it->last_round[i] && rc == SWGPU_OK; k++)
+            rc = check_alns(&wr, &it->round[k]->q[i], i);
     for (size_t i = 0; i < n && rc == SWGPU_OK; i++) {
         swgpu_seq_t q;
         rc = queries ? swgpu_seqset_get(queries, i, &q) : swgpu_pssm_get(pssms[i], &q);
         if (rc < 0)
             break;
-        size_t last = it->last_round[i];
-        for (size_t k = all_rounds ? 0 : last - 1; k < last && rc == SWGPU_OK; k++) {
-            rc = write_query(&wr, &it->round[k]->q[i], &q, all_rounds ? (int)k + 1 : 0);
-            blocks++;
+        size_t last = it->last_round[i], first = all_rounds ? 0 : last - 1;
+        for (size_t k = first; k < last && rc == SWGPU_OK; k++) {
+            fmt_block_t b = {&it->round[k]->q[i], &q, i + 1, all_rounds ? (int)k + 1 : 0,
+                             k == first, k + 1 == last};
+            rc = write_block(&wr, &b);
         }
         if (rc == SWGPU_OK && ferror(fp))
             break;
     }
-    return finish(&wr, rc, blocks);
+    return finish(&wr, rc);
 }

@@ -125,6 +125,14 @@ void swgpu__evalue_init(swgpu__evalue_ctx_t *c, const swgpu_karlin_t *k,
     c->space = k->K * m_eff * n_eff;
 }
 
+int64_t swgpu__length_adjustment(const swgpu_karlin_t *k, uint64_t qlen, uint64_t db_residues,
+                                 uint64_t db_nseq)
+{
+    if (k->estimated || k->alpha <= 0 || qlen == 0 || db_residues == 0 || db_nseq == 0)
+        return 0;
+    return (int64_t)length_adjustment(k, (double)qlen, (double)db_residues, (double)db_nseq);
+}
+
 #define INV_SQRT_2PI 0.39894228040143267794
 #define SQRT_HALF 0.70710678118654752440
 

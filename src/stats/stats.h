@@ -33,6 +33,12 @@ typedef struct {
 void swgpu__evalue_init(swgpu__evalue_ctx_t *c, const swgpu_karlin_t *k,
                         swgpu_evalue_model_t model, uint64_t qlen, uint64_t db_residues,
                         uint64_t db_nseq);
+/** BLAST's length adjustment L of a query of qlen residues against a
+ *  database of db_residues in db_nseq sequences (0 for fitted parameters or
+ *  parameters without alpha, as the E-values use it): the effective search
+ *  space is (qlen - L) (db_residues - db_nseq L), as BLAST+ reports it. */
+int64_t swgpu__length_adjustment(const swgpu_karlin_t *k, uint64_t qlen, uint64_t db_residues,
+                                 uint64_t db_nseq);
 /** swgpu_hit_evalue() for a subject of tlen residues. */
 double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tlen);
 /** A score (>= 1) below which no subject, whatever its length, gets an

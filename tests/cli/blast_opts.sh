@@ -82,7 +82,7 @@ bad "-max_hsps, no value" "^swgpu: search: option '-max_hsps' needs a value \(se
     search -q $Q -d $DB -max_hsps
 bad "unknown word" "^swgpu: search: unknown option '-matrx' \(see swgpu search --help\)\$" \
     search -q $Q -d $DB -matrx BLOSUM62
-bad "a value like a BLAST option" "^swgpu: outfmt: unknown format '-outfmt'; expected 6, 7, 10 or pair\$" \
+bad "a value like a BLAST option" "^swgpu: outfmt: unknown format '-outfmt'; expected 0, 5, 6, 7, 10, 15, 17 or pair\$" \
     search -q $Q -d $DB --outfmt -outfmt
 bad "a value like a BLAST option, short" "^swgpu: --evalue: '-task' is not a number\$" \
     search -q $Q -d $DB -e -task
