@@ -419,10 +419,10 @@ int swgpu_db_open_threads(const char *path, swgpu_alphabet_t alphabet, int threa
                           swgpu_db_t **out, swgpu_read_info_t *info);
 /** `swgpu makedb`: `in` read as swgpu_db_open_threads() reads it and
  *  written as the makedb file out_path (a temporary name, then renamed),
- *  byte for byte the file swgpu_db_write() writes of that database.  A
- *  plain FASTA file is laid out directly in the new file (mapped: no copy
- *  made to write it).  *out (may be NULL) gets the database (mapped from
- *  out_path when built there); info (may be NULL) the counts. */
+ *  byte for byte the file swgpu_db_write() writes of that database (a
+ *  plain FASTA file is laid out in memory as the file is, then written;
+ *  SWGPU_MAKEDB_MAPPED=1 lays it out in the new file, mapped).  *out (may
+ *  be NULL) gets the database; info (may be NULL) the counts. */
 int swgpu_makedb(const char *in, const char *out_path, swgpu_alphabet_t alphabet, int threads,
                  swgpu_db_t **out, swgpu_read_info_t *info);
 size_t swgpu_db_size(const swgpu_db_t *db);
