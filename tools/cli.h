@@ -123,6 +123,7 @@ typedef struct {
     const char *in, *out;
     swgpu_alphabet_t type;
     int verbosity;
+    int threads; /* 0: all cores */
 } cli_makedb_args_t;
 int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a);
 

@@ -1,7 +1,7 @@
 /*
  * cmd_makedb.c - `swgpu makedb IN OUT`: read a FASTA/FASTQ file (plain or
  * gzip) or a BLAST database and write the binary, length-sorted, memory-mappable database that
- * `swgpu search -d` opens without parsing.
+ * `swgpu search -d` opens without parsing (swgpu_makedb: a plain FASTA file on -t threads).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -21,6 +21,8 @@ static void usage(FILE *fp)
           "\n"
           "options:\n"
           "      --type prot|dna    sequence type (default: detected from the sequences)\n"
+          "  -t, --threads N        CPU threads reading a plain FASTA file (default 0 = all\n"
+          "                         cores; gzip, FASTQ and other inputs are read on one)\n"
           "  -v, --verbose          more messages\n"
           "      --quiet            no warnings and no summary line\n"
           "  -h, --help             this text\n",
@@ -33,6 +35,7 @@ int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a)
 {
     static const struct option longopts[] = {
         {"type", required_argument, NULL, OPT_TYPE},
+        {"threads", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
@@ -45,7 +48,7 @@ int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a)
     a->verbosity = 1;
     opterr = 0;
     optind = 0; /* glibc: a full reset of getopt's state (0 then means 1) */
-    while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:vh", longopts, NULL)) != -1) {
         const char *opt = optind > 1 ? argv[optind - 1] : "";
         switch (c) {
         case OPT_TYPE:
@@ -55,6 +58,13 @@ int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a)
                 a->type = SWGPU_DNA;
             } else {
                 cli_error("--type: '%s' is not prot or dna", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case 't':
+            if (cli_parse_int("--threads", optarg, &a->threads)) return CLI_ERROR;
+            if (a->threads < 0) {
+                cli_error("--threads: %d is negative", a->threads);
                 return CLI_ERROR;
             }
             break;
@@ -105,6 +115,7 @@ int swgpu_cmd_makedb(int argc, char **argv)
     swgpu_alphabet_t type = a.type;
     int verbosity = a.verbosity;
     cli_install_logger(verbosity);
+    int threads = cli_clamp_threads(a.threads, verbosity);
     {
         const cli_input_t inp[] = {{in, "input"}};
         if (cli_check_output("makedb: OUT", outp, inp, 1) < 0)
@@ -121,7 +132,7 @@ int swgpu_cmd_makedb(int argc, char **argv)
     swgpu_db_t *db = NULL;
     swgpu_read_info_t info;
     memset(&info, 0, sizeof info);
-    if ((rc = swgpu_db_open(in, type, &db, &info)) < 0 || (rc = swgpu_db_write(db, file)) < 0) {
+    if ((rc = swgpu_makedb(in, file, type, threads, &db, &info)) < 0) {
         const char *m = swgpu_last_error();
         cli_error("%s", m && *m ? m : swgpu_strerror(rc));
         cli_out_abort(&out);

@@ -747,7 +747,7 @@ static int read_inputs(search_t *S, const swgpu_opts_t *o, const char *qname, in
     if (read_queries(S, qi) < 0)
         return -1;
     rc = cli_dist ? cli_dist->db_open(a->dpath, a->type, S->queries, o, &S->db, &di)
-                  : swgpu_db_open(a->dpath, a->type, &S->db, &di);
+                  : swgpu_db_open_threads(a->dpath, a->type, a->threads, &S->db, &di);
     if (rc < 0) {
         cli_lib_error(rc);
         return -1;

@@ -410,6 +410,21 @@ int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet,
  *  is then one complete database).  Refuses to replace the file db was read
  *  from. */
 int swgpu_db_write(const swgpu_db_t *db, const char *path);
+/** swgpu_db_open() reading a plain (not compressed) FASTA file on `threads`
+ *  threads (0: all cores, as swgpu_db_open() does): the file is cut into
+ *  pieces at record starts, read in parallel and laid out in one mapping.
+ *  The database, the messages and the statuses are the same whatever the
+ *  threads; gzip, FASTQ and streams are read on one thread. */
+int swgpu_db_open_threads(const char *path, swgpu_alphabet_t alphabet, int threads,
+                          swgpu_db_t **out, swgpu_read_info_t *info);
+/** `swgpu makedb`: `in` read as swgpu_db_open_threads() reads it and
+ *  written as the makedb file out_path (a temporary name, then renamed),
+ *  byte for byte the file swgpu_db_write() writes of that database (a
+ *  plain FASTA file is laid out in memory as the file is, then written;
+ *  SWGPU_MAKEDB_MAPPED=1 lays it out in the new file, mapped).  *out (may
+ *  be NULL) gets the database; info (may be NULL) the counts. */
+int swgpu_makedb(const char *in, const char *out_path, swgpu_alphabet_t alphabet, int threads,
+                 swgpu_db_t **out, swgpu_read_info_t *info);
 size_t swgpu_db_size(const swgpu_db_t *db);
 uint64_t swgpu_db_residues(const swgpu_db_t *db);
 uint64_t swgpu_db_max_len(const swgpu_db_t *db);

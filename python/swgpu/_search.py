@@ -482,6 +482,15 @@ class IteratedSearchResults(SearchResults):
         self._write(file, lambda: self.format(outfmt, dbname, all_rounds))
 
 
+def _int_threads(threads):
+    """threads for reading: an int, 0 (all cores) or more."""
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError("threads: an int is expected, got %s" % type(threads).__name__)
+    if threads < 0:
+        raise ValueError("threads: %d is negative" % threads)
+    return threads
+
+
 class Database(_SeqList):
     """A sequence database: ``Database(path, type="auto")`` opens a
     ``swgpu makedb`` file (memory-mapped and validated) or reads a FASTA/FASTQ
@@ -494,8 +503,10 @@ class Database(_SeqList):
     at once.
     """
 
-    def __init__(self, path, type="auto"):
-        self._c = _swgpu.Database.open(path, _alphabet(type))
+    def __init__(self, path, type="auto", threads=0):
+        """threads: CPU threads reading a plain FASTA file (0: all cores;
+        the database is the same whatever the number)."""
+        self._c = _swgpu.Database.open(path, _alphabet(type), _clamp_threads({"threads": _int_threads(threads)})["threads"])
         self.path = os.fsdecode(path)
 
     @classmethod
@@ -668,12 +679,15 @@ def _refuse_special(output):
                             _file_kind(st.st_mode)))
 
 
-def makedb(input, output, type="auto") -> Database:
+def makedb(input, output, type="auto", threads=0) -> Database:
     """``swgpu makedb INPUT OUTPUT``: read a FASTA/FASTQ file (plain or gzip)
     and write it as a binary database; returns the Database read.  Refuses
-    to replace input (or a file of the BLAST database input names)."""
+    to replace input (or a file of the BLAST database input names).  A plain
+    FASTA file is read on `threads` threads (0: all cores) and laid out
+    directly in OUTPUT; the file is the same whatever the number."""
     _refuse_special(output)
     _refuse_input(os.fsdecode(input), output)
-    db = Database(input, type)
-    db.write(output)
+    db = Database.__new__(Database)
+    db._c = _swgpu.Database.makedb(input, output, _alphabet(type), _clamp_threads({"threads": _int_threads(threads)})["threads"])
+    db.path = os.fsdecode(input)
     return db

@@ -183,34 +183,62 @@ static void database_dealloc(DatabaseObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *database_open(PyObject *cls, PyObject *args)
+/* Database.open(path, alphabet, threads) and Database.makedb(in, out,
+ * alphabet, threads): out NULL opens */
+static PyObject *database_read(PyObject *path, PyObject *outp, int a, int threads)
 {
-    PyObject *path;
-    int a = SWGPU_AUTO;
-    (void)cls;
-    if (!PyArg_ParseTuple(args, "O|i:open", &path, &a) || swpy_check_alphabet(a) < 0)
+    if (swpy_check_alphabet(a) < 0)
         return NULL;
-    PyObject *b = swpy_path_bytes(path);
-    if (!b)
+    if (threads < 0) {
+        PyErr_SetString(PyExc_ValueError, "threads: must be 0 (all cores) or more");
         return NULL;
+    }
+    PyObject *b = swpy_path_bytes(path), *ob = NULL;
+    if (!b || (outp && !(ob = swpy_path_bytes(outp)))) {
+        Py_XDECREF(b);
+        return NULL;
+    }
     DatabaseObject *self = (DatabaseObject *)DatabaseType.tp_alloc(&DatabaseType, 0);
     if (!self) {
         Py_DECREF(b);
+        Py_XDECREF(ob);
         return NULL;
     }
-    const char *p = PyBytes_AS_STRING(b);
+    const char *p = PyBytes_AS_STRING(b), *o = ob ? PyBytes_AS_STRING(ob) : NULL;
     int rc;
     swpy_log_begin();
     Py_BEGIN_ALLOW_THREADS
-    rc = swgpu_db_open(p, (swgpu_alphabet_t)a, &self->db, &self->info);
+    rc = o ? swgpu_makedb(p, o, (swgpu_alphabet_t)a, threads, &self->db, &self->info)
+           : swgpu_db_open_threads(p, (swgpu_alphabet_t)a, threads, &self->db, &self->info);
     Py_END_ALLOW_THREADS
     Py_DECREF(b);
+    Py_XDECREF(ob);
     if (swpy_finish(rc) < 0) {
         Py_DECREF(self);
         return NULL;
     }
     self->have_info = 1;
     return (PyObject *)self;
+}
+
+static PyObject *database_open(PyObject *cls, PyObject *args)
+{
+    PyObject *path;
+    int a = SWGPU_AUTO, threads = 0;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O|ii:open", &path, &a, &threads))
+        return NULL;
+    return database_read(path, NULL, a, threads);
+}
+
+static PyObject *database_makedb(PyObject *cls, PyObject *args)
+{
+    PyObject *path, *outp;
+    int a = SWGPU_AUTO, threads = 0;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "OO|ii:makedb", &path, &outp, &a, &threads))
+        return NULL;
+    return database_read(path, outp, a, threads);
 }
 
 static PyObject *database_from_seqset(PyObject *cls, PyObject *args)
@@ -317,7 +345,11 @@ static PyObject *database_info(DatabaseObject *self, void *closure)
 
 static PyMethodDef database_methods[] = {
     {"open", (PyCFunction)database_open, METH_VARARGS | METH_STATIC,
-     "open(path, alphabet=0) -> Database: a makedb file, or FASTA/FASTQ built in memory"},
+     "open(path, alphabet=0, threads=0) -> Database: a makedb file, or FASTA/FASTQ built in "
+     "memory (a plain FASTA file on threads threads, 0: all cores)"},
+    {"makedb", (PyCFunction)database_makedb, METH_VARARGS | METH_STATIC,
+     "makedb(input, output, alphabet=0, threads=0) -> Database: input written as the makedb "
+     "file output (swgpu_makedb)"},
     {"from_seqset", (PyCFunction)database_from_seqset, METH_VARARGS | METH_STATIC,
      "from_seqset(seqset) -> Database (copied)"},
     {"get", (PyCFunction)database_get, METH_VARARGS, "get(i) -> (id, desc, residues)"},

@@ -133,6 +133,22 @@ def test_makedb_file_as_database_and_queries(cli, tmp_path):
         assert opened.search(pathlib.Path(path)).format(fmt) == want
 
 
+def test_makedb_threads_same_file(cli, tmp_path):
+    # the file is the same whatever the threads, and the command line's
+    want = tmp_path / "cli.swdb"
+    cli("makedb", "--quiet", "-t", "1", DB, str(want))
+    for threads in (0, 1, 2, 3, 7):
+        path = tmp_path / ("t%d.swdb" % threads)
+        db = swgpu.makedb(DB, path, threads=threads)
+        assert path.read_bytes() == want.read_bytes()
+        assert list(db) == list(swgpu.Database(DB, threads=threads)) == list(swgpu.Database(want))
+    with pytest.raises(ValueError, match="threads: -1 is negative"):
+        swgpu.makedb(DB, tmp_path / "x.swdb", threads=-1)
+    with pytest.raises(TypeError, match="threads: an int"):
+        swgpu.Database(DB, threads=1.5)
+    assert not (tmp_path / "x.swdb").exists()
+
+
 def test_known_hits():
     res = swgpu.Database(DB).search(swgpu.Queries.read(Q))
     q1, q2, q3 = res

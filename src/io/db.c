@@ -223,12 +223,13 @@ static void *crc_piece(void *arg)
     return NULL;
 }
 
-/* also *bad = 1 when a byte of [res, res + nres) is >= lim */
-static uint32_t crc_parallel(const unsigned char *p, uint64_t len, const unsigned char *res,
-                             uint64_t nres, uint8_t lim, uint8_t *bad)
+/* also *bad = 1 when a byte of [res, res + nres) is >= lim; on `threads`
+ * threads (0: all cores) */
+uint32_t swgpu__crc_parallel(const unsigned char *p, uint64_t len, const unsigned char *res,
+                             uint64_t nres, uint8_t lim, uint8_t *bad, int threads)
 {
     enum { MAXT = 32 };
-    int T = swgpu__ncores();
+    int T = threads > 0 ? threads : swgpu__ncores();
     if (T > MAXT)
         T = MAXT;
     if (len < ((uint64_t)8 << 20) || T < 2)
@@ -256,16 +257,18 @@ static uint32_t crc_parallel(const unsigned char *p, uint64_t len, const unsigne
     return crc;
 }
 
-/* section layout of db: offsets and sizes; returns the file size */
-static uint64_t layout(const swgpu_db_t *db, uint64_t names_size, swgpu__db_sec_t sec[SWGPU__NSEC])
+/* section layout of a file of n sequences, total residues and names_size
+ * bytes of names: offsets and sizes; returns the file size */
+uint64_t swgpu__db_layout(uint64_t n, uint64_t total, uint64_t names_size,
+                          swgpu__db_sec_t sec[SWGPU__NSEC])
 {
     uint64_t size[SWGPU__NSEC];
-    size[SWGPU__SEC_OFF] = (db->n + 1) * 8;
-    size[SWGPU__SEC_NAME_OFF] = db->n * 8;
-    size[SWGPU__SEC_ORIG] = db->n * 4;
-    size[SWGPU__SEC_RANK] = db->n * 4;
+    size[SWGPU__SEC_OFF] = (n + 1) * 8;
+    size[SWGPU__SEC_NAME_OFF] = n * 8;
+    size[SWGPU__SEC_ORIG] = n * 4;
+    size[SWGPU__SEC_RANK] = n * 4;
     size[SWGPU__SEC_NAMES] = names_size;
-    size[SWGPU__SEC_RES] = db->total_res;
+    size[SWGPU__SEC_RES] = total;
     uint64_t pos = SWGPU__DB_HDR;
     for (int i = 0; i < SWGPU__NSEC; i++) {
         pos = align_up(pos);
@@ -276,8 +279,9 @@ static uint64_t layout(const swgpu_db_t *db, uint64_t names_size, swgpu__db_sec_
     return align_up(pos + SWGPU__DB_PAD);
 }
 
-static void header(unsigned char h[SWGPU__DB_HDR], const swgpu_db_t *db, const swgpu__db_sec_t sec[SWGPU__NSEC],
-                   uint64_t file_size, uint32_t payload_crc)
+void swgpu__db_header(unsigned char h[SWGPU__DB_HDR], const swgpu_db_t *db,
+                      const swgpu__db_sec_t sec[SWGPU__NSEC], uint64_t file_size,
+                      uint32_t payload_crc)
 {
     memset(h, 0, SWGPU__DB_HDR);
     memcpy(h, SWGPU__DB_MAGIC, 8);
@@ -324,7 +328,7 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
     if (db->whole_n) return swgpu__fail(SWGPU_EINVAL, "database %s: a part of a database cannot be written", path);
     if (!swgpu__host_is_le()) return swgpu__fail(SWGPU_EINVAL, "database %s: big-endian hosts are not supported", path);
     uint64_t nsize = names_size(db);
-    uint64_t fsize = layout(db, nsize, sec);
+    uint64_t fsize = swgpu__db_layout(db->n, db->total_res, nsize, sec);
     const void *data[SWGPU__NSEC] = {db->off, db->name_off, db->orig, db->rank, db->names, db->res};
 
     /* payload checksum, zero padding included */
@@ -336,7 +340,7 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
         pos = sec[i].off + sec[i].size;
     }
     crc = crc_update(crc, zeros, fsize - pos);
-    header(h, db, sec, fsize, crc);
+    swgpu__db_header(h, db, sec, fsize, crc);
 
     /* a temporary name of this call's own (threads may write the same path
      * at once: each file is complete, the last rename wins) */
@@ -474,8 +478,8 @@ static int db_map(int fd, const char *path, swgpu_db_t **out)
     uint32_t alphabet = H.alphabet;
     uint64_t n = H.n, total = H.total, max_len = H.max_len;
     uint8_t bad = 0, lim = (uint8_t)swgpu_alphabet_size((swgpu_alphabet_t)alphabet);
-    uint32_t crc = crc_parallel(map + SWGPU__DB_HDR, size - SWGPU__DB_HDR, map + sec[SWGPU__SEC_RES].off, total, lim,
-                                &bad);
+    uint32_t crc = swgpu__crc_parallel(map + SWGPU__DB_HDR, size - SWGPU__DB_HDR,
+                                       map + sec[SWGPU__SEC_RES].off, total, lim, &bad, 0);
     if (crc != get_u32(map + 144))
         BAD("database %s: checksum mismatch (corrupt file)", path);
 
@@ -543,7 +547,7 @@ fail:
 }
 
 /* does the start of a file look like binary data (not text, not gzip)? */
-static int looks_binary(const unsigned char *p, size_t n)
+int swgpu__looks_binary(const unsigned char *p, size_t n)
 {
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return 0;
     for (size_t i = 0; i < n; i++)
@@ -589,71 +593,51 @@ int swgpu__db_from_stream(int fd, const char *path, swgpu_alphabet_t alphabet, s
     return rc;
 }
 
-int swgpu_db_open(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out, swgpu_read_info_t *info)
+int swgpu__db_open_blast(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                         swgpu_read_info_t *info)
 {
-    unsigned char head[512];
+    swgpu__file_id_t *files = NULL;
     swgpu_seqset_t *set = NULL;
-    *out = NULL;
-    if (info) memset(info, 0, sizeof *info);
-    if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open: no file name");
-    char *found;
-    int rrc = swgpu__db_resolve(path, &found);
-    if (rrc || found) {
-        if (found) rrc = swgpu_db_open(found, alphabet, out, info);
-        free(found);
-        return rrc;
+    size_t nfiles = 0;
+    int rc = swgpu__blastdb_read(path, alphabet, &set, info, &files, &nfiles);
+    if (!rc) rc = swgpu_db_from_seqset(set, out);
+    swgpu_seqset_destroy(set);
+    if (rc) {
+        free(files);
+        if (info) memset(info, 0, sizeof *info);
+        return rc;
     }
-    if (swgpu__blastdb_probe(path)) {
-        swgpu__file_id_t *files = NULL;
-        size_t nfiles = 0;
-        int rc = swgpu__blastdb_read(path, alphabet, &set, info, &files, &nfiles);
-        if (!rc) rc = swgpu_db_from_seqset(set, out);
-        swgpu_seqset_destroy(set);
-        if (rc) {
-            free(files);
-            if (info) memset(info, 0, sizeof *info);
-            return rc;
-        }
-        (*out)->src = files;
-        (*out)->n_src = nfiles;
-        return SWGPU_OK;
+    (*out)->src = files;
+    (*out)->n_src = nfiles;
+    return SWGPU_OK;
+}
+
+int swgpu__db_open_file(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                        swgpu_read_info_t *info)
+{
+    swgpu_db_t *db = NULL;
+    int rc = db_map(fd, path, &db);
+    if (rc) return rc;
+    if (alphabet != SWGPU_AUTO && alphabet != db->alphabet) {
+        rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, %s was asked for", path,
+                         swgpu_alphabet_name(db->alphabet), swgpu_alphabet_name(alphabet));
+        swgpu_db_destroy(db);
+        return rc;
     }
-    int fd = swgpu__open_input(path);
-    if (fd < 0) return fd;
-    if (swgpu__fd_is_stream(fd))
-        return swgpu__db_from_stream(fd, path, alphabet, out, info);
-    ssize_t got = pread(fd, head, sizeof head, 0);
-    if (got < 0) {
-        int e = errno;
-        close(fd);
-        return swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(e));
+    if (info) {
+        info->n_records = db->n;
+        info->n_residues = db->total_res;
+        info->max_len = db->max_len;
     }
-    if (got >= 8 && !memcmp(head, SWGPU__DB_MAGIC, 8)) {
-        swgpu_db_t *db = NULL;
-        int rc = db_map(fd, path, &db);
-        if (rc) return rc;
-        if (alphabet != SWGPU_AUTO && alphabet != db->alphabet) {
-            rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, %s was asked for", path,
-                             swgpu_alphabet_name(db->alphabet), swgpu_alphabet_name(alphabet));
-            swgpu_db_destroy(db);
-            return rc;
-        }
-        if (info) {
-            info->n_records = db->n;
-            info->n_residues = db->total_res;
-            info->max_len = db->max_len;
-        }
-        *out = db;
-        return SWGPU_OK;
-    }
-    close(fd);
-    /* a file that starts as FASTA/FASTQ goes to the reader, which names the
-     * line and the byte of anything binary in it */
-    if (looks_binary(head, (size_t)got) && !(got > 0 && (head[0] == '>' || head[0] == '@')))
-        return swgpu__fail(SWGPU_EDB, "file %s: neither a swgpu database (bad magic) nor FASTA/FASTQ", path);
-    int fd2 = swgpu__open_input(path);
-    if (fd2 < 0) return fd2;
-    int rc = read_fasta(fd2, path, 0, alphabet, &set, info);
+    *out = db;
+    return SWGPU_OK;
+}
+
+int swgpu__db_read_fasta(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                         swgpu_read_info_t *info)
+{
+    swgpu_seqset_t *set = NULL;
+    int rc = read_fasta(fd, path, 0, alphabet, &set, info);
     if (rc) return rc;
     rc = swgpu_db_from_seqset(set, out);
     swgpu_seqset_destroy(set);

@@ -132,6 +132,15 @@ static int part_take(swgpu_db_t *whole, uint64_t first, uint64_t last, swgpu_db_
     p->rank = whole->rank;
     p->names = whole->names;
     p->name_off = whole->name_off;
+    if (whole->map) { /* laid out in one mapping (dbbuild.c): the part keeps it, less the
+                       * residues (its own copy) */
+        uintptr_t pg = 4096, a = ((uintptr_t)whole->res + pg - 1) & ~(pg - 1);
+        uintptr_t b = ((uintptr_t)whole->res + whole->total_res) & ~(pg - 1);
+        if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+        p->map = whole->map;
+        p->map_len = whole->map_len;
+        whole->map = NULL;
+    }
     p->owned[SWGPU__OWN_RANK] = whole->owned[SWGPU__OWN_RANK];
     p->owned[SWGPU__OWN_NAMES] = whole->owned[SWGPU__OWN_NAMES];
     p->owned[SWGPU__OWN_NAME_OFF] = whole->owned[SWGPU__OWN_NAME_OFF];

@@ -87,7 +87,7 @@ void swgpu__set_read_limit(uint64_t bytes)
 }
 
 /* the limit of one reading (0 and the message set: SWGPU_READ_LIMIT is bad) */
-static int get_read_limit(uint64_t *out)
+int swgpu__get_read_limit(uint64_t *out)
 {
     const char *env = getenv("SWGPU_READ_LIMIT");
     if ((*out = read_limit)) return SWGPU_OK;
@@ -299,7 +299,7 @@ int swgpu__read_file(const char *path, size_t max, char **out, size_t *len)
     r.fd = -1;
     *out = NULL;
     *len = 0;
-    if ((rc = get_read_limit(&r.limit)) < 0)
+    if ((rc = swgpu__get_read_limit(&r.limit)) < 0)
         return rc;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -352,7 +352,7 @@ done:
 /* raw[c]: 0 skip (whitespace, digit), 0xFF binary data or a '\r' inside a
  * line (CR-only line ends), else the byte to store (letters upper-cased; '*' and other punctuation kept as is and
  * encoded later, punctuation as an unknown letter). */
-static void raw_table(uint8_t raw[256])
+void swgpu__fasta_raw_table(uint8_t raw[256])
 {
     for (int c = 0; c < 256; c++) {
         if (c >= 'a' && c <= 'z') raw[c] = (uint8_t)(c - 'a' + 'A');
@@ -581,7 +581,7 @@ int swgpu__fasta_read_fd(int fd, const char *path, int stream, swgpu_alphabet_t 
     memset(&p, 0, sizeof p);
     p.r.path = path;
     p.r.fd = -1;
-    if ((rc = get_read_limit(&p.r.limit)) < 0) {
+    if ((rc = swgpu__get_read_limit(&p.r.limit)) < 0) {
         close(fd);
         return rc;
     }
@@ -601,7 +601,7 @@ int swgpu__fasta_read_fd(int fd, const char *path, int stream, swgpu_alphabet_t 
         rc = swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
         goto fail;
     }
-    raw_table(p.raw);
+    swgpu__fasta_raw_table(p.raw);
 
     /* the first 8 bytes, for the magic numbers and a UTF-8 byte-order mark
      * (one read may give fewer: a pipe, a gzip member of a few bytes) */

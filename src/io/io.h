@@ -59,6 +59,12 @@ void swgpu__set_read_limit(uint64_t bytes);
  * gzip stream that is not gzip is an error) in a NUL-terminated buffer of *len
  * bytes that the caller frees; more than max bytes is SWGPU_EFORMAT. */
 int swgpu__read_file(const char *path, size_t max, char **out, size_t *len);
+/* the limit of one reading (swgpu__set_read_limit, SWGPU_READ_LIMIT, half
+ * the memory); < 0 with the message when SWGPU_READ_LIMIT is bad */
+int swgpu__get_read_limit(uint64_t *out);
+/* raw[c]: 0 skip (whitespace, digit), 0xFF binary data or a '\r' inside a
+ * line, else the byte a sequence line stores (letters upper-cased) */
+void swgpu__fasta_raw_table(uint8_t raw[256]);
 /* open(path) for reading: the descriptor, or SWGPU_EIO with the message
  * ("file P: is a socket ...", "file P: No such file or directory") */
 int swgpu__open_input(const char *path);
@@ -181,12 +187,79 @@ int swgpu__db_check_header(const unsigned char *h, uint64_t size, const char *pa
 int swgpu__db_file_size(int fd, const char *path, uint64_t *size, swgpu__file_id_t *id);
 /** 1 on a little-endian host (the only ones makedb files support). */
 int swgpu__host_is_le(void);
+/** The layout of a makedb file of n sequences, total residues and
+ *  names_size bytes of names: the sections into sec, the file size returned. */
+uint64_t swgpu__db_layout(uint64_t n, uint64_t total, uint64_t names_size,
+                          swgpu__db_sec_t sec[SWGPU__NSEC]);
+/** The header of a makedb file of db (its alphabet, n, total_res,
+ *  max_len), laid out as sec, file_size bytes, payload CRC payload_crc. */
+void swgpu__db_header(unsigned char h[SWGPU__DB_HDR], const swgpu_db_t *db,
+                      const swgpu__db_sec_t sec[SWGPU__NSEC], uint64_t file_size,
+                      uint32_t payload_crc);
+/** CRC-32 of p[0, len) on `threads` threads (0: all cores); *bad = 1 when
+ *  a byte of [res, res + nres) (within p's range) is >= lim. */
+uint32_t swgpu__crc_parallel(const unsigned char *p, uint64_t len, const unsigned char *res,
+                             uint64_t nres, uint8_t lim, uint8_t *bad, int threads);
 /** Is fd a pipe, socket or terminal (read once, from its start, no seek)? */
 int swgpu__fd_is_stream(int fd);
 /** A FASTA/FASTQ database from a stream, read once to its end and built in
  *  memory; fd is consumed. */
 int swgpu__db_from_stream(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
                           swgpu_read_info_t *info);
+
+/* ---- the readers swgpu_db_open (dbbuild.c) sends a file to (db.c) ---- */
+
+/** A BLAST database read and built in memory (its files in src). */
+int swgpu__db_open_blast(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                         swgpu_read_info_t *info);
+/** The makedb file fd (consumed) mapped and validated; its alphabet must
+ *  be alphabet unless that is SWGPU_AUTO. */
+int swgpu__db_open_file(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                        swgpu_read_info_t *info);
+/** A FASTA/FASTQ file fd (consumed) read by fasta.c, built in memory. */
+int swgpu__db_read_fasta(int fd, const char *path, swgpu_alphabet_t alphabet, swgpu_db_t **out,
+                         swgpu_read_info_t *info);
+/** Does the start of a file look like binary data (not text, not gzip)? */
+int swgpu__looks_binary(const unsigned char *p, size_t n);
+
+/* ---- a plain FASTA file read on several threads: fastapar.c (the file
+ *      cut into pieces at record starts, checked and counted, then copied
+ *      into place) for dbbuild.c (the database laid out and sorted) ---- */
+
+typedef struct swgpu__fpar swgpu__fpar_t;
+/* what pass 1 found in the whole file */
+typedef struct {
+    uint64_t n;          /* records kept (non-empty) */
+    uint64_t residues;   /* their residues */
+    uint64_t names;      /* bytes of their "id\0desc\0" */
+    uint64_t max_len;
+    uint64_t n_empty;
+    swgpu_alphabet_t alphabet; /* the one asked for, or decided over the file */
+} swgpu__fpar_sum_t;
+
+/** Pass 1 over the regular file fd (not consumed) named path, of size
+ *  bytes, on `threads` threads: checks every record as fasta.c does (the
+ *  first bad record in file order is the one named, with its line), logs
+ *  the empty-record warning, fills *sum.  Returns 1, nothing held, when the
+ *  file is for the sequential reader (gzip, FASTQ, too large to map, or a
+ *  reading that could reach the read limit), < 0 on an error (message set),
+ *  0 with *out (swgpu__fpar_free) otherwise. */
+int swgpu__fpar_scan(int fd, const char *path, uint64_t size, swgpu_alphabet_t alphabet,
+                     int threads, swgpu__fpar_t **out, swgpu__fpar_sum_t *sum);
+/** Lengths (len) and then name offsets (name_off) of the kept records in
+ *  file order, n entries each (len may be name_off: it is overwritten). */
+void swgpu__fpar_lengths(swgpu__fpar_t *f, uint64_t *len);
+void swgpu__fpar_name_offsets(swgpu__fpar_t *f, uint64_t *name_off);
+/** Pass 2: names to names[name_off[i]...], residues encoded to
+ *  res + off[rank[i]] (laid out from pass 1's counts); logs the unknown
+ *  letters' warning and sets info->n_unknown.  < 0 when the file changed
+ *  since pass 1. */
+int swgpu__fpar_fill(swgpu__fpar_t *f, char *names, uint8_t *res, const uint64_t *off,
+                     const uint32_t *rank, swgpu_read_info_t *info);
+void swgpu__fpar_free(swgpu__fpar_t *f);
+/** fn(ctx, i) for i in [0, n) on up to `threads` threads (0: all cores),
+ *  each i once, in no set order; returns when all are done. */
+void swgpu__par_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 /* ---- shared by the files of BLAST databases: blastdb.c (volumes,
  *      residues) and blastdb_hdr.c (headers) ---- */
