@@ -241,12 +241,40 @@ static long compare(const swgpu_search_result_t *w, const swgpu_search_result_t 
     return bad;
 }
 
+/* 1 if hit a comes before hit b in the order rank (swgpu_opts_t.rank);
+ * by_score: the E-value ranking's order got from scores alone (score desc,
+ * database index desc), as a part's candidates under fitted statistics
+ * come */
+static int ranks_before(swgpu_rank_t rank, int by_score, const swgpu_hit_t *a,
+                        const swgpu_hit_t *b)
+{
+    if (rank == SWGPU_RANK_SCORE)
+        return a->score > b->score || (a->score == b->score && a->target < b->target);
+    if (!by_score) {
+        double ea = a->evalue < 1e-180 ? 0 : a->evalue, eb = b->evalue < 1e-180 ? 0 : b->evalue;
+        if (ea != eb)
+            return ea < eb;
+    }
+    return a->score > b->score || (a->score == b->score && a->target > b->target);
+}
+
+/* 1 if a part's candidates h[0..n) are each once and best first under
+ * rank, in one of the two orders ranks_before() knows for it */
+static int cands_ordered(swgpu_rank_t rank, const swgpu_hit_t *h, size_t n)
+{
+    int ok[2] = {1, 1};
+    for (int by = 0; by < 2; by++)
+        for (size_t k = 1; k < n; k++)
+            ok[by] &= ranks_before(rank, by, &h[k - 1], &h[k]);
+    return ok[0] || ok[1];
+}
+
 /* swgpu_search over the whole database against the split path over the
  * parts with cut points x[0..np], each part from source src (0 view,
- * 1 makedb file, 2 FASTA file) */
-static long split_search(const swgpu_seqset_t *qs, const swgpu_db_t *db, const char *fa,
-                         const char *swdb, const swgpu_matrix_t *m, const swgpu_opts_t *o,
-                         const double *x, int np, int src, long *hits)
+ * 1 makedb file, 2 FASTA file), in o's rank */
+static long split_search_rank(const swgpu_seqset_t *qs, const swgpu_db_t *db, const char *fa,
+                              const char *swdb, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                              const double *x, int np, int src, long *hits)
 {
     swgpu_search_result_t *w = NULL, *merged = NULL, *cand[8] = {0};
     swgpu_db_t *part[8] = {0};
@@ -259,6 +287,9 @@ static long split_search(const swgpu_seqset_t *qs, const swgpu_db_t *db, const c
         fprintf(stderr, "whole search: %s\n", swgpu_last_error());
         return 1000000;
     }
+    for (size_t i = 0; i < nq; i++) /* best first by its E-values and scores */
+        for (size_t h = 1; h < w->q[i].n_hits; h++)
+            bad += !ranks_before(o->rank, 0, &w->q[i].hits[h - 1], &w->q[i].hits[h]);
     for (int p = 0; p < np; p++) {
         int rc = src == 0   ? swgpu_db_part(db, x[p], x[p + 1], &part[p])
                  : src == 1 ? swgpu_db_open_part(swdb, SWGPU_AUTO, x[p], x[p + 1], &part[p], NULL)
@@ -287,16 +318,15 @@ static long split_search(const swgpu_seqset_t *qs, const swgpu_db_t *db, const c
         }
         /* candidates carry no bit scores and no alignments, and each is its
          * part's own, once, best first */
-        for (size_t i = 0; i < nq; i++)
+        for (size_t i = 0; i < nq; i++) {
             for (size_t h = 0; h < cand[p]->q[i].n_hits; h++) {
                 const swgpu_hit_t *c = &cand[p]->q[i].hits[h];
                 swgpu_seq_t s;
                 bad += c->aln.n_cigar != 0 || c->bits != 0 || c->score <= 0 ||
                        swgpu_db_get(part[p], c->target, &s) != SWGPU_OK;
-                if (h)
-                    bad += !(c[-1].score > c->score ||
-                             (c[-1].score == c->score && c[-1].target < c->target));
             }
+            bad += !cands_ordered(o->rank, cand[p]->q[i].hits, cand[p]->q[i].n_hits);
+        }
     }
     whole_scores_t ws = {keep, np};
     swgpu_merge_src_t ms = {swgpu_db_size(db), swgpu_db_residues(db), tlen, merge_scores, &ws};
@@ -322,6 +352,22 @@ done:
     swgpu_search_result_destroy(merged);
     swgpu_search_result_destroy(w);
     free(tlen);
+    return bad;
+}
+
+/* split_search_rank() in both ranks: the whole search's hits are in o's
+ * rank (checked here on their E-values and scores) */
+static long split_search(const swgpu_seqset_t *qs, const swgpu_db_t *db, const char *fa,
+                         const char *swdb, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                         const double *x, int np, int src, long *hits)
+{
+    static const swgpu_rank_t ranks[] = {SWGPU_RANK_EVALUE, SWGPU_RANK_SCORE};
+    long bad = 0;
+    for (int k = 0; k < 2; k++) {
+        swgpu_opts_t oc = *o;
+        oc.rank = ranks[k];
+        bad += split_search_rank(qs, db, fa, swdb, m, &oc, x, np, src, hits);
+    }
     return bad;
 }
 
@@ -432,6 +478,7 @@ static void test_fallback(void)
         oa.top_n = (int)swgpu_db_size(db);
         oa.evalue = 1e300;
         oa.no_align = 1;
+        oa.rank = SWGPU_RANK_SCORE; /* inversions are of that order */
         CHECK_EQ_INT(swgpu_search(qs, db, m, &oa, &all), SWGPU_OK);
         for (size_t i = 0; all && i < all->n_queries && !found; i++) {
             const swgpu_query_result_t *qa = &all->q[i];
@@ -503,6 +550,7 @@ static void test_spouge_inversions(void)
         o.no_align = 1;
         o.top_n = (int)swgpu_db_size(db);
         o.evalue = 1e300;
+        o.rank = SWGPU_RANK_SCORE; /* inversions are of that order (split_search: both) */
         CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &all), SWGPU_OK);
         long inversions = 0, bad = 0, hits = 0, missed = 0;
         for (size_t i = 0; all && i < all->n_queries; i++) {

@@ -63,7 +63,7 @@ static void test_ties(const swgpu_matrix_t *b62)
 {
     /* Targets 1, 3 and 4 all contain the query exactly (score 52); target 1
      * is the longest, so in the length-sorted scan order it comes last:
-     * the hits must still be in database order 1, 3, 4. */
+     * ranked by score, the hits must still be in database order 1, 3, 4. */
     const char *q[] = {"MKWVTFISLL"};
     const char *d[] = {"GGGG", "GGGGGGGGMKWVTFISLLGGGGGGGG", "PPPPPP", "MKWVTFISLL",
                        "GMKWVTFISLLG", "MKWVTFISL"};
@@ -72,6 +72,7 @@ static void test_ties(const swgpu_matrix_t *b62)
     swgpu_opts_t o;
     swgpu_search_result_t *r = NULL;
     swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.rank = SWGPU_RANK_SCORE;
     o.top_n = 2;
     CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
     if (r && r->q[0].n_hits == 2) {
@@ -98,6 +99,26 @@ static void test_ties(const swgpu_matrix_t *b62)
             CHECK_EQ_INT(r->q[0].hits[3].target, 5);
             CHECK_EQ_INT(r->q[0].hits[3].score, 48); /* 52 minus the last L */
         }
+    }
+    swgpu_search_result_destroy(r);
+    r = NULL;
+
+    /* ranked by E-value (the default), equal scores differ by the
+     * subjects' lengths (Spouge's correction): 1 (26 residues, E 7.14e-7),
+     * 4 (12, 7.24e-7), 3 (10, 7.72e-7), then 5 (score 48, 3.14e-6) */
+    o.rank = SWGPU_RANK_EVALUE;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+    if (r && r->q[0].n_hits == 4) {
+        static const size_t want[] = {1, 4, 3, 5};
+        for (int h = 0; h < 4; h++)
+            CHECK_EQ_INT(r->q[0].hits[h].target, want[h]);
+        CHECK(r->q[0].hits[0].evalue < r->q[0].hits[1].evalue &&
+                  r->q[0].hits[1].evalue < r->q[0].hits[2].evalue &&
+                  r->q[0].hits[2].evalue < r->q[0].hits[3].evalue,
+              "E-values ascending: %g %g %g %g", r->q[0].hits[0].evalue,
+              r->q[0].hits[1].evalue, r->q[0].hits[2].evalue, r->q[0].hits[3].evalue);
+    } else {
+        CHECK(0, "expected 4 hits ranked by E-value");
     }
     swgpu_search_result_destroy(r);
     swgpu_db_destroy(db);
@@ -173,6 +194,7 @@ static void test_random(const swgpu_matrix_t *b62)
     o.top_n = 15;
     o.evalue = 1e9; /* keep everything with score > 0 */
     o.threads = 1;
+    o.rank = SWGPU_RANK_SCORE; /* the order checked below (test_rank.c: by E-value) */
     swgpu_search_result_t *r1 = NULL, *r2 = NULL, *r4 = NULL, *rs = NULL;
     CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r1), SWGPU_OK);
     o.threads = 2;
@@ -294,6 +316,7 @@ static void test_evalue_models(const swgpu_matrix_t *b62)
     CHECK_EQ_INT(o.evalue_model, SWGPU_EVALUE_SPOUGE);
     o.threads = 2;
     o.no_align = 1;
+    o.rank = SWGPU_RANK_SCORE; /* inversions are of that order (test_rank.c: by E-value) */
     static const swgpu_evalue_model_t models[] = {SWGPU_EVALUE_SPOUGE, SWGPU_EVALUE_OLD_FSC};
     static const double thresholds[] = {1e-6, 0.02, 3};
     static const int tops[] = {1, 4, 1000};

@@ -81,6 +81,7 @@ typedef struct {
     double inclusion;          /* --inclusion-evalue (0.002) */
     const char *out_pssm;      /* --out-pssm DIR, NULL: none */
     int report_all;            /* --report all (0: last) */
+    swgpu_rank_t rank;         /* --rank (evalue) */
 } cli_search_args_t;
 int cli_search_args(int argc, char **argv, cli_search_args_t *a);
 /* what cli_search_args() allocated (after CLI_RUN or CLI_HELP) */

@@ -61,6 +61,9 @@ static void usage(FILE *fp)
           "                         BLAST+ with OLD_FSC=1 in the environment (Karlin-Altschul\n"
           "                         over the length-adjusted search space).  DNA and fitted\n"
           "                         statistics have no Spouge parameters and use old-fsc\n"
+          "      --rank R           evalue (default): -n keeps the best hits by E-value, then\n"
+          "                         score, equal hits the last in the database first, as\n"
+          "                         BLAST+; score: by score, then the first in the database\n"
           "  -f, --outfmt FMT       6 (BLAST tabular, default), 7 (tabular with comment lines),\n"
           "                         10 (format 6 with commas, as BLAST's CSV), 0 (BLAST's\n"
           "                         pairwise report), 5 (BLAST XML), 15 (BLAST JSON), 17 (SAM:\n"
@@ -154,6 +157,19 @@ static int parse_evalue_model(const char *s, swgpu_evalue_model_t *m)
     return 0;
 }
 
+static int parse_rank(const char *s, swgpu_rank_t *r)
+{
+    if (!strcmp(s, "evalue"))
+        *r = SWGPU_RANK_EVALUE;
+    else if (!strcmp(s, "score"))
+        *r = SWGPU_RANK_SCORE;
+    else {
+        cli_error("--rank: '%s' is not evalue or score", s);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_backend(const char *s, swgpu_backend_t *b)
 {
     if (!strcmp(s, "auto")) *b = SWGPU_BACKEND_AUTO;
@@ -196,7 +212,7 @@ enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
     OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF,
     OPT_EVALUE_MODEL, OPT_PSSM, OPT_ITERATIONS, OPT_INCLUSION, OPT_OUT_PSSM, OPT_REPORT,
-    OPT_STRAND
+    OPT_STRAND, OPT_RANK
 };
 
 void cli_search_args_free(cli_search_args_t *a)
@@ -231,6 +247,7 @@ static void search_defaults(cli_search_args_t *a)
     a->type = SWGPU_AUTO;
     a->backend = SWGPU_BACKEND_AUTO;
     a->evalue_model = SWGPU_EVALUE_SPOUGE;
+    a->rank = SWGPU_RANK_EVALUE;
     a->iterations = 1;
     a->inclusion = 0.002;
 }
@@ -279,6 +296,7 @@ static int search_option(int c, const char *opt, cli_search_args_t *a)
     case OPT_EVALUE_MODEL:
         if (parse_evalue_model(optarg, &a->evalue_model)) return CLI_ERROR;
         break;
+    case OPT_RANK: if (parse_rank(optarg, &a->rank)) return CLI_ERROR; break;
     case OPT_PSSM: {
         const char **p = realloc(a->pssm, (size_t)(a->npssm + 1) * sizeof *p);
         if (!p) {
@@ -402,6 +420,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         {"out-pssm", required_argument, NULL, OPT_OUT_PSSM},
         {"report", required_argument, NULL, OPT_REPORT},
         {"strand", required_argument, NULL, OPT_STRAND},
+        {"rank", required_argument, NULL, OPT_RANK},
         {NULL, 0, NULL, 0},
     };
     static const char shortopts[] = ":q:d:n:e:f:o:t:vh";
@@ -437,6 +456,7 @@ void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgp
     o->no_self = a->no_self;
     o->evalue_model = a->evalue_model;
     o->strand = a->strand;
+    o->rank = a->rank;
 }
 
 /* What a search reads, runs and writes. */

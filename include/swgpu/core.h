@@ -292,10 +292,20 @@ typedef enum {
                                 the whole database (the same for every hit of a query) */
 } swgpu_evalue_model_t;
 
+/** How a search ranks each query's hits, and so which top_n it keeps
+ *  (swgpu_opts_t.rank). */
+typedef enum {
+    SWGPU_RANK_EVALUE = 0,   /* BLAST+'s order (default): E-value ascending, every E-value
+                                below 1e-180 (printed 0.0) counting as equal, then score
+                                descending, then database index descending (blastp 2.12
+                                lists equal hits from the last in the database) */
+    SWGPU_RANK_SCORE = 1     /* score descending, then database index ascending */
+} swgpu_rank_t;
+
 typedef struct {
     int gap_open;            /* gap of length k costs gap_open + k*gap_extend */
     int gap_extend;
-    int top_n;               /* hits kept per query (>= 1) */
+    int top_n;               /* hits kept per query (>= 1): the best by rank */
     double evalue;           /* report hits with E-value <= this */
     int threads;             /* CPU threads; 0 = all cores */
     swgpu_backend_t backend;
@@ -325,11 +335,13 @@ typedef struct {
     void *progress_user;
     /* A search split over database parts (swgpu_db_part; swgpu-mpi): */
     int candidates;          /* 1: per query only the database sequences that may be among
-                                the whole search's hits, best first by (score desc, database
-                                index asc), no_self applied, no alignments: with published
+                                the whole search's hits, best first by rank, no_self
+                                applied, no alignments: with published
                                 parameters the best top_n of those whose E-value (the whole
                                 database's size) passes opts->evalue, else (parameters fitted
-                                on the whole database later) the best top_n with score > 0,
+                                on the whole database later: E-values that fall with the
+                                score alone) the best top_n by score with score > 0, equal
+                                scores by rank's rule for database indices,
                                 plus, where the fallback parameters' E-values depend on the
                                 subject's length (Spouge), the best top_n that pass under
                                 them.  evalue: the E-value under the published parameters,
@@ -337,10 +349,15 @@ typedef struct {
                                 swgpu_search_merge() finishes them */
     swgpu_scores_fn on_scores; /* NULL, or called with every query's scores (for fits) */
     void *on_scores_user;
+    swgpu_rank_t rank;       /* the order of each query's hits, which picks the top_n kept
+                                among those that pass evalue: every subject is scored, so
+                                the cut is exact in either order (default
+                                SWGPU_RANK_EVALUE) */
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,
- *  evalue 10, threads 0, backend auto, evalue_model SWGPU_EVALUE_SPOUGE. */
+ *  evalue 10, threads 0, backend auto, evalue_model SWGPU_EVALUE_SPOUGE,
+ *  rank SWGPU_RANK_EVALUE. */
 void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet);
 /** SWGPU_EINVAL with a message for negative/absurd gaps, top_n < 1, ... */
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m);

@@ -29,7 +29,7 @@ typedef struct {
 
 typedef struct {
     size_t query;       /* index in the query set */
-    size_t n_hits;      /* best first; ties by database order */
+    size_t n_hits;      /* best first by swgpu_opts_t.rank */
     swgpu_hit_t *hits;
     swgpu_karlin_t karlin; /* parameters used for this query */
 } swgpu_query_result_t;
@@ -47,8 +47,11 @@ typedef struct {
 
 /**
  * Search every query against every database sequence.  Every database
- * sequence is scored exactly; per query the top opts->top_n hits with
- * E-value <= opts->evalue and score > 0 are kept, with alignments.
+ * sequence is scored exactly; per query the best opts->top_n hits by
+ * opts->rank (BLAST's order by default: E-value ascending, every E-value
+ * below 1e-180 equal, then score descending, then database index
+ * descending) with E-value <= opts->evalue and score > 0 are kept, with
+ * alignments.
  * The engine may scan many queries at once (a GPU batches short queries);
  * the hits' alignments are computed on opts->threads threads while the
  * scan goes on.  The result is the same whatever the backend, the batching
@@ -67,7 +70,7 @@ void swgpu_search_result_destroy(swgpu_search_result_t *r);
  * merge the parts' results here, then align the kept hits where their
  * targets are (swgpu_search_align() on each part).  The outcome is exactly
  * swgpu_search() on the whole database: the same hits in the same order
- * (score desc, database index asc), the same Karlin-Altschul parameters,
+ * (opts->rank), the same Karlin-Altschul parameters,
  * bit scores, E-values and alignments.
  */
 
@@ -91,7 +94,7 @@ typedef struct {
  * the whole search's result without alignments: per query the parameters,
  * published or fitted (then src->tlen and src->scores are required), the
  * E-value filter (opts->evalue_model, the whole database's size), then the
- * top_n best of those that pass, bit scores and E-values (a candidate's own
+ * top_n best of those that pass by opts->rank, bit scores and E-values (a candidate's own
  * where the E-value depends on the subject's length).  opts as given to the
  * parts (candidates ignored).
  * cells and overflows are the parts' sums, scan_seconds their maximum.
@@ -131,7 +134,7 @@ int swgpu_scan_scores(const swgpu_seqset_t *queries, const swgpu_db_t *db,
  * Search with position-specific score matrices as queries: pssms[0..n) in
  * place of a sequence set, otherwise exactly swgpu_search() (every
  * database sequence scored exactly, every backend, the same batching,
- * top-N, tie rule and alignments).  Query position i scores against
+ * top-N by opts->rank and alignments).  Query position i scores against
  * database residue code c as swgpu_pssm_score(pssms[q], i, c); m must be
  * a protein matrix: it picks the Karlin-Altschul parameters of the
  * E-values and is never used for scores.  With published parameters for m
@@ -182,7 +185,8 @@ typedef struct {
     int iterations;          /* rounds at most (>= 1; default 1: one search) */
     double inclusion_evalue; /* a round's hits with E-value <= this make the next round's
                                 PSSM (default 0.002, psiblast's) */
-    int max_hits;            /* a round includes hits among each query's best max_hits only
+    int max_hits;            /* a round includes hits among each query's best max_hits
+                                (by opts->rank: psiblast's order by default) only
                                 (default 500, psiblast's -max_target_seqs), whatever
                                 opts->top_n, the number of hits the results keep */
     int final_pssm;          /* 1 (default): make each query's PSSM of its last round's
@@ -229,7 +233,7 @@ void swgpu_iterate_result_destroy(swgpu_iterate_result_t *r);
  * psi->iterations rounds, or earlier when a round includes no hit that the
  * round before did not include (round 1: when it includes none).  Every
  * round is an ordinary search with opts (each query's best opts->top_n
- * hits kept, E-values, tie rule, alignments; opts->no_align drops the
+ * hits by opts->rank kept, E-values, alignments; opts->no_align drops the
  * alignments from the results, though the rounds compute them for the
  * PSSMs).  Protein only.  Thread safety as swgpu_search.
  */

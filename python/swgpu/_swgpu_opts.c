@@ -28,6 +28,9 @@ static const char *const strand_names[] = {"both", "plus", "minus", NULL};
 _Static_assert(sizeof(swgpu_strand_t) == sizeof(int), "enums are int-sized");
 _Static_assert(SWGPU_STRAND_BOTH == 0 && SWGPU_STRAND_PLUS == 1 && SWGPU_STRAND_MINUS == 2,
                "strand_names follows swgpu_strand_t");
+static const char *const rank_names[] = {"evalue", "score", NULL};
+_Static_assert(sizeof(swgpu_rank_t) == sizeof(int), "enums are int-sized");
+_Static_assert(SWGPU_RANK_EVALUE == 0 && SWGPU_RANK_SCORE == 1, "rank_names follows swgpu_rank_t");
 _Static_assert(sizeof(swgpu_evalue_model_t) == sizeof(int), "enums are int-sized");
 _Static_assert(SWGPU_EVALUE_SPOUGE == 0 && SWGPU_EVALUE_OLD_FSC == 1,
                "evalue_model_names follows swgpu_evalue_model_t");
@@ -59,6 +62,10 @@ const opt_field_t swpy_search_fields[] = {
     SOPT("strand", OPT_ENUM, strand, strand_names,
          "DNA: 'both' (each subject's better strand), 'plus' or 'minus' (the subjects' "
          "reverse complements)"),
+    SOPT("rank", OPT_ENUM, rank, rank_names,
+         "'evalue' (BLAST+'s order: top keeps the best hits by E-value, then score, equal "
+         "hits the last in the database first) or 'score' (by score, then the first in the "
+         "database)"),
 };
 const size_t swpy_n_search_fields = sizeof swpy_search_fields / sizeof swpy_search_fields[0];
 

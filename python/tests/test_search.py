@@ -30,6 +30,9 @@ CASES = [
      {"matrix": data("cli_ident.mat"), "gap_open": 9, "gap_extend": 2, "evalue": 1e9}),
     ("no-align", Q, DB, ["--no-align"], {"no_align": True}),
     ("old-fsc", Q, DB, ["--evalue-model", "old-fsc"], {"evalue_model": "old-fsc"}),
+    ("rank-score", Q, DB, ["--rank", "score"], {"rank": "score"}),
+    ("rank-evalue", data("rank_q.fa"), data("rank_db.fa"), ["--rank", "evalue", "-n", "4"],
+     {"rank": "evalue", "top": 4}),
     ("all-vs-all", DB, DB, [], {}),
     ("no-self", DB, DB, ["--no-self", "-n", "3"], {"no_self": True, "top": 3}),
     ("ref", Q, DB, ["--backend", "ref", "--threads", "1"], {"backend": "ref", "threads": 1}),
@@ -86,6 +89,29 @@ def test_blast_coverage_columns():
     assert h.qcovhsp == h.qcovs == int(cov + 0.5 if cov < 99 else cov)
     assert h.column("ppos") == "%.2f" % (100.0 * h.positive / h.length)
     assert h.row("salltitles sallseqid") == h.row("stitle sseqid")
+
+
+def test_rank():
+    """BLAST's ranking by default, as blastp 2.12 prints it on the rank fixture
+    (tests/cli/expected/blastp_rank.tsv): short1 (E 1.60e-55, score 406)
+    before long1 (E 1.89e-53, score 422), equal hits from the last in the
+    database, E-values below 1e-180 equal (zlong's larger one first, by its
+    score); rank="score" keeps the order by score, the first first."""
+    d = swgpu.Database(data("rank_db.fa"))
+    q = swgpu.Queries.read(data("rank_q.fa"))
+    ids = lambda res, i: [(h.target_id, h.score) for h in res[i].hits]
+    res = d.search(q, evalue=1e-3)
+    assert ids(res, 0) == [("short1", 406), ("long1", 422), ("dupD", 249), ("dupC", 249),
+                           ("dupB", 249), ("dupA", 249)]
+    assert ids(res, 1) == [("zlong", 1901), ("zshort", 1891)]
+    assert res[1].hits[0].evalue > res[1].hits[1].evalue
+    assert ids(d.search(q, evalue=1e-3, top=1, rank="evalue"), 0) == [("short1", 406)]
+    res = d.search(q, evalue=1e-3, rank="score")
+    assert ids(res, 0) == [("long1", 422), ("short1", 406), ("dupA", 249), ("dupB", 249),
+                           ("dupC", 249), ("dupD", 249)]
+    assert ids(d.search(q, evalue=1e-3, top=1, rank="score"), 0) == [("long1", 422)]
+    with pytest.raises(swgpu.InvalidArgumentError, match="option rank: 'sideways' is not one of"):
+        d.search(q, rank="sideways")
 
 
 def test_minus_strand_hit():
@@ -154,8 +180,9 @@ def test_known_hits():
     q1, q2, q3 = res
     assert (q2.index, q2.id, q2.description, q2.length) == (1, "q2",
                                                             "serum albumin signal peptide", 18)
-    assert [(h.sseqid, h.score) for h in q2] == [("t3", 91), ("t5", 91), ("t2", 19)]
-    h = q2[0]
+    # t3 and t5 tie (score 91, E-value): listed from the last, as blastp does
+    assert [(h.sseqid, h.score) for h in q2] == [("t5", 91), ("t3", 91), ("t2", 19)]
+    h = q2[1]
     assert (h.qseqid, h.sseqid, h.pident, h.length, h.mismatch, h.gapopen) == \
         ("q2", "t3", 100.0, 18, 0, 0)
     assert (h.qstart, h.qend, h.sstart, h.send, h.cigar, h.qlen, h.nident, h.gaps) == \
@@ -168,7 +195,7 @@ def test_known_hits():
     assert h.evalue == pytest.approx(4.07e-11, rel=0.01)
     assert (swgpu.format_evalue(h.evalue), swgpu.format_bitscore(h.bitscore)) == \
         ("4.07e-11", "39.7")
-    old = swgpu.Database(DB).search(swgpu.Queries.read(Q), evalue_model="old-fsc")[1][0]
+    old = swgpu.Database(DB).search(swgpu.Queries.read(Q), evalue_model="old-fsc")[1][1]
     assert (old.sseqid, swgpu.format_evalue(old.evalue)) == ("t3", "1.34e-08")
     assert h.stitle.startswith("t3 ")
     # the gapped hit of q1: 13M1I7M on t2

@@ -1,7 +1,7 @@
 /*
  * search/hits.c - the hits of each query as the engine's scores come
  * (swgpu__search_sink): its Karlin-Altschul parameters, the top_n hits by
- * (score desc, database index asc) that pass the E-value filter, --no-self,
+ * opts->rank that pass the E-value filter, --no-self,
  * a part's candidates (opts->candidates), progress; the chosen hits'
  * alignments are queued (pipeline.c).
  */
@@ -10,19 +10,20 @@
 #include <pthread.h>
 #include <string.h>
 
-/* 1 if a ranks better than b: higher score, then smaller database index. */
-static int better(const swgpu__cand_t *a, const swgpu__cand_t *b)
+/* 1 if a ranks before b under rank (search.h: swgpu__rank_before). */
+static int before(swgpu_rank_t rank, const swgpu__cand_t *a, const swgpu__cand_t *b)
 {
-    return a->score > b->score || (a->score == b->score && a->target < b->target);
+    return swgpu__rank_before(rank, a->score, a->evalue, a->target, b->score, b->evalue,
+                              b->target);
 }
 
 /* Min-heap on rank: h[0] is the worst of the kept candidates. */
-static void heap_down(swgpu__cand_t *h, size_t n, size_t i)
+static void heap_down(swgpu_rank_t rank, swgpu__cand_t *h, size_t n, size_t i)
 {
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, w = i;
-        if (l < n && better(&h[w], &h[l])) w = l;
-        if (r < n && better(&h[w], &h[r])) w = r;
+        if (l < n && before(rank, &h[w], &h[l])) w = l;
+        if (r < n && before(rank, &h[w], &h[r])) w = r;
         if (w == i)
             return;
         swgpu__cand_t t = h[i];
@@ -32,11 +33,11 @@ static void heap_down(swgpu__cand_t *h, size_t n, size_t i)
     }
 }
 
-static void heap_up(swgpu__cand_t *h, size_t i)
+static void heap_up(swgpu_rank_t rank, swgpu__cand_t *h, size_t i)
 {
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!better(&h[p], &h[i]))
+        if (!before(rank, &h[p], &h[i]))
             return;
         swgpu__cand_t t = h[i];
         h[i] = h[p];
@@ -45,29 +46,63 @@ static void heap_up(swgpu__cand_t *h, size_t i)
     }
 }
 
-static int cmp_rank(const void *a, const void *b)
+/* h[0..n), a heap (heap_down's), sorted best first: the worst goes last. */
+static void heap_sort(swgpu_rank_t rank, swgpu__cand_t *h, size_t n)
 {
-    const swgpu__cand_t *x = a, *y = b;
-    return better(x, y) ? -1 : better(y, x) ? 1 : 0;
+    while (n > 1) {
+        swgpu__cand_t t = h[0];
+        h[0] = h[--n];
+        h[n] = t;
+        heap_down(rank, h, n, 0);
+    }
 }
 
-/* The best (up to) cap candidates with score > 0 and, when filter is set,
- * E-value <= max_e, best first; returns the count.  heap has room for cap
- * entries.  Scores below min_score cannot reach max_e
+/* a[0..n) sorted best first under rank */
+static void sort_cands(swgpu_rank_t rank, swgpu__cand_t *a, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        heap_down(rank, a, n, i);
+    heap_sort(rank, a, n);
+}
+
+/* The order top_hits() keeps under opts' rank: where the E-values fall with
+ * the score alone (ev NULL or not Spouge's), BLAST's order is the score's
+ * with the last database index first, and needs no E-value to compare. */
+static swgpu_rank_t rank_for(swgpu_rank_t rank, const swgpu__evalue_ctx_t *ev)
+{
+    if (rank == SWGPU_RANK_EVALUE && !(ev && ev->spouge))
+        return SWGPU__RANK_BY_SCORE_LAST;
+    return rank;
+}
+
+/*
+ * The best (up to) cap candidates under rank with score > 0 and, when filter
+ * is set, E-value <= max_e, best first; returns the count.  heap has room
+ * for cap entries.  Scores below min_score cannot reach max_e
  * (swgpu__evalue_min_score) or are not wanted; the others get their E-value
- * under ev (none: 0) computed when they would enter the heap. */
+ * under ev (none: 0).  Ranked by score, a candidate's E-value is computed
+ * only when it would enter the heap.  Ranked by E-value (under Spouge's
+ * model it depends on the subject's length too), every candidate's is
+ * computed, but once the heap is full no score below `enter` can beat its
+ * worst: swgpu__evalue_min_score_from gives the least score whose E-value,
+ * over all subject lengths, may be as small as the worst's (or as
+ * SWGPU__RANK_EVALUE_TIE, below which E-values tie); it only rises as the
+ * worst improves.  The cut is exact either way.
+ */
 static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint8_t *minus,
                        const uint64_t *tlen, const swgpu__evalue_ctx_t *ev, int32_t min_score,
-                       double max_e, int filter, size_t cap, swgpu__cand_t *heap)
+                       double max_e, int filter, swgpu_rank_t rank, size_t cap,
+                       swgpu__cand_t *heap)
 {
     size_t n = 0;
-    if (min_score < 1)
-        min_score = 1;
+    int32_t enter = min_score < 1 ? 1 : min_score;
+    rank = rank_for(rank, ev);
+    int by_e = rank == SWGPU_RANK_EVALUE;
     for (uint64_t k = 0; k < db->n && cap > 0; k++) {
-        if (scores[k] < min_score)
+        if (scores[k] < enter)
             continue;
         swgpu__cand_t c = {scores[k], db->orig[k], 0.0, minus ? minus[k] : 0};
-        if (n == cap && !better(&c, &heap[0]))
+        if (n == cap && !by_e && !before(rank, &c, &heap[0]))
             continue;
         if (ev)
             c.evalue = swgpu__evalue_of(ev, c.score, tlen[k]);
@@ -75,13 +110,23 @@ static size_t top_hits(const swgpu_db_t *db, const int32_t *scores, const uint8_
             continue;
         if (n < cap) {
             heap[n] = c;
-            heap_up(heap, n++);
+            heap_up(rank, heap, n++);
         } else {
+            if (by_e && !before(rank, &c, &heap[0]))
+                continue;
             heap[0] = c;
-            heap_down(heap, n, 0);
+            heap_down(rank, heap, n, 0);
+        }
+        if (by_e && n == cap) {
+            double w = heap[0].evalue;
+            if (w < SWGPU__RANK_EVALUE_TIE)
+                w = SWGPU__RANK_EVALUE_TIE;
+            if (filter && max_e < w)
+                w = max_e;
+            enter = swgpu__evalue_min_score_from(ev, w, enter);
         }
     }
-    qsort(heap, n, sizeof *heap, cmp_rank);
+    heap_sort(rank, heap, n);
     return n;
 }
 
@@ -167,18 +212,19 @@ static int get_fallback(swgpu__pipe_t *c)
     return SWGPU_OK;
 }
 
-/* The best (up to) c->cap hits of query i in c->heap, best first, --no-self
- * applied: top_hits() with ev, min_score, max_e and filter; returns the
- * count. */
+/* The best (up to) c->cap hits of query i under rank in c->heap, best
+ * first, --no-self applied: top_hits() with ev, min_score, max_e and
+ * filter; returns the count. */
 static size_t select_top(swgpu__pipe_t *c, size_t i, const int32_t *scores,
-                         const swgpu__evalue_ctx_t *ev, int32_t min_score, int filter)
+                         const swgpu__evalue_ctx_t *ev, int32_t min_score, int filter,
+                         swgpu_rank_t rank)
 {
     const swgpu_db_t *db = c->db;
     uint64_t ex[8];
     size_t nex = c->id_ord ? self_hits(c, c->ids[i], &c->qs[i], ex, 8) : 0;
     size_t want = c->cap + nex < (size_t)db->n ? c->cap + nex : (size_t)db->n;
-    size_t n = top_hits(db, scores, c->minus, c->tlen, ev, min_score, c->o->evalue, filter, want,
-                        c->heap);
+    size_t n = top_hits(db, scores, c->minus, c->tlen, ev, min_score, c->o->evalue, filter, rank,
+                        want, c->heap);
     if (nex) { /* drop the self hits: the rest are the best of the others */
         size_t w = 0;
         for (size_t h = 0; h < n; h++) {
@@ -201,10 +247,13 @@ static size_t select_top(swgpu__pipe_t *c, size_t i, const int32_t *scores,
  *    sink() chooses them (the E-values with the whole database's size);
  *  - parameters fitted to the whole database's scores (swgpu_search_merge):
  *    unknown here.  Fitted parameters give E-values that depend on the
- *    score alone, so the part's best top_n by score hold the best that
- *    pass; if the fit fails, the fallback parameters apply, whose E-values
- *    under Spouge's model depend on the subject's length too: then the
- *    best top_n of those that pass under the fallback are added.
+ *    score alone, so the part's best top_n by score (equal scores as the
+ *    rank orders database indices: SWGPU__RANK_BY_SCORE_LAST for
+ *    SWGPU_RANK_EVALUE) hold the best that pass; if the fit fails, the
+ *    fallback parameters apply, whose E-values under Spouge's model depend
+ *    on the subject's length too: then the best top_n under the rank of
+ *    those that pass under the fallback are added, and the union is
+ *    listed in that score order.
  * Each candidate's evalue is its E-value under the published parameters,
  * else under the fallback ones (the merge takes it where it depends on the
  * subject's length, which the merge does not know).
@@ -214,51 +263,56 @@ static int candidates(swgpu__pipe_t *c, size_t i, const int32_t *scores)
     const swgpu_db_t *db = c->db;
     const swgpu__query_t *q = &c->qs[i];
     swgpu_query_result_t *qr = &c->r->q[i];
+    swgpu_rank_t rank = c->o->rank;
     swgpu__evalue_ctx_t ev;
-    swgpu__cand_t *more = NULL;
+    swgpu__cand_t *all = NULL, *x = c->heap;
     size_t n, nb = 0;
     int rc;
 
     if (c->have_fixed) {
         swgpu__evalue_init(&ev, c->qfixed ? &c->qfixed[i] : &c->fixed, c->o->evalue_model,
                            q->len, swgpu__db_whole_res(db), swgpu__db_whole_n(db));
-        n = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
+        n = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1, rank);
     } else {
+        swgpu_rank_t by_score = rank == SWGPU_RANK_SCORE ? rank : SWGPU__RANK_BY_SCORE_LAST;
         if ((rc = get_fallback(c)) < 0)
             return rc;
         swgpu__evalue_init(&ev, &c->fallback, c->o->evalue_model, q->len,
                            swgpu__db_whole_res(db), swgpu__db_whole_n(db));
         if (ev.spouge) { /* the best that pass should the fit fail */
-            nb = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
-            if (nb && !(more = malloc(nb * sizeof *more)))
-                return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", nb);
+            nb = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1,
+                            rank);
+            if (nb && !(all = malloc((nb + c->cap) * sizeof *all)))
+                return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits",
+                                   nb + c->cap);
             if (nb)
-                memcpy(more, c->heap, nb * sizeof *more);
+                memcpy(all, c->heap, nb * sizeof *all);
         }
-        n = select_top(c, i, scores, &ev, 1, 0); /* the best by score */
+        n = select_top(c, i, scores, &ev, 1, 0, by_score); /* the best by score */
+        if (nb) { /* the union in the score order, each once */
+            memcpy(all + nb, c->heap, n * sizeof *all);
+            sort_cands(by_score, all, n + nb);
+            size_t u = 0;
+            for (size_t h = 0; h < n + nb; h++)
+                if (!u || all[u - 1].target != all[h].target)
+                    all[u++] = all[h];
+            n = u;
+            x = all;
+        }
     }
-    if (n + nb && !(qr->hits = calloc(n + nb, sizeof *qr->hits))) {
-        free(more);
-        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", n + nb);
+    if (n && !(qr->hits = calloc(n, sizeof *qr->hits))) {
+        free(all);
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", n);
     }
-    size_t a = 0, b = 0, k = 0; /* both lists best first: their union, best first */
-    while (a < n || b < nb) {
-        const swgpu__cand_t *x;
-        if (b == nb || (a < n && !better(&more[b], &c->heap[a])))
-            x = &c->heap[a++];
-        else
-            x = &more[b++];
-        if (k && qr->hits[k - 1].target == x->target)
-            continue; /* in both */
-        qr->hits[k].target = x->target;
-        qr->hits[k].score = x->score;
-        qr->hits[k].evalue = x->evalue;
-        qr->hits[k].aln.score = x->score;
-        qr->hits[k].minus = x->minus;
-        k++;
+    for (size_t k = 0; k < n; k++) {
+        qr->hits[k].target = x[k].target;
+        qr->hits[k].score = x[k].score;
+        qr->hits[k].evalue = x[k].evalue;
+        qr->hits[k].aln.score = x[k].score;
+        qr->hits[k].minus = x[k].minus;
     }
-    qr->n_hits = k;
-    free(more);
+    qr->n_hits = n;
+    free(all);
     return SWGPU_OK;
 }
 
@@ -299,7 +353,8 @@ int swgpu__search_sink(void *user, size_t i, const int32_t *scores)
     swgpu__evalue_ctx_t ev;
     swgpu__evalue_init(&ev, &qr->karlin, c->o->evalue_model, q->len, swgpu__db_whole_res(db),
                        swgpu__db_whole_n(db));
-    size_t kept = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1);
+    size_t kept = select_top(c, i, scores, &ev, swgpu__evalue_min_score(&ev, c->o->evalue), 1,
+                             c->o->rank);
     if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits)))
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu hits", kept);
     for (size_t h = 0; h < kept; h++) {

@@ -3,10 +3,10 @@
  * swgpu_search_merge().
  *
  * The search's sink (hits.c: swgpu__search_sink) picks a query's hits as
- * the best top_n, by (score desc, database index asc), of those with
- * E-value <= opts->evalue (under
- * Spouge's model the E-value depends on the subject's length too, so a
- * weaker hit may pass where a stronger one fails: the filter comes first).
+ * the best top_n, by opts->rank, of those with E-value <= opts->evalue
+ * (under Spouge's model the E-value depends on the subject's length too,
+ * so a weaker hit may pass where a stronger one fails: the filter comes
+ * first).
  * Each part's search (opts->candidates) sent every hit of its own that may
  * be among them (see hits.c's candidates()): a hit that passes and is
  * not among its part's candidates has top_n better passing hits in its own
@@ -22,26 +22,33 @@
  * parameters and the same function.  The two must agree: tests/test_part.c
  * compares this path with swgpu_search() on the whole database, hit for hit
  * and bit for bit, in the published, fitted and fallback cases, under both
- * E-value models.
+ * E-value models and both ranks.
  */
 #include "search/search.h"
 
 #include <string.h>
 
+/* the order of passing()'s sort, as hits.c's top_hits() ranks (per thread:
+ * concurrent merges may rank differently) */
+static _Thread_local swgpu_rank_t sort_rank;
+
 static int rank_cmp(const void *a, const void *b)
 {
     const swgpu_hit_t *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score > y->score ? -1 : 1;
-    return (x->target > y->target) - (x->target < y->target);
+    if (swgpu__rank_before(sort_rank, x->score, x->evalue, x->target, y->score, y->evalue,
+                           y->target))
+        return -1;
+    return swgpu__rank_before(sort_rank, y->score, y->evalue, y->target, x->score, x->evalue,
+                              x->target);
 }
 
 /* Query i's candidates of the parts that pass: score >= min_score and
- * E-value (under ev) <= max_e, best first, into (*pool, *pool_cap, *n);
- * qid names the query in messages. */
+ * E-value (under ev) <= max_e, best first under rank, into (*pool,
+ * *pool_cap, *n); qid names the query in messages. */
 static int passing(const swgpu_search_result_t *const *parts, size_t nparts, size_t i,
                    const char *qid, const swgpu__evalue_ctx_t *ev, int32_t min_score,
-                   double max_e, swgpu_hit_t **pool, size_t *pool_cap, size_t *out)
+                   double max_e, swgpu_rank_t rank, swgpu_hit_t **pool, size_t *pool_cap,
+                   size_t *out)
 {
     size_t n = 0;
     for (size_t p = 0; p < nparts; p++)
@@ -72,6 +79,9 @@ static int passing(const swgpu_search_result_t *const *parts, size_t nparts, siz
             pl[n].minus = c->minus;
             n++;
         }
+    /* E-values that fall with the score alone: BLAST's order without them,
+     * as top_hits() takes it */
+    sort_rank = rank == SWGPU_RANK_EVALUE && !ev->spouge ? SWGPU__RANK_BY_SCORE_LAST : rank;
     qsort(pl, n, sizeof *pl, rank_cmp);
     for (size_t h = 1; h < n; h++)
         if (pl[h].target == pl[h - 1].target)
@@ -173,8 +183,8 @@ int swgpu_search_merge(const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
             min_score = 1;
 
         /* the parts' candidates that pass, best first */
-        if ((rc = passing(parts, nparts, i, q.id, &ev, min_score, opts->evalue, &pool, &pool_cap,
-                          &n)) < 0)
+        if ((rc = passing(parts, nparts, i, q.id, &ev, min_score, opts->evalue, opts->rank,
+                          &pool, &pool_cap, &n)) < 0)
             goto fail;
         size_t kept = n < cap ? n : cap;
         if (kept && !(qr->hits = calloc(kept, sizeof *qr->hits))) {

@@ -36,6 +36,7 @@ void swgpu_opts_init(swgpu_opts_t *o, swgpu_alphabet_t alphabet)
     o->no_self = 0;
     o->evalue_model = SWGPU_EVALUE_SPOUGE;
     o->strand = SWGPU_STRAND_BOTH;
+    o->rank = SWGPU_RANK_EVALUE;
 }
 
 int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
@@ -75,6 +76,8 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
     if (o->strand != SWGPU_STRAND_BOTH && o->strand != SWGPU_STRAND_PLUS &&
         o->strand != SWGPU_STRAND_MINUS)
         return swgpu__fail(SWGPU_EINVAL, "strand %d: unknown", (int)o->strand);
+    if (o->rank != SWGPU_RANK_EVALUE && o->rank != SWGPU_RANK_SCORE)
+        return swgpu__fail(SWGPU_EINVAL, "rank %d: unknown (evalue or score)", (int)o->rank);
     if (m) {
         swgpu_alphabet_t a = swgpu_matrix_alphabet(m);
         if (a != SWGPU_PROTEIN && a != SWGPU_DNA)

@@ -11,11 +11,12 @@
  *   2. Karlin-Altschul parameters: the published ones for the matrix and gap
  *      pair, else a fit to this query's own score distribution;
  *   3. the top_n hits with score > 0 and E-value <= opts->evalue are chosen
- *      by (score desc, database index asc) - deterministic whatever the
- *      engine.  Under Spouge's model the E-value depends on the subject's
- *      length too, so the filter comes first: only scores from
+ *      by opts->rank (BLAST's: E-value asc, score desc, database index
+ *      desc; or score desc, database index asc) - deterministic whatever
+ *      the engine.  Under Spouge's model the E-value depends on the
+ *      subject's length too, so the filter comes first: only scores from
  *      swgpu__evalue_min_score up can pass, and of those the E-value is
- *      computed for the candidates that would enter the top_n.
+ *      computed for the candidates that could enter the top_n (hits.c).
  * Then the alignments of all kept hits are computed on opts->threads
  * threads: the end by the SIMD pair engine (swgpu__cpu_score_pair_q, one
  * thread, the reference's tie rule), the begin and the path by the

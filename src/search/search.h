@@ -86,6 +86,34 @@ typedef struct {
     int minus;      /* the score is the subject's minus strand's */
 } swgpu__cand_t;
 
+/* E-values below this compare equal in the ranking by E-value, as in
+ * BLAST+ (blast_hits.c, s_EvalueComp), which prints them as 0.0. */
+#define SWGPU__RANK_EVALUE_TIE 1.0e-180
+
+/* The order of the hits when their E-values fall with the score alone (the
+ * length-adjusted model: parameters without Spouge's set, such as fitted
+ * ones): SWGPU_RANK_EVALUE's order, got from scores without E-values
+ * (score descending, then database index descending).  hits.c's
+ * candidates() uses it; never a swgpu_opts_t.rank. */
+#define SWGPU__RANK_BY_SCORE_LAST ((swgpu_rank_t)2)
+
+/* 1 if hit a (score sa, E-value ea, database index ta) ranks before hit b
+ * under rank (swgpu_opts_t.rank; SWGPU_RANK_EVALUE follows BLAST+'s
+ * s_EvalueCompareHSPLists, blastp 2.12 checked on tests/data/rank_*.fa). */
+static inline int swgpu__rank_before(swgpu_rank_t rank, int32_t sa, double ea, uint64_t ta,
+                                     int32_t sb, double eb, uint64_t tb)
+{
+    if (rank == SWGPU_RANK_EVALUE) {
+        double ka = ea < SWGPU__RANK_EVALUE_TIE ? 0.0 : ea;
+        double kb = eb < SWGPU__RANK_EVALUE_TIE ? 0.0 : eb;
+        if (ka != kb)
+            return ka < kb;
+    }
+    if (sa != sb)
+        return sa > sb;
+    return rank == SWGPU_RANK_SCORE ? ta < tb : ta > tb;
+}
+
 /* One hit's alignment in the queue (pipeline.c). */
 typedef struct {
     size_t query;

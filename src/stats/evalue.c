@@ -225,9 +225,11 @@ static double spouge_bound(const swgpu__evalue_ctx_t *c, int32_t score, double e
     return scale * norm_cdf(lo);
 }
 
-int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
+int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e, int32_t from)
 {
     const int32_t limit = 1 << 24; /* far above any E-value's range */
+    if (from < 1)
+        from = 1;
     if (!c->spouge) {
         /* E is non-increasing in S: start from the solution of E(S) = max_e
          * and settle the integer with the function itself */
@@ -239,15 +241,20 @@ int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
             s--;
         while (s < limit && !(swgpu__evalue_of(c, s, 0) <= max_e))
             s++;
-        return s < limit ? s : INT32_MAX;
+        return s >= limit ? INT32_MAX : s > from ? s : from;
     }
     /* every score below the result is checked on its own: the bound need
      * not be monotonic (a small margin covers rounding) */
     double enough = max_e * (1 + 1e-6);
-    for (int32_t s = 1; s < limit; s++)
+    for (int32_t s = from; s < limit; s++)
         if (!(spouge_bound(c, s, enough) > enough))
             return s;
     return INT32_MAX;
+}
+
+int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
+{
+    return swgpu__evalue_min_score_from(c, max_e, 1);
 }
 
 double swgpu_hit_evalue(const swgpu_karlin_t *k, swgpu_evalue_model_t model, int32_t score,

@@ -46,6 +46,11 @@ double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tl
  *  length-adjusted model (E <= max_e iff score >= it), a lower bound for
  *  Spouge's (scores from it up still need their E-values checked). */
 int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
+/** The same, searched from score `from` up (the caller knows that no
+ *  score below it reaches max_e): the least score >= from that may reach
+ *  it.  A search ranking by E-value raises its entry score with it as its
+ *  kept hits improve. */
+int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e, int32_t from);
 
 /** Robinson & Robinson (1991) frequencies of the 20 standard amino acids. */
 extern const double swgpu__robinson[20];

@@ -62,6 +62,48 @@ golden search_dna_7.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --ou
 n=$(grep -c -F -x -f "$E/blastp_cols.tsv" "$T/cols_blast.out")
 [ "$n" -eq 5 ] && pass || fail "coverage columns: $n of blastp's 5 rows in swgpu's output"
 
+# --rank score (issue 30): the order before BLAST's ranking became the
+# default, pinned to the expected files of that time (score desc, then the
+# first in the database: t1 before t4, t3 before t5)
+golden search_6_rank_score.out search -q $Q -d $DB --rank score --quiet
+golden search_7_evalue_rank_score.out search -q $Q -d $DB --outfmt 7 --evalue 0.01 --rank score \
+    --quiet
+golden search_pair_rank_score.out search -q $Q -d $DB --outfmt pair --rank score --quiet
+golden search_top1_rank_score.out search -q $Q -d $DB -n 1 --outfmt '6 qseqid sseqid score' \
+    --rank score --quiet
+golden search_6_old_fsc_rank_score.out search -q $Q -d $DB --evalue-model old-fsc --rank score \
+    --quiet
+golden search_matfile_rank_score.out search -q $Q -d $DB --matrix $D/cli_ident.mat --gap-open 9 \
+    --gap-extend 2 --evalue 1e9 --outfmt '6 qseqid sseqid score qstart qend sstart send' \
+    --rank score
+golden search_dna_rank_score.out search -q $D/cli_dna_q.fasta -d $D/cli_dna_db.fasta --quiet \
+    --outfmt '6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar' \
+    --rank score
+# BLAST's ranking, as blastp 2.12 prints it (tests/data/rank_*.fa: an
+# E-value that inverts the scores, equal hits listed from the last in the
+# database, E-values below 1e-180 equal; expected/README says how
+# blastp_rank.tsv was made): byte for byte
+BR='6 qseqid sseqid evalue bitscore score slen'
+golden_same() { # NAME FILE ARGS...: swgpu ARGS prints FILE
+    name=$1; want=$2; shift 2
+    if "$SWGPU" "$@" > "$T/$name" 2> "$T/$name.err" && cmp -s "$T/$name" "$want"; then
+        pass
+    else
+        fail "$name: differs from $want: $(diff "$want" "$T/$name" | head -n 6)"
+    fi
+}
+golden_same "rank evalue" "$E/blastp_rank.tsv" search -q $D/rank_q.fa -d $D/rank_db.fa \
+    -e 1e-3 --outfmt "$BR" --quiet
+golden_same "rank evalue, -n 1" "$E/blastp_rank_top1.tsv" search -q $D/rank_q.fa \
+    -d $D/rank_db.fa -e 1e-3 -n 1 --outfmt "$BR" --quiet
+golden_same "rank evalue, -n 3" "$E/blastp_rank_top3.tsv" search -q $D/rank_q.fa \
+    -d $D/rank_db.fa -e 1e-3 -n 3 --outfmt "$BR" --quiet
+golden rank_score.out search -q $D/rank_q.fa -d $D/rank_db.fa -e 1e-3 --outfmt "$BR" \
+    --rank score --quiet
+"$SWGPU" search -q $Q -d $DB --rank sideways > /dev/null 2> "$T/rank.err"
+[ $? -ne 0 ] && grep -q "rank: 'sideways' is not evalue or score" "$T/rank.err" && pass ||
+    fail "--rank sideways: $(cat "$T/rank.err")"
+
 # the same search through a makedb database gives the same output
 if "$SWGPU" makedb $DB "$T/cli.db" 2> "$T/makedb.err"; then
     pass

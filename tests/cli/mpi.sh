@@ -3,8 +3,8 @@
 # 3; CPU backend, oversubscribed) must write byte for byte what `swgpu ARGS`
 # writes, for search (FASTA and makedb databases, many queries, ties,
 # --no-self, formats 6, 7, pair and columns, --no-align, fitted statistics,
-# both E-value models, BLAST databases, DNA, uneven and measured splits,
-# batches) and align (summary, SAM, pair,
+# both E-value models, both rankings, BLAST databases, DNA, uneven and
+# measured splits, batches) and align (summary, SAM, pair,
 # both strands, protein, score-only, a deep traceback, the SVG plot).  A
 # failure on any rank - bad input, an unwritable output, a failure injected
 # into one rank (SWGPU_MPI_FAIL=RANK:PHASE) - must end every rank with exit
@@ -150,6 +150,23 @@ for e in 1e-3 0.05 5; do
             --no-align --backend cpu --quiet
     done
 done
+# the ranking (issue 30): BLAST's by E-value (the default, above), and by
+# score; the rank fixture has E-values that invert scores, ties of equal
+# hits (listed from the last) and E-values below 1e-180 (equal)
+for n in 1 3 8; do
+    same "--rank evalue, inversions and ties, top $n" search -q $D/rank_q.fa -d $D/rank_db.fa \
+        -n $n --rank evalue --backend cpu --quiet
+    same "--rank score, inversions and ties, top $n" search -q $D/rank_q.fa -d $D/rank_db.fa \
+        -n $n --rank score --backend cpu --quiet
+done
+same "--rank score, ties, top 25" search -q "$T/q20.fa" -d "$T/ties.swdb" -n 25 --rank score \
+    --backend cpu --quiet
+same "--rank score, spouge, E <= 5, top 5" search -q "$T/q20.fa" -d "$T/ties.swdb" --evalue 5 \
+    -n 5 --rank score --no-align --backend cpu --quiet
+same "--rank score, fitted" search -q "$T/q20.fa" -d "$T/ties.swdb" --gap-open 12 \
+    --gap-extend 3 --rank score --backend cpu --quiet
+same "--rank score, the fallback" search -q $D/cli_q.fasta -d $D/cli_db.fasta \
+    --gap-open 12 --gap-extend 3 --rank score --backend cpu --quiet
 same "--evalue-model old-fsc, E <= 0.05" search -q "$T/q20.fa" -d "$T/ties.swdb" --evalue 0.05 \
     -n 3 --evalue-model old-fsc --backend cpu --quiet
 same "--evalue-model old-fsc, format 7" search -q $Q -d "$T/ties.fa" --outfmt 7 \

@@ -62,6 +62,10 @@ golden psi_iter_all_7.out search -q $Q -d $DB --iterations 3 --report all --outf
 golden psi_iter_last.out search -q $Q -d $DB --iterations 3 --quiet \
     --outfmt '6 qseqid sseqid score evalue bitscore'
 golden psi_iter_all_pair.out search -q $Q -d $DB --iterations 2 --report all --outfmt pair -n 1 --quiet
+# --rank score: the rounds' order (and so which of two near-identical hits a
+# PSSM keeps) before BLAST's ranking became the default (issue 30)
+golden psi_iter_last_rank_score.out search -q $Q -d $DB --iterations 3 --quiet --rank score \
+    --outfmt '6 qseqid sseqid score evalue bitscore'
 # --out-pssm: the PSSM of round 1's hits, read back by --pssm, is round 2
 mkdir "$T/pssms"
 "$SWGPU" search -q $Q -d $DB --out-pssm "$T/pssms" --quiet > "$T/r1" 2> "$T/r1.err" &&
@@ -70,6 +74,10 @@ mkdir "$T/pssms"
 same "--out-pssm does not change the output" "$T/plain6" "$T/r1"
 [ -z "${UPDATE:-}" ] || cp "$T/pssms/q1.pssm" "$E/psi_q1.pssm"
 same "--out-pssm's PSSM of q1" "$E/psi_q1.pssm" "$T/pssms/q1.pssm"
+mkdir "$T/pssms_score"
+"$SWGPU" search -q $Q -d $DB --out-pssm "$T/pssms_score" --rank score --quiet > /dev/null 2>&1
+[ -z "${UPDATE:-}" ] || cp "$T/pssms_score/q1.pssm" "$E/psi_q1_rank_score.pssm"
+same "--out-pssm's PSSM of q1, --rank score" "$E/psi_q1_rank_score.pssm" "$T/pssms_score/q1.pssm"
 "$SWGPU" search -q $Q -d $DB --iterations 2 --report all --quiet --outfmt 7 |
     awk '/^# Iteration: 2/ { r = 1 } /^# Iteration: 1/ { r = 0 } r && !/^#/' > "$T/round2"
 "$SWGPU" search --pssm "$T/pssms/q1.pssm" --pssm "$T/pssms/q2.pssm" --pssm "$T/pssms/q3.pssm" \
