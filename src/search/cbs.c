@@ -6,7 +6,9 @@
  *     + 50 when top_n > 500) with E-value <= evalue (5 evalue in modes 2, 3);
  *  2. rescore: each of those pairs' exact Smith-Waterman score under its own
  *     matrix (the query's and the subject's compositions) at 32 times the
- *     matrix's scale, gap costs times 32, on opts->threads threads; its
+ *     matrix's scale, gap costs times 32, on opts->threads threads, against
+ *     the subject with its low-complexity segments (SEG) as X, as blastp
+ *     rescores it (its near-identical exception aside); its
  *     score round(S / 32), its E-value BLAST's of the real score S / 32, its
  *     bit score that of the rounded score (as blastp 2.12 reports them);
  *  3. rank: those with E-value <= evalue and score > 0, by (score desc,
@@ -60,52 +62,69 @@ static int32_t nint_div(int32_t s)
     return (int32_t)(x + (x >= 0 ? 0.5 : -0.5));
 }
 
-/* the pair's matrix (1: nothing to adjust to, the pair is dropped) */
-static int pair_matrix(cbs_run_t *R, size_t q, const swgpu_seq_t *t, swgpu_matrix_t *adj)
+/* job j's subject as BLAST rescores it: *t the stored one, *masked its
+ * residues with SEG's segments as X (the caller frees it); its matrix into
+ * adj: 1 when there is nothing to adjust to (the pair is dropped) */
+static int pair_setup(cbs_run_t *R, const cbs_job_t *j, swgpu_seq_t *t, uint8_t **masked,
+                      swgpu_matrix_t *adj)
 {
     swgpu__compo_t sc;
-    swgpu__compo_read(&sc, t->res, t->len);
-    return swgpu__cbs_matrix(R->basis, R->o->comp_based_stats, &R->qc[q], R->qs[q].len, &sc,
-                             t->len, adj, NULL);
+    const swgpu_hit_t *h = &R->r->q[j->q].hits[j->h];
+    int rc = swgpu_db_get(R->db, h->target, t);
+    *masked = NULL;
+    if (rc < 0)
+        return rc;
+    if (!(*masked = malloc(t->len ? t->len : 1)))
+        return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for database sequence %zu "
+                           "(%zu residues)", h->target + 1, t->len);
+    if ((rc = swgpu__seg_mask(t->res, t->len, *masked)) < 0)
+        return rc;
+    swgpu__compo_read(&sc, *masked, t->len);
+    return swgpu__cbs_matrix(R->basis, R->o->comp_based_stats, &R->qc[j->q], R->qs[j->q].len,
+                             &sc, t->len, adj, NULL);
 }
 
 /* phase 2: job j's scaled score and end */
 static int rescore_one(cbs_run_t *R, cbs_job_t *j, swgpu_matrix_t *adj)
 {
-    swgpu_hit_t *h = &R->r->q[j->q].hits[j->h];
     swgpu_seq_t t;
-    int rc = swgpu_db_get(R->db, h->target, &t);
-    if (rc < 0 || (rc = pair_matrix(R, j->q, &t, adj)) < 0)
-        return rc;
-    if (rc == 1) {
+    uint8_t *masked;
+    int rc = pair_setup(R, j, &t, &masked, adj);
+    if (rc == 1)
         j->drop = 1;
-        return SWGPU_OK;
-    }
-    return swgpu__cpu_score_pair_q(&R->qs[j->q], t.res, t.len, adj,
-                                   R->o->gap_open * SWGPU__CBS_SCALE,
-                                   R->o->gap_extend * SWGPU__CBS_SCALE, 1, swgpu__cpu_isa_best(),
-                                   0, NULL, NULL, &j->scaled, &j->qend, &j->tend);
+    else if (rc == SWGPU_OK)
+        rc = swgpu__cpu_score_pair_q(&R->qs[j->q], masked, t.len, adj,
+                                     R->o->gap_open * SWGPU__CBS_SCALE,
+                                     R->o->gap_extend * SWGPU__CBS_SCALE, 1,
+                                     swgpu__cpu_isa_best(), 0, NULL, NULL, &j->scaled, &j->qend,
+                                     &j->tend);
+    free(masked);
+    return rc < 0 ? rc : SWGPU_OK;
 }
 
-/* phase 4: the alignment of job j's hit (its scaled score and end known) */
+/* phase 4: the alignment of job j's hit (its scaled score and end known);
+ * its counts against the subject as stored, as blastp counts them */
 static int align_one(cbs_run_t *R, const cbs_job_t *j, swgpu_matrix_t *adj)
 {
     swgpu_hit_t *h = &R->r->q[j->q].hits[j->h];
     swgpu_seq_t t;
-    int rc = swgpu_db_get(R->db, h->target, &t);
-    if (rc < 0 || (rc = pair_matrix(R, j->q, &t, adj)) < 0)
+    uint8_t *masked;
+    int rc = pair_setup(R, j, &t, &masked, adj);
+    if (rc == SWGPU_OK)
+        rc = swgpu__align_from_end_q(&R->qs[j->q], masked, t.len, adj,
+                                     R->o->gap_open * SWGPU__CBS_SCALE,
+                                     R->o->gap_extend * SWGPU__CBS_SCALE, j->scaled, j->qend,
+                                     j->tend, 0, &h->aln, -1);
+    free(masked);
+    if (rc < 0)
         return rc;
-    if ((rc = swgpu__align_from_end_q(&R->qs[j->q], t.res, t.len, adj,
-                                      R->o->gap_open * SWGPU__CBS_SCALE,
-                                      R->o->gap_extend * SWGPU__CBS_SCALE, j->scaled, j->qend,
-                                      j->tend, 0, &h->aln, -1)) < 0)
-        return rc;
-    if (h->aln.score != j->scaled)
+    if (rc == 1 || h->aln.score != j->scaled)
         return swgpu__fail(SWGPU_ERANGE,
                            "internal error: query %zu (id %s) vs database sequence %zu (id %s): "
                            "adjusted score %d but its alignment scores %lld",
                            j->q + 1, R->ids[j->q], h->target + 1, t.id, (int)j->scaled,
                            (long long)h->aln.score);
+    swgpu__aln_stats(&h->aln, R->qs[j->q].res, t.res);
     h->aln.score = h->score;
     return SWGPU_OK;
 }

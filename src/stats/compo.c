@@ -29,9 +29,8 @@
 enum { S_GAP = 0, S_A = 1, S_B = 2, S_C = 3, S_X = 21, S_Z = 23, S_U = 24, S_STOP = 25,
        S_O = 26, S_J = 27 };
 
-/* swgpu protein code (ARNDCQEGHILKMFPSTWYVBZX*JUO) -> NCBIstdaa */
-static const int to_std[27] = {1,  16, 13, 4,  3, 15, 5,  7,  8,  9,  11, 10, 12, 6,
-                               14, 17, 18, 20, 22, 19, 2, 23, 21, 25, 27, 24, 26};
+const int swgpu__to_ncbistdaa[27] = {1,  16, 13, 4,  3,  15, 5,  7,  8,  9,  11, 10, 12, 6,
+                                     14, 17, 18, 20, 22, 19, 2,  23, 21, 25, 27, 24, 26};
 
 /* NCBIstdaa -> index in ARNDCQEGHILKMFPSTWYV, -1 for the others */
 static const int to_true[SWGPU__STDAA] = {-1, 0,  -1, 4,  3,  6,  13, 7,  8,  9,
@@ -48,7 +47,7 @@ void swgpu__compo_read(swgpu__compo_t *c, const uint8_t *res, size_t len)
 {
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < len; i++) {
-        int k = res[i] < 27 ? to_std[res[i]] : S_GAP;
+        int k = res[i] < 27 ? swgpu__to_ncbistdaa[res[i]] : S_GAP;
         if (to_true[k] >= 0 || k == S_U) {
             c->prob[k == S_U ? S_C : k] += 1;
             c->n_true++;
@@ -253,7 +252,7 @@ static void to_matrix(const swgpu__cbs_basis_t *b, double M[SWGPU__STDAA][SWGPU_
     out->max = INT32_MIN;
     for (int a = 0; a < 27; a++)
         for (int c = 0; c < 27; c++) {
-            int32_t v = R[to_std[a]][to_std[c]];
+            int32_t v = R[swgpu__to_ncbistdaa[a]][swgpu__to_ncbistdaa[c]];
             out->s[a][c] = v;
             out->min = v < out->min ? v : out->min;
             out->max = v > out->max ? v : out->max;

@@ -1,7 +1,7 @@
 /*
  * stats/compo.h - composition-based statistics, as BLAST+ computes them
- * (compo.c; tables in compo_data.c): the amino-acid composition of a
- * sequence, and the score matrix of a query-subject pair adjusted to the two
+ * (compo.c; tables in compo_data.c; SEG in seg.c): the amino-acid
+ * composition of a sequence, its low-complexity segments, and the score matrix of a query-subject pair adjusted to the two
  * compositions at BLAST's finer scale.  Pure functions; nothing to free.
  */
 #ifndef SWGPU_STATS_COMPO_H
@@ -17,6 +17,15 @@
 
 extern const double swgpu__b62_freq_ratios[SWGPU__STDAA][SWGPU__STDAA];
 extern const double swgpu__b62_joint[SWGPU__N_STD_AA][SWGPU__N_STD_AA];
+
+/** swgpu protein code (ARNDCQEGHILKMFPSTWYVBZX*JUO) -> NCBIstdaa */
+extern const int swgpu__to_ncbistdaa[27];
+
+/** SEG as BLAST+ runs it on a subject before rescoring it with an adjusted
+ *  matrix (seg.c: window 10, locut 1.8, hicut 2.1): out[0..len) is res with
+ *  the residues of its low-complexity segments replaced by X (out may be
+ *  res).  SWGPU_ENOMEM. */
+int swgpu__seg_mask(const uint8_t *res, size_t len, uint8_t *out);
 
 /** A sequence's composition: prob[c] (NCBIstdaa c) the share of true amino
  *  acid c among its true amino acids (U counted as C), n_true their count. */
