@@ -59,6 +59,10 @@ const opt_field_t swpy_search_fields[] = {
     SOPT("strand", OPT_ENUM, strand, strand_names,
          "DNA: 'both' (each subject's better strand), 'plus' or 'minus' (the subjects' "
          "reverse complements)"),
+    SOPT("comp_based_stats", OPT_INT, comp_based_stats, NULL,
+         "protein: 0 (default) the matrix's exact scores; 1 composition-based statistics as "
+         "blastp -comp_based_stats 1 (BLAST's preliminary hits rescored exactly under each "
+         "pair's scaled BLOSUM62, BLAST's E-values); 2 and 3 not yet (refused)"),
 };
 const size_t swpy_n_search_fields = sizeof swpy_search_fields / sizeof swpy_search_fields[0];
 
