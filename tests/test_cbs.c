@@ -6,14 +6,16 @@
  *    `segmasker -window 10 -locut 1.8 -hicut 2.1 -outfmt interval`, recorded
  *    in tests/data/cbs_db.seg);
  *  - BLAST's Newton-Raphson lambda on a two-score system with a known root;
- *  - mode 1 through swgpu_search on the reference and CPU engines (and CUDA
- *    where a device is present): every hit's score is round(S / 32), S the
- *    reference engine's score of the query against the SEG-masked subject
+ *  - the optimiser of modes 2 and 3: a fixed point at BLOSUM62's own
+ *    marginals; the constraints met for skewed ones;
+ *  - modes 1, 2, 3 through swgpu_search on the reference and CPU engines (and
+ *    CUDA where a device is present): every hit's score is round(S / 32), S
+ *    the reference engine's score of the query against the SEG-masked subject
  *    with the pair's matrix (built here from the compositions) and the gap
  *    costs times 32; its E-value is the Spouge E-value of S / 32 and its bit
  *    score that of the rounded score; its CIGAR rescores to S; identities
  *    counted against the subject as stored; the engines agree hit for hit;
- *  - the refusals: modes 2, 3 (not yet), other matrices, DNA, PSSM queries,
+ *  - the refusals: other matrices, DNA, PSSM queries,
  *    candidates, values out of range.
  */
 #include "stats/compo.h"
@@ -97,7 +99,8 @@ static void test_lambda(void)
 
 /* every hit of r against the reference computation; returns the hits */
 static size_t check_hits(const swgpu_search_result_t *r, const swgpu_seqset_t *qs,
-                         const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o)
+                         const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                         size_t *n_adjusted)
 {
     swgpu__cbs_basis_t b;
     CHECK(swgpu__cbs_basis_init(&b, m) == SWGPU_OK, "basis: %s", swgpu_last_error());
@@ -119,8 +122,11 @@ static size_t check_hits(const swgpu_search_result_t *r, const swgpu_seqset_t *q
             uint8_t *masked = malloc(t.len);
             swgpu__seg_mask(t.res, t.len, masked);
             swgpu__compo_read(&sc, masked, t.len);
-            CHECK(swgpu__cbs_matrix(&b, 1, &qc, q.len, &sc, t.len, adj, NULL) == SWGPU_OK,
+            swgpu__cbs_rule_t rule;
+            CHECK(swgpu__cbs_matrix(&b, o->comp_based_stats, &qc, q.len, &sc, t.len, adj,
+                                    &rule) == SWGPU_OK,
                   "matrix");
+            *n_adjusted += rule == SWGPU__CBS_ADJUSTED;
             int32_t S = 0;
             swgpu__ref_score(q.res, q.len, masked, t.len, adj, o->gap_open * 32,
                              o->gap_extend * 32, &S, NULL, NULL);
@@ -171,12 +177,15 @@ static int same_hits(const swgpu_search_result_t *a, const swgpu_search_result_t
     return 1;
 }
 
-static void test_mode1(const swgpu_seqset_t *qs, const swgpu_db_t *db, const swgpu_matrix_t *m)
+/* mode (1, 2, 3) on every engine: want hits, of which adjusted had their
+ * matrix adjusted (the others scaled) */
+static void test_mode(const swgpu_seqset_t *qs, const swgpu_db_t *db, const swgpu_matrix_t *m,
+                      int mode, size_t want, size_t adjusted)
 {
     swgpu_opts_t o;
     swgpu_opts_init(&o, SWGPU_PROTEIN);
     o.top_n = 500;
-    o.comp_based_stats = 1;
+    o.comp_based_stats = mode;
     o.threads = 2;
     swgpu_search_result_t *ref = NULL, *cpu = NULL, *gpu = NULL;
     o.backend = SWGPU_BACKEND_REF;
@@ -185,18 +194,19 @@ static void test_mode1(const swgpu_seqset_t *qs, const swgpu_db_t *db, const swg
     CHECK(swgpu_search(qs, db, m, &o, &cpu) == SWGPU_OK, "cpu: %s", swgpu_last_error());
     if (!ref || !cpu)
         return;
-    size_t n = check_hits(cpu, qs, db, m, &o);
-    CHECK_EQ_INT(n, 38); /* hits with E <= 10 (blastp -comp_based_stats 1 reports 30 of them) */
-    CHECK(same_hits(ref, cpu), "ref and cpu engines differ");
+    size_t n_adj = 0, n = check_hits(cpu, qs, db, m, &o, &n_adj);
+    CHECK(n == want, "mode %d: %zu hits, expected %zu", mode, n, want);
+    CHECK(n_adj == adjusted, "mode %d: %zu adjusted, expected %zu", mode, n_adj, adjusted);
+    CHECK(same_hits(ref, cpu), "mode %d: ref and cpu engines differ", mode);
     o.backend = SWGPU_BACKEND_CUDA;
     int rc = swgpu_search(qs, db, m, &o, &gpu);
     if (rc == SWGPU_ENODEV) {
         SKIP(1, "no CUDA device: the GPU scan of comp-based-stats");
     } else {
-        CHECK(rc == SWGPU_OK && same_hits(gpu, cpu), "cuda differs: %s",
+        CHECK(rc == SWGPU_OK && same_hits(gpu, cpu), "mode %d: cuda differs: %s", mode,
               rc ? swgpu_last_error() : "hits");
     }
-    /* --no-align: the same scores and E-values */
+    /* no_align: the same scores and E-values */
     swgpu_search_result_t *na = NULL;
     o.backend = SWGPU_BACKEND_CPU;
     o.no_align = 1;
@@ -215,6 +225,55 @@ static void test_mode1(const swgpu_seqset_t *qs, const swgpu_db_t *db, const swg
     swgpu_search_result_destroy(cpu);
 }
 
+/* the optimiser: from BLOSUM62's own marginals and relative entropy it
+ * stays at the joint probabilities; for other marginals its answer has
+ * them, and relative entropy 0.44 */
+static void test_optimize(void)
+{
+    enum { N = SWGPU__N_STD_AA };
+    double row[N] = {0}, col[N] = {0}, x[N * N], re = 0;
+    const double *q = &swgpu__b62_joint[0][0];
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            row[i] += q[i * N + j];
+            col[j] += q[i * N + j];
+        }
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            re += q[i * N + j] * log(q[i * N + j] / (row[i] * col[j]));
+    CHECK(swgpu__cbs_optimize(x, q, row, col, re, 1e-8, 2000) == 0, "at the optimum");
+    double worst = 0;
+    for (int k = 0; k < N * N; k++)
+        worst = fmax(worst, fabs(x[k] - q[k]));
+    CHECK(worst < 1e-9, "moved %g from the joint probabilities", worst);
+    double r2[N], c2[N], rs[N] = {0}, cs[N] = {0}, re2 = 0, s = 0;
+    for (int i = 0; i < N; i++) { /* a skewed pair of compositions */
+        r2[i] = (i % 3 + 1.0);
+        c2[i] = (N - i) * 0.5 + 1.0;
+    }
+    double sr = 0, sc = 0;
+    for (int i = 0; i < N; i++) {
+        sr += r2[i];
+        sc += c2[i];
+    }
+    for (int i = 0; i < N; i++) {
+        r2[i] /= sr;
+        c2[i] /= sc;
+    }
+    CHECK(swgpu__cbs_optimize(x, q, r2, c2, 0.44, 1e-8, 2000) == 0, "skewed");
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            rs[i] += x[i * N + j];
+            cs[j] += x[i * N + j];
+            re2 += x[i * N + j] * log(x[i * N + j] / (r2[i] * c2[j]));
+            s += x[i * N + j];
+        }
+    worst = fabs(re2 - 0.44);
+    for (int i = 0; i < N; i++)
+        worst = fmax(worst, fmax(fabs(rs[i] - r2[i]), fabs(cs[i] - c2[i])));
+    CHECK(worst < 1e-8 && fabs(s - 1) < 1e-8, "constraints off by %g", worst);
+}
+
 /* rc and a message containing what */
 static void refused(int rc, const char *what)
 {
@@ -231,10 +290,6 @@ static void test_refusals(const swgpu_seqset_t *qs, const swgpu_db_t *db, const 
     refused(swgpu_opts_check(&o, m), "must be 0, 1, 2 or 3");
     o.comp_based_stats = -1;
     refused(swgpu_opts_check(&o, m), "must be 0, 1, 2 or 3");
-    o.comp_based_stats = 2;
-    refused(swgpu_search(qs, db, m, &o, &r), "not yet supported");
-    o.comp_based_stats = 3;
-    refused(swgpu_search(qs, db, m, &o, &r), "not yet supported");
     o.comp_based_stats = 1;
     o.candidates = 1;
     refused(swgpu_search(qs, db, m, &o, &r), "database parts");
@@ -270,7 +325,10 @@ int main(void)
     }
     test_seg(dbs);
     test_lambda();
-    test_mode1(qs, db, m);
+    test_optimize();
+    test_mode(qs, db, m, 1, 38, 0);
+    test_mode(qs, db, m, 2, 42, 36); /* the rule scales 6 (blastp agrees on the 33 it reports) */
+    test_mode(qs, db, m, 3, 43, 43);
     test_refusals(qs, db, m);
     swgpu_matrix_destroy(m);
     swgpu_db_destroy(db);

@@ -60,9 +60,10 @@ const opt_field_t swpy_search_fields[] = {
          "DNA: 'both' (each subject's better strand), 'plus' or 'minus' (the subjects' "
          "reverse complements)"),
     SOPT("comp_based_stats", OPT_INT, comp_based_stats, NULL,
-         "protein: 0 (default) the matrix's exact scores; 1 composition-based statistics as "
-         "blastp -comp_based_stats 1 (BLAST's preliminary hits rescored exactly under each "
-         "pair's scaled BLOSUM62, BLAST's E-values); 2 and 3 not yet (refused)"),
+         "protein, as blastp -comp_based_stats: 0 (default) the matrix's exact scores; 1 "
+         "BLOSUM62 scaled to each pair's compositions; 2 (blastp's default) adjusted to them "
+         "where BLAST's rule says so, else scaled; 3 always adjusted (BLAST's preliminary "
+         "hits rescored exactly, BLAST's E-values)"),
 };
 const size_t swpy_n_search_fields = sizeof swpy_search_fields / sizeof swpy_search_fields[0];
 

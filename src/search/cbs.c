@@ -3,7 +3,8 @@
  * (opts->comp_based_stats, stats/compo.h), as phases:
  *  1. preliminary: the ordinary search (any engine), without alignments,
  *     keeping BLAST's preliminary hit list: per query the best 1050 (2 top_n
- *     + 50 when top_n > 500) with E-value <= evalue (5 evalue in modes 2, 3);
+ *     + 50 when top_n > 500) with E-value <= evalue (5 evalue in modes 2, 3:
+ *     BLAST's prelim_evalue);
  *  2. rescore: each of those pairs' exact Smith-Waterman score under its own
  *     matrix (the query's and the subject's compositions) at 32 times the
  *     matrix's scale, gap costs times 32, on opts->threads threads, against

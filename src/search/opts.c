@@ -78,9 +78,6 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
     if (o->comp_based_stats < 0 || o->comp_based_stats > 3)
         return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: must be 0, 1, 2 or 3",
                            o->comp_based_stats);
-    if (o->comp_based_stats > 1)
-        return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: matrix adjustment (2, 3) is not "
-                           "yet supported; use 0 or 1", o->comp_based_stats);
     if (o->comp_based_stats && o->candidates)
         return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: not with a search split over "
                            "database parts (candidates)", o->comp_based_stats);

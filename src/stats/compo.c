@@ -183,6 +183,11 @@ int swgpu__cbs_basis_init(swgpu__cbs_basis_t *b, const swgpu_matrix_t *m)
         return rc;
     b->m = m;
     b->lambda /= SWGPU__CBS_SCALE;
+    for (int i = 0; i < SWGPU__N_STD_AA; i++)
+        for (int j = 0; j < SWGPU__N_STD_AA; j++) {
+            b->joint_rows[i] += swgpu__b62_joint[i][j];
+            b->joint_cols[j] += swgpu__b62_joint[i][j];
+        }
     for (int i = 0; i < SWGPU__STDAA; i++)
         for (int j = 0; j < SWGPU__STDAA; j++)
             b->start[i][j] = nint(ratio_score(swgpu__b62_freq_ratios[i][j], b->lambda));
@@ -241,7 +246,7 @@ static void to_matrix(const swgpu__cbs_basis_t *b, double M[SWGPU__STDAA][SWGPU_
     int32_t R[SWGPU__STDAA][SWGPU__STDAA];
     for (int i = 0; i < SWGPU__STDAA; i++)
         for (int j = 0; j < SWGPU__STDAA; j++)
-            R[i][j] = M[i][j] < (double)INT32_MIN ? INT32_MIN : nint(M[i][j]);
+            R[i][j] = M[i][j] <= (double)INT32_MIN ? INT32_MIN : nint(M[i][j]);
     for (int i = 0; i < SWGPU__STDAA; i++) {
         R[i][S_STOP] = b->start[i][S_STOP];
         R[S_STOP][i] = b->start[S_STOP][i];
@@ -302,19 +307,165 @@ static int scaled_matrix(const swgpu__cbs_basis_t *b, const swgpu__compo_t *q,
     return SWGPU_OK;
 }
 
+/* probabilities in NCBIstdaa -> ARNDCQEGHILKMFPSTWYV */
+static void gather(double *out, const double *std)
+{
+    for (int c = 0; c < SWGPU__STDAA; c++)
+        if (to_true[c] >= 0)
+            out[to_true[c]] = std[c];
+}
+
+/* BLAST's Blast_GetRelativeEntropy: the square root of the Jensen-Shannon
+ * divergence of two compositions */
+static double js_distance(const double *a, const double *b)
+{
+    double v = 0;
+    for (int i = 0; i < SWGPU__N_STD_AA; i++) {
+        double t = (a[i] + b[i]) / 2;
+        if (t > 0) {
+            if (a[i] > 0)
+                v += a[i] * log(a[i] / t) / 2;
+            if (b[i] > 0)
+                v += b[i] * log(b[i] / t) / 2;
+        }
+    }
+    return sqrt(v < 0 ? 0 : v);
+}
+
+/* the two most frequent residues make up more than 40% of a sequence of more
+ * than 50 residues */
+static int high_pair(const double *p, size_t len)
+{
+    double max = 0, second = 0;
+    if (len <= 50)
+        return 0;
+    for (int i = 0; i < SWGPU__N_STD_AA; i++)
+        if (p[i] > second) {
+            second = p[i];
+            if (p[i] > max) {
+                second = max;
+                max = p[i];
+            }
+        }
+    return max + second > 0.4;
+}
+
+/* mode 2's rule (Altschul et al. 2005; BLAST's
+ * s_TestToApplyREAdjustmentConditional): 1 to adjust the matrix, 0 to scale
+ * it as mode 1 does - when neither sequence is dominated by two residues,
+ * the compositions are far apart (distance > 0.16), the lengths differ more
+ * than threefold and the angle at the matrix's background between the two
+ * compositions exceeds 70 degrees */
+static int adjust_rule(size_t qlen, size_t slen, const double *pq, const double *ps)
+{
+    if (high_pair(pq, qlen) || high_pair(ps, slen))
+        return 1;
+    double dm = js_distance(ps, swgpu__b62_bg), dq = js_distance(pq, swgpu__b62_bg),
+           dmq = js_distance(ps, pq);
+    double angle = acos((dm * dm + dq * dq - dmq * dmq) / 2.0 / dm / dq) * 180 / 3.1415926543;
+    double large = (double)(qlen > slen ? qlen : slen), small = (double)(qlen > slen ? slen : qlen);
+    return !(dmq > 0.16 && large / small > 3.0 && angle > 70.0);
+}
+
+/* BLAST's pseudocounts: p mixed with the background bg by weight
+ * 20 / (n + 20) */
+static void pseudocounts(double *p, size_t n, const double *bg)
+{
+    double sum = 0, w = 20.0 / ((double)n + 20.0);
+    for (int i = 0; i < SWGPU__N_STD_AA; i++)
+        sum += p[i];
+    if (sum == 0.0)
+        sum = 1.0;
+    for (int i = 0; i < SWGPU__N_STD_AA; i++)
+        p[i] = (1.0 - w) * p[i] / sum + w * bg[i];
+}
+
+/* NCBIstdaa probabilities of the 20-letter p, B Z J their pairs' sums */
+static void unpack(double *std, const double *p)
+{
+    for (int c = 0; c < SWGPU__STDAA; c++)
+        std[c] = to_true[c] >= 0 ? p[to_true[c]] : 0.0;
+    std[S_B] = std[4] + std[13];
+    std[S_Z] = std[5] + std[15];
+    std[S_J] = std[9] + std[11];
+}
+
+/* the matrix of target frequencies x (20 x 20) and compositions row, col
+ * (BLAST's s_ScoresStdAlphabet): ln(x_ij / (r_i c_j)) / lambda_u, with B, Z,
+ * J as their pairs' sums, then the X, U, O and stop codon scores */
+static void matrix_from_freqs(const swgpu__cbs_basis_t *b, const double *x, const double *row,
+                              const double *col, swgpu_matrix_t *out)
+{
+    double R[SWGPU__STDAA], C[SWGPU__STDAA], M[SWGPU__STDAA][SWGPU__STDAA], sum = 0;
+    unpack(R, row);
+    unpack(C, col);
+    for (int k = 0; k < SWGPU__N_STD_AA * SWGPU__N_STD_AA; k++)
+        sum += x[k];
+    memset(M, 0, sizeof M);
+    for (int i = 0; i < SWGPU__STDAA; i++) {
+        if (to_true[i] < 0)
+            continue;
+        for (int j = 0; j < SWGPU__STDAA; j++)
+            if (to_true[j] >= 0)
+                M[i][j] = x[to_true[i] * SWGPU__N_STD_AA + to_true[j]] / sum;
+        M[i][S_B] = M[i][4] + M[i][13];
+        M[i][S_Z] = M[i][5] + M[i][15];
+        M[i][S_J] = M[i][9] + M[i][11];
+    }
+    for (int j = 0; j < SWGPU__STDAA; j++) {
+        M[S_B][j] = M[4][j] + M[13][j];
+        M[S_Z][j] = M[5][j] + M[15][j];
+        M[S_J][j] = M[9][j] + M[11][j];
+    }
+    for (int i = 0; i < SWGPU__STDAA; i++)
+        for (int j = 0; j < SWGPU__STDAA; j++) {
+            if (R[i] > 0 && C[j] > 0)
+                M[i][j] /= R[i] * C[j];
+            M[i][j] = ratio_score(M[i][j], b->lambda);
+        }
+    set_xuo(M, R, C);
+    to_matrix(b, M, out);
+}
+
+/* modes 2 and 3 (Blast_CompositionMatrixAdj): the target frequencies
+ * closest to the matrix's joint probabilities with the pair's compositions
+ * (20 pseudocounts of the matrix's background) as marginals and relative
+ * entropy 0.44 (BLOSUM62's); 1 when they are not found (then mode 1) */
+static int adjusted_matrix(const swgpu__cbs_basis_t *b, const swgpu__compo_t *q,
+                           const swgpu__compo_t *s, swgpu_matrix_t *out)
+{
+    double row[SWGPU__N_STD_AA], col[SWGPU__N_STD_AA];
+    double x[SWGPU__N_STD_AA * SWGPU__N_STD_AA];
+    gather(row, q->prob);
+    gather(col, s->prob);
+    pseudocounts(row, q->n_true, b->joint_rows);
+    pseudocounts(col, s->n_true, b->joint_cols);
+    if (swgpu__cbs_optimize(x, &swgpu__b62_joint[0][0], row, col, 0.44, 1e-8, 2000))
+        return 1;
+    matrix_from_freqs(b, x, row, col, out);
+    return 0;
+}
+
 int swgpu__cbs_matrix(const swgpu__cbs_basis_t *b, int mode, const swgpu__compo_t *q,
                       size_t qlen, const swgpu__compo_t *s, size_t slen, swgpu_matrix_t *out,
                       swgpu__cbs_rule_t *rule)
 {
-    (void)qlen;
-    (void)slen;
     if (rule)
         *rule = SWGPU__CBS_NONE;
     if (!q->n_true || !s->n_true)
         return 1; /* nothing to adjust to: BLAST drops the pair */
-    if (mode != 1)
-        return swgpu__fail(SWGPU_EINVAL, "composition-based statistics mode %d: not yet "
-                           "supported", mode);
+    if (mode < 1 || mode > 3)
+        return swgpu__fail(SWGPU_EINVAL, "composition-based statistics mode %d: unknown", mode);
+    if (mode > 1) {
+        double pq[SWGPU__N_STD_AA], ps[SWGPU__N_STD_AA];
+        gather(pq, q->prob);
+        gather(ps, s->prob);
+        if ((mode == 3 || adjust_rule(qlen, slen, pq, ps)) && !adjusted_matrix(b, q, s, out)) {
+            if (rule)
+                *rule = SWGPU__CBS_ADJUSTED;
+            return SWGPU_OK;
+        }
+    }
     if (rule)
         *rule = SWGPU__CBS_SCALED;
     return scaled_matrix(b, q, s, out);

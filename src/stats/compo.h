@@ -17,6 +17,7 @@
 
 extern const double swgpu__b62_freq_ratios[SWGPU__STDAA][SWGPU__STDAA];
 extern const double swgpu__b62_joint[SWGPU__N_STD_AA][SWGPU__N_STD_AA];
+extern const double swgpu__b62_bg[SWGPU__N_STD_AA];
 
 /** swgpu protein code (ARNDCQEGHILKMFPSTWYVBZX*JUO) -> NCBIstdaa */
 extern const int swgpu__to_ncbistdaa[27];
@@ -42,6 +43,8 @@ typedef struct {
     const swgpu_matrix_t *m;
     double lambda;                                /* m's ideal ungapped lambda / 32 */
     int32_t start[SWGPU__STDAA][SWGPU__STDAA];    /* m at 32x: round(ln ratio / lambda) */
+    double joint_rows[SWGPU__N_STD_AA];           /* the joint probabilities' marginals */
+    double joint_cols[SWGPU__N_STD_AA];
 } swgpu__cbs_basis_t;
 
 /** The basis of matrix m; SWGPU_EINVAL (message naming m) for a matrix
@@ -61,11 +64,21 @@ typedef enum {
  * a protein matrix in swgpu codes at 32 times m's scale, to be used with gap
  * costs times 32.  *rule (may be NULL) says how it was made.  Returns 1
  * (nothing made) when a sequence has no true amino acid: BLAST then drops
- * the pair.  Only mode 1 for now (SWGPU_EINVAL otherwise).
+ * the pair.  Mode 2 adjusts the matrix when BLAST's rule says so, 3
+ * always; where the adjustment's optimisation does not converge, or mode
+ * 2's rule says not to, the matrix is mode 1's.
  */
 int swgpu__cbs_matrix(const swgpu__cbs_basis_t *b, int mode, const swgpu__compo_t *q,
                       size_t qlen, const swgpu__compo_t *s, size_t slen, swgpu_matrix_t *out,
                       swgpu__cbs_rule_t *rule);
+
+/** Compositional matrix adjustment's target frequencies (compo_opt.c): x
+ *  (20 x 20, ARNDCQEGHILKMFPSTWYV) closest to q in relative entropy with row
+ *  sums row, column sums col and, when target_re > 0, relative entropy
+ *  target_re against them; Newton's method to a residual <= tol in at most
+ *  maxits steps.  0 when found, 1 otherwise (x then unusable). */
+int swgpu__cbs_optimize(double *x, const double *q, const double *row, const double *col,
+                        double target_re, double tol, int maxits);
 
 /** BLAST's Newton-Raphson lambda (Blast_KarlinLambdaNR) of integer scores
  *  lo..hi (lo < 0 < hi) with probabilities p[s - lo] summing to 1, from
