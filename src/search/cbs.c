@@ -9,7 +9,7 @@
  *     matrix (the query's and the subject's compositions) at 32 times the
  *     matrix's scale, gap costs times 32, on opts->threads threads, against
  *     the subject with its low-complexity segments (SEG) as X, as blastp
- *     rescores it (its near-identical exception aside); its
+ *     rescores it (unless the pair is near-identical: near_identical()); its
  *     score round(S / 32), its E-value BLAST's of the real score S / 32, its
  *     bit score that of the rounded score (as blastp 2.12 reports them);
  *  3. rank: those with E-value <= evalue and score > 0, by (score desc,
@@ -37,12 +37,15 @@ typedef struct {
     int32_t scaled;     /* score at 32x */
     int64_t qend, tend; /* its end */
     int drop;           /* 1: no true amino acid in the subject (BLAST drops it) */
+    int no_seg;         /* 1: near-identical, the subject not SEG-masked */
+    swgpu_hit_t hit;    /* phase 3: the rescored hit */
 } cbs_job_t;
 
 typedef struct {
     const swgpu__query_t *qs;
     const char *const *ids;
     const swgpu_db_t *db;
+    const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
     const swgpu__cbs_basis_t *basis;
     const swgpu__compo_t *qc; /* per query */
@@ -78,11 +81,54 @@ static int pair_setup(cbs_run_t *R, const cbs_job_t *j, swgpu_seq_t *t, uint8_t 
     if (!(*masked = malloc(t->len ? t->len : 1)))
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for database sequence %zu "
                            "(%zu residues)", h->target + 1, t->len);
-    if ((rc = swgpu__seg_mask(t->res, t->len, *masked)) < 0)
+    if (j->no_seg)
+        memcpy(*masked, t->res, t->len);
+    else if ((rc = swgpu__seg_mask(t->res, t->len, *masked)) < 0)
         return rc;
     swgpu__compo_read(&sc, *masked, t->len);
     return swgpu__cbs_matrix(R->basis, R->o->comp_based_stats, &R->qc[j->q], R->qs[j->q].len,
                              &sc, t->len, adj, NULL);
+}
+
+/*
+ * BLAST leaves a subject unmasked when its alignment with the query is
+ * near-identical (blast_kappa.c, redo_alignment.c): the preliminary
+ * alignment spans at least min(query length, 50) subject residues, scores
+ * at least 1.74 bits per position of the shorter of its two spans, and more
+ * than 95% of those positions are identical.  BLAST tests its preliminary
+ * (x-drop) alignment by word matches; here the pair's optimal alignment
+ * under the matrix (only for scores that can reach the bound) and its
+ * identities.  *near gets the verdict.
+ */
+static int near_identical(cbs_run_t *R, const cbs_job_t *j, const swgpu_seq_t *t, int *near)
+{
+    const swgpu_query_result_t *qr = &R->r->q[j->q];
+    const swgpu_hit_t *h = &qr->hits[j->h];
+    const swgpu__query_t *q = &R->qs[j->q];
+    double cutoff = 1.74 * log(2.0) / qr->karlin.lambda; /* score per position */
+    size_t minspan = q->len < 50 ? q->len : 50;
+    *near = 0;
+    if (minspan < 1 || h->score < cutoff * (double)(minspan - 1))
+        return SWGPU_OK;
+    int32_t score;
+    int64_t qend, tend;
+    swgpu_aln_t a;
+    memset(&a, 0, sizeof a);
+    int rc = swgpu__cpu_score_pair_q(q, t->res, t->len, R->m, R->o->gap_open, R->o->gap_extend,
+                                     1, swgpu__cpu_isa_best(), 0, NULL, NULL, &score, &qend,
+                                     &tend);
+    if (rc == SWGPU_OK)
+        rc = swgpu__align_from_end_q(q, t->res, t->len, R->m, R->o->gap_open,
+                                     R->o->gap_extend, score, qend, tend, 0, &a, -1);
+    if (rc < 0) {
+        swgpu_aln_free(&a);
+        return rc;
+    }
+    int64_t qs = a.qend - a.qbeg, ts = a.tend - a.tbeg, len = qs < ts ? qs : ts;
+    *near = ts + 1 >= (int64_t)minspan && len > 0 && score >= cutoff * (double)len &&
+            (double)a.n_ident / (double)len > 0.95;
+    swgpu_aln_free(&a);
+    return SWGPU_OK;
 }
 
 /* phase 2: job j's scaled score and end */
@@ -90,7 +136,10 @@ static int rescore_one(cbs_run_t *R, cbs_job_t *j, swgpu_matrix_t *adj)
 {
     swgpu_seq_t t;
     uint8_t *masked;
-    int rc = pair_setup(R, j, &t, &masked, adj);
+    int rc = swgpu_db_get(R->db, R->r->q[j->q].hits[j->h].target, &t);
+    if (rc < 0 || (rc = near_identical(R, j, &t, &j->no_seg)) < 0)
+        return rc;
+    rc = pair_setup(R, j, &t, &masked, adj);
     if (rc == 1)
         j->drop = 1;
     else if (rc == SWGPU_OK)
@@ -173,10 +222,10 @@ static int run_jobs(cbs_run_t *R, int align)
     return R->status < 0 ? swgpu__fail(R->status, "%s", R->msg) : SWGPU_OK;
 }
 
-/* hits of one query in rank order: score desc, E-value asc, database index */
-static int cmp_hit(const void *a, const void *b)
+/* jobs by their hits' rank: score desc, E-value asc, database index */
+static int cmp_job(const void *a, const void *b)
 {
-    const swgpu_hit_t *x = a, *y = b;
+    const swgpu_hit_t *x = &((const cbs_job_t *)a)->hit, *y = &((const cbs_job_t *)b)->hit;
     if (x->score != y->score)
         return x->score > y->score ? -1 : 1;
     if (x->evalue != y->evalue)
@@ -195,34 +244,26 @@ static void rank_query(cbs_run_t *R, size_t i, cbs_job_t *jobs, size_t n, size_t
                        swgpu__db_whole_res(R->db), swgpu__db_whole_n(R->db));
     size_t w = 0;
     for (size_t k = 0; k < n; k++) {
-        swgpu_hit_t h = qr->hits[jobs[k].h];
+        cbs_job_t *j = &jobs[k];
+        swgpu_hit_t h = qr->hits[j->h];
         swgpu_seq_t t;
-        if (jobs[k].drop || jobs[k].scaled <= 0 || swgpu_db_get(R->db, h.target, &t) < 0)
+        if (j->drop || j->scaled <= 0 || swgpu_db_get(R->db, h.target, &t) < 0)
             continue;
-        h.score = nint_div(jobs[k].scaled);
-        h.evalue = swgpu__evalue_of_real(&ev, (double)jobs[k].scaled / SWGPU__CBS_SCALE, t.len);
+        h.score = nint_div(j->scaled);
+        h.evalue = swgpu__evalue_of_real(&ev, (double)j->scaled / SWGPU__CBS_SCALE, t.len);
         h.bits = swgpu_bitscore(&qr->karlin, h.score);
         h.aln.score = h.score;
         if (!(h.evalue <= R->o->evalue) || h.score <= 0)
             continue;
-        /* the job travels in the hit's aln fields until the sort is done */
-        h.aln.qend = jobs[k].scaled;
-        h.aln.qbeg = jobs[k].qend;
-        h.aln.tbeg = jobs[k].tend;
-        qr->hits[w++] = h;
+        j->hit = h;
+        jobs[w++] = *j;
     }
-    qsort(qr->hits, w, sizeof *qr->hits, cmp_hit);
+    qsort(jobs, w, sizeof *jobs, cmp_job);
     if (w > (size_t)R->o->top_n)
         w = (size_t)R->o->top_n;
     for (size_t k = 0; k < w; k++) {
-        swgpu_hit_t *h = &qr->hits[k];
-        jobs[k].q = i;
+        qr->hits[k] = jobs[k].hit;
         jobs[k].h = k;
-        jobs[k].scaled = (int32_t)h->aln.qend;
-        jobs[k].qend = h->aln.qbeg;
-        jobs[k].tend = h->aln.tbeg;
-        jobs[k].drop = 0;
-        h->aln.qbeg = h->aln.qend = h->aln.tbeg = 0;
     }
     qr->n_hits = w;
     *kept = w;
@@ -297,6 +338,7 @@ static int cbs_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     R.qs = qs;
     R.ids = ids;
     R.db = db;
+    R.m = m;
     R.o = opts;
     R.basis = &basis;
     R.qc = qc;
