@@ -348,7 +348,7 @@ typedef struct {
      * against the subject with its SEG segments as X (as blastp does), and reports
      * round(score / 32), BLAST's E-value of score / 32 and the bit score of the
      * rounded score, ranked by (score, E-value, database index); the alignments are
-     * the adjusted matrix's.  BLOSUM62 only; sequence queries only (swgpu_search_pssm,
+     * the adjusted matrix's; the result's align_seconds includes the rescoring.  BLOSUM62 only; sequence queries only (swgpu_search_pssm,
      * swgpu_search_iterate and candidates refuse it). */
     int comp_based_stats;
 } swgpu_opts_t;

@@ -300,10 +300,9 @@ static int cbs_rescore(cbs_run_t *R)
     swgpu__log(SWGPU_LOG_DEBUG, "comp-based-stats %d: %zu preliminary hits rescored in %.3f s, "
                "%zu kept", R->o->comp_based_stats, n, t1 - t0, kept_all);
     R->n = kept_all;
-    if (R->o->no_align)
-        return SWGPU_OK;
-    rc = run_jobs(R, 1);
-    r->align_seconds += swgpu__now() - t1;
+    if (!R->o->no_align)
+        rc = run_jobs(R, 1);
+    r->align_seconds += swgpu__now() - t0; /* the rescoring is the adjusted hits' alignment */
     return rc;
 }
 
