@@ -1,8 +1,9 @@
 /*
  * blast_args.c - BLAST+'s single-dash options on swgpu's command line
  * (`swgpu search -query Q -db D -outfmt 6 -evalue 1`): the ones swgpu has
- * become its own before getopt_long sees them, those whose only value
- * swgpu honours are checked and dropped, and every other option of BLAST+
+ * become its own before getopt_long sees them (-comp_based_stats with
+ * BLAST's values), those whose only value swgpu honours are checked and
+ * dropped, and every other option of BLAST+
  * is refused with a hint naming swgpu's option where there is one.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -87,22 +88,32 @@ static int takes_next(const char *w, const char *shortopts, const struct option 
     return 0;
 }
 
-/* -max_hsps and -comp_based_stats: CLI_RUN when v is the value that gives
- * swgpu's behaviour, else CLI_ERROR after saying so */
+/* -max_hsps: CLI_RUN when v is the value that gives swgpu's behaviour, else
+ * CLI_ERROR after saying so */
 static int check_fixed(const char *w, const char *v)
 {
-    if (!strcmp(w, "-max_hsps")) {
-        if (!strcmp(v, "1"))
-            return CLI_RUN;
-        cli_error("search: -max_hsps %s: swgpu does not yet report more than one alignment per "
-                  "query and subject (only -max_hsps 1 is accepted)", v);
-    } else {
-        if (!strcmp(v, "0") || !strcmp(v, "F") || !strcmp(v, "f"))
-            return CLI_RUN;
-        cli_error("search: -comp_based_stats %s: swgpu does not yet support composition-based "
-                  "statistics (only -comp_based_stats 0 or F is accepted)", v);
-    }
+    (void)w;
+    if (!strcmp(v, "1"))
+        return CLI_RUN;
+    cli_error("search: -max_hsps %s: swgpu does not yet report more than one alignment per "
+              "query and subject (only -max_hsps 1 is accepted)", v);
     return CLI_ERROR;
+}
+
+/* -comp_based_stats v as blastp reads it: 0 F f none, 1, 2 T t D (blastp's
+ * default), 3; the mode as "0".."3", NULL (after saying so) for another */
+static const char *cbs_mode(const char *v)
+{
+    static const struct {
+        const char *v, *mode;
+    } modes[] = {{"0", "0"}, {"F", "0"}, {"f", "0"}, {"1", "1"}, {"2", "2"},
+                 {"T", "2"}, {"t", "2"}, {"D", "2"}, {"3", "3"}};
+    for (size_t k = 0; k < sizeof modes / sizeof *modes; k++)
+        if (!strcmp(v, modes[k].v))
+            return modes[k].mode;
+    cli_error("search: -comp_based_stats %s: not one of BLAST's values 0 F f 1 2 T t D 3 "
+              "(swgpu's --comp-based-stats 0|1|2|3)", v);
+    return NULL;
 }
 
 /* the BLAST option w that is not one of aliases[]: refused, CLI_ERROR */
@@ -143,15 +154,23 @@ static int blast_word(int argc, char **argv, int *i, char **out, int *n)
         out[(*n)++] = (char *)"-h";
         return CLI_RUN;
     }
-    int fixed = !strcmp(w, "-max_hsps") || !strcmp(w, "-comp_based_stats");
+    int fixed = !strcmp(w, "-max_hsps"), cbs = !strcmp(w, "-comp_based_stats");
     size_t k = 0;
     while (k < COUNT(aliases) && strcmp(w + 1, aliases[k].blast))
         k++;
-    if (k == COUNT(aliases) && !fixed)
+    if (k == COUNT(aliases) && !fixed && !cbs)
         return refuse(w);
     if (*i + 1 >= argc) {
         cli_error("search: option '%s' needs a value (see swgpu search --help)", w);
         return CLI_ERROR;
+    }
+    if (cbs) {
+        const char *mode = cbs_mode(argv[++*i]);
+        if (!mode)
+            return CLI_ERROR;
+        out[(*n)++] = (char *)"--comp-based-stats";
+        out[(*n)++] = (char *)mode;
+        return CLI_RUN;
     }
     if (fixed)
         return check_fixed(w, argv[++*i]);

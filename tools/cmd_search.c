@@ -76,6 +76,13 @@ static void usage(FILE *fp)
           "                         sstrand qcovhsp qcovs ppos salltitles sallseqid qacc\n"
           "                         qaccver sacc saccver stitle qseq sseq positive btop\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
+          "      --comp-based-stats N  protein, as blastp -comp_based_stats N: 0 (default)\n"
+          "                         none, the matrix's exact scores as CUDASW++, ssearch36\n"
+          "                         and parasail give them; 1 the matrix scaled to each pair's\n"
+          "                         compositions; 2 (blastp's default) adjusted to them where\n"
+          "                         BLAST's rule says so, else scaled; 3 always adjusted.\n"
+          "                         BLAST's preliminary hits (the best 1050 by the matrix's\n"
+          "                         score) are rescored exactly (BLOSUM62 only)\n"
           "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "      --no-self          do not report a query's own sequence (same id, same\n"
           "                         residues) as its hit, e.g. in -q X -d X (all against all)\n"
@@ -115,7 +122,8 @@ static void usage(FILE *fp)
           "wall time, peak memory) always does, unless --quiet.\n"
           "\n"
           "BLAST+'s -query -db -out -outfmt -evalue -max_target_seqs -num_threads stand for\n"
-          "-q -d -o -f -e -n -t; -max_hsps 1 and -comp_based_stats 0 (or F) are accepted;\n"
+          "-q -d -o -f -e -n -t, -comp_based_stats V for --comp-based-stats (V as blastp\n"
+          "takes it: 0 F f, 1, 2 T t D, 3); -max_hsps 1 is accepted;\n"
           "BLAST+'s other options are refused, naming swgpu's option where there is one.\n",
           fp);
 }
@@ -212,7 +220,7 @@ enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
     OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF,
     OPT_EVALUE_MODEL, OPT_PSSM, OPT_ITERATIONS, OPT_INCLUSION, OPT_OUT_PSSM, OPT_REPORT,
-    OPT_STRAND, OPT_RANK
+    OPT_STRAND, OPT_RANK, OPT_CBS
 };
 
 void cli_search_args_free(cli_search_args_t *a)
@@ -293,6 +301,13 @@ static int search_option(int c, const char *opt, cli_search_args_t *a)
     case OPT_QUIET: a->verbosity = 0; break;
     case OPT_NO_ALIGN: a->no_align = 1; break;
     case OPT_NO_SELF: a->no_self = 1; break;
+    case OPT_CBS:
+        if (cli_parse_int("--comp-based-stats", optarg, &a->comp_based_stats)) return CLI_ERROR;
+        if (a->comp_based_stats < 0 || a->comp_based_stats > 3) {
+            cli_error("--comp-based-stats %s: must be 0, 1, 2 or 3", optarg);
+            return CLI_ERROR;
+        }
+        break;
     case OPT_EVALUE_MODEL:
         if (parse_evalue_model(optarg, &a->evalue_model)) return CLI_ERROR;
         break;
@@ -421,6 +436,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         {"report", required_argument, NULL, OPT_REPORT},
         {"strand", required_argument, NULL, OPT_STRAND},
         {"rank", required_argument, NULL, OPT_RANK},
+        {"comp-based-stats", required_argument, NULL, OPT_CBS},
         {NULL, 0, NULL, 0},
     };
     static const char shortopts[] = ":q:d:n:e:f:o:t:vh";
@@ -457,6 +473,7 @@ void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgp
     o->evalue_model = a->evalue_model;
     o->strand = a->strand;
     o->rank = a->rank;
+    o->comp_based_stats = a->comp_based_stats;
 }
 
 /* What a search reads, runs and writes. */

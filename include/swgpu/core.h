@@ -353,6 +353,20 @@ typedef struct {
                                 among those that pass evalue: every subject is scored, so
                                 the cut is exact in either order (default
                                 SWGPU_RANK_EVALUE) */
+    /* Composition-based statistics of a protein search, BLAST+'s -comp_based_stats:
+     * 0 (default) none, the matrix's exact scores; 1 the matrix scaled to each pair's
+     * compositions (Schaffer et al. 2001); 2 the matrix adjusted to them (Yu &
+     * Altschul 2005) where BLAST's rule says so, else scaled (blastp's default); 3
+     * always adjusted.  With 1..3, swgpu_search() keeps BLAST's preliminary hits (the
+     * best 1050 by the matrix's score, or 2 top_n + 50 above top_n 500, with E-value
+     * <= evalue, 5 evalue for 2 and 3), rescores each exactly by Smith-Waterman under
+     * its pair's integer matrix at 32 times the matrix's scale, gap costs times 32,
+     * against the subject with its SEG segments as X (as blastp does), and reports
+     * round(score / 32), BLAST's E-value of score / 32 and the bit score of the
+     * rounded score, ranked by rank; the alignments are
+     * the adjusted matrix's; the result's align_seconds includes the rescoring.  BLOSUM62 only; sequence queries only (swgpu_search_pssm,
+     * swgpu_search_iterate and candidates refuse it). */
+    int comp_based_stats;
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,

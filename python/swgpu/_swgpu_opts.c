@@ -66,6 +66,11 @@ const opt_field_t swpy_search_fields[] = {
          "'evalue' (BLAST+'s order: top keeps the best hits by E-value, then score, equal "
          "hits the last in the database first) or 'score' (by score, then the first in the "
          "database)"),
+    SOPT("comp_based_stats", OPT_INT, comp_based_stats, NULL,
+         "protein, as blastp -comp_based_stats: 0 (default) the matrix's exact scores; 1 "
+         "BLOSUM62 scaled to each pair's compositions; 2 (blastp's default) adjusted to them "
+         "where BLAST's rule says so, else scaled; 3 always adjusted (BLAST's preliminary "
+         "hits rescored exactly, BLAST's E-values)"),
 };
 const size_t swpy_n_search_fields = sizeof swpy_search_fields / sizeof swpy_search_fields[0];
 

@@ -49,6 +49,8 @@ CASES = [
      {"strand": "plus"}),
     ("dna-minus", data("strand/queries.fa"), data("strand/db.fa"), ["--strand", "minus"],
      {"strand": "minus"}),
+    ("cbs1", data("cbs_q.fa"), data("cbs_db.fa"), ["--comp-based-stats", "1", "-n", "500"],
+     {"comp_based_stats": 1, "top": 500}),
     ("examples", os.path.join(ROOT, "examples", "queries.fasta"),
      os.path.join(ROOT, "examples", "db.fasta"), ["-n", "5"], {"top": 5}),
 ]
@@ -432,3 +434,19 @@ def test_blastdb_environment(cli, tmp_path, monkeypatch):
         "-outfmt", "10 qseqid,sseqid evalue").stdout
     hit = next(res.hits())
     assert hit.row("qseqid,sseqid, evalue") == hit.row("qseqid sseqid evalue")
+
+
+def test_comp_based_stats():
+    """comp_based_stats=1, 2, 3 give blastp -comp_based_stats 1, 2, 3's
+    numbers for a pair (tests/cli/expected/blastp_cbs[123].tsv), and 0 the
+    matrix's exact score; other values are refused with the library's
+    message."""
+    d = swgpu.Database(data("cbs_db.fa"))
+    q = swgpu.Queries.read(data("cbs_q.fa"))
+    for mode, score, bits, evalue in ((1, 382, "151", "5.68e-45"), (2, 417, "165", "3.91e-50"),
+                                      (3, 417, "165", "3.91e-50"), (0, 425, "168", "2.93e-51")):
+        res = d.search(q, comp_based_stats=mode, top=500)
+        (h,) = [h for h in res[1].hits if h.target_id == "tr|H8ILG6|H8ILG6_MYCIA"]
+        assert h.row("score bitscore evalue") == "%d\t%s\t%s" % (score, bits, evalue)
+    with pytest.raises(swgpu.InvalidArgumentError, match="must be 0, 1, 2 or 3"):
+        d.search(q, comp_based_stats=7)

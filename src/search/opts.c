@@ -78,6 +78,16 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
         return swgpu__fail(SWGPU_EINVAL, "strand %d: unknown", (int)o->strand);
     if (o->rank != SWGPU_RANK_EVALUE && o->rank != SWGPU_RANK_SCORE)
         return swgpu__fail(SWGPU_EINVAL, "rank %d: unknown (evalue or score)", (int)o->rank);
+    if (o->comp_based_stats < 0 || o->comp_based_stats > 3)
+        return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: must be 0, 1, 2 or 3",
+                           o->comp_based_stats);
+    if (o->comp_based_stats && o->candidates)
+        return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: not with a search split over "
+                           "database parts (candidates)", o->comp_based_stats);
+    if (m && o->comp_based_stats && swgpu_matrix_alphabet(m) != SWGPU_PROTEIN)
+        return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: composition-based statistics "
+                           "are for protein searches; matrix %s is not a protein matrix",
+                           o->comp_based_stats, swgpu_matrix_name(m));
     if (m) {
         swgpu_alphabet_t a = swgpu_matrix_alphabet(m);
         if (a != SWGPU_PROTEIN && a != SWGPU_DNA)

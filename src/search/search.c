@@ -66,13 +66,6 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
                       const swgpu_opts_t *opts, const swgpu_karlin_t *qfixed,
                       const swgpu__align_sel_t *sel, swgpu_search_result_t **out);
 
-int swgpu_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
-                 const swgpu_matrix_t *m, const swgpu_opts_t *opts,
-                 swgpu_search_result_t **out)
-{
-    return swgpu__search_sel(queries, db, m, opts, NULL, out);
-}
-
 int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
                       const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                       const swgpu__align_sel_t *sel, swgpu_search_result_t **out)
@@ -86,6 +79,9 @@ int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     *out = NULL;
     if (!queries || !db || !m || !opts)
         return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
+    if (opts->comp_based_stats) /* swgpu_search() takes it (cbs.c) */
+        return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: not yet with an iterated "
+                           "search", opts->comp_based_stats);
     if ((rc = swgpu__seqset_queries(queries, db, m, opts, &qs, &ids)) == SWGPU_OK)
         rc = search_run(qs, ids, swgpu_seqset_size(queries), swgpu_seqset_alphabet(queries), db,
                         m, opts, NULL, sel, out);
@@ -202,6 +198,10 @@ int swgpu__search_pssm_sel(const swgpu_pssm_t *const *pssms, size_t n, const swg
     *out = NULL;
     if ((!pssms && n) || !db || !m || !opts)
         return swgpu__fail(SWGPU_EINVAL, "search: NULL argument");
+    if (opts->comp_based_stats)
+        return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: not with PSSM queries (their "
+                           "scores are already position-specific); use 0",
+                           opts->comp_based_stats);
     if ((rc = swgpu__search_check(SWGPU_PROTEIN, db, m, opts)) < 0)
         return rc;
     int have_fixed = swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &fixed) == SWGPU_OK;

@@ -171,7 +171,11 @@ double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tl
 {
     if (c->k.round_down)
         score &= ~(int32_t)1; /* as BLAST: the lattice of these tables is even */
-    double S = (double)score;
+    return swgpu__evalue_of_real(c, (double)score, tlen);
+}
+
+double swgpu__evalue_of_real(const swgpu__evalue_ctx_t *c, double S, uint64_t tlen)
+{
     if (!c->spouge)
         return c->space * exp(-c->k.lambda * S);
     double n = tlen ? (double)tlen : 1.0;

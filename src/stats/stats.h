@@ -41,6 +41,9 @@ int64_t swgpu__length_adjustment(const swgpu_karlin_t *k, uint64_t qlen, uint64_
                                  uint64_t db_nseq);
 /** swgpu_hit_evalue() for a subject of tlen residues. */
 double swgpu__evalue_of(const swgpu__evalue_ctx_t *c, int32_t score, uint64_t tlen);
+/** The same for a score S that need not be an integer (a composition-adjusted
+ *  score at BLAST's finer scale, divided back; no rounding down). */
+double swgpu__evalue_of_real(const swgpu__evalue_ctx_t *c, double S, uint64_t tlen);
 /** A score (>= 1) below which no subject, whatever its length, gets an
  *  E-value <= max_e; INT32_MAX when no score reaches it.  Exact for the
  *  length-adjusted model (E <= max_e iff score >= it), a lower bound for
