@@ -69,6 +69,8 @@ static void usage(FILE *fp)
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
           "                         sstrand qcovhsp qcovs ppos salltitles sallseqid qacc\n"
           "                         qaccver sacc saccver stitle qseq sseq positive btop\n"
+          "                         staxid staxids ssciname sscinames scomname scomnames\n"
+          "                         sblastname sblastnames sskingdom sskingdoms\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
           "      --no-align         scores and E-values only (alignment columns: N/A)\n"
           "      --no-self          do not report a query's own sequence (same id, same\n"
