@@ -660,20 +660,45 @@ static int info_defline(swgpu__hdr_info_t *hi, int k, const uint8_t *t, size_t t
     return add_taxid(hi, x->taxid);
 }
 
-/* the block that swgpu__hdr_info_t describes, from what info_defline kept */
-static void info_finish(swgpu__hdr_info_t *hi, int ord, const uint8_t *t0, size_t tl0)
+/* s[0, n) and a NUL, or SWGPU__SAME_AS when it equals ref[0, rn) */
+static void put_or_same(swgpu__sbuf_t *b, const void *s, size_t n, const void *ref, size_t rn)
+{
+    if (n == rn && (!n || !memcmp(s, ref, n)))
+        sb_add(b, SWGPU__SAME_AS, 2);
+    else {
+        sb_add(b, s, n);
+        sb_add(b, "", 1);
+    }
+}
+
+/* the block that swgpu__hdr_info_t describes, from what info_defline kept,
+ * the record's id and description and the first defline's title t0 */
+static void info_finish(swgpu__hdr_info_t *hi, int ord, const swgpu__sbuf_t *id,
+                        const swgpu__sbuf_t *desc, const uint8_t *t0, size_t tl0)
 {
     swgpu__sbuf_t *b = &hi->info;
+    const char *f = hi->first.p; /* seqid, acc, accver */
+    size_t l0 = strlen(f), l1 = strlen(f + l0 + 1), l2 = strlen(f + l0 + l1 + 2);
     sb_add(b, ord ? "O" : "P", 2);
     if (ord) {
         sb_add(b, "\0\0\0", 4);
+        /* the header line: "id desc" as the FASTA reader splits it? */
+        int same = tl0 == id->n + (desc->n ? 1 + desc->n : 0) && !memcmp(t0, id->p, id->n) &&
+                   (!desc->n || (t0[id->n] == ' ' && !memcmp(t0 + id->n + 1, desc->p, desc->n)));
+        if (same) {
+            sb_add(b, SWGPU__SAME_AS, 2);
+        } else {
+            sb_add(b, t0, tl0);
+            sb_add(b, "", 1);
+        }
     } else {
-        sb_add(b, hi->first.p, hi->first.n);
-        sb_add(b, hi->allseqid.p, hi->allseqid.n + 1);
+        put_or_same(b, f, l0, id->p, id->n);
+        sb_add(b, f + l0 + 1, l1 + 1);
+        sb_add(b, f + l0 + l1 + 2, l2 + 1);
+        put_or_same(b, hi->allseqid.p, hi->allseqid.n, f, l0);
+        put_or_same(b, t0, tl0, desc->p, desc->n);
     }
-    sb_add(b, t0, tl0);
-    sb_add(b, "", 1);
-    sb_add(b, hi->alltitles.p, hi->alltitles.n + 1);
+    put_or_same(b, hi->alltitles.p, hi->alltitles.n, t0, tl0);
     if (hi->taxid)
         sb_int(b, hi->taxid);
     sb_add(b, "", 1);
@@ -770,9 +795,7 @@ int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__
         return -1;
     if (!k)
         return *why = "no Blast-def-line", -1;
-    if (hi)
-        info_finish(hi, ord0, t0, tl0);
-    if (id->oom || desc->oom || (hi && (hi->info.oom || hi->first.oom || hi->allseqid.oom ||
+    if (id->oom || desc->oom || (hi && (hi->first.oom || hi->allseqid.oom ||
                                         hi->alltitles.oom || x->seqid.oom || x->acc.oom ||
                                         x->accver.oom)))
         return *why = "out of memory", -1;
@@ -782,6 +805,10 @@ int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__
     memmove(desc->p, t, tl);
     desc->p[tl] = 0;
     desc->n = tl;
+    if (hi)
+        info_finish(hi, ord0, id, desc, t0, tl0);
+    if (hi && hi->info.oom)
+        return *why = "out of memory", -1;
     return 0;
 }
 

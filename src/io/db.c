@@ -741,7 +741,7 @@ int swgpu_db_ids(const swgpu_db_t *db, size_t i, swgpu_seq_ids_t *out)
     if (!db || !out || i >= swgpu__db_whole_n(db))
         return swgpu__fail(SWGPU_EINVAL, "database: sequence %zu out of range (%" PRIu64 " sequences)", i,
                            db ? swgpu__db_whole_n(db) : 0);
-    const char *id = db->names + db->name_off[i], *p = id + strlen(id) + 1;
+    const char *id = db->names + db->name_off[i], *desc = id + strlen(id) + 1, *p = desc;
     out->seqid = out->acc = out->accver = out->allseqid = id;
     out->title = out->alltitles = NULL;
     out->taxid = out->taxids = "N/A";
@@ -752,14 +752,22 @@ int swgpu_db_ids(const swgpu_db_t *db, size_t i, swgpu_seq_ids_t *out)
     if (*p == 'F')
         return SWGPU_OK;
     for (int k = 0; k < 9; k++, p += strlen(p) + 1) f[k] = p;
+#define SAME(s) (!strcmp((s), SWGPU__SAME_AS))
     if (*f[0] == 'P') {
-        out->seqid = f[1];
+        out->seqid = SAME(f[1]) ? id : f[1];
         out->acc = f[2];
         out->accver = f[3];
-        out->allseqid = f[4];
+        out->allseqid = SAME(f[4]) ? out->seqid : f[4];
+        out->title = SAME(f[5]) ? desc : f[5];
+    } else {
+        out->title = SAME(f[5]) ? NULL : f[5]; /* NULL: "id desc" */
     }
-    out->title = *f[5] ? f[5] : "N/A"; /* blastp's stitle of an untitled entry */
-    out->alltitles = *f[6] ? f[6] : "N/A";
+    out->alltitles = SAME(f[6]) ? out->title : f[6];
+#undef SAME
+    if (out->title && !*out->title) /* blastp's stitle of an untitled entry */
+        out->title = "N/A";
+    if (out->alltitles && !*out->alltitles)
+        out->alltitles = "N/A";
     out->taxid = *f[7] ? f[7] : "N/A";
     out->taxids = f[8];
     return SWGPU_OK;

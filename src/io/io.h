@@ -221,9 +221,14 @@ typedef struct {
  *   taxid               staxid: the first taxid in defline order ("": none);
  *   taxids              staxids: every defline's taxid (0: none), ascending,
  *                       each once, joined by ';'.
+ * A field that equals another is stored as SWGPU__SAME_AS (one byte 0x01, a
+ * control byte no header holds): seqid the id, allseqid seqid, title (P)
+ * the description, title (O) "id desc" (the header line as the FASTA
+ * reader splits it), alltitles title.
  * The rest is scratch space; the caller zero-initialises the struct and frees
  * it with swgpu__hdr_info_free.
  */
+#define SWGPU__SAME_AS "\x01"
 typedef struct {
     swgpu__sbuf_t info;
     swgpu__hdr_cols_t x;
