@@ -75,6 +75,8 @@ static void usage(FILE *fp)
           "                         sstart send evalue bitscore score qlen slen nident gaps cigar\n"
           "                         sstrand qcovhsp qcovs ppos salltitles sallseqid qacc\n"
           "                         qaccver sacc saccver stitle qseq sseq positive btop\n"
+          "                         staxid staxids ssciname sscinames scomname scomnames\n"
+          "                         sblastname sblastnames sskingdom sskingdoms\n"
           "  -o, --out FILE         write to FILE (atomically: renamed when complete; default stdout)\n"
           "      --comp-based-stats N  protein, as blastp -comp_based_stats N: 0 (default)\n"
           "                         none, the matrix's exact scores as CUDASW++, ssearch36\n"

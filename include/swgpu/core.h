@@ -466,6 +466,59 @@ swgpu_alphabet_t swgpu_db_alphabet(const swgpu_db_t *db);
 int swgpu_db_get(const swgpu_db_t *db, size_t i, swgpu_seq_t *out);
 void swgpu_db_destroy(swgpu_db_t *db);
 
+/**
+ * What blastp 2.12 prints in its subject columns for a sequence.  From a
+ * BLAST database made with -parse_seqids: seqid is the defline's preferred
+ * Seq-id in FASTA form (gi|N| before it when the defline has a gi; a local
+ * id without lcl|), acc and accver its accession without and with the
+ * version (gnl|db|tag: db:tag, pdb|1ABC|A: 1ABC_A, ...), title the title
+ * alone ("N/A" when empty); a sequence stored once for several deflines
+ * joins theirs in allseqid (';') and alltitles ("<>").  A BLAST database
+ * made without -parse_seqids: seqid, acc, accver and allseqid are the id,
+ * title the FASTA header line as stored (blanks kept).  FASTA and makedb
+ * databases: the four are the id, title and alltitles NULL (print the id
+ * and description joined by a blank).  Taxonomy (BLAST databases whose deflines carry
+ * taxids, as makeblastdb -taxid / -taxid_map writes them): taxid is the
+ * first defline's that has one, "N/A" when none; taxids every defline's in
+ * ascending order, each once, joined by ';' (0 for a defline without), "N/A"
+ * for a database that is not a BLAST database.
+ */
+typedef struct {
+    const char *seqid, *acc, *accver, *allseqid; /* sseqid sacc saccver sallseqid */
+    const char *title, *alltitles;               /* stitle salltitles, or NULL */
+    const char *taxid, *taxids;                  /* staxid staxids */
+} swgpu_seq_ids_t;
+
+/** The subject columns of sequence i in database order (for a part, an index
+ *  of the whole database); the strings live as long as db.  SWGPU_EINVAL
+ *  when i is out of range. */
+int swgpu_db_ids(const swgpu_db_t *db, size_t i, swgpu_seq_ids_t *out);
+
+/* NCBI's taxonomy names database (taxdb.bti and taxdb.btd, as blastp reads
+ * them: a taxid's scientific name, common name, BLAST name and
+ * superkingdom). */
+typedef struct swgpu_taxdb swgpu_taxdb_t;
+
+/** One taxon's names: pointers into the mapped file, each len bytes (no
+ *  terminating NUL). */
+typedef struct {
+    const char *sciname, *comname, *blastname, *kingdom;
+    size_t sciname_len, comname_len, blastname_len, kingdom_len;
+} swgpu_taxon_t;
+
+/**
+ * Open dir/taxdb.bti and dir/taxdb.btd; dir NULL: where blastp 2.12 looks
+ * for them, the current directory, then each ':'-separated directory of
+ * $BLASTDB in order (not the database's directory).  *out is NULL when no
+ * taxdb.bti is found (not an error: the names print as N/A); SWGPU_EDB
+ * naming the file when one is damaged (bad magic, count or offsets), or
+ * when taxdb.btd is missing beside taxdb.bti.
+ */
+int swgpu_taxdb_open(const char *dir, swgpu_taxdb_t **out);
+/** taxid's names into *out: 1 when found, 0 when the database lacks it. */
+int swgpu_taxdb_lookup(const swgpu_taxdb_t *t, int64_t taxid, swgpu_taxon_t *out);
+void swgpu_taxdb_destroy(swgpu_taxdb_t *t);
+
 /*
  * Parts: a database split across processes (swgpu-mpi) or devices.  Every
  * engine scans a database in its scan order: sequences sorted by length,

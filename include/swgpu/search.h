@@ -303,6 +303,11 @@ int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
 /** Database name shown by format 7 ("# Database: NAME") and the pairwise
  *  view (copied; NULL restores the default "unnamed"). */
 int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name);
+/** Where the taxonomy name columns (ssciname scomname sblastname sskingdom
+ *  and their plurals) read taxdb.bti / taxdb.btd: directory dir (copied), or
+ *  NULL (the default) where blastp looks, as swgpu_taxdb_open(NULL) does.
+ *  A write opens them when a column needs them; none found: "N/A". */
+int swgpu_outfmt_set_taxdb(swgpu_outfmt_t *f, const char *dir);
 void swgpu_outfmt_destroy(swgpu_outfmt_t *f);
 
 

@@ -143,7 +143,9 @@ class Queries(_SeqList):
 COLUMNS = ("qseqid", "qacc", "qaccver", "qlen", "sseqid", "sacc", "saccver", "stitle", "slen",
            "qstart", "qend", "sstart", "send", "qseq", "sseq", "evalue", "bitscore", "score",
            "length", "pident", "nident", "mismatch", "positive", "gapopen", "gaps", "btop",
-           "cigar", "sstrand", "qcovhsp", "qcovs", "ppos", "salltitles", "sallseqid")
+           "cigar", "sstrand", "qcovhsp", "qcovs", "ppos", "salltitles", "sallseqid",
+           "staxid", "ssciname", "scomname", "sblastname", "sskingdom", "staxids", "sscinames",
+           "scomnames", "sblastnames", "sskingdoms")
 #: BLAST+'s default columns, "std".
 STD_COLUMNS = ("qaccver", "saccver", "pident", "length", "mismatch", "gapopen", "qstart",
                "qend", "sstart", "send", "evalue", "bitscore")
@@ -154,6 +156,10 @@ _NEED_ALN = frozenset(("qstart", "qend", "sstart", "send", "qseq", "sseq", "leng
 
 _TEXT_COLUMNS = frozenset(("qseqid", "qacc", "qaccver", "sseqid", "sacc", "saccver", "stitle",
                            "salltitles", "sallseqid"))
+#: taxonomy columns: None prints N/A, a tuple its items joined by ';' (N/A if empty)
+_TAXON_COLUMNS = frozenset(("staxid", "ssciname", "scomname", "sblastname", "sskingdom",
+                            "staxids", "sscinames", "scomnames", "sblastnames", "sskingdoms"))
+_TAXON_FIELD = {"sci": 0, "com": 1, "blast": 2, "kingdom": 3}
 _ESCAPES = {i: "\\x%02x" % i for i in list(range(0x20)) + [0x7f]}
 _ESCAPES.update({0x09: "\\t", 0x0a: "\\n", 0x0d: "\\r"})
 
@@ -186,7 +192,20 @@ class Hit:
     columns as attributes (qseqid sseqid pident length mismatch gapopen qstart
     qend sstart send evalue bitscore score qlen slen nident gaps cigar, and
     qacc qaccver sacc saccver stitle qseq sseq positive btop sstrand, qcovhsp
-    qcovs ppos salltitles sallseqid).
+    qcovs ppos salltitles sallseqid, and the taxonomy columns staxid staxids
+    ssciname sscinames scomname scomnames sblastname sblastnames sskingdom
+    sskingdoms).
+
+    The subject's id columns (sseqid sacc saccver sallseqid stitle
+    salltitles) are what blastp prints for a BLAST database (with
+    -parse_seqids: the accession in sacc, the title alone in stitle, several
+    deflines joined), the id and "id description" otherwise.  staxid is an int
+    (None when the subject has none), staxids a tuple of ints (0 for a
+    defline without; () for a database that is not a BLAST database); the
+    names come from NCBI's taxdb.bti/.btd in the current directory or
+    $BLASTDB, as the command line finds them: ssciname etc. a str or None,
+    sscinames and scomnames one str or None per taxid of staxids,
+    sblastnames and sskingdoms the distinct names found, sorted.
     Coordinates in the columns are 1-based and inclusive; ``alignment`` has
     them 0-based and half-open.  With ``no_align`` the search computes no
     alignment: ``alignment`` and the columns that need it are None.
@@ -212,21 +231,68 @@ class Hit:
     _text: Any = field(default=None, repr=False, compare=False)
     #: DNA: "plus" or "minus", the subject's strand the hit is on; None (protein)
     strand: Optional[str] = None
+    _ids: Any = field(default=None, repr=False, compare=False)   # () -> Database ids(target)
+    _taxa: Any = field(default=None, repr=False, compare=False)  # () -> {taxid: names}
 
     # ---- BLAST columns
     qseqid = qacc = qaccver = property(lambda self: self.query_id)
-    sseqid = sacc = saccver = sallseqid = property(lambda self: self.target_id)
     qlen = property(lambda self: self.query_length)
     slen = property(lambda self: self.target_length)
 
+    def _id(self, k):
+        return self.target_id if self._ids is None else self._ids()[k]
+
+    sseqid = property(lambda self: self._id(0))
+    sacc = property(lambda self: self._id(1))
+    saccver = property(lambda self: self._id(2))
+    sallseqid = property(lambda self: self._id(3))
+
     @property
     def stitle(self) -> str:
-        """The target's id and description."""
+        """The target's title: its id and description, or what blastp prints
+        for a BLAST database's subject."""
+        t = None if self._ids is None else self._ids()[4]
+        if t is not None:
+            return t
         d = self.target_description
         return self.target_id + (" " + d if d else "")
 
-    #: a subject has one title here (BLAST joins a redundant entry's with "<>")
-    salltitles = stitle
+    @property
+    def salltitles(self) -> str:
+        """Every title of the subject (a BLAST database's sequence of several
+        deflines: joined by "<>")."""
+        t = None if self._ids is None else self._ids()[5]
+        return self.stitle if t is None else t
+
+    @property
+    def staxid(self) -> Optional[int]:
+        """The subject's taxid (its first defline's that has one), None
+        without."""
+        t = "N/A" if self._ids is None else self._ids()[6]
+        return None if t == "N/A" else int(t)
+
+    @property
+    def staxids(self) -> Tuple[int, ...]:
+        """Every defline's taxid (0: none), ascending, each once; () when
+        the database is not a BLAST database."""
+        t = "N/A" if self._ids is None else self._ids()[7]
+        return () if t == "N/A" else tuple(int(x) for x in t.split(";"))
+
+    def _taxon(self, taxid, what):
+        names = self._taxa().get(taxid) if self._taxa is not None and taxid else None
+        return None if names is None else names[_TAXON_FIELD[what]]
+
+    def _distinct(self, what):
+        return tuple(sorted({n for n in (self._taxon(t, what) for t in self.staxids) if n}))
+
+    ssciname = property(lambda self: self._taxon(self.staxid, "sci"))
+    scomname = property(lambda self: self._taxon(self.staxid, "com"))
+    sblastname = property(lambda self: self._taxon(self.staxid, "blast"))
+    sskingdom = property(lambda self: self._taxon(self.staxid, "kingdom"))
+    sscinames = property(lambda self: tuple(self._taxon(t, "sci") for t in self.staxids))
+    scomnames = property(lambda self: tuple(self._taxon(t, "com") for t in self.staxids))
+    sblastnames = property(lambda self: self._distinct("blast"))
+    sskingdoms = property(lambda self: self._distinct("kingdom"))
 
     @property
     def qcovhsp(self) -> Optional[int]:
@@ -306,6 +372,11 @@ class Hit:
             return "%.2f" % self.ppos
         if name in _TEXT_COLUMNS:
             return escape_text(getattr(self, name))
+        if name in _TAXON_COLUMNS:
+            v = getattr(self, name)
+            if isinstance(v, tuple):
+                v = ";".join("N/A" if x is None else str(x) for x in v) if v else None
+            return "N/A" if v is None else escape_text(str(v))
         return str(getattr(self, name))
 
     def row(self, columns="std") -> str:
@@ -356,6 +427,7 @@ class SearchResults(SequenceT[QueryResult]):
         self._db = db
         self._query_path = query_path  # the file the queries were read from
         self._walks = None
+        self._taxa_names = None
         out = []
         for i in range(len(res)):
             qid, qdesc, qlen = res.meta(i)
@@ -367,7 +439,8 @@ class SearchResults(SequenceT[QueryResult]):
                     a = Alignment(*aln, query_length=qlen, target_length=tlen, type=db.type)
                 strand = ("minus" if minus else "plus") if db.type == "dna" else None
                 hits.append(Hit(i, qid, qlen, target, tid, tdesc, tlen, score, bits, evalue, a,
-                                _text=self._walker(i, h), strand=strand))
+                                _text=self._walker(i, h), strand=strand,
+                                _ids=self._ids_of(target), _taxa=self._taxa))
             out.append(QueryResult(i, qid, qdesc, qlen, tuple(hits), Karlin(*res.karlin(i)),
                                    **self._iteration(i)))
         self._queries = out
@@ -397,6 +470,17 @@ class SearchResults(SequenceT[QueryResult]):
 
     def _walker(self, i, h):
         return lambda: self._text_columns()[i][h]
+
+    def _ids_of(self, target):
+        c = self._db._c
+        return lambda: c.ids(target)
+
+    def _taxa(self):
+        # the names of every taxid of every hit, read from taxdb once
+        if self._taxa_names is None:
+            ids = {t for q in self._queries for h in q.hits for t in h.staxids} - {0}
+            self._taxa_names = _swgpu.taxdb_names(sorted(ids)) if ids else {}
+        return self._taxa_names
 
     def _text_columns(self):
         # qseq, sseq, positive and btop of every hit, computed once by the

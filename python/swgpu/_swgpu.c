@@ -348,6 +348,9 @@ static PyMethodDef module_methods[] = {
      "long_format(fmt, query, target, alphabet, matrix, match, mismatch, minus, aln, other, "
      "score_only, query_id, target_id, command_line) -> str"},
     {"detect", py_detect, METH_O, "detect(letters) -> 1 (protein) or 2 (dna)"},
+    {"taxdb_names", py_taxdb_names, METH_O,
+     "taxdb_names(taxids) -> {taxid: (sciname, comname, blastname, kingdom)} from NCBI's taxdb "
+     "in the current directory or $BLASTDB ({} without one)"},
     {"_set_log_hooks", set_log_hooks, METH_VARARGS,
      "_set_log_hooks(level, emit): level() -> the most detailed swgpu level wanted (0-4), "
      "emit(level, message)"},

@@ -165,6 +165,7 @@ PyObject *py_scan_scores(PyObject *self, PyObject *args);
 PyObject *py_align(PyObject *self, PyObject *args);
 PyObject *py_align_long(PyObject *self, PyObject *args);
 PyObject *py_long_format(PyObject *self, PyObject *args);
+PyObject *py_taxdb_names(PyObject *self, PyObject *arg);
 PyObject *py_detect(PyObject *self, PyObject *arg);
 
 #endif

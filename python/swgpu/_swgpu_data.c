@@ -297,6 +297,70 @@ static PyObject *database_meta(DatabaseObject *self, PyObject *args)
     return Py_BuildValue("(NNn)", swpy_text(s.id), swpy_text(s.desc), (Py_ssize_t)s.len);
 }
 
+/* text or None */
+static PyObject *text_or_none(const char *s)
+{
+    if (!s)
+        Py_RETURN_NONE;
+    return swpy_text(s);
+}
+
+static PyObject *database_ids(DatabaseObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    swgpu_seq_ids_t x;
+    if (!PyArg_ParseTuple(args, "n:ids", &i))
+        return NULL;
+    if (i < 0 || (size_t)i >= swgpu_db_size(self->db)) {
+        PyErr_SetString(PyExc_IndexError, "database index out of range");
+        return NULL;
+    }
+    if (swgpu_db_ids(self->db, (size_t)i, &x) < 0)
+        return swpy_raise_msg(SWGPU_EINVAL, swgpu_last_error());
+    return Py_BuildValue("(NNNNNNNN)", swpy_text(x.seqid), swpy_text(x.acc), swpy_text(x.accver),
+                         swpy_text(x.allseqid), text_or_none(x.title), text_or_none(x.alltitles),
+                         swpy_text(x.taxid), swpy_text(x.taxids));
+}
+
+/* taxdb_names(taxids) -> {taxid: (sciname, comname, blastname, kingdom)} for
+ * those NCBI's taxdb (found as the command line finds it) has; {} without */
+PyObject *py_taxdb_names(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    swgpu_taxdb_t *t = NULL;
+    PyObject *seq = PySequence_Fast(arg, "taxdb_names: expected a sequence of taxids");
+    if (!seq)
+        return NULL;
+    int rc = swgpu_taxdb_open(NULL, &t);
+    if (rc < 0) {
+        Py_DECREF(seq);
+        return swpy_raise_msg(rc, swgpu_last_error());
+    }
+    PyObject *out = PyDict_New();
+    for (Py_ssize_t k = 0; out && t && k < PySequence_Fast_GET_SIZE(seq); k++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, k);
+        long long v = PyLong_AsLongLong(o);
+        swgpu_taxon_t x;
+        if (v == -1 && PyErr_Occurred()) {
+            Py_CLEAR(out);
+            break;
+        }
+        if (!swgpu_taxdb_lookup(t, v, &x))
+            continue;
+        PyObject *names = Py_BuildValue(
+            "(NNNN)", PyUnicode_DecodeUTF8(x.sciname, (Py_ssize_t)x.sciname_len, "surrogateescape"),
+            PyUnicode_DecodeUTF8(x.comname, (Py_ssize_t)x.comname_len, "surrogateescape"),
+            PyUnicode_DecodeUTF8(x.blastname, (Py_ssize_t)x.blastname_len, "surrogateescape"),
+            PyUnicode_DecodeUTF8(x.kingdom, (Py_ssize_t)x.kingdom_len, "surrogateescape"));
+        if (!names || PyDict_SetItem(out, o, names) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(names);
+    }
+    swgpu_taxdb_destroy(t);
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyObject *database_write(DatabaseObject *self, PyObject *args)
 {
     PyObject *path;
@@ -354,6 +418,9 @@ static PyMethodDef database_methods[] = {
      "from_seqset(seqset) -> Database (copied)"},
     {"get", (PyCFunction)database_get, METH_VARARGS, "get(i) -> (id, desc, residues)"},
     {"meta", (PyCFunction)database_meta, METH_VARARGS, "meta(i) -> (id, desc, length)"},
+    {"ids", (PyCFunction)database_ids, METH_VARARGS,
+     "ids(i) -> (sseqid, sacc, saccver, sallseqid, stitle or None, salltitles or None, staxid, "
+     "staxids) as swgpu_db_ids gives them"},
     {"write", (PyCFunction)database_write, METH_VARARGS, "write(path): a makedb file"},
     {NULL, NULL, 0, NULL},
 };

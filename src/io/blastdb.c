@@ -90,6 +90,7 @@ typedef struct {
     swgpu__file_id_t *files;
     size_t nfiles, capfiles;
     swgpu__sbuf_t id, desc; /* the current record's */
+    swgpu__hdr_info_t hi;   /* its info block (blastp's subject columns) */
 } ctx_t;
 
 static const uint8_t empty_file[1];
@@ -448,8 +449,8 @@ static int record_names(ctx_t *c, vol_t *v, uint32_t i)
         return BAD("%s, OID %" PRIu64 ": header offsets %" PRIu32 "..%" PRIu32 " outside the "
                    "file (%zu bytes) or out of order",
                    v->hdr.path, oid, h0, h1, v->hdr.n);
-    if (swgpu__blastdb_header(v->hdr.p + h0, h1 - h0, &c->id, &c->desc, &why)) {
-        if (c->id.oom || c->desc.oom)
+    if (swgpu__blastdb_header(v->hdr.p + h0, h1 - h0, &c->id, &c->desc, &c->hi, &why)) {
+        if (c->id.oom || c->desc.oom || c->hi.info.oom || (why && !strcmp(why, "out of memory")))
             return swgpu__fail(SWGPU_ENOMEM, "BLAST database %s: out of memory", c->name);
         return BAD("%s, OID %" PRIu64 ": invalid header (%s)", v->hdr.path, oid, why);
     }
@@ -606,6 +607,7 @@ static int read_volume(ctx_t *c, vol_t *v, swgpu_seqset_t *set, decode_t *d)
         uint64_t miss;
         if ((rc = swgpu__seqset_append(set, c->id.p, c->id.n, c->desc.p, c->desc.n,
                                        (size_t)keep, &res)) ||
+            (rc = swgpu__seqset_add_bytes(set, c->hi.info.p, c->hi.info.n)) ||
             (rc = c->nucl ? decode_nucl(v, &r, d, res, &miss)
                           : decode_prot(v, &r, d, keep, res, &miss)))
             return rc;
@@ -749,6 +751,7 @@ int swgpu__blastdb_read(const char *path, swgpu_alphabet_t alphabet, swgpu_seqse
     swgpu_alphabet_t a = c.nucl ? SWGPU_DNA : SWGPU_PROTEIN;
     if ((rc = swgpu_seqset_create(a, &set)) < 0 || (rc = swgpu__seqset_reserve(set, total)) < 0)
         goto done;
+    set->blast_info = 1;
     decode_init(&d);
     for (size_t k = 0; k < c.nvol; k++) {
         if ((rc = read_volume(&c, &c.vol[k], set, &d)) < 0)
@@ -797,6 +800,7 @@ done:
     free(c.files);
     free(c.id.p);
     free(c.desc.p);
+    swgpu__hdr_info_free(&c.hi);
     free(prefix);
     swgpu_seqset_destroy(set);
     return rc;

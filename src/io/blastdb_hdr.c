@@ -389,19 +389,151 @@ static int fmt_seqid(const ber_t *choice, int depth, swgpu__sbuf_t *b, const cha
     }
 }
 
+/* ------------------------------------------- blastp's subject columns */
+
+/* blastp 2.12 names a defline by one of its Seq-ids: the lowest of
+ * 10 * base + penalties (CSeq_id's "worst rank"; the first on ties), base by
+ * type as measured with blastp (tests/cli/expected/README): gi, gim 20; gnl,
+ * bbs, bbm 15; lcl, pat 10; gpp 9; ref 8; every other type 5; a text id
+ * (gb, emb, ref, sp, ...) adds 4 without a version, 3 without an accession
+ * and 2 without a name. */
+static int id_base_rank(int tag)
+{
+    switch (tag) {
+    case 3: case 11: return 20;
+    case 1: case 2: case 10: return 15;
+    case 0: case 8: return 10;
+    case 18: return 9;
+    case 9: return 8;
+    default: return 5;
+    }
+}
+
+static int is_textseq(int tag)
+{
+    return tag >= 4 && tag != 8 && tag != 10 && tag != 11 && tag != 14;
+}
+
+/* the position of the k-th '|' (1-based) in s[0, n), or n */
+static size_t bar(const char *s, size_t n, int k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '|' && --k == 0)
+            return i;
+    return n;
+}
+
+static int id_rank(int tag, const char *s, size_t n)
+{
+    int r = 10 * id_base_rank(tag);
+    if (is_textseq(tag)) { /* pre|acc[.ver]|name */
+        size_t b1 = bar(s, n, 1), b2 = bar(s, n, 2);
+        size_t a = b1 < n ? b1 + 1 : n, ae = b2 > a ? b2 : a;
+        r += memchr(s + a, '.', ae - a) ? 0 : 4;
+        r += ae > a ? 0 : 3;
+        r += b2 + 1 < n ? 0 : 2;
+    }
+    return r;
+}
+
+/* sacc and saccver of a Seq-id from its FASTA text s[0, n), as blastp
+ * prints them: a text id's accession (its name when it has none) and
+ * accession.version, a gi's number, gnl|db|tag as db:tag, pdb|mol|chain as
+ * mol_chain, pat|country|number|seq as countrynumber_seq, lcl|x as x */
+static void id_label(int tag, const char *s, size_t n, swgpu__sbuf_t *acc, swgpu__sbuf_t *accver)
+{
+    size_t b1 = bar(s, n, 1), b2 = bar(s, n, 2), b3 = bar(s, n, 3);
+    const char *f1 = s + (b1 < n ? b1 + 1 : n), *f2 = s + (b2 < n ? b2 + 1 : n);
+    size_t n1 = (size_t)(s + b2 - f1), n2 = (size_t)(s + b3 - f2);
+    if (is_textseq(tag)) {
+        if (!n1) { /* no accession: the name */
+            f1 = f2;
+            n1 = (size_t)(s + n - f2);
+        }
+        const char *dot = memchr(f1, '.', n1);
+        sb_add(acc, f1, dot ? (size_t)(dot - f1) : n1);
+        sb_add(accver, f1, n1);
+        return;
+    }
+    switch (tag) {
+    case 10: /* gnl|db|tag */
+        sb_add(acc, f1, n1);
+        sb_add(acc, ":", 1);
+        sb_add(acc, f2, (size_t)(s + n - f2));
+        break;
+    case 14: /* pdb|mol|chain */
+        sb_add(acc, f1, n1);
+        if (f2 < s + n) {
+            sb_add(acc, "_", 1);
+            sb_add(acc, f2, (size_t)(s + n - f2));
+        }
+        break;
+    case 8: /* pat|country|number|seq */
+        sb_add(acc, f1, n1);
+        sb_add(acc, f2, n2);
+        if (b3 < n) {
+            sb_add(acc, "_", 1);
+            sb_add(acc, s + b3 + 1, n - b3 - 1);
+        }
+        break;
+    default: /* lcl|x, gi|n, ... */
+        sb_add(acc, f1, (size_t)(s + n - f1));
+    }
+    sb_add(accver, acc->p, acc->n);
+}
+
+/* blastp's sseqid, sacc and saccver of one defline from its nid Seq-ids:
+ * tag[k], FASTA text at ids->p + off[k], off[k + 1] - off[k] - 1 bytes (the
+ * '|' joining the next left out).  The best-ranked one, after "gi|N|" of the
+ * first gi when the best is not that gi, a local one without "lcl|". */
+static void defline_cols(const swgpu__sbuf_t *ids, const size_t *off, const int *tag, int nid,
+                         swgpu__hdr_cols_t *x)
+{
+    int best = 0, gi = -1, best_rank = 0;
+    for (int k = 0; k < nid; k++) {
+        int rk = id_rank(tag[k], ids->p + off[k], off[k + 1] - off[k] - 1);
+        if (tag[k] == 11 && gi < 0)
+            gi = k;
+        if (!k || rk < best_rank) {
+            best = k;
+            best_rank = rk;
+        }
+    }
+    const char *s = ids->p + off[best];
+    size_t n = off[best + 1] - off[best] - 1;
+    x->seqid.n = x->acc.n = x->accver.n = 0;
+    sb_add(&x->seqid, "", 0);
+    sb_add(&x->acc, "", 0);
+    sb_add(&x->accver, "", 0);
+    if (gi >= 0 && gi != best) {
+        sb_add(&x->seqid, ids->p + off[gi], off[gi + 1] - off[gi] - 1);
+        sb_add(&x->seqid, "|", 1);
+    }
+    if (tag[best] == 0)
+        sb_add(&x->seqid, s + 4, n - 4);
+    else
+        sb_add(&x->seqid, s, n);
+    id_label(tag[best], s, n, &x->acc, &x->accver);
+}
+
+#define DEFLINE_MAX_IDS 64 /* Seq-ids of one defline that blastp's choice weighs */
+
 /* One Blast-def-line: its Seq-ids in FASTA form joined by '|', appended to
  * ids (with bare_local, a lone local id without "lcl|"), and its title; *ord
  * is 1 when the only Seq-id is makeblastdb's gnl|BL_ORD_ID|n (no
- * -parse_seqids). */
+ * -parse_seqids).  x (may be NULL): blastp's sseqid, sacc and saccver of the
+ * defline (of its first DEFLINE_MAX_IDS Seq-ids) and its taxid (0: none). */
 static int parse_defline(const ber_t *def, int bare_local, swgpu__sbuf_t *ids, const uint8_t **title,
-                         size_t *tlen, int *ord, const char **why)
+                         size_t *tlen, int *ord, swgpu__hdr_cols_t *x, const char **why)
 {
     ber_t f, list, id;
     const uint8_t *pos = def->c;
-    size_t start = ids->n;
-    int r, nid = 0, first_tag = -1;
+    size_t start = ids->n, off[DEFLINE_MAX_IDS + 1];
+    int r, nid = 0, first_tag = -1, tag[DEFLINE_MAX_IDS];
     *title = (const uint8_t *)""; /* no title: empty (never NULL: callers step through it) */
     *tlen = 0;
+    if (x)
+        x->taxid = 0;
     if (def->id != 0x30)
         return *why = "not a Blast-def-line", -1;
     while ((r = ber_child(def, &pos, 2, &f, why)) > 0) {
@@ -420,12 +552,22 @@ static int parse_defline(const ber_t *def, int bare_local, swgpu__sbuf_t *ids, c
                     sb_add(ids, "|", 1);
                 else
                     first_tag = id.id & 0x1f;
+                if (nid <= DEFLINE_MAX_IDS + 1)
+                    off[nid - 1] = ids->n;
+                if (nid <= DEFLINE_MAX_IDS)
+                    tag[nid - 1] = id.id & 0x1f;
                 if (fmt_seqid(&id, 4, ids, why))
                     return -1;
             }
             if (r < 0)
                 return -1;
-        } else if (f.id < 0xa2 || f.id > 0xa5) { /* taxid, memberships, links, other-info */
+        } else if (f.id == 0xa2) { /* taxid [2] INTEGER */
+            int64_t v;
+            if (field_int(&f, 2, &v, why))
+                return -1;
+            if (x)
+                x->taxid = v;
+        } else if (f.id < 0xa3 || f.id > 0xa5) { /* memberships, links, other-info */
             return *why = "unexpected Blast-def-line field", -1;
         }
     }
@@ -436,6 +578,12 @@ static int parse_defline(const ber_t *def, int bare_local, swgpu__sbuf_t *ids, c
     if (ids->oom)
         return *why = "out of memory", -1;
     *ord = nid == 1 && first_tag == 10 && !strncmp(ids->p + start, "gnl|BL_ORD_ID|", 14);
+    if (x) {
+        int k = nid < DEFLINE_MAX_IDS ? nid : DEFLINE_MAX_IDS;
+        if (k == nid)
+            off[k] = ids->n + 1; /* as if a '|' followed the last */
+        defline_cols(ids, off, tag, k, x);
+    }
     if (bare_local && nid == 1 && first_tag == 0) { /* lcl|x -> x */
         memmove(ids->p + start, ids->p + start + 4, ids->n - start - 4 + 1);
         ids->n -= 4;
@@ -456,18 +604,146 @@ static void trim(const uint8_t **t, size_t *n)
         --*n;
 }
 
+/* the taxids of a header's deflines (0: none) in ascending order, each once,
+ * joined by ';' (blastp's staxids) */
+static int by_value(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void put_taxids(swgpu__hdr_info_t *hi)
+{
+    qsort(hi->taxids, hi->ntax, sizeof *hi->taxids, by_value);
+    for (size_t k = 0; k < hi->ntax; k++) {
+        if (k && hi->taxids[k] == hi->taxids[k - 1])
+            continue;
+        if (k)
+            sb_add(&hi->info, ";", 1);
+        sb_int(&hi->info, hi->taxids[k]);
+    }
+    sb_add(&hi->info, "", 1);
+}
+
+static int add_taxid(swgpu__hdr_info_t *hi, int64_t v)
+{
+    if (hi->ntax == hi->captax) {
+        size_t c = hi->captax ? 2 * hi->captax : 8;
+        int64_t *q = realloc(hi->taxids, c * sizeof *q);
+        if (!q)
+            return hi->info.oom = 1, -1;
+        hi->taxids = q;
+        hi->captax = c;
+    }
+    hi->taxids[hi->ntax++] = v;
+    return 0;
+}
+
+/* One defline's part of what blastp prints (see swgpu__hdr_info_t): its
+ * sseqid to allseqid, its title (as stored) to alltitles, its taxid; the
+ * first's sseqid, sacc, saccver and title to first. */
+static int info_defline(swgpu__hdr_info_t *hi, int k, const uint8_t *t, size_t tl)
+{
+    swgpu__hdr_cols_t *x = &hi->x;
+    if (k) {
+        sb_add(&hi->allseqid, ";", 1);
+        sb_add(&hi->alltitles, "<>", 2);
+    } else {
+        sb_add(&hi->first, x->seqid.p, x->seqid.n + 1);
+        sb_add(&hi->first, x->acc.p, x->acc.n + 1);
+        sb_add(&hi->first, x->accver.p, x->accver.n + 1);
+    }
+    sb_add(&hi->allseqid, x->seqid.p, x->seqid.n);
+    sb_add(&hi->alltitles, t, tl);
+    if (x->taxid && !hi->taxid)
+        hi->taxid = x->taxid;
+    return add_taxid(hi, x->taxid);
+}
+
+/* s[0, n) and a NUL, or SWGPU__SAME_AS when it equals ref[0, rn) */
+static void put_or_same(swgpu__sbuf_t *b, const void *s, size_t n, const void *ref, size_t rn)
+{
+    if (n == rn && (!n || !memcmp(s, ref, n)))
+        sb_add(b, SWGPU__SAME_AS, 2);
+    else {
+        sb_add(b, s, n);
+        sb_add(b, "", 1);
+    }
+}
+
+/* the block that swgpu__hdr_info_t describes, from what info_defline kept,
+ * the record's id and description and the first defline's title t0 */
+static void info_finish(swgpu__hdr_info_t *hi, int ord, const swgpu__sbuf_t *id,
+                        const swgpu__sbuf_t *desc, const uint8_t *t0, size_t tl0)
+{
+    swgpu__sbuf_t *b = &hi->info;
+    const char *f = hi->first.p; /* seqid, acc, accver */
+    size_t l0 = strlen(f), l1 = strlen(f + l0 + 1), l2 = strlen(f + l0 + l1 + 2);
+    sb_add(b, ord ? "O" : "P", 2);
+    if (ord) {
+        sb_add(b, "\0\0\0", 4);
+        /* the header line: "id desc" as the FASTA reader splits it? */
+        int same = tl0 == id->n + (desc->n ? 1 + desc->n : 0) && !memcmp(t0, id->p, id->n) &&
+                   (!desc->n || (t0[id->n] == ' ' && !memcmp(t0 + id->n + 1, desc->p, desc->n)));
+        if (same) {
+            sb_add(b, SWGPU__SAME_AS, 2);
+        } else {
+            sb_add(b, t0, tl0);
+            sb_add(b, "", 1);
+        }
+    } else {
+        put_or_same(b, f, l0, id->p, id->n);
+        sb_add(b, f + l0 + 1, l1 + 1);
+        sb_add(b, f + l0 + l1 + 2, l2 + 1);
+        put_or_same(b, hi->allseqid.p, hi->allseqid.n, f, l0);
+        put_or_same(b, t0, tl0, desc->p, desc->n);
+    }
+    put_or_same(b, hi->alltitles.p, hi->alltitles.n, t0, tl0);
+    if (hi->taxid)
+        sb_int(b, hi->taxid);
+    sb_add(b, "", 1);
+    put_taxids(hi);
+}
+
+static void info_reset(swgpu__hdr_info_t *hi)
+{
+    hi->info.n = hi->first.n = hi->allseqid.n = hi->alltitles.n = 0;
+    sb_add(&hi->info, "", 0);
+    sb_add(&hi->first, "", 0);
+    sb_add(&hi->allseqid, "", 0);
+    sb_add(&hi->alltitles, "", 0);
+    hi->ntax = 0;
+    hi->taxid = 0;
+}
+
+void swgpu__hdr_info_free(swgpu__hdr_info_t *hi)
+{
+    free(hi->x.seqid.p);
+    free(hi->x.acc.p);
+    free(hi->x.accver.p);
+    free(hi->first.p);
+    free(hi->allseqid.p);
+    free(hi->alltitles.p);
+    free(hi->info.p);
+    free(hi->taxids);
+    memset(hi, 0, sizeof *hi);
+}
+
 /* A sequence's id and description as blastdbcmd's FASTA dump shows its
  * header: the first Blast-def-line gives the id (its Seq-ids, or without
  * -parse_seqids the title's first word) and the description (the title, or
  * the rest of it); each further Blast-def-line (a sequence stored once for
  * several entries) adds " >ids title" to the description. */
 int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__sbuf_t *desc,
-                          const char **why)
+                          swgpu__hdr_info_t *hi, const char **why)
 {
     ber_t set, def;
-    const uint8_t *pos, *t;
-    size_t tl;
-    int r, ord, k = 0;
+    const uint8_t *pos, *t, *t0 = NULL;
+    size_t tl, tl0 = 0;
+    int r, ord, ord0 = 0, k = 0;
+    swgpu__hdr_cols_t *x = hi ? &hi->x : NULL;
+    if (hi)
+        info_reset(hi);
     id->n = desc->n = 0;
     sb_add(id, "", 0);
     sb_add(desc, "", 0);
@@ -480,8 +756,13 @@ int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__
     pos = set.c;
     while ((r = ber_child(&set, &pos, 1, &def, why)) > 0) {
         if (k++ == 0) {
-            if (parse_defline(&def, 1, id, &t, &tl, &ord, why))
+            if (parse_defline(&def, 1, id, &t, &tl, &ord, x, why))
                 return -1;
+            ord0 = ord;
+            t0 = t;
+            tl0 = tl;
+            if (hi && info_defline(hi, 0, t, tl))
+                return *why = "out of memory", -1;
             trim(&t, &tl);
             if (ord) { /* the title is the FASTA header line */
                 size_t w = 0;
@@ -498,8 +779,10 @@ int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__
             size_t mark;
             sb_add(desc, " >", 2);
             mark = desc->n;
-            if (parse_defline(&def, 0, desc, &t, &tl, &ord, why))
+            if (parse_defline(&def, 0, desc, &t, &tl, &ord, x, why))
                 return -1;
+            if (hi && info_defline(hi, k - 1, t, tl))
+                return *why = "out of memory", -1;
             if (ord)
                 desc->n = mark;
             else
@@ -512,7 +795,9 @@ int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__
         return -1;
     if (!k)
         return *why = "no Blast-def-line", -1;
-    if (id->oom || desc->oom)
+    if (id->oom || desc->oom || (hi && (hi->first.oom || hi->allseqid.oom ||
+                                        hi->alltitles.oom || x->seqid.oom || x->acc.oom ||
+                                        x->accver.oom)))
         return *why = "out of memory", -1;
     t = (const uint8_t *)desc->p;
     tl = desc->n;
@@ -520,6 +805,10 @@ int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__
     memmove(desc->p, t, tl);
     desc->p[tl] = 0;
     desc->n = tl;
+    if (hi)
+        info_finish(hi, ord0, id, desc, t0, tl0);
+    if (hi && hi->info.oom)
+        return *why = "out of memory", -1;
     return 0;
 }
 

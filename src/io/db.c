@@ -151,6 +151,7 @@ int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out)
     db->rank = rank;
     db->names = names;
     db->name_off = name_off;
+    db->blast_info = set->blast_info;
     free(order);
     *out = db;
     return SWGPU_OK;
@@ -308,6 +309,36 @@ static uint64_t names_size(const swgpu_db_t *db)
     return (uint64_t)(p - db->names);
 }
 
+/* a BLAST database's names less their info blocks (makedb files hold
+ * "id\0desc\0" only): *names and *name_off malloc'ed, *size bytes */
+static int compact_names(const swgpu_db_t *db, char **names, uint64_t **name_off, uint64_t *size)
+{
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < db->n; i++) {
+        const char *id = db->names + db->name_off[i], *desc = id + strlen(id) + 1;
+        total += strlen(id) + strlen(desc) + 2;
+    }
+    *names = malloc(total ? total : 1);
+    *name_off = malloc(db->n * sizeof **name_off);
+    if (!*names || !*name_off) {
+        free(*names);
+        free(*name_off);
+        *names = NULL;
+        *name_off = NULL;
+        return swgpu__fail(SWGPU_ENOMEM, "database: out of memory for the names (%" PRIu64 " bytes)", total);
+    }
+    uint64_t pos = 0;
+    for (uint64_t i = 0; i < db->n; i++) {
+        const char *id = db->names + db->name_off[i], *desc = id + strlen(id) + 1;
+        size_t n = strlen(id) + strlen(desc) + 2;
+        (*name_off)[i] = pos;
+        memcpy(*names + pos, id, n);
+        pos += n;
+    }
+    *size = total;
+    return SWGPU_OK;
+}
+
 int swgpu_db_write(const swgpu_db_t *db, const char *path)
 {
     struct stat ps;
@@ -327,9 +358,16 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
     if (!db || !path) return swgpu__fail(SWGPU_EINVAL, "db_write: NULL argument");
     if (db->whole_n) return swgpu__fail(SWGPU_EINVAL, "database %s: a part of a database cannot be written", path);
     if (!swgpu__host_is_le()) return swgpu__fail(SWGPU_EINVAL, "database %s: big-endian hosts are not supported", path);
-    uint64_t nsize = names_size(db);
+    char *cnames = NULL;
+    uint64_t *cname_off = NULL, nsize = 0;
+    if (db->blast_info) {
+        if ((rc = compact_names(db, &cnames, &cname_off, &nsize)) < 0) return rc;
+    } else {
+        nsize = names_size(db);
+    }
     uint64_t fsize = swgpu__db_layout(db->n, db->total_res, nsize, sec);
-    const void *data[SWGPU__NSEC] = {db->off, db->name_off, db->orig, db->rank, db->names, db->res};
+    const void *data[SWGPU__NSEC] = {db->off, cname_off ? cname_off : db->name_off, db->orig,
+                                     db->rank, cnames ? cnames : db->names, db->res};
 
     /* payload checksum, zero padding included */
     uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0);
@@ -346,7 +384,11 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
      * at once: each file is complete, the last rename wins) */
     size_t tlen = strlen(path) + 48;
     tmp = malloc(tlen);
-    if (!tmp) return swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
+    if (!tmp) {
+        free(cnames);
+        free(cname_off);
+        return swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
+    }
     snprintf(tmp, tlen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&tmp_serial, 1u));
     int tfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     fp = tfd >= 0 ? fdopen(tfd, "wb") : NULL;
@@ -375,12 +417,16 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path)
         goto fail;
     }
     free(tmp);
+    free(cnames);
+    free(cname_off);
     return SWGPU_OK;
 
 fail:
     if (fp) fclose(fp);
     unlink(tmp);
     free(tmp);
+    free(cnames);
+    free(cname_off);
     return rc;
 }
 
@@ -681,6 +727,43 @@ int swgpu_db_get(const swgpu_db_t *db, size_t i, swgpu_seq_t *out)
     out->desc = out->id + strlen(out->id) + 1;
     out->res = db->res + db->off[k];
     out->len = (size_t)(db->off[k + 1] - db->off[k]);
+    return SWGPU_OK;
+}
+
+int swgpu_db_ids(const swgpu_db_t *db, size_t i, swgpu_seq_ids_t *out)
+{
+    if (!db || !out || i >= swgpu__db_whole_n(db))
+        return swgpu__fail(SWGPU_EINVAL, "database: sequence %zu out of range (%" PRIu64 " sequences)", i,
+                           db ? swgpu__db_whole_n(db) : 0);
+    const char *id = db->names + db->name_off[i], *desc = id + strlen(id) + 1, *p = desc;
+    out->seqid = out->acc = out->accver = out->allseqid = id;
+    out->title = out->alltitles = NULL;
+    out->taxid = out->taxids = "N/A";
+    if (!db->blast_info)
+        return SWGPU_OK;
+    p += strlen(p) + 1; /* the info block after "id\0desc\0" (io.h) */
+    const char *f[9];
+    if (*p == 'F')
+        return SWGPU_OK;
+    for (int k = 0; k < 9; k++, p += strlen(p) + 1) f[k] = p;
+#define SAME(s) (!strcmp((s), SWGPU__SAME_AS))
+    if (*f[0] == 'P') {
+        out->seqid = SAME(f[1]) ? id : f[1];
+        out->acc = f[2];
+        out->accver = f[3];
+        out->allseqid = SAME(f[4]) ? out->seqid : f[4];
+        out->title = SAME(f[5]) ? desc : f[5];
+    } else {
+        out->title = SAME(f[5]) ? NULL : f[5]; /* NULL: "id desc" */
+    }
+    out->alltitles = SAME(f[6]) ? out->title : f[6];
+#undef SAME
+    if (out->title && !*out->title) /* blastp's stitle of an untitled entry */
+        out->title = "N/A";
+    if (out->alltitles && !*out->alltitles)
+        out->alltitles = "N/A";
+    out->taxid = *f[7] ? f[7] : "N/A";
+    out->taxids = f[8];
     return SWGPU_OK;
 }
 

@@ -95,6 +95,7 @@ int swgpu_db_part(const swgpu_db_t *db, double from, double to, swgpu_db_t **out
     p->rank = db->rank;
     p->names = db->names;
     p->name_off = db->name_off;
+    p->blast_info = db->blast_info;
     *out = p;
     return SWGPU_OK;
 }
@@ -141,6 +142,7 @@ static int part_take(swgpu_db_t *whole, uint64_t first, uint64_t last, swgpu_db_
         p->map_len = whole->map_len;
         whole->map = NULL;
     }
+    p->blast_info = whole->blast_info;
     p->owned[SWGPU__OWN_RANK] = whole->owned[SWGPU__OWN_RANK];
     p->owned[SWGPU__OWN_NAMES] = whole->owned[SWGPU__OWN_NAMES];
     p->owned[SWGPU__OWN_NAME_OFF] = whole->owned[SWGPU__OWN_NAME_OFF];

@@ -22,6 +22,8 @@ struct swgpu_seqset {
     char *names;
     size_t names_len, names_cap;
     uint64_t max_len;
+    int blast_info;         /* read from a BLAST database: each record's names are
+                               followed by its swgpu__hdr_info_t block */
 };
 
 /* seqset.c: a new empty set (NULL: no memory); room for one more record; for
@@ -32,6 +34,8 @@ int swgpu__seqset_reserve_slot(swgpu_seqset_t *s);
 int swgpu__seqset_reserve_max(swgpu_seqset_t *s, uint64_t need, uint64_t max);
 int swgpu__seqset_add_names(swgpu_seqset_t *s, const char *id, size_t idlen, const char *desc,
                             size_t dlen);
+/* n bytes appended to the names (after the last record's: its info block) */
+int swgpu__seqset_add_bytes(swgpu_seqset_t *s, const char *p, size_t n);
 /* SWGPU_AUTO's choice from a histogram of the letters (upper case) */
 swgpu_alphabet_t swgpu__alphabet_decide(const uint64_t hist[256]);
 /* letter -> code of an alphabet, SWGPU__NOCODE for a letter outside it */
@@ -85,7 +89,8 @@ struct swgpu_db {
     const uint64_t *off;    /* n+1 offsets into res, sorted order */
     const uint32_t *orig;   /* sorted index -> database index */
     const uint32_t *rank;   /* database index -> sorted index */
-    const char *names;      /* "id\0desc\0" per sequence, database order */
+    const char *names;      /* "id\0desc\0" per sequence, database order (and
+                               with blast_info, the record's info block after) */
     const uint64_t *name_off; /* n offsets into names, database order */
     /* A part of a larger database (swgpu_db_part, swgpu_db_open_part): its
      * sequences are the whole database's scan positions [part_first,
@@ -102,6 +107,7 @@ struct swgpu_db {
                                database's files (swgpu_db_write never replaces one) */
     size_t n_src;
     void *owned[6];         /* malloc'ed arrays to free */
+    int blast_info;         /* a BLAST database's: swgpu__hdr_info_t blocks in names */
 };
 
 /** Sequences and residues of the whole database a handle belongs to (its
@@ -270,10 +276,50 @@ typedef struct {
     int oom;
 } swgpu__sbuf_t; /* a growing string; oom set when it could not grow */
 
-/** A sequence's id and description, into id and desc, from
- *  its header record p[0 .. n): nonzero if the record is invalid (*why
- *  says how) or a string could not grow (oom set). */
+/* one defline's sseqid, sacc and saccver as blastp prints them, its taxid */
+typedef struct {
+    swgpu__sbuf_t seqid, acc, accver;
+    int64_t taxid;
+} swgpu__hdr_cols_t;
+
+/**
+ * What blastp 2.12 prints of a sequence in its subject columns, read from
+ * its header (blastdb_hdr.c): info holds the block kept after the record's
+ * "id\0desc\0" in a database's names, NUL-terminated strings:
+ *   flag      "P": made with -parse_seqids, "O": not (the four id fields
+ *             are then empty: blastp prints the id, as for FASTA); "F" (and
+ *             nothing after): a record added by swgpu_seqset_add, printed
+ *             as a FASTA record;
+ *   seqid acc accver    sseqid sacc saccver (the first defline's);
+ *   allseqid            each defline's sseqid, joined by ';';
+ *   title alltitles     the first defline's title as stored (untrimmed;
+ *                       without -parse_seqids the whole FASTA header line),
+ *                       each one's joined by "<>";
+ *   taxid               staxid: the first taxid in defline order ("": none);
+ *   taxids              staxids: every defline's taxid (0: none), ascending,
+ *                       each once, joined by ';'.
+ * A field that equals another is stored as SWGPU__SAME_AS (one byte 0x01, a
+ * control byte no header holds): seqid the id, allseqid seqid, title (P)
+ * the description, title (O) "id desc" (the header line as the FASTA
+ * reader splits it), alltitles title.
+ * The rest is scratch space; the caller zero-initialises the struct and frees
+ * it with swgpu__hdr_info_free.
+ */
+#define SWGPU__SAME_AS "\x01"
+typedef struct {
+    swgpu__sbuf_t info;
+    swgpu__hdr_cols_t x;
+    swgpu__sbuf_t first, allseqid, alltitles;
+    int64_t *taxids, taxid;
+    size_t ntax, captax;
+} swgpu__hdr_info_t;
+void swgpu__hdr_info_free(swgpu__hdr_info_t *hi);
+
+/** A sequence's id and description, into id and desc, and (hi not NULL) its
+ *  info block into hi->info, from its header record p[0 .. n): nonzero if
+ *  the record is invalid (*why says how) or a string could not grow (oom
+ *  set, or *why "out of memory"). */
 int swgpu__blastdb_header(const uint8_t *p, size_t n, swgpu__sbuf_t *id, swgpu__sbuf_t *desc,
-                          const char **why);
+                          swgpu__hdr_info_t *hi, const char **why);
 
 #endif /* SWGPU_IO_H */

@@ -129,6 +129,15 @@ int swgpu__seqset_add_names(swgpu_seqset_t *s, const char *id, size_t idlen, con
     return 0;
 }
 
+int swgpu__seqset_add_bytes(swgpu_seqset_t *s, const char *p, size_t n)
+{
+    int rc = grow((void **)&s->names, &s->names_cap, s->names_len + n, 1);
+    if (rc) return rc;
+    memcpy(s->names + s->names_len, p, n);
+    s->names_len += n;
+    return 0;
+}
+
 swgpu_seqset_t *swgpu__seqset_new(swgpu_alphabet_t alphabet)
 {
     swgpu_seqset_t *s = calloc(1, sizeof *s);
@@ -185,10 +194,15 @@ int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
         for (size_t i = 0; i < len; i++) hist[(uint8_t)letters[i]]++;
         set->alphabet = swgpu__alphabet_decide(hist);
     }
+    size_t name_at = set->names_len;
     int rc = swgpu__seqset_reserve_slot(set);
     if (!rc) rc = reserve_res(set, set->off[set->n] + len);
     if (!rc) rc = swgpu__seqset_add_names(set, id, strlen(id), desc, strlen(desc));
-    if (rc) return rc;
+    if (!rc && set->blast_info) rc = swgpu__seqset_add_bytes(set, "F", 2); /* no header */
+    if (rc) {
+        set->names_len = name_at;
+        return rc;
+    }
     swgpu__encode_table(set->alphabet, enc);
     uint8_t unk = set->alphabet == SWGPU_DNA ? SWGPU_DNA_N : SWGPU_PROT_X;
     uint8_t *dst = set->res + set->off[set->n];
@@ -196,7 +210,7 @@ int swgpu_seqset_add(swgpu_seqset_t *set, const char *id, const char *desc,
         uint8_t c = enc[(uint8_t)letters[i]];
         dst[i] = c == SWGPU__NOCODE ? unk : c;
     }
-    set->name_off[set->n] = set->names_len - strlen(id) - strlen(desc) - 2;
+    set->name_off[set->n] = name_at;
     set->off[set->n + 1] = set->off[set->n] + len;
     set->n++;
     if (len > set->max_len) set->max_len = len;

@@ -11,10 +11,18 @@
  *  - bitscore: "%4.1f" up to 99.9 (so values below 10 keep BLAST's leading
  *    space, " 9.8"); the integer part ("%3ld") up to 99999; "%5.3e" above.
  *  - qseqid, qacc and qaccver all print the query's id (the first word of
- *    its header; likewise sseqid/sacc/saccver); stitle prints "id desc".
- *    A subject has one header, so salltitles prints stitle and sallseqid
- *    sseqid (BLAST joins a database entry's several deflines with "<>"
- *    and ';').
+ *    its header); the subject's id columns are swgpu_db_ids()'s: from a
+ *    FASTA or makedb database sseqid, sacc, saccver and sallseqid print its
+ *    id and stitle and salltitles "id desc"; from a BLAST database they are
+ *    what blastp 2.12 prints (-parse_seqids: the preferred Seq-id, its
+ *    accession, a sequence's several deflines joined by ';' and "<>";
+ *    without: the id and the header line as stored).
+ *  - staxid and staxids as the BLAST database's deflines have them ("N/A",
+ *    "0" or "N/A" without); ssciname, scomname, sblastname and sskingdom
+ *    name staxid's taxon from NCBI's taxdb (swgpu_taxdb_open; "N/A" when
+ *    there is none or it lacks the taxon); sscinames and scomnames name each
+ *    taxid of staxids, sblastnames and sskingdoms list the distinct names
+ *    found, sorted (all as blastp 2.12 prints them).
  *    Control bytes in names and descriptions are escaped (put_text).
  *  - a DNA hit on the subject's minus strand has sstart > send (BLAST's
  *    convention), qseq/sseq/btop read the subject's reverse complement,
@@ -78,11 +86,13 @@ typedef enum {
     COL_LENGTH, COL_PIDENT, COL_NIDENT, COL_MISMATCH, COL_POSITIVE,
     COL_GAPOPEN, COL_GAPS, COL_BTOP, COL_CIGAR, COL_SSTRAND,
     COL_QCOVHSP, COL_QCOVS, COL_PPOS, COL_SALLTITLES, COL_SALLSEQID,
+    COL_STAXID, COL_SSCINAME, COL_SCOMNAME, COL_SBLASTNAME, COL_SSKINGDOM,
+    COL_STAXIDS, COL_SSCINAMES, COL_SCOMNAMES, COL_SBLASTNAMES, COL_SSKINGDOMS,
     NCOLS
 } col_t;
 
 /* name on the command line, BLAST's title in "# Fields:", flags */
-enum { NEED_ALN = 1, NEED_TEXT = 2 };
+enum { NEED_ALN = 1, NEED_TEXT = 2, NEED_TAXDB = 4 };
 static const struct {
     const char *name, *title;
     int need;
@@ -120,6 +130,16 @@ static const struct {
     [COL_PPOS] = {"ppos", "% positives", NEED_ALN | NEED_TEXT},
     [COL_SALLTITLES] = {"salltitles", "subject titles", 0},
     [COL_SALLSEQID] = {"sallseqid", "subject ids", 0},
+    [COL_STAXID] = {"staxid", "subject tax id", 0},
+    [COL_SSCINAME] = {"ssciname", "subject sci name", NEED_TAXDB},
+    [COL_SCOMNAME] = {"scomname", "subject com names", NEED_TAXDB},
+    [COL_SBLASTNAME] = {"sblastname", "subject blast name", NEED_TAXDB},
+    [COL_SSKINGDOM] = {"sskingdom", "subject super kingdom", NEED_TAXDB},
+    [COL_STAXIDS] = {"staxids", "subject tax ids", 0},
+    [COL_SSCINAMES] = {"sscinames", "subject sci names", NEED_TAXDB},
+    [COL_SCOMNAMES] = {"scomnames", "subject com names", NEED_TAXDB},
+    [COL_SBLASTNAMES] = {"sblastnames", "subject blast names", NEED_TAXDB},
+    [COL_SSKINGDOMS] = {"sskingdoms", "subject super kingdoms", NEED_TAXDB},
 };
 
 static const col_t default_columns[] = {
@@ -137,6 +157,8 @@ static int add_column(swgpu_outfmt_t *f, col_t c)
     f->col[f->ncol++] = c;
     if (columns[c].need & NEED_TEXT)
         f->need_text = 1;
+    if (columns[c].need & NEED_TAXDB)
+        f->need_taxdb = 1;
     return 0;
 }
 
@@ -233,10 +255,23 @@ int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name)
     return SWGPU_OK;
 }
 
+int swgpu_outfmt_set_taxdb(swgpu_outfmt_t *f, const char *dir)
+{
+    if (!f)
+        return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL format");
+    char *copy = NULL;
+    if (dir && !(copy = strdup(dir)))
+        return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
+    free(f->taxdb_dir);
+    f->taxdb_dir = copy;
+    return SWGPU_OK;
+}
+
 void swgpu_outfmt_destroy(swgpu_outfmt_t *f)
 {
     if (!f)
         return;
+    free(f->taxdb_dir);
     free(f->dbname);
     free(f);
 }
@@ -267,6 +302,99 @@ static int query_coverage(int64_t covered, size_t qlen)
     return (int)(p < 99 ? p + 0.5 : p);
 }
 
+/* the taxonomy columns: staxid / staxids as the database has them; a
+ * name of each taxid, as blastp 2.12 prints them: one per taxid of
+ * staxids (N/A for one taxdb lacks) for sscinames and scomnames; the
+ * distinct names found, sorted, for sblastnames and sskingdoms (N/A when
+ * none); the singular columns name staxid's taxon */
+enum { TAX_SCI, TAX_COM, TAX_BLAST, TAX_KINGDOM };
+
+static void taxon_name(const swgpu_taxon_t *x, int which, const char **s, size_t *n)
+{
+    const char *p[4] = {x->sciname, x->comname, x->blastname, x->kingdom};
+    size_t l[4] = {x->sciname_len, x->comname_len, x->blastname_len, x->kingdom_len};
+    *s = p[which];
+    *n = l[which];
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const swgpu_taxon_t *x = a, *y = b; /* the names to sort are in blastname */
+    size_t n = x->blastname_len < y->blastname_len ? x->blastname_len : y->blastname_len;
+    int c = memcmp(x->blastname, y->blastname, n);
+    return c ? c : (x->blastname_len > y->blastname_len) - (x->blastname_len < y->blastname_len);
+}
+
+static void put_taxa(writer_t *wr, const char *taxids, int which, int per_taxid)
+{
+    enum { MAXT = 256 }; /* taxids of one subject named (blastp's nr entries have fewer) */
+    swgpu_taxon_t found[MAXT];
+    size_t nf = 0, printed = 0;
+    for (const char *p = taxids; *p && (per_taxid || nf < MAXT);) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        swgpu_taxon_t x;
+        int ok = swgpu_taxdb_lookup(wr->tax, v, &x);
+        if (per_taxid) {
+            const char *s = "N/A";
+            size_t n = 3;
+            if (ok)
+                taxon_name(&x, which, &s, &n);
+            fprintf(wr->fp, "%s%.*s", printed++ ? ";" : "", (int)n, s);
+        } else if (ok) { /* keep the name asked for in blastname's place, to sort */
+            taxon_name(&x, which, &x.blastname, &x.blastname_len);
+            found[nf++] = x;
+        }
+        p = *end == ';' ? end + 1 : end + strlen(end);
+    }
+    if (per_taxid)
+        return;
+    qsort(found, nf, sizeof *found, by_name);
+    for (size_t k = 0; k < nf; k++)
+        if (!k || by_name(&found[k], &found[k - 1]))
+            fprintf(wr->fp, "%s%.*s", printed++ ? ";" : "", (int)found[k].blastname_len,
+                    found[k].blastname);
+    if (!printed)
+        fputs("N/A", wr->fp);
+}
+
+/* the subject columns that come from the database's deflines */
+static void put_subject(writer_t *wr, col_t c, const swgpu_seq_t *t, const swgpu_hit_t *h)
+{
+    FILE *fp = wr->fp;
+    swgpu_seq_ids_t ids;
+    swgpu_db_ids(wr->db, h->target, &ids);
+    switch (c) {
+    case COL_SSEQID: put_text(fp, ids.seqid); break;
+    case COL_SACC: put_text(fp, ids.acc); break;
+    case COL_SACCVER: put_text(fp, ids.accver); break;
+    case COL_SALLSEQID: put_text(fp, ids.allseqid); break;
+    case COL_STITLE:
+        if (ids.title)
+            put_text(fp, ids.title);
+        else
+            put_title(fp, t->id, t->desc);
+        break;
+    case COL_SALLTITLES:
+        if (ids.alltitles)
+            put_text(fp, ids.alltitles);
+        else
+            put_title(fp, t->id, t->desc);
+        break;
+    case COL_STAXID: fputs(ids.taxid, fp); break;
+    case COL_STAXIDS: fputs(ids.taxids, fp); break;
+    case COL_SSCINAME: put_taxa(wr, ids.taxid, TAX_SCI, 1); break;
+    case COL_SCOMNAME: put_taxa(wr, ids.taxid, TAX_COM, 1); break;
+    case COL_SBLASTNAME: put_taxa(wr, ids.taxid, TAX_BLAST, 1); break;
+    case COL_SSKINGDOM: put_taxa(wr, ids.taxid, TAX_KINGDOM, 1); break;
+    case COL_SSCINAMES: put_taxa(wr, ids.taxids, TAX_SCI, 1); break;
+    case COL_SCOMNAMES: put_taxa(wr, ids.taxids, TAX_COM, 1); break;
+    case COL_SBLASTNAMES: put_taxa(wr, ids.taxids, TAX_BLAST, 0); break;
+    case COL_SSKINGDOMS: put_taxa(wr, ids.taxids, TAX_KINGDOM, 0); break;
+    default: break;
+    }
+}
+
 static void put_column(writer_t *wr, col_t c, const swgpu_seq_t *q, const swgpu_seq_t *t,
                        const swgpu_hit_t *h)
 {
@@ -282,10 +410,11 @@ static void put_column(writer_t *wr, col_t c, const swgpu_seq_t *q, const swgpu_
         put_text(fp, q->id);
         break;
     case COL_SSEQID: case COL_SACC: case COL_SACCVER: case COL_SALLSEQID:
-        put_text(fp, t->id);
-        break;
     case COL_STITLE: case COL_SALLTITLES:
-        put_title(fp, t->id, t->desc);
+    case COL_STAXID: case COL_SSCINAME: case COL_SCOMNAME: case COL_SBLASTNAME:
+    case COL_SSKINGDOM: case COL_STAXIDS: case COL_SSCINAMES: case COL_SCOMNAMES:
+    case COL_SBLASTNAMES: case COL_SSKINGDOMS:
+        put_subject(wr, c, t, h);
         break;
     case COL_SSTRAND:
         fputs(wr->ta != SWGPU_DNA ? "N/A" : h->minus ? "minus" : "plus", fp);
@@ -468,6 +597,12 @@ static int write_query(writer_t *wr, const fmt_block_t *blk)
     return SWGPU_OK;
 }
 
+/* the taxonomy names, when a column prints them */
+static int open_taxdb(writer_t *wr)
+{
+    return wr->f->need_taxdb ? swgpu_taxdb_open(wr->f->taxdb_dir, &wr->tax) : SWGPU_OK;
+}
+
 /* One block in the writer's format. */
 static int write_block(writer_t *wr, const fmt_block_t *b)
 {
@@ -504,6 +639,8 @@ static int finish(writer_t *wr, int rc)
     free(wr->ivs);
     wr->rc = NULL;
     wr->ivs = NULL;
+    swgpu_taxdb_destroy(wr->tax);
+    wr->tax = NULL;
     if (rc < 0)
         return rc;
     if (fflush(wr->fp) != 0 || ferror(wr->fp))
@@ -566,7 +703,7 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_res
     writer_init(&wr, f, fp, db, m, opts, swgpu_seqset_alphabet(queries), r->n_queries);
     wr.res = r;
     wr.queries = queries;
-    int rc = SWGPU_OK;
+    int rc = open_taxdb(&wr);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
         rc = check_alns(&wr, &r->q[i], i);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
@@ -596,7 +733,7 @@ int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_searc
     wr.res = r;
     wr.pssms = pssms;
     wr.npssm = n;
-    int rc = SWGPU_OK;
+    int rc = open_taxdb(&wr);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
         rc = check_alns(&wr, &r->q[i], i);
     for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
@@ -628,7 +765,7 @@ int swgpu_outfmt_write_iterate(const swgpu_outfmt_t *f, FILE *fp,
     wr.queries = queries;
     wr.pssms = pssms;
     wr.npssm = queries ? 0 : it->n_queries;
-    int rc = SWGPU_OK;
+    int rc = open_taxdb(&wr);
     size_t n = it->n_queries;
     for (size_t i = 0; i < n && rc == SWGPU_OK; i++)
         for (size_t k = all_rounds ? 0 : it->last_round[i] - 1;

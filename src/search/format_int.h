@@ -26,6 +26,8 @@ struct swgpu_outfmt {
     int col[FMT_MAX_COLS];
     int need_text; /* some column needs the aligned residues walked */
     char *dbname;  /* NULL: DEFAULT_DBNAME */
+    int need_taxdb;   /* some column prints taxonomy names */
+    char *taxdb_dir;  /* where taxdb.bti is; NULL: where blastp looks */
 };
 
 /* What one hit's alignment looks like, walked once from its CIGAR. */
@@ -57,6 +59,7 @@ struct fmt_writer {
     fmt_walk_t w;
     uint8_t *rc;              /* a minus-strand hit's subject, reverse complemented */
     size_t rc_cap;
+    swgpu_taxdb_t *tax;       /* the taxonomy names (NULL: none found, or not needed) */
     int iterated;             /* results of an iterated search */
     size_t nqueries;          /* queries the write holds */
     size_t blocks;            /* blocks written so far */

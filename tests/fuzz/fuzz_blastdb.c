@@ -9,7 +9,8 @@
  *   (a short or missing section is written as what is there).
  *
  * The volume is written as DIR/d.*, the alias as DIR/a.pal (or .nal), and
- * the harness opens DIR/a when there is an alias, else DIR/d.  The seeds
+ * the harness opens DIR/a when there is an alias, else DIR/d, and reads
+ * every sequence and its subject columns (swgpu_db_ids).  The seeds
  * in tests/fuzz/corpus/blastdb pack the fixtures of tests/data/blastdb
  * (single volumes of both types and versions; one with "DBLIST d d").
  */
@@ -71,6 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (q.res[j] >= n)
                     abort();
             res += q.len;
+            /* blastp's subject columns: every string there */
+            swgpu_seq_ids_t x;
+            if (swgpu_db_ids(db, i, &x) != SWGPU_OK || !x.seqid || !x.acc || !x.accver ||
+                !x.allseqid || !x.taxid || !x.taxids || (!x.title) != (!x.alltitles) ||
+                strlen(x.seqid) + strlen(x.acc) + strlen(x.accver) + strlen(x.allseqid) +
+                        strlen(x.taxid) + (x.title ? strlen(x.title) + strlen(x.alltitles) : 0) ==
+                    (size_t)-1)
+                abort();
         }
         if (res != swgpu_db_residues(db))
             abort();

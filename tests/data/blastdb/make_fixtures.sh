@@ -11,6 +11,12 @@
 #                case, a gap, lengths 1 and multiples of 4
 #   ids.fa       every kind of Seq-id that -parse_seqids recognises
 #   multidef.fa  one sequence with three deflines (^A-separated)
+#   seqids.fa    deflines of several Seq-ids each, in both orders of pairs
+#                of types (which one blastp names the defline by)
+#   tax.fa       UniProt, RefSeq, gi, pdb, gnl, bare and plain ids, and
+#                entries of several deflines (^A), with the taxids of
+#                tax.map (one id has none, 7227 is not in ../taxdb)
+#   ids_q.fa     queries for these (blastp_ids.sh)
 #
 # Databases (the LMDB files of version 5, .pdb .pot .ptf .pto .pos .pog,
 # are removed: searching does not read them):
@@ -19,6 +25,10 @@
 #   prot_mv  (version 5) nuc_mv (version 4): several volumes (-max_file_sz),
 #            an alias file listing them
 #   ids_v4s multidef_v4s                 with -parse_seqids
+#   seqids_v5s (version 5: blastp 2.12 prints "Unknown" for some of its
+#            subjects from a version 4 one), tax_v5s  with -parse_seqids,
+#            tax_v5s with -taxid_map tax.map
+#   tax_v4   without -parse_seqids, every sequence -taxid 562
 # alias/nested.pal (written by hand) lists the alias prot_mv and the volume
 # prot_v4 by relative paths.
 set -e
@@ -40,6 +50,9 @@ mk nuc.fa nucl nuc_v5s 5 -parse_seqids
 mk nuc.fa nucl nuc_mv 4 -max_file_sz 1000
 mk ids.fa prot ids_v4s 4 -parse_seqids
 mk multidef.fa prot multidef_v4s 4 -parse_seqids
+mk seqids.fa prot seqids_v5s 5 -parse_seqids
+mk tax.fa prot tax_v5s 5 -parse_seqids -taxid_map tax.map
+mk tax.fa prot tax_v4 4 -taxid 562
 rm -f ./*.pdb ./*.pot ./*.ptf ./*.pto ./*.pos ./*.pog ./*.psd ./*.psi ./*.nsd ./*.nsi \
       ./*.pnd ./*.pni ./*.ndb ./*.not ./*.ntf ./*.nto ./*.nos ./*.nog ./*.nnd ./*.nni
 mkdir -p alias
