@@ -17,7 +17,7 @@ static const struct {
     const char *blast, *swgpu;
 } aliases[] = {
     {"query", "-q"}, {"db", "-d"}, {"out", "-o"}, {"outfmt", "-f"}, {"evalue", "-e"},
-    {"max_target_seqs", "-n"}, {"num_threads", "-t"},
+    {"max_target_seqs", "-n"}, {"num_threads", "-t"}, {"max_hsps", "--max-hsps"},
 };
 
 /* BLAST+'s other options (blastp, blastn and psiblast 2.12 -help) with
@@ -87,21 +87,15 @@ static int takes_next(const char *w, const char *shortopts, const struct option 
     return 0;
 }
 
-/* -max_hsps and -comp_based_stats: CLI_RUN when v is the value that gives
- * swgpu's behaviour, else CLI_ERROR after saying so */
+/* -comp_based_stats: CLI_RUN when v is the value that gives swgpu's
+ * behaviour, else CLI_ERROR after saying so */
 static int check_fixed(const char *w, const char *v)
 {
-    if (!strcmp(w, "-max_hsps")) {
-        if (!strcmp(v, "1"))
-            return CLI_RUN;
-        cli_error("search: -max_hsps %s: swgpu does not yet report more than one alignment per "
-                  "query and subject (only -max_hsps 1 is accepted)", v);
-    } else {
-        if (!strcmp(v, "0") || !strcmp(v, "F") || !strcmp(v, "f"))
-            return CLI_RUN;
-        cli_error("search: -comp_based_stats %s: swgpu does not yet support composition-based "
-                  "statistics (only -comp_based_stats 0 or F is accepted)", v);
-    }
+    (void)w;
+    if (!strcmp(v, "0") || !strcmp(v, "F") || !strcmp(v, "f"))
+        return CLI_RUN;
+    cli_error("search: -comp_based_stats %s: swgpu does not yet support composition-based "
+              "statistics (only -comp_based_stats 0 or F is accepted)", v);
     return CLI_ERROR;
 }
 
@@ -131,7 +125,7 @@ static int is_blast(const char *w)
     for (size_t k = 0; k < COUNT(others); k++)
         if (!strcmp(w + 1, others[k].blast))
             return 1;
-    return !strcmp(w, "-help") || !strcmp(w, "-max_hsps") || !strcmp(w, "-comp_based_stats");
+    return !strcmp(w, "-help") || !strcmp(w, "-comp_based_stats");
 }
 
 /* One BLAST word argv[*i] (or one swgpu cannot have: see cli_blast_args):
@@ -143,7 +137,7 @@ static int blast_word(int argc, char **argv, int *i, char **out, int *n)
         out[(*n)++] = (char *)"-h";
         return CLI_RUN;
     }
-    int fixed = !strcmp(w, "-max_hsps") || !strcmp(w, "-comp_based_stats");
+    int fixed = !strcmp(w, "-comp_based_stats");
     size_t k = 0;
     while (k < COUNT(aliases) && strcmp(w + 1, aliases[k].blast))
         k++;

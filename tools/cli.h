@@ -81,6 +81,7 @@ typedef struct {
     double inclusion;          /* --inclusion-evalue (0.002) */
     const char *out_pssm;      /* --out-pssm DIR, NULL: none */
     int report_all;            /* --report all (0: last) */
+    int max_hsps;              /* --max-hsps (1) */
 } cli_search_args_t;
 int cli_search_args(int argc, char **argv, cli_search_args_t *a);
 /* what cli_search_args() allocated (after CLI_RUN or CLI_HELP) */
@@ -91,7 +92,7 @@ void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgp
 
 /* blast_args.c: argv with BLAST+'s single-dash options (-query, -db, -out,
  * -outfmt, -evalue, -max_target_seqs, -num_threads) made swgpu's, for
- * getopt_long with these options; -max_hsps 1 and -comp_based_stats 0|F
+ * getopt_long with these options; -comp_based_stats 0|F
  * dropped; any other of BLAST's refused (CLI_ERROR, after a message naming
  * swgpu's option where there is one).  *out_argv: malloc'ed, NULL-ended,
  * its strings argv's or static. */

@@ -75,6 +75,12 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
     if (o->strand != SWGPU_STRAND_BOTH && o->strand != SWGPU_STRAND_PLUS &&
         o->strand != SWGPU_STRAND_MINUS)
         return swgpu__fail(SWGPU_EINVAL, "strand %d: unknown", (int)o->strand);
+    if (o->max_hsps < 0)
+        return swgpu__fail(SWGPU_EINVAL, "max HSPs %d: must be >= 1 (alignments per query, "
+                           "subject and strand)", o->max_hsps);
+    if (o->max_hsps > 1 && o->no_align)
+        return swgpu__fail(SWGPU_EINVAL, "max HSPs %d: the further alignments need the "
+                           "alignments (not with no_align)", o->max_hsps);
     if (m) {
         swgpu_alphabet_t a = swgpu_matrix_alphabet(m);
         if (a != SWGPU_PROTEIN && a != SWGPU_DNA)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # blast_opts.sh - BLAST+'s single-dash options on `swgpu search`: the ones
-# swgpu has print byte for byte what swgpu's own print, -max_hsps and
-# -comp_based_stats only with the value that gives swgpu's behaviour, every
-# other of BLAST's refused with the exact message (naming swgpu's option
+# swgpu has print byte for byte what swgpu's own print (-max_hsps N is
+# --max-hsps N), -comp_based_stats only with the value that gives swgpu's
+# behaviour, every other of BLAST's refused with the exact message (naming swgpu's option
 # where there is one), and swgpu's short options, values attached or not,
 # as before; column lists separated by commas, and format 10 (CSV).
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +46,8 @@ ref -q $Q -d $DB
 same "-max_hsps 1 -comp_based_stats 0" -query $Q -db $DB -max_hsps 1 -comp_based_stats 0
 same "-comp_based_stats F" -query $Q -db $DB -comp_based_stats F
 same "-comp_based_stats f" -query $Q -db $DB -comp_based_stats f
+ref -q $Q -d $DB --max-hsps 3 -e 1e3
+same "-max_hsps 3" -query $Q -db $DB -max_hsps 3 -evalue 1e3
 ref -q $Q -d $DB -n 3 --matrix BLOSUM45
 same "mixed with swgpu's" -query $Q --db $DB -n 3 --matrix BLOSUM45
 ref -q $Q -d $DB -n 3 -e 1 -f 6
@@ -70,8 +72,8 @@ bad "-task" "^swgpu: search: -task is BLAST's option; swgpu has none like it \(s
     search -q $Q -d $DB -task blastp
 bad "-word_size" "^swgpu: search: -word_size is BLAST's option; swgpu has none like it \(see swgpu search --help\)\$" \
     search -q $Q -d $DB -word_size 3
-bad "-max_hsps 2" "^swgpu: search: -max_hsps 2: swgpu does not yet report more than one alignment per query and subject \(only -max_hsps 1 is accepted\)\$" \
-    search -q $Q -d $DB -max_hsps 2
+bad "-max_hsps 0" "^swgpu: --max-hsps 0: must be >= 1 \(alignments per query, subject and strand\)\$" \
+    search -q $Q -d $DB -max_hsps 0
 bad "-comp_based_stats 2" "^swgpu: search: -comp_based_stats 2: swgpu does not yet support composition-based statistics \(only -comp_based_stats 0 or F is accepted\)\$" \
     search -q $Q -d $DB -comp_based_stats 2
 bad "-comp_based_stats T" "^swgpu: search: -comp_based_stats T: swgpu does not yet support composition-based statistics \(only -comp_based_stats 0 or F is accepted\)\$" \

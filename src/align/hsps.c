@@ -1,0 +1,594 @@
+/*
+ * align/hsps.c - the further alignments of one pair (swgpu_opts_t.max_hsps):
+ * Waterman-Eggert's k best non-intersecting local alignments as Huang &
+ * Miller's SIM defines them (lalign36): after the first alignments, the
+ * next is the best local alignment that aligns no pair (i, j) any of them
+ * aligns.  A forbidden pair may still be crossed by a gap: only the
+ * diagonal step into it is barred, as in SIM.
+ *
+ * The pass that finds the next best end keeps the whole matrix (H, E and F)
+ * when the pair is small enough (HSPS_FULL_CELLS) and, after each
+ * alignment, recomputes only the cells whose values its pairs change (they
+ * can only fall): SIM's idea.  Larger pairs take a full pass in linear
+ * memory per alignment.  Ends are chosen as swgpu__ref_score chooses them
+ * (smallest target end, then smallest query end); the begin by a pass back
+ * from the end (the largest target begin, then the largest query begin),
+ * pruned where an alignment's suffix scores <= 0 (no suffix of an
+ * alignment that ends at the chosen end does: a prefix of it would score
+ * as much and end first); the path by a full traceback of the rectangle
+ * between begin and end (HSPS_PATH_CELLS at most; larger rectangles that
+ * no forbidden pair touches go to the linear-memory path of path.c).
+ */
+#include "align/align.h"
+
+#include <string.h>
+
+#define NEG (-(1 << 29))
+/* cells of a pair whose whole matrix is kept (12 bytes each) */
+#define HSPS_FULL_CELLS ((size_t)2 << 20)
+/* cells of a rectangle traced back in full (1 byte each) */
+#define HSPS_PATH_CELLS ((size_t)1 << 28)
+
+static inline int32_t max2(int32_t a, int32_t b)
+{
+    return a > b ? a : b;
+}
+
+static inline int32_t sc(const swgpu__hsps_t *S, size_t i, uint8_t c)
+{
+    return S->q.rows ? S->q.rows[i * SWGPU_NCODES + c] : S->m->s[S->q.res[i]][c];
+}
+
+/* 1 if query position i may be aligned with target position j */
+static inline int allowed(const swgpu__hsps_t *S, size_t i, int64_t j)
+{
+    const int32_t *f = S->fcol + i * S->fcap;
+    for (uint32_t k = 0; k < S->fn[i]; k++)
+        if (f[k] == j)
+            return 0;
+    return 1;
+}
+
+void swgpu__hsps_free(swgpu__hsps_t *S)
+{
+    free(S->fcol);
+    free(S->fn);
+    free(S->H);
+    free(S->E);
+    free(S->F);
+    free(S->rmax);
+    free(S->rcol);
+    free(S->chg);
+    free(S->row);
+    free(S->dir);
+    free(S->ops);
+    memset(S, 0, sizeof *S);
+}
+
+int swgpu__hsps_init(swgpu__hsps_t *S, const swgpu__query_t *q, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend)
+{
+    memset(S, 0, sizeof *S);
+    S->q = *q;
+    S->t = t;
+    S->tlen = tlen;
+    S->m = m;
+    S->go = gap_open;
+    S->ge = gap_extend;
+    size_t ql = q->len ? q->len : 1, W = tlen + 1;
+    S->full = (q->len + 1) <= HSPS_FULL_CELLS / W;
+    S->fcap = 2;
+    if (!(S->fcol = malloc(ql * S->fcap * sizeof *S->fcol)) ||
+        !(S->fn = calloc(ql, sizeof *S->fn)) || !(S->row = malloc(4 * W * sizeof *S->row)) ||
+        !(S->chg = calloc(2 * W, 1)) ||
+        (S->full && (!(S->H = malloc((q->len + 1) * W * sizeof *S->H)) ||
+                     !(S->E = malloc((q->len + 1) * W * sizeof *S->E)) ||
+                     !(S->F = malloc((q->len + 1) * W * sizeof *S->F)) ||
+                     !(S->rmax = malloc((q->len + 1) * sizeof *S->rmax)) ||
+                     !(S->rcol = malloc((q->len + 1) * sizeof *S->rcol))))) {
+        swgpu__hsps_free(S);
+        return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory for a pair of "
+                           "%zu x %zu residues", q->len, tlen);
+    }
+    return SWGPU_OK;
+}
+
+/* ------------------------------------------------------ the ends' pass */
+
+/* Cell (i, j) of the whole matrix (1-based; row 0 and column 0 the border)
+ * from its neighbours; returns H and sets *e, *f. */
+static inline int32_t cell(const swgpu__hsps_t *S, size_t i, size_t j, int32_t *e, int32_t *f)
+{
+    const size_t W = S->tlen + 1, at = i * W + j;
+    const int32_t goe = S->go + S->ge;
+    int32_t ev = max2(S->E[at - 1] - S->ge, S->H[at - 1] - goe);
+    int32_t fv = max2(S->F[at - W] - S->ge, S->H[at - W] - goe);
+    int32_t h = max2(0, max2(ev, fv));
+    if (allowed(S, i - 1, (int64_t)j - 1))
+        h = max2(h, S->H[at - W - 1] + sc(S, i - 1, S->t[j - 1]));
+    *e = ev;
+    *f = fv;
+    return h;
+}
+
+/* row i's best H and its first column */
+static void row_max(swgpu__hsps_t *S, size_t i)
+{
+    const int32_t *h = S->H + i * (S->tlen + 1);
+    int32_t b = 0;
+    int64_t c = 0;
+    for (size_t j = 1; j <= S->tlen; j++)
+        if (h[j] > b) {
+            b = h[j];
+            c = (int64_t)j;
+        }
+    S->rmax[i] = b;
+    S->rcol[i] = c;
+}
+
+/* the whole matrix, with the pairs forbidden so far */
+static void full_pass(swgpu__hsps_t *S)
+{
+    const size_t W = S->tlen + 1;
+    for (size_t j = 0; j < W; j++) {
+        S->H[j] = 0;
+        S->E[j] = S->F[j] = NEG;
+    }
+    S->rmax[0] = 0;
+    S->rcol[0] = 0;
+    for (size_t i = 1; i <= S->q.len; i++) {
+        size_t at = i * W;
+        S->H[at] = 0;
+        S->E[at] = S->F[at] = NEG;
+        for (size_t j = 1; j < W; j++)
+            S->H[at + j] = cell(S, i, j, &S->E[at + j], &S->F[at + j]);
+        row_max(S, i);
+    }
+    S->valid = 1;
+}
+
+/*
+ * After pairs (i, nc[i - r0]) were forbidden (nc -1: none in that row), the
+ * cells whose values change: a cell is recomputed when one of its inputs
+ * changed (the row above: H or F at j, H at j - 1; this row: H or E at
+ * j - 1) or it is a newly forbidden pair; rows end when nothing changes.
+ */
+static void update(swgpu__hsps_t *S, size_t r0, size_t r1, const int64_t *nc)
+{
+    const size_t W = S->tlen + 1;
+    uint8_t *prev = S->chg, *cur = S->chg + W;
+    int64_t plo = 1, phi = 0; /* the previous row's changed columns */
+    for (size_t i = r0 + 1; i <= S->q.len; i++) {
+        int64_t seed = i - 1 < r1 && nc[i - 1 - r0] >= 0 ? nc[i - 1 - r0] + 1 : -1;
+        if (phi < plo && seed < 0) {
+            if (i - 1 >= r1)
+                break;
+            continue;
+        }
+        int64_t lo = phi >= plo ? plo : seed, hi = phi >= plo ? phi + 1 : seed;
+        if (seed >= 0 && seed < lo)
+            lo = seed;
+        if (seed > hi)
+            hi = seed;
+        int64_t clo = (int64_t)W, chi = -1;
+        int pending = 0, rescan = 0;
+        size_t at = i * W;
+        for (int64_t j = lo; j < (int64_t)W; j++) {
+            if (j > hi && !pending)
+                break;
+            if (!(pending || prev[j] || prev[j - 1] || j == seed))
+                continue;
+            int32_t e, f, h = cell(S, i, (size_t)j, &e, &f);
+            int ch = h != S->H[at + j], ce = e != S->E[at + j], cf = f != S->F[at + j];
+            if (ch && S->H[at + j] == S->rmax[i])
+                rescan = 1;
+            S->H[at + j] = h;
+            S->E[at + j] = e;
+            S->F[at + j] = f;
+            pending = ch || ce;
+            if (ch || cf) {
+                cur[j] = 1;
+                if (j < clo)
+                    clo = j;
+                chi = j;
+            }
+        }
+        if (phi >= plo)
+            memset(prev + plo, 0, (size_t)(phi - plo + 1));
+        uint8_t *x = prev;
+        prev = cur;
+        cur = x;
+        plo = clo;
+        phi = chi;
+        if (rescan)
+            row_max(S, i);
+    }
+    if (phi >= plo)
+        memset(prev + plo, 0, (size_t)(phi - plo + 1));
+}
+
+/* The best end in the whole matrix: score and exclusive ends (tie rule of
+ * swgpu__ref_score) */
+static int32_t best_full(const swgpu__hsps_t *S, int64_t *qe, int64_t *te)
+{
+    int32_t b = 0;
+    int64_t bi = 0, bj = 0;
+    for (size_t i = 1; i <= S->q.len; i++)
+        if (S->rmax[i] > b || (S->rmax[i] == b && b > 0 && S->rcol[i] < bj)) {
+            b = S->rmax[i];
+            bi = (int64_t)i;
+            bj = S->rcol[i];
+        }
+    *qe = bi;
+    *te = bj;
+    return b;
+}
+
+/* The same in linear memory: one pass over the matrix */
+static int32_t best_linear(swgpu__hsps_t *S, int64_t *qe, int64_t *te)
+{
+    const size_t W = S->tlen + 1;
+    const int32_t goe = S->go + S->ge;
+    int32_t *H = S->row, *F = S->row + W, b = 0;
+    int64_t bi = 0, bj = 0;
+    for (size_t j = 0; j < W; j++) {
+        H[j] = 0;
+        F[j] = NEG;
+    }
+    for (size_t i = 1; i <= S->q.len; i++) {
+        int32_t diag = 0, e = NEG, left = 0; /* H(i-1, j-1), E(i, j), H(i, j-1) */
+        for (size_t j = 1; j < W; j++) {
+            int32_t up = H[j];
+            e = max2(e - S->ge, left - goe);
+            F[j] = max2(F[j] - S->ge, up - goe);
+            int32_t h = max2(0, max2(e, F[j]));
+            if (allowed(S, i - 1, (int64_t)j - 1))
+                h = max2(h, diag + sc(S, i - 1, S->t[j - 1]));
+            diag = up;
+            H[j] = left = h;
+            if (h > b || (h == b && b > 0 && (int64_t)j < bj)) {
+                b = h;
+                bi = (int64_t)i;
+                bj = (int64_t)j;
+            }
+        }
+    }
+    *qe = bi;
+    *te = bj;
+    return b;
+}
+
+/* ------------------------------------------------------ the begin's pass */
+
+/*
+ * The begin of an alignment scoring s that ends with pair (qe-1, te-1):
+ * the anchored recurrence run backwards from the end (rows of query
+ * positions qe-1 down, columns of target positions te-1 down, index k =
+ * te - j), values <= 0 dropped.  Among the cells where an alignment that
+ * opens with the pair reaches s: the largest target begin, then the
+ * largest query begin.
+ */
+static int begin_pass(swgpu__hsps_t *S, int32_t s, int64_t qe, int64_t te, int64_t *qb,
+                      int64_t *tb)
+{
+    const size_t W = (size_t)te + 1;
+    const int32_t goe = S->go + S->ge;
+    int32_t *Hp = S->row, *Fp = S->row + W, *Hc = S->row + 2 * W, *Fc = S->row + 3 * W;
+    int64_t plo = 0, phi = 0, btb = -1, bqb = -1;
+    Hp[0] = 0;
+    Fp[0] = NEG;
+    for (int64_t qi = qe - 1; qi >= 0; qi--) {
+        int64_t lo = plo > 1 ? plo : 1, clo = (int64_t)W, chi = -1;
+        int32_t e = NEG;
+        Hc[lo - 1] = NEG;
+        for (int64_t k = lo; k < (int64_t)W; k++) {
+            e = max2(e - S->ge, Hc[k - 1] - goe);
+            if (e <= 0)
+                e = NEG;
+            if (k > phi + 1 && e == NEG)
+                break;
+            int64_t tj = te - k;
+            int32_t d = NEG, f = NEG;
+            if (k - 1 >= plo && k - 1 <= phi && Hp[k - 1] > NEG && allowed(S, (size_t)qi, tj))
+                d = Hp[k - 1] + sc(S, (size_t)qi, S->t[tj]);
+            if (k >= plo && k <= phi)
+                f = max2(Fp[k] - S->ge, Hp[k] - goe);
+            if (f <= 0)
+                f = NEG;
+            if (d == s && (tj > btb || (tj == btb && qi > bqb))) {
+                btb = tj;
+                bqb = qi;
+            }
+            int32_t h = max2(d, max2(e, f));
+            if (h <= 0)
+                h = NEG;
+            Hc[k] = h;
+            Fc[k] = f;
+            if (h > NEG || f > NEG) {
+                if (k < clo)
+                    clo = k;
+                chi = k;
+            }
+        }
+        if (chi < 0)
+            break;
+        int32_t *x = Hp;
+        Hp = Hc;
+        Hc = x;
+        x = Fp;
+        Fp = Fc;
+        Fc = x;
+        plo = clo;
+        phi = chi;
+    }
+    if (btb < 0)
+        return swgpu__fail(SWGPU_EINVAL, "further alignments: internal error: no begin reaches "
+                           "score %d at end (%lld, %lld)", (int)s, (long long)qe, (long long)te);
+    *qb = bqb;
+    *tb = btb;
+    return SWGPU_OK;
+}
+
+/* ------------------------------------------------------ the path */
+
+/* 1 if a forbidden pair lies in [qb, qe) x [tb, te) */
+static int forbidden_in(const swgpu__hsps_t *S, int64_t qb, int64_t qe, int64_t tb, int64_t te)
+{
+    for (int64_t i = qb; i < qe; i++)
+        for (uint32_t k = 0; k < S->fn[i]; k++) {
+            int32_t j = S->fcol[(size_t)i * S->fcap + k];
+            if (j >= tb && j < te)
+                return 1;
+        }
+    return 0;
+}
+
+enum { FROM_M = 0, FROM_I = 1, FROM_D = 2, I_EXT = 4, D_EXT = 8 };
+
+/* Append op (n of them, in reverse order) to S->ops */
+static int push_op(swgpu__hsps_t *S, uint8_t op)
+{
+    if (S->n_ops == S->cap_ops) {
+        size_t c = S->cap_ops ? 2 * S->cap_ops : 1024;
+        uint8_t *p = realloc(S->ops, c);
+        if (!p)
+            return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory for a path");
+        S->ops = p;
+        S->cap_ops = c;
+    }
+    S->ops[S->n_ops++] = op;
+    return SWGPU_OK;
+}
+
+/* S->ops (reversed) as a CIGAR in a */
+static int ops_cigar(swgpu__hsps_t *S, swgpu_aln_t *a)
+{
+    a->n_cigar = 0;
+    for (size_t k = S->n_ops; k-- > 0;) {
+        uint32_t op = S->ops[k];
+        if (a->n_cigar && SWGPU_CIGAR_OP(a->cigar[a->n_cigar - 1]) == op) {
+            a->cigar[a->n_cigar - 1] += 1u << 4;
+            continue;
+        }
+        if (a->n_cigar == a->m_cigar) {
+            size_t c = a->m_cigar ? 2 * a->m_cigar : 16;
+            uint32_t *p = realloc(a->cigar, c * sizeof *p);
+            if (!p)
+                return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory for a CIGAR");
+            a->cigar = p;
+            a->m_cigar = c;
+        }
+        a->cigar[a->n_cigar++] = (1u << 4) | op;
+    }
+    return SWGPU_OK;
+}
+
+/*
+ * The path of a->score from pair (qbeg, tbeg) to pair (qend-1, tend-1),
+ * both aligned, avoiding the forbidden pairs: the anchored recurrence over
+ * the rectangle with one byte of directions per cell, then the traceback.
+ * Ties as path.c's blocks: H prefers M, then I, then D; a gap state
+ * prefers opening over extending.
+ */
+static int path_full(swgpu__hsps_t *S, swgpu_aln_t *a)
+{
+    const size_t R = (size_t)(a->qend - a->qbeg), C = (size_t)(a->tend - a->tbeg);
+    const int32_t goe = S->go + S->ge;
+    if (R * C > S->cap_dir) {
+        uint8_t *p = realloc(S->dir, R * C);
+        if (!p)
+            return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory for a path of "
+                               "%zu x %zu cells", R, C);
+        S->dir = p;
+        S->cap_dir = R * C;
+    }
+    /* rows: H and F of the row above (index c + 1; index 0 the border) */
+    int32_t *Hp = S->row, *Fp = S->row + (C + 1), *Hc = S->row + 2 * (C + 1);
+    for (size_t c = 0; c <= C; c++) {
+        Hp[c] = NEG;
+        Fp[c] = NEG;
+    }
+    Hp[0] = 0; /* the origin: only the first pair leaves it */
+    int32_t last = NEG;
+    for (size_t r = 0; r < R; r++) {
+        size_t qi = (size_t)a->qbeg + r;
+        int32_t e = NEG;
+        Hc[0] = NEG;
+        for (size_t c = 0; c < C; c++) {
+            size_t tj = (size_t)a->tbeg + c;
+            uint8_t d = 0;
+            int32_t m = NEG;
+            if (Hp[c] > NEG && allowed(S, qi, (int64_t)tj))
+                m = Hp[c] + sc(S, qi, S->t[tj]);
+            int32_t eo = Hc[c] - goe, ee = e - S->ge;
+            e = eo >= ee ? eo : ee;
+            if (eo < ee)
+                d |= D_EXT;
+            int32_t fo = Hp[c + 1] - goe, fe = Fp[c + 1] - S->ge;
+            int32_t f = fo >= fe ? fo : fe;
+            if (fo < fe)
+                d |= I_EXT;
+            if (e < NEG)
+                e = NEG;
+            if (f < NEG)
+                f = NEG;
+            int32_t h = m;
+            if (f > h) {
+                h = f;
+                d |= FROM_I;
+            }
+            if (e > h) {
+                h = e;
+                d = (uint8_t)((d & ~3) | FROM_D);
+            }
+            if (r == 0 && c == 0)
+                Hp[0] = NEG; /* the origin feeds (0, 0) only */
+            Fp[c + 1] = f;
+            Hc[c + 1] = h;
+            S->dir[r * C + c] = d;
+            if (r == R - 1 && c == C - 1)
+                last = m;
+        }
+        int32_t *x = Hp;
+        Hp = Hc;
+        Hc = x;
+    }
+    if (last != a->score)
+        return swgpu__fail(SWGPU_EINVAL, "further alignments: internal error: the path of "
+                           "[%lld,%lld) x [%lld,%lld) scores %d, not %d", (long long)a->qbeg,
+                           (long long)a->qend, (long long)a->tbeg, (long long)a->tend, (int)last,
+                           (int)a->score);
+    /* the traceback: state 0 M, 1 I (F), 2 D (E), 3 H */
+    S->n_ops = 0;
+    int64_t r = (int64_t)R - 1, c = (int64_t)C - 1;
+    int st = 0, rc;
+    while (r >= 0 && c >= 0) {
+        uint8_t d = S->dir[(size_t)r * C + (size_t)c];
+        if (st == 3)
+            st = (d & 3) == FROM_M ? 0 : (d & 3) == FROM_I ? 1 : 2;
+        if (st == 0) {
+            if ((rc = push_op(S, SWGPU_CIGAR_M)) < 0)
+                return rc;
+            r--;
+            c--;
+            st = 3;
+        } else if (st == 1) {
+            if ((rc = push_op(S, SWGPU_CIGAR_I)) < 0)
+                return rc;
+            st = d & I_EXT ? 1 : 3;
+            r--;
+        } else {
+            if ((rc = push_op(S, SWGPU_CIGAR_D)) < 0)
+                return rc;
+            st = d & D_EXT ? 2 : 3;
+            c--;
+        }
+    }
+    if (r != -1 || c != -1)
+        return swgpu__fail(SWGPU_EINVAL, "further alignments: internal error: the traceback of "
+                           "[%lld,%lld) x [%lld,%lld) leaves its rectangle", (long long)a->qbeg,
+                           (long long)a->qend, (long long)a->tbeg, (long long)a->tend);
+    return ops_cigar(S, a);
+}
+
+/* ------------------------------------------------------ the interface */
+
+int swgpu__hsps_forbid(swgpu__hsps_t *S, const swgpu_aln_t *a)
+{
+    int64_t qi = a->qbeg, tj = a->tbeg, r0 = a->qbeg, r1 = a->qend;
+    int64_t *nc = NULL;
+    if (a->qbeg < 0 || a->qend > (int64_t)S->q.len || a->tbeg < 0 || a->tend > (int64_t)S->tlen)
+        return swgpu__fail(SWGPU_EINVAL, "further alignments: an alignment [%lld,%lld) x "
+                           "[%lld,%lld) runs off its %zu x %zu pair", (long long)a->qbeg,
+                           (long long)a->qend, (long long)a->tbeg, (long long)a->tend, S->q.len,
+                           S->tlen);
+    if (S->valid && r1 > r0 && !(nc = malloc((size_t)(r1 - r0) * sizeof *nc)))
+        return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory");
+    for (int64_t i = r0; nc && i < r1; i++)
+        nc[i - r0] = -1;
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
+        int64_t len = SWGPU_CIGAR_LEN(a->cigar[k]);
+        if (op == SWGPU_CIGAR_I) {
+            qi += len;
+            continue;
+        }
+        if (op == SWGPU_CIGAR_D) {
+            tj += len;
+            continue;
+        }
+        for (int64_t x = 0; x < len; x++, qi++, tj++) {
+            if (qi >= r1 || tj >= a->tend) {
+                free(nc);
+                return swgpu__fail(SWGPU_EINVAL, "further alignments: a CIGAR runs off its "
+                                   "alignment");
+            }
+            if (S->fn[qi] == S->fcap) { /* every row gets room for one more */
+                size_t cap = 2 * S->fcap, ql = S->q.len;
+                int32_t *p = malloc(ql * cap * sizeof *p);
+                if (!p) {
+                    free(nc);
+                    return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory");
+                }
+                for (size_t i = 0; i < ql; i++)
+                    memcpy(p + i * cap, S->fcol + i * S->fcap, S->fn[i] * sizeof *p);
+                free(S->fcol);
+                S->fcol = p;
+                S->fcap = cap;
+            }
+            S->fcol[(size_t)qi * S->fcap + S->fn[qi]++] = (int32_t)tj;
+            if (nc)
+                nc[qi - r0] = tj;
+        }
+    }
+    if (nc)
+        update(S, (size_t)r0, (size_t)r1, nc);
+    free(nc);
+    return SWGPU_OK;
+}
+
+int swgpu__hsps_next(swgpu__hsps_t *S, swgpu_aln_t *out)
+{
+    int64_t qe, te, qb = 0, tb = 0;
+    int32_t s;
+    int rc;
+    if (S->full && !S->valid)
+        full_pass(S);
+    s = S->full ? best_full(S, &qe, &te) : best_linear(S, &qe, &te);
+    out->n_cigar = 0;
+    out->score = s;
+    out->qbeg = out->qend = out->tbeg = out->tend = 0;
+    out->length = out->n_ident = out->n_mismatch = out->n_gapopen = out->n_gaps = 0;
+    if (s <= 0)
+        return SWGPU_OK;
+    if ((rc = begin_pass(S, s, qe, te, &qb, &tb)) < 0)
+        return rc;
+    out->qbeg = qb;
+    out->qend = qe;
+    out->tbeg = tb;
+    out->tend = te;
+    if ((size_t)(qe - qb) <= HSPS_PATH_CELLS / (size_t)(te - tb)) {
+        rc = path_full(S, out);
+    } else if (!forbidden_in(S, qb, qe, tb, te)) {
+        swgpu__query_t sub = S->q;
+        sub.res += qb;
+        sub.len = (size_t)(qe - qb);
+        if (sub.rows)
+            sub.rows += (size_t)qb * SWGPU_NCODES;
+        rc = swgpu__align_from_begin_q(&sub, S->t + tb, (size_t)(te - tb), S->m, S->go, S->ge,
+                                       s, 0, 0, qe - qb, te - tb, out, -1);
+        out->qbeg += qb;
+        out->qend += qb;
+        out->tbeg += tb;
+        out->tend += tb;
+    } else {
+        return swgpu__fail(SWGPU_ERANGE, "further alignments: an alignment of %lld x %lld "
+                           "residues crosses an earlier one: more than the %zu cells its path "
+                           "may take", (long long)(qe - qb), (long long)(te - tb),
+                           HSPS_PATH_CELLS);
+    }
+    if (rc < 0)
+        return rc;
+    swgpu__aln_stats(out, S->q.res, S->t);
+    return SWGPU_OK;
+}
