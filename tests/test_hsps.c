@@ -101,8 +101,8 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
     B.full = 0; /* the linear-memory pass */
     for (int n = 0; n < k; n++) {
         swgpu_aln_t a = {0}, b = {0};
-        CHECK_EQ_INT(swgpu__hsps_next(&A, &a), SWGPU_OK);
-        CHECK_EQ_INT(swgpu__hsps_next(&B, &b), SWGPU_OK);
+        CHECK_EQ_INT(swgpu__hsps_next(&A, 0, &a), SWGPU_OK);
+        CHECK_EQ_INT(swgpu__hsps_next(&B, 0, &b), SWGPU_OK);
         int32_t want = brute(q, ql, t, tl, m, go, ge, used);
         CHECK(a.score == want, "%s: alignment %d scores %lld, brute force %d", what, n + 1,
               (long long)a.score, (int)want);

@@ -6,7 +6,7 @@
  * aligns.  A forbidden pair may still be crossed by a gap: only the
  * diagonal step into it is barred, as in SIM.
  *
- * The pass that finds the next best end keeps the whole matrix (H, E and F)
+ * The pass that finds the next best end keeps the whole matrix (H and F)
  * when the pair is small enough (HSPS_FULL_CELLS) and, after each
  * alignment, recomputes only the cells whose values its pairs change (they
  * can only fall): SIM's idea.  Larger pairs take a full pass in linear
@@ -21,11 +21,12 @@
  */
 #include "align/align.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define NEG (-(1 << 29))
-/* cells of a pair whose whole matrix is kept (12 bytes each) */
-#define HSPS_FULL_CELLS ((size_t)2 << 20)
+/* cells of a pair whose whole matrix is kept (H and F: 8 bytes each) */
+#define HSPS_FULL_CELLS ((size_t)4 << 20)
 /* cells of a rectangle traced back in full (1 byte each) */
 #define HSPS_PATH_CELLS ((size_t)1 << 28)
 
@@ -49,13 +50,70 @@ static inline int allowed(const swgpu__hsps_t *S, size_t i, int64_t j)
     return 1;
 }
 
+/* Each thread keeps the block of its last whole matrix (up to
+ * HSPS_FULL_CELLS cells) for the next pair: no fresh pages per pair. */
+static pthread_key_t mat_key;
+static pthread_once_t mat_once = PTHREAD_ONCE_INIT;
+static int mat_key_ok;
+
+typedef struct {
+    int32_t *p;
+    size_t cells;
+} mat_cache_t;
+
+static void mat_free(void *arg)
+{
+    mat_cache_t *c = arg;
+    if (c) {
+        free(c->p);
+        free(c);
+    }
+}
+
+static void mat_init(void)
+{
+    mat_key_ok = pthread_key_create(&mat_key, mat_free) == 0;
+}
+
+/* n * cells int32 (H, F), the thread's kept block when it is large enough */
+static int32_t *mat_get(size_t cells, size_t n)
+{
+    cells *= n;
+    pthread_once(&mat_once, mat_init);
+    mat_cache_t *c = mat_key_ok ? pthread_getspecific(mat_key) : NULL;
+    if (c && c->p && c->cells >= cells) {
+        int32_t *p = c->p;
+        c->p = NULL;
+        return p;
+    }
+    return malloc(cells * sizeof(int32_t));
+}
+
+/* p (of cells cells) back to the thread, or freed */
+static void mat_put(int32_t *p, size_t cells)
+{
+    mat_cache_t *c = mat_key_ok ? pthread_getspecific(mat_key) : NULL;
+    if (p && mat_key_ok && !c && (c = calloc(1, sizeof *c)) &&
+        pthread_setspecific(mat_key, c) != 0) {
+        free(c);
+        c = NULL;
+    }
+    if (c && (!c->p || c->cells < cells)) {
+        free(c->p);
+        c->p = p;
+        c->cells = cells;
+    } else {
+        free(p);
+    }
+}
+
 void swgpu__hsps_free(swgpu__hsps_t *S)
 {
     free(S->fcol);
     free(S->fn);
-    free(S->H);
-    free(S->E);
-    free(S->F);
+    mat_put(S->H, 2 * S->cells);
+    free(S->prof);
+    free(S->prow);
     free(S->rmax);
     free(S->rcol);
     free(S->chg);
@@ -81,32 +139,112 @@ int swgpu__hsps_init(swgpu__hsps_t *S, const swgpu__query_t *q, const uint8_t *t
     if (!(S->fcol = malloc(ql * S->fcap * sizeof *S->fcol)) ||
         !(S->fn = calloc(ql, sizeof *S->fn)) || !(S->row = malloc(4 * W * sizeof *S->row)) ||
         !(S->chg = calloc(2 * W, 1)) ||
-        (S->full && (!(S->H = malloc((q->len + 1) * W * sizeof *S->H)) ||
-                     !(S->E = malloc((q->len + 1) * W * sizeof *S->E)) ||
-                     !(S->F = malloc((q->len + 1) * W * sizeof *S->F)) ||
+        (S->full && (!(S->H = mat_get((S->cells = (q->len + 1) * W), 2)) ||
                      !(S->rmax = malloc((q->len + 1) * sizeof *S->rmax)) ||
                      !(S->rcol = malloc((q->len + 1) * sizeof *S->rcol))))) {
         swgpu__hsps_free(S);
         return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory for a pair of "
                            "%zu x %zu residues", q->len, tlen);
     }
+    if (S->full)
+        S->F = S->H + S->cells;
+    /* the target's scores by query code (a PSSM: one row's, made per row) */
+    size_t np = q->rows ? (tlen ? tlen : 1) : (size_t)SWGPU_NCODES * (tlen ? tlen : 1);
+    int32_t *p = malloc(np * sizeof *p);
+    if (!p) {
+        swgpu__hsps_free(S);
+        return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory for a pair of "
+                           "%zu x %zu residues", q->len, tlen);
+    }
+    if (q->rows) {
+        S->prow = p;
+    } else {
+        S->prof = p;
+        for (size_t c = 0; c < SWGPU_NCODES; c++)
+            for (size_t j = 0; j < tlen; j++)
+                p[c * tlen + j] = m->s[c][t[j]];
+    }
     return SWGPU_OK;
 }
 
 /* ------------------------------------------------------ the ends' pass */
 
+/* The row's values but E (no dependence along the row: vectorised, with
+ * AVX2 where the compiler can make a copy for it): F, and H without the
+ * gaps along the row; prow[j - 1] the score of the query position against
+ * target position j - 1. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void row_open(const int32_t *restrict hp, const int32_t *restrict fp,
+                     const int32_t *restrict prow, int32_t *restrict hc, int32_t *restrict fc,
+                     size_t tlen, int32_t goe, int32_t ge)
+{
+    for (size_t j = 1; j <= tlen; j++) {
+        int32_t f = max2(fp[j] - ge, hp[j] - goe);
+        int32_t d = hp[j - 1] + prow[j - 1];
+        fc[j] = f;
+        hc[j] = max2(max2(0, f), d);
+    }
+}
+
+/*
+ * One row of the recurrence: hp, fp the row above (H and F, index j for
+ * column j, 0 the border), into hc, ec (NULL: not kept) and fc; query
+ * position i, forb[0..nf) its forbidden target positions.  Returns the
+ * row's best H, its first column in *col.  E is computed from H as it
+ * stands before E enters it, which gives Gotoh's E since a gap that opens
+ * from an E pays the opening twice (gap_open >= 0).
+ */
+static int32_t row_pass(const swgpu__hsps_t *S, size_t i, const int32_t *restrict hp,
+                        const int32_t *restrict fp, int32_t *restrict hc, int32_t *restrict ec,
+                        int32_t *restrict fc, int64_t *col)
+{
+    const size_t tlen = S->tlen;
+    const int32_t ge = S->ge, goe = S->go + S->ge;
+    const int32_t *prow = S->prof;
+    if (S->q.rows) { /* a PSSM: the row's scores in target order */
+        const int32_t *mrow = S->q.rows + i * SWGPU_NCODES;
+        for (size_t j = 0; j < tlen; j++)
+            S->prow[j] = mrow[S->t[j]];
+        prow = S->prow;
+    } else {
+        prow += (size_t)S->q.res[i] * tlen;
+    }
+    hc[0] = 0;
+    fc[0] = NEG;
+    row_open(hp, fp, prow, hc, fc, tlen, goe, ge);
+    const int32_t *forb = S->fcol + i * S->fcap;
+    for (uint32_t k = 0; k < S->fn[i]; k++) /* no diagonal step into a forbidden pair */
+        hc[forb[k] + 1] = max2(0, fc[forb[k] + 1]);
+    int32_t e = NEG, best = 0;
+    int64_t bc = 0;
+    if (ec)
+        ec[0] = NEG;
+    for (size_t j = 1; j <= tlen; j++) {
+        e = max2(e - ge, hc[j - 1] - goe);
+        int32_t h = max2(hc[j], e);
+        hc[j] = h;
+        if (ec)
+            ec[j] = e;
+        if (h > best) {
+            best = h;
+            bc = (int64_t)j;
+        }
+    }
+    *col = bc;
+    return best;
+}
+
 /* Cell (i, j) of the whole matrix (1-based; row 0 and column 0 the border)
- * from its neighbours; returns H and sets *e, *f. */
-static inline int32_t cell(const swgpu__hsps_t *S, size_t i, size_t j, int32_t *e, int32_t *f)
+ * from its neighbours above and e, its E; returns H and sets *f. */
+static inline int32_t cell(const swgpu__hsps_t *S, size_t i, size_t j, int32_t e, int32_t *f)
 {
     const size_t W = S->tlen + 1, at = i * W + j;
-    const int32_t goe = S->go + S->ge;
-    int32_t ev = max2(S->E[at - 1] - S->ge, S->H[at - 1] - goe);
-    int32_t fv = max2(S->F[at - W] - S->ge, S->H[at - W] - goe);
-    int32_t h = max2(0, max2(ev, fv));
+    int32_t fv = max2(S->F[at - W] - S->ge, S->H[at - W] - (S->go + S->ge));
+    int32_t h = max2(0, max2(e, fv));
     if (allowed(S, i - 1, (int64_t)j - 1))
         h = max2(h, S->H[at - W - 1] + sc(S, i - 1, S->t[j - 1]));
-    *e = ev;
     *f = fv;
     return h;
 }
@@ -132,17 +270,14 @@ static void full_pass(swgpu__hsps_t *S)
     const size_t W = S->tlen + 1;
     for (size_t j = 0; j < W; j++) {
         S->H[j] = 0;
-        S->E[j] = S->F[j] = NEG;
+        S->F[j] = NEG;
     }
     S->rmax[0] = 0;
     S->rcol[0] = 0;
     for (size_t i = 1; i <= S->q.len; i++) {
         size_t at = i * W;
-        S->H[at] = 0;
-        S->E[at] = S->F[at] = NEG;
-        for (size_t j = 1; j < W; j++)
-            S->H[at + j] = cell(S, i, j, &S->E[at + j], &S->F[at + j]);
-        row_max(S, i);
+        S->rmax[i] = row_pass(S, i - 1, S->H + at - W, S->F + at - W, S->H + at, NULL,
+                              S->F + at, &S->rcol[i]);
     }
     S->valid = 1;
 }
@@ -150,8 +285,9 @@ static void full_pass(swgpu__hsps_t *S)
 /*
  * After pairs (i, nc[i - r0]) were forbidden (nc -1: none in that row), the
  * cells whose values change: a cell is recomputed when one of its inputs
- * changed (the row above: H or F at j, H at j - 1; this row: H or E at
- * j - 1) or it is a newly forbidden pair; rows end when nothing changes.
+ * changed (the row above: H or F at j, H at j - 1; this row: E, which is
+ * kept along the row from H, old and new) or it is a newly forbidden pair;
+ * rows end when nothing changes.
  */
 static void update(swgpu__hsps_t *S, size_t r0, size_t r1, const int64_t *nc)
 {
@@ -171,21 +307,32 @@ static void update(swgpu__hsps_t *S, size_t r0, size_t r1, const int64_t *nc)
         if (seed > hi)
             hi = seed;
         int64_t clo = (int64_t)W, chi = -1;
-        int pending = 0, rescan = 0;
+        int rescan = 0;
         size_t at = i * W;
+        const int32_t ge = S->ge, goe = S->go + S->ge;
+        int32_t eo = NEG; /* E(i, lo - 1), from the row's H before lo (unchanged) */
+        for (int64_t j = 1; j < lo; j++)
+            eo = max2(eo - ge, S->H[at + j - 1] - goe);
+        int32_t en = eo, ho = S->H[at + lo - 1], hn = ho; /* old and new, at j - 1 */
         for (int64_t j = lo; j < (int64_t)W; j++) {
-            if (j > hi && !pending)
+            eo = max2(eo - ge, ho - goe);
+            en = max2(en - ge, hn - goe);
+            int echg = eo != en;
+            if (j > hi && !echg)
                 break;
-            if (!(pending || prev[j] || prev[j - 1] || j == seed))
+            int32_t hold = S->H[at + j];
+            if (!(echg || prev[j] || prev[j - 1] || j == seed)) {
+                ho = hn = hold;
                 continue;
-            int32_t e, f, h = cell(S, i, (size_t)j, &e, &f);
-            int ch = h != S->H[at + j], ce = e != S->E[at + j], cf = f != S->F[at + j];
-            if (ch && S->H[at + j] == S->rmax[i])
+            }
+            int32_t f, h = cell(S, i, (size_t)j, en, &f);
+            int ch = h != hold, cf = f != S->F[at + j];
+            if (ch && hold == S->rmax[i])
                 rescan = 1;
             S->H[at + j] = h;
-            S->E[at + j] = e;
             S->F[at + j] = f;
-            pending = ch || ce;
+            ho = hold;
+            hn = h;
             if (ch || cf) {
                 cur[j] = 1;
                 if (j < clo)
@@ -228,30 +375,26 @@ static int32_t best_full(const swgpu__hsps_t *S, int64_t *qe, int64_t *te)
 static int32_t best_linear(swgpu__hsps_t *S, int64_t *qe, int64_t *te)
 {
     const size_t W = S->tlen + 1;
-    const int32_t goe = S->go + S->ge;
-    int32_t *H = S->row, *F = S->row + W, b = 0;
+    int32_t *hp = S->row, *fp = S->row + W, *hc = S->row + 2 * W, *fc = S->row + 3 * W, b = 0;
     int64_t bi = 0, bj = 0;
     for (size_t j = 0; j < W; j++) {
-        H[j] = 0;
-        F[j] = NEG;
+        hp[j] = 0;
+        fp[j] = NEG;
     }
     for (size_t i = 1; i <= S->q.len; i++) {
-        int32_t diag = 0, e = NEG, left = 0; /* H(i-1, j-1), E(i, j), H(i, j-1) */
-        for (size_t j = 1; j < W; j++) {
-            int32_t up = H[j];
-            e = max2(e - S->ge, left - goe);
-            F[j] = max2(F[j] - S->ge, up - goe);
-            int32_t h = max2(0, max2(e, F[j]));
-            if (allowed(S, i - 1, (int64_t)j - 1))
-                h = max2(h, diag + sc(S, i - 1, S->t[j - 1]));
-            diag = up;
-            H[j] = left = h;
-            if (h > b || (h == b && b > 0 && (int64_t)j < bj)) {
-                b = h;
-                bi = (int64_t)i;
-                bj = (int64_t)j;
-            }
+        int64_t c;
+        int32_t r = row_pass(S, i - 1, hp, fp, hc, NULL, fc, &c);
+        if (r > b || (r == b && b > 0 && c < bj)) {
+            b = r;
+            bi = (int64_t)i;
+            bj = c;
         }
+        int32_t *x = hp;
+        hp = hc;
+        hc = x;
+        x = fp;
+        fp = fc;
+        fc = x;
     }
     *qe = bi;
     *te = bj;
@@ -536,7 +679,11 @@ int swgpu__hsps_forbid(swgpu__hsps_t *S, const swgpu_aln_t *a)
                 S->fcol = p;
                 S->fcap = cap;
             }
-            S->fcol[(size_t)qi * S->fcap + S->fn[qi]++] = (int32_t)tj;
+            int32_t *row = S->fcol + (size_t)qi * S->fcap; /* kept in ascending order */
+            uint32_t at = S->fn[qi]++;
+            for (; at > 0 && row[at - 1] > tj; at--)
+                row[at] = row[at - 1];
+            row[at] = (int32_t)tj;
             if (nc)
                 nc[qi - r0] = tj;
         }
@@ -547,7 +694,7 @@ int swgpu__hsps_forbid(swgpu__hsps_t *S, const swgpu_aln_t *a)
     return SWGPU_OK;
 }
 
-int swgpu__hsps_next(swgpu__hsps_t *S, swgpu_aln_t *out)
+int swgpu__hsps_next(swgpu__hsps_t *S, int32_t min_score, swgpu_aln_t *out)
 {
     int64_t qe, te, qb = 0, tb = 0;
     int32_t s;
@@ -559,7 +706,7 @@ int swgpu__hsps_next(swgpu__hsps_t *S, swgpu_aln_t *out)
     out->score = s;
     out->qbeg = out->qend = out->tbeg = out->tend = 0;
     out->length = out->n_ident = out->n_mismatch = out->n_gapopen = out->n_gaps = 0;
-    if (s <= 0)
+    if (s <= 0 || s < min_score)
         return SWGPU_OK;
     if ((rc = begin_pass(S, s, qe, te, &qb, &tb)) < 0)
         return rc;

@@ -57,10 +57,13 @@ static int one_strand(const swgpu__query_t *q, const swgpu_seq_t *t, const uint8
         rc = swgpu__hsps_forbid(&S, &a0);
         k = 1;
     }
+    int32_t min_score = swgpu__evalue_min_score(ev, o->evalue); /* none below passes */
+    if (min_score < 1)
+        min_score = 1;
     for (; rc == SWGPU_OK && k < o->max_hsps; k++) {
         swgpu_hit_t x;
         memset(&x, 0, sizeof x);
-        if ((rc = swgpu__hsps_next(&S, &x.aln)) < 0 || x.aln.score <= 0) {
+        if ((rc = swgpu__hsps_next(&S, min_score, &x.aln)) < 0 || x.aln.score < min_score) {
             swgpu_aln_free(&x.aln);
             break;
         }
