@@ -5,10 +5,9 @@
  * brute-force full-matrix Gotoh DP written here finds with the pairs of the
  * earlier alignments forbidden; the alignments share no aligned pair; each
  * CIGAR rescores (swgpu_cigar_score) to its score; the kept-matrix pass and
- * the linear-memory pass give identical alignments.  Then the search: the
- * scores of the k best non-intersecting alignments equal lalign36's on
- * fixtures (numbers in tests/cli/expected/README), the HSPs' order,
- * numbering, E-values and the option's refusals.
+ * the linear-memory pass give identical alignments; the same with PSSM
+ * queries (random position-specific rows).  lalign36's scores, the search's
+ * order, numbering, E-values and refusals: tests/cli/hsps.sh.
  */
 #include "align/align.h"
 #include "tap.h"
@@ -22,6 +21,37 @@
 static int32_t mx(int32_t a, int32_t b)
 {
     return a > b ? a : b;
+}
+
+/* query position i against code c: rows (a PSSM) or m */
+static const int32_t *g_rows;
+static int32_t score_of(const swgpu_matrix_t *m, const uint8_t *q, size_t i, uint8_t c)
+{
+    return g_rows ? g_rows[i * SWGPU_NCODES + c] : m->s[q[i]][c];
+}
+
+/* a's score recomputed from its CIGAR with score_of */
+static int64_t rescore(const swgpu_aln_t *a, const uint8_t *q, const uint8_t *t,
+                       const swgpu_matrix_t *m, int go, int ge)
+{
+    int64_t qi = a->qbeg, tj = a->tbeg, sc = 0;
+    for (size_t k = 0; k < a->n_cigar; k++) {
+        unsigned op = SWGPU_CIGAR_OP(a->cigar[k]);
+        int64_t len = SWGPU_CIGAR_LEN(a->cigar[k]);
+        if (op == SWGPU_CIGAR_M) {
+            for (int64_t x = 0; x < len; x++)
+                sc += score_of(m, q, (size_t)(qi + x), t[tj + x]);
+            qi += len;
+            tj += len;
+        } else {
+            sc -= go + len * ge;
+            if (op == SWGPU_CIGAR_I)
+                qi += len;
+            else
+                tj += len;
+        }
+    }
+    return qi == a->qend && tj == a->tend ? sc : INT64_MIN;
 }
 
 /* The best local score of q x t with the pairs of used[i * tl + j] barred
@@ -41,7 +71,7 @@ static int32_t brute(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
             F[at] = mx(F[at - W] - ge, H[at - W] - go - ge);
             int32_t h = mx(0, mx(E[at], F[at]));
             if (!used[(i - 1) * tl + (j - 1)])
-                h = mx(h, H[at - W - 1] + m->s[q[i - 1]][t[j - 1]]);
+                h = mx(h, H[at - W - 1] + score_of(m, q, i - 1, t[j - 1]));
             H[at] = h;
             best = mx(best, h);
         }
@@ -94,6 +124,7 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
                        const swgpu_matrix_t *m, int go, int ge, int k, const char *what)
 {
     swgpu__query_t Q = swgpu__query_plain(q, ql);
+    Q.rows = g_rows;
     swgpu__hsps_t A, B;
     uint8_t *used = calloc(ql * tl + 1, 1);
     CHECK_EQ_INT(swgpu__hsps_init(&A, &Q, t, tl, m, go, ge), SWGPU_OK);
@@ -117,7 +148,10 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
             break;
         }
         int64_t rescored = -1;
-        CHECK_EQ_INT(swgpu_cigar_score(&a, q, ql, t, tl, m, go, ge, &rescored), SWGPU_OK);
+        if (g_rows)
+            rescored = rescore(&a, q, t, m, go, ge);
+        else
+            CHECK_EQ_INT(swgpu_cigar_score(&a, q, ql, t, tl, m, go, ge, &rescored), SWGPU_OK);
         CHECK(rescored == a.score, "%s: alignment %d rescores to %lld, not %lld", what, n + 1,
               (long long)rescored, (long long)a.score);
         CHECK(!mark(&a, tl, used), "%s: alignment %d shares a pair with an earlier one", what,
@@ -148,6 +182,23 @@ static void test_random(void)
         snprintf(what, sizeof what, "pair %d (%s %zu x %zu)", r, prot ? "protein" : "DNA", ql, tl);
         check_pair(q, ql, t, tl, prot ? b62 : dna, prot ? 11 : 5, prot ? 1 : 2, 8, what);
     }
+    /* PSSM queries: rows of random position-specific scores */
+    int32_t *rows = malloc(400 * SWGPU_NCODES * sizeof *rows);
+    for (int r = 0; r < 8; r++) {
+        size_t ql = 20 + tap_rand(&rng) % 200;
+        tl_rand_codes(&rng, q, ql, 20);
+        for (size_t i = 0; i < ql * SWGPU_NCODES; i++)
+            rows[i] = (int32_t)(tap_rand(&rng) % 14) - 5;
+        for (size_t i = 0; i < ql; i++)
+            rows[i * SWGPU_NCODES + q[i]] = 6 + (int32_t)(tap_rand(&rng) % 5);
+        size_t tl = repeats(&rng, q, ql, t, sizeof t, 20);
+        char what[64];
+        snprintf(what, sizeof what, "PSSM pair %d (%zu x %zu)", r, ql, tl);
+        g_rows = rows;
+        check_pair(q, ql, t, tl, b62, 11, 1, 8, what);
+        g_rows = NULL;
+    }
+    free(rows);
     /* gap costs with open 0 and extend 0 */
     tl_rand_codes(&rng, q, 80, 20);
     size_t tl = repeats(&rng, q, 80, t, sizeof t, 20);
