@@ -15,9 +15,10 @@
  * from the end (the largest target begin, then the largest query begin),
  * pruned where an alignment's suffix scores <= 0 (no suffix of an
  * alignment that ends at the chosen end does: a prefix of it would score
- * as much and end first); the path by a full traceback of the rectangle
- * between begin and end (HSPS_PATH_CELLS at most; larger rectangles that
- * no forbidden pair touches go to the linear-memory path of path.c).
+ * as much and end first); the path between begin and end by path.c (linear
+ * memory, the first alignment's tie rules) when no forbidden pair lies in
+ * their rectangle, else by a full traceback of the rectangle
+ * (HSPS_PATH_CELLS at most).
  */
 #include "align/align.h"
 
@@ -714,9 +715,7 @@ int swgpu__hsps_next(swgpu__hsps_t *S, int32_t min_score, swgpu_aln_t *out)
     out->qend = qe;
     out->tbeg = tb;
     out->tend = te;
-    if ((size_t)(qe - qb) <= HSPS_PATH_CELLS / (size_t)(te - tb)) {
-        rc = path_full(S, out);
-    } else if (!forbidden_in(S, qb, qe, tb, te)) {
+    if (!forbidden_in(S, qb, qe, tb, te)) { /* path.c's path in linear memory */
         swgpu__query_t sub = S->q;
         sub.res += qb;
         sub.len = (size_t)(qe - qb);
@@ -728,6 +727,8 @@ int swgpu__hsps_next(swgpu__hsps_t *S, int32_t min_score, swgpu_aln_t *out)
         out->qend += qb;
         out->tbeg += tb;
         out->tend += tb;
+    } else if ((size_t)(qe - qb) <= HSPS_PATH_CELLS / (size_t)(te - tb)) {
+        rc = path_full(S, out);
     } else {
         return swgpu__fail(SWGPU_ERANGE, "further alignments: an alignment of %lld x %lld "
                            "residues crosses an earlier one: more than the %zu cells its path "
