@@ -6,8 +6,12 @@
  * earlier alignments forbidden; the alignments share no aligned pair; each
  * CIGAR rescores (swgpu_cigar_score) to its score; the kept-matrix pass and
  * the linear-memory pass give identical alignments; the same with PSSM
- * queries (random position-specific rows).  lalign36's scores, the search's
- * order, numbering, E-values and refusals: tests/cli/hsps.sh.
+ * queries (random position-specific rows).  swgpu_search with max_hsps on
+ * random queries against subjects of their mutated pieces (protein; DNA on
+ * both strands): each subject's HSPs adjacent, numbered and best first,
+ * rescoring to their scores, sharing no pair on a strand; the ref and cpu
+ * backends agree; max_hsps 0 and 1 the same; the refusals.  lalign36's
+ * scores and blastp's rows: tests/cli/hsps.sh.
  */
 #include "align/align.h"
 #include "tap.h"
@@ -230,9 +234,182 @@ static void test_refusals(void)
     swgpu_matrix_destroy(b62);
 }
 
+/* One search's hits, checked: each subject's HSPs adjacent after its first,
+ * numbered, best first, each CIGAR rescoring to its score, no two on a
+ * strand sharing an aligned pair; top subjects at most. */
+static void check_result(const swgpu_search_result_t *r, const swgpu_seqset_t *qs,
+                         const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                         const char *what)
+{
+    for (size_t i = 0; i < r->n_queries; i++) {
+        const swgpu_query_result_t *qr = &r->q[i];
+        swgpu_seq_t q;
+        swgpu_seqset_get(qs, i, &q);
+        size_t subjects = 0;
+        for (size_t h = 0; h < qr->n_hits; h++) {
+            const swgpu_hit_t *x = &qr->hits[h];
+            swgpu_seq_t t;
+            CHECK_EQ_INT(swgpu_db_get(db, x->target, &t), SWGPU_OK);
+            if (x->hsp == 0) {
+                subjects++;
+            } else {
+                CHECK(h > 0 && qr->hits[h - 1].target == x->target &&
+                          qr->hits[h - 1].hsp == x->hsp - 1,
+                      "%s: query %zu hit %zu (hsp %d) does not follow its subject's", what, i, h,
+                      x->hsp);
+                CHECK(x->score <= qr->hits[h - 1].score || qr->hits[h - 1].hsp == 0,
+                      "%s: query %zu hit %zu: not best first", what, i, h);
+                CHECK(x->evalue <= o->evalue, "%s: E-value %g", what, x->evalue);
+            }
+            uint8_t *res = malloc(t.len + 1);
+            memcpy(res, t.res, t.len);
+            swgpu_aln_t a = x->aln;
+            if (x->minus) {
+                swgpu_dna_revcomp(t.res, t.len, res);
+                a.tbeg = (int64_t)t.len - x->aln.tend;
+                a.tend = (int64_t)t.len - x->aln.tbeg;
+            }
+            int64_t sc = -1;
+            CHECK_EQ_INT(swgpu_cigar_score(&a, q.res, q.len, res, t.len, m, o->gap_open,
+                                           o->gap_extend, &sc), SWGPU_OK);
+            CHECK(sc == x->score, "%s: query %zu hit %zu rescores to %lld, not %d", what, i, h,
+                  (long long)sc, (int)x->score);
+            /* no pair shared with an earlier HSP of the subject on its strand */
+            uint8_t *used = calloc(q.len * t.len + 1, 1);
+            for (size_t k = h - (size_t)x->hsp; k <= h; k++) {
+                const swgpu_hit_t *y = &qr->hits[k];
+                if (y->minus != x->minus)
+                    continue;
+                swgpu_aln_t b = y->aln;
+                if (y->minus) {
+                    b.tbeg = (int64_t)t.len - y->aln.tend;
+                    b.tend = (int64_t)t.len - y->aln.tbeg;
+                }
+                CHECK(!mark(&b, t.len, used), "%s: query %zu hit %zu shares a pair", what, i, k);
+            }
+            free(used);
+            free(res);
+        }
+        CHECK(subjects <= (size_t)o->top_n, "%s: %zu subjects", what, subjects);
+    }
+}
+
+/* The same hits, alignments and all. */
+static int same_result(const swgpu_search_result_t *a, const swgpu_search_result_t *b)
+{
+    if (a->n_queries != b->n_queries)
+        return 0;
+    for (size_t i = 0; i < a->n_queries; i++) {
+        if (a->q[i].n_hits != b->q[i].n_hits)
+            return 0;
+        for (size_t h = 0; h < a->q[i].n_hits; h++) {
+            const swgpu_hit_t *x = &a->q[i].hits[h], *y = &b->q[i].hits[h];
+            if (x->target != y->target || x->score != y->score || x->hsp != y->hsp ||
+                x->minus != y->minus || x->evalue != y->evalue || x->aln.qbeg != y->aln.qbeg ||
+                x->aln.tbeg != y->aln.tbeg || x->aln.n_cigar != y->aln.n_cigar ||
+                memcmp(x->aln.cigar, y->aln.cigar, x->aln.n_cigar * sizeof *x->aln.cigar))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* swgpu_search with max_hsps: random queries against subjects holding
+ * mutated pieces of them, ref and cpu backends, 1 and 3 threads */
+static void test_search(swgpu_alphabet_t al)
+{
+    uint64_t rng = al == SWGPU_DNA ? 77 : 78;
+    const char *alpha = al == SWGPU_DNA ? TL_NUC : TL_AMINO;
+    char qs[3][201], ts[8][1001], *qp[3], *tp[8];
+    for (int i = 0; i < 3; i++) {
+        tl_rand_letters(&rng, qs[i], 120 + 40 * (size_t)i, alpha);
+        qp[i] = qs[i];
+    }
+    for (int k = 0; k < 8; k++) { /* pieces of the queries, random between */
+        size_t n = 0;
+        for (int p = 0; p < 4; p++) {
+            char piece[201], mut[300];
+            const char *src = qs[tap_rand(&rng) % 3];
+            size_t a = tap_rand(&rng) % 80, len = 20 + tap_rand(&rng) % 60;
+            memcpy(piece, src + a, len);
+            piece[len] = 0;
+            size_t ml = tl_mutate_letters(&rng, piece, mut, sizeof mut, 8, alpha);
+            if (al == SWGPU_DNA && p % 2) { /* the other strand */
+                for (size_t x = 0; x < ml / 2; x++) {
+                    char c = mut[x];
+                    mut[x] = mut[ml - 1 - x];
+                    mut[ml - 1 - x] = c;
+                }
+                for (size_t x = 0; x < ml; x++)
+                    mut[x] = "TGCA"[strchr(TL_NUC, mut[x]) - TL_NUC];
+            }
+            size_t gap = 5 + tap_rand(&rng) % 30;
+            tl_rand_letters(&rng, ts[k] + n, gap, alpha);
+            n += gap;
+            memcpy(ts[k] + n, mut, ml);
+            n += ml;
+        }
+        ts[k][n] = 0;
+        tp[k] = ts[k];
+    }
+    swgpu_seqset_t *q = tl_set_of(al, (const char *const *)qp, 3, "q");
+    swgpu_db_t *db = tl_db_of(al, (const char *const *)tp, 8, "t");
+    swgpu_matrix_t *m = NULL;
+    if (al == SWGPU_DNA)
+        swgpu_matrix_dna(2, -3, &m);
+    else
+        swgpu_matrix_builtin("BLOSUM62", &m);
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, al);
+    o.max_hsps = 5;
+    o.evalue = 1e6;
+    o.top_n = 6;
+    o.backend = SWGPU_BACKEND_REF;
+    o.threads = 1;
+    swgpu_search_result_t *ref = NULL, *cpu = NULL, *one = NULL, *zero = NULL;
+    CHECK_EQ_INT(swgpu_search(q, db, m, &o, &ref), SWGPU_OK);
+    check_result(ref, q, db, m, &o, al == SWGPU_DNA ? "DNA search" : "protein search");
+    size_t more = 0;
+    for (size_t i = 0; i < ref->n_queries; i++)
+        for (size_t h = 0; h < ref->q[i].n_hits; h++)
+            more += ref->q[i].hits[h].hsp > 0;
+    CHECK(more > 20, "only %zu further HSPs", more);
+    o.backend = SWGPU_BACKEND_CPU;
+    o.threads = 3;
+    CHECK_EQ_INT(swgpu_search(q, db, m, &o, &cpu), SWGPU_OK);
+    CHECK(same_result(ref, cpu), "ref and cpu (3 threads) differ");
+    o.max_hsps = 1;
+    CHECK_EQ_INT(swgpu_search(q, db, m, &o, &one), SWGPU_OK);
+    o.max_hsps = 0;
+    CHECK_EQ_INT(swgpu_search(q, db, m, &o, &zero), SWGPU_OK);
+    CHECK(same_result(one, zero), "max_hsps 1 and 0 differ");
+    for (size_t i = 0; i < one->n_queries; i++)
+        for (size_t h = 0; h < one->q[i].n_hits; h++)
+            CHECK_EQ_INT(one->q[i].hits[h].hsp, 0);
+    /* refusals */
+    o.max_hsps = -1;
+    CHECK_EQ_INT(swgpu_opts_check(&o, m), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "max HSPs -1: must be >= 1 (alignments per query, "
+                                     "subject and strand)");
+    o.max_hsps = 2;
+    o.no_align = 1;
+    swgpu_search_result_t *none = NULL;
+    CHECK_EQ_INT(swgpu_search(q, db, m, &o, &none), SWGPU_EINVAL);
+    CHECK(none == NULL, "a refused search made a result");
+    swgpu_search_result_destroy(one);
+    swgpu_search_result_destroy(ref);
+    swgpu_search_result_destroy(cpu);
+    swgpu_search_result_destroy(zero);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(q);
+}
+
 int main(void)
 {
     test_random();
     test_refusals();
+    test_search(SWGPU_PROTEIN);
+    test_search(SWGPU_DNA);
     return tap_done();
 }
