@@ -87,6 +87,11 @@ static int32_t *mat_get(size_t cells, size_t n)
         c->p = NULL;
         return p;
     }
+    if (c) { /* too small: one block a thread at most */
+        free(c->p);
+        c->p = NULL;
+        c->cells = 0;
+    }
     return malloc(cells * sizeof(int32_t));
 }
 
