@@ -18,7 +18,7 @@ static const struct {
     const char *blast, *swgpu;
 } aliases[] = {
     {"query", "-q"}, {"db", "-d"}, {"out", "-o"}, {"outfmt", "-f"}, {"evalue", "-e"},
-    {"max_target_seqs", "-n"}, {"num_threads", "-t"},
+    {"max_target_seqs", "-n"}, {"num_threads", "-t"}, {"max_hsps", "--max-hsps"},
 };
 
 /* BLAST+'s other options (blastp, blastn and psiblast 2.12 -help) with
@@ -88,18 +88,6 @@ static int takes_next(const char *w, const char *shortopts, const struct option 
     return 0;
 }
 
-/* -max_hsps: CLI_RUN when v is the value that gives swgpu's behaviour, else
- * CLI_ERROR after saying so */
-static int check_fixed(const char *w, const char *v)
-{
-    (void)w;
-    if (!strcmp(v, "1"))
-        return CLI_RUN;
-    cli_error("search: -max_hsps %s: swgpu does not yet report more than one alignment per "
-              "query and subject (only -max_hsps 1 is accepted)", v);
-    return CLI_ERROR;
-}
-
 /* -comp_based_stats v as blastp reads it: 0 F f none, 1, 2 T t D (blastp's
  * default), 3; the mode as "0".."3", NULL (after saying so) for another */
 static const char *cbs_mode(const char *v)
@@ -142,7 +130,7 @@ static int is_blast(const char *w)
     for (size_t k = 0; k < COUNT(others); k++)
         if (!strcmp(w + 1, others[k].blast))
             return 1;
-    return !strcmp(w, "-help") || !strcmp(w, "-max_hsps") || !strcmp(w, "-comp_based_stats");
+    return !strcmp(w, "-help") || !strcmp(w, "-comp_based_stats");
 }
 
 /* One BLAST word argv[*i] (or one swgpu cannot have: see cli_blast_args):
@@ -154,11 +142,11 @@ static int blast_word(int argc, char **argv, int *i, char **out, int *n)
         out[(*n)++] = (char *)"-h";
         return CLI_RUN;
     }
-    int fixed = !strcmp(w, "-max_hsps"), cbs = !strcmp(w, "-comp_based_stats");
+    int cbs = !strcmp(w, "-comp_based_stats");
     size_t k = 0;
     while (k < COUNT(aliases) && strcmp(w + 1, aliases[k].blast))
         k++;
-    if (k == COUNT(aliases) && !fixed && !cbs)
+    if (k == COUNT(aliases) && !cbs)
         return refuse(w);
     if (*i + 1 >= argc) {
         cli_error("search: option '%s' needs a value (see swgpu search --help)", w);
@@ -172,8 +160,6 @@ static int blast_word(int argc, char **argv, int *i, char **out, int *n)
         out[(*n)++] = (char *)mode;
         return CLI_RUN;
     }
-    if (fixed)
-        return check_fixed(w, argv[++*i]);
     out[(*n)++] = (char *)aliases[k].swgpu;
     out[(*n)++] = argv[++*i];
     return CLI_RUN;

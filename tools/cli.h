@@ -83,6 +83,7 @@ typedef struct {
     int report_all;            /* --report all (0: last) */
     swgpu_rank_t rank;         /* --rank (evalue) */
     int comp_based_stats;      /* --comp-based-stats (0) */
+    int max_hsps;              /* --max-hsps (1) */
 } cli_search_args_t;
 int cli_search_args(int argc, char **argv, cli_search_args_t *a);
 /* what cli_search_args() allocated (after CLI_RUN or CLI_HELP) */
@@ -94,7 +95,7 @@ void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgp
 /* blast_args.c: argv with BLAST+'s single-dash options (-query, -db, -out,
  * -outfmt, -evalue, -max_target_seqs, -num_threads) made swgpu's, for
  * getopt_long with these options; -comp_based_stats V as
- * --comp-based-stats with blastp's meaning of V; -max_hsps 1 dropped; any other of BLAST's refused (CLI_ERROR, after a message naming
+ * --comp-based-stats with blastp's meaning of V; any other of BLAST's refused (CLI_ERROR, after a message naming
  * swgpu's option where there is one).  *out_argv: malloc'ed, NULL-ended,
  * its strings argv's or static. */
 struct option;

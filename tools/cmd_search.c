@@ -91,6 +91,12 @@ static void usage(FILE *fp)
           "      --strand S         DNA: both (default: each subject's better strand), plus\n"
           "                         or minus (the subjects' reverse complements); minus hits\n"
           "                         print sstart > send, as BLAST does (column sstrand)\n"
+          "      --max-hsps N       alignments per query, subject and strand (default 1): a\n"
+          "                         subject's next best local alignments that share no\n"
+          "                         aligned pair with the ones before (Waterman-Eggert, as\n"
+          "                         lalign36), each with its own E-value (<= -e), listed\n"
+          "                         after the subject's best; -n counts subjects; DNA with\n"
+          "                         both strands: up to N on each\n"
           "\n"
           "iterated search (PSI-BLAST, protein):\n"
           "      --iterations N     rounds (default 1); after each, the hits with E-value <=\n"
@@ -123,9 +129,9 @@ static void usage(FILE *fp)
           "terminal; a summary line (cells, scan time, GCUPS, overflows, alignment time,\n"
           "wall time, peak memory) always does, unless --quiet.\n"
           "\n"
-          "BLAST+'s -query -db -out -outfmt -evalue -max_target_seqs -num_threads stand for\n"
-          "-q -d -o -f -e -n -t, -comp_based_stats V for --comp-based-stats (V as blastp\n"
-          "takes it: 0 F f, 1, 2 T t D, 3); -max_hsps 1 is accepted;\n"
+          "BLAST+'s -query -db -out -outfmt -evalue -max_target_seqs -num_threads -max_hsps\n"
+          "stand for -q -d -o -f -e -n -t --max-hsps, -comp_based_stats V for\n"
+          "--comp-based-stats (V as blastp takes it: 0 F f, 1, 2 T t D, 3);\n"
           "BLAST+'s other options are refused, naming swgpu's option where there is one.\n",
           fp);
 }
@@ -222,7 +228,7 @@ enum {
     OPT_MATRIX = 256, OPT_GAP_OPEN, OPT_GAP_EXTEND, OPT_MATCH, OPT_MISMATCH, OPT_TYPE,
     OPT_BACKEND, OPT_KERNEL, OPT_GPUS, OPT_MAXMEM, OPT_QUIET, OPT_NO_ALIGN, OPT_NO_SELF,
     OPT_EVALUE_MODEL, OPT_PSSM, OPT_ITERATIONS, OPT_INCLUSION, OPT_OUT_PSSM, OPT_REPORT,
-    OPT_STRAND, OPT_RANK, OPT_CBS
+    OPT_STRAND, OPT_RANK, OPT_CBS, OPT_MAX_HSPS
 };
 
 void cli_search_args_free(cli_search_args_t *a)
@@ -260,6 +266,7 @@ static void search_defaults(cli_search_args_t *a)
     a->rank = SWGPU_RANK_EVALUE;
     a->iterations = 1;
     a->inclusion = 0.002;
+    a->max_hsps = 1;
 }
 
 /* One option c of getopt_long (opt: the word that gave it): CLI_RUN to go
@@ -339,6 +346,14 @@ static int search_option(int c, const char *opt, cli_search_args_t *a)
         }
         break;
     case OPT_OUT_PSSM: a->out_pssm = optarg; break;
+    case OPT_MAX_HSPS:
+        if (cli_parse_int("--max-hsps", optarg, &a->max_hsps)) return CLI_ERROR;
+        if (a->max_hsps < 1) {
+            cli_error("--max-hsps %d: must be >= 1 (alignments per query, subject and strand)",
+                      a->max_hsps);
+            return CLI_ERROR;
+        }
+        break;
     case OPT_STRAND:
         a->strand_given = 1;
         if (!strcmp(optarg, "both")) a->strand = SWGPU_STRAND_BOTH;
@@ -396,6 +411,13 @@ static int search_operands(int argc, char **argv, cli_search_args_t *a)
                   "file or BLAST database name)");
         return CLI_ERROR;
     }
+    if (a->max_hsps > 1 && (a->no_align || a->iterations > 1)) {
+        cli_error("search: --max-hsps %d cannot be combined with %s", a->max_hsps,
+                  a->no_align ? "--no-align: the further alignments need the first ones"
+                              : "--iterations: an iterated search reports one alignment per "
+                                "subject (its PSSMs take every HSP of a subject)");
+        return CLI_ERROR;
+    }
     for (int i = 0; i < a->npssm; i++)
         if (!strcmp(a->pssm[i], "-")) {
             cli_error("search: --pssm -: a PSSM cannot be read from standard input (give its "
@@ -439,6 +461,7 @@ static int search_args(int argc, char **argv, cli_search_args_t *a)
         {"strand", required_argument, NULL, OPT_STRAND},
         {"rank", required_argument, NULL, OPT_RANK},
         {"comp-based-stats", required_argument, NULL, OPT_CBS},
+        {"max-hsps", required_argument, NULL, OPT_MAX_HSPS},
         {NULL, 0, NULL, 0},
     };
     static const char shortopts[] = ":q:d:n:e:f:o:t:vh";
@@ -476,6 +499,7 @@ void cli_search_opts(const cli_search_args_t *a, swgpu_alphabet_t alphabet, swgp
     o->strand = a->strand;
     o->rank = a->rank;
     o->comp_based_stats = a->comp_based_stats;
+    o->max_hsps = a->max_hsps;
 }
 
 /* What a search reads, runs and writes. */

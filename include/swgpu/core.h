@@ -367,6 +367,18 @@ typedef struct {
      * the adjusted matrix's; the result's align_seconds includes the rescoring.  BLOSUM62 only; sequence queries only (swgpu_search_pssm,
      * swgpu_search_iterate and candidates refuse it). */
     int comp_based_stats;
+    int max_hsps;            /* alignments (HSPs) per query, subject and strand (0 or 1: one,
+                                the default).  N > 1: after a subject's best alignment, up
+                                to N - 1 more on its strand, each the best local alignment
+                                that aligns no pair (i, j) an earlier one aligns
+                                (Waterman-Eggert as Huang & Miller's SIM computes them:
+                                lalign36's scores); a DNA search of both strands also takes
+                                up to N from the subject's other strand.  Each has its own
+                                bit score and E-value (no sum statistics) and must pass
+                                opts->evalue; top_n counts subjects.  They are further
+                                swgpu_hit_t entries after their subject's first (see
+                                swgpu_hit_t.hsp).  Needs the alignments (not with
+                                no_align) */
 } swgpu_opts_t;
 
 /** Defaults: protein open 11 extend 1; DNA open 5 extend 2; top_n 10,

@@ -25,11 +25,19 @@ typedef struct {
                          the query against that reverse complement, tbeg/tend are the
                          aligned interval on the subject as stored (BLAST prints it
                          as sstart = tend > send = tbeg + 1).  0: plus (or protein) */
+    int hsp;          /* 0: the subject's best alignment, its first hit (score, bits and
+                         rank are the subject's); k > 0 (opts.max_hsps > 1): the subject's
+                         (k+1)-th alignment, which follows the hits of hsp 0 .. k-1 of
+                         the same target: a subject's HSPs are adjacent, best first (by
+                         score; of equal scores, the first hit's strand first), and they
+                         share no aligned pair on a strand.  Its score, bits, evalue,
+                         minus and aln are its own */
 } swgpu_hit_t;
 
 typedef struct {
     size_t query;       /* index in the query set */
-    size_t n_hits;      /* best first by swgpu_opts_t.rank */
+    size_t n_hits;      /* best first by swgpu_opts_t.rank (with opts.max_hsps > 1 a
+                           subject's further HSPs follow its first: see swgpu_hit_t.hsp) */
     swgpu_hit_t *hits;
     swgpu_karlin_t karlin; /* parameters used for this query */
 } swgpu_query_result_t;

@@ -231,6 +231,11 @@ class Hit:
     _text: Any = field(default=None, repr=False, compare=False)
     #: DNA: "plus" or "minus", the subject's strand the hit is on; None (protein)
     strand: Optional[str] = None
+    #: 0: the subject's best alignment; k > 0 (max_hsps): its (k+1)-th HSP,
+    #: which follows the subject's earlier ones in the query's hits
+    hsp: int = 0
+    #: the query residues the subject's reported HSPs cover together (qcovs)
+    _covered: Optional[int] = field(default=None, repr=False, compare=False)
     _ids: Any = field(default=None, repr=False, compare=False)   # () -> Database ids(target)
     _taxa: Any = field(default=None, repr=False, compare=False)  # () -> {taxid: names}
 
@@ -305,8 +310,15 @@ class Hit:
         p = 100.0 * (a.query_end - a.query_begin) / self.query_length if self.query_length else 0.0
         return int(p + 0.5 if p < 99 else p)
 
-    #: BLAST's coverage over a subject's HSPs: one alignment per subject here
-    qcovs = qcovhsp
+    @property
+    def qcovs(self) -> Optional[int]:
+        """BLAST's % query coverage per subject: qcovhsp's percentage of the
+        union of the query intervals of the subject's reported HSPs (its
+        Hits with hsp 0, 1, ...; the same as qcovhsp with one per subject)."""
+        if self.alignment is None or self._covered is None:
+            return self.qcovhsp
+        p = 100.0 * self._covered / self.query_length if self.query_length else 0.0
+        return int(p + 0.5 if p < 99 else p)
 
     @property
     def ppos(self) -> Optional[float]:
@@ -416,6 +428,27 @@ class QueryResult:
         return self.hits[i]
 
 
+def _covered(rows):
+    """Per hit of a query (res.hits rows), the query residues its subject's
+    HSPs cover together: each subject's first hit (hsp 0) and the further
+    HSPs after it."""
+    out = [None] * len(rows)
+    h = 0
+    while h < len(rows):
+        e = h + 1
+        while e < len(rows) and rows[e][6] > 0 and rows[e][0] == rows[h][0]:
+            e += 1
+        spans = sorted((r[4][1], r[4][2]) for r in rows[h:e] if r[4][5] is not None)
+        n, upto = 0, 0
+        for b, end in spans:
+            if end > upto:
+                n += end - max(b, upto)
+                upto = end
+        out[h:e] = [n] * (e - h)
+        h = e
+    return out
+
+
 class SearchResults(SequenceT[QueryResult]):
     """Every query's QueryResult, in query order (a sequence), with what the
     search did: ``backend`` (the engine that scanned), ``cells`` (query
@@ -432,15 +465,18 @@ class SearchResults(SequenceT[QueryResult]):
         for i in range(len(res)):
             qid, qdesc, qlen = res.meta(i)
             hits = []
-            for h, (target, score, bits, evalue, aln, minus) in enumerate(res.hits(i)):
+            rows = res.hits(i)
+            covered = _covered(rows)
+            for h, (target, score, bits, evalue, aln, minus, hsp) in enumerate(rows):
                 tid, tdesc, tlen = db._c.meta(target)
                 a = None
                 if aln[5] is not None:  # no_align: no CIGAR, no alignment
                     a = Alignment(*aln, query_length=qlen, target_length=tlen, type=db.type)
                 strand = ("minus" if minus else "plus") if db.type == "dna" else None
                 hits.append(Hit(i, qid, qlen, target, tid, tdesc, tlen, score, bits, evalue, a,
-                                _text=self._walker(i, h), strand=strand,
-                                _ids=self._ids_of(target), _taxa=self._taxa))
+                                _text=self._walker(i, h), strand=strand, hsp=hsp,
+                                _covered=covered[h], _ids=self._ids_of(target),
+                                _taxa=self._taxa))
             out.append(QueryResult(i, qid, qdesc, qlen, tuple(hits), Karlin(*res.karlin(i)),
                                    **self._iteration(i)))
         self._queries = out
@@ -659,6 +695,10 @@ class Database(_SeqList):
         round, with its rounds and its final PSSM.
         """
         options = _clamp_threads(options)
+        mh = options.get("max_hsps")
+        if mh is not None and isinstance(mh, int) and not isinstance(mh, bool) and mh < 1:
+            raise _error(_swgpu.InvalidArgumentError, "max_hsps %d: must be >= 1 (alignments "
+                         "per query, subject and strand)" % mh)
         psi = {k: v for k, v in (("iterations", iterations),
                                  ("inclusion_evalue", inclusion_evalue),
                                  ("final_pssm", final_pssm)) if v is not None}

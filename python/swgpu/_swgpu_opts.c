@@ -71,6 +71,11 @@ const opt_field_t swpy_search_fields[] = {
          "BLOSUM62 scaled to each pair's compositions; 2 (blastp's default) adjusted to them "
          "where BLAST's rule says so, else scaled; 3 always adjusted (BLAST's preliminary "
          "hits rescored exactly, BLAST's E-values)"),
+    SOPT("max_hsps", OPT_INT, max_hsps, NULL,
+         "alignments (HSPs) per query, subject and strand (1): a subject's next best local "
+         "alignments that share no aligned pair with the earlier ones (Waterman-Eggert, as "
+         "lalign36), each with its own E-value (<= evalue), as further Hits after the "
+         "subject's first (Hit.hsp); top counts subjects; not with no_align or iterations"),
 };
 const size_t swpy_n_search_fields = sizeof swpy_search_fields / sizeof swpy_search_fields[0];
 

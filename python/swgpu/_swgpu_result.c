@@ -72,15 +72,15 @@ PyObject *swpy_aln_tuple(const swgpu_aln_t *a)
                          (long long)a->n_gapopen, (long long)a->n_gaps);
 }
 
-/* [(target, score, bits, evalue, aln tuple, minus), ...] of a query's hits */
+/* [(target, score, bits, evalue, aln tuple, minus, hsp), ...] of a query's hits */
 static PyObject *hits_list(const swgpu_query_result_t *q)
 {
     PyObject *list = PyList_New((Py_ssize_t)q->n_hits);
     for (size_t h = 0; list && h < q->n_hits; h++) {
         const swgpu_hit_t *hit = &q->hits[h];
-        PyObject *t = Py_BuildValue("(niddNO)", (Py_ssize_t)hit->target, (int)hit->score,
+        PyObject *t = Py_BuildValue("(niddNOi)", (Py_ssize_t)hit->target, (int)hit->score,
                                     hit->bits, hit->evalue, swpy_aln_tuple(&hit->aln),
-                                    hit->minus ? Py_True : Py_False);
+                                    hit->minus ? Py_True : Py_False, hit->hsp);
         if (!t) {
             Py_DECREF(list);
             return NULL;
@@ -218,7 +218,7 @@ static PyObject *result_align_seconds(SearchResultObject *self, void *c)
 static PyMethodDef result_methods[] = {
     {"hits", (PyCFunction)result_hits, METH_VARARGS,
      "hits(i) -> [(target, score, bits, evalue, (score, qbeg, qend, tbeg, tend, cigar, length, "
-     "nident, mismatch, gapopen, gaps), minus), ...]"},
+     "nident, mismatch, gapopen, gaps), minus, hsp), ...]"},
     {"karlin", (PyCFunction)result_karlin, METH_VARARGS,
      "karlin(i) -> (lambda, K, H, alpha, beta, estimated, round_down)"},
     {"meta", (PyCFunction)result_meta, METH_VARARGS,

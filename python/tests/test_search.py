@@ -51,6 +51,11 @@ CASES = [
      {"strand": "minus"}),
     ("cbs1", data("cbs_q.fa"), data("cbs_db.fa"), ["--comp-based-stats", "1", "-n", "500"],
      {"comp_based_stats": 1, "top": 500}),
+    ("max-hsps", data("hsps_q.fasta"), data("hsps_db.fasta"), ["--max-hsps", "6", "-e", "100"],
+     {"max_hsps": 6, "evalue": 100}),
+    ("max-hsps-few", Q, DB, ["--max-hsps", "3", "-n", "4"], {"max_hsps": 3, "top": 4}),
+    ("dna-max-hsps", data("hsps_dna_q.fasta"), data("hsps_dna_db.fasta"), ["--max-hsps", "5"],
+     {"max_hsps": 5}),
     ("examples", os.path.join(ROOT, "examples", "queries.fasta"),
      os.path.join(ROOT, "examples", "db.fasta"), ["-n", "5"], {"top": 5}),
 ]
@@ -114,6 +119,49 @@ def test_rank():
     assert ids(d.search(q, evalue=1e-3, top=1, rank="score"), 0) == [("long1", 422)]
     with pytest.raises(swgpu.InvalidArgumentError, match="option rank: 'sideways' is not one of"):
         d.search(q, rank="sideways")
+
+
+def test_max_hsps():
+    """max_hsps: a subject's further HSPs follow its first (Hit.hsp 0, 1, ...),
+    each with its own E-value; qcovhsp and qcovs as blastp 2.12 prints them
+    for this pair (blastp -max_hsps 6 -comp_based_stats 0 -seg no -evalue 1e-5:
+    tests/cli/expected/hsps_blastp_6.tsv); top counts subjects."""
+    d = swgpu.Database(data("hsps_db.fasta"))
+    res = d.search(pathlib.Path(data("hsps_q.fasta")), max_hsps=6, evalue=1e-5)
+    got = [(h.qseqid, h.sseqid, h.score, h.hsp, h.qstart, h.qend, h.sstart, h.send, h.qcovhsp,
+            h.qcovs) for h in res.hits()]
+    assert got == [("q1", "r1", 199, 0, 1, 50, 72, 121, 60, 100),
+                   ("q1", "r1", 185, 1, 42, 84, 17, 59, 51, 100),
+                   ("q1", "r1", 93, 2, 11, 42, 132, 163, 38, 100),
+                   ("q1", "r2", 179, 0, 1, 45, 100, 144, 54, 100),
+                   ("q1", "r2", 169, 1, 37, 84, 27, 74, 57, 100),
+                   ("q1x", "r1", 199, 0, 1, 50, 72, 121, 44, 74),
+                   ("q1x", "r1", 185, 1, 42, 84, 17, 59, 38, 74),
+                   ("q1x", "r1", 93, 2, 11, 42, 132, 163, 28, 74),
+                   ("q1x", "r2", 179, 0, 1, 45, 100, 144, 39, 81),
+                   ("q1x", "r2", 177, 1, 37, 92, 27, 83, 49, 81)]
+    assert ["%.3g" % h.evalue for h in res[1]] == ["3.56e-25", "4.36e-23", "1.06e-09",
+                                                   "2.17e-22", "4.31e-22"]
+    one = d.search(pathlib.Path(data("hsps_q.fasta")), max_hsps=6, evalue=1e-5, top=1)
+    assert [(h.sseqid, h.hsp) for h in one[0]] == [("r1", 0), ("r1", 1), ("r1", 2)]
+    assert [h.row() for h in d.search(pathlib.Path(data("hsps_q.fasta")), max_hsps=1).hits()] \
+        == [h.row() for h in d.search(pathlib.Path(data("hsps_q.fasta"))).hits()]
+
+
+@pytest.mark.parametrize("value,error", [
+    (0, "max_hsps 0: must be >= 1 (alignments per query, subject and strand)"),
+    (-2, "max_hsps -2: must be >= 1 (alignments per query, subject and strand)"),
+    ("3", "option max_hsps: expected an int, got str"),
+    (1.5, "option max_hsps: expected an int, got float")])
+def test_max_hsps_refused(value, error):
+    d = swgpu.Database(data("hsps_db.fasta"))
+    with pytest.raises((swgpu.InvalidArgumentError, TypeError)) as e:
+        d.search("MGFRDLNLRERQVLG", max_hsps=value)
+    assert str(e.value) == error
+    with pytest.raises(swgpu.InvalidArgumentError, match="not with no_align"):
+        d.search("MGFRDLNLRERQVLG", max_hsps=2, no_align=True)
+    with pytest.raises(swgpu.InvalidArgumentError, match="an iterated search reports one"):
+        d.search("MGFRDLNLRERQVLG", max_hsps=2, iterations=2)
 
 
 def test_minus_strand_hit():

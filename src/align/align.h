@@ -177,4 +177,45 @@ int swgpu__align_start_k(const swgpu__query_t *Q, const uint8_t *t, size_t tlen,
                          int64_t qend, int64_t tend, int64_t *qbeg, int64_t *tbeg,
                          const swgpu__aln_kernels_t *k, int only32);
 
+/*
+ * The further alignments of one pair (hsps.c; swgpu_opts_t.max_hsps):
+ * Waterman-Eggert / SIM's best local alignments that align no pair (i, j)
+ * of the alignments forbidden before.  q and t (tlen residues) must
+ * outlive the state.  swgpu__hsps_forbid() takes an alignment of q with t
+ * (its CIGAR; coordinates in q and t) whose pairs no later alignment may
+ * align; swgpu__hsps_next() writes the best alignment that aligns none of
+ * the forbidden pairs into out (score 0 and no CIGAR when none scores > 0;
+ * only its score, no CIGAR, when it scores below min_score), its end by
+ * swgpu__ref_score's tie rule, its begin the largest target begin, then
+ * query begin, that reaches the score.  It does not forbid the alignment it
+ * returns: the caller does, when it keeps it.
+ */
+typedef struct {
+    swgpu__query_t q;
+    const uint8_t *t;
+    size_t tlen;
+    const swgpu_matrix_t *m;
+    int go, ge;
+    int32_t *fcol;       /* query position i's forbidden target positions: fcol[i * fcap ..] */
+    uint32_t *fn;        /* ... fn[i] of them */
+    size_t fcap;
+    int full, valid;     /* the whole matrix is kept / computed */
+    int32_t *H, *F;      /* (q.len + 1) x (tlen + 1) = cells each, one block */
+    size_t cells;
+    int32_t *rmax;       /* per row, the best H ... */
+    int64_t *rcol;       /* ... and its first column */
+    uint8_t *chg;        /* two rows of changed-cell flags */
+    int32_t *row;        /* four rows of scratch */
+    int32_t *prof;       /* the target's scores by query code: prof[c * tlen + j] */
+    int32_t *prow;       /* a PSSM: one query position's scores in target order */
+    uint8_t *dir, *ops;  /* the traceback's directions and operations */
+    size_t cap_dir, n_ops, cap_ops;
+} swgpu__hsps_t;
+
+int swgpu__hsps_init(swgpu__hsps_t *S, const swgpu__query_t *q, const uint8_t *t, size_t tlen,
+                     const swgpu_matrix_t *m, int gap_open, int gap_extend);
+int swgpu__hsps_forbid(swgpu__hsps_t *S, const swgpu_aln_t *a);
+int swgpu__hsps_next(swgpu__hsps_t *S, int32_t min_score, swgpu_aln_t *out);
+void swgpu__hsps_free(swgpu__hsps_t *S);
+
 #endif /* SWGPU_ALIGN_H */

@@ -184,6 +184,10 @@ static int check_args(const swgpu_seqset_t *queries, const swgpu_pssm_t *const *
         return swgpu__fail(SWGPU_EINVAL, "max_hits %d: must be >= 1", psi->max_hits);
     if ((rc = swgpu_opts_check(opts, m)) < 0)
         return rc;
+    if (opts->max_hsps > 1)
+        return swgpu__fail(SWGPU_EINVAL, "iterated search: max HSPs %d: an iterated search "
+                           "reports one alignment per subject (its PSSMs take every HSP of "
+                           "an included subject, as psiblast's do)", opts->max_hsps);
     if (swgpu_matrix_alphabet(m) != SWGPU_PROTEIN || swgpu_db_alphabet(db) != SWGPU_PROTEIN ||
         (queries && swgpu_seqset_alphabet(queries) != SWGPU_PROTEIN))
         return swgpu__fail(SWGPU_EALPHABET, "iterated search: PSSMs need protein queries, "

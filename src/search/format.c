@@ -33,9 +33,9 @@
  *    psiblast counts them); ppos = 100 * positive / length ("%.2f");
  *    qcovhsp = 100 * (qend - qstart + 1) / qlen as BLAST+ rounds it: to
  *    the nearest integer below 99, truncated above (99.7 prints 99, so
- *    100 means the whole query); qcovs is the same over the union of a
- *    subject's HSPs, and swgpu reports one alignment per subject, so
- *    qcovs equals qcovhsp; cigar is "12M2I30M" (I: query
+ *    100 means the whole query); qcovs is the same over the union of the
+ *    query intervals of the subject's reported HSPs (--max-hsps; with one
+ *    alignment per subject it equals qcovhsp); cigar is "12M2I30M" (I: query
  *    only, D: target only); btop is BLAST's trace (runs of identities as
  *    numbers, other columns as query letter then subject letter, '-' for a
  *    gap).
@@ -55,7 +55,9 @@
  * The pairwise view, per query: "Query:", "Length:", "Database:" lines, then
  * "No hits found" or per hit a header (target id and description, length,
  * score, bits, E-value, identities/positives/gaps with the alignment length
- * and rounded percentages) and the alignment in blocks of 60 columns:
+ * and rounded percentages; a subject's further HSPs, --max-hsps, follow its
+ * first from the "Score:" line, without id and length again) and the
+ * alignment in blocks of 60 columns:
  *      Query   1 MKVLA-GIV 8
  *                ||| + |||
  *      Target 12 MKVIAAGIV 20
@@ -449,10 +451,8 @@ static void put_column(writer_t *wr, col_t c, const swgpu_seq_t *q, const swgpu_
     case COL_GAPS: fprintf(fp, "%lld", (long long)a->n_gaps); break;
     case COL_BTOP: fputs(wr->w.btop, fp); break;
     case COL_CIGAR: put_cigar(fp, a); break;
-    /* one alignment per subject: the union of its HSPs is this one */
-    case COL_QCOVHSP: case COL_QCOVS:
-        fprintf(fp, "%d", query_coverage(a->qend - a->qbeg, q->len));
-        break;
+    case COL_QCOVHSP: fprintf(fp, "%d", query_coverage(a->qend - a->qbeg, q->len)); break;
+    case COL_QCOVS: fprintf(fp, "%d", query_coverage(wr->covs, q->len)); break;
     case COL_PPOS:
         fprintf(fp, "%.2f",
                 a->length > 0 ? (double)wr->w.positives / (double)a->length * 100 : 0.0);
@@ -491,9 +491,11 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
     const swgpu_aln_t *a = &h->aln;
     char ebuf[64];
     fmt_evalue(ebuf, sizeof ebuf, h->evalue);
-    fputc('>', fp);
-    put_title(fp, t->id, t->desc);
-    fprintf(fp, "\nLength: %zu\n", t->len);
+    if (h->hsp == 0) { /* a subject's further HSPs follow under its title */
+        fputc('>', fp);
+        put_title(fp, t->id, t->desc);
+        fprintf(fp, "\nLength: %zu\n", t->len);
+    }
     fprintf(fp, "Score: %ld (%.1f bits), E-value: %s\n", (long)h->score, h->bits, ebuf);
     if (wr->ta == SWGPU_DNA)
         fprintf(fp, "Strand: Plus/%s\n", h->minus ? "Minus" : "Plus");
@@ -534,6 +536,33 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
                 (long long)last);
         qpos += qn;
         tpos += tn;
+    }
+}
+
+/* The query residues that the HSPs of hit k's subject cover (the union of
+ * their query intervals): k's group is its subject's first hit (hsp 0) and
+ * the further HSPs after it (swgpu_hit_t.hsp). */
+static int64_t subject_coverage(const swgpu_query_result_t *qr, size_t k)
+{
+    size_t a = k, b = k + 1;
+    while (a > 0 && qr->hits[a].hsp > 0 && qr->hits[a - 1].target == qr->hits[k].target)
+        a--;
+    while (b < qr->n_hits && qr->hits[b].hsp > 0 && qr->hits[b].target == qr->hits[k].target)
+        b++;
+    int64_t covered = 0, upto = 0;
+    for (;;) { /* the intervals in order of their begins, merged */
+        const swgpu_aln_t *next = NULL;
+        for (size_t x = a; x < b; x++) {
+            const swgpu_aln_t *y = &qr->hits[x].aln;
+            if (y->n_cigar && y->qend > upto && (!next || y->qbeg < next->qbeg ||
+                                                 (y->qbeg == next->qbeg && y->qend > next->qend)))
+                next = y;
+        }
+        if (!next)
+            return covered;
+        int64_t from = next->qbeg > upto ? next->qbeg : upto;
+        covered += next->qend - from;
+        upto = next->qend;
     }
 }
 
@@ -587,6 +616,7 @@ static int write_query(writer_t *wr, const fmt_block_t *blk)
             put_pair_hit(wr, &t, h);
             continue;
         }
+        wr->covs = subject_coverage(qr, k);
         for (int c = 0; c < f->ncol; c++) {
             if (c) /* format 10: BLAST's CSV, commas and no quoting */
                 fputc(f->kind == FMT_CSV ? ',' : '\t', fp);

@@ -60,6 +60,7 @@ struct fmt_writer {
     uint8_t *rc;              /* a minus-strand hit's subject, reverse complemented */
     size_t rc_cap;
     swgpu_taxdb_t *tax;       /* the taxonomy names (NULL: none found, or not needed) */
+    int64_t covs;             /* the hit's subject's query residues covered by its HSPs (qcovs) */
     int iterated;             /* results of an iterated search */
     size_t nqueries;          /* queries the write holds */
     size_t blocks;            /* blocks written so far */

@@ -88,6 +88,16 @@ int swgpu_opts_check(const swgpu_opts_t *o, const swgpu_matrix_t *m)
         return swgpu__fail(SWGPU_EINVAL, "comp-based-stats %d: composition-based statistics "
                            "are for protein searches; matrix %s is not a protein matrix",
                            o->comp_based_stats, swgpu_matrix_name(m));
+    if (o->max_hsps < 0)
+        return swgpu__fail(SWGPU_EINVAL, "max HSPs %d: must be >= 1 (alignments per query, "
+                           "subject and strand)", o->max_hsps);
+    if (o->max_hsps > 1 && o->comp_based_stats)
+        return swgpu__fail(SWGPU_EINVAL, "max HSPs %d: not yet with comp-based-stats %d (one "
+                           "alignment per subject under the adjusted matrices)", o->max_hsps,
+                           o->comp_based_stats);
+    if (o->max_hsps > 1 && o->no_align)
+        return swgpu__fail(SWGPU_EINVAL, "max HSPs %d: the further alignments need the "
+                           "alignments (not with no_align)", o->max_hsps);
     if (m) {
         swgpu_alphabet_t a = swgpu_matrix_alphabet(m);
         if (a != SWGPU_PROTEIN && a != SWGPU_DNA)

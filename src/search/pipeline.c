@@ -136,6 +136,9 @@ void *swgpu__align_worker(void *arg)
         pthread_mutex_unlock(&c->lock);
         if (!skip) {
             int rc = align_one(c, &j);
+            if (rc == SWGPU_OK && c->more && c->more[j.query])
+                rc = swgpu__hsps_of_hit(&c->qs[j.query], &c->r->q[j.query], j.hit, c->db, c->m,
+                                        c->o, &c->more[j.query][j.hit]);
             if (rc < 0)
                 record_failure(c, &j, rc);
         }
@@ -300,6 +303,9 @@ int swgpu__push_jobs(swgpu__pipe_t *c, size_t i)
             c->sel->query_done(c->sel->done_user, i, qr);
         return SWGPU_OK;
     }
+    int rc = swgpu__hsps_lists_query(c, i);
+    if (rc < 0)
+        return rc;
     pthread_mutex_lock(&c->lock);
     if (jobs_room(&c->jobs, &c->cap_jobs, c->n_jobs + n) < 0) {
         pthread_mutex_unlock(&c->lock);
@@ -451,6 +457,12 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
     c.closed = 1;
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.cv, NULL);
+    if ((rc = swgpu__hsps_lists(&c, r->n_queries)) < 0)
+        goto done;
+    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
+        rc = swgpu__hsps_lists_query(&c, i);
+    if (rc < 0)
+        goto done;
     size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores();
     if (nt > c.n_jobs)
         nt = c.n_jobs;
@@ -463,6 +475,10 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     rc = c.status < 0 ? swgpu__fail(c.status, "%s", c.msg) : SWGPU_OK;
+    if (rc == SWGPU_OK)
+        rc = swgpu__hsps_splice_all(&c, r->n_queries);
+done:
+    swgpu__hsps_lists_free(&c, r->n_queries);
     pthread_cond_destroy(&c.cv);
     pthread_mutex_destroy(&c.lock);
     free(c.jobs);

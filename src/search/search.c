@@ -350,7 +350,8 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     c.alphabet = qa;
 
     if ((rc = swgpu__engine_select(opts, &ops)) < 0 ||
-        (rc = search_alloc(&c, nq, db, ops, &tlen, &id_ord)) < 0)
+        (rc = search_alloc(&c, nq, db, ops, &tlen, &id_ord)) < 0 ||
+        (rc = swgpu__hsps_lists(&c, nq)) < 0)
         goto done;
     double t_create = swgpu__now();
     if ((rc = ops->create(db, m, opts, &state)) < 0)
@@ -378,6 +379,8 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     if (rc == SWGPU_OK && c.status < 0)
         rc = swgpu__fail(c.status, "%s", c.msg);
     if (rc == SWGPU_OK)
+        rc = swgpu__hsps_splice_all(&c, nq);
+    if (rc == SWGPU_OK)
         warn_fallback(&c, nq);
 
 done:
@@ -385,6 +388,7 @@ done:
         swgpu__aligners_close(&c, 1);
     if (state)
         ops->destroy(state);
+    swgpu__hsps_lists_free(&c, nq);
     swgpu__pipe_free(&c);
     free(tlen);
     free(id_ord);

@@ -150,6 +150,12 @@ typedef struct {
     size_t neq;
 } swgpu__strands_t;
 
+/* A hit's further alignments (hsps.c), until they join the hits. */
+typedef struct {
+    swgpu_hit_t *h;
+    size_t n, cap;
+} swgpu__hsp_list_t;
+
 /* A search's state from the scan to the alignments: what sink() needs
  * (hits.c) and the alignment queue with its threads (pipeline.c). */
 typedef struct {
@@ -201,6 +207,8 @@ typedef struct {
     size_t n_ready, cap_ready, rnext;
     size_t n_gpu_ends;
     size_t *left; /* sel->query_done: per query, its alignments not done yet */
+    swgpu__hsp_list_t **more; /* opts->max_hsps > 1: per query, per hit, its further
+                                 alignments (hsps.c) */
     /* the first failure in (query, hit) order */
     int status;
     swgpu__job_t bad;
@@ -261,5 +269,24 @@ void swgpu__aligners_start(swgpu__pipe_t *c, const swgpu_engine_ops_t *ops);
 size_t swgpu__aligners_close(swgpu__pipe_t *c, int failed);
 /** The lock, condition and queues of c (the threads closed). */
 void swgpu__pipe_free(swgpu__pipe_t *c);
+
+/* further alignments per subject (hsps.c) */
+/** Hit h of query result qr (query q, its first alignment done): its
+ *  further alignments (opts->max_hsps) into L, best first, numbered
+ *  (swgpu_hit_t.hsp 1, 2, ...). */
+int swgpu__hsps_of_hit(const swgpu__query_t *q, const swgpu_query_result_t *qr, size_t h,
+                       const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *o,
+                       swgpu__hsp_list_t *L);
+/** qr's hits with L[h]'s after hit h (L[0 .. qr->n_hits), emptied). */
+int swgpu__hsps_splice(swgpu_query_result_t *qr, swgpu__hsp_list_t *L);
+void swgpu__hsp_list_free(swgpu__hsp_list_t *L);
+/** c->more for nq queries when opts->max_hsps > 1 (n_hits: each one's
+ *  hits, NULL: lists made by swgpu__hsps_lists_query()); c->more[i] holds
+ *  query i's lists. */
+int swgpu__hsps_lists(swgpu__pipe_t *c, size_t nq);
+int swgpu__hsps_lists_query(swgpu__pipe_t *c, size_t i);
+/** Every query's further alignments into its hits (c->more freed). */
+int swgpu__hsps_splice_all(swgpu__pipe_t *c, size_t nq);
+void swgpu__hsps_lists_free(swgpu__pipe_t *c, size_t nq);
 
 #endif /* SWGPU_SEARCH_H */

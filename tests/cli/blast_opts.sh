@@ -1,7 +1,7 @@
 #!/bin/sh
 # blast_opts.sh - BLAST+'s single-dash options on `swgpu search`: the ones
 # swgpu has print byte for byte what swgpu's own print (-comp_based_stats
-# with BLAST's values), -max_hsps only with the value that gives swgpu's behaviour, every
+# with BLAST's values, -max_hsps N as --max-hsps N), every
 # other of BLAST's refused with the exact message (naming swgpu's option
 # where there is one), and swgpu's short options, values attached or not,
 # as before; column lists separated by commas, and format 10 (CSV).
@@ -55,6 +55,8 @@ same "-comp_based_stats t" -query $Q -db $DB -comp_based_stats t
 same "-comp_based_stats D" -query $Q -db $DB -comp_based_stats D
 ref -q $Q -d $DB --comp-based-stats 3
 same "-comp_based_stats 3" -query $Q -db $DB -comp_based_stats 3
+ref -q $Q -d $DB --max-hsps 3 -e 1e3
+same "-max_hsps 3" -query $Q -db $DB -max_hsps 3 -evalue 1e3
 ref -q $Q -d $DB -n 3 --matrix BLOSUM45
 same "mixed with swgpu's" -query $Q --db $DB -n 3 --matrix BLOSUM45
 ref -q $Q -d $DB -n 3 -e 1 -f 6
@@ -79,8 +81,8 @@ bad "-task" "^swgpu: search: -task is BLAST's option; swgpu has none like it \(s
     search -q $Q -d $DB -task blastp
 bad "-word_size" "^swgpu: search: -word_size is BLAST's option; swgpu has none like it \(see swgpu search --help\)\$" \
     search -q $Q -d $DB -word_size 3
-bad "-max_hsps 2" "^swgpu: search: -max_hsps 2: swgpu does not yet report more than one alignment per query and subject \(only -max_hsps 1 is accepted\)\$" \
-    search -q $Q -d $DB -max_hsps 2
+bad "-max_hsps 0" "^swgpu: --max-hsps 0: must be >= 1 \(alignments per query, subject and strand\)\$" \
+    search -q $Q -d $DB -max_hsps 0
 bad "-comp_based_stats 4" "^swgpu: search: -comp_based_stats 4: not one of BLAST's values 0 F f 1 2 T t D 3 \(swgpu's --comp-based-stats 0\|1\|2\|3\)\$" \
     search -q $Q -d $DB -comp_based_stats 4
 bad "-query, no value" "^swgpu: search: option '-query' needs a value \(see swgpu search --help\)\$" \

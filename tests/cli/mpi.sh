@@ -3,6 +3,7 @@
 # 3; CPU backend, oversubscribed) must write byte for byte what `swgpu ARGS`
 # writes, for search (FASTA and makedb databases, many queries, ties,
 # --no-self, formats 6, 7, pair and columns, --no-align, fitted statistics,
+# --max-hsps,
 # both E-value models, both rankings, BLAST databases, DNA, uneven and
 # measured splits, batches) and align (summary, SAM, pair,
 # both strands, protein, score-only, a deep traceback, the SVG plot).  A
@@ -196,6 +197,15 @@ same "DNA, both strands (minus hits from every part)" search -q $D/strand/querie
     -d $D/strand/db.fa -n 28 -e 1e300 --outfmt '6 std sstrand score cigar' --backend cpu --quiet
 same "DNA, minus strand, fitted statistics" search -q $D/strand/queries.fa -d $D/strand/db.fa \
     --strand minus --match 3 --mismatch -2 --outfmt pair --backend cpu --quiet
+# --max-hsps: each subject's further HSPs aligned by the rank that holds it
+same "--max-hsps 3" search -q "$T/q20.fa" -d "$T/ties.swdb" --max-hsps 3 -n 5 -e 1e3 \
+    --outfmt '6 std score qcovhsp qcovs cigar' --backend cpu --quiet
+same "--max-hsps 3, fitted, format 7" search -q "$T/q20.fa" -d "$T/ties.fa" --max-hsps 3 \
+    --gap-open 12 --gap-extend 3 --outfmt 7 --backend cpu --quiet
+same "--max-hsps 3, DNA, both strands" search -q $D/hsps_dna_q.fasta -d $D/hsps_dna_db.fasta \
+    --max-hsps 3 --outfmt pair --backend cpu --quiet
+SWGPU_MPI_BATCH=7 same "--max-hsps 3, batches of 7 queries" search -q "$T/ties.swdb" \
+    -d "$T/ties.fa" --gap-open 12 --gap-extend 3 --max-hsps 3 -n 4 --backend cpu --quiet
 same_file "-o FILE" "$T/hits.tsv" search -q "$T/q20.fa" -d "$T/ties.swdb" -o "$T/hits.tsv" \
     --backend cpu --quiet
 # batches of queries (fits keep every score of a batch) and uneven splits

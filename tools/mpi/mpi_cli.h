@@ -43,6 +43,24 @@ int mpi_peer_failed(void);
  * failure is then reported like any other, with a message naming it). */
 int mpi_inject(const char *phase);
 
+/* The further HSPs (--max-hsps) that rank 0 gathers from the ranks that
+ * align them (hsps.c): hit h of query i, a subject's first, and its
+ * further HSPs after it. */
+typedef struct {
+    size_t i, f;     /* query i's first hit f in the merged result */
+    swgpu_hit_t h;
+} mpi_hsp_t;
+typedef struct {
+    mpi_hsp_t *v;
+    size_t n, cap;
+} mpi_hsps_t;
+/* append x (its alignment taken over) as a further HSP of hit f of query i */
+int mpi_hsps_add(mpi_hsps_t *x, size_t i, size_t f, const swgpu_hit_t *h);
+/* the further HSPs into r, each after its subject's first hit and the
+ * HSPs numbered before it; x emptied */
+int mpi_hsps_splice(mpi_hsps_t *x, swgpu_search_result_t *r);
+void mpi_hsps_free(mpi_hsps_t *x);
+
 /* the hooks: each rank's share of the database (share.c), the search
  * (search.c), the long alignment (align.c) */
 int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,

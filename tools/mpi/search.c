@@ -330,18 +330,31 @@ static void pack_owned(const swgpu_search_result_t *r, const swgpu_db_t *db, int
         return;
     }
     for (size_t i = 0; i < r->n_queries; i++)
-        for (size_t h = 0; h < r->q[i].n_hits; h++) {
+        for (size_t h = 0, f = 0; h < r->q[i].n_hits; h++) {
             const swgpu_hit_t *hit = &r->q[i].hits[h];
             const swgpu_aln_t *a = &hit->aln;
             swgpu_seq_t t;
+            if (hit->hsp == 0) /* a subject's first hit: f its index in the merged result */
+                f++;
             if (swgpu_db_get(db, hit->target, &t) != SWGPU_OK)
                 continue;
             own[n++] = hit->target;
             if (no_align)
                 continue;
-            put_u64(b, 1); /* an alignment */
-            put_u64(b, i);
-            put_u64(b, h);
+            if (hit->hsp == 0) {
+                put_u64(b, 1); /* an alignment */
+                put_u64(b, i);
+                put_u64(b, f - 1);
+            } else { /* a further HSP (--max-hsps) of the subject of first hit f - 1 */
+                put_u64(b, 3);
+                put_u64(b, i);
+                put_u64(b, f - 1);
+                put_i64(b, hit->score);
+                put_f64(b, hit->bits);
+                put_f64(b, hit->evalue);
+                put_u64(b, (uint64_t)hit->minus);
+                put_u64(b, (uint64_t)hit->hsp);
+            }
             put_i64(b, a->score);
             put_i64(b, a->qbeg);
             put_i64(b, a->qend);
@@ -374,19 +387,11 @@ static void pack_owned(const swgpu_search_result_t *r, const swgpu_db_t *db, int
     free(own);
 }
 
-/* rank 0: one rank's alignments into res (queries from q0), its records
- * into recs; -1 on a malformed buffer or out of memory */
-static int unpack_owned(rd_t *rd, swgpu_search_result_t *res, size_t q0, int no_align,
-                        recs_t *recs)
+/* an alignment as pack_owned() wrote it into a; -1 on a malformed buffer
+ * or out of memory */
+static int unpack_aln(rd_t *rd, swgpu_aln_t *a)
 {
-    while (rd->p < rd->end && !rd->bad) {
-        uint64_t kind = get_u64(rd);
-        if (kind == 1) {
-            uint64_t i = get_u64(rd) + q0, h = get_u64(rd);
-            if (i >= res->n_queries || h >= res->q[i].n_hits || no_align)
-                return -1;
-            swgpu_aln_t *a = &res->q[i].hits[h].aln;
-            a->score = (int32_t)get_i64(rd);
+    a->score = (int32_t)get_i64(rd);
             a->qbeg = get_i64(rd);
             a->qend = get_i64(rd);
             a->tbeg = get_i64(rd);
@@ -395,21 +400,53 @@ static int unpack_owned(rd_t *rd, swgpu_search_result_t *res, size_t q0, int no_
             a->n_ident = get_i64(rd);
             a->n_mismatch = get_i64(rd);
             a->n_gapopen = get_i64(rd);
-            a->n_gaps = get_i64(rd);
-            uint64_t nc = get_u64(rd);
-            const void *c = get(rd, nc * sizeof *a->cigar);
-            if (!c)
+    a->n_gaps = get_i64(rd);
+    uint64_t nc = get_u64(rd);
+    const void *c = get(rd, nc * sizeof *a->cigar);
+    if (!c)
+        return -1;
+    if (nc > a->m_cigar) {
+        uint32_t *p = realloc(a->cigar, nc * sizeof *p);
+        if (!p)
+            return -1;
+        a->cigar = p;
+        a->m_cigar = nc;
+    }
+    if (nc)
+        memcpy(a->cigar, c, nc * sizeof *a->cigar);
+    a->n_cigar = nc;
+    return 0;
+}
+
+/* rank 0: one rank's alignments into res (queries from q0), the further
+ * HSPs into extra, its records into recs; -1 on a malformed buffer or out
+ * of memory */
+static int unpack_owned(rd_t *rd, swgpu_search_result_t *res, size_t q0, int no_align,
+                        mpi_hsps_t *extra, recs_t *recs)
+{
+    while (rd->p < rd->end && !rd->bad) {
+        uint64_t kind = get_u64(rd);
+        if (kind == 1 || kind == 3) {
+            uint64_t i = get_u64(rd) + q0, h = get_u64(rd);
+            if (i >= res->n_queries || h >= res->q[i].n_hits || no_align)
                 return -1;
-            if (nc > a->m_cigar) {
-                uint32_t *p = realloc(a->cigar, nc * sizeof *p);
-                if (!p)
+            if (kind == 1) {
+                if (unpack_aln(rd, &res->q[i].hits[h].aln) < 0)
                     return -1;
-                a->cigar = p;
-                a->m_cigar = nc;
+                continue;
             }
-            if (nc)
-                memcpy(a->cigar, c, nc * sizeof *a->cigar);
-            a->n_cigar = nc;
+            swgpu_hit_t x;
+            memset(&x, 0, sizeof x);
+            x.target = res->q[i].hits[h].target;
+            x.score = (int32_t)get_i64(rd);
+            x.bits = get_f64(rd);
+            x.evalue = get_f64(rd);
+            x.minus = (int)get_u64(rd);
+            x.hsp = (int)get_u64(rd);
+            if (unpack_aln(rd, &x.aln) < 0 || mpi_hsps_add(extra, (size_t)i, (size_t)h, &x) < 0) {
+                swgpu_aln_free(&x.aln);
+                return -1;
+            }
         } else if (kind == 2) {
             rec_t r;
             memset(&r, 0, sizeof r);
@@ -524,13 +561,15 @@ static int unpack_candidates(rd_t *rd, size_t nq, swgpu_search_result_t **out)
 
 /* the final hits of a batch, rank 0 to all: per query the count, then
  * (target and strand, score) */
-static int share_hits(swgpu_search_result_t *merged, size_t nq, swgpu_search_result_t **mine)
+static int share_hits(swgpu_search_result_t *merged, size_t nq, int copy0,
+                      swgpu_search_result_t **mine)
 {
     buf_t b = {0};
     long long len = 0;
     if (mpi_g.rank == 0) {
         for (size_t i = 0; i < nq; i++) {
             put_u64(&b, merged->q[i].n_hits);
+            put(&b, &merged->q[i].karlin, sizeof merged->q[i].karlin);
             for (size_t h = 0; h < merged->q[i].n_hits; h++) {
                 put_u64(&b, target_word(&merged->q[i].hits[h]));
                 put_i64(&b, merged->q[i].hits[h].score);
@@ -548,7 +587,7 @@ static int share_hits(swgpu_search_result_t *merged, size_t nq, swgpu_search_res
     if (mpi_g.rank != 0 && !(b.p = malloc(len ? (size_t)len : 1)))
         MPI_Abort(MPI_COMM_WORLD, 1); /* cannot stay in step without it */
     MPI_Bcast(b.p, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (mpi_g.rank == 0) {
+    if (mpi_g.rank == 0 && !copy0) { /* rank 0 aligns in the merged result itself */
         free(b.p);
         *mine = merged;
         return 0;
@@ -561,7 +600,10 @@ static int share_hits(swgpu_search_result_t *merged, size_t nq, swgpu_search_res
         rc = 0;
         for (size_t i = 0; i < nq && rc == 0; i++) {
             uint64_t n = get_u64(&rd);
+            const void *k = get(&rd, sizeof r->q[i].karlin);
             r->q[i].query = i;
+            if (k)
+                memcpy(&r->q[i].karlin, k, sizeof r->q[i].karlin);
             if (rd.bad || n > (uint64_t)(rd.end - rd.p) / 16 ||
                 (n && !(r->q[i].hits = calloc(n, sizeof *r->q[i].hits)))) {
                 rc = -1;
@@ -619,7 +661,10 @@ typedef struct {
     size_t q0, bn;
     swgpu_seqset_t *bq;         /* the batch's queries, when not all of them */
     const swgpu_seqset_t *qs;   /* the batch's queries */
-    swgpu_search_result_t *cand, *merged, *mine;
+    swgpu_search_result_t *cand, *merged, *mine; /* mine: the merged hits this rank aligns
+                                                    (rank 0: merged itself, unless further
+                                                    HSPs are asked for) */
+    mpi_hsps_t extra;           /* rank 0: the further HSPs (--max-hsps) */
     keep_t keep;
     buf_t b;
     char *gathered;
@@ -777,7 +822,7 @@ static int merge_batch(run_t *s, batch_t *bt)
 static int align_batch(run_t *s, batch_t *bt)
 {
     int rc = SWGPU_OK;
-    if (share_hits(bt->merged, bt->bn, &bt->mine) < 0)
+    if (share_hits(bt->merged, bt->bn, s->o->max_hsps > 1 && !s->o->no_align, &bt->mine) < 0)
         rc = SWGPU_ENOMEM;
     else if (!s->o->no_align && (rc = swgpu_search_align(bt->mine, bt->qs, s->db, s->m, s->o)) < 0)
         cli_error("%s", swgpu_last_error());
@@ -802,10 +847,14 @@ static int collect_batch(run_t *s, batch_t *bt)
     if (mpi_g.rank == 0) {
         for (int r = 0; r < mpi_g.size && rc == SWGPU_OK; r++) {
             rd_t rd = {bt->gathered + bt->off[r], bt->gathered + bt->off[r] + bt->len[r], 0};
-            if (unpack_owned(&rd, bt->merged, 0, s->o->no_align, &s->recs) < 0) {
+            if (unpack_owned(&rd, bt->merged, 0, s->o->no_align, &bt->extra, &s->recs) < 0) {
                 cli_error("search: malformed alignments from rank %d (or out of memory)", r);
                 rc = SWGPU_EINVAL;
             }
+        }
+        if (rc == SWGPU_OK && mpi_hsps_splice(&bt->extra, bt->merged) < 0) {
+            cli_error("search: out of memory for the further HSPs");
+            rc = SWGPU_ENOMEM;
         }
         if (rc == SWGPU_OK)
             take_batch(s->all, bt->merged, bt->q0);
@@ -839,6 +888,7 @@ done:
         *failed = mpi_agree(1) < 0;
     if (bt.mine != bt.merged)
         swgpu_search_result_destroy(bt.mine);
+    mpi_hsps_free(&bt.extra);
     swgpu_search_result_destroy(bt.merged);
     swgpu_search_result_destroy(bt.cand);
     swgpu_seqset_destroy(bt.bq);
