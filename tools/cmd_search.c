@@ -765,6 +765,11 @@ static int check_modes(const cli_search_args_t *a, int iterated)
                   "or -q - (run swgpu)");
         return -1;
     }
+    if (cli_dist && a->comp_based_stats) {
+        cli_error("search: swgpu-mpi does not take --comp-based-stats %d yet (run swgpu)",
+                  a->comp_based_stats);
+        return -1;
+    }
     if (a->npssm || iterated) {
         if (a->type == SWGPU_DNA) {
             cli_error("search: %s take protein only (--type dna given)",

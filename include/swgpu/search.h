@@ -279,8 +279,10 @@ void swgpu_put_name(FILE *fp, const char *s);
 
 typedef struct swgpu_outfmt swgpu_outfmt_t;
 
-/** Parse "6", "7", "10" (CSV: format 6's fields separated by commas, not
- *  quoted, as BLAST+ writes it), "pair", or one of 6, 7 and 10 with a column
+/** Parse "0" (BLAST's pairwise report), "5" (BLAST XML), "6", "7", "10"
+ *  (CSV: format 6's fields separated by commas, not quoted, as BLAST+ writes
+ *  it), "15" (BLAST JSON), "17" (SAM, as blastn writes it), "pair", or one
+ *  of 6, 7 and 10 with a column
  *  list separated by spaces or commas, such as "6 qseqid sseqid score evalue"
  *  or "10 qseqid,sseqid,evalue".  SWGPU_EINVAL names a bad column. */
 int swgpu_outfmt_parse(const char *spec, swgpu_outfmt_t **out);

@@ -400,7 +400,7 @@ class Hit:
 
 @dataclass(frozen=True)
 class QueryResult:
-    """One query's hits, best first (ties in database order).  For a PSSM
+    """One query's hits, best first (in the search's rank order).  For a PSSM
     query, id and length are the PSSM's and description is "".  The last
     four fields are an iterated search's (None otherwise): the query's last
     round (the one its hits come from), whether it stopped because that
@@ -666,7 +666,8 @@ class Database(_SeqList):
         """Search every query against every database sequence (``swgpu
         search``): every sequence is scored exactly; per query the best
         ``top`` hits with score > 0 and E-value <= ``evalue`` are returned,
-        best first, ties in database order, with their alignments.
+        best first as ``rank`` orders them (BLAST+'s E-value order by
+        default), with their alignments.
 
         queries: a Queries set; a str of residue letters (one query,
             "query_1"); a list of sequences as Queries takes (typed as the

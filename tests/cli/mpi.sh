@@ -286,6 +286,8 @@ fails "search, missing query file" "nope\.fa.*(No such file|not exist)" "" \
     search -q "$T/nope.fa" -d $DB --backend cpu
 fails "search, unwritable output directory" "nodir/out\.tsv" "$T/nodir/out.tsv" \
     search -q $Q -d $DB -o "$T/nodir/out.tsv" --backend cpu
+fails "search, --comp-based-stats" "swgpu-mpi does not take --comp-based-stats 2 yet \(run swgpu\)" \
+    "$T/o1.tsv" search -q $Q -d $DB -o "$T/o1.tsv" --comp-based-stats 2 --backend cpu
 fails "search, a damaged database" "checksum|truncated|header" "$T/o1.tsv" \
     search -q $Q -d "$T/damaged.swdb" -o "$T/o1.tsv" --backend cpu
 for phase in open scan align; do
