@@ -145,7 +145,8 @@ int swgpu__hsps_splice(swgpu_query_result_t *qr, swgpu__hsp_list_t *L)
     size_t k = 0;
     for (size_t h = 0; h < n; h++) {
         x[k++] = qr->hits[h];
-        memcpy(x + k, L[h].h, L[h].n * sizeof *x);
+        if (L[h].n) /* L[h].h may be NULL then */
+            memcpy(x + k, L[h].h, L[h].n * sizeof *x);
         k += L[h].n;
         free(L[h].h);
         memset(&L[h], 0, sizeof L[h]);
