@@ -510,7 +510,8 @@ static void put_arrays(void *ctx, size_t ip)
     piece_t *pc = &F->pc[ip];
     uint64_t *o = F->out + pc->base;
     if (F->which == 0) {
-        memcpy(o, pc->len, pc->n * sizeof *o);
+        if (pc->n) /* a piece without records may have no array */
+            memcpy(o, pc->len, pc->n * sizeof *o);
         return;
     }
     uint64_t pos = pc->name_base;
