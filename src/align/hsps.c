@@ -6,7 +6,9 @@
  * aligns.  A forbidden pair may still be crossed by a gap: only the
  * diagonal step into it is barred, as in SIM.
  *
- * The pass that finds the next best end keeps the whole matrix (H and F)
+ * The next best score and end come from a 16-bit striped pass in linear
+ * memory (hsps_bound.c) wherever the scores fit its lanes.  Elsewhere the
+ * pass that finds the next best end keeps the whole matrix (H and F)
  * when the pair is small enough (HSPS_FULL_CELLS) and, after each
  * alignment, recomputes only the cells whose values its pairs change (they
  * can only fall): SIM's idea.  Larger pairs take a full pass in linear

@@ -63,16 +63,17 @@ static size_t first_col(const v16 *h, size_t seg, int16_t r)
     return best;
 }
 
-/* Row by row over the query: prof[i] the row's striped scores (forbidden
- * positions set to FORB); returns the best H and its end as best_full
+/* Row by row over the query: prof[i] the row's striped scores, its
+ * forbidden positions set to FORB while the row runs; returns the best H and its end as best_full
  * chooses it (smallest target end, then smallest query end; 1-based). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 static int32_t striped(v16 *restrict vH, v16 *restrict vHn, v16 *restrict vF,
-                       const v16 *const *prof, size_t qlen, size_t seg, int16_t goe, int16_t ge,
-                       int64_t *qe, int64_t *te)
+                       v16 *const *prof, const swgpu__hsps_t *S, int16_t *save, size_t seg,
+                       int16_t goe, int16_t ge, int64_t *qe, int64_t *te)
 {
+    const size_t qlen = S->q.len;
     const v16 zero = {0}, vgoe = zero + goe, vge = zero + ge;
     int16_t b = 0;
     size_t bi = 0, bj = 0;
@@ -82,6 +83,12 @@ static int32_t striped(v16 *restrict vH, v16 *restrict vHn, v16 *restrict vF,
     }
     for (size_t i = 0; i < qlen; i++) {
         const v16 *p = prof[i];
+        const int32_t *fc = S->fcol + i * S->fcap;
+        for (uint32_t f = 0; f < S->fn[i]; f++) { /* the row's forbidden pairs, till its end */
+            int16_t *x = (int16_t *)prof[i] + ((size_t)fc[f] % seg) * LANES + (size_t)fc[f] / seg;
+            save[f] = *x;
+            *x = FORB;
+        }
         v16 e = (zero - goe), h = VSHIFT(vH[seg - 1], 0), rm = zero;
         for (size_t k = 0; k < seg; k++) {
             h = VMAX(VMAX(h + p[k], zero), VMAX(vF[k], e));
@@ -104,6 +111,10 @@ static int32_t striped(v16 *restrict vH, v16 *restrict vHn, v16 *restrict vF,
                 k = 0;
                 e = VSHIFT(e, (int16_t)-goe);
             }
+        }
+        for (uint32_t f = S->fn[i]; f-- > 0;) {
+            int16_t *x = (int16_t *)prof[i] + ((size_t)fc[f] % seg) * LANES + (size_t)fc[f] / seg;
+            *x = save[f];
         }
         int16_t r = vhmax(&rm);
         if (r > 0 && r >= b) {
@@ -147,20 +158,20 @@ int swgpu__hsps_bound(const swgpu__hsps_t *S, int32_t *best, int64_t *qe, int64_
         ix[c] = used[c] ? (int16_t)nused++ : -1;
     if (!pssm)
         nprof = nused;
-    /* forbidden rows get a copy each */
-    size_t nforb = 0;
+    uint32_t maxf = 0;
     for (size_t i = 0; i < qlen; i++)
-        nforb += S->fn[i] > 0;
-    size_t nvec = 3 * seg + (nprof + nforb) * seg;
+        maxf = S->fn[i] > maxf ? S->fn[i] : maxf;
+    size_t nvec = 3 * seg + nprof * seg;
     v16 *mem = NULL;
-    const v16 **prof = malloc(qlen * sizeof *prof);
-    if (!prof || posix_memalign((void **)&mem, 64, nvec * sizeof(v16)) != 0) {
+    v16 **prof = malloc(qlen * sizeof *prof);
+    int16_t *save = malloc((maxf + 1) * sizeof *save);
+    if (!prof || !save || posix_memalign((void **)&mem, 64, nvec * sizeof(v16)) != 0) {
         free(prof);
+        free(save);
         return swgpu__fail(SWGPU_ENOMEM, "further alignments: out of memory for a pair of "
                            "%zu x %zu residues", qlen, tlen);
     }
     v16 *vH = mem, *vHn = mem + seg, *vF = mem + 2 * seg, *P = mem + 3 * seg;
-    v16 *Pf = P + nprof * seg;
     int32_t smax = 0;
     int ok = 1;
     for (size_t r = 0; r < nprof; r++) {
@@ -188,25 +199,13 @@ int swgpu__hsps_bound(const swgpu__hsps_t *S, int32_t *best, int64_t *qe, int64_
                 ok &= v <= 1000;
             }
     }
-    for (size_t i = 0, f = 0; i < qlen; i++) {
-        const v16 *base = P + (pssm ? i : (size_t)ix[S->q.res[i] & (SWGPU_NCODES - 1)]) * seg;
-        if (!S->fn[i]) {
-            prof[i] = base;
-            continue;
-        }
-        v16 *c = Pf + f++ * seg;
-        memcpy(c, base, seg * sizeof *c);
-        const int32_t *fc = S->fcol + i * S->fcap;
-        for (uint32_t k = 0; k < S->fn[i]; k++) {
-            size_t j = (size_t)fc[k];
-            ((int16_t *)c)[(j % seg) * LANES + j / seg] = FORB;
-        }
-        prof[i] = c;
-    }
-    int32_t b = ok ? striped(vH, vHn, vF, prof, qlen, seg, (int16_t)goe, (int16_t)S->ge,
-                                qe, te) : 0;
+    for (size_t i = 0; i < qlen; i++)
+        prof[i] = P + (pssm ? i : (size_t)ix[S->q.res[i] & (SWGPU_NCODES - 1)]) * seg;
+    int32_t b = ok ? striped(vH, vHn, vF, prof, S, save, seg, (int16_t)goe,
+                                (int16_t)S->ge, qe, te) : 0;
     free(mem);
     free(prof);
+    free(save);
     if (!ok || b > BOUND_MAX - smax)
         return 0;
     *best = b;
