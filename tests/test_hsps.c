@@ -129,15 +129,28 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
 {
     swgpu__query_t Q = swgpu__query_plain(q, ql);
     Q.rows = g_rows;
-    swgpu__hsps_t A, B;
+    swgpu__hsps_t A, B, C, D;
     uint8_t *used = calloc(ql * tl + 1, 1);
     CHECK_EQ_INT(swgpu__hsps_init(&A, &Q, t, tl, m, go, ge), SWGPU_OK);
     CHECK_EQ_INT(swgpu__hsps_init(&B, &Q, t, tl, m, go, ge), SWGPU_OK);
-    B.full = 0; /* the linear-memory pass */
+    CHECK_EQ_INT(swgpu__hsps_init(&C, &Q, t, tl, m, go, ge), SWGPU_OK);
+    CHECK_EQ_INT(swgpu__hsps_init(&D, &Q, t, tl, m, go, ge), SWGPU_OK);
+    B.full = D.full = 0; /* the linear-memory pass */
+    B.no16 = C.no16 = 1; /* B and C: the 32-bit passes; A, D: the 16-bit one where it fits */
     for (int n = 0; n < k; n++) {
-        swgpu_aln_t a = {0}, b = {0};
+        swgpu_aln_t a = {0}, b = {0}, c = {0}, d = {0};
         CHECK_EQ_INT(swgpu__hsps_next(&A, 0, &a), SWGPU_OK);
         CHECK_EQ_INT(swgpu__hsps_next(&B, 0, &b), SWGPU_OK);
+        CHECK_EQ_INT(swgpu__hsps_next(&C, 0, &c), SWGPU_OK);
+        CHECK_EQ_INT(swgpu__hsps_next(&D, 0, &d), SWGPU_OK);
+        CHECK(a.score == d.score && a.qbeg == d.qbeg && a.qend == d.qend && a.tbeg == d.tbeg &&
+                  a.tend == d.tend && a.n_cigar == d.n_cigar &&
+                  (!a.n_cigar || !memcmp(a.cigar, d.cigar, a.n_cigar * sizeof *a.cigar)),
+              "%s: alignment %d: the 16-bit pass kept and linear differ", what, n + 1);
+        CHECK(a.score == c.score && a.qbeg == c.qbeg && a.qend == c.qend && a.tbeg == c.tbeg &&
+                  a.tend == c.tend && a.n_cigar == c.n_cigar &&
+                  (!a.n_cigar || !memcmp(a.cigar, c.cigar, a.n_cigar * sizeof *a.cigar)),
+              "%s: alignment %d: the 16-bit pass and the kept matrix differ", what, n + 1);
         int32_t want = brute(q, ql, t, tl, m, go, ge, used);
         CHECK(a.score == want, "%s: alignment %d scores %lld, brute force %d", what, n + 1,
               (long long)a.score, (int)want);
@@ -149,6 +162,8 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
             CHECK_EQ_INT(a.n_cigar, 0);
             swgpu_aln_free(&a);
             swgpu_aln_free(&b);
+            swgpu_aln_free(&c);
+            swgpu_aln_free(&d);
             break;
         }
         int64_t rescored = -1;
@@ -162,11 +177,17 @@ static void check_pair(const uint8_t *q, size_t ql, const uint8_t *t, size_t tl,
               n + 1);
         CHECK_EQ_INT(swgpu__hsps_forbid(&A, &a), SWGPU_OK);
         CHECK_EQ_INT(swgpu__hsps_forbid(&B, &b), SWGPU_OK);
+        CHECK_EQ_INT(swgpu__hsps_forbid(&C, &c), SWGPU_OK);
+        CHECK_EQ_INT(swgpu__hsps_forbid(&D, &d), SWGPU_OK);
         swgpu_aln_free(&a);
         swgpu_aln_free(&b);
+        swgpu_aln_free(&c);
+        swgpu_aln_free(&d);
     }
     swgpu__hsps_free(&A);
     swgpu__hsps_free(&B);
+    swgpu__hsps_free(&C);
+    swgpu__hsps_free(&D);
     free(used);
 }
 
@@ -211,6 +232,37 @@ static void test_random(void)
     /* an empty subject, a query of one residue */
     check_pair(q, 80, t, 0, b62, 11, 1, 3, "empty subject");
     check_pair(q, 1, t, tl, b62, 11, 1, 3, "one residue");
+    /* scores past the 16-bit lanes (the first alignments; the later ones
+     * fit), a pair score past their limit, gaps past it */
+    swgpu_matrix_t *big = NULL, *huge = NULL;
+    CHECK_EQ_INT(swgpu_matrix_dna(200, -300, &big), SWGPU_OK);
+    CHECK_EQ_INT(swgpu_matrix_dna(1500, -300, &huge), SWGPU_OK);
+    for (int r = 0; r < 4; r++) {
+        size_t ql = 250 + tap_rand(&rng) % 150;
+        tl_rand_codes(&rng, q, ql, 4);
+        memcpy(t, q, ql); /* a copy of the query scores ql * 200 */
+        tl = ql + repeats(&rng, q, ql, t + ql, sizeof t - ql, 4);
+        char what[64];
+        snprintf(what, sizeof what, "large scores %d (%zu x %zu)", r, ql, tl);
+        check_pair(q, ql, t, tl, big, 500, 200, 8, what);
+    }
+    /* mismatches far below a gap's cost: a gap that opens from the other
+     * gap's cell scores best */
+    swgpu_matrix_t *steep = NULL;
+    CHECK_EQ_INT(swgpu_matrix_dna(2, -30, &steep), SWGPU_OK);
+    for (int r = 0; r < 6; r++) {
+        size_t ql = 30 + tap_rand(&rng) % 150;
+        tl_rand_codes(&rng, q, ql, 4);
+        tl = repeats(&rng, q, ql, t, sizeof t, 4);
+        char what[64];
+        snprintf(what, sizeof what, "steep mismatch %d (%zu x %zu)", r, ql, tl);
+        check_pair(q, ql, t, tl, steep, 1, 1, 8, what);
+    }
+    swgpu_matrix_destroy(steep);
+    check_pair(q, 120, t, tl, huge, 500, 200, 4, "pair score 1500");
+    check_pair(q, 120, t, tl, dna, 1200, 2, 4, "gap open 1200");
+    swgpu_matrix_destroy(big);
+    swgpu_matrix_destroy(huge);
     swgpu_matrix_destroy(b62);
     swgpu_matrix_destroy(dna);
 }

@@ -210,6 +210,7 @@ typedef struct {
     int32_t *prow;       /* a PSSM: one query position's scores in target order */
     uint8_t *dir, *ops;  /* the traceback's directions and operations */
     size_t cap_dir, n_ops, cap_ops;
+    int no16;            /* never the 16-bit pass (hsps_bound.c): the tests set it */
 } swgpu__hsps_t;
 
 int swgpu__hsps_init(swgpu__hsps_t *S, const swgpu__query_t *q, const uint8_t *t, size_t tlen,
@@ -217,5 +218,10 @@ int swgpu__hsps_init(swgpu__hsps_t *S, const swgpu__query_t *q, const uint8_t *t
 int swgpu__hsps_forbid(swgpu__hsps_t *S, const swgpu_aln_t *a);
 int swgpu__hsps_next(swgpu__hsps_t *S, int32_t min_score, swgpu_aln_t *out);
 void swgpu__hsps_free(swgpu__hsps_t *S);
+/* The best score hsps_next would find and its end (exclusive, its tie
+ * rule), in 16-bit lanes and linear memory (hsps_bound.c): 1 and *best,
+ * *qe, *te when known exactly, 0 when the pair's scores or gaps do not fit
+ * the lanes, < 0 out of memory. */
+int swgpu__hsps_bound(const swgpu__hsps_t *S, int32_t *best, int64_t *qe, int64_t *te);
 
 #endif /* SWGPU_ALIGN_H */

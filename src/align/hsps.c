@@ -6,7 +6,9 @@
  * aligns.  A forbidden pair may still be crossed by a gap: only the
  * diagonal step into it is barred, as in SIM.
  *
- * The pass that finds the next best end keeps the whole matrix (H and F)
+ * The next best score and end come from a 16-bit striped pass in linear
+ * memory (hsps_bound.c) wherever the scores fit its lanes.  Elsewhere the
+ * pass that finds the next best end keeps the whole matrix (H and F)
  * when the pair is small enough (HSPS_FULL_CELLS) and, after each
  * alignment, recomputes only the cells whose values its pairs change (they
  * can only fall): SIM's idea.  Larger pairs take a full pass in linear
@@ -705,10 +707,18 @@ int swgpu__hsps_next(swgpu__hsps_t *S, int32_t min_score, swgpu_aln_t *out)
     int64_t qe, te, qb = 0, tb = 0;
     int32_t s;
     int rc;
-    if (S->full && !S->valid)
-        full_pass(S);
-    s = S->full ? best_full(S, &qe, &te) : best_linear(S, &qe, &te);
     out->n_cigar = 0;
+    /* the 16-bit pass when its lanes hold the scores, else the kept matrix
+     * (computed once, then updated) or a linear pass */
+    if ((S->full && S->valid) || S->no16)
+        rc = 0;
+    else if ((rc = swgpu__hsps_bound(S, &s, &qe, &te)) < 0)
+        return rc;
+    if (rc == 0) {
+        if (S->full && !S->valid)
+            full_pass(S);
+        s = S->full ? best_full(S, &qe, &te) : best_linear(S, &qe, &te);
+    }
     out->score = s;
     out->qbeg = out->qend = out->tbeg = out->tend = 0;
     out->length = out->n_ident = out->n_mismatch = out->n_gapopen = out->n_gaps = 0;
