@@ -181,9 +181,7 @@ int swgpu__hsps_init(swgpu__hsps_t *S, const swgpu__query_t *q, const uint8_t *t
  * AVX2 where the compiler can make a copy for it): F, and H without the
  * gaps along the row; prow[j - 1] the score of the query position against
  * target position j - 1. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
+SWGPU_CLONES_AVX2
 static void row_open(const int32_t *restrict hp, const int32_t *restrict fp,
                      const int32_t *restrict prow, int32_t *restrict hc, int32_t *restrict fc,
                      size_t tlen, int32_t goe, int32_t ge)

@@ -66,9 +66,7 @@ static size_t first_col(const v16 *h, size_t seg, int16_t r)
 /* Row by row over the query: prof[i] the row's striped scores, its
  * forbidden positions set to FORB while the row runs; returns the best H and its end as best_full
  * chooses it (smallest target end, then smallest query end; 1-based). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
+SWGPU_CLONES_AVX2
 static int32_t striped(v16 *restrict vH, v16 *restrict vHn, v16 *restrict vF,
                        v16 *const *prof, const swgpu__hsps_t *S, int16_t *save, size_t seg,
                        int16_t goe, int16_t ge, int64_t *qe, int64_t *te)

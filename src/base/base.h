@@ -63,4 +63,15 @@ static inline int32_t swgpu__round_away(double v)
 int swgpu__env_gpu_pairs(void);
 int swgpu__env_backend(swgpu_backend_t *b);
 
+/* A function compiled twice, for AVX2 and for any x86-64, the copy chosen
+ * when the program is loaded (GCC's target_clones; the integer results are
+ * the same either way).  Not under ThreadSanitizer, whose runtime is not yet
+ * set up when the loader runs the chooser (the program would crash at
+ * start-up), nor with other compilers. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+#define SWGPU_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
+#else
+#define SWGPU_CLONES_AVX2
+#endif
+
 #endif /* SWGPU_BASE_H */
