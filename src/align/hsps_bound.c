@@ -24,6 +24,12 @@
 #define BOUND_MAX 30000           /* H above this minus the best pair score: not known */
 
 typedef int16_t v16 __attribute__((vector_size(2 * LANES)));
+typedef uint16_t u16v __attribute__((vector_size(2 * LANES)));
+
+/* a + b wrapping, as the lanes do: a score past 32,767 wraps (the result is
+ * then thrown away: swgpu__hsps_bound's limit sends such pairs to the 32-bit
+ * passes); computed unsigned, where wrapping is defined */
+#define VADD(a, b) ((v16)((u16v)(a) + (u16v)(b)))
 
 /* macros, not functions: no vector crosses a call (its ABI differs between
  * the clones) */
@@ -89,7 +95,7 @@ static int32_t striped(v16 *restrict vH, v16 *restrict vHn, v16 *restrict vF,
         }
         v16 e = (zero - goe), h = VSHIFT(vH[seg - 1], 0), rm = zero;
         for (size_t k = 0; k < seg; k++) {
-            h = VMAX(VMAX(h + p[k], zero), VMAX(vF[k], e));
+            h = VMAX(VMAX(VADD(h, p[k]), zero), VMAX(vF[k], e));
             rm = VMAX(rm, h);
             vHn[k] = h;
             v16 g = h - vgoe;
