@@ -36,7 +36,8 @@ typedef uint16_t u16v __attribute__((vector_size(2 * LANES)));
 #define VMAX(a, b) __extension__({ v16 a_ = (a), b_ = (b), m_ = a_ > b_; (a_ & m_) | (b_ & ~m_); })
 /* lanes moved up one, lane 0 set to x */
 #define VSHIFT(v, x) __extension__({                                                         \
-    v16 r_ = __builtin_shuffle((v), (v16){0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}); \
+    v16 v_ = (v);                                                                           \
+    v16 r_ = __builtin_shufflevector(v_, v_, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14); \
     r_[0] = (x);                                                                            \
     r_; })
 
