@@ -240,7 +240,7 @@ uint32_t swgpu__crc_parallel(const unsigned char *p, uint64_t len, const unsigne
     int started[MAXT] = {0};
     for (int t = 0; t < T; t++) {
         uint64_t a = len * (uint64_t)t / (uint64_t)T, b = len * (uint64_t)(t + 1) / (uint64_t)T;
-        pc[t] = (crc_piece_t){p + a, b - a, 0, res, res + nres, lim, 0};
+        pc[t] = (crc_piece_t){p + a, b - a, 0, res, res ? res + nres : NULL, lim, 0};
         if (t > 0)
             started[t] = pthread_create(&th[t], NULL, crc_piece, &pc[t]) == 0;
     }
