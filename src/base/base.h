@@ -22,6 +22,8 @@ int swgpu__fail(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/** 1 when a message of this level reaches a logger. */
+int swgpu__log_on(swgpu_log_level_t level);
 /** Log through the installed logger (no-op when none). */
 void swgpu__log(swgpu_log_level_t level, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -63,6 +63,12 @@ void swgpu_set_logger(swgpu_log_fn fn, void *user, swgpu_log_level_t max_level)
     log_max = max_level;
 }
 
+/* 1 when a message of this level would be logged */
+int swgpu__log_on(swgpu_log_level_t level)
+{
+    return log_fn && level <= log_max;
+}
+
 void swgpu__log(swgpu_log_level_t level, const char *fmt, ...)
 {
     char buf[1024];

@@ -526,7 +526,7 @@ static int phase_reverse(swgpu__la_t *C, found_t *F, swgpu_aln_t *out)
         g->best = F->S;
         g->bi = F->ie - C->ck_in.ib;
         g->bj = F->je - C->ck_in.jb;
-    } else if ((rc = swgpu__la_run_ck(C, g, 1, 1, swgpu__la_ck_resume(C, SWGPU__CK_REVERSE), 0)))
+    } else if ((rc = swgpu__la_run_ck(C, g, 1, 1, swgpu__la_ck_resume(C, SWGPU__CK_REVERSE), 1)))
         return rc;
     swgpu__la_phase_end(C);
     if (g->saved_kept) {

@@ -277,6 +277,45 @@ done:
 
 /* Every partition's batch launched at once (one per device), followed, and
  * finished; a failure makes the others' waiting slices give up. */
+/* Where a long batch's time goes (debug log): every second, the cells
+ * each partition computed and skipped (pruned) in it, and when each
+ * partition's launch ended; a pipeline's fill and drain show as seconds
+ * in which a partition computes little. */
+#define PROF_PARTS 16 /* partitions profiled, at most */
+typedef struct {
+    double t0, last;
+    unsigned long long done[PROF_PARTS], pruned[PROF_PARTS];
+} profile_t;
+
+static void profile_begin(const swgpu__lgpu_t *g, profile_t *pf)
+{
+    pf->t0 = pf->last = swgpu__now();
+    for (int pi = 0; pi < g->P && pi < PROF_PARTS; pi++)
+        pf->done[pi] = pf->pruned[pi] = 0;
+}
+
+static void profile_step(const swgpu__lgpu_t *g, profile_t *pf, int end)
+{
+    char line[64 * PROF_PARTS];
+    size_t at = 0;
+    const double now = swgpu__now();
+    if (!swgpu__log_on(SWGPU_LOG_DEBUG) || (now - pf->last < 1.0 && !end) || (end && now - pf->t0 < 1.0))
+        return;
+    for (int pi = 0; pi < g->P && pi < PROF_PARTS && at < sizeof line - 64; pi++) {
+        const part_t *p = &g->part[pi];
+        const unsigned long long d = p->done - pf->done[pi], x = p->pruned - pf->pruned[pi];
+        at += (size_t)snprintf(line + at, sizeof line - at, " | p%d %.3g+%.3g", pi, (double)(d - (x < d ? x : d)),
+                               (double)(x < d ? x : d));
+        if (p->t_end > 0)
+            at += (size_t)snprintf(line + at, sizeof line - at, " end %.2f", p->t_end - pf->t0);
+        pf->done[pi] = p->done;
+        pf->pruned[pi] = p->pruned;
+    }
+    swgpu__log(SWGPU_LOG_DEBUG, "long gpu profile: %.2f-%.2f s, computed+pruned cells%s", pf->last - pf->t0,
+               now - pf->t0, line);
+    pf->last = now;
+}
+
 static int run_parts(swgpu__lgpu_t *g, const uint64_t *edge_off, const swgpu__lprog_t *prog)
 {
     int rc = SWGPU_OK;
@@ -284,15 +323,19 @@ static int run_parts(swgpu__lgpu_t *g, const uint64_t *edge_off, const swgpu__lp
         rc = swgpu__lg_launch(g, &g->part[pi], edge_off);
     if (rc)
         swgpu__lg_abort_all(g); /* slices waiting for a column that will not come give up */
-    if ((prog && prog->report) || g->A > 1) {
+    if ((prog && prog->report) || g->A > 1 || swgpu__log_on(SWGPU_LOG_DEBUG)) {
         /* short batches (the traceback's) end within a few checks; long
          * ones are checked every 50 ms */
         long wait = 50 * 1000;
+        profile_t pf;
+        profile_begin(g, &pf);
         while (swgpu__lg_poll(g, prog, &rc)) {
             struct timespec ts = { 0, wait };
             nanosleep(&ts, NULL);
             wait = wait * 2 > 50 * 1000 * 1000 ? 50 * 1000 * 1000 : wait * 2;
+            profile_step(g, &pf, 0);
         }
+        profile_step(g, &pf, 1);
     }
     if (rc)
         swgpu__lg_abort_all(g);

@@ -30,12 +30,13 @@
 
 #define AUTO_COLS 65536  /* automatic slices: at least this many columns each */
 #define SPREAD_CELLS ((uint64_t)1 << 36) /* automatic: smaller batches stay on one device */
+#define SPREAD_REGION_CELLS ((uint64_t)100000000000000) /* the same for one region (1e14 cells) */
 #define NCTR 8           /* part_t.dctr */
 #define KEPT_INFO 5      /* part_t.kept_info entries a region */
 
 /* Layout of a batch in a partition's scratch buffer (offsets in bytes). */
 typedef struct {
-    uint64_t ring, saved, rbase, sbase, progress, best, end;
+    uint64_t ring, saved, rbase, sbase, progress, zrun, best, end;
     int64_t strips;
 } layout_t;
 
@@ -77,6 +78,7 @@ typedef struct {
     layout_t L;
     int running;
     unsigned long long done, pruned; /* counters read at the last report */
+    double t_end;                /* when the poll first saw the launch ended (0: not yet) */
     int64_t best;
     char *edge;                  /* device: the boundary columns this partition receives */
     uint64_t edge_cap;

@@ -80,6 +80,9 @@ typedef struct {
     int32_t *ring;               /* device ring buffers */
     int32_t *saved;              /* device saved rows */
     int32_t *progress;           /* per strip: bottom-row columns published (zeroed) */
+    int32_t *zrun;               /* per strip: the first bottom-row column of its current run
+                                    of skipped chunks, whose outputs up to its progress are
+                                    all {0, NEG}; 0 none (zeroed) */
     swgpu__lkbest_t *best;       /* per strip */
     unsigned long long *ticket;  /* zeroed */
     unsigned long long *done;    /* cells of finished strips (progress reports) */

@@ -214,6 +214,7 @@ static void launch_args(const swgpu__lgpu_t *g, part_t *p, const layout_t *L, in
     A->ring = (int32_t *)(void *)(p->dbuf + L->ring);
     A->saved = swgpu__lg_keeps(p->regs, n, g->sc.wide) ? p->kept : (int32_t *)(void *)(p->dbuf + L->saved);
     A->progress = (int32_t *)(void *)(p->dbuf + L->progress);
+    A->zrun = (int32_t *)(void *)(p->dbuf + L->zrun);
     A->best = (swgpu__lkbest_t *)(void *)(p->dbuf + L->best);
     A->ticket = p->dctr;
     A->done = p->dctr + 1;
@@ -277,7 +278,7 @@ int swgpu__lg_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
         return rc;
     slice = launch_regions(g, p, edge_off, rows, &best0);
     CU(cudaMemcpyAsync(p->dregs, p->hregs, n * sizeof *p->dregs, cudaMemcpyHostToDevice, p->st));
-    CU(cudaMemsetAsync(p->dbuf + L->progress, 0, (size_t)L->strips * 4, p->st));
+    CU(cudaMemsetAsync(p->dbuf + L->progress, 0, (size_t)(L->best - L->progress), p->st)); /* and zrun */
     if (p->resume) {
         /* strips 0 .. next-1 done: the counters, and the gbest the pass had */
         const swgpu__lck_state_t *st = p->resume;
@@ -296,6 +297,7 @@ int swgpu__lg_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off)
     }
     CU(cudaMemcpyAsync(p->dctr, ctr, sizeof ctr, cudaMemcpyHostToDevice, p->st));
     p->done = p->pruned = 0;
+    p->t_end = 0;
     p->best = best0;
     launch_args(g, p, L, rows, &A);
     CU(swgpu__long_launch(&A, slice, launch_blocks(g, p, slice, rows), p->threads, p->st));
@@ -396,6 +398,8 @@ int swgpu__lg_poll(swgpu__lgpu_t *g, const swgpu__lprog_t *prog, int *rc)
             cudaError_t q = cudaErrorUnknown;
             if (cudaSetDevice(p->dev) != cudaSuccess || (q = cudaStreamQuery(p->st)) != cudaErrorNotReady) {
                 /* done, or failed (part_finish tells): the slices waiting for it give up */
+                if (p->t_end == 0)
+                    p->t_end = swgpu__now();
                 if (q != cudaSuccess)
                     swgpu__lg_abort_all(g);
                 (void)cudaGetLastError();

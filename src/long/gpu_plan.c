@@ -86,7 +86,8 @@ void swgpu__lg_layout(const swgpu__lreg_t *regs, size_t n, int wide, layout_t *L
     L->rbase = ring + saved;
     L->sbase = L->rbase + rbase;
     L->progress = L->sbase + sbase;
-    L->best = L->progress + (((uint64_t)strips * 4 + 15) & ~(uint64_t)15);
+    L->zrun = L->progress + (((uint64_t)strips * 4 + 15) & ~(uint64_t)15);
+    L->best = L->zrun + (((uint64_t)strips * 4 + 15) & ~(uint64_t)15);
     L->best = (L->best + 15) & ~(uint64_t)15;
     L->end = L->best + (uint64_t)strips * sizeof(swgpu__lkbest_t);
     L->strips = strips;
@@ -132,7 +133,10 @@ int swgpu__lg_whole(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n)
  * device (a pass whose cells lie along the diagonal gains nothing from a
  * column split: E. coli's reverse pass, 2.0 s on one H100, 2.1 s on two)
  * or a small one (the traceback's many short batches, whose hand-over
- * between devices costs more than it saves). */
+ * between devices costs more than it saves).  One region (a pair's score
+ * and reverse passes) is split from SPREAD_REGION_CELLS on: E. coli's pair
+ * (2.2e13 cells) takes 5.1 s on one H200 and 5.6 s on four, the 25 Mbp
+ * pair (6.3e14) 41.0 s and 39.5 s (score only, issue 31). */
 static int batch_parts(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread)
 {
     uint64_t cells = 0;
@@ -144,7 +148,7 @@ static int batch_parts(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t
         return 1;
     for (size_t k = 0; k < n; k++)
         cells += (uint64_t)regs[k].h * (uint64_t)regs[k].w;
-    return cells < SPREAD_CELLS ? 1 : g->P;
+    return cells < (n == 1 ? SPREAD_REGION_CELLS : SPREAD_CELLS) ? 1 : g->P;
 }
 
 /* Slices of a region of w columns: as many as asked for, or automatic (up
