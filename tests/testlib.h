@@ -2,9 +2,9 @@
  * testlib.h - helpers shared by the test binaries (after tap.h, whose
  * tap_rand draws every number): random sequences and their mutants, paths
  * and whole-file reads and writes, sequence sets and databases built from
- * strings, alignment comparison.  Each random helper draws exactly as the
- * test-local copy it replaced, so the tests' data are unchanged; two
- * mutants that draw differently keep distinct names.
+ * strings, alignment and search-result comparison.  Each random helper
+ * draws exactly as the test-local copy it replaced, so the tests' data are
+ * unchanged; two mutants that draw differently keep distinct names.
  */
 #ifndef SWGPU_TESTLIB_H
 #define SWGPU_TESTLIB_H
@@ -222,6 +222,26 @@ static inline int tl_same_aln(const swgpu_aln_t *a, const swgpu_aln_t *b)
            a->length == b->length && a->n_ident == b->n_ident &&
            a->n_mismatch == b->n_mismatch && a->n_gapopen == b->n_gapopen &&
            a->n_gaps == b->n_gaps;
+}
+
+/* Whether two search results hold the same hits, every field of each:
+ * target, score, bits, E-value, strand, HSP number and alignment. */
+static inline int tl_same_hits(const swgpu_search_result_t *a, const swgpu_search_result_t *b)
+{
+    if (a->n_queries != b->n_queries)
+        return 0;
+    for (size_t i = 0; i < a->n_queries; i++) {
+        if (a->q[i].query != b->q[i].query || a->q[i].n_hits != b->q[i].n_hits)
+            return 0;
+        for (size_t h = 0; h < a->q[i].n_hits; h++) {
+            const swgpu_hit_t *x = &a->q[i].hits[h], *y = &b->q[i].hits[h];
+            if (x->target != y->target || x->score != y->score || x->bits != y->bits ||
+                x->evalue != y->evalue || x->minus != y->minus || x->hsp != y->hsp ||
+                !tl_same_aln(&x->aln, &y->aln))
+                return 0;
+        }
+    }
+    return 1;
 }
 
 /* swgpu_align's score of a[0..m) against b[0..n) (codes); -1 on error. */
