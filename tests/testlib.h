@@ -257,4 +257,64 @@ static inline int64_t tl_align_score(const uint8_t *a, size_t m, const uint8_t *
     return v;
 }
 
+#ifdef SWGPU_IO_H
+/* A database built by hand (struct swgpu_db: for tests that include
+ * io/io.h before this file): sequences given in database order, sorted here
+ * by ascending length (ties in database order), as struct swgpu_db wants;
+ * tl_tdb_free frees what tl_tdb_build allocated. */
+typedef struct {
+    struct swgpu_db db;
+    uint8_t *res;
+    uint64_t *off;
+    uint32_t *orig, *rank;
+} tl_tdb_t;
+
+static inline void tl_tdb_build(tl_tdb_t *d, swgpu_alphabet_t alpha, uint8_t **seqs,
+                                const size_t *lens, size_t n)
+{
+    uint64_t total = 0, maxlen = 0;
+    memset(d, 0, sizeof *d);
+    for (size_t i = 0; i < n; i++) {
+        total += lens[i];
+        if (lens[i] > maxlen) maxlen = lens[i];
+    }
+    d->res = malloc(total + 1);
+    d->off = malloc((n + 1) * sizeof *d->off);
+    d->orig = malloc(n * sizeof *d->orig + 1);
+    d->rank = malloc(n * sizeof *d->rank + 1);
+    for (size_t i = 0; i < n; i++) d->orig[i] = (uint32_t)i;
+    for (size_t i = 1; i < n; i++) { /* stable insertion sort by length */
+        uint32_t v = d->orig[i];
+        size_t j = i;
+        while (j > 0 && lens[d->orig[j - 1]] > lens[v]) {
+            d->orig[j] = d->orig[j - 1];
+            j--;
+        }
+        d->orig[j] = v;
+    }
+    d->off[0] = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (lens[d->orig[k]]) memcpy(d->res + d->off[k], seqs[d->orig[k]], lens[d->orig[k]]);
+        d->off[k + 1] = d->off[k] + lens[d->orig[k]];
+        d->rank[d->orig[k]] = (uint32_t)k;
+    }
+    d->db.alphabet = alpha;
+    d->db.n = n;
+    d->db.total_res = total;
+    d->db.max_len = maxlen;
+    d->db.res = d->res;
+    d->db.off = d->off;
+    d->db.orig = d->orig;
+    d->db.rank = d->rank;
+}
+
+static inline void tl_tdb_free(tl_tdb_t *d)
+{
+    free(d->res);
+    free(d->off);
+    free(d->orig);
+    free(d->rank);
+}
+#endif /* SWGPU_IO_H */
+
 #endif
