@@ -245,28 +245,27 @@ fail:
     return rc;
 }
 
-int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name)
+/* *slot = a copy of s (NULL: none), the old one freed */
+static int set_copy(swgpu_outfmt_t *f, char **slot, const char *s)
 {
     if (!f)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL format");
     char *copy = NULL;
-    if (name && !(copy = strdup(name)))
+    if (s && !(copy = strdup(s)))
         return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
-    free(f->dbname);
-    f->dbname = copy;
+    free(*slot);
+    *slot = copy;
     return SWGPU_OK;
+}
+
+int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name)
+{
+    return set_copy(f, f ? &f->dbname : NULL, name);
 }
 
 int swgpu_outfmt_set_taxdb(swgpu_outfmt_t *f, const char *dir)
 {
-    if (!f)
-        return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL format");
-    char *copy = NULL;
-    if (dir && !(copy = strdup(dir)))
-        return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
-    free(f->taxdb_dir);
-    f->taxdb_dir = copy;
-    return SWGPU_OK;
+    return set_copy(f, f ? &f->taxdb_dir : NULL, dir);
 }
 
 void swgpu_outfmt_destroy(swgpu_outfmt_t *f)
