@@ -160,23 +160,6 @@ static size_t check_hits(const swgpu_search_result_t *r, const swgpu_seqset_t *q
     return total;
 }
 
-static int same_hits(const swgpu_search_result_t *a, const swgpu_search_result_t *b)
-{
-    if (a->n_queries != b->n_queries)
-        return 0;
-    for (size_t i = 0; i < a->n_queries; i++) {
-        if (a->q[i].n_hits != b->q[i].n_hits)
-            return 0;
-        for (size_t h = 0; h < a->q[i].n_hits; h++) {
-            const swgpu_hit_t *x = &a->q[i].hits[h], *y = &b->q[i].hits[h];
-            if (x->target != y->target || x->score != y->score || x->evalue != y->evalue ||
-                x->bits != y->bits || !tl_same_aln(&x->aln, &y->aln))
-                return 0;
-        }
-    }
-    return 1;
-}
-
 /* mode (1, 2, 3) on every engine: want hits, of which adjusted had their
  * matrix adjusted (the others scaled) */
 static void test_mode(const swgpu_seqset_t *qs, const swgpu_db_t *db, const swgpu_matrix_t *m,
@@ -197,13 +180,13 @@ static void test_mode(const swgpu_seqset_t *qs, const swgpu_db_t *db, const swgp
     size_t n_adj = 0, n = check_hits(cpu, qs, db, m, &o, &n_adj);
     CHECK(n == want, "mode %d: %zu hits, expected %zu", mode, n, want);
     CHECK(n_adj == adjusted, "mode %d: %zu adjusted, expected %zu", mode, n_adj, adjusted);
-    CHECK(same_hits(ref, cpu), "mode %d: ref and cpu engines differ", mode);
+    CHECK(tl_same_hits(ref, cpu), "mode %d: ref and cpu engines differ", mode);
     o.backend = SWGPU_BACKEND_CUDA;
     int rc = swgpu_search(qs, db, m, &o, &gpu);
     if (rc == SWGPU_ENODEV) {
         SKIP(1, "no CUDA device: the GPU scan of comp-based-stats");
     } else {
-        CHECK(rc == SWGPU_OK && same_hits(gpu, cpu), "mode %d: cuda differs: %s", mode,
+        CHECK(rc == SWGPU_OK && tl_same_hits(gpu, cpu), "mode %d: cuda differs: %s", mode,
               rc ? swgpu_last_error() : "hits");
     }
     /* no_align: the same scores and E-values */

@@ -24,6 +24,7 @@
 #include "search/search.h"
 #include "align/align.h"
 #include "tap.h"
+#include "testlib.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1288,25 +1289,6 @@ static void count_fallback(swgpu_log_level_t level, const char *msg, void *user)
         n_fallback++;
 }
 
-/* the two results hold the same hits: targets, scores, E-values, CIGARs */
-static int same_hits(const swgpu_search_result_t *a, const swgpu_search_result_t *b)
-{
-    if (a->n_queries != b->n_queries)
-        return 0;
-    for (size_t q = 0; q < a->n_queries; q++) {
-        if (a->q[q].n_hits != b->q[q].n_hits)
-            return 0;
-        for (size_t h = 0; h < a->q[q].n_hits; h++) {
-            const swgpu_hit_t *x = &a->q[q].hits[h], *y = &b->q[q].hits[h];
-            if (x->target != y->target || x->score != y->score || x->evalue != y->evalue ||
-                x->aln.n_cigar != y->aln.n_cigar ||
-                memcmp(x->aln.cigar, y->aln.cigar, x->aln.n_cigar * sizeof *x->aln.cigar))
-                return 0;
-        }
-    }
-    return 1;
-}
-
 
 /*
  * DNA searches on both strands on the GPU (issue 28): the batched engine
@@ -1373,7 +1355,7 @@ static void part2_strands(int small)
         o.backend = SWGPU_BACKEND_CPU;
         CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &rc), SWGPU_OK);
         size_t bad = 0, n_minus = 0;
-        int same = rg && rc && same_hits(rg, rc);
+        int same = rg && rc && tl_same_hits(rg, rc);
         for (size_t i = 0; same && i < nq; i++)
             for (size_t h = 0; h < rg->q[i].n_hits; h++) {
                 const swgpu_hit_t *x = &rg->q[i].hits[h], *y = &rc->q[i].hits[h];
@@ -1452,7 +1434,7 @@ static void alloc_failures(void)
             setenv("SWGPU_CUDA_FAIL_ALLOC", v, 1);
             int rc = swgpu_search(qs, db, m, &o, &r);
             const char *msg = swgpu_last_error();
-            if (rc == 0 && r && same_hits(r, want)) {
+            if (rc == 0 && r && tl_same_hits(r, want)) {
                 ok++;
             } else if (rc == SWGPU_ENOMEM && !r &&
                        (strstr(msg, "out of GPU memory") || strstr(msg, "out of pinned host memory"))) {
@@ -1477,7 +1459,7 @@ static void alloc_failures(void)
     {
         swgpu_search_result_t *r = NULL;
         o.max_gpu_memory = 0;
-        CHECK(swgpu_search(qs, db, m, &o, &r) == 0 && same_hits(r, want),
+        CHECK(swgpu_search(qs, db, m, &o, &r) == 0 && tl_same_hits(r, want),
               "a search after the failures: %s", swgpu_last_error());
         swgpu_search_result_destroy(r);
     }

@@ -346,26 +346,6 @@ static void check_result(const swgpu_search_result_t *r, const swgpu_seqset_t *q
     }
 }
 
-/* The same hits, alignments and all. */
-static int same_result(const swgpu_search_result_t *a, const swgpu_search_result_t *b)
-{
-    if (a->n_queries != b->n_queries)
-        return 0;
-    for (size_t i = 0; i < a->n_queries; i++) {
-        if (a->q[i].n_hits != b->q[i].n_hits)
-            return 0;
-        for (size_t h = 0; h < a->q[i].n_hits; h++) {
-            const swgpu_hit_t *x = &a->q[i].hits[h], *y = &b->q[i].hits[h];
-            if (x->target != y->target || x->score != y->score || x->hsp != y->hsp ||
-                x->minus != y->minus || x->evalue != y->evalue || x->aln.qbeg != y->aln.qbeg ||
-                x->aln.tbeg != y->aln.tbeg || x->aln.n_cigar != y->aln.n_cigar ||
-                memcmp(x->aln.cigar, y->aln.cigar, x->aln.n_cigar * sizeof *x->aln.cigar))
-                return 0;
-        }
-    }
-    return 1;
-}
-
 /* swgpu_search with max_hsps: random queries against subjects holding
  * mutated pieces of them, ref and cpu backends, 1 and 3 threads */
 static void test_search(swgpu_alphabet_t al)
@@ -429,12 +409,12 @@ static void test_search(swgpu_alphabet_t al)
     o.backend = SWGPU_BACKEND_CPU;
     o.threads = 3;
     CHECK_EQ_INT(swgpu_search(q, db, m, &o, &cpu), SWGPU_OK);
-    CHECK(same_result(ref, cpu), "ref and cpu (3 threads) differ");
+    CHECK(tl_same_hits(ref, cpu), "ref and cpu (3 threads) differ");
     o.max_hsps = 1;
     CHECK_EQ_INT(swgpu_search(q, db, m, &o, &one), SWGPU_OK);
     o.max_hsps = 0;
     CHECK_EQ_INT(swgpu_search(q, db, m, &o, &zero), SWGPU_OK);
-    CHECK(same_result(one, zero), "max_hsps 1 and 0 differ");
+    CHECK(tl_same_hits(one, zero), "max_hsps 1 and 0 differ");
     for (size_t i = 0; i < one->n_queries; i++)
         for (size_t h = 0; h < one->q[i].n_hits; h++)
             CHECK_EQ_INT(one->q[i].hits[h].hsp, 0);

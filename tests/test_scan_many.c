@@ -16,61 +16,6 @@
 
 /* ------------------------------------------------------------- fixtures */
 
-/* A database built by hand: sequences given in database order, sorted here
- * by ascending length (ties in database order), as struct swgpu_db wants. */
-typedef struct {
-    struct swgpu_db db;
-    uint8_t *res;
-    uint64_t *off;
-    uint32_t *orig, *rank;
-} tdb_t;
-
-static void tdb_build(tdb_t *d, swgpu_alphabet_t alpha, uint8_t **seqs, const size_t *lens, size_t n)
-{
-    uint64_t total = 0, maxlen = 0;
-    memset(d, 0, sizeof *d);
-    for (size_t i = 0; i < n; i++) {
-        total += lens[i];
-        if (lens[i] > maxlen) maxlen = lens[i];
-    }
-    d->res = malloc(total + 1);
-    d->off = malloc((n + 1) * sizeof *d->off);
-    d->orig = malloc(n * sizeof *d->orig + 1);
-    d->rank = malloc(n * sizeof *d->rank + 1);
-    for (size_t i = 0; i < n; i++) d->orig[i] = (uint32_t)i;
-    for (size_t i = 1; i < n; i++) { /* stable insertion sort by length */
-        uint32_t v = d->orig[i];
-        size_t j = i;
-        while (j > 0 && lens[d->orig[j - 1]] > lens[v]) {
-            d->orig[j] = d->orig[j - 1];
-            j--;
-        }
-        d->orig[j] = v;
-    }
-    d->off[0] = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (lens[d->orig[k]]) memcpy(d->res + d->off[k], seqs[d->orig[k]], lens[d->orig[k]]);
-        d->off[k + 1] = d->off[k] + lens[d->orig[k]];
-        d->rank[d->orig[k]] = (uint32_t)k;
-    }
-    d->db.alphabet = alpha;
-    d->db.n = n;
-    d->db.total_res = total;
-    d->db.max_len = maxlen;
-    d->db.res = d->res;
-    d->db.off = d->off;
-    d->db.orig = d->orig;
-    d->db.rank = d->rank;
-}
-
-static void tdb_free(tdb_t *d)
-{
-    free(d->res);
-    free(d->off);
-    free(d->orig);
-    free(d->rank);
-}
-
 /* A set of queries, owned. */
 typedef struct {
     size_t n;
@@ -157,7 +102,8 @@ static swgpu_opts_t opts(int go, int ge, int threads)
 }
 
 /* The reference engine's scores of every query (nq * n), NULL on failure. */
-static int32_t *ref_scores(const tdb_t *d, const swgpu_matrix_t *m, int go, int ge, const qset_t *qs)
+static int32_t *ref_scores(const tl_tdb_t *d, const swgpu_matrix_t *m, int go, int ge,
+                           const qset_t *qs)
 {
     size_t n = d->db.n;
     swgpu_opts_t o = opts(go, ge, 1);
@@ -206,8 +152,8 @@ static long diff_scores(const char *what, const char *vs, const int32_t *got, co
  * is left out (too slow for the larger sets); quick runs take the best
  * instruction set only (the threads' code is the same for all).
  */
-static void check_many(const char *what, const tdb_t *d, const swgpu_matrix_t *m, int go, int ge,
-                       const qset_t *qs, int use_ref)
+static void check_many(const char *what, const tl_tdb_t *d, const swgpu_matrix_t *m, int go,
+                       int ge, const qset_t *qs, int use_ref)
 {
     size_t n = d->db.n, nq = qs->n;
     int32_t *want = use_ref ? ref_scores(d, m, go, ge, qs) : NULL;
@@ -293,8 +239,8 @@ static size_t db_len(size_t i, uint64_t *rng, size_t maxlen)
 
 /* A database of nseq random sequences, every 9th holding a stretch of one
  * of the queries (scores beyond 8 bits, and 16 with a big matrix). */
-static void build_db(tdb_t *d, swgpu_alphabet_t alpha, size_t nseq, size_t maxlen, const qset_t *qs,
-                     uint64_t *rng)
+static void build_db(tl_tdb_t *d, swgpu_alphabet_t alpha, size_t nseq, size_t maxlen,
+                     const qset_t *qs, uint64_t *rng)
 {
     int ncodes = alpha == SWGPU_DNA ? 4 : 20;
     uint8_t **seqs = malloc(nseq * sizeof *seqs);
@@ -309,7 +255,7 @@ static void build_db(tdb_t *d, swgpu_alphabet_t alpha, size_t nseq, size_t maxle
             memcpy(seqs[i], s->q[qi], l);
         }
     }
-    tdb_build(d, alpha, seqs, lens, nseq);
+    tl_tdb_build(d, alpha, seqs, lens, nseq);
     for (size_t i = 0; i < nseq; i++) free(seqs[i]);
     free(seqs);
     free(lens);
@@ -332,7 +278,7 @@ static void test_protein(void)
     uint64_t rng = 101;
     swgpu_matrix_t *mp = NULL;
     qset_t qs;
-    tdb_t d;
+    tl_tdb_t d;
 
     if (swgpu_matrix_builtin("BLOSUM62", &mp)) {
         CHECK(0, "BLOSUM62: %s", swgpu_last_error());
@@ -341,7 +287,7 @@ static void test_protein(void)
     varied_queries(&qs, tap_quick() ? 16 : 40, 200, 20, &rng);
     build_db(&d, SWGPU_PROTEIN, tap_quick() ? 40 : 100, 250, &qs, &rng);
     check_many("protein 40 queries x 100 (quick: 16 x 40)", &d, mp, 11, 1, &qs, 1);
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
 
     /* one query; then many short ones against a larger database (scan()
@@ -349,14 +295,14 @@ static void test_protein(void)
     qset_add(&qs, 250, 20, &rng);
     build_db(&d, SWGPU_PROTEIN, 150, 300, &qs, &rng);
     check_many("protein 1 query", &d, mp, 11, 1, &qs, 1);
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
 
     for (int i = 0; i < (tap_quick() ? 60 : 300); i++)
         qset_add(&qs, 1 + (size_t)(tap_rand(&rng) % 40), 20, &rng);
     build_db(&d, SWGPU_PROTEIN, tap_quick() ? 300 : 1200, 300, &qs, &rng);
     check_many("protein 300 short queries x 1200 (quick: 60 x 300)", &d, mp, 10, 2, &qs, 0);
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
     swgpu_matrix_destroy(mp);
 }
@@ -368,7 +314,7 @@ static void test_wide(void)
     uint64_t rng = 202;
     swgpu_matrix_t m;
     qset_t qs;
-    tdb_t d;
+    tl_tdb_t d;
 
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "wide");
@@ -380,7 +326,7 @@ static void test_wide(void)
     varied_queries(&qs, tap_quick() ? 13 : 24, 300, 20, &rng);
     build_db(&d, SWGPU_PROTEIN, tap_quick() ? 40 : 80, 400, &qs, &rng);
     check_many("wide matrix", &d, &m, 20, 5, &qs, 1);
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
 }
 
@@ -389,7 +335,7 @@ static void test_dna(void)
     uint64_t rng = 303;
     swgpu_matrix_t *mp = NULL;
     qset_t qs;
-    tdb_t d;
+    tl_tdb_t d;
 
     if (swgpu_matrix_dna(5, -4, &mp)) {
         CHECK(0, "dna matrix: %s", swgpu_last_error());
@@ -398,7 +344,7 @@ static void test_dna(void)
     varied_queries(&qs, tap_quick() ? 14 : 36, 300, 4, &rng);
     build_db(&d, SWGPU_DNA, tap_quick() ? 40 : 100, 300, &qs, &rng);
     check_many("dna 36 queries x 100 (quick: 14 x 40)", &d, mp, 5, 2, &qs, 1);
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
     swgpu_matrix_destroy(mp);
 }
@@ -411,7 +357,7 @@ static void test_sparse(void)
     uint8_t *seqs[3];
     size_t lens[3] = {3000, 2500, 700};
     qset_t qs;
-    tdb_t d;
+    tl_tdb_t d;
 
     if (swgpu_matrix_builtin("PAM70", &mp)) {
         CHECK(0, "PAM70: %s", swgpu_last_error());
@@ -426,9 +372,9 @@ static void test_sparse(void)
     }
     memcpy(seqs[0] + 100, qs.q[3], 2600);
     memcpy(seqs[1] + 2000, qs.q[5], qs.len[5]);
-    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 3);
+    tl_tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 3);
     check_many("sparse 3 sequences", &d, mp, 10, 2, &qs, 1);
-    tdb_free(&d);
+    tl_tdb_free(&d);
     for (int i = 0; i < 3; i++) free(seqs[i]);
     qset_free(&qs);
     swgpu_matrix_destroy(mp);
@@ -441,7 +387,7 @@ static void test_edges(void)
     swgpu_matrix_t *mp = NULL;
     swgpu_opts_t o = opts(11, 1, 3);
     qset_t qs;
-    tdb_t d;
+    tl_tdb_t d;
     void *st = NULL;
     sink_t k;
 
@@ -465,12 +411,12 @@ static void test_edges(void)
         swgpu__engine_cpu.destroy(st);
         st = NULL;
     }
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
 
     /* a database without sequences: each query goes to the sink once */
     for (int i = 0; i < 5; i++) qset_add(&qs, 10 + (size_t)i, 20, &rng);
-    tdb_build(&d, SWGPU_PROTEIN, NULL, NULL, 0);
+    tl_tdb_build(&d, SWGPU_PROTEIN, NULL, NULL, 0);
     CHECK_EQ_INT(swgpu__engine_cpu.create(&d.db, mp, &o, &st), 0);
     if (st) {
         swgpu__query_t qp[5];
@@ -482,7 +428,7 @@ static void test_edges(void)
         sink_free(&k);
         swgpu__engine_cpu.destroy(st);
     }
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
     swgpu_matrix_destroy(mp);
 }
@@ -495,7 +441,7 @@ static void test_abort(void)
     uint64_t rng = 606;
     swgpu_matrix_t *mp = NULL;
     qset_t qs;
-    tdb_t d;
+    tl_tdb_t d;
     swgpu__query_t qp[512];
 
     if (swgpu_matrix_builtin("BLOSUM62", &mp)) {
@@ -543,7 +489,7 @@ static void test_abort(void)
             CHECK(0, "create: %s", swgpu_last_error());
         }
     }
-    tdb_free(&d);
+    tl_tdb_free(&d);
     qset_free(&qs);
     swgpu_matrix_destroy(mp);
 }

@@ -45,61 +45,6 @@ static void matrix_random(swgpu_matrix_t *m, swgpu_alphabet_t alpha, int lo, int
     m->max = hi;
 }
 
-/* A database built by hand: sequences given in database order, sorted here
- * by ascending length (ties in database order), as struct swgpu_db wants. */
-typedef struct {
-    struct swgpu_db db;
-    uint8_t *res;
-    uint64_t *off;
-    uint32_t *orig, *rank;
-} tdb_t;
-
-static void tdb_build(tdb_t *d, swgpu_alphabet_t alpha, uint8_t **seqs, const size_t *lens, size_t n)
-{
-    uint64_t total = 0, maxlen = 0;
-    memset(d, 0, sizeof *d);
-    for (size_t i = 0; i < n; i++) {
-        total += lens[i];
-        if (lens[i] > maxlen) maxlen = lens[i];
-    }
-    d->res = malloc(total + 1);
-    d->off = malloc((n + 1) * sizeof *d->off);
-    d->orig = malloc(n * sizeof *d->orig);
-    d->rank = malloc(n * sizeof *d->rank);
-    for (size_t i = 0; i < n; i++) d->orig[i] = (uint32_t)i;
-    for (size_t i = 1; i < n; i++) { /* stable insertion sort by length */
-        uint32_t v = d->orig[i];
-        size_t j = i;
-        while (j > 0 && lens[d->orig[j - 1]] > lens[v]) {
-            d->orig[j] = d->orig[j - 1];
-            j--;
-        }
-        d->orig[j] = v;
-    }
-    d->off[0] = 0;
-    for (size_t k = 0; k < n; k++) {
-        memcpy(d->res + d->off[k], seqs[d->orig[k]], lens[d->orig[k]]);
-        d->off[k + 1] = d->off[k] + lens[d->orig[k]];
-        d->rank[d->orig[k]] = (uint32_t)k;
-    }
-    d->db.alphabet = alpha;
-    d->db.n = n;
-    d->db.total_res = total;
-    d->db.max_len = maxlen;
-    d->db.res = d->res;
-    d->db.off = d->off;
-    d->db.orig = d->orig;
-    d->db.rank = d->rank;
-}
-
-static void tdb_free(tdb_t *d)
-{
-    free(d->res);
-    free(d->off);
-    free(d->orig);
-    free(d->rank);
-}
-
 /* ----------------------------------------------------------- the checks */
 
 static const swgpu__isa_t isas[] = {SWGPU__ISA_SCALAR, SWGPU__ISA_SSE41, SWGPU__ISA_AVX2,
@@ -109,7 +54,7 @@ static const swgpu__isa_t isas[] = {SWGPU__ISA_SCALAR, SWGPU__ISA_SSE41, SWGPU__
 /* Scan every query with every available instruction set at 1 and 2
  * threads (quick runs: 2); compare each score with the oracle.  Returns the
  * overflow count of the last scan (for callers that pin it). */
-static uint64_t check_engine(const char *what, const tdb_t *d, const swgpu_matrix_t *m,
+static uint64_t check_engine(const char *what, const tl_tdb_t *d, const swgpu_matrix_t *m,
                              int go, int ge, uint8_t **qs, const size_t *qlens, size_t nq)
 {
     size_t n = d->db.n;
@@ -188,7 +133,7 @@ static void test_random(swgpu_alphabet_t alpha, const swgpu_matrix_t *mats, int 
     uint8_t *seqs[1024], *qs[8];
     size_t lens[1024], qlens[8] = {1, 2, 5, 33, 64, 150, 301, 4};
     size_t nq = sizeof qlens / sizeof qlens[0];
-    tdb_t d;
+    tl_tdb_t d;
     char what[160];
 
     for (size_t i = 0; i < nseq; i++) {
@@ -208,14 +153,14 @@ static void test_random(swgpu_alphabet_t alpha, const swgpu_matrix_t *mats, int 
         size_t qi = 5 + i % 3, l = lens[i] < qlens[qi] ? lens[i] : qlens[qi];
         memcpy(seqs[i], qs[qi], l / 2 + 1 <= lens[i] ? l / 2 + 1 : l);
     }
-    tdb_build(&d, alpha, seqs, lens, nseq);
+    tl_tdb_build(&d, alpha, seqs, lens, nseq);
     for (int mi = 0; mi < nmats; mi++)
         for (int gi = 0; gi < ngaps; gi++) {
             snprintf(what, sizeof what, "%s %s gaps %d/%d", alpha == SWGPU_DNA ? "dna" : "protein",
                      mats[mi].name, gaps[gi][0], gaps[gi][1]);
             check_engine(what, &d, &mats[mi], gaps[gi][0], gaps[gi][1], qs, qlens, nq);
         }
-    tdb_free(&d);
+    tl_tdb_free(&d);
     for (size_t i = 0; i < nseq; i++) free(seqs[i]);
     for (size_t qi = 0; qi < nq; qi++) free(qs[qi]);
 }
@@ -228,7 +173,7 @@ static void test_saturation(void)
     swgpu_matrix_t m;
     uint8_t *seqs[100], *q[1];
     size_t lens[100], ql[1], i, nseq = 100;
-    tdb_t d;
+    tl_tdb_t d;
     const int top = 7;
 
     /* a matrix where code top scores 127 against itself and -4 against
@@ -267,7 +212,7 @@ static void test_saturation(void)
             seqs[i][0] = (uint8_t)(top + 2);
         }
     }
-    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, nseq);
+    tl_tdb_build(&d, SWGPU_PROTEIN, seqs, lens, nseq);
     int64_t self = oracle(q[0], ql[0], q[0], ql[0], &m, 11, 1);
     CHECK(self > 65535, "the saturation test needs a self score above 65535, got %lld", (long long)self);
     uint64_t ov = check_engine("saturation 11/1", &d, &m, 11, 1, q, ql, 1);
@@ -276,7 +221,7 @@ static void test_saturation(void)
         CHECK_EQ_INT(ov, 5);
     else
         SKIP(1, "overflow count: no SIMD instruction set");
-    tdb_free(&d);
+    tl_tdb_free(&d);
     for (i = 0; i < nseq; i++) free(seqs[i]);
     free(q[0]);
 }
@@ -292,7 +237,7 @@ static void test_refill(void)
     swgpu_matrix_t *mp = NULL;
     uint8_t *seqs[1200], *q[3];
     size_t lens[1200], ql[3] = {150, 1, 61}, i, nseq = 1200;
-    tdb_t d;
+    tl_tdb_t d;
 
     if (swgpu_matrix_builtin("BLOSUM62", &mp)) {
         CHECK(0, "BLOSUM62: %s", swgpu_last_error());
@@ -309,9 +254,9 @@ static void test_refill(void)
         tl_rand_codes(&rng, seqs[i], lens[i], 24);
         if (i % 23 == 5) memcpy(seqs[i], q[0], lens[i] < ql[0] ? lens[i] : ql[0]);
     }
-    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, nseq);
+    tl_tdb_build(&d, SWGPU_PROTEIN, seqs, lens, nseq);
     check_engine("refill", &d, mp, 11, 1, q, ql, 3);
-    tdb_free(&d);
+    tl_tdb_free(&d);
     for (i = 0; i < nseq; i++) free(seqs[i]);
     for (i = 0; i < 3; i++) free(q[i]);
     swgpu_matrix_destroy(mp);
@@ -326,7 +271,7 @@ static void test_sparse(void)
     swgpu_matrix_t *mp = NULL;
     uint8_t *seqs[3], *q[4];
     size_t lens[3] = {3000, 2500, 700}, ql[4] = {1, 50, 400, 2600}, i;
-    tdb_t d;
+    tl_tdb_t d;
 
     if (swgpu_matrix_builtin("PAM70", &mp)) {
         CHECK(0, "PAM70: %s", swgpu_last_error());
@@ -342,7 +287,7 @@ static void test_sparse(void)
     }
     memcpy(seqs[0] + 100, q[3], 2600); /* a 2600-residue exact copy: beyond 8 bits */
     memcpy(seqs[1] + 2000, q[2], 400);
-    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 3);
+    tl_tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 3);
     check_engine("sparse 3 sequences", &d, mp, 10, 2, q, ql, 4);
     if (!tap_quick()) {
         /* an asymmetric matrix: the swap must transpose it */
@@ -353,7 +298,7 @@ static void test_sparse(void)
         am.max = 6;
         check_engine("sparse 3 sequences, asymmetric matrix", &d, &am, 10, 2, q, ql, 4);
     }
-    tdb_free(&d);
+    tl_tdb_free(&d);
     for (i = 0; i < 3; i++) free(seqs[i]);
     for (i = 0; i < 4; i++) free(q[i]);
     swgpu_matrix_destroy(mp);
@@ -367,11 +312,11 @@ static void test_edges(void)
     uint8_t one[1] = {3}, none[1] = {0}, *seqs[2] = {one, none}, *q[2];
     uint8_t qa[1] = {3}, qb[3] = {1, 3, 2};
     size_t lens[2] = {1, 0}, ql[2] = {1, 3};
-    tdb_t d;
+    tl_tdb_t d;
     matrix_random(&m, SWGPU_PROTEIN, -4, 11, &rng);
     q[0] = qa;
     q[1] = qb;
-    tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 2);
+    tl_tdb_build(&d, SWGPU_PROTEIN, seqs, lens, 2);
     check_engine("one residue and an empty sequence", &d, &m, 11, 1, q, ql, 2);
 
     swgpu_opts_t o;
@@ -389,7 +334,7 @@ static void test_edges(void)
         swgpu__engine_cpu.destroy(st);
     }
     swgpu__engine_cpu.destroy(NULL);
-    tdb_free(&d);
+    tl_tdb_free(&d);
 }
 
 int main(void)

@@ -2,9 +2,9 @@
  * testlib.h - helpers shared by the test binaries (after tap.h, whose
  * tap_rand draws every number): random sequences and their mutants, paths
  * and whole-file reads and writes, sequence sets and databases built from
- * strings, alignment comparison.  Each random helper draws exactly as the
- * test-local copy it replaced, so the tests' data are unchanged; two
- * mutants that draw differently keep distinct names.
+ * strings, alignment and search-result comparison.  Each random helper
+ * draws exactly as the test-local copy it replaced, so the tests' data are
+ * unchanged; two mutants that draw differently keep distinct names.
  */
 #ifndef SWGPU_TESTLIB_H
 #define SWGPU_TESTLIB_H
@@ -224,6 +224,26 @@ static inline int tl_same_aln(const swgpu_aln_t *a, const swgpu_aln_t *b)
            a->n_gaps == b->n_gaps;
 }
 
+/* Whether two search results hold the same hits, every field of each:
+ * target, score, bits, E-value, strand, HSP number and alignment. */
+static inline int tl_same_hits(const swgpu_search_result_t *a, const swgpu_search_result_t *b)
+{
+    if (a->n_queries != b->n_queries)
+        return 0;
+    for (size_t i = 0; i < a->n_queries; i++) {
+        if (a->q[i].query != b->q[i].query || a->q[i].n_hits != b->q[i].n_hits)
+            return 0;
+        for (size_t h = 0; h < a->q[i].n_hits; h++) {
+            const swgpu_hit_t *x = &a->q[i].hits[h], *y = &b->q[i].hits[h];
+            if (x->target != y->target || x->score != y->score || x->bits != y->bits ||
+                x->evalue != y->evalue || x->minus != y->minus || x->hsp != y->hsp ||
+                !tl_same_aln(&x->aln, &y->aln))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* swgpu_align's score of a[0..m) against b[0..n) (codes); -1 on error. */
 static inline int64_t tl_align_score(const uint8_t *a, size_t m, const uint8_t *b, size_t n,
                                      const swgpu_matrix_t *mat, int open, int ext)
@@ -236,5 +256,65 @@ static inline int64_t tl_align_score(const uint8_t *a, size_t m, const uint8_t *
     swgpu_aln_free(&r);
     return v;
 }
+
+#ifdef SWGPU_IO_H
+/* A database built by hand (struct swgpu_db: for tests that include
+ * io/io.h before this file): sequences given in database order, sorted here
+ * by ascending length (ties in database order), as struct swgpu_db wants;
+ * tl_tdb_free frees what tl_tdb_build allocated. */
+typedef struct {
+    struct swgpu_db db;
+    uint8_t *res;
+    uint64_t *off;
+    uint32_t *orig, *rank;
+} tl_tdb_t;
+
+static inline void tl_tdb_build(tl_tdb_t *d, swgpu_alphabet_t alpha, uint8_t **seqs,
+                                const size_t *lens, size_t n)
+{
+    uint64_t total = 0, maxlen = 0;
+    memset(d, 0, sizeof *d);
+    for (size_t i = 0; i < n; i++) {
+        total += lens[i];
+        if (lens[i] > maxlen) maxlen = lens[i];
+    }
+    d->res = malloc(total + 1);
+    d->off = malloc((n + 1) * sizeof *d->off);
+    d->orig = malloc(n * sizeof *d->orig + 1);
+    d->rank = malloc(n * sizeof *d->rank + 1);
+    for (size_t i = 0; i < n; i++) d->orig[i] = (uint32_t)i;
+    for (size_t i = 1; i < n; i++) { /* stable insertion sort by length */
+        uint32_t v = d->orig[i];
+        size_t j = i;
+        while (j > 0 && lens[d->orig[j - 1]] > lens[v]) {
+            d->orig[j] = d->orig[j - 1];
+            j--;
+        }
+        d->orig[j] = v;
+    }
+    d->off[0] = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (lens[d->orig[k]]) memcpy(d->res + d->off[k], seqs[d->orig[k]], lens[d->orig[k]]);
+        d->off[k + 1] = d->off[k] + lens[d->orig[k]];
+        d->rank[d->orig[k]] = (uint32_t)k;
+    }
+    d->db.alphabet = alpha;
+    d->db.n = n;
+    d->db.total_res = total;
+    d->db.max_len = maxlen;
+    d->db.res = d->res;
+    d->db.off = d->off;
+    d->db.orig = d->orig;
+    d->db.rank = d->rank;
+}
+
+static inline void tl_tdb_free(tl_tdb_t *d)
+{
+    free(d->res);
+    free(d->off);
+    free(d->orig);
+    free(d->rank);
+}
+#endif /* SWGPU_IO_H */
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * cli.c - helpers shared by the subcommands of the swgpu tool: the clock of
- * the log lines, the logger, error lines, --threads clamping, option
- * values (integers, sizes, types), durations and the peak memory.
+ * the log lines, the logger, error lines (getopt's too), --threads
+ * clamping, option values (integers, sizes, types), durations and the peak
+ * memory.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -100,6 +101,17 @@ void cli_error(const char *fmt, ...)
     vfprintf(fp, fmt, ap);
     va_end(ap);
     fputc('\n', fp);
+}
+
+int cli_getopt_error(const char *cmd, int c, const char *opt)
+{
+    if (c == ':')
+        cli_error("%s: option '%s' needs a value (see swgpu %s --help)", cmd, opt, cmd);
+    else if (optopt && optopt < 256)
+        cli_error("%s: unknown option '-%c' (see swgpu %s --help)", cmd, optopt, cmd);
+    else
+        cli_error("%s: unknown option '%s' (see swgpu %s --help)", cmd, opt, cmd);
+    return CLI_ERROR;
 }
 
 int cli_parse_int(const char *opt, const char *s, int *out)

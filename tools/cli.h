@@ -147,6 +147,10 @@ double cli_elapsed(void);
  * (unless quiet); negative values are returned unchanged, and 0 too (all
  * cores) unless cli_dist gives it a meaning */
 int cli_clamp_threads(int threads, int verbosity);
+/* getopt_long's error for a subcommand cmd ("search"): c ':' (opt, the word
+ * that gave it, lacks its value) or anything else (an unknown option: -X
+ * from optopt, else opt) told as one error line; returns CLI_ERROR */
+int cli_getopt_error(const char *cmd, int c, const char *opt);
 /* an int option's value; -1 after an error naming opt when s is not an
  * integer or out of int's range */
 int cli_parse_int(const char *opt, const char *s, int *out);

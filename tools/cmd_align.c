@@ -319,15 +319,8 @@ static int align_option(int c, const char *opt, cli_align_args_t *a)
         }
         break;
     }
-    case ':':
-        cli_error("align: option '%s' needs a value (see swgpu align --help)", opt);
-        return CLI_ERROR;
-    default:
-        if (optopt && optopt < 256)
-            cli_error("align: unknown option '-%c' (see swgpu align --help)", optopt);
-        else
-            cli_error("align: unknown option '%s' (see swgpu align --help)", opt);
-        return CLI_ERROR;
+    default: /* ':' too */
+        return cli_getopt_error("align", c, opt);
     }
     return CLI_RUN;
 }

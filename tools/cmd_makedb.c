@@ -71,15 +71,8 @@ int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a)
         case 'v': a->verbosity++; break;
         case OPT_QUIET: a->verbosity = 0; break;
         case 'h': return CLI_HELP;
-        case ':':
-            cli_error("makedb: option '%s' needs a value (see swgpu makedb --help)", opt);
-            return CLI_ERROR;
-        default:
-            if (optopt && optopt < 256)
-                cli_error("makedb: unknown option '-%c' (see swgpu makedb --help)", optopt);
-            else
-                cli_error("makedb: unknown option '%s' (see swgpu makedb --help)", opt);
-            return CLI_ERROR;
+        default: /* ':' too */
+            return cli_getopt_error("makedb", c, opt);
         }
     }
     if (argc - optind != 2) {

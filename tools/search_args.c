@@ -223,15 +223,8 @@ static int search_option(int c, const char *opt, cli_search_args_t *a)
             return CLI_ERROR;
         }
         break;
-    case ':':
-        cli_error("search: option '%s' needs a value (see swgpu search --help)", opt);
-        return CLI_ERROR;
-    default:
-        if (optopt && optopt < 256)
-            cli_error("search: unknown option '-%c' (see swgpu search --help)", optopt);
-        else
-            cli_error("search: unknown option '%s' (see swgpu search --help)", opt);
-        return CLI_ERROR;
+    default: /* ':' too */
+        return cli_getopt_error("search", c, opt);
     }
     return CLI_RUN;
 }

@@ -363,6 +363,32 @@ void swgpu__fasta_raw_table(uint8_t raw[256])
     }
 }
 
+void swgpu__fasta_split_header(const char *h, size_t len, swgpu__fasta_hdr_t *out)
+{
+    size_t i = 0;
+    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
+    size_t ib = i;
+    while (i < len && h[i] != ' ' && h[i] != '\t') i++;
+    size_t ie = i;
+    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
+    size_t de = len;
+    while (de > i && (h[de - 1] == ' ' || h[de - 1] == '\t')) de--;
+    out->id = ib;
+    out->idlen = ie - ib;
+    out->desc = i;
+    out->dlen = de - i;
+}
+
+size_t swgpu__fasta_header_bad(const char *h, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)h[i];
+        if ((c < ' ' && c != '\t') || c == 127)
+            return i;
+    }
+    return len;
+}
+
 typedef struct {
     reader_t r;
     swgpu_seqset_t *set;
@@ -388,23 +414,17 @@ static int cr_only(const parser_t *p)
 /* header line (without its '>' / '@'): id = first word, desc = the rest */
 static int parse_header(parser_t *p, const char *h, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)h[i];
+    size_t bad = swgpu__fasta_header_bad(h, len);
+    if (bad < len) {
+        unsigned char c = (unsigned char)h[bad];
         if (c == '\r')
             return cr_only(p);
-        if ((c < ' ' && c != '\t') || c == 127)
-            return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": binary data (byte 0x%02x) in header of record %" PRIu64,
-                               p->r.path, p->r.lineno, c, p->rec);
+        return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": binary data (byte 0x%02x) in header of record %" PRIu64,
+                           p->r.path, p->r.lineno, c, p->rec);
     }
-    size_t i = 0;
-    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
-    size_t ib = i;
-    while (i < len && h[i] != ' ' && h[i] != '\t') i++;
-    size_t ie = i;
-    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
-    size_t de = len;
-    while (de > i && (h[de - 1] == ' ' || h[de - 1] == '\t')) de--;
-    if (ie == ib)
+    swgpu__fasta_hdr_t f;
+    swgpu__fasta_split_header(h, len, &f);
+    if (f.idlen == 0)
         return swgpu__fail(SWGPU_EFORMAT, "file %s, line %" PRIu64 ": record %" PRIu64 " has an empty id "
                            "(nothing after '%c')", p->r.path, p->r.lineno, p->rec, h[-1]);
     if (held(&p->r, len + 2) > p->r.limit)
@@ -412,7 +432,7 @@ static int parse_header(parser_t *p, const char *h, size_t len)
     int rc = swgpu__seqset_reserve_slot(p->set);
     if (rc) return rc;
     p->set->name_off[p->set->n] = p->set->names_len;
-    return swgpu__seqset_add_names(p->set, h + ib, ie - ib, h + i, de - i);
+    return swgpu__seqset_add_names(p->set, h + f.id, f.idlen, h + f.desc, f.dlen);
 }
 
 /* Hot loop: append the letters of line to the current record, whose

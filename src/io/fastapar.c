@@ -180,32 +180,21 @@ static void fail_at(piece_t *pc, int kind, uint64_t line, unsigned char byte)
 static int header(piece_t *pc, const unsigned char *h, size_t len, uint64_t line,
                   const unsigned char **id, size_t *idlen, uint64_t *nsz)
 {
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = h[i];
-        if (c == '\r') {
-            fail_at(pc, E_CR, line, c);
-            return -1;
-        }
-        if ((c < ' ' && c != '\t') || c == 127) {
-            fail_at(pc, E_HDR_BIN, line, c);
-            return -1;
-        }
+    const char *hc = (const char *)h;
+    size_t bad = swgpu__fasta_header_bad(hc, len);
+    if (bad < len) {
+        fail_at(pc, h[bad] == '\r' ? E_CR : E_HDR_BIN, line, h[bad]);
+        return -1;
     }
-    size_t i = 0;
-    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
-    size_t ib = i;
-    while (i < len && h[i] != ' ' && h[i] != '\t') i++;
-    size_t ie = i;
-    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
-    size_t de = len;
-    while (de > i && (h[de - 1] == ' ' || h[de - 1] == '\t')) de--;
-    if (ie == ib) {
+    swgpu__fasta_hdr_t f;
+    swgpu__fasta_split_header(hc, len, &f);
+    if (f.idlen == 0) {
         fail_at(pc, E_NO_ID, line, '>');
         return -1;
     }
-    *id = h + ib;
-    *idlen = ie - ib;
-    *nsz = (ie - ib) + (de - i) + 2;
+    *id = h + f.id;
+    *idlen = f.idlen;
+    *nsz = f.idlen + f.dlen + 2;
     return 0;
 }
 
@@ -540,20 +529,14 @@ void swgpu__fpar_name_offsets(swgpu__fpar_t *f, uint64_t *name_off)
 /* a header's names at *np ("id\0desc\0"), within [.., nend) */
 static int put_names(const unsigned char *h, size_t len, char **np, const char *nend)
 {
-    size_t i = 0;
-    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
-    size_t ib = i;
-    while (i < len && h[i] != ' ' && h[i] != '\t') i++;
-    size_t ie = i;
-    while (i < len && (h[i] == ' ' || h[i] == '\t')) i++;
-    size_t de = len;
-    while (de > i && (h[de - 1] == ' ' || h[de - 1] == '\t')) de--;
-    size_t need = (ie - ib) + (de - i) + 2;
+    swgpu__fasta_hdr_t f;
+    swgpu__fasta_split_header((const char *)h, len, &f);
+    size_t need = f.idlen + f.dlen + 2;
     if (need > (size_t)(nend - *np)) return -1;
     char *p = *np;
-    memcpy(p, h + ib, ie - ib);
-    p[ie - ib] = 0;
-    memcpy(p + (ie - ib) + 1, h + i, de - i);
+    memcpy(p, h + f.id, f.idlen);
+    p[f.idlen] = 0;
+    memcpy(p + f.idlen + 1, h + f.desc, f.dlen);
     p[need - 1] = 0;
     *np += need;
     return 0;

@@ -69,6 +69,17 @@ int swgpu__get_read_limit(uint64_t *out);
 /* raw[c]: 0 skip (whitespace, digit), 0xFF binary data or a '\r' inside a
  * line, else the byte a sequence line stores (letters upper-cased) */
 void swgpu__fasta_raw_table(uint8_t raw[256]);
+/* A header line h[0, len) (without its '>' / '@') as every FASTA reader
+ * splits it: the id is h[id, id + idlen), its first word (space or tab
+ * delimited; idlen 0: none), the description h[desc, desc + dlen), the rest
+ * with the blanks around it trimmed.  swgpu__fasta_header_bad: the offset
+ * of the first byte a header may not hold (a control byte other than tab,
+ * DEL; '\r' among them), len when none. */
+typedef struct {
+    size_t id, idlen, desc, dlen;
+} swgpu__fasta_hdr_t;
+void swgpu__fasta_split_header(const char *h, size_t len, swgpu__fasta_hdr_t *out);
+size_t swgpu__fasta_header_bad(const char *h, size_t len);
 /* open(path) for reading: the descriptor, or SWGPU_EIO with the message
  * ("file P: is a socket ...", "file P: No such file or directory") */
 int swgpu__open_input(const char *path);

@@ -245,28 +245,27 @@ fail:
     return rc;
 }
 
-int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name)
+/* *slot = a copy of s (NULL: none), the old one freed */
+static int set_copy(swgpu_outfmt_t *f, char **slot, const char *s)
 {
     if (!f)
         return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL format");
     char *copy = NULL;
-    if (name && !(copy = strdup(name)))
+    if (s && !(copy = strdup(s)))
         return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
-    free(f->dbname);
-    f->dbname = copy;
+    free(*slot);
+    *slot = copy;
     return SWGPU_OK;
+}
+
+int swgpu_outfmt_set_dbname(swgpu_outfmt_t *f, const char *name)
+{
+    return set_copy(f, f ? &f->dbname : NULL, name);
 }
 
 int swgpu_outfmt_set_taxdb(swgpu_outfmt_t *f, const char *dir)
 {
-    if (!f)
-        return swgpu__fail(SWGPU_EINVAL, "outfmt: NULL format");
-    char *copy = NULL;
-    if (dir && !(copy = strdup(dir)))
-        return swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
-    free(f->taxdb_dir);
-    f->taxdb_dir = copy;
-    return SWGPU_OK;
+    return set_copy(f, f ? &f->taxdb_dir : NULL, dir);
 }
 
 void swgpu_outfmt_destroy(swgpu_outfmt_t *f)
@@ -471,16 +470,6 @@ static void put_fields_line(writer_t *wr)
 
 #define dbname swgpu__fmt_dbname
 
-static int digits(int64_t v)
-{
-    int d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
-}
-
 /* One hit in the pairwise view: header, then blocks of 60 columns.  A
  * minus-strand hit shows the subject's reverse complement, its positions
  * counting down on the subject as stored (BLAST's Plus/Minus). */
@@ -511,31 +500,19 @@ static void put_pair_hit(writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *
     size_t len = strlen(wr->w.qtext);
     /* residues before the line, on the strand shown */
     int64_t qpos = a->qbeg, tpos = h->minus ? (int64_t)t->len - a->tend : a->tbeg;
-    int w = digits(a->qend > a->tend ? a->qend : a->tend);
+    int w = swgpu__fmt_digits(a->qend > a->tend ? a->qend : a->tend);
     for (size_t c0 = 0; c0 < len; c0 += WIDTH) {
         size_t n = len - c0 < WIDTH ? len - c0 : WIDTH;
-        int64_t qn = 0, tn = 0;
-        for (size_t k = 0; k < n; k++) {
-            qn += wr->w.qtext[c0 + k] != '-';
-            tn += wr->w.ttext[c0 + k] != '-';
-        }
-        /* first and last residue on the line; a line of gaps only shows the
-         * previous position twice */
-        fprintf(fp, "Query  %*lld %.*s %lld\n", w, (long long)(qn ? qpos + 1 : qpos), (int)n,
-                wr->w.qtext + c0, (long long)(qpos + qn));
+        fmt_span_t sp;
+        swgpu__fmt_line_span(&wr->w, c0, n, h->minus, t->len, &qpos, &tpos, &sp);
+        fprintf(fp, "Query  %*lld %.*s %lld\n", w, (long long)sp.qfirst, (int)n, wr->w.qtext + c0,
+                (long long)sp.qlast);
         size_t mn = n;
         while (mn > 0 && wr->w.mid[c0 + mn - 1] == ' ')
             mn--;
         fprintf(fp, "%*s%.*s\n", 8 + w, "", (int)mn, wr->w.mid + c0);
-        int64_t first = tn ? tpos + 1 : tpos, last = tpos + tn;
-        if (h->minus) { /* positions on the subject as stored */
-            first = tn ? (int64_t)t->len - tpos : (int64_t)t->len - tpos + 1;
-            last = (int64_t)t->len - tpos - tn + 1;
-        }
-        fprintf(fp, "Target %*lld %.*s %lld\n\n", w, (long long)first, (int)n, wr->w.ttext + c0,
-                (long long)last);
-        qpos += qn;
-        tpos += tn;
+        fprintf(fp, "Target %*lld %.*s %lld\n\n", w, (long long)sp.tfirst, (int)n,
+                wr->w.ttext + c0, (long long)sp.tlast);
     }
 }
 

@@ -85,6 +85,19 @@ void swgpu__fmt_evalue_report(char *buf, size_t size, double e);
 void swgpu__fmt_bits(char *buf, size_t size, double b);
 /** 100 * part / whole rounded to the nearest integer (0 when whole is 0). */
 int swgpu__fmt_percent(int64_t part, int64_t whole);
+/** The decimal digits of v >= 0. */
+int swgpu__fmt_digits(int64_t v);
+/** One line of a pairwise view: columns [c0, c0 + n) of w's texts, *qpos
+ *  and *tpos the residues before it on the strand shown (advanced past it).
+ *  In s the line's first and last residue, 1-based, of the query and of the
+ *  subject as stored (minus: a minus-strand hit on a subject of tlen
+ *  residues, counting down); a line of gaps shows the previous position
+ *  twice. */
+typedef struct {
+    int64_t qfirst, qlast, tfirst, tlast;
+} fmt_span_t;
+void swgpu__fmt_line_span(const fmt_walk_t *w, size_t c0, size_t n, int minus, size_t tlen,
+                          int64_t *qpos, int64_t *tpos, fmt_span_t *s);
 /** n with commas between groups of three digits, as BLAST prints counts. */
 void swgpu__fmt_thousands(char *buf, size_t size, uint64_t n);
 void swgpu__fmt_walk_free(fmt_walk_t *w);

@@ -93,16 +93,6 @@ static int put_table(fmt_writer_t *wr, const fmt_block_t *b)
     return SWGPU_OK;
 }
 
-static int digits(int64_t v)
-{
-    int d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
-}
-
 /* One HSP: its score lines, then its alignment in blocks of 60 columns. */
 static void put_hsp(fmt_writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *h)
 {
@@ -127,30 +117,20 @@ static void put_hsp(fmt_writer_t *wr, const swgpu_seq_t *t, const swgpu_hit_t *h
     size_t len = strlen(w->qtext);
     int64_t qpos = a->qbeg, tpos = h->minus ? (int64_t)t->len - a->tend : a->tbeg;
     int64_t mx = a->qend > a->tend ? a->qend : a->tend;
-    int nw = digits(mx) + 2;
+    int nw = swgpu__fmt_digits(mx) + 2;
     for (size_t c0 = 0; c0 < len; c0 += WIDTH) {
         size_t n = len - c0 < WIDTH ? len - c0 : WIDTH;
-        int64_t qn = 0, tn = 0;
-        for (size_t k = 0; k < n; k++) {
-            qn += w->qtext[c0 + k] != '-';
-            tn += w->ttext[c0 + k] != '-';
-        }
-        fprintf(fp, "Query  %-*lld%.*s  %lld\n", nw, (long long)(qn ? qpos + 1 : qpos), (int)n,
-                w->qtext + c0, (long long)(qpos + qn));
+        fmt_span_t sp;
+        swgpu__fmt_line_span(w, c0, n, h->minus, t->len, &qpos, &tpos, &sp);
+        fprintf(fp, "Query  %-*lld%.*s  %lld\n", nw, (long long)sp.qfirst, (int)n, w->qtext + c0,
+                (long long)sp.qlast);
         fprintf(fp, "%*s", 7 + nw, "");
         for (size_t k = 0; k < n; k++) {
             char mc = w->mid[c0 + k];
             fputc(mc == '|' && !dna ? w->qtext[c0 + k] : mc, fp);
         }
-        int64_t first = tn ? tpos + 1 : tpos, last = tpos + tn;
-        if (h->minus) { /* positions on the subject as stored */
-            first = tn ? (int64_t)t->len - tpos : (int64_t)t->len - tpos + 1;
-            last = (int64_t)t->len - tpos - tn + 1;
-        }
-        fprintf(fp, "\nSbjct  %-*lld%.*s  %lld\n\n", nw, (long long)first, (int)n, w->ttext + c0,
-                (long long)last);
-        qpos += qn;
-        tpos += tn;
+        fprintf(fp, "\nSbjct  %-*lld%.*s  %lld\n\n", nw, (long long)sp.tfirst, (int)n,
+                w->ttext + c0, (long long)sp.tlast);
     }
     fputs("\n", fp);
 }

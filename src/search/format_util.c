@@ -64,6 +64,36 @@ int swgpu__fmt_percent(int64_t part, int64_t whole)
     return whole > 0 ? (int)floor(100.0 * (double)part / (double)whole + 0.5) : 0;
 }
 
+int swgpu__fmt_digits(int64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+void swgpu__fmt_line_span(const fmt_walk_t *w, size_t c0, size_t n, int minus, size_t tlen,
+                          int64_t *qpos, int64_t *tpos, fmt_span_t *s)
+{
+    int64_t qn = 0, tn = 0, q = *qpos, t = *tpos;
+    for (size_t k = 0; k < n; k++) {
+        qn += w->qtext[c0 + k] != '-';
+        tn += w->ttext[c0 + k] != '-';
+    }
+    s->qfirst = qn ? q + 1 : q;
+    s->qlast = q + qn;
+    s->tfirst = tn ? t + 1 : t;
+    s->tlast = t + tn;
+    if (minus) { /* positions on the subject as stored */
+        s->tfirst = tn ? (int64_t)tlen - t : (int64_t)tlen - t + 1;
+        s->tlast = (int64_t)tlen - t - tn + 1;
+    }
+    *qpos = q + qn;
+    *tpos = t + tn;
+}
+
 void swgpu__fmt_thousands(char *buf, size_t size, uint64_t n)
 {
     char d[32];

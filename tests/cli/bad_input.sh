@@ -152,6 +152,14 @@ bad "negative threads" "threads -2" search -q $Q -d $DB --threads -2
 bad "unknown option" "unknown option '--frobnicate'" search -q $Q -d $DB --frobnicate
 bad "unknown short option" "unknown option '-Z'" search -q $Q -d $DB -Z
 bad "option without value" "option '(-n|--top)' needs a value" search -q $Q -d $DB -n
+bad "makedb: unknown option" "^swgpu: makedb: unknown option '--frobnicate' \(see swgpu makedb --help\)$" \
+    makedb $DB "$T/opt.swdb" --frobnicate
+bad "makedb: option without value" "^swgpu: makedb: option '-t' needs a value \(see swgpu makedb --help\)$" \
+    makedb $DB "$T/opt.swdb" -t
+bad "align: unknown short option" "^swgpu: align: unknown option '-Z' \(see swgpu align --help\)$" \
+    align $Q $DB -Z
+bad "align: option without value" "^swgpu: align: option '--outfmt' needs a value \(see swgpu align --help\)$" \
+    align $Q $DB --outfmt
 bad "missing -q" "-q QUERIES \(or --pssm FILE\) is required" search -d $DB
 bad "missing -d" "-d DB is required" search -q $Q
 bad "missing -q and -d" "-q QUERIES \(or --pssm FILE\) and -d DB are required" search
