@@ -117,7 +117,7 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t turn_cv;
     uint64_t next, turn;   /* the next block to take, the next to write */
-    uint64_t residues;
+    uint64_t residues, bytes;
     int failed;
 } run_t;
 
@@ -149,6 +149,7 @@ static void *worker(void *arg)
         if (!b.p || (!R->failed && fwrite(b.p, 1, b.n, R->fp) != b.n))
             R->failed = 1;
         R->residues += res;
+        R->bytes += b.n;
         R->turn++;
         pthread_cond_broadcast(&R->turn_cv);
         pthread_mutex_unlock(&R->mu);
@@ -203,7 +204,7 @@ int main(int argc, char **argv)
     static char obuf[1 << 20];
     setvbuf(fp, obuf, _IOFBF, sizeof obuf);
     tables();
-    uint64_t total = copies ? n * copies : n, residues = 0;
+    uint64_t total = copies ? n * copies : n, residues = 0, bytes = 0;
     int failed = 0;
     if (!copies) { /* one stream, written a block at a time */
         uint64_t st = seed;
@@ -212,6 +213,7 @@ int main(int argc, char **argv)
             b.n = 0;
             residues += gen_seqs(&st, k, n - k < BLOCK ? n - k : BLOCK, &b);
             failed = !b.p || fwrite(b.p, 1, b.n, fp) != b.n;
+            bytes += b.n;
         }
         free(b.p);
     } else {
@@ -220,7 +222,7 @@ int main(int argc, char **argv)
             threads = c > 0 ? (uint64_t)c : 1;
         }
         run_t R = {fp, seed, total, (total + BLOCK - 1) / BLOCK, PTHREAD_MUTEX_INITIALIZER,
-                   PTHREAD_COND_INITIALIZER, 0, 0, 0, 0};
+                   PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
         if (threads > R.nblocks) threads = R.nblocks ? R.nblocks : 1;
         pthread_t *th = calloc(threads, sizeof *th);
         uint64_t started = 0;
@@ -232,13 +234,14 @@ int main(int argc, char **argv)
             pthread_join(th[t], NULL);
         free(th);
         residues = R.residues;
+        bytes = R.bytes;
         failed = R.failed;
     }
     if (fflush(fp) || failed || (fp != stdout && fclose(fp))) {
         perror(out ? out : "standard output");
         return 1;
     }
-    fprintf(stderr, "gen_synth: %llu sequences, %llu residues\n", (unsigned long long)total,
-            (unsigned long long)residues);
+    fprintf(stderr, "gen_synth: %llu sequences, %llu residues, %llu bytes\n",
+            (unsigned long long)total, (unsigned long long)residues, (unsigned long long)bytes);
     return 0;
 }

@@ -213,11 +213,7 @@ static int build(int fd, const char *path, uint64_t size, swgpu_alphabet_t alpha
     int rc = swgpu__fpar_scan(fd, path, size, alphabet, threads, &F, &sum);
     if (rc) return rc;
     t1 = swgpu__now();
-    if (sum.n > UINT32_MAX) {
-        rc = swgpu__fail(SWGPU_ERANGE, "database: %" PRIu64 " sequences, at most %" PRIu32 " supported",
-                         sum.n, UINT32_MAX);
-        goto fail;
-    }
+    if ((rc = swgpu__check_db_seqs(sum.n, "file", path))) goto fail;
     uint64_t fsize = swgpu__db_layout(sum.n, sum.residues, sum.names, sec);
     if (!(db = calloc(1, sizeof *db))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "database: out of memory");

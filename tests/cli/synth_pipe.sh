@@ -70,4 +70,17 @@ head -c 300000 "$T/x1.fa" | SWGPU_READ_LIMIT=100K "$SWGPU" makedb - "$T/e.swdb" 
 grep -q 'file /dev/stdin: more than 102400 bytes read from the stream (the limit for reading: SWGPU_READ_LIMIT' "$T/lim.err" &&
     pass || fail "a stream over SWGPU_READ_LIMIT: $(cat "$T/lim.err")"
 [ ! -e "$T/e.swdb" ] && pass || fail "a failed makedb - left its output"
+# one sequence over the limit of a database (SWGPU_DB_MAX_SEQS lowers 2^32 - 1)
+over="file /dev/stdin: 60000 sequences, more than the 59999 a database may hold \(32-bit sequence indices\)"
+export SWGPU_DB_MAX_SEQS=59999
+bad "makedb - over the sequence limit" "$over" makedb - "$T/e.swdb" <"$T/x1.fa"
+gzip -c "$T/x1.fa" >"$T/x1.fa.gz"
+bad "makedb - (gzip file) over the sequence limit" "$over" makedb - "$T/e.swdb" <"$T/x1.fa.gz"
+cat "$T/x1.fa.gz" | { bad "makedb - (gzip pipe) over the sequence limit" "$over" makedb - "$T/e.swdb"
+    echo "$n_pass $n_fail" >"$T/counts"; }
+read p f <"$T/counts"; n_pass=$p; n_fail=$f
+export SWGPU_DB_MAX_SEQS=60000
+cat "$T/x1.fa.gz" | "$SWGPU" makedb --quiet - "$T/g2.swdb" && cmp -s "$T/f.swdb" "$T/g2.swdb" && pass ||
+    fail "gzip | makedb - at the sequence limit"
+unset SWGPU_DB_MAX_SEQS
 finish
