@@ -83,4 +83,13 @@ export SWGPU_DB_MAX_SEQS=60000
 cat "$T/x1.fa.gz" | "$SWGPU" makedb --quiet - "$T/g2.swdb" && cmp -s "$T/f.swdb" "$T/g2.swdb" && pass ||
     fail "gzip | makedb - at the sequence limit"
 unset SWGPU_DB_MAX_SEQS
+
+# bench/uniref50_bench.sh end to end, small and on the CPU (queries: 2 of the fixtures)
+mkdir -p "$T/data"
+head -n 4 "$T/x1.fa" >"$T/data/cudasw_queries.fasta"
+BACKEND=cpu SYNTH_N=1000 sh bench/uniref50_bench.sh "$T/data" "$SWGPU" "$T/ub" 2 -n 3 >"$T/ub.log" 2>&1 && pass ||
+    fail "uniref50_bench.sh: $(tail -n 3 "$T/ub.log")"
+if grep -q '^gen_synth -x 2 -n 1000 | swgpu makedb - (2000 sequences, [0-9]* residues)' "$T/ub.log" &&
+   grep -Eq '^\| [0-9.]+ +\| [0-9]+ +\| [0-9.]+ +\| [0-9.]+ +\| [0-9.]+ +\| ([0-9.]+ GB|-) +\| [0-9.]+ GB +\| 6 +\|$' "$T/ub.log"; then
+    pass; else fail "uniref50_bench.sh table: $(cat "$T/ub.log")"; fi
 finish
