@@ -15,7 +15,8 @@ static void usage(FILE *fp)
     fputs("usage: swgpu makedb [options] IN OUT\n"
           "\n"
           "Converts IN (FASTA or FASTQ, plain or gzip, or a BLAST database named as given to\n"
-          "makeblastdb -out) into the binary database OUT for 'swgpu search -d OUT'.  OUT is\n"
+          "makeblastdb -out; '-' is standard input: a pipe is read to its end into memory,\n"
+          "then as a file is) into the binary database OUT for 'swgpu search -d OUT'.  OUT is\n"
           "written in a temporary directory OUT.tmp.PID and renamed when complete (for a\n"
           "symbolic link, its target is replaced); a directory, FIFO or device is refused.\n"
           "\n"
@@ -82,11 +83,6 @@ int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a)
     }
     a->in = argv[optind];
     a->out = argv[optind + 1];
-    if (!strcmp(a->in, "-")) {
-        cli_error("makedb: IN is '-': standard input is not read by makedb (give the FASTA/FASTQ "
-                  "file's name, or write the stream to a file first)");
-        return CLI_ERROR;
-    }
     if (!strcmp(a->out, "-")) {
         cli_error("makedb: OUT is '-': a database is written to a file, not to standard output "
                   "(give a file name)");
@@ -125,7 +121,9 @@ int swgpu_cmd_makedb(int argc, char **argv)
     swgpu_db_t *db = NULL;
     swgpu_read_info_t info;
     memset(&info, 0, sizeof info);
-    if ((rc = swgpu_makedb(in, file, type, threads, &db, &info)) < 0) {
+    /* '-': standard input, by the name that opens it (a pipe is read to
+     * its end into memory, then as a file is) */
+    if ((rc = swgpu_makedb(strcmp(in, "-") ? in : "/dev/stdin", file, type, threads, &db, &info)) < 0) {
         const char *m = swgpu_last_error();
         cli_error("%s", m && *m ? m : swgpu_strerror(rc));
         cli_out_abort(&out);

@@ -457,7 +457,10 @@ int swgpu_db_write(const swgpu_db_t *db, const char *path);
  *  threads (0: all cores, as swgpu_db_open() does): the file is cut into
  *  pieces at record starts, read in parallel and laid out in one mapping.
  *  The database, the messages and the statuses are the same whatever the
- *  threads; gzip, FASTQ and streams are read on one thread. */
+ *  threads; gzip and FASTQ are read on one thread.  A stream (a pipe such as
+ *  /dev/stdin, a socket) is read to its end into memory, at most the read
+ *  limit (SWGPU_READ_LIMIT, by default half the physical memory), then as a
+ *  file is. */
 int swgpu_db_open_threads(const char *path, swgpu_alphabet_t alphabet, int threads,
                           swgpu_db_t **out, swgpu_read_info_t *info);
 /** `swgpu makedb`: `in` read as swgpu_db_open_threads() reads it and

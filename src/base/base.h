@@ -64,6 +64,16 @@ static inline int32_t swgpu__round_away(double v)
  *  host, else 1 (env.c). */
 int swgpu__env_gpu_pairs(void);
 int swgpu__env_backend(swgpu_backend_t *b);
+/** The most sequences a database may hold: 2^32 - 1, for its sorted and
+ *  database indices are 32-bit (the file's orig and rank arrays, the
+ *  engines' subjects, the search's candidates); offsets, residue counts
+ *  and sizes are 64-bit everywhere.  SWGPU_DB_MAX_SEQS=N (1 <= N < 2^32)
+ *  lowers it, for the tests (another value: ignored). */
+uint64_t swgpu__db_max_seqs(void);
+/** SWGPU_ERANGE, "KIND NAME: N sequences, more than the M a database may
+ *  hold (32-bit sequence indices)" (name NULL: "KIND: ..."), when n >
+ *  swgpu__db_max_seqs(); else 0. */
+int swgpu__check_db_seqs(uint64_t n, const char *kind, const char *name);
 
 /* A function compiled twice, for AVX2 and for any x86-64, the copy chosen
  * when the program is loaded (GCC's target_clones; the integer results are

@@ -4,10 +4,14 @@
  * runs on (the search's engine, the long aligner's), and SWGPU_CUDA_PAIRS,
  * whether the searches' hit ends and the iterated search's stretch scores
  * may go to the GPU; tests and benchmarks force them without new options.
+ * SWGPU_DB_MAX_SEQS lowers the sequences a database may hold (the readers,
+ * the engines and the search check it), for the tests.
  * (SWGPU_CPU_ISA is read by src/simd/isa.c, the rest each where it acts.)
  */
 #include "base/base.h"
 
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 int swgpu__env_backend(swgpu_backend_t *b)
@@ -33,4 +37,24 @@ int swgpu__env_gpu_pairs(void)
 {
     const char *pe = getenv("SWGPU_CUDA_PAIRS");
     return !(pe && !strcmp(pe, "0"));
+}
+
+uint64_t swgpu__db_max_seqs(void)
+{
+    const char *env = getenv("SWGPU_DB_MAX_SEQS");
+    if (env && *env >= '1' && *env <= '9') {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (!*end && v < UINT32_MAX) return v;
+    }
+    return UINT32_MAX;
+}
+
+int swgpu__check_db_seqs(uint64_t n, const char *kind, const char *name)
+{
+    uint64_t max = swgpu__db_max_seqs();
+    if (n <= max) return SWGPU_OK;
+    return swgpu__fail(SWGPU_ERANGE, "%s%s%s: %" PRIu64 " sequences, more than the %" PRIu64
+                       " a database may hold (32-bit sequence indices)", kind, name ? " " : "",
+                       name ? name : "", n, max);
 }

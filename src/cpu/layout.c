@@ -193,7 +193,7 @@ static int layout_db(swgpu__cpu_state_t *s, int lanes)
     size_t *ufirst = NULL; /* unit u holds pl[ufirst[u] .. ufirst[u+1]) */
     int rc = SWGPU_ENOMEM;
 
-    if (n > UINT32_MAX) return swgpu__fail(SWGPU_EDB, "cpu engine: more than 2^32 sequences");
+    if ((rc = swgpu__check_db_seqs(n, "cpu engine", NULL))) return rc;
     pl = malloc((size_t)n * sizeof *pl);
     ufirst = malloc(((size_t)n + 1) * sizeof *ufirst);
     load = calloc((size_t)lanes, sizeof *load);

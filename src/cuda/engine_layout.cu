@@ -286,6 +286,10 @@ int layout_words(cuda_state_t *S, uint64_t **wstart)
 {
     const swgpu_db_t *db = S->db;
     uint64_t n = db->n, w = 0;
+    int rc = swgpu__check_db_seqs(n, "backend cuda", NULL); /* the chunks' subjects are 32-bit */
+    *wstart = NULL;
+    if (rc)
+        return rc;
     uint64_t *ws = (uint64_t *)malloc((n + 1) * sizeof *ws);
     *wstart = ws;
     S->h_woff = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));

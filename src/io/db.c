@@ -91,8 +91,7 @@ int swgpu_db_from_seqset(const swgpu_seqset_t *set, swgpu_db_t **out)
     if (!set) return swgpu__fail(SWGPU_EINVAL, "db_from_seqset: no sequence set");
     uint64_t n = set->n, total = set->off[set->n];
     if (n == 0) return swgpu__fail(SWGPU_EEMPTY, "database: no sequences");
-    if (n > UINT32_MAX)
-        return swgpu__fail(SWGPU_ERANGE, "database: %" PRIu64 " sequences, at most %" PRIu32 " supported", n, UINT32_MAX);
+    if ((rc = swgpu__check_db_seqs(n, "database", NULL))) return rc;
 
     db = calloc(1, sizeof *db);
     order = malloc(n * sizeof *order);
@@ -454,9 +453,10 @@ int swgpu__db_check_header(const unsigned char *h, uint64_t size, const char *pa
     uint64_t n = get_u64(h + 16), total = get_u64(h + 24);
     if (alphabet != SWGPU_PROTEIN && alphabet != SWGPU_DNA)
         return swgpu__fail(SWGPU_EDB, "database %s: invalid alphabet %" PRIu32, path, alphabet);
-    if (n == 0 || n > UINT32_MAX || total > size)
+    if (n == 0 || total > size)
         return swgpu__fail(SWGPU_EDB, "database %s: invalid counts (%" PRIu64 " sequences, %" PRIu64 " residues)",
                            path, n, total);
+    if (n > swgpu__db_max_seqs()) return swgpu__check_db_seqs(n, "database", path);
     uint64_t want[SWGPU__NSEC] = {(n + 1) * 8, n * 8, n * 4, n * 4, 0, total};
     swgpu__db_sec_t *sec = H->sec;
     for (int i = 0; i < SWGPU__NSEC; i++) {
@@ -633,6 +633,7 @@ int swgpu__db_from_stream(int fd, const char *path, swgpu_alphabet_t alphabet, s
     close(fd);
     rc = own < 0 ? swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno))
                  : read_fasta(own, path, 1, alphabet, &set, info);
+    if (!rc) rc = swgpu__check_db_seqs(set->n, "file", path);
     if (!rc) rc = swgpu_db_from_seqset(set, out);
     swgpu_seqset_destroy(set);
     if (rc && info) memset(info, 0, sizeof *info);
@@ -646,6 +647,7 @@ int swgpu__db_open_blast(const char *path, swgpu_alphabet_t alphabet, swgpu_db_t
     swgpu_seqset_t *set = NULL;
     size_t nfiles = 0;
     int rc = swgpu__blastdb_read(path, alphabet, &set, info, &files, &nfiles);
+    if (!rc) rc = swgpu__check_db_seqs(set->n, "BLAST database", path);
     if (!rc) rc = swgpu_db_from_seqset(set, out);
     swgpu_seqset_destroy(set);
     if (rc) {
@@ -685,7 +687,8 @@ int swgpu__db_read_fasta(int fd, const char *path, swgpu_alphabet_t alphabet, sw
     swgpu_seqset_t *set = NULL;
     int rc = read_fasta(fd, path, 0, alphabet, &set, info);
     if (rc) return rc;
-    rc = swgpu_db_from_seqset(set, out);
+    rc = swgpu__check_db_seqs(set->n, "file", path);
+    if (!rc) rc = swgpu_db_from_seqset(set, out);
     swgpu_seqset_destroy(set);
     return rc;
 }

@@ -213,11 +213,7 @@ static int build(int fd, const char *path, uint64_t size, swgpu_alphabet_t alpha
     int rc = swgpu__fpar_scan(fd, path, size, alphabet, threads, &F, &sum);
     if (rc) return rc;
     t1 = swgpu__now();
-    if (sum.n > UINT32_MAX) {
-        rc = swgpu__fail(SWGPU_ERANGE, "database: %" PRIu64 " sequences, at most %" PRIu32 " supported",
-                         sum.n, UINT32_MAX);
-        goto fail;
-    }
+    if ((rc = swgpu__check_db_seqs(sum.n, "file", path))) goto fail;
     uint64_t fsize = swgpu__db_layout(sum.n, sum.residues, sum.names, sec);
     if (!(db = calloc(1, sizeof *db))) {
         rc = swgpu__fail(SWGPU_ENOMEM, "database: out of memory");
@@ -293,6 +289,106 @@ fail:
 
 /* ------------------------------------------------------------ opening */
 
+/* fd (a regular file, closed here unless 1 is returned) built as a plain
+ * FASTA file on `threads` threads; 1: it is for fasta.c (fd left open) */
+static int build_plain(int fd, const char *path, uint64_t size, swgpu_alphabet_t alphabet,
+                       int threads, const char *out_path, swgpu_db_t **out,
+                       swgpu_read_info_t *info, int *written)
+{
+    /* built in memory (huge pages), then written: twice as fast as the
+     * new file mapped (a fault per 4 KiB page) on a 2-core VM;
+     * SWGPU_MAKEDB_MAPPED=1 lays it out in the file (to compare) */
+    const char *mapped = getenv("SWGPU_MAKEDB_MAPPED");
+    target_t t = {mapped && !strcmp(mapped, "1") ? out_path : NULL, NULL, -1, NULL, 0};
+    int rc = build(fd, path, size, alphabet, threads, &t, out, info);
+    if (rc == 1) return 1;
+    close(fd);
+    if (rc < 0) memset(info, 0, sizeof *info);
+    else *written = t.out_path != NULL;
+    return rc;
+}
+
+/*
+ * A stream (a pipe: standard input, <(...); a socket, a terminal) is read to
+ * its end into an anonymous memory file (memfd), which is then read as a
+ * regular file is: a plain FASTA stream on `threads` threads, the database
+ * the same as the file's.  The memory file holds the stream's bytes, at most
+ * the read limit (swgpu__get_read_limit), until the database is built.
+ * Anything else in it (gzip, FASTQ, a database, binary data) is read as
+ * before, on one thread, with the stream's messages; so is the stream
+ * itself where no memory file can be made.  fd is consumed.
+ */
+static int open_stream(int fd, const char *path, swgpu_alphabet_t alphabet, int threads,
+                       const char *out_path, swgpu_db_t **out, swgpu_read_info_t *info,
+                       int *written)
+{
+    uint64_t limit, size = 0;
+    int rc = swgpu__get_read_limit(&limit);
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    int mfd = memfd_create("swgpu-stream", MFD_CLOEXEC);
+    if (mfd < 0) return swgpu__db_from_stream(fd, path, alphabet, out, info);
+    enum { PIECE = 4 << 20 };
+    char *buf = malloc(PIECE);
+    if (!buf) {
+        close(fd);
+        close(mfd);
+        return swgpu__fail(SWGPU_ENOMEM, "file %s: out of memory", path);
+    }
+    for (;;) {
+        ssize_t got = read(fd, buf, PIECE);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            rc = swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+            break;
+        }
+        if (got == 0) break;
+        if (size + (uint64_t)got > limit) {
+            rc = swgpu__fail(SWGPU_EBUDGET, "file %s: more than %" PRIu64 " bytes read from the "
+                             "stream (the limit for reading: SWGPU_READ_LIMIT, by default half "
+                             "of the physical memory)", path, limit);
+            break;
+        }
+        for (ssize_t done = 0; done < got;) {
+            ssize_t w = write(mfd, buf + done, (size_t)(got - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) {
+                rc = swgpu__fail(errno == ENOSPC || errno == ENOMEM || errno == EFBIG
+                                     ? SWGPU_ENOMEM : SWGPU_EIO,
+                                 "file %s: no memory for the stream after %" PRIu64 " bytes: %s",
+                                 path, size, w < 0 ? strerror(errno) : "short write");
+                break;
+            }
+            done += w;
+            size += (uint64_t)w;
+        }
+        if (rc) break;
+    }
+    free(buf);
+    close(fd);
+    if (rc) {
+        close(mfd);
+        return rc;
+    }
+    unsigned char head[8];
+    ssize_t got = pread(mfd, head, sizeof head, 0);
+    int plain = got > 0 && !(got >= 8 && !memcmp(head, SWGPU__DB_MAGIC, 8)) &&
+                !(swgpu__looks_binary(head, (size_t)got) && head[0] != '>' && head[0] != '@');
+    if (plain && (rc = build_plain(mfd, path, size, alphabet, threads, out_path, out, info,
+                                   written)) != 1)
+        return rc;
+    if (lseek(mfd, 0, SEEK_SET) != 0) {
+        rc = swgpu__fail(SWGPU_EIO, "file %s: %s", path, strerror(errno));
+        close(mfd);
+        return rc;
+    }
+    /* read as the stream it was: its messages (a database or BLAST file
+     * cannot come this way, an empty stream is empty) */
+    return swgpu__db_from_stream(mfd, path, alphabet, out, info);
+}
+
 /* path opened as swgpu_db_open does; a plain FASTA file on `threads`
  * threads, laid out in out_path when it is not NULL (*written set) */
 static int open_db(const char *path, swgpu_alphabet_t alphabet, int threads,
@@ -314,7 +410,7 @@ static int open_db(const char *path, swgpu_alphabet_t alphabet, int threads,
     if (swgpu__blastdb_probe(path)) return swgpu__db_open_blast(path, alphabet, out, info);
     int fd = swgpu__open_input(path);
     if (fd < 0) return fd;
-    if (swgpu__fd_is_stream(fd)) return swgpu__db_from_stream(fd, path, alphabet, out, info);
+    if (swgpu__fd_is_stream(fd)) return open_stream(fd, path, alphabet, threads, out_path, out, info, written);
     ssize_t got = pread(fd, head, sizeof head, 0);
     if (got < 0) {
         int e = errno;
@@ -331,20 +427,10 @@ static int open_db(const char *path, swgpu_alphabet_t alphabet, int threads,
     if (fd2 < 0) return fd2;
     struct stat st;
     rc = 1;
-    if (fstat(fd2, &st) == 0 && S_ISREG(st.st_mode)) {
-        /* built in memory (huge pages), then written: twice as fast as the
-         * new file mapped (a fault per 4 KiB page) on a 2-core VM;
-         * SWGPU_MAKEDB_MAPPED=1 lays it out in the file (to compare) */
-        const char *mapped = getenv("SWGPU_MAKEDB_MAPPED");
-        target_t t = {mapped && !strcmp(mapped, "1") ? out_path : NULL, NULL, -1, NULL, 0};
-        rc = build(fd2, path, (uint64_t)st.st_size, alphabet, threads, &t, out, info);
-        if (rc != 1) {
-            close(fd2);
-            if (rc < 0) memset(info, 0, sizeof *info);
-            else *written = t.out_path != NULL;
-            return rc;
-        }
-    }
+    if (fstat(fd2, &st) == 0 && S_ISREG(st.st_mode) &&
+        (rc = build_plain(fd2, path, (uint64_t)st.st_size, alphabet, threads, out_path, out, info,
+                          written)) != 1)
+        return rc;
     return swgpu__db_read_fasta(fd2, path, alphabet, out, info);
 }
 

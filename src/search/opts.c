@@ -129,10 +129,7 @@ int swgpu__search_check(swgpu_alphabet_t qa, const swgpu_db_t *db, const swgpu_m
     if (ma != qa)
         return swgpu__fail(SWGPU_EALPHABET, "matrix %s scores %s sequences but the queries are %s",
                            swgpu_matrix_name(m), swgpu_alphabet_name(ma), swgpu_alphabet_name(qa));
-    if (db->n > UINT32_MAX)
-        return swgpu__fail(SWGPU_ERANGE, "search: %llu database sequences, at most %u supported",
-                           (unsigned long long)db->n, UINT32_MAX);
-    return SWGPU_OK;
+    return swgpu__check_db_seqs(db->n, "search", NULL);
 }
 
 /* Scores are 32-bit: the best possible score of query i is max * qlen. */

@@ -236,7 +236,7 @@ bad "--strand with a PSSM" "--strand applies to DNA searches only; .* holds prot
     search --pssm $D/cli_pssm/q1.pssm -d $DB --strand plus
 bad "--checkpoint-every without --checkpoint" "--checkpoint-every needs --checkpoint FILE" \
     align $D/long_a.fa $D/long_b.fa --checkpoint-every 5
-bad "makedb IN -" "makedb: IN is '-': standard input is not read by makedb" makedb - "$T/x.swdb"
+bad "makedb IN - (empty)" "file /dev/stdin: empty file" makedb - "$T/x.swdb" </dev/null
 bad "makedb OUT -" "makedb: OUT is '-': a database is written to a file, not to standard output" \
     makedb $DB -
 # numbers too large say so (they said "not an integer", "not a size")

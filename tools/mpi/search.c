@@ -914,6 +914,13 @@ int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_
         return mpi_peer_failed();
     swgpu_db_part_info(db, &s.part);
     s.fitting = swgpu_karlin_lookup(m, o->gap_open, o->gap_extend, &k) != SWGPU_OK;
+    if (s.fitting && s.part.total_n > INT_MAX) { /* MPI's counts and displacements are int */
+        if (mpi_g.rank == 0)
+            cli_error("search: %llu database sequences: a fit of the statistics (a matrix and gaps "
+                      "without Karlin-Altschul parameters) gathers every score on rank 0, at most "
+                      "%d sequences across ranks", (unsigned long long)s.part.total_n, INT_MAX);
+        return SWGPU_ERANGE;
+    }
     plan_batches(&s, nq);
     if (mpi_g.rank == 0 && (!(s.all = calloc(1, sizeof *s.all)) ||
                             !(s.all->q = calloc(nq ? nq : 1, sizeof *s.all->q)))) {
