@@ -159,8 +159,9 @@ FORCE:
 
 bench: $(BENCHES)
 
-# the chromosome-pair generator is checked with the bench script that uses it
-check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS) $(B)/bench/gen_chrom
+# the chromosome-pair generator is checked with the bench script that uses it;
+# the synthetic database generator feeds the streamed search test (stream.sh)
+check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS) $(B)/bench/gen_chrom $(B)/bench/gen_synth
 	@sh tests/run.sh $(B)
 
 # the layering and size rules (docs/architecture.md): no include or call
