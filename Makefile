@@ -160,7 +160,8 @@ FORCE:
 bench: $(BENCHES)
 
 # the chromosome-pair and synthetic-database generators are checked with the
-# bench scripts that use them
+# bench scripts that use them; gen_synth also feeds the streamed search test
+# (stream.sh)
 check: $(TOOL) $(MPI_TOOL) $(TESTS) $(REPLAYS) $(B)/bench/gen_chrom $(B)/bench/gen_synth
 	@sh tests/run.sh $(B)
 
@@ -219,7 +220,8 @@ check-sanitize:
 # search (test_pssm), and the tool's searches and alignments with -t 1, 2, 4;
 # SWGPU_TEST_QUICK=1 trims their random cases (TSan slows the code ~20x)
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
-TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent test_pssm
+TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent test_pssm \
+              test_stream
 check-tsan:
 	$(MAKE) B=build-tsan CUDA=0 CFLAGS="$(TSAN_FLAGS)" build-tsan/swgpu $(TSAN_TESTS:%=build-tsan/tests/%)
 	SWGPU_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

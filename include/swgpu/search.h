@@ -124,6 +124,46 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
                        const swgpu_db_t *db, const swgpu_matrix_t *m, const swgpu_opts_t *opts);
 
 /**
+ * A database larger than the memory a search may use, streamed from disk.
+ * swgpu_stream_parts() says into how many parts the makedb file path is
+ * cut so that the search's host memory (its resident set: the process so
+ * far, the file's index, two parts' residues, the engine's layout of the
+ * part it scans) stays within max_memory bytes (0:
+ * swgpu_stream_default_memory()): *parts = 1 when the whole database and
+ * its layout fit (search it whole with swgpu_search), and for a database
+ * that is not a makedb file (*db_bytes 0; only a makedb file is streamed).
+ * *db_bytes: the file's size.  SWGPU_EBUDGET when even parts of one
+ * sequence would not fit.  opts: the search's (its thread count).
+ */
+int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
+                       size_t *parts, uint64_t *db_bytes);
+
+/** The host memory a search may use when none is given: 3/4 of the
+ *  machine's physical memory (UINT64_MAX when that is unknown). */
+uint64_t swgpu_stream_default_memory(void);
+
+/**
+ * swgpu_search() of the makedb file path, streamed in nparts parts (cut by
+ * residues as swgpu_db_open_part cuts them): each part is read from disk
+ * on its own while the one before it is scanned (at most two in memory),
+ * scanned with every query for its candidates, then released; the parts'
+ * candidates are merged (swgpu_search_merge, the whole database's size),
+ * and the hits are aligned on *hits, a database of the hits' sequences
+ * alone read back from the file (a part of the whole: the whole's indices,
+ * names and size; the output formats take it in place of the database).
+ * The result equals swgpu_search()'s on the whole database, hit for hit;
+ * the whole-file checksum is checked as swgpu_db_open() checks it.
+ * scan_seconds is the parts' scans together.  Not available (SWGPU_EINVAL,
+ * saying so): opts->comp_based_stats, opts->candidates and on_scores, and a
+ * matrix and gaps without published Karlin-Altschul parameters (fitting
+ * them needs every score of a query at once).  *out and *hits are the
+ * caller's.  Thread safety as swgpu_search.
+ */
+int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t nparts,
+                        const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                        swgpu_search_result_t **out, swgpu_db_t **hits);
+
+/**
  * Every database sequence's exact score against every query, without hits
  * or statistics: out[i * swgpu_db_size(db) + j] is the score of query i
  * against database sequence j (database order); out holds

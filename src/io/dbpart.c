@@ -158,8 +158,8 @@ static int part_take(swgpu_db_t *whole, uint64_t first, uint64_t last, swgpu_db_
 
 /* a mapping of bytes [pos, end) of fd: *base is the mapping, *len its length,
  * the return value points at byte pos; NULL after a failure (message set) */
-static const unsigned char *map_range(int fd, const char *path, uint64_t pos, uint64_t end,
-                                      void **base, size_t *len)
+const unsigned char *swgpu__db_map_range(int fd, const char *path, uint64_t pos, uint64_t end,
+                                         void **base, size_t *len)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = pos - pos % page;
     *base = NULL;
@@ -205,7 +205,7 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
         if (sec[i].off < lo) lo = sec[i].off;
         if (sec[i].off + sec[i].size > hi) hi = sec[i].off + sec[i].size;
     }
-    const unsigned char *ix = map_range(fd, path, lo, hi, &imap, &ilen);
+    const unsigned char *ix = swgpu__db_map_range(fd, path, lo, hi, &imap, &ilen);
     if (!ix) {
         rc = SWGPU_EIO;
         goto fail;
@@ -242,7 +242,7 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
     /* the part's residues, with the padding that follows them */
     const uint8_t *res = empty_res;
     if (last > first) {
-        res = map_range(fd, path, sec[SWGPU__SEC_RES].off + off[first], sec[SWGPU__SEC_RES].off + off[last] + SWGPU__DB_PAD,
+        res = swgpu__db_map_range(fd, path, sec[SWGPU__SEC_RES].off + off[first], sec[SWGPU__SEC_RES].off + off[last] + SWGPU__DB_PAD,
                         &rmap, &rlen);
         if (!res) {
             rc = SWGPU_EIO;

@@ -217,6 +217,43 @@ void swgpu__db_header(unsigned char h[SWGPU__DB_HDR], const swgpu_db_t *db,
  *  a byte of [res, res + nres) (within p's range) is >= lim. */
 uint32_t swgpu__crc_parallel(const unsigned char *p, uint64_t len, const unsigned char *res,
                              uint64_t nres, uint8_t lim, uint8_t *bad, int threads);
+/** A mapping of bytes [pos, end) of fd (path names it in messages): *base
+ *  and *len to munmap, the return value points at byte pos; NULL after a
+ *  failure (message set). */
+const unsigned char *swgpu__db_map_range(int fd, const char *path, uint64_t pos, uint64_t end,
+                                         void **base, size_t *len);
+
+/* ---- dbstream.c: what a search streamed from a makedb file needs ---- */
+
+/** A makedb file's figures, from its header. */
+typedef struct {
+    char *path;           /* the file's name, $BLASTDB resolved (malloc'ed: free it) */
+    uint64_t size;        /* file bytes */
+    uint64_t n, total;    /* sequences, residues */
+    uint64_t res_off;     /* the residue section's offset */
+    uint64_t index_bytes; /* bytes outside the residue section */
+    uint32_t crc;         /* the payload checksum the header holds */
+    swgpu_alphabet_t alphabet;
+} swgpu__db_stream_t;
+/** path's figures when it names a makedb file (after $BLASTDB): 1; 0 when
+ *  it names another kind of database (s->path NULL); < 0 after an error. */
+int swgpu__db_stream_probe(const char *path, swgpu__db_stream_t *s);
+/** The file's n + 1 residue offsets in scan order, mapped (*base and *len
+ *  to munmap); NULL after a failure (message set). */
+const uint64_t *swgpu__db_stream_offsets(const swgpu__db_stream_t *s, void **base, size_t *len);
+/** The CRC-32 of a part's residues (read here: the part is then in
+ *  memory), *bad = 1 when one is out of its alphabet. */
+uint32_t swgpu__db_part_crc(const swgpu_db_t *part, uint8_t *bad);
+/** The CRC-32 of the payload bytes outside the residues: *pre of
+ *  [header end, residue section), *post of [its last residue, file end). */
+int swgpu__db_outer_crc(const swgpu__db_stream_t *s, uint32_t *pre, uint32_t *post);
+/** 32-bit CRC of a then b, b of len_b bytes (zlib's crc32_combine). */
+uint32_t swgpu__crc_combine(uint32_t a, uint32_t b, uint64_t len_b);
+/** A database of the sequences t[0..n) (the whole's database indices,
+ *  ascending, no repeats) of the makedb file path: a part of the whole (its
+ *  indices, names and size), the residues of those sequences only. */
+int swgpu__db_open_hits(const char *path, const uint64_t *t, size_t n, swgpu_db_t **out);
+
 /** Is fd a pipe, socket or terminal (read once, from its start, no seek)? */
 int swgpu__fd_is_stream(int fd);
 /** A FASTA/FASTQ database from a stream, read once to its end and built in

@@ -1,0 +1,368 @@
+/*
+ * search/stream.c - a search of a makedb file larger than the memory it
+ * may use, streamed from disk part by part (swgpu_stream_parts,
+ * swgpu_search_stream).
+ *
+ * The database's scan order is cut by residues into parts (the cuts of
+ * swgpu_db_open_part).  Each part is opened on its own (the index mapped,
+ * the part's residues read and checked), scanned with every query for its
+ * candidates (opts->candidates), then released; while part k is scanned a
+ * thread reads part k+1, so at most two parts are in memory and the
+ * reading overlaps the scan.  The parts' candidates are merged as a search
+ * split across swgpu-mpi ranks is (swgpu_search_merge: the whole
+ * database's size in every E-value), the final hits' sequences alone are
+ * read back (swgpu__db_open_hits) and aligned there (swgpu_search_align),
+ * so the result is swgpu_search()'s on the whole database.  The whole-file
+ * checksum is checked as swgpu_db_open() checks it: each part's residues
+ * as they are read, the bytes around them once, combined (crc32_combine).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "search/search.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/*
+ * Host bytes a search takes beside the database file's own pages:
+ * - per residue of the part being scanned, the engine's layout: the CPU
+ *   engine interleaves the residues column by column for its SIMD lanes,
+ *   1 byte a residue plus padding (measured: 1.05 bytes a residue with
+ *   gen_synth -n 100000, 36.0 M residues: peak RSS 79.0 MB = 3.4 MB of
+ *   process + 40.3 MB of file + 37.9 MB); the CUDA engine's host copy is
+ *   the DPX pair layout (src/cuda/engine_layout.cu, layout_thread: one
+ *   2-byte row per residue of the longer of two neighbours, about
+ *   residues / 2 rows) or the packed words of the other kernels (4 bytes
+ *   per 4 residues): 1 byte a residue either way;
+ * - per sequence of the part: the engines' per-sequence arrays (CPU:
+ *   slots, places and codes, about 20 bytes; CUDA: h_gpoff 8 and h_poff 4
+ *   bytes per pair, chunk offsets) and the search's own (per query thread
+ *   of the CPU engine's many-query scan: a score and an overflow index,
+ *   12 bytes).
+ */
+#define LAYOUT_PER_RESIDUE 1
+#define PER_SEQUENCE 32
+#define PER_SEQUENCE_THREAD 12
+
+/* the scan position of the first sequence whose first residue lies at or
+ * after floor(x * total): dbpart.c's cut at fraction x */
+static uint64_t cut_at(const uint64_t *off, uint64_t n, uint64_t total, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return n;
+    uint64_t p = (uint64_t)(x * (double)total), lo = 0, hi = n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (off[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* part k of nparts: the fraction it starts at (the end: part k + 1's) */
+static double part_from(size_t k, size_t nparts)
+{
+    return k >= nparts ? 1.0 : (double)k / (double)nparts;
+}
+
+static uint64_t peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024; /* Linux: kilobytes */
+}
+
+uint64_t swgpu_stream_default_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return UINT64_MAX;
+    return (uint64_t)pages / 4 * 3 * (uint64_t)size;
+}
+
+/* the most host memory any part of nparts needs while it is scanned, the
+ * next one read meanwhile */
+static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, size_t nparts,
+                          uint64_t per_seq)
+{
+    uint64_t most = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        uint64_t a = cut_at(off, s->n, s->total, part_from(k, nparts));
+        uint64_t b = cut_at(off, s->n, s->total, part_from(k + 1, nparts));
+        uint64_t c = cut_at(off, s->n, s->total, part_from(k + 2, nparts));
+        uint64_t need = (off[b] - off[a]) * (1 + LAYOUT_PER_RESIDUE) + (b - a) * per_seq +
+                        (off[c] - off[b]) + 2 * SWGPU__DB_PAD;
+        most = need > most ? need : most;
+    }
+    return most;
+}
+
+int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
+                       size_t *parts, uint64_t *db_bytes)
+{
+    swgpu__db_stream_t s;
+    void *base = NULL;
+    size_t len = 0;
+    if (!path || !opts || !parts || !db_bytes)
+        return swgpu__fail(SWGPU_EINVAL, "stream_parts: NULL argument");
+    *parts = 1;
+    *db_bytes = 0;
+    int rc = swgpu__db_stream_probe(path, &s);
+    if (rc <= 0)
+        return rc; /* another kind of database: read whole */
+    *db_bytes = s.size;
+    uint64_t budget = max_memory ? max_memory : swgpu_stream_default_memory();
+    int threads = opts->threads > 0 ? opts->threads : swgpu__ncores();
+    uint64_t per_seq = PER_SEQUENCE + PER_SEQUENCE_THREAD * (uint64_t)threads;
+    uint64_t used = peak_rss();
+    uint64_t whole = used + s.size + s.total * LAYOUT_PER_RESIDUE + s.n * per_seq;
+    if (whole <= budget || s.n < 2) {
+        free(s.path);
+        return SWGPU_OK;
+    }
+    /* in use throughout: the process so far, the index of each of two parts
+     * (each maps it and reads its own share of it), the hits' rank array */
+    uint64_t fixed = used + 2 * s.index_bytes + 4 * s.n;
+    const uint64_t *off = swgpu__db_stream_offsets(&s, &base, &len);
+    if (!off) {
+        free(s.path);
+        return SWGPU_EIO;
+    }
+    size_t n = 2;
+    if (fixed < budget) {
+        uint64_t avail = budget - fixed;
+        uint64_t all = s.total * (2 + LAYOUT_PER_RESIDUE) + s.n * per_seq;
+        uint64_t first = all / avail + 1;
+        n = first > 2 ? (size_t)first : 2;
+        while (n <= s.n && part_need(off, &s, n, per_seq) > avail)
+            n = n < 64 ? n + 1 : n + n / 16;
+    }
+    if (fixed >= budget || n > s.n)
+        rc = swgpu__fail(SWGPU_EBUDGET, "database %s (%llu bytes, %llu sequences, index %llu "
+                         "bytes): %llu bytes of memory are too few to stream it in parts (%llu "
+                         "in use already)", s.path, (unsigned long long)s.size,
+                         (unsigned long long)s.n, (unsigned long long)s.index_bytes,
+                         (unsigned long long)budget, (unsigned long long)used);
+    else
+        *parts = n;
+    munmap(base, len);
+    free(s.path);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the search */
+
+/* one part read from disk (on a thread of its own while the one before it
+ * is scanned) */
+typedef struct {
+    const swgpu__db_stream_t *s;
+    double from, to;
+    int outer;          /* also the checksum of the bytes around the residues */
+    swgpu_db_t *db;
+    uint32_t crc, pre, post;
+    int rc;
+    char msg[512];      /* the failure's message (errors are per thread) */
+} load_t;
+
+static void *load_part(void *arg)
+{
+    load_t *L = arg;
+    uint8_t bad = 0;
+    L->rc = swgpu_db_open_part(L->s->path, L->s->alphabet, L->from, L->to, &L->db, NULL);
+    if (L->rc == SWGPU_OK) {
+        L->crc = swgpu__db_part_crc(L->db, &bad);
+        if (bad)
+            L->rc = swgpu__fail(SWGPU_EDB, "database %s: residue code out of range for the %s "
+                                "alphabet", L->s->path, swgpu_alphabet_name(L->s->alphabet));
+    }
+    if (L->rc == SWGPU_OK && L->outer)
+        L->rc = swgpu__db_outer_crc(L->s, &L->pre, &L->post);
+    if (L->rc < 0)
+        snprintf(L->msg, sizeof L->msg, "%s", swgpu_last_error());
+    return NULL;
+}
+
+/* what the parts leave: their candidates, the running checksum */
+typedef struct {
+    const swgpu__db_stream_t *s;
+    size_t nparts;
+    swgpu_search_result_t **cand;
+    uint32_t crc;       /* of the residues read so far */
+    double scan;        /* the parts' scan times, summed */
+} stream_t;
+
+/* part k's load done (joined): its checksum taken in, or its failure */
+static int load_done(stream_t *S, load_t *L)
+{
+    if (L->rc < 0) {
+        swgpu_db_destroy(L->db);
+        L->db = NULL;
+        return swgpu__fail(L->rc, "%s", L->msg);
+    }
+    S->crc = swgpu__crc_combine(S->crc, L->crc, L->db->total_res);
+    if (L->outer) {
+        uint32_t whole = swgpu__crc_combine(L->pre, S->crc, S->s->total);
+        whole = swgpu__crc_combine(whole, L->post, S->s->size - S->s->res_off - S->s->total);
+        if (whole != S->s->crc) {
+            swgpu_db_destroy(L->db);
+            L->db = NULL;
+            return swgpu__fail(SWGPU_EDB, "database %s: checksum mismatch (corrupt file)",
+                               S->s->path);
+        }
+    }
+    return SWGPU_OK;
+}
+
+/* every part scanned for its candidates, part k+1 read while part k is */
+static int scan_parts(stream_t *S, const swgpu_seqset_t *queries, const swgpu_matrix_t *m,
+                      const swgpu_opts_t *oc)
+{
+    load_t L[2];
+    pthread_t th;
+    int running = 0, rc = SWGPU_OK;
+    memset(L, 0, sizeof L);
+    L[0] = (load_t){.s = S->s, .from = 0, .to = part_from(1, S->nparts), .outer = S->nparts == 1};
+    load_part(&L[0]);
+    for (size_t k = 0; k < S->nparts && rc == SWGPU_OK; k++) {
+        load_t *cur = &L[k % 2], *next = &L[(k + 1) % 2];
+        if (k > 0) {
+            pthread_join(th, NULL);
+            running = 0;
+        }
+        if ((rc = load_done(S, cur)) < 0)
+            break;
+        if (k + 1 < S->nparts) {
+            *next = (load_t){.s = S->s, .from = part_from(k + 1, S->nparts),
+                             .to = part_from(k + 2, S->nparts), .outer = k + 2 == S->nparts};
+            if (pthread_create(&th, NULL, load_part, next) == 0)
+                running = 1;
+            else
+                rc = swgpu__fail(SWGPU_ENOMEM, "streamed search: cannot start a thread");
+        }
+        if (rc == SWGPU_OK && (rc = swgpu_search(queries, cur->db, m, oc, &S->cand[k])) == SWGPU_OK) {
+            S->scan += S->cand[k]->scan_seconds;
+            swgpu__log(SWGPU_LOG_INFO, "database %s: part %zu of %zu, %zu sequences: scan %.3f s",
+                       S->s->path, k + 1, S->nparts, swgpu_db_size(cur->db),
+                       S->cand[k]->scan_seconds);
+        }
+        swgpu_db_destroy(cur->db);
+        cur->db = NULL;
+    }
+    if (running) {
+        pthread_join(th, NULL);
+        for (int i = 0; i < 2; i++)
+            swgpu_db_destroy(L[i].db);
+    }
+    return rc;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* the merged hits' sequences alone, read back from the file */
+static int hits_db(const swgpu__db_stream_t *s, const swgpu_search_result_t *r, swgpu_db_t **out)
+{
+    size_t n = 0, u = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        n += r->q[i].n_hits;
+    uint64_t *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t)
+        return swgpu__fail(SWGPU_ENOMEM, "streamed search: out of memory for %zu hits", n);
+    n = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++)
+            t[n++] = r->q[i].hits[h].target;
+    if (n)
+        qsort(t, n, sizeof *t, u64_cmp);
+    for (size_t k = 0; k < n; k++)
+        if (!u || t[u - 1] != t[k])
+            t[u++] = t[k];
+    int rc = swgpu__db_open_hits(s->path, t, u, out);
+    free(t);
+    return rc;
+}
+
+int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t nparts,
+                        const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                        swgpu_search_result_t **out, swgpu_db_t **hits)
+{
+    swgpu__db_stream_t s;
+    swgpu_karlin_t k;
+    swgpu_search_result_t *r = NULL;
+    int rc;
+    if (!out || !hits)
+        return swgpu__fail(SWGPU_EINVAL, "search_stream: NULL result pointer");
+    *out = NULL;
+    *hits = NULL;
+    if (!queries || !path || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "search_stream: NULL argument");
+    if (nparts < 1)
+        return swgpu__fail(SWGPU_EINVAL, "search_stream: %zu parts (at least 1)", nparts);
+    if ((rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
+    if (opts->candidates || opts->on_scores)
+        return swgpu__fail(SWGPU_EINVAL, "search_stream: opts.candidates and opts.on_scores "
+                           "are the stream's own");
+    if (opts->comp_based_stats)
+        return swgpu__fail(SWGPU_EINVAL, "search_stream: --comp-based-stats %d is not yet "
+                           "available with a streamed database", opts->comp_based_stats);
+    if (swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &k) != SWGPU_OK)
+        return swgpu__fail(SWGPU_EINVAL, "search_stream: matrix %s with gap open %d extend %d "
+                           "has no published parameters, and fitting them is not yet available "
+                           "with a streamed database", swgpu_matrix_name(m), opts->gap_open,
+                           opts->gap_extend);
+    if ((rc = swgpu__db_stream_probe(path, &s)) <= 0)
+        return rc < 0 ? rc : swgpu__fail(SWGPU_EINVAL, "search_stream: %s is not a makedb "
+                                         "file (swgpu_db_write makes one)", path);
+    if (s.alphabet != swgpu_seqset_alphabet(queries)) {
+        rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, the queries are %s",
+                         s.path, swgpu_alphabet_name(s.alphabet),
+                         swgpu_alphabet_name(swgpu_seqset_alphabet(queries)));
+        free(s.path);
+        return rc;
+    }
+    if (nparts > s.n && s.n > 0)
+        nparts = (size_t)s.n;
+    stream_t S = {.s = &s, .nparts = nparts, .crc = 0}; /* 0: the CRC-32 of no bytes */
+    if (!(S.cand = calloc(nparts, sizeof *S.cand))) {
+        free(s.path);
+        return swgpu__fail(SWGPU_ENOMEM, "search_stream: out of memory for %zu parts", nparts);
+    }
+    swgpu_opts_t oc = *opts;
+    oc.candidates = 1;
+    oc.progress = NULL;
+    swgpu_merge_src_t src = {s.n, s.total, NULL, NULL, NULL};
+    rc = scan_parts(&S, queries, m, &oc);
+    if (rc == SWGPU_OK)
+        rc = swgpu_search_merge(queries, m, opts, (const swgpu_search_result_t *const *)S.cand,
+                                nparts, &src, &r);
+    for (size_t p = 0; p < nparts; p++)
+        swgpu_search_result_destroy(S.cand[p]);
+    free(S.cand);
+    double t0 = swgpu__now();
+    if (rc == SWGPU_OK)
+        rc = hits_db(&s, r, hits);
+    if (rc == SWGPU_OK && !opts->no_align)
+        rc = swgpu_search_align(r, queries, *hits, m, opts);
+    free(s.path);
+    if (rc < 0) {
+        swgpu_search_result_destroy(r);
+        swgpu_db_destroy(*hits);
+        *hits = NULL;
+        return rc;
+    }
+    r->scan_seconds = S.scan;
+    r->align_seconds = swgpu__now() - t0;
+    *out = r;
+    return SWGPU_OK;
+}

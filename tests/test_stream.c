@@ -1,0 +1,175 @@
+/*
+ * test_stream.c - a makedb database streamed in parts
+ * (swgpu_search_stream) gives exactly swgpu_search() on the whole database:
+ * the same hits in the same order, bit scores and E-values to the bit, the
+ * same alignments, and the hits' database names them as the whole does; for
+ * 1, 2, 3, 7 parts and one sequence a part, with exact copies in the
+ * database (ties of equal scores at the top-N cut-off, across parts), under
+ * both ranks and both E-value models, --no-self and --no-align.  The part
+ * count (swgpu_stream_parts) follows the budget; what a stream does not
+ * take is refused.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "tap.h"
+#include "testlib.h"
+#include "search/search.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+/* nd sequences, ids d0...: random ones, homologs of two families, and
+ * exact copies of the queries (ties); the queries: the first nq */
+static void build(uint64_t seed, size_t nd, size_t nq, swgpu_seqset_t **qs, swgpu_db_t **db)
+{
+    swgpu_seqset_t *ds = NULL;
+    char fam[2][400], buf[900], id[32];
+    swgpu_seqset_create(SWGPU_PROTEIN, &ds);
+    swgpu_seqset_create(SWGPU_PROTEIN, qs);
+    for (int f = 0; f < 2; f++)
+        tl_rand_letters(&seed, fam[f], 80 + tap_rand(&seed) % 200, TL_AMINO);
+    for (size_t i = 0; i < nd; i++) {
+        if (i % 4 == 1)
+            tl_mutate_letters_each(&seed, fam[i % 8 == 1], buf, sizeof buf, 2 + (unsigned)(i % 9),
+                                   TL_AMINO);
+        else if (i >= nq && i % 3 == 0) { /* a copy of a query: equal scores */
+            swgpu_seq_t s;
+            swgpu_seqset_get(ds, (size_t)(tap_rand(&seed) % nq), &s);
+            for (size_t k = 0; k < s.len; k++)
+                buf[k] = swgpu_decode(SWGPU_PROTEIN, s.res[k]);
+            buf[s.len] = 0;
+        } else
+            tl_rand_letters(&seed, buf, 20 + tap_rand(&seed) % 300, TL_AMINO);
+        snprintf(id, sizeof id, "d%zu", i);
+        swgpu_seqset_add(ds, id, i % 2 ? "a description" : "", buf, strlen(buf));
+        if (i < nq)
+            swgpu_seqset_add(*qs, id, "", buf, strlen(buf));
+    }
+    swgpu_db_from_seqset(ds, db);
+    swgpu_seqset_destroy(ds);
+}
+
+/* w (the whole search on db) against s (streamed, its hits' database h):
+ * the mismatches; *hits counts the hits compared */
+static long compare(const swgpu_search_result_t *w, const swgpu_db_t *db,
+                    const swgpu_search_result_t *s, const swgpu_db_t *h, long *hits)
+{
+    long bad = 0;
+    if (w->n_queries != s->n_queries || w->cells != s->cells)
+        return 1000000;
+    for (size_t i = 0; i < w->n_queries; i++) {
+        const swgpu_query_result_t *a = &w->q[i], *b = &s->q[i];
+        bad += a->n_hits != b->n_hits || memcmp(&a->karlin, &b->karlin, sizeof a->karlin) != 0;
+        for (size_t k = 0; k < a->n_hits && k < b->n_hits; k++) {
+            const swgpu_hit_t *x = &a->hits[k], *y = &b->hits[k];
+            swgpu_seq_t tx, ty;
+            bad += x->target != y->target || x->score != y->score ||
+                   memcmp(&x->bits, &y->bits, sizeof x->bits) ||
+                   memcmp(&x->evalue, &y->evalue, sizeof x->evalue) || !tl_same_aln(&x->aln, &y->aln);
+            if (swgpu_db_get(db, x->target, &tx) || swgpu_db_get(h, y->target, &ty) ||
+                strcmp(tx.id, ty.id) || strcmp(tx.desc, ty.desc) || tx.len != ty.len ||
+                memcmp(tx.res, ty.res, tx.len))
+                bad++;
+            (*hits)++;
+        }
+    }
+    return bad;
+}
+
+static void test_same(void)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    swgpu_matrix_t *m = NULL;
+    char path[300];
+    size_t nd = 61;
+    build(31, nd, 9, &qs, &db);
+    snprintf(path, sizeof path, "%s/s.swdb", tmpdir);
+    CHECK(swgpu_db_write(db, path) == SWGPU_OK, "makedb file written: %s", swgpu_last_error());
+    swgpu_matrix_builtin("BLOSUM62", &m);
+    const size_t parts[] = {1, 2, 3, 7, 61, 100};
+    for (int v = 0; v < 8; v++) {
+        swgpu_opts_t o;
+        swgpu_search_result_t *w = NULL;
+        swgpu_opts_init(&o, SWGPU_PROTEIN);
+        o.backend = SWGPU_BACKEND_CPU;
+        o.threads = 2;
+        o.top_n = v % 2 ? 2 : 4; /* copies of a query tie at the cut-off */
+        o.rank = v & 2 ? SWGPU_RANK_SCORE : SWGPU_RANK_EVALUE;
+        o.evalue_model = v & 4 ? SWGPU_EVALUE_OLD_FSC : SWGPU_EVALUE_SPOUGE;
+        o.evalue = v == 5 ? 1e-3 : 10;
+        o.no_self = v == 3;
+        o.no_align = v == 6;
+        CHECK(swgpu_search(qs, db, m, &o, &w) == SWGPU_OK, "whole search %d", v);
+        for (size_t p = 0; p < sizeof parts / sizeof *parts; p++) {
+            swgpu_search_result_t *s = NULL;
+            swgpu_db_t *h = NULL;
+            long hits = 0, bad;
+            int rc = swgpu_search_stream(qs, path, parts[p], m, &o, &s, &h);
+            CHECK(rc == SWGPU_OK, "variant %d, %zu parts: %s", v, parts[p], swgpu_last_error());
+            if (rc)
+                continue;
+            bad = compare(w, db, s, h, &hits);
+            CHECK(bad == 0 && hits > 0, "variant %d, %zu parts: %ld of %ld hits differ", v,
+                  parts[p], bad, hits);
+            swgpu_db_part_t info;
+            swgpu_db_part_info(h, &info);
+            CHECK(info.total_n == nd && info.total_residues == swgpu_db_residues(db),
+                  "the hits' database has the whole's size");
+            swgpu_search_result_destroy(s);
+            swgpu_db_destroy(h);
+        }
+        swgpu_search_result_destroy(w);
+    }
+
+    /* the part count follows the budget; other databases are read whole */
+    swgpu_opts_t o;
+    size_t n = 0;
+    uint64_t bytes = 0;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.threads = 1;
+    CHECK(swgpu_stream_parts(path, &o, UINT64_MAX / 2, &n, &bytes) == SWGPU_OK && n == 1,
+          "a database that fits: one part (%zu)", n);
+    CHECK((long long)bytes > 0 && access(path, R_OK) == 0, "the file's bytes: %llu",
+          (unsigned long long)bytes);
+    CHECK(swgpu_stream_parts(path, &o, 1, &n, &bytes) == SWGPU_EBUDGET,
+          "a budget of one byte: SWGPU_EBUDGET");
+    snprintf(path, sizeof path, "%s/s.fa", tmpdir);
+    FILE *fp = fopen(path, "w");
+    fputs(">a\nACDEFGHIK\n", fp);
+    fclose(fp);
+    CHECK(swgpu_stream_parts(path, &o, 1, &n, &bytes) == SWGPU_OK && n == 1 && bytes == 0,
+          "FASTA: read whole");
+
+    /* refused: no makedb file, fitted statistics, no parts */
+    swgpu_search_result_t *s = NULL;
+    swgpu_db_t *h = NULL;
+    CHECK(swgpu_search_stream(qs, path, 2, m, &o, &s, &h) == SWGPU_EINVAL && !s && !h,
+          "FASTA refused");
+    snprintf(path, sizeof path, "%s/s.swdb", tmpdir);
+    CHECK(swgpu_search_stream(qs, path, 0, m, &o, &s, &h) == SWGPU_EINVAL, "0 parts refused");
+    o.gap_open = 12;
+    o.gap_extend = 3;
+    CHECK(swgpu_search_stream(qs, path, 2, m, &o, &s, &h) == SWGPU_EINVAL &&
+              strstr(swgpu_last_error(), "not yet available with a streamed database"),
+          "fitted statistics refused: %s", swgpu_last_error());
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_stream.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    test_same();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return tap_done();
+}
