@@ -12,21 +12,26 @@ if [ ! -x "$GEN" ]; then
     exit $?
 fi
 md5() { md5sum | cut -c1-32; }
+# sequences a block of the -x runs (x 3 below); SWGPU_TEST_QUICK=1 (the
+# sanitizer builds, ~10x slower): 18,000, two blocks of 16,384
+N=20000
+[ -n "${SWGPU_TEST_QUICK:-}" ] && [ "${SWGPU_TEST_QUICK}" != 0 ] && N=6000
+M=$((3 * N))
 
 # the single stream: the md5 of the generator before -x (commit f967380)
 s=$("$GEN" -n 2000 2>/dev/null | md5)
 [ "$s" = c128a2f533eb7309abf7140c8969f079 ] && pass || fail "gen_synth -n 2000: md5 $s"
 s=$("$GEN" -n 20000 -s 7 2>/dev/null | md5)
 [ "$s" = 5b47708ad41c937dbcee2db06ca6b8fc ] && pass || fail "gen_synth -n 20000 -s 7: md5 $s"
-"$GEN" -n 20000 -x 3 -t 1 "$T/x1.fa" 2>"$T/gen.log" && pass || fail "gen_synth -x 3: $(cat "$T/gen.log")"
-grep -q '^gen_synth: 60000 sequences, ' "$T/gen.log" && pass || fail "gen_synth -x 3 said: $(cat "$T/gen.log")"
+"$GEN" -n $N -x 3 -t 1 "$T/x1.fa" 2>"$T/gen.log" && pass || fail "gen_synth -x 3: $(cat "$T/gen.log")"
+grep -q "^gen_synth: $M sequences, " "$T/gen.log" && pass || fail "gen_synth -x 3 said: $(cat "$T/gen.log")"
 for t in 2 3 7; do
-    "$GEN" -n 20000 -x 3 -t $t 2>/dev/null >"$T/x$t.fa"
+    "$GEN" -n $N -x 3 -t $t 2>/dev/null >"$T/x$t.fa"
     cmp -s "$T/x1.fa" "$T/x$t.fa" && pass || fail "gen_synth -x 3: -t $t differs from -t 1"
 done
-# ids synth1 .. synth60000 in order, blocks of different streams
-if [ "$(grep '^>' "$T/x1.fa" | sed 's/^>synth\([0-9]*\) len=.*/\1/' | awk '$1 != NR { bad++ } END { print NR, bad + 0 }')" = "60000 0" ]; then
-    pass; else fail "gen_synth -x 3: ids not synth1 .. synth60000"; fi
+# ids synth1 .. synth$M in order, blocks of different streams
+if [ "$(grep '^>' "$T/x1.fa" | sed 's/^>synth\([0-9]*\) len=.*/\1/' | awk '$1 != NR { bad++ } END { print NR, bad + 0 }')" = "$M 0" ]; then
+    pass; else fail "gen_synth -x 3: ids not synth1 .. synth$M"; fi
 s1=$("$GEN" -n 20000 -x 1 2>/dev/null | md5)
 s2=$("$GEN" -n 20000 -x 1 -s 8 2>/dev/null | md5)
 s0=$("$GEN" -n 20000 2>/dev/null | md5)
@@ -37,7 +42,7 @@ done
 
 # makedb from standard input: the file's database, byte for byte
 "$SWGPU" makedb --quiet -t 2 "$T/x1.fa" "$T/f.swdb" && pass || fail "makedb of the file"
-"$GEN" -n 20000 -x 3 -t 2 2>/dev/null | "$SWGPU" makedb --quiet -t 2 - "$T/p.swdb" && pass || fail "gen_synth | makedb -"
+"$GEN" -n $N -x 3 -t 2 2>/dev/null | "$SWGPU" makedb --quiet -t 2 - "$T/p.swdb" && pass || fail "gen_synth | makedb -"
 cmp -s "$T/f.swdb" "$T/p.swdb" && pass || fail "gen_synth | makedb -: not the file's database"
 "$SWGPU" makedb -v -t 3 - "$T/r.swdb" <"$T/x1.fa" 2>"$T/r.log" && cmp -s "$T/f.swdb" "$T/r.swdb" && pass ||
     fail "makedb - < file: $(tail -n 1 "$T/r.log")"
@@ -71,15 +76,15 @@ grep -q 'file /dev/stdin: more than 102400 bytes read from the stream (the limit
     pass || fail "a stream over SWGPU_READ_LIMIT: $(cat "$T/lim.err")"
 [ ! -e "$T/e.swdb" ] && pass || fail "a failed makedb - left its output"
 # one sequence over the limit of a database (SWGPU_DB_MAX_SEQS lowers 2^32 - 1)
-over="file /dev/stdin: 60000 sequences, more than the 59999 a database may hold \(32-bit sequence indices\)"
-export SWGPU_DB_MAX_SEQS=59999
+over="file /dev/stdin: $M sequences, more than the $((M - 1)) a database may hold \(32-bit sequence indices\)"
+export SWGPU_DB_MAX_SEQS=$((M - 1))
 bad "makedb - over the sequence limit" "$over" makedb - "$T/e.swdb" <"$T/x1.fa"
 gzip -c "$T/x1.fa" >"$T/x1.fa.gz"
 bad "makedb - (gzip file) over the sequence limit" "$over" makedb - "$T/e.swdb" <"$T/x1.fa.gz"
 cat "$T/x1.fa.gz" | { bad "makedb - (gzip pipe) over the sequence limit" "$over" makedb - "$T/e.swdb"
     echo "$n_pass $n_fail" >"$T/counts"; }
 read p f <"$T/counts"; n_pass=$p; n_fail=$f
-export SWGPU_DB_MAX_SEQS=60000
+export SWGPU_DB_MAX_SEQS=$M
 cat "$T/x1.fa.gz" | "$SWGPU" makedb --quiet - "$T/g2.swdb" && cmp -s "$T/f.swdb" "$T/g2.swdb" && pass ||
     fail "gzip | makedb - at the sequence limit"
 unset SWGPU_DB_MAX_SEQS
