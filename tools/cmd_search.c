@@ -591,7 +591,7 @@ static int read_inputs(search_t *S, const swgpu_opts_t *o, const char *qname, in
         fprintf(stderr, "[swgpu %.2fs] %s: %zu sequences, %llu residues, longest %llu\n",
                 cli_elapsed(), a->dpath, (size_t)whole.total_n,
                 (unsigned long long)whole.total_residues,
-                (unsigned long long)swgpu_db_max_len(S->names ? S->names : S->db));
+                (unsigned long long)whole.total_max_len);
     }
     return 0;
 }

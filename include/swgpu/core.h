@@ -561,6 +561,8 @@ typedef struct {
     uint64_t residues;       /* residues in the part */
     uint64_t total_n;        /* sequences of the whole database */
     uint64_t total_residues; /* residues of the whole database */
+    uint64_t total_max_len;  /* the whole database's longest sequence (swgpu_db_max_len
+                                gives the part's) */
 } swgpu_db_part_t;
 
 /** Fill *out (see swgpu_db_part_t); SWGPU_EINVAL for NULL arguments. */

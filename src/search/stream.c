@@ -4,8 +4,9 @@
  * swgpu_search_stream).
  *
  * The database's scan order is cut by residues into parts (the cuts of
- * swgpu_db_open_part).  Each part is opened on its own (the index mapped,
- * the part's residues read and checked), scanned with every query for its
+ * swgpu_db_open_part).  The file's index is mapped once for all parts;
+ * each part reads its own entries of it and its residues (checked), is
+ * scanned with every query for its
  * candidates (opts->candidates), then released; while part k is scanned a
  * thread reads part k+1, so at most two parts are in memory and the
  * reading overlaps the scan.  The parts' candidates are merged as a search
@@ -40,30 +41,14 @@
  *   slots, places and codes, about 20 bytes; CUDA: h_gpoff 8 and h_poff 4
  *   bytes per pair, chunk offsets) and the search's own (per query thread
  *   of the CPU engine's many-query scan: a score and an overflow index,
- *   12 bytes).
+ *   12 bytes);
+ * - per sequence of a part, scanned or read: its own entries of the index
+ *   (offsets 8 bytes, order 4), read into memory of its own.
  */
 #define LAYOUT_PER_RESIDUE 1
 #define PER_SEQUENCE 32
 #define PER_SEQUENCE_THREAD 12
-
-/* the scan position of the first sequence whose first residue lies at or
- * after floor(x * total): dbpart.c's cut at fraction x */
-static uint64_t cut_at(const uint64_t *off, uint64_t n, uint64_t total, double x)
-{
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return n;
-    uint64_t p = (uint64_t)(x * (double)total), lo = 0, hi = n;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (off[mid] < p)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+#define PART_INDEX 12
 
 /* part k of nparts: the fraction it starts at (the end: part k + 1's) */
 static double part_from(size_t k, size_t nparts)
@@ -94,16 +79,44 @@ static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, size
 {
     uint64_t most = 0;
     for (size_t k = 0; k < nparts; k++) {
-        uint64_t a = cut_at(off, s->n, s->total, part_from(k, nparts));
-        uint64_t b = cut_at(off, s->n, s->total, part_from(k + 1, nparts));
-        uint64_t c = cut_at(off, s->n, s->total, part_from(k + 2, nparts));
+        uint64_t a = swgpu__db_cut_at(off, s->n, s->total, part_from(k, nparts));
+        uint64_t b = swgpu__db_cut_at(off, s->n, s->total, part_from(k + 1, nparts));
+        uint64_t c = swgpu__db_cut_at(off, s->n, s->total, part_from(k + 2, nparts));
         uint64_t need = (off[b] - off[a]) * (1 + LAYOUT_PER_RESIDUE) + (b - a) * per_seq +
-                        (off[c] - off[b]) + 2 * SWGPU__DB_PAD;
+                        (off[c] - off[b]) + (c - b) * PART_INDEX + 2 * SWGPU__DB_PAD;
         most = need > most ? need : most;
     }
     return most;
 }
 
+/* a database read whole (not a makedb file) under an explicit budget it
+ * exceeds: said, with the way to stream it */
+static void warn_whole(const char *path, uint64_t budget)
+{
+    uint64_t bytes = swgpu__db_input_bytes(path);
+    if (bytes > budget)
+        swgpu__log(SWGPU_LOG_WARN, "database %s (%llu bytes) is read whole into memory although "
+                   "the memory budget is %llu bytes: only a makedb file is streamed from disk "
+                   "within the budget (swgpu makedb %s OUT.swdb makes one)", path,
+                   (unsigned long long)bytes, (unsigned long long)budget, path);
+}
+
+/*
+ * The parts: the fewest nparts for which every part k, scanned while part
+ * k + 1 is read, fits what the budget leaves beside `fixed':
+ *   res_k (1 + LAYOUT_PER_RESIDUE) + seqs_k (PER_SEQUENCE + PART_INDEX +
+ *   threads PER_SEQUENCE_THREAD) + res_k+1 + seqs_k+1 PART_INDEX + 2 PAD
+ *   <= budget - fixed
+ * (res and seqs: a part's residues and sequences), searched upwards from
+ * the even cut's estimate, (2 + LAYOUT_PER_RESIDUE) total / (budget -
+ * fixed) + 1.  fixed: the process so far (its peak resident set), a bit a
+ * sequence (the parts' order check), and with --no-self the index pages
+ * the parts' names and ranks are read from (at most the whole index: one
+ * mapping shared by the parts).  After the parts, the hits' database takes
+ * the process so far and a rank entry (4 bytes) a sequence: that must fit
+ * too.  Each part costs an engine's creation (on a GPU: device buffers and
+ * the layout), so the fewest parts the budget allows are taken.
+ */
 int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
                        size_t *parts, uint64_t *db_bytes)
 {
@@ -115,36 +128,39 @@ int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_
     *parts = 1;
     *db_bytes = 0;
     int rc = swgpu__db_stream_probe(path, &s);
-    if (rc <= 0)
-        return rc; /* another kind of database: read whole */
+    if (rc < 0)
+        return rc;
+    if (rc == 0) { /* another kind of database: read whole */
+        if (max_memory)
+            warn_whole(path, max_memory);
+        return SWGPU_OK;
+    }
     *db_bytes = s.size;
     uint64_t budget = max_memory ? max_memory : swgpu_stream_default_memory();
     int threads = opts->threads > 0 ? opts->threads : swgpu__ncores();
-    uint64_t per_seq = PER_SEQUENCE + PER_SEQUENCE_THREAD * (uint64_t)threads;
+    uint64_t per_seq = PER_SEQUENCE + PART_INDEX + PER_SEQUENCE_THREAD * (uint64_t)threads;
     uint64_t used = peak_rss();
     uint64_t whole = used + s.size + s.total * LAYOUT_PER_RESIDUE + s.n * per_seq;
     if (whole <= budget || s.n < 2) {
         free(s.path);
         return SWGPU_OK;
     }
-    /* in use throughout: the process so far, the index of each of two parts
-     * (each maps it and reads its own share of it), the hits' rank array */
-    uint64_t fixed = used + 2 * s.index_bytes + 4 * s.n;
+    uint64_t fixed = used + s.n / 8 + 1 + (opts->no_self ? s.index_bytes : 0);
+    uint64_t after = used + 4 * s.n;
     const uint64_t *off = swgpu__db_stream_offsets(&s, &base, &len);
     if (!off) {
         free(s.path);
         return SWGPU_EIO;
     }
     size_t n = 2;
-    if (fixed < budget) {
+    if (fixed < budget && after < budget) {
         uint64_t avail = budget - fixed;
-        uint64_t all = s.total * (2 + LAYOUT_PER_RESIDUE) + s.n * per_seq;
-        uint64_t first = all / avail + 1;
+        uint64_t first = s.total * (2 + LAYOUT_PER_RESIDUE) / avail + 1;
         n = first > 2 ? (size_t)first : 2;
         while (n <= s.n && part_need(off, &s, n, per_seq) > avail)
             n = n < 64 ? n + 1 : n + n / 16;
     }
-    if (fixed >= budget || n > s.n)
+    if (fixed >= budget || after >= budget || n > s.n)
         rc = swgpu__fail(SWGPU_EBUDGET, "database %s (%llu bytes, %llu sequences, index %llu "
                          "bytes): %llu bytes of memory are too few to stream it in parts (%llu "
                          "in use already)", s.path, (unsigned long long)s.size,
@@ -162,8 +178,9 @@ int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_
 /* one part read from disk (on a thread of its own while the one before it
  * is scanned) */
 typedef struct {
-    const swgpu__db_stream_t *s;
+    swgpu__db_stream_t *s;
     double from, to;
+    int names;          /* the part's names and ranks checked (--no-self reads them) */
     int outer;          /* also the checksum of the bytes around the residues */
     swgpu_db_t *db;
     uint32_t crc, pre, post;
@@ -174,14 +191,7 @@ typedef struct {
 static void *load_part(void *arg)
 {
     load_t *L = arg;
-    uint8_t bad = 0;
-    L->rc = swgpu_db_open_part(L->s->path, L->s->alphabet, L->from, L->to, &L->db, NULL);
-    if (L->rc == SWGPU_OK) {
-        L->crc = swgpu__db_part_crc(L->db, &bad);
-        if (bad)
-            L->rc = swgpu__fail(SWGPU_EDB, "database %s: residue code out of range for the %s "
-                                "alphabet", L->s->path, swgpu_alphabet_name(L->s->alphabet));
-    }
+    L->rc = swgpu__db_stream_part(L->s, L->from, L->to, L->names, &L->db, &L->crc);
     if (L->rc == SWGPU_OK && L->outer)
         L->rc = swgpu__db_outer_crc(L->s, &L->pre, &L->post);
     if (L->rc < 0)
@@ -191,7 +201,7 @@ static void *load_part(void *arg)
 
 /* what the parts leave: their candidates, the running checksum */
 typedef struct {
-    const swgpu__db_stream_t *s;
+    swgpu__db_stream_t *s;
     size_t nparts;
     swgpu_search_result_t **cand;
     uint32_t crc;       /* of the residues read so far */
@@ -228,7 +238,9 @@ static int scan_parts(stream_t *S, const swgpu_seqset_t *queries, const swgpu_ma
     pthread_t th;
     int running = 0, rc = SWGPU_OK;
     memset(L, 0, sizeof L);
-    L[0] = (load_t){.s = S->s, .from = 0, .to = part_from(1, S->nparts), .outer = S->nparts == 1};
+    int names = oc->no_self;
+    L[0] = (load_t){.s = S->s, .from = 0, .to = part_from(1, S->nparts), .names = names,
+                    .outer = S->nparts == 1};
     load_part(&L[0]);
     for (size_t k = 0; k < S->nparts && rc == SWGPU_OK; k++) {
         load_t *cur = &L[k % 2], *next = &L[(k + 1) % 2];
@@ -240,7 +252,8 @@ static int scan_parts(stream_t *S, const swgpu_seqset_t *queries, const swgpu_ma
             break;
         if (k + 1 < S->nparts) {
             *next = (load_t){.s = S->s, .from = part_from(k + 1, S->nparts),
-                             .to = part_from(k + 2, S->nparts), .outer = k + 2 == S->nparts};
+                             .to = part_from(k + 2, S->nparts), .names = names,
+                             .outer = k + 2 == S->nparts};
             if (pthread_create(&th, NULL, load_part, next) == 0)
                 running = 1;
             else
@@ -270,7 +283,7 @@ static int u64_cmp(const void *a, const void *b)
 }
 
 /* the merged hits' sequences alone, read back from the file */
-static int hits_db(const swgpu__db_stream_t *s, const swgpu_search_result_t *r, swgpu_db_t **out)
+static int hits_db(swgpu__db_stream_t *s, const swgpu_search_result_t *r, swgpu_db_t **out)
 {
     size_t n = 0, u = 0;
     for (size_t i = 0; i < r->n_queries; i++)
@@ -287,7 +300,7 @@ static int hits_db(const swgpu__db_stream_t *s, const swgpu_search_result_t *r, 
     for (size_t k = 0; k < n; k++)
         if (!u || t[u - 1] != t[k])
             t[u++] = t[k];
-    int rc = swgpu__db_open_hits(s->path, t, u, out);
+    int rc = swgpu__db_open_hits(s, t, u, out);
     free(t);
     return rc;
 }
@@ -324,18 +337,21 @@ int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t 
     if ((rc = swgpu__db_stream_probe(path, &s)) <= 0)
         return rc < 0 ? rc : swgpu__fail(SWGPU_EINVAL, "search_stream: %s is not a makedb "
                                          "file (swgpu_db_write makes one)", path);
-    if (s.alphabet != swgpu_seqset_alphabet(queries)) {
+    if (s.alphabet != swgpu_seqset_alphabet(queries))
         rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, the queries are %s",
                          s.path, swgpu_alphabet_name(s.alphabet),
                          swgpu_alphabet_name(swgpu_seqset_alphabet(queries)));
-        free(s.path);
+    else
+        rc = swgpu__db_stream_open(&s);
+    if (rc < 0) {
+        swgpu__db_stream_close(&s);
         return rc;
     }
     if (nparts > s.n && s.n > 0)
         nparts = (size_t)s.n;
     stream_t S = {.s = &s, .nparts = nparts, .crc = 0}; /* 0: the CRC-32 of no bytes */
     if (!(S.cand = calloc(nparts, sizeof *S.cand))) {
-        free(s.path);
+        swgpu__db_stream_close(&s);
         return swgpu__fail(SWGPU_ENOMEM, "search_stream: out of memory for %zu parts", nparts);
     }
     swgpu_opts_t oc = *opts;
@@ -354,7 +370,7 @@ int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t 
         rc = hits_db(&s, r, hits);
     if (rc == SWGPU_OK && !opts->no_align)
         rc = swgpu_search_align(r, queries, *hits, m, opts);
-    free(s.path);
+    swgpu__db_stream_close(&s);
     if (rc < 0) {
         swgpu_search_result_destroy(r);
         swgpu_db_destroy(*hits);
