@@ -9,7 +9,10 @@
  * count (swgpu_stream_parts) follows the budget (a FASTA file larger than
  * it is read whole, with a warning); what a stream does not take is
  * refused; a file whose index lies (a database index held twice, a name
- * that runs off its section) under valid checksums is refused.
+ * that runs off its section) under valid checksums is refused.  Ranges
+ * streamed alone (swgpu_search_stream_candidates, as swgpu-mpi ranks do),
+ * merged, and aligned on each range's hits (swgpu_db_open_hits) give the
+ * whole search too; swgpu_db_verify checks the whole-file checksum.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tap.h"
@@ -285,6 +288,87 @@ done:
     swgpu_seqset_destroy(qs);
 }
 
+/* the database cut into ranges at cuts[], each streamed in k parts for its
+ * candidates, merged, each range's hits aligned on its own hits' database:
+ * the whole search's result, hit for hit */
+static void test_ranges(void)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL, *all = NULL;
+    swgpu_matrix_t *m = NULL;
+    swgpu_search_result_t *w = NULL, *cand[3] = {NULL, NULL, NULL}, *r = NULL;
+    char path[300];
+    const double cuts[] = {0, 0.3, 0.55, 1};
+    build(37, 80, 6, &qs, &db);
+    snprintf(path, sizeof path, "%s/r.swdb", tmpdir);
+    CHECK_EQ_INT(swgpu_db_write(db, path), SWGPU_OK);
+    swgpu_matrix_builtin("BLOSUM62", &m);
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.backend = SWGPU_BACKEND_CPU;
+    o.threads = 2;
+    o.top_n = 3;
+    CHECK(swgpu_search(qs, db, m, &o, &w) == SWGPU_OK, "whole search");
+    for (int k = 0; k < 3; k++) {
+        int rc = swgpu_search_stream_candidates(qs, path, cuts[k], cuts[k + 1], (size_t)k + 2, m,
+                                                &o, &cand[k]);
+        CHECK(rc == SWGPU_OK, "range %d in %d parts: %s", k, k + 2, swgpu_last_error());
+    }
+    swgpu_merge_src_t src = {swgpu_db_size(db), swgpu_db_residues(db), NULL, NULL, NULL};
+    if (!cand[0] || !cand[1] || !cand[2] ||
+        swgpu_search_merge(qs, m, &o, (const swgpu_search_result_t *const *)cand, 3, &src, &r)) {
+        CHECK(0, "merge: %s", swgpu_last_error());
+        goto done;
+    }
+    size_t nt = 0;
+    uint64_t t[600];
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits && nt < 600; h++)
+            t[nt++] = r->q[i].hits[h].target;
+    for (int k = 0; k < 3; k++) {
+        swgpu_db_t *hk = NULL;
+        int rc = swgpu_db_open_hits(path, cuts[k], cuts[k + 1], t, nt, &hk);
+        CHECK(rc == SWGPU_OK && swgpu_db_size(hk) > 0 && swgpu_db_size(hk) < nt,
+              "range %d's hits: %zu of %zu (%s)", k, hk ? swgpu_db_size(hk) : 0, nt,
+              swgpu_last_error());
+        if (rc == SWGPU_OK)
+            CHECK_EQ_INT(swgpu_search_align(r, qs, hk, m, &o), SWGPU_OK);
+        swgpu_db_destroy(hk);
+    }
+    CHECK_EQ_INT(swgpu_db_open_hits(path, 0, 1, t, nt, &all), SWGPU_OK);
+    long hits = 0, bad = all ? compare(w, db, r, all, &hits) : 1;
+    CHECK(bad == 0 && hits > 10, "ranges merged and aligned: %ld of %ld hits differ", bad, hits);
+    CHECK(swgpu_db_open_hits(path, 0.5, 0.4, t, nt, &all) == SWGPU_EINVAL && !all,
+          "db_open_hits: a reversed range refused");
+    size_t np = 0;
+    uint64_t bytes = 0;
+    CHECK(swgpu_stream_parts_range(path, &o, 0, 0.6, 0.2, &np, &bytes) == SWGPU_EINVAL,
+          "stream_parts_range: a reversed range refused");
+    CHECK(swgpu_stream_parts_range(path, &o, 0, 0.2, 0.6, &np, &bytes) == SWGPU_OK && np == 1 &&
+              bytes > 0, "stream_parts_range: the default budget holds the range whole");
+    /* the whole-file checksum: the file as written, then a residue changed */
+    CHECK_EQ_INT(swgpu_db_verify(path), SWGPU_OK);
+    size_t n = 0;
+    unsigned char *f = tl_slurp(path, &n);
+    if (f && n > 300) {
+        f[n - 200] ^= 1;
+        tl_spit(path, f, n);
+        CHECK(swgpu_db_verify(path) == SWGPU_EDB &&
+                  strstr(swgpu_last_error(), "checksum mismatch (corrupt file)"),
+              "db_verify: a changed byte found (%s)", swgpu_last_error());
+    }
+    free(f);
+done:
+    swgpu_db_destroy(all);
+    for (int k = 0; k < 3; k++)
+        swgpu_search_result_destroy(cand[k]);
+    swgpu_search_result_destroy(r);
+    swgpu_search_result_destroy(w);
+    swgpu_matrix_destroy(m);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_stream.XXXXXX");
@@ -294,6 +378,7 @@ int main(void)
     }
     test_same();
     test_lies();
+    test_ranges();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -450,3 +450,68 @@ fail:
     free(rank);
     return rc;
 }
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int swgpu_db_open_hits(const char *path, double from, double to, const uint64_t *targets,
+                       size_t n, swgpu_db_t **out)
+{
+    swgpu__db_stream_t s;
+    uint64_t *t = NULL;
+    size_t u = 0;
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "db_open_hits: NULL result pointer");
+    *out = NULL;
+    if (!path || (n && !targets))
+        return swgpu__fail(SWGPU_EINVAL, "db_open_hits: NULL argument");
+    if (!(from >= 0 && from <= to && to <= 1))
+        return swgpu__fail(SWGPU_EINVAL, "db_open_hits: part [%g, %g): expected 0 <= from <= "
+                           "to <= 1", from, to);
+    int rc = swgpu__db_stream_probe(path, &s);
+    if (rc == 0)
+        return swgpu__fail(SWGPU_EINVAL, "db_open_hits: %s is not a makedb file", path);
+    if (rc > 0 && (rc = swgpu__db_stream_open(&s)) == SWGPU_OK &&
+        !(t = malloc((n ? n : 1) * sizeof *t)))
+        rc = swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory for %zu hits", s.path, n);
+    if (rc == SWGPU_OK) {
+        const uint64_t *off = section(&s, SWGPU__SEC_OFF);
+        const uint32_t *rank = section(&s, SWGPU__SEC_RANK);
+        uint64_t first = swgpu__db_cut_at(off, s.n, s.total, from);
+        uint64_t last = swgpu__db_cut_at(off, s.n, s.total, to);
+        for (size_t j = 0; j < n; j++)
+            if (targets[j] < s.n && rank[targets[j]] >= first && rank[targets[j]] < last)
+                t[u++] = targets[j];
+        if (u)
+            qsort(t, u, sizeof *t, u64_cmp);
+        size_t w = 0;
+        for (size_t j = 0; j < u; j++)
+            if (!w || t[w - 1] != t[j])
+                t[w++] = t[j];
+        rc = swgpu__db_open_hits(&s, t, w, out);
+    }
+    free(t);
+    swgpu__db_stream_close(&s);
+    return rc;
+}
+
+int swgpu_db_verify(const char *path)
+{
+    swgpu__db_stream_t s;
+    uint32_t c = 0;
+    if (!path)
+        return swgpu__fail(SWGPU_EINVAL, "db_verify: no file name");
+    int rc = swgpu__db_stream_probe(path, &s);
+    if (rc <= 0)
+        return rc;
+    if ((s.fd = open(s.path, O_RDONLY | O_CLOEXEC)) < 0)
+        rc = swgpu__fail(SWGPU_EIO, "database %s: %s", s.path, strerror(errno));
+    else if ((rc = crc_range(s.fd, s.path, SWGPU__DB_HDR, s.size, &c)) == SWGPU_OK &&
+             c != s.crc)
+        rc = swgpu__fail(SWGPU_EDB, "database %s: checksum mismatch (corrupt file)", s.path);
+    swgpu__db_stream_close(&s);
+    return rc;
+}

@@ -50,10 +50,12 @@
 #define PER_SEQUENCE_THREAD 12
 #define PART_INDEX 12
 
-/* part k of nparts: the fraction it starts at (the end: part k + 1's) */
-static double part_from(size_t k, size_t nparts)
+/* part k of nparts of [from, to): the fraction it starts at (the end: part
+ * k + 1's; k = nparts: to itself, so a range's last part ends where the
+ * next range starts) */
+static double part_from(double from, double to, size_t k, size_t nparts)
 {
-    return k >= nparts ? 1.0 : (double)k / (double)nparts;
+    return k >= nparts ? to : from + (to - from) * ((double)k / (double)nparts);
 }
 
 static uint64_t peak_rss(void)
@@ -74,14 +76,14 @@ uint64_t swgpu_stream_default_memory(void)
 
 /* the most host memory any part of nparts needs while it is scanned, the
  * next one read meanwhile */
-static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, size_t nparts,
-                          uint64_t per_seq)
+static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, double from,
+                          double to, size_t nparts, uint64_t per_seq)
 {
     uint64_t most = 0;
     for (size_t k = 0; k < nparts; k++) {
-        uint64_t a = swgpu__db_cut_at(off, s->n, s->total, part_from(k, nparts));
-        uint64_t b = swgpu__db_cut_at(off, s->n, s->total, part_from(k + 1, nparts));
-        uint64_t c = swgpu__db_cut_at(off, s->n, s->total, part_from(k + 2, nparts));
+        uint64_t a = swgpu__db_cut_at(off, s->n, s->total, part_from(from, to, k, nparts));
+        uint64_t b = swgpu__db_cut_at(off, s->n, s->total, part_from(from, to, k + 1, nparts));
+        uint64_t c = swgpu__db_cut_at(off, s->n, s->total, part_from(from, to, k + 2, nparts));
         uint64_t need = (off[b] - off[a]) * (1 + LAYOUT_PER_RESIDUE) + (b - a) * per_seq +
                         (off[c] - off[b]) + (c - b) * PART_INDEX + 2 * SWGPU__DB_PAD;
         most = need > most ? need : most;
@@ -117,8 +119,8 @@ static void warn_whole(const char *path, uint64_t budget)
  * too.  Each part costs an engine's creation (on a GPU: device buffers and
  * the layout), so the fewest parts the budget allows are taken.
  */
-int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
-                       size_t *parts, uint64_t *db_bytes)
+int swgpu_stream_parts_range(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
+                             double from, double to, size_t *parts, uint64_t *db_bytes)
 {
     swgpu__db_stream_t s;
     void *base = NULL;
@@ -127,6 +129,9 @@ int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_
         return swgpu__fail(SWGPU_EINVAL, "stream_parts: NULL argument");
     *parts = 1;
     *db_bytes = 0;
+    if (!(from >= 0 && from <= to && to <= 1))
+        return swgpu__fail(SWGPU_EINVAL, "stream_parts: part [%g, %g): expected 0 <= from <= "
+                           "to <= 1", from, to);
     int rc = swgpu__db_stream_probe(path, &s);
     if (rc < 0)
         return rc;
@@ -136,31 +141,34 @@ int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_
         return SWGPU_OK;
     }
     *db_bytes = s.size;
-    uint64_t budget = max_memory ? max_memory : swgpu_stream_default_memory();
-    int threads = opts->threads > 0 ? opts->threads : swgpu__ncores();
-    uint64_t per_seq = PER_SEQUENCE + PART_INDEX + PER_SEQUENCE_THREAD * (uint64_t)threads;
-    uint64_t used = peak_rss();
-    uint64_t whole = used + s.size + s.total * LAYOUT_PER_RESIDUE + s.n * per_seq;
-    if (whole <= budget || s.n < 2) {
-        free(s.path);
-        return SWGPU_OK;
-    }
-    uint64_t fixed = used + s.n / 8 + 1 + (opts->no_self ? s.index_bytes : 0);
-    uint64_t after = used + 4 * s.n;
     const uint64_t *off = swgpu__db_stream_offsets(&s, &base, &len);
     if (!off) {
         free(s.path);
         return SWGPU_EIO;
     }
+    uint64_t budget = max_memory ? max_memory : swgpu_stream_default_memory();
+    int threads = opts->threads > 0 ? opts->threads : swgpu__ncores();
+    uint64_t per_seq = PER_SEQUENCE + PART_INDEX + PER_SEQUENCE_THREAD * (uint64_t)threads;
+    uint64_t used = peak_rss();
+    uint64_t first = swgpu__db_cut_at(off, s.n, s.total, from);
+    uint64_t last = swgpu__db_cut_at(off, s.n, s.total, to);
+    uint64_t res = last >= first ? off[last] - off[first] : 0, seqs = last - first;
+    /* the range searched whole: the index and its residues mapped, its layout */
+    uint64_t whole = used + s.index_bytes + res * (1 + LAYOUT_PER_RESIDUE) + seqs * per_seq;
+    uint64_t fixed = used + s.n / 8 + 1 + (opts->no_self ? s.index_bytes : 0);
+    uint64_t after = used + 4 * s.n;
     size_t n = 2;
-    if (fixed < budget && after < budget) {
+    if (whole <= budget || last < first || seqs < 2)
+        n = 1;
+    else if (fixed < budget && after < budget) {
         uint64_t avail = budget - fixed;
-        uint64_t first = s.total * (2 + LAYOUT_PER_RESIDUE) / avail + 1;
-        n = first > 2 ? (size_t)first : 2;
-        while (n <= s.n && part_need(off, &s, n, per_seq) > avail)
+        uint64_t guess = res * (2 + LAYOUT_PER_RESIDUE) / avail + 1;
+        n = guess > 2 ? (size_t)guess : 2;
+        while (n <= seqs && part_need(off, &s, from, to, n, per_seq) > avail)
             n = n < 64 ? n + 1 : n + n / 16;
     }
-    if (fixed >= budget || after >= budget || n > s.n)
+    rc = SWGPU_OK;
+    if (n > 1 && (fixed >= budget || after >= budget || n > seqs))
         rc = swgpu__fail(SWGPU_EBUDGET, "database %s (%llu bytes, %llu sequences, index %llu "
                          "bytes): %llu bytes of memory are too few to stream it in parts (%llu "
                          "in use already)", s.path, (unsigned long long)s.size,
@@ -171,6 +179,12 @@ int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_
     munmap(base, len);
     free(s.path);
     return rc;
+}
+
+int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
+                       size_t *parts, uint64_t *db_bytes)
+{
+    return swgpu_stream_parts_range(path, opts, max_memory, 0, 1, parts, db_bytes);
 }
 
 /* ------------------------------------------------------------ the search */
@@ -202,6 +216,7 @@ static void *load_part(void *arg)
 /* what the parts leave: their candidates, the running checksum */
 typedef struct {
     swgpu__db_stream_t *s;
+    double from, to;    /* the range streamed ([0, 1]: the whole file, its checksum too) */
     size_t nparts;
     swgpu_search_result_t **cand;
     uint32_t crc;       /* of the residues read so far */
@@ -239,8 +254,9 @@ static int scan_parts(stream_t *S, const swgpu_seqset_t *queries, const swgpu_ma
     int running = 0, rc = SWGPU_OK;
     memset(L, 0, sizeof L);
     int names = oc->no_self;
-    L[0] = (load_t){.s = S->s, .from = 0, .to = part_from(1, S->nparts), .names = names,
-                    .outer = S->nparts == 1};
+    int whole = S->from <= 0 && S->to >= 1;
+    L[0] = (load_t){.s = S->s, .from = S->from, .to = part_from(S->from, S->to, 1, S->nparts),
+                    .names = names, .outer = whole && S->nparts == 1};
     load_part(&L[0]);
     for (size_t k = 0; k < S->nparts && rc == SWGPU_OK; k++) {
         load_t *cur = &L[k % 2], *next = &L[(k + 1) % 2];
@@ -251,9 +267,9 @@ static int scan_parts(stream_t *S, const swgpu_seqset_t *queries, const swgpu_ma
         if ((rc = load_done(S, cur)) < 0)
             break;
         if (k + 1 < S->nparts) {
-            *next = (load_t){.s = S->s, .from = part_from(k + 1, S->nparts),
-                             .to = part_from(k + 2, S->nparts), .names = names,
-                             .outer = k + 2 == S->nparts};
+            *next = (load_t){.s = S->s, .from = part_from(S->from, S->to, k + 1, S->nparts),
+                             .to = part_from(S->from, S->to, k + 2, S->nparts),
+                             .names = names, .outer = whole && k + 2 == S->nparts};
             if (pthread_create(&th, NULL, load_part, next) == 0)
                 running = 1;
             else
@@ -305,64 +321,91 @@ static int hits_db(swgpu__db_stream_t *s, const swgpu_search_result_t *r, swgpu_
     return rc;
 }
 
+/* The checks and the scan that swgpu_search_stream (fn "search_stream")
+ * and swgpu_search_stream_candidates share: the range [from, to) of path in
+ * nparts parts, into *S (S->cand: each part's candidates) with *s open;
+ * after a failure both are released. */
+static int stream_scan(const swgpu_seqset_t *queries, const char *path, double from, double to,
+                       size_t nparts, const swgpu_matrix_t *m, const swgpu_opts_t *opts,
+                       const char *fn, swgpu__db_stream_t *s, stream_t *S)
+{
+    swgpu_karlin_t k;
+    int rc;
+    memset(S, 0, sizeof *S);
+    if (!queries || !path || !m || !opts)
+        return swgpu__fail(SWGPU_EINVAL, "%s: NULL argument", fn);
+    if (nparts < 1)
+        return swgpu__fail(SWGPU_EINVAL, "%s: %zu parts (at least 1)", fn, nparts);
+    if (!(from >= 0 && from <= to && to <= 1))
+        return swgpu__fail(SWGPU_EINVAL, "%s: part [%g, %g): expected 0 <= from <= to <= 1", fn,
+                           from, to);
+    if ((rc = swgpu_opts_check(opts, m)) < 0)
+        return rc;
+    if (opts->on_scores)
+        return swgpu__fail(SWGPU_EINVAL, "%s: opts.on_scores is not available with a streamed "
+                           "database", fn);
+    if (opts->comp_based_stats)
+        return swgpu__fail(SWGPU_EINVAL, "%s: --comp-based-stats %d is not yet available with a "
+                           "streamed database", fn, opts->comp_based_stats);
+    if (swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &k) != SWGPU_OK)
+        return swgpu__fail(SWGPU_EINVAL, "%s: matrix %s with gap open %d extend %d has no "
+                           "published parameters, and fitting them is not yet available with a "
+                           "streamed database", fn, swgpu_matrix_name(m), opts->gap_open,
+                           opts->gap_extend);
+    if ((rc = swgpu__db_stream_probe(path, s)) <= 0)
+        return rc < 0 ? rc : swgpu__fail(SWGPU_EINVAL, "%s: %s is not a makedb file "
+                                         "(swgpu_db_write makes one)", fn, path);
+    if (s->alphabet != swgpu_seqset_alphabet(queries))
+        rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, the queries are %s",
+                         s->path, swgpu_alphabet_name(s->alphabet),
+                         swgpu_alphabet_name(swgpu_seqset_alphabet(queries)));
+    else
+        rc = swgpu__db_stream_open(s);
+    if (rc == SWGPU_OK) {
+        if (nparts > s->n && s->n > 0)
+            nparts = (size_t)s->n;
+        *S = (stream_t){.s = s, .from = from, .to = to, .nparts = nparts,
+                        .crc = 0}; /* 0: the CRC-32 of no bytes */
+        if (!(S->cand = calloc(nparts, sizeof *S->cand)))
+            rc = swgpu__fail(SWGPU_ENOMEM, "%s: out of memory for %zu parts", fn, nparts);
+    }
+    if (rc == SWGPU_OK) {
+        swgpu_opts_t oc = *opts;
+        oc.candidates = 1;
+        oc.progress = NULL;
+        rc = scan_parts(S, queries, m, &oc);
+    }
+    if (rc < 0) {
+        for (size_t p = 0; S->cand && p < S->nparts; p++)
+            swgpu_search_result_destroy(S->cand[p]);
+        free(S->cand);
+        S->cand = NULL;
+        swgpu__db_stream_close(s);
+    }
+    return rc;
+}
+
 int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t nparts,
                         const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                         swgpu_search_result_t **out, swgpu_db_t **hits)
 {
     swgpu__db_stream_t s;
-    swgpu_karlin_t k;
     swgpu_search_result_t *r = NULL;
+    stream_t S;
     int rc;
     if (!out || !hits)
         return swgpu__fail(SWGPU_EINVAL, "search_stream: NULL result pointer");
     *out = NULL;
     *hits = NULL;
-    if (!queries || !path || !m || !opts)
-        return swgpu__fail(SWGPU_EINVAL, "search_stream: NULL argument");
-    if (nparts < 1)
-        return swgpu__fail(SWGPU_EINVAL, "search_stream: %zu parts (at least 1)", nparts);
-    if ((rc = swgpu_opts_check(opts, m)) < 0)
-        return rc;
-    if (opts->candidates || opts->on_scores)
+    if (opts && (opts->candidates || opts->on_scores))
         return swgpu__fail(SWGPU_EINVAL, "search_stream: opts.candidates and opts.on_scores "
                            "are the stream's own");
-    if (opts->comp_based_stats)
-        return swgpu__fail(SWGPU_EINVAL, "search_stream: --comp-based-stats %d is not yet "
-                           "available with a streamed database", opts->comp_based_stats);
-    if (swgpu_karlin_lookup(m, opts->gap_open, opts->gap_extend, &k) != SWGPU_OK)
-        return swgpu__fail(SWGPU_EINVAL, "search_stream: matrix %s with gap open %d extend %d "
-                           "has no published parameters, and fitting them is not yet available "
-                           "with a streamed database", swgpu_matrix_name(m), opts->gap_open,
-                           opts->gap_extend);
-    if ((rc = swgpu__db_stream_probe(path, &s)) <= 0)
-        return rc < 0 ? rc : swgpu__fail(SWGPU_EINVAL, "search_stream: %s is not a makedb "
-                                         "file (swgpu_db_write makes one)", path);
-    if (s.alphabet != swgpu_seqset_alphabet(queries))
-        rc = swgpu__fail(SWGPU_EALPHABET, "database %s holds %s sequences, the queries are %s",
-                         s.path, swgpu_alphabet_name(s.alphabet),
-                         swgpu_alphabet_name(swgpu_seqset_alphabet(queries)));
-    else
-        rc = swgpu__db_stream_open(&s);
-    if (rc < 0) {
-        swgpu__db_stream_close(&s);
+    if ((rc = stream_scan(queries, path, 0, 1, nparts, m, opts, "search_stream", &s, &S)) < 0)
         return rc;
-    }
-    if (nparts > s.n && s.n > 0)
-        nparts = (size_t)s.n;
-    stream_t S = {.s = &s, .nparts = nparts, .crc = 0}; /* 0: the CRC-32 of no bytes */
-    if (!(S.cand = calloc(nparts, sizeof *S.cand))) {
-        swgpu__db_stream_close(&s);
-        return swgpu__fail(SWGPU_ENOMEM, "search_stream: out of memory for %zu parts", nparts);
-    }
-    swgpu_opts_t oc = *opts;
-    oc.candidates = 1;
-    oc.progress = NULL;
     swgpu_merge_src_t src = {s.n, s.total, NULL, NULL, NULL};
-    rc = scan_parts(&S, queries, m, &oc);
-    if (rc == SWGPU_OK)
-        rc = swgpu_search_merge(queries, m, opts, (const swgpu_search_result_t *const *)S.cand,
-                                nparts, &src, &r);
-    for (size_t p = 0; p < nparts; p++)
+    rc = swgpu_search_merge(queries, m, opts, (const swgpu_search_result_t *const *)S.cand,
+                            S.nparts, &src, &r);
+    for (size_t p = 0; p < S.nparts; p++)
         swgpu_search_result_destroy(S.cand[p]);
     free(S.cand);
     double t0 = swgpu__now();
@@ -381,4 +424,65 @@ int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t 
     r->align_seconds = swgpu__now() - t0;
     *out = r;
     return SWGPU_OK;
+}
+
+/* the parts' candidates, query by query, in one result (parts consumed) */
+static int join_parts(stream_t *S, size_t nq, swgpu_search_result_t **out)
+{
+    swgpu_search_result_t *r = calloc(1, sizeof *r);
+    if (!r || !(r->q = calloc(nq ? nq : 1, sizeof *r->q))) {
+        free(r);
+        return swgpu__fail(SWGPU_ENOMEM, "search_stream_candidates: out of memory");
+    }
+    r->n_queries = nq;
+    for (size_t p = 0; p < S->nparts; p++) {
+        const swgpu_search_result_t *c = S->cand[p];
+        r->backend = r->backend ? r->backend : c->backend;
+        r->cells += c->cells;
+        r->overflows += c->overflows;
+    }
+    r->scan_seconds = S->scan;
+    for (size_t i = 0; i < nq; i++) {
+        size_t n = 0, w = 0;
+        for (size_t p = 0; p < S->nparts; p++)
+            n += S->cand[p]->q[i].n_hits;
+        r->q[i].query = i;
+        r->q[i].karlin = S->nparts ? S->cand[0]->q[i].karlin : r->q[i].karlin;
+        if (n && !(r->q[i].hits = malloc(n * sizeof *r->q[i].hits))) {
+            swgpu_search_result_destroy(r);
+            return swgpu__fail(SWGPU_ENOMEM, "search_stream_candidates: out of memory for "
+                               "%zu candidates", n);
+        }
+        for (size_t p = 0; p < S->nparts; p++) {
+            swgpu_query_result_t *q = &S->cand[p]->q[i];
+            if (q->n_hits)
+                memcpy(r->q[i].hits + w, q->hits, q->n_hits * sizeof *q->hits);
+            w += q->n_hits;
+            q->n_hits = 0; /* the alignments, if any, now r's */
+        }
+        r->q[i].n_hits = n;
+    }
+    *out = r;
+    return SWGPU_OK;
+}
+
+int swgpu_search_stream_candidates(const swgpu_seqset_t *queries, const char *path, double from,
+                                   double to, size_t nparts, const swgpu_matrix_t *m,
+                                   const swgpu_opts_t *opts, swgpu_search_result_t **out)
+{
+    swgpu__db_stream_t s;
+    stream_t S;
+    int rc;
+    if (!out)
+        return swgpu__fail(SWGPU_EINVAL, "search_stream_candidates: NULL result pointer");
+    *out = NULL;
+    if ((rc = stream_scan(queries, path, from, to, nparts, m, opts, "search_stream_candidates",
+                          &s, &S)) < 0)
+        return rc;
+    rc = join_parts(&S, swgpu_seqset_size(queries), out);
+    for (size_t p = 0; p < S.nparts; p++)
+        swgpu_search_result_destroy(S.cand[p]);
+    free(S.cand);
+    swgpu__db_stream_close(&s);
+    return rc;
 }
