@@ -21,6 +21,10 @@
  *      sends rank 0 the alignments and those targets' records;
  *   4. after the last batch, rank 0 builds a small database of the hits'
  *      targets, for the output writer to name them from (names_db).
+ * A rank whose part is streamed from disk (mpi_stream, share.c) scans it in
+ * parts for its candidates (swgpu_search_stream_candidates) and, in step 3,
+ * reads back the final hits its range holds (swgpu_db_open_hits) to align
+ * them and send their records.
  * Every step is the library's own (the same code as swgpu search), so the
  * output is byte-identical to swgpu search with the same options.
  */
@@ -664,6 +668,7 @@ typedef struct {
     swgpu_search_result_t *cand, *merged, *mine; /* mine: the merged hits this rank aligns
                                                     (rank 0: merged itself, unless further
                                                     HSPs are asked for) */
+    swgpu_db_t *held;           /* a streamed part: the hits it holds, read back */
     mpi_hsps_t extra;           /* rank 0: the further HSPs (--max-hsps) */
     keep_t keep;
     buf_t b;
@@ -752,7 +757,11 @@ static int scan_batch(run_t *s, batch_t *bt, const swgpu_seqset_t *queries)
                 rc = SWGPU_ENOMEM;
         }
         if (rc == SWGPU_OK)
-            rc = swgpu_search(bt->qs, s->db, s->m, &oc, &bt->cand);
+            rc = mpi_stream.parts > 1
+                     ? swgpu_search_stream_candidates(bt->qs, mpi_stream.path, mpi_stream.from,
+                                                      mpi_stream.to, mpi_stream.parts, s->m, &oc,
+                                                      &bt->cand)
+                     : swgpu_search(bt->qs, s->db, s->m, &oc, &bt->cand);
         if (rc < 0) {
             const char *msg = swgpu_last_error();
             cli_error("%s", rc == SWGPU_ENOMEM && !bt->cand && !*msg ? "out of memory" : msg);
@@ -818,13 +827,35 @@ static int merge_batch(run_t *s, batch_t *bt)
     return rc;
 }
 
+/* a streamed part: the hits of r that its range holds, read back */
+static int read_held(const swgpu_search_result_t *r, swgpu_db_t **held)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        n += r->q[i].n_hits;
+    uint64_t *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t)
+        return SWGPU_ENOMEM;
+    n = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++)
+            t[n++] = r->q[i].hits[h].target;
+    int rc = swgpu_db_open_hits(mpi_stream.path, mpi_stream.from, mpi_stream.to, t, n, held);
+    free(t);
+    return rc;
+}
+
 /* 3. the final hits to every rank; each aligns those it holds */
 static int align_batch(run_t *s, batch_t *bt)
 {
     int rc = SWGPU_OK;
     if (share_hits(bt->merged, bt->bn, s->o->max_hsps > 1 && !s->o->no_align, &bt->mine) < 0)
         rc = SWGPU_ENOMEM;
-    else if (!s->o->no_align && (rc = swgpu_search_align(bt->mine, bt->qs, s->db, s->m, s->o)) < 0)
+    else if (mpi_stream.parts > 1 && (rc = read_held(bt->mine, &bt->held)) < 0)
+        cli_error("%s", rc == SWGPU_ENOMEM ? "out of memory for the hits" : swgpu_last_error());
+    else if (!s->o->no_align &&
+             (rc = swgpu_search_align(bt->mine, bt->qs, bt->held ? bt->held : s->db, s->m,
+                                      s->o)) < 0)
         cli_error("%s", swgpu_last_error());
     if (rc == SWGPU_OK && mpi_inject("align"))
         rc = SWGPU_EINVAL;
@@ -841,7 +872,7 @@ static int collect_batch(run_t *s, batch_t *bt)
     free(bt->gathered);
     bt->gathered = NULL;
     if (bt->mine)
-        pack_owned(bt->mine, s->db, s->o->no_align, &bt->b);
+        pack_owned(bt->mine, bt->held ? bt->held : s->db, s->o->no_align, &bt->b);
     if (gather_bytes(&bt->b, &bt->gathered, bt->off, bt->len) < 0)
         rc = SWGPU_ENOMEM;
     if (mpi_g.rank == 0) {
@@ -891,6 +922,7 @@ done:
     mpi_hsps_free(&bt.extra);
     swgpu_search_result_destroy(bt.merged);
     swgpu_search_result_destroy(bt.cand);
+    swgpu_db_destroy(bt.held);
     swgpu_seqset_destroy(bt.bq);
     free(bt.keep.s);
     free(bt.b.p);
@@ -898,6 +930,37 @@ done:
     free(bt.off);
     free(bt.len);
     return rc;
+}
+
+/* The ranks' streamed parts: said by rank 0 (-v); fitted statistics, which
+ * need every score of a query at once, refused on every rank when any rank
+ * streams its part (-1 then). */
+static int stream_agree(const run_t *s)
+{
+    unsigned long long mine = mpi_stream.parts, *all;
+    int any = 0;
+    if (!(all = malloc((size_t)mpi_g.size * sizeof *all)))
+        MPI_Abort(MPI_COMM_WORLD, 1); /* a word a rank, before any work */
+    MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG,
+                  MPI_COMM_WORLD);
+    for (int r = 0; r < mpi_g.size; r++)
+        any |= all[r] > 1;
+    if (any && mpi_g.rank == 0 && !s->fitting && cli_verbosity() >= 1) {
+        fprintf(stderr, "[swgpu %.2fs] %s: each rank's part streamed from disk in parts:",
+                cli_elapsed(), mpi_stream.path);
+        for (int r = 0; r < mpi_g.size; r++)
+            fprintf(stderr, "%s %llu", r ? "," : "", all[r] ? all[r] : 1);
+        fprintf(stderr, " (rank 0's memory budget %llu bytes)\n",
+                (unsigned long long)mpi_stream.budget);
+    }
+    free(all);
+    if (!s->fitting || !any)
+        return 0;
+    if (mpi_g.rank == 0)
+        cli_error("search: a matrix and gaps without published Karlin-Altschul parameters "
+                  "(fitted statistics): not yet with a streamed database (a rank's part above "
+                  "its --max-memory)");
+    return -1;
 }
 
 int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
@@ -921,6 +984,8 @@ int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_
                       "%d sequences across ranks", (unsigned long long)s.part.total_n, INT_MAX);
         return SWGPU_ERANGE;
     }
+    if (stream_agree(&s) < 0)
+        return SWGPU_EINVAL;
     plan_batches(&s, nq);
     if (mpi_g.rank == 0 && (!(s.all = calloc(1, sizeof *s.all)) ||
                             !(s.all->q = calloc(nq ? nq : 1, sizeof *s.all->q)))) {
