@@ -78,6 +78,13 @@ typedef struct {
     uint64_t budget;   /* the rank's host memory budget, bytes */
 } mpi_stream_t;
 extern mpi_stream_t mpi_stream;
+/* Every rank: the ranks' parts said by rank 0 (-v); with fitting (fitted
+ * statistics, which need every score of a query at once) and any rank
+ * streaming, refused on every rank: -1. */
+int mpi_stream_agree(int fitting);
+/* A streamed part: the hits of r that its range holds, read back into
+ * *held (the caller's). */
+int mpi_stream_held(const swgpu_search_result_t *r, swgpu_db_t **held);
 int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
                const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names);
 int mpi_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,

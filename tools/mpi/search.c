@@ -827,31 +827,13 @@ static int merge_batch(run_t *s, batch_t *bt)
     return rc;
 }
 
-/* a streamed part: the hits of r that its range holds, read back */
-static int read_held(const swgpu_search_result_t *r, swgpu_db_t **held)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_queries; i++)
-        n += r->q[i].n_hits;
-    uint64_t *t = malloc((n ? n : 1) * sizeof *t);
-    if (!t)
-        return SWGPU_ENOMEM;
-    n = 0;
-    for (size_t i = 0; i < r->n_queries; i++)
-        for (size_t h = 0; h < r->q[i].n_hits; h++)
-            t[n++] = r->q[i].hits[h].target;
-    int rc = swgpu_db_open_hits(mpi_stream.path, mpi_stream.from, mpi_stream.to, t, n, held);
-    free(t);
-    return rc;
-}
-
 /* 3. the final hits to every rank; each aligns those it holds */
 static int align_batch(run_t *s, batch_t *bt)
 {
     int rc = SWGPU_OK;
     if (share_hits(bt->merged, bt->bn, s->o->max_hsps > 1 && !s->o->no_align, &bt->mine) < 0)
         rc = SWGPU_ENOMEM;
-    else if (mpi_stream.parts > 1 && (rc = read_held(bt->mine, &bt->held)) < 0)
+    else if (mpi_stream.parts > 1 && (rc = mpi_stream_held(bt->mine, &bt->held)) < 0)
         cli_error("%s", rc == SWGPU_ENOMEM ? "out of memory for the hits" : swgpu_last_error());
     else if (!s->o->no_align &&
              (rc = swgpu_search_align(bt->mine, bt->qs, bt->held ? bt->held : s->db, s->m,
@@ -932,37 +914,6 @@ done:
     return rc;
 }
 
-/* The ranks' streamed parts: said by rank 0 (-v); fitted statistics, which
- * need every score of a query at once, refused on every rank when any rank
- * streams its part (-1 then). */
-static int stream_agree(const run_t *s)
-{
-    unsigned long long mine = mpi_stream.parts, *all;
-    int any = 0;
-    if (!(all = malloc((size_t)mpi_g.size * sizeof *all)))
-        MPI_Abort(MPI_COMM_WORLD, 1); /* a word a rank, before any work */
-    MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG,
-                  MPI_COMM_WORLD);
-    for (int r = 0; r < mpi_g.size; r++)
-        any |= all[r] > 1;
-    if (any && mpi_g.rank == 0 && !s->fitting && cli_verbosity() >= 1) {
-        fprintf(stderr, "[swgpu %.2fs] %s: each rank's part streamed from disk in parts:",
-                cli_elapsed(), mpi_stream.path);
-        for (int r = 0; r < mpi_g.size; r++)
-            fprintf(stderr, "%s %llu", r ? "," : "", all[r] ? all[r] : 1);
-        fprintf(stderr, " (rank 0's memory budget %llu bytes)\n",
-                (unsigned long long)mpi_stream.budget);
-    }
-    free(all);
-    if (!s->fitting || !any)
-        return 0;
-    if (mpi_g.rank == 0)
-        cli_error("search: a matrix and gaps without published Karlin-Altschul parameters "
-                  "(fitted statistics): not yet with a streamed database (a rank's part above "
-                  "its --max-memory)");
-    return -1;
-}
-
 int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
                const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names)
 {
@@ -984,7 +935,7 @@ int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_
                       "%d sequences across ranks", (unsigned long long)s.part.total_n, INT_MAX);
         return SWGPU_ERANGE;
     }
-    if (stream_agree(&s) < 0)
+    if (mpi_stream_agree(s.fitting) < 0)
         return SWGPU_EINVAL;
     plan_batches(&s, nq);
     if (mpi_g.rank == 0 && (!(s.all = calloc(1, sizeof *s.all)) ||

@@ -10,7 +10,8 @@
  * assumed) or keeps only its part of a FASTA file.  A makedb part larger
  * than the rank's memory budget (--max-memory, else 3/4 of the node's
  * memory shared by the node's ranks) is streamed from disk in parts as swgpu
- * search streams a whole database (mpi_stream; search.c scans it).  Rank 0
+ * search streams a whole database (mpi_stream; search.c scans it, with
+ * mpi_stream_agree and mpi_stream_held from here).  Rank 0
  * checks the whole-file checksum, reading the file in pieces.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -310,4 +311,53 @@ int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *q
     if (mpi_stream.parts > 1) /* the index alone: search.c streams the part */
         return swgpu_db_open_part(path, type, from, from, db, info);
     return swgpu_db_open_part(path, type, from, to, db, info);
+}
+
+/* a streamed part: the hits of r that its range holds, read back */
+int mpi_stream_held(const swgpu_search_result_t *r, swgpu_db_t **held)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        n += r->q[i].n_hits;
+    uint64_t *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t)
+        return SWGPU_ENOMEM;
+    n = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++)
+            t[n++] = r->q[i].hits[h].target;
+    int rc = swgpu_db_open_hits(mpi_stream.path, mpi_stream.from, mpi_stream.to, t, n, held);
+    free(t);
+    return rc;
+}
+
+/* The ranks' streamed parts: said by rank 0 (-v); fitted statistics, which
+ * need every score of a query at once, refused on every rank when any rank
+ * streams its part (-1 then). */
+int mpi_stream_agree(int fitting)
+{
+    unsigned long long mine = mpi_stream.parts, *all;
+    int any = 0;
+    if (!(all = malloc((size_t)mpi_g.size * sizeof *all)))
+        MPI_Abort(MPI_COMM_WORLD, 1); /* a word a rank, before any work */
+    MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG,
+                  MPI_COMM_WORLD);
+    for (int r = 0; r < mpi_g.size; r++)
+        any |= all[r] > 1;
+    if (any && mpi_g.rank == 0 && !fitting && cli_verbosity() >= 1) {
+        fprintf(stderr, "[swgpu %.2fs] %s: each rank's part streamed from disk in parts:",
+                cli_elapsed(), mpi_stream.path);
+        for (int r = 0; r < mpi_g.size; r++)
+            fprintf(stderr, "%s %llu", r ? "," : "", all[r] ? all[r] : 1);
+        fprintf(stderr, " (rank 0's memory budget %llu bytes)\n",
+                (unsigned long long)mpi_stream.budget);
+    }
+    free(all);
+    if (!fitting || !any)
+        return 0;
+    if (mpi_g.rank == 0)
+        cli_error("search: a matrix and gaps without published Karlin-Altschul parameters "
+                  "(fitted statistics): not yet with a streamed database (a rank's part above "
+                  "its --max-memory)");
+    return -1;
 }
