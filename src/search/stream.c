@@ -1,21 +1,23 @@
 /*
  * search/stream.c - a search of a makedb file larger than the memory it
  * may use, streamed from disk part by part (swgpu_stream_parts,
- * swgpu_search_stream).
+ * swgpu_search_stream), and a range of it streamed alone for an swgpu-mpi
+ * rank (swgpu_stream_parts_range, swgpu_search_stream_candidates).
  *
  * The database's scan order is cut by residues into parts (the cuts of
  * swgpu_db_open_part).  The file's index is mapped once for all parts;
  * each part reads its own entries of it and its residues (checked), is
- * scanned with every query for its
- * candidates (opts->candidates), then released; while part k is scanned a
- * thread reads part k+1, so at most two parts are in memory and the
- * reading overlaps the scan.  The parts' candidates are merged as a search
- * split across swgpu-mpi ranks is (swgpu_search_merge: the whole
- * database's size in every E-value), the final hits' sequences alone are
- * read back (swgpu__db_open_hits) and aligned there (swgpu_search_align),
- * so the result is swgpu_search()'s on the whole database.  The whole-file
- * checksum is checked as swgpu_db_open() checks it: each part's residues
- * as they are read, the bytes around them once, combined (crc32_combine).
+ * scanned with every query for its candidates (opts->candidates), then
+ * released; while part k is scanned a thread reads part k+1, so at most two
+ * parts are in memory and the reading overlaps the scan.  The parts'
+ * candidates are merged as a search split across swgpu-mpi ranks is
+ * (swgpu_search_merge: the whole database's size in every E-value), the
+ * final hits' sequences alone are read back (swgpu__db_open_hits) and
+ * aligned there (swgpu_search_align), so the result is swgpu_search()'s on
+ * the whole database.  The whole-file checksum is checked as
+ * swgpu_db_open() checks it: each part's residues as they are read, the
+ * bytes around them once, combined (crc32_combine); a range streamed alone
+ * leaves it to swgpu_db_verify().
  */
 #define _POSIX_C_SOURCE 200809L
 #include "search/search.h"
