@@ -20,6 +20,7 @@
 #include <time.h>
 
 static double t_start;
+static int verbosity_now = 1; /* cli_install_logger's */
 static FILE *err_fp; /* NULL: stderr */
 const cli_dist_t *cli_dist;
 
@@ -71,6 +72,12 @@ void cli_install_logger(int verbosity)
                             : verbosity == 2 ? SWGPU_LOG_INFO
                                              : SWGPU_LOG_DEBUG;
     swgpu_set_logger(log_stderr, NULL, max);
+    verbosity_now = verbosity;
+}
+
+int cli_verbosity(void)
+{
+    return verbosity_now;
 }
 
 const char *cli_out_path(const char *path)

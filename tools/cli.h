@@ -30,9 +30,12 @@ typedef struct {
     /* cli_error() hands its message here instead of printing it */
     void (*error)(const char *msg);
     /* search: open this rank's part of the database (the split may depend on
-     * the ranks' speeds, measured with the queries and the options o) */
+     * the ranks' speeds, measured with the queries and the options o), or
+     * plan to stream it from disk when it exceeds max_memory (--max-memory,
+     * 0: not given) */
     int (*db_open)(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
-                   const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info);
+                   const swgpu_opts_t *o, uint64_t max_memory, swgpu_db_t **db,
+                   swgpu_read_info_t *info);
     /* search: the whole search over every rank's part; on the writer *res and
      * *names (a database holding every hit's target, for the output) */
     int (*search)(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
@@ -132,6 +135,8 @@ int cli_makedb_args(int argc, char **argv, cli_makedb_args_t *a);
 
 /* logging helpers installed by main(): "[swgpu 1.23s] message" on stderr */
 void cli_install_logger(int verbosity);
+/* the verbosity the logger was last installed with (1 before that) */
+int cli_verbosity(void);
 /* print "swgpu: <msg>" and a newline to stderr (or to the stream given to
  * cli_error_stream(); NULL: stderr again) */
 void cli_error(const char *fmt, ...)

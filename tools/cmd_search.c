@@ -552,7 +552,7 @@ static int read_inputs(search_t *S, const swgpu_opts_t *o, const char *qname, in
         return -1;
     if (!cli_dist && stream_plan(S, o) < 0)
         return -1;
-    rc = cli_dist ? cli_dist->db_open(a->dpath, a->type, S->queries, o, &S->db, &di)
+    rc = cli_dist ? cli_dist->db_open(a->dpath, a->type, S->queries, o, a->maxmem, &S->db, &di)
          : S->parts > 1 ? swgpu_db_open_part(a->dpath, a->type, 0, 0, &S->db, &di) /* the index */
                         : swgpu_db_open_threads(a->dpath, a->type, a->threads, &S->db, &di);
     if (rc < 0) {
@@ -591,7 +591,7 @@ static int read_inputs(search_t *S, const swgpu_opts_t *o, const char *qname, in
         fprintf(stderr, "[swgpu %.2fs] %s: %zu sequences, %llu residues, longest %llu\n",
                 cli_elapsed(), a->dpath, (size_t)whole.total_n,
                 (unsigned long long)whole.total_residues,
-                (unsigned long long)swgpu_db_max_len(S->names ? S->names : S->db));
+                (unsigned long long)whole.total_max_len);
     }
     return 0;
 }

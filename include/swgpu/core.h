@@ -561,6 +561,8 @@ typedef struct {
     uint64_t residues;       /* residues in the part */
     uint64_t total_n;        /* sequences of the whole database */
     uint64_t total_residues; /* residues of the whole database */
+    uint64_t total_max_len;  /* the whole database's longest sequence (swgpu_db_max_len
+                                gives the part's) */
 } swgpu_db_part_t;
 
 /** Fill *out (see swgpu_db_part_t); SWGPU_EINVAL for NULL arguments. */
@@ -584,6 +586,26 @@ int swgpu_db_part(const swgpu_db_t *db, double from, double to, swgpu_db_t **out
  */
 int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from, double to,
                        swgpu_db_t **out, swgpu_read_info_t *info);
+
+/**
+ * A database of those of the sequences targets[0..n) (database indices, in
+ * any order, repeats and indices out of range ignored) that lie in the part
+ * [from, to) of the makedb file path (swgpu_db_open_part's cut): their
+ * residues only, read from disk, and the file's index mapped (not read) for
+ * their names.  It is a part of the whole (its indices, names and size, see
+ * swgpu_db_part_info), so that swgpu_search_align() aligns the hits it holds
+ * and swgpu_db_get() names them.  The index entries and names of the
+ * sequences held are checked, the whole-file checksum is not
+ * (swgpu_db_verify).  Thread safety as swgpu_db_open().
+ */
+int swgpu_db_open_hits(const char *path, double from, double to, const uint64_t *targets,
+                       size_t n, swgpu_db_t **out);
+
+/** The whole-file checksum of the makedb file path checked, the file read
+ *  in pieces of 1 MiB (the memory it takes), as swgpu_db_open() checks it:
+ *  SWGPU_EDB "checksum mismatch (corrupt file)" when it differs.  Other
+ *  kinds of databases have none: SWGPU_OK. */
+int swgpu_db_verify(const char *path);
 
 /** The database index of the sequence at scan position k of the handle
  *  (0 <= k < swgpu_db_size(db); for a part, position k of the part), or

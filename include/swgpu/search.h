@@ -127,16 +127,29 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
  * A database larger than the memory a search may use, streamed from disk.
  * swgpu_stream_parts() says into how many parts the makedb file path is
  * cut so that the search's host memory (its resident set: the process so
- * far, the file's index, two parts' residues, the engine's layout of the
- * part it scans) stays within max_memory bytes (0:
- * swgpu_stream_default_memory()): *parts = 1 when the whole database and
- * its layout fit (search it whole with swgpu_search), and for a database
- * that is not a makedb file (*db_bytes 0; only a makedb file is streamed).
+ * far, two parts' residues and own index entries, the engine's layout of
+ * the part it scans, a bit a sequence, with opts->no_self the file's index
+ * once) stays within max_memory bytes (0: swgpu_stream_default_memory()):
+ * the fewest parts that do.  *parts = 1 when the whole database and its
+ * layout fit (search it whole with swgpu_search), and for a database that
+ * is not a makedb file (*db_bytes 0; only a makedb file is streamed; when
+ * max_memory is given and the file, or a BLAST database's files, are
+ * larger, a warning through the logger says it is read whole).
  * *db_bytes: the file's size.  SWGPU_EBUDGET when even parts of one
  * sequence would not fit.  opts: the search's (its thread count).
  */
 int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
                        size_t *parts, uint64_t *db_bytes);
+
+/**
+ * swgpu_stream_parts() for the part [from, to) of the makedb file path (the
+ * cut of swgpu_db_open_part, 0 <= from <= to <= 1): into how many parts
+ * swgpu_search_stream_candidates() cuts that range so that a process
+ * searching it alone (an swgpu-mpi rank) stays within max_memory bytes;
+ * *parts = 1 when the range with its engine layout fits whole.
+ */
+int swgpu_stream_parts_range(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
+                             double from, double to, size_t *parts, uint64_t *db_bytes);
 
 /** The host memory a search may use when none is given: 3/4 of the
  *  machine's physical memory (UINT64_MAX when that is unknown). */
@@ -162,6 +175,22 @@ uint64_t swgpu_stream_default_memory(void);
 int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t nparts,
                         const swgpu_matrix_t *m, const swgpu_opts_t *opts,
                         swgpu_search_result_t **out, swgpu_db_t **hits);
+
+/**
+ * The candidates of the part [from, to) of the makedb file path (what
+ * swgpu_search() with opts->candidates gives on swgpu_db_open_part's part),
+ * the range streamed from disk in nparts parts as swgpu_search_stream()
+ * streams the whole: per query the parts' candidates one after the other
+ * (swgpu_search_merge() takes them in any order, with the other ranges').
+ * Each part's residues and own index entries are checked as it is read;
+ * the whole-file checksum is not (it needs every byte: swgpu_db_verify()).
+ * opts->candidates is implied; not available as for swgpu_search_stream():
+ * opts->on_scores, opts->comp_based_stats, fitted statistics.  *out is the
+ * caller's.
+ */
+int swgpu_search_stream_candidates(const swgpu_seqset_t *queries, const char *path, double from,
+                                   double to, size_t nparts, const swgpu_matrix_t *m,
+                                   const swgpu_opts_t *opts, swgpu_search_result_t **out);
 
 /**
  * Every database sequence's exact score against every query, without hits

@@ -489,6 +489,8 @@ class SearchResults(SequenceT[QueryResult]):
     overflows = property(lambda self: self._res.overflows)
     scan_seconds = property(lambda self: self._res.scan_seconds)
     align_seconds = property(lambda self: self._res.align_seconds)
+    stream_parts = property(lambda self: getattr(self, "_stream_parts", 1),
+                            doc="the parts a streamed database was searched in (1: whole)")
 
     def __len__(self):
         return len(self._queries)
@@ -623,11 +625,67 @@ class Database(_SeqList):
     at once.
     """
 
-    def __init__(self, path, type="auto", threads=0):
+    def __init__(self, path, type="auto", threads=0, max_memory=None):
         """threads: CPU threads reading a plain FASTA file (0: all cores;
-        the database is the same whatever the number)."""
-        self._c = _swgpu.Database.open(path, _alphabet(type), _clamp_threads({"threads": _int_threads(threads)})["threads"])
+        the database is the same whatever the number).
+
+        max_memory: the host memory a search may use, in bytes or as a size
+        ("512M", "4G"), as ``swgpu search --max-memory``.  A makedb file
+        whose search would not fit is not read: its index alone is opened,
+        and search() streams it from disk in parts, each read while the one
+        before it is scanned (``stream_parts`` says how many; the result
+        equals the unstreamed search's).  Such a database gives len(),
+        ``residues`` and ``max_length``, but not its sequences (db[i],
+        iteration), scores(), PSSM or iterated searches, nor write().
+        Other kinds of files are read whole (with a warning through the
+        log when larger than max_memory: make a makedb file of them)."""
+        threads = _clamp_threads({"threads": _int_threads(threads)})["threads"]
         self.path = os.fsdecode(path)
+        self._max_memory = max_memory
+        self._streamed = False
+        if max_memory is not None:
+            parts, nbytes = _swgpu.stream_parts(path, max_memory, {"threads": threads})
+            if nbytes and parts > 1:
+                self._c = _swgpu.Database.open_index(path, _alphabet(type))
+                self._streamed = True
+                self._stream_path = path
+                return
+        self._c = _swgpu.Database.open(path, _alphabet(type), threads)
+
+    @property
+    def streamed(self) -> bool:
+        """True when searches stream the database from disk (max_memory)."""
+        return getattr(self, "_streamed", False)
+
+    def stream_parts(self, **options) -> int:
+        """The parts search(**options) cuts a streamed database into (1 for
+        a database in memory)."""
+        if not self.streamed:
+            return 1
+        return _swgpu.stream_parts(self._stream_path, self._max_memory,
+                                   _clamp_threads(dict(options)))[0]
+
+    def _refuse_streamed(self, what):
+        if self.streamed:
+            raise _error(_swgpu.InvalidArgumentError,
+                         "database %s is streamed from disk (max_memory %r below what its "
+                         "search needs): %s not available" % (self.path, self._max_memory, what))
+
+    def __len__(self) -> int:
+        return self._c.whole[0] if self.streamed else len(self._c)
+
+    def __getitem__(self, i):
+        self._refuse_streamed("its sequences (db[i]) are")
+        return super().__getitem__(i)
+
+    def __iter__(self):
+        self._refuse_streamed("its sequences (iteration) are")
+        return super().__iter__()
+
+    @property
+    def residues(self) -> int:
+        """Residues in all sequences."""
+        return self._c.whole[1] if self.streamed else self._c.residues
 
     @classmethod
     def from_sequences(cls, sequences, type="auto") -> "Database":
@@ -640,12 +698,13 @@ class Database(_SeqList):
     @property
     def max_length(self) -> int:
         """Length of the longest sequence."""
-        return self._c.max_len
+        return self._c.whole[2] if self.streamed else self._c.max_len
 
     def write(self, path) -> None:
         """Write the database as a ``swgpu makedb`` file (written to a
         temporary name, then renamed; never over the file it was read from,
         nor over a file of the BLAST database it was read from)."""
+        self._refuse_streamed("write() is")
         _refuse_special(path)
         _refuse_input(self.path, path)
         self._c.write(path)
@@ -704,6 +763,19 @@ class Database(_SeqList):
                                  ("inclusion_evalue", inclusion_evalue),
                                  ("final_pssm", final_pssm)) if v is not None}
         pssms = self._pssms(queries)
+        if self.streamed:
+            if psi or pssms is not None:
+                self._refuse_streamed("PSSM and iterated searches are")
+            q = self._queries(queries)
+            parts = self.stream_parts(**options)
+            res, hits = _swgpu.search_stream(q._c, self._c, self._stream_path, parts, matrix,
+                                             match, mismatch, options, progress)
+            hdb = Database.__new__(Database)
+            hdb._c = hits
+            hdb.path = self.path
+            out = SearchResults(res, hdb, q.path)
+            out._stream_parts = parts
+            return out
         if psi:
             q = None if pssms is not None else self._queries(queries)
             res = _swgpu.search_iterate(None if q is None else q._c, pssms, self._c, matrix, match, mismatch,
@@ -746,6 +818,7 @@ class Database(_SeqList):
         array.array("i") (a list of them for several queries).  Options as
         for search() (top, evalue, no_align and no_self do not apply).
         """
+        self._refuse_streamed("scores() is")
         q = self._queries(queries)
         buf = _swgpu.scan_scores(q._c, self._c, matrix, match, mismatch, _clamp_threads(options))
         one = isinstance(queries, (str, bytes, bytearray))

@@ -336,6 +336,12 @@ static PyMethodDef module_methods[] = {
     {"search_iterate", py_search_iterate, METH_VARARGS,
      "search_iterate(queries, pssms, db, matrix, match, mismatch, options, psi_options, "
      "progress=None) -> IterateResult"},
+    {"stream_parts", py_stream_parts, METH_VARARGS,
+     "stream_parts(path, max_memory, options) -> (parts, file bytes): swgpu_stream_parts "
+     "(SWGPU_STREAM_PARTS=N forces N parts of a makedb file)"},
+    {"search_stream", py_search_stream, METH_VARARGS,
+     "search_stream(queries, index, path, parts, matrix, match, mismatch, options, "
+     "progress=None) -> (SearchResult, Database of the hits)"},
     {"scan_scores", py_scan_scores, METH_VARARGS,
      "scan_scores(queries, db, matrix, match, mismatch, options) -> bytearray of int32"},
     {"align", py_align, METH_VARARGS,

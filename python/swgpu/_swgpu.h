@@ -162,6 +162,8 @@ PyObject *py_search(PyObject *self, PyObject *args);
 PyObject *py_search_pssm(PyObject *self, PyObject *args);
 PyObject *py_search_iterate(PyObject *self, PyObject *args);
 PyObject *py_scan_scores(PyObject *self, PyObject *args);
+PyObject *py_stream_parts(PyObject *self, PyObject *args);
+PyObject *py_search_stream(PyObject *self, PyObject *args);
 PyObject *py_align(PyObject *self, PyObject *args);
 PyObject *py_align_long(PyObject *self, PyObject *args);
 PyObject *py_long_format(PyObject *self, PyObject *args);

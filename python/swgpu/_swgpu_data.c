@@ -241,6 +241,36 @@ static PyObject *database_makedb(PyObject *cls, PyObject *args)
     return database_read(path, outp, a, threads);
 }
 
+/* Database.open_index(path, alphabet): a makedb file's index alone (an
+ * empty part), for a database searched streamed from disk */
+static PyObject *database_open_index(PyObject *cls, PyObject *args)
+{
+    PyObject *path;
+    int a = SWGPU_AUTO;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O|i:open_index", &path, &a) || swpy_check_alphabet(a) < 0)
+        return NULL;
+    PyObject *b = swpy_path_bytes(path);
+    if (!b)
+        return NULL;
+    DatabaseObject *self = (DatabaseObject *)DatabaseType.tp_alloc(&DatabaseType, 0);
+    if (!self) {
+        Py_DECREF(b);
+        return NULL;
+    }
+    int rc;
+    swpy_log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_db_open_part(PyBytes_AS_STRING(b), (swgpu_alphabet_t)a, 0, 0, &self->db, NULL);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(b);
+    if (swpy_finish(rc) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
 static PyObject *database_from_seqset(PyObject *cls, PyObject *args)
 {
     SeqSetObject *set;
@@ -267,15 +297,29 @@ static Py_ssize_t database_len(DatabaseObject *self)
     return (Py_ssize_t)swgpu_db_size(self->db);
 }
 
-static int database_at(DatabaseObject *self, PyObject *args, swgpu_seq_t *s)
+/* database index i is one of the handle's (a part's, such as a streamed
+ * search's hits, holds some of the whole's indices); -1 with IndexError */
+static int database_holds(DatabaseObject *self, Py_ssize_t i)
 {
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "n", &i))
-        return -1;
-    if (i < 0 || (size_t)i >= swgpu_db_size(self->db)) {
+    swgpu_db_part_t w;
+    swgpu_seq_t s;
+    swgpu_db_part_info(self->db, &w);
+    if (i < 0 || (uint64_t)i >= w.total_n) {
         PyErr_SetString(PyExc_IndexError, "database index out of range");
         return -1;
     }
+    if (swgpu_db_get(self->db, (size_t)i, &s) != SWGPU_OK) {
+        PyErr_Format(PyExc_IndexError, "database index %zd: %s", i, swgpu_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+static int database_at(DatabaseObject *self, PyObject *args, swgpu_seq_t *s)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i) || database_holds(self, i) < 0)
+        return -1;
     swgpu_db_get(self->db, (size_t)i, s);
     return 0;
 }
@@ -309,12 +353,8 @@ static PyObject *database_ids(DatabaseObject *self, PyObject *args)
 {
     Py_ssize_t i;
     swgpu_seq_ids_t x;
-    if (!PyArg_ParseTuple(args, "n:ids", &i))
+    if (!PyArg_ParseTuple(args, "n:ids", &i) || database_holds(self, i) < 0)
         return NULL;
-    if (i < 0 || (size_t)i >= swgpu_db_size(self->db)) {
-        PyErr_SetString(PyExc_IndexError, "database index out of range");
-        return NULL;
-    }
     if (swgpu_db_ids(self->db, (size_t)i, &x) < 0)
         return swpy_raise_msg(SWGPU_EINVAL, swgpu_last_error());
     return Py_BuildValue("(NNNNNNNN)", swpy_text(x.seqid), swpy_text(x.acc), swpy_text(x.accver),
@@ -414,6 +454,9 @@ static PyMethodDef database_methods[] = {
     {"makedb", (PyCFunction)database_makedb, METH_VARARGS | METH_STATIC,
      "makedb(input, output, alphabet=0, threads=0) -> Database: input written as the makedb "
      "file output (swgpu_makedb)"},
+    {"open_index", (PyCFunction)database_open_index, METH_VARARGS | METH_STATIC,
+     "open_index(path, alphabet=0) -> Database: a makedb file's index alone (no sequences; "
+     "whole gives the file's counts)"},
     {"from_seqset", (PyCFunction)database_from_seqset, METH_VARARGS | METH_STATIC,
      "from_seqset(seqset) -> Database (copied)"},
     {"get", (PyCFunction)database_get, METH_VARARGS, "get(i) -> (id, desc, residues)"},
@@ -425,7 +468,19 @@ static PyMethodDef database_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* (sequences, residues, longest) of the whole database the handle is a part of */
+static PyObject *database_whole(DatabaseObject *self, void *closure)
+{
+    swgpu_db_part_t w;
+    (void)closure;
+    swgpu_db_part_info(self->db, &w);
+    return Py_BuildValue("(KKK)", (unsigned long long)w.total_n,
+                         (unsigned long long)w.total_residues, (unsigned long long)w.total_max_len);
+}
+
 static PyGetSetDef database_getset[] = {
+    {"whole", (getter)database_whole, NULL,
+     "(sequences, residues, longest) of the whole database (a part's or an index's)", NULL},
     {"alphabet", (getter)database_alphabet, NULL, "1 protein, 2 dna", NULL},
     {"residues", (getter)database_residues, NULL, "residues in all", NULL},
     {"max_len", (getter)database_max_len, NULL, "longest sequence", NULL},

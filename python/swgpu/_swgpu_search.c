@@ -306,3 +306,124 @@ done:
     Py_DECREF(keep);
     return out;
 }
+
+/* ------------------------------------------------------ streamed search */
+
+/* a budget as Python gives it: an int of bytes or a size string ("512M") */
+static int size_arg(PyObject *v, uint64_t *out)
+{
+    if (PyLong_Check(v) && !PyBool_Check(v)) {
+        unsigned long long x = PyLong_AsUnsignedLongLong(v);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            swpy_raise_fmt(SWGPU_EINVAL, "max_memory: a number of bytes >= 0 is expected");
+            return -1;
+        }
+        *out = x;
+        return 0;
+    }
+    if (PyUnicode_Check(v)) {
+        const char *s = PyUnicode_AsUTF8(v);
+        if (!s)
+            return -1;
+        if (swgpu_parse_size(s, out) != SWGPU_OK) {
+            swpy_raise_fmt(SWGPU_EINVAL, "max_memory: '%s' is not a size (examples: 512M, 4G)", s);
+            return -1;
+        }
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "max_memory: expected an int or a str such as '4G', got %s",
+                 Py_TYPE(v)->tp_name);
+    return -1;
+}
+
+/* stream_parts(path, max_memory, options) -> (parts, file bytes) */
+PyObject *py_stream_parts(PyObject *self, PyObject *args)
+{
+    PyObject *path, *mm, *opts;
+    uint64_t budget, bytes = 0;
+    size_t parts = 1;
+    swgpu_opts_t o;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO:stream_parts", &path, &mm, &opts) || size_arg(mm, &budget) < 0)
+        return NULL;
+    PyObject *keep = PyList_New(0), *b = keep ? swpy_path_bytes(path) : NULL;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    if (!b || swpy_fill_opts("search", swpy_search_fields, swpy_n_search_fields, &o, opts,
+                             keep) < 0) {
+        Py_XDECREF(b);
+        Py_XDECREF(keep);
+        return NULL;
+    }
+    int rc;
+    swpy_log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_stream_parts(PyBytes_AS_STRING(b), &o, budget, &parts, &bytes);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(b);
+    Py_DECREF(keep);
+    if (swpy_finish(rc) < 0)
+        return NULL;
+    const char *env = getenv("SWGPU_STREAM_PARTS");
+    if (env && *env && bytes) { /* tests: N parts, whatever the budget (as swgpu search) */
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 1)
+            return swpy_raise_fmt(SWGPU_EINVAL, "SWGPU_STREAM_PARTS=%s: not a number of parts "
+                                  ">= 1", env);
+        parts = (size_t)v;
+    }
+    return Py_BuildValue("(nK)", (Py_ssize_t)parts, (unsigned long long)bytes);
+}
+
+/* search_stream(queries, index, path, parts, matrix, match, mismatch,
+ * options, progress=None) -> (SearchResult, Database of the hits) */
+PyObject *py_search_stream(PyObject *self, PyObject *args)
+{
+    SeqSetObject *q;
+    DatabaseObject *index, *hits = NULL;
+    PyObject *path, *matrix, *match, *mismatch, *opts, *progress = Py_None, *b = NULL;
+    Py_ssize_t parts;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!OnOOOO|O:search_stream", &SeqSetType, &q, &DatabaseType,
+                          &index, &path, &parts, &matrix, &match, &mismatch, &opts, &progress))
+        return NULL;
+    if (parts < 1)
+        return swpy_raise_fmt(SWGPU_EINVAL, "search_stream: %zd parts (at least 1)", parts);
+    if (progress != Py_None)
+        return swpy_raise_fmt(SWGPU_EINVAL, "progress: not available with a database streamed "
+                              "from disk");
+    PyObject *keep = PyList_New(0);
+    if (!keep)
+        return NULL;
+    SearchResultObject *res =
+        (SearchResultObject *)SearchResultType.tp_alloc(&SearchResultType, 0);
+    if (!res || !(b = swpy_path_bytes(path)) ||
+        !(hits = (DatabaseObject *)DatabaseType.tp_alloc(&DatabaseType, 0)))
+        goto fail;
+    if (search_setup("search", q, index, matrix, match, mismatch, opts, &res->o, &res->m,
+                     keep) < 0)
+        goto fail;
+    int rc;
+    swpy_log_begin();
+    Py_BEGIN_ALLOW_THREADS
+    rc = swgpu_search_stream(q->set, PyBytes_AS_STRING(b), (size_t)parts, res->m, &res->o,
+                             &res->r, &hits->db);
+    Py_END_ALLOW_THREADS
+    if (swpy_finish(rc) < 0)
+        goto fail;
+    res->o.kernel = NULL;
+    Py_INCREF(q);
+    Py_INCREF(hits);
+    res->queries = q;
+    res->db = hits;
+    Py_DECREF(keep);
+    Py_DECREF(b);
+    return Py_BuildValue("(NN)", (PyObject *)res, (PyObject *)hits);
+fail:
+    Py_XDECREF(hits);
+    Py_XDECREF(b);
+    Py_DECREF(keep);
+    Py_XDECREF(res);
+    return NULL;
+}

@@ -668,6 +668,39 @@ int swgpu__blastdb_probe(const char *path)
     return 0;
 }
 
+/* the sizes of prefix's (plen bytes) sequence, header and index files, summed */
+static uint64_t volume_bytes(const char *prefix, size_t plen)
+{
+    static const char *const ext[6] = {".pin", ".psq", ".phr", ".nin", ".nsq", ".nhr"};
+    uint64_t sum = 0;
+    struct stat st;
+    for (int k = 0; k < 6; k++) {
+        char *p = concat(prefix, plen, ext[k]);
+        if (p && is_regular(p, &st))
+            sum += (uint64_t)st.st_size;
+        free(p);
+    }
+    return sum;
+}
+
+uint64_t swgpu__blastdb_bytes(const char *path)
+{
+    size_t pl = prefix_len(path);
+    uint64_t sum = volume_bytes(path, pl), v;
+    char *p = malloc(pl + 16);
+    if (!p)
+        return sum;
+    memcpy(p, path, pl);
+    for (int k = 0; k < 1000; k++) { /* makeblastdb's volumes: P.00, P.01, ... */
+        snprintf(p + pl, 16, ".%02d", k);
+        if (!(v = volume_bytes(p, strlen(p))))
+            break;
+        sum += v;
+    }
+    free(p);
+    return sum;
+}
+
 int swgpu__blastdb_read(const char *path, swgpu_alphabet_t alphabet, swgpu_seqset_t **out,
                         swgpu_read_info_t *info, swgpu__file_id_t **files, size_t *nfiles)
 {

@@ -779,6 +779,7 @@ int swgpu_db_part_info(const swgpu_db_t *db, swgpu_db_part_t *out)
     out->residues = db->total_res;
     out->total_n = swgpu__db_whole_n(db);
     out->total_residues = swgpu__db_whole_res(db);
+    out->total_max_len = db->whole_n ? db->whole_max_len : db->max_len;
     return SWGPU_OK;
 }
 

@@ -16,9 +16,7 @@
 
 #define BAD(...) do { rc = swgpu__fail(SWGPU_EDB, __VA_ARGS__); goto fail; } while (0)
 
-/* The scan position of the first sequence whose first residue lies at or
- * after floor(x * total): the cut between parts at fraction x. */
-static uint64_t cut_at(const uint64_t *off, uint64_t n, uint64_t total, double x)
+uint64_t swgpu__db_cut_at(const uint64_t *off, uint64_t n, uint64_t total, double x)
 {
     if (x <= 0)
         return 0;
@@ -80,8 +78,8 @@ int swgpu_db_part(const swgpu_db_t *db, double from, double to, swgpu_db_t **out
     int rc = check_interval(from, to);
     if (rc)
         return rc;
-    uint64_t first = cut_at(db->off, db->n, db->total_res, from);
-    uint64_t last = cut_at(db->off, db->n, db->total_res, to);
+    uint64_t first = swgpu__db_cut_at(db->off, db->n, db->total_res, from);
+    uint64_t last = swgpu__db_cut_at(db->off, db->n, db->total_res, to);
     swgpu_db_t *p = calloc(1, sizeof *p);
     if (!p)
         return swgpu__fail(SWGPU_ENOMEM, "db_part: out of memory");
@@ -90,6 +88,7 @@ int swgpu_db_part(const swgpu_db_t *db, double from, double to, swgpu_db_t **out
         swgpu_db_destroy(p);
         return rc;
     }
+    p->whole_max_len = db->max_len;
     p->res = db->res + db->off[first];
     p->orig = db->orig + first;
     p->rank = db->rank;
@@ -130,6 +129,7 @@ static int part_take(swgpu_db_t *whole, uint64_t first, uint64_t last, swgpu_db_
         swgpu_db_destroy(whole);
         return rc;
     }
+    p->whole_max_len = whole->max_len;
     p->rank = whole->rank;
     p->names = whole->names;
     p->name_off = whole->name_off;
@@ -222,7 +222,8 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
 
     /* the part's sequences: the binary search above assumes sorted offsets,
      * which the part then checks it really has (with its neighbours) */
-    uint64_t first = cut_at(off, n, total, from), last = cut_at(off, n, total, to);
+    uint64_t first = swgpu__db_cut_at(off, n, total, from);
+    uint64_t last = swgpu__db_cut_at(off, n, total, to);
     for (uint64_t k = first; k < last; k++) {
         if (off[k + 1] < off[k] || off[k + 1] > total ||
             (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
@@ -279,6 +280,7 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
         swgpu_db_destroy(db);
         return rc;
     }
+    db->whole_max_len = H.max_len;
     db->res = res;
     db->orig = orig + first;
     db->rank = rank;
@@ -321,8 +323,8 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
     if (fd >= 0 && swgpu__fd_is_stream(fd)) { /* read once, here: the stream's data is not read twice */
         if ((rc = swgpu__db_from_stream(fd, path, alphabet, &whole, NULL)))
             return rc;
-        rc = part_take(whole, cut_at(whole->off, whole->n, whole->total_res, from),
-                       cut_at(whole->off, whole->n, whole->total_res, to), out);
+        rc = part_take(whole, swgpu__db_cut_at(whole->off, whole->n, whole->total_res, from),
+                       swgpu__db_cut_at(whole->off, whole->n, whole->total_res, to), out);
         if (rc)
             return rc;
     } else if (got == (ssize_t)sizeof head && !memcmp(head, SWGPU__DB_MAGIC, 8)) {
@@ -339,8 +341,8 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
         if (fd >= 0) close(fd);
         if ((rc = swgpu_db_open(path, alphabet, &whole, NULL)))
             return rc;
-        rc = part_take(whole, cut_at(whole->off, whole->n, whole->total_res, from),
-                       cut_at(whole->off, whole->n, whole->total_res, to), out);
+        rc = part_take(whole, swgpu__db_cut_at(whole->off, whole->n, whole->total_res, from),
+                       swgpu__db_cut_at(whole->off, whole->n, whole->total_res, to), out);
         if (rc)
             return rc;
     }

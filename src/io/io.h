@@ -109,6 +109,7 @@ struct swgpu_db {
      * names and name_off are the whole database's arrays (indexed by them).
      * whole_n == 0: not a part (a zero-initialised struct is a whole one). */
     uint64_t part_first, whole_n, whole_res;
+    uint64_t whole_max_len; /* a part's: the whole database's longest sequence */
     /* ownership */
     void *map;              /* mmap base when opened from a file */
     size_t map_len;
@@ -152,6 +153,10 @@ int swgpu__db_resolve(const char *path, char **found);
  * those four files itself (its name less the extension is then the prefix).
  */
 int swgpu__blastdb_probe(const char *path);
+/** The bytes of the BLAST database path's sequence, header and index files
+ *  (P.pin/psq/phr or P.nin/nsq/nhr, and the volumes P.00, P.01, ... of a
+ *  database that makeblastdb split), summed. */
+uint64_t swgpu__blastdb_bytes(const char *path);
 
 /**
  * Read every sequence of the BLAST database path (as swgpu__blastdb_probe
@@ -225,34 +230,72 @@ const unsigned char *swgpu__db_map_range(int fd, const char *path, uint64_t pos,
 
 /* ---- dbstream.c: what a search streamed from a makedb file needs ---- */
 
-/** A makedb file's figures, from its header. */
+/** The scan position of the first sequence whose first residue lies at or
+ *  after floor(x * total) of off[0..n] (sorted): the cut between parts at
+ *  fraction x (swgpu_db_open_part's). */
+uint64_t swgpu__db_cut_at(const uint64_t *off, uint64_t n, uint64_t total, double x);
+
+/** A makedb file's figures, from its header; after swgpu__db_stream_open,
+ *  the file open and its index mapped once for every part. */
 typedef struct {
     char *path;           /* the file's name, $BLASTDB resolved (malloc'ed: free it) */
     uint64_t size;        /* file bytes */
     uint64_t n, total;    /* sequences, residues */
+    uint64_t max_len;     /* the longest sequence */
     uint64_t res_off;     /* the residue section's offset */
     uint64_t index_bytes; /* bytes outside the residue section */
     uint32_t crc;         /* the payload checksum the header holds */
     swgpu_alphabet_t alphabet;
+    swgpu__db_sec_t sec[SWGPU__NSEC];
+    swgpu__file_id_t fid;
+    /* swgpu__db_stream_open's: */
+    int fd;               /* the file (-1: not open) */
+    void *imap;           /* the index sections, one mapping (NULL once a hits database
+                             owns it) */
+    size_t ilen;
+    const unsigned char *ix; /* the index's first byte, at file offset ix_lo */
+    uint64_t ix_lo;
+    uint8_t *seen;        /* n bits: the database indices parts have held so far */
 } swgpu__db_stream_t;
 /** path's figures when it names a makedb file (after $BLASTDB): 1; 0 when
  *  it names another kind of database (s->path NULL); < 0 after an error. */
 int swgpu__db_stream_probe(const char *path, swgpu__db_stream_t *s);
+/** The probed file opened for its parts: its index mapped (not read), the
+ *  scan order's first and last offsets and the longest sequence checked. */
+int swgpu__db_stream_open(swgpu__db_stream_t *s);
+/** What probe and open took, released (s->path freed). */
+void swgpu__db_stream_close(swgpu__db_stream_t *s);
 /** The file's n + 1 residue offsets in scan order, mapped (*base and *len
  *  to munmap); NULL after a failure (message set). */
 const uint64_t *swgpu__db_stream_offsets(const swgpu__db_stream_t *s, void **base, size_t *len);
-/** The CRC-32 of a part's residues (read here: the part is then in
- *  memory), *bad = 1 when one is out of its alphabet. */
-uint32_t swgpu__db_part_crc(const swgpu_db_t *part, uint8_t *bad);
+/**
+ * The part [from, to) of an open stream (the cuts of swgpu_db_open_part):
+ * its offsets and order read into memory of its own (only the part's
+ * entries of the index, and one before it), its residues mapped and read;
+ * rank, names and name_off point into the stream's one mapping (the part
+ * must be destroyed before the stream is closed).  Checked: the offsets in
+ * length order, the order entries in range, each database index held by
+ * one part only (s->seen; parts are opened one at a time), residue codes;
+ * with names, also each sequence's rank entry and names (what --no-self
+ * reads).  *crc: the CRC-32 of the part's residues.
+ */
+int swgpu__db_stream_part(swgpu__db_stream_t *s, double from, double to, int names,
+                          swgpu_db_t **out, uint32_t *crc);
 /** The CRC-32 of the payload bytes outside the residues: *pre of
  *  [header end, residue section), *post of [its last residue, file end). */
 int swgpu__db_outer_crc(const swgpu__db_stream_t *s, uint32_t *pre, uint32_t *post);
 /** 32-bit CRC of a then b, b of len_b bytes (zlib's crc32_combine). */
 uint32_t swgpu__crc_combine(uint32_t a, uint32_t b, uint64_t len_b);
 /** A database of the sequences t[0..n) (the whole's database indices,
- *  ascending, no repeats) of the makedb file path: a part of the whole (its
- *  indices, names and size), the residues of those sequences only. */
-int swgpu__db_open_hits(const char *path, const uint64_t *t, size_t n, swgpu_db_t **out);
+ *  ascending, no repeats) of the open stream s: a part of the whole (its
+ *  indices, names and size), the residues of those sequences only, their
+ *  index entries and names checked.  It takes over the stream's index
+ *  mapping (s->imap NULL after). */
+int swgpu__db_open_hits(swgpu__db_stream_t *s, const uint64_t *t, size_t n, swgpu_db_t **out);
+/** The bytes of a database that is not a makedb file, as files on disk: a
+ *  FASTA file's size, a BLAST database's volume files' sizes summed (0
+ *  when unknown: a pipe, a name that is not there). */
+uint64_t swgpu__db_input_bytes(const char *path);
 
 /** Is fd a pipe, socket or terminal (read once, from its start, no seek)? */
 int swgpu__fd_is_stream(int fd);

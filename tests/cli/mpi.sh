@@ -5,7 +5,8 @@
 # --no-self, formats 6, 7, pair and columns, --no-align, fitted statistics,
 # --max-hsps,
 # both E-value models, both rankings, BLAST databases, DNA, uneven and
-# measured splits, batches) and align (summary, SAM, pair,
+# measured splits, batches, each rank's part streamed from disk in parts)
+# and align (summary, SAM, pair,
 # both strands, protein, score-only, a deep traceback, the SVG plot).  A
 # failure on any rank - bad input, an unwritable output, a failure injected
 # into one rank (SWGPU_MPI_FAIL=RANK:PHASE) - must end every rank with exit
@@ -234,6 +235,54 @@ SWGPU_MPI_WEIGHTS=1e308,1e308,1 fails "SWGPU_MPI_WEIGHTS: sum too large" \
 SWGPU_MPI_WEIGHTS=1,2 fails "SWGPU_MPI_WEIGHTS: too few" \
     "^swgpu: SWGPU_MPI_WEIGHTS=1,2: expected 3 weights \(one per rank\), separated by commas$" "" \
     search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu
+# --- each rank's part streamed from disk (SWGPU_STREAM_PARTS=K: K parts a
+# rank, whatever its --max-memory) --------------------------------------
+"$SWGPU" makedb $D/strand/db.fa "$T/strand.swdb" > /dev/null 2>&1
+# same_stream NAME ARGS...: with 2 and 3 ranks, each streaming its part in 2
+# and 3 parts, the output is swgpu's unstreamed one and every rank streamed
+# (rank 0's -v line; its own parts' lines at -vv)
+same_stream() {
+    name=$1; shift
+    "$SWGPU" "$@" --backend cpu --quiet > "$T/want" 2> "$T/want.err" ||
+        { fail "$name: swgpu: $(tail -n 1 "$T/want.err")"; return; }
+    for n in 2 3; do
+        for k in 2 3; do
+            if ! SWGPU_STREAM_PARTS=$k $RUN -np $n "$MPI" "$@" --backend cpu -vv > "$T/got" \
+                2> "$T/got.err"; then
+                fail "$name, $n ranks, $k parts: $(grep '^swgpu: ' "$T/got.err")"
+            elif ! grep -Eq "each rank's part streamed from disk in parts: $k(, $k)+ \(" \
+                "$T/got.err" || ! grep -q ": part $k of $k, " "$T/got.err"; then
+                fail "$name, $n ranks, $k parts: not streamed: $(grep part "$T/got.err")"
+            elif ! cmp -s "$T/want" "$T/got"; then
+                fail "$name, $n ranks, $k parts: output differs from swgpu's:"
+                diff "$T/want" "$T/got" | head -n 6
+            else
+                pass
+            fi
+        done
+    done
+}
+same_stream "streamed, ties, top 25, alignments" search -q "$T/q20.fa" -d "$T/ties.swdb" -n 25 \
+    --outfmt '6 std score qlen slen nident positive gaps cigar qseq sseq'
+same_stream "streamed, all against all, --no-self" search -q "$T/ties.swdb" -d "$T/ties.swdb" \
+    --no-self -n 5
+same_stream "streamed, --no-align, format 7" search -q "$T/q20.fa" -d "$T/ties.swdb" --no-align \
+    --outfmt 7
+same_stream "streamed, --max-hsps 3" search -q "$T/q20.fa" -d "$T/ties.swdb" --max-hsps 3 -n 5 \
+    -e 1e3 --outfmt '6 std score qcovhsp qcovs cigar'
+same_stream "streamed, DNA, both strands" search -q $D/strand/queries.fa -d "$T/strand.swdb" \
+    -n 28 -e 1e300 --outfmt '6 std sstrand score cigar'
+SWGPU_MPI_BATCH=7 same_stream "streamed, batches of 7 queries" search -q "$T/ties.swdb" \
+    -d "$T/ties.swdb" -n 3
+SWGPU_STREAM_PARTS=2 fails "streamed: fitted statistics refused" \
+    "^swgpu: search: .*fitted statistics\): not yet with a streamed database" "" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --gap-open 12 --gap-extend 3 --backend cpu
+SWGPU_STREAM_PARTS=0 fails "SWGPU_STREAM_PARTS=0" \
+    "^swgpu: SWGPU_STREAM_PARTS=0: not a number of parts >= 1$" "" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu
+fails "--max-memory too small for a rank's part" \
+    "^swgpu: --max-memory 1048576: database .*ties\.swdb .* too few to stream it in parts" "" \
+    search -q "$T/q20.fa" -d "$T/ties.swdb" --backend cpu --max-memory 1M
 # the whole-file checksum, as swgpu checks it: a residue changed to another
 # valid one (each part's own checks pass) is found
 sz=$(wc -c < "$T/db.swdb")

@@ -6,7 +6,9 @@
 # filters, --max-hsps, --no-self, --rank score and DNA on both strands; a
 # --max-memory below the database's size streams it and the peak RSS stays
 # under it; a changed residue fails the whole-file checksum; the options a
-# streamed database does not take yet are refused.
+# streamed database does not take yet are refused; -vv names the streamed
+# database's longest sequence as the whole's; a FASTA database larger than
+# --max-memory is read whole with a warning to use makedb.
 . "$(dirname "$0")/lib.sh"
 
 GEN=$(dirname "$SWGPU")/bench/gen_synth
@@ -74,6 +76,16 @@ SWGPU_STREAM_PARTS=$((n + 5)) "$SWGPU" search -q "$T/q20.fa" -d "$T/ties.swdb" -
     --quiet > "$T/got" 2> "$T/err" && cmp -s "$T/want" "$T/got" && pass ||
     fail "one sequence a part: $(tail -n 1 "$T/err")"
 
+# -vv: the streamed database's line as the whole one's (its longest sequence too)
+"$SWGPU" search -q $Q -d "$T/ties.swdb" --backend cpu -vv > /dev/null 2> "$T/err1"
+SWGPU_STREAM_PARTS=3 "$SWGPU" search -q $Q -d "$T/ties.swdb" --backend cpu -vv > /dev/null \
+    2> "$T/err3"
+l1=$(sed -n 's/^\[swgpu [0-9.]*s\] \(.*ties\.swdb: .* sequences, .* residues, longest .*\)/\1/p' "$T/err1")
+l3=$(sed -n 's/^\[swgpu [0-9.]*s\] \(.*ties\.swdb: .* sequences, .* residues, longest .*\)/\1/p' "$T/err3")
+case "$l1" in
+    *"longest 0"|"") fail "-vv, whole: database line \"$l1\"" ;;
+    *) [ "$l1" = "$l3" ] && pass || fail "-vv, 3 parts: \"$l3\", whole: \"$l1\"" ;;
+esac
 # a residue changed to another valid one: each part's own checks pass, the
 # whole-file checksum does not
 sz=$(wc -c < "$T/ties.swdb")
@@ -121,6 +133,14 @@ else
     else
         pass
     fi
+    # a FASTA database larger than --max-memory: read whole, with a warning
+    fb=$(wc -c < "$T/synth.fa")
+    "$SWGPU" search -q "$T/sq.fa" -d "$T/synth.fa" --backend cpu -t 2 --max-memory 4M \
+        > "$T/got" 2> "$T/err"
+    grep -q "warning: database .*synth\.fa ($fb bytes) is read whole into memory although the memory budget is 4194304 bytes: only a makedb file is streamed from disk within the budget (swgpu makedb .*synth\.fa OUT\.swdb makes one)$" "$T/err" &&
+        cmp -s "$T/want" "$T/got" && pass || fail "FASTA over --max-memory: $(cat "$T/err")"
+    "$SWGPU" search -q "$T/sq.fa" -d "$T/synth.fa" --backend cpu -t 2 > /dev/null 2> "$T/err"
+    grep -q warning "$T/err" && fail "FASTA, no --max-memory: $(cat "$T/err")" || pass
     # the same database with no --max-memory fits: searched whole, as before
     "$SWGPU" search -q "$T/sq.fa" -d "$T/synth.swdb" --backend cpu -t 2 > /dev/null 2> "$T/err"
     grep -q streamed "$T/err" && fail "no --max-memory: streamed: $(cat "$T/err")" || pass

@@ -64,7 +64,27 @@ void mpi_hsps_free(mpi_hsps_t *x);
 /* the hooks: each rank's share of the database (share.c), the search
  * (search.c), the long alignment (align.c) */
 int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
-                const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info);
+                const swgpu_opts_t *o, uint64_t max_memory, swgpu_db_t **db,
+                swgpu_read_info_t *info);
+
+/* This rank's part of a makedb database streamed from disk (share.c decides,
+ * search.c scans): parts > 1 when the part does not fit the rank's memory
+ * budget (or SWGPU_STREAM_PARTS=N asks for N), its range [from, to) of the
+ * whole; the rank's database handle then holds none of its sequences. */
+typedef struct {
+    const char *path;
+    double from, to;
+    size_t parts;      /* 0 or 1: not streamed */
+    uint64_t budget;   /* the rank's host memory budget, bytes */
+} mpi_stream_t;
+extern mpi_stream_t mpi_stream;
+/* Every rank: the ranks' parts said by rank 0 (-v); with fitting (fitted
+ * statistics, which need every score of a query at once) and any rank
+ * streaming, refused on every rank: -1. */
+int mpi_stream_agree(int fitting);
+/* A streamed part: the hits of r that its range holds, read back into
+ * *held (the caller's). */
+int mpi_stream_held(const swgpu_search_result_t *r, swgpu_db_t **held);
 int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_matrix_t *m,
                const swgpu_opts_t *o, swgpu_search_result_t **res, swgpu_db_t **names);
 int mpi_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,

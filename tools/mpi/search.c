@@ -21,6 +21,10 @@
  *      sends rank 0 the alignments and those targets' records;
  *   4. after the last batch, rank 0 builds a small database of the hits'
  *      targets, for the output writer to name them from (names_db).
+ * A rank whose part is streamed from disk (mpi_stream, share.c) scans it in
+ * parts for its candidates (swgpu_search_stream_candidates) and, in step 3,
+ * reads back the final hits its range holds (swgpu_db_open_hits) to align
+ * them and send their records.
  * Every step is the library's own (the same code as swgpu search), so the
  * output is byte-identical to swgpu search with the same options.
  */
@@ -664,6 +668,7 @@ typedef struct {
     swgpu_search_result_t *cand, *merged, *mine; /* mine: the merged hits this rank aligns
                                                     (rank 0: merged itself, unless further
                                                     HSPs are asked for) */
+    swgpu_db_t *held;           /* a streamed part: the hits it holds, read back */
     mpi_hsps_t extra;           /* rank 0: the further HSPs (--max-hsps) */
     keep_t keep;
     buf_t b;
@@ -752,7 +757,11 @@ static int scan_batch(run_t *s, batch_t *bt, const swgpu_seqset_t *queries)
                 rc = SWGPU_ENOMEM;
         }
         if (rc == SWGPU_OK)
-            rc = swgpu_search(bt->qs, s->db, s->m, &oc, &bt->cand);
+            rc = mpi_stream.parts > 1
+                     ? swgpu_search_stream_candidates(bt->qs, mpi_stream.path, mpi_stream.from,
+                                                      mpi_stream.to, mpi_stream.parts, s->m, &oc,
+                                                      &bt->cand)
+                     : swgpu_search(bt->qs, s->db, s->m, &oc, &bt->cand);
         if (rc < 0) {
             const char *msg = swgpu_last_error();
             cli_error("%s", rc == SWGPU_ENOMEM && !bt->cand && !*msg ? "out of memory" : msg);
@@ -824,7 +833,11 @@ static int align_batch(run_t *s, batch_t *bt)
     int rc = SWGPU_OK;
     if (share_hits(bt->merged, bt->bn, s->o->max_hsps > 1 && !s->o->no_align, &bt->mine) < 0)
         rc = SWGPU_ENOMEM;
-    else if (!s->o->no_align && (rc = swgpu_search_align(bt->mine, bt->qs, s->db, s->m, s->o)) < 0)
+    else if (mpi_stream.parts > 1 && (rc = mpi_stream_held(bt->mine, &bt->held)) < 0)
+        cli_error("%s", rc == SWGPU_ENOMEM ? "out of memory for the hits" : swgpu_last_error());
+    else if (!s->o->no_align &&
+             (rc = swgpu_search_align(bt->mine, bt->qs, bt->held ? bt->held : s->db, s->m,
+                                      s->o)) < 0)
         cli_error("%s", swgpu_last_error());
     if (rc == SWGPU_OK && mpi_inject("align"))
         rc = SWGPU_EINVAL;
@@ -841,7 +854,7 @@ static int collect_batch(run_t *s, batch_t *bt)
     free(bt->gathered);
     bt->gathered = NULL;
     if (bt->mine)
-        pack_owned(bt->mine, s->db, s->o->no_align, &bt->b);
+        pack_owned(bt->mine, bt->held ? bt->held : s->db, s->o->no_align, &bt->b);
     if (gather_bytes(&bt->b, &bt->gathered, bt->off, bt->len) < 0)
         rc = SWGPU_ENOMEM;
     if (mpi_g.rank == 0) {
@@ -891,6 +904,7 @@ done:
     mpi_hsps_free(&bt.extra);
     swgpu_search_result_destroy(bt.merged);
     swgpu_search_result_destroy(bt.cand);
+    swgpu_db_destroy(bt.held);
     swgpu_seqset_destroy(bt.bq);
     free(bt.keep.s);
     free(bt.b.p);
@@ -921,6 +935,8 @@ int mpi_search(const swgpu_seqset_t *queries, const swgpu_db_t *db, const swgpu_
                       "%d sequences across ranks", (unsigned long long)s.part.total_n, INT_MAX);
         return SWGPU_ERANGE;
     }
+    if (mpi_stream_agree(s.fitting) < 0)
+        return SWGPU_EINVAL;
     plan_batches(&s, nq);
     if (mpi_g.rank == 0 && (!(s.all = calloc(1, sizeof *s.all)) ||
                             !(s.all->q = calloc(nq ? nq : 1, sizeof *s.all->q)))) {

@@ -7,7 +7,12 @@
  * cores, CPU model or GPUs), measured by each rank scanning the first
  * queries against a small synthetic database, or to SWGPU_MPI_WEIGHTS.
  * Each rank maps only its part of a makedb file (a shared file system is
- * assumed) or keeps only its part of a FASTA file.
+ * assumed) or keeps only its part of a FASTA file.  A makedb part larger
+ * than the rank's memory budget (--max-memory, else 3/4 of the node's
+ * memory shared by the node's ranks) is streamed from disk in parts as swgpu
+ * search streams a whole database (mpi_stream; search.c scans it, with
+ * mpi_stream_agree and mpi_stream_held from here).  Rank 0
+ * checks the whole-file checksum, reading the file in pieces.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mpi_cli.h"
@@ -222,27 +227,54 @@ static int shares(const swgpu_seqset_t *queries, const swgpu_opts_t *o, double *
     return 0;
 }
 
-/* a makedb database's whole-file checksum (swgpu_db_open checks it);
- * other databases have none */
-static int check_whole(const char *path, swgpu_alphabet_t type)
+mpi_stream_t mpi_stream;
+
+/* The rank's memory budget: --max-memory, else 3/4 of the node's memory
+ * shared by the ranks Open MPI starts on it. */
+static uint64_t rank_budget(uint64_t max_memory)
 {
-    unsigned char head[8];
-    FILE *fp = fopen(path, "rb");
-    int is_db = fp && fread(head, 1, sizeof head, fp) == sizeof head &&
-                !memcmp(head, "SWGPU_DB", sizeof head);
-    swgpu_db_t *whole = NULL;
+    const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    uint64_t all = swgpu_stream_default_memory();
+    if (max_memory)
+        return max_memory;
+    return ls && atoi(ls) > 1 && all != UINT64_MAX ? all / (uint64_t)atoi(ls) : all;
+}
+
+/* Whether this rank streams its part [from, to) of path (mpi_stream set):
+ * the library's plan under the rank's budget, or SWGPU_STREAM_PARTS=N for a
+ * makedb file (tests). */
+static int stream_plan(const char *path, const swgpu_opts_t *o, uint64_t max_memory,
+                       double from, double to)
+{
+    const char *env = getenv("SWGPU_STREAM_PARTS");
+    uint64_t bytes = 0;
+    size_t parts = 1;
     int rc;
-    if (fp)
-        fclose(fp);
-    if (!is_db)
-        return SWGPU_OK;
-    rc = swgpu_db_open(path, type, &whole, NULL);
-    swgpu_db_destroy(whole);
-    return rc;
+    mpi_stream = (mpi_stream_t){path, from, to, 1, rank_budget(max_memory)};
+    rc = swgpu_stream_parts_range(path, o, mpi_stream.budget, from, to, &parts, &bytes);
+    if (rc == SWGPU_EBUDGET) {
+        cli_error("--max-memory %llu: %s", (unsigned long long)mpi_stream.budget,
+                  swgpu_last_error());
+        return rc;
+    }
+    if (rc < 0)
+        return rc;
+    if (env && *env && bytes) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 1) {
+            cli_error("SWGPU_STREAM_PARTS=%s: not a number of parts >= 1", env);
+            return SWGPU_EINVAL;
+        }
+        parts = (size_t)v;
+    }
+    mpi_stream.parts = parts;
+    return SWGPU_OK;
 }
 
 int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *queries,
-                const swgpu_opts_t *o, swgpu_db_t **db, swgpu_read_info_t *info)
+                const swgpu_opts_t *o, uint64_t max_memory, swgpu_db_t **db,
+                swgpu_read_info_t *info)
 {
     double *w = NULL, sum = 0, from, to;
     int rc;
@@ -271,9 +303,61 @@ int mpi_db_open(const char *path, swgpu_alphabet_t type, const swgpu_seqset_t *q
     if (mpi_inject("open"))
         return SWGPU_EINVAL;
     /* the whole-file checksum, which a part is opened without: rank 0 checks
-     * it as swgpu does, by opening the whole database once */
-    if (mpi_g.rank == 0 && (rc = check_whole(path, type)) < 0)
+     * it as swgpu does, reading the file in pieces */
+    if (mpi_g.rank == 0 && (rc = swgpu_db_verify(path)) < 0)
         return rc;
-    rc = swgpu_db_open_part(path, type, from, to, db, info);
+    if ((rc = stream_plan(path, o, max_memory, from, to)) < 0)
+        return rc;
+    if (mpi_stream.parts > 1) /* the index alone: search.c streams the part */
+        return swgpu_db_open_part(path, type, from, from, db, info);
+    return swgpu_db_open_part(path, type, from, to, db, info);
+}
+
+/* a streamed part: the hits of r that its range holds, read back */
+int mpi_stream_held(const swgpu_search_result_t *r, swgpu_db_t **held)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        n += r->q[i].n_hits;
+    uint64_t *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t)
+        return SWGPU_ENOMEM;
+    n = 0;
+    for (size_t i = 0; i < r->n_queries; i++)
+        for (size_t h = 0; h < r->q[i].n_hits; h++)
+            t[n++] = r->q[i].hits[h].target;
+    int rc = swgpu_db_open_hits(mpi_stream.path, mpi_stream.from, mpi_stream.to, t, n, held);
+    free(t);
     return rc;
+}
+
+/* The ranks' streamed parts: said by rank 0 (-v); fitted statistics, which
+ * need every score of a query at once, refused on every rank when any rank
+ * streams its part (-1 then). */
+int mpi_stream_agree(int fitting)
+{
+    unsigned long long mine = mpi_stream.parts, *all;
+    int any = 0;
+    if (!(all = malloc((size_t)mpi_g.size * sizeof *all)))
+        MPI_Abort(MPI_COMM_WORLD, 1); /* a word a rank, before any work */
+    MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG,
+                  MPI_COMM_WORLD);
+    for (int r = 0; r < mpi_g.size; r++)
+        any |= all[r] > 1;
+    if (any && mpi_g.rank == 0 && !fitting && cli_verbosity() >= 1) {
+        fprintf(stderr, "[swgpu %.2fs] %s: each rank's part streamed from disk in parts:",
+                cli_elapsed(), mpi_stream.path);
+        for (int r = 0; r < mpi_g.size; r++)
+            fprintf(stderr, "%s %llu", r ? "," : "", all[r] ? all[r] : 1);
+        fprintf(stderr, " (rank 0's memory budget %llu bytes)\n",
+                (unsigned long long)mpi_stream.budget);
+    }
+    free(all);
+    if (!fitting || !any)
+        return 0;
+    if (mpi_g.rank == 0)
+        cli_error("search: a matrix and gaps without published Karlin-Altschul parameters "
+                  "(fitted statistics): not yet with a streamed database (a rank's part above "
+                  "its --max-memory)");
+    return -1;
 }
