@@ -121,10 +121,12 @@ no_tmp "$T" "makedb"
 # --- an interrupted makedb leaves no temporary ----------------------------
 mkdir "$T/mk"
 awk 'BEGIN { s = ""; for (i = 0; i < 1000; i++) s = s "ACDEFGHIKLMNPQRSTVWY"
-             for (i = 0; i < 3000; i++) { print ">s" i; print substr(s, 1 + i % 20, 15000 + i) } }' \
+             for (i = 0; i < 6000; i++) { print ">s" i; print substr(s, 1 + i % 20, 15000 + i) } }' \
     > "$T/big.fa"
+# one thread and ~100 MB, so that the signal comes before the end (on two
+# threads a 50 MB database was sometimes written before it: exit 0)
 for sig in INT TERM HUP; do
-    "$SWGPU" makedb "$T/big.fa" "$T/mk/big.swdb" --quiet &
+    "$SWGPU" makedb -t 1 "$T/big.fa" "$T/mk/big.swdb" --quiet &
     pid=$!
     # the database file being written (its temporary)
     if wait_for $pid "$T/mk" -type f -path "$T/mk/big.swdb.tmp*"; then
