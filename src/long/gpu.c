@@ -275,8 +275,6 @@ done:
     return rc;
 }
 
-/* Every partition's batch launched at once (one per device), followed, and
- * finished; a failure makes the others' waiting slices give up. */
 /* Where a long batch's time goes (debug log): every second, the cells
  * each partition computed and skipped (pruned) in it, and when each
  * partition's launch ended; a pipeline's fill and drain show as seconds
@@ -316,6 +314,8 @@ static void profile_step(const swgpu__lgpu_t *g, profile_t *pf, int end)
     pf->last = now;
 }
 
+/* Every partition's batch launched at once (one per device), followed, and
+ * finished; a failure makes the others' waiting slices give up. */
 static int run_parts(swgpu__lgpu_t *g, const uint64_t *edge_off, const swgpu__lprog_t *prog)
 {
     int rc = SWGPU_OK;
