@@ -206,6 +206,8 @@ typedef struct {
     swgpu__job_t *ready;
     size_t n_ready, cap_ready, rnext;
     size_t n_gpu_ends;
+    double job_s; /* the workers' seconds on host jobs (ends not from the GPU), job_n of them */
+    size_t job_n;
     size_t *left; /* sel->query_done: per query, its alignments not done yet */
     swgpu__hsp_list_t **more; /* opts->max_hsps > 1: per query, per hit, its further
                                  alignments (hsps.c) */
