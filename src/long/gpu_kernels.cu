@@ -447,6 +447,69 @@ __device__ __forceinline__ void wide_hand_on(const smem_t &sm, int warp, int lan
     hf = abs64(o.y, Bc);
 }
 
+/* Wide scores: chunks c .. ce jumped (jump_end): ring groups c-1 .. ce-1
+ * (and the saved row's) are {0, NEG} at base 0, the held column 32c-31
+ * being a skipped chunk's output as the others are */
+__device__ __forceinline__ void wide_jump_out(int lane, int c, int ce, int w, int2 *rout, long long *rbout,
+                                              int2 *save, long long *sbase)
+{
+    for (int q = max(c - 1, 0); q < ce; q++) {
+        const int j = 32 * q + 1 + lane;
+        if (j <= w) {
+            rout[j] = make_int2(0, NEG);
+            if (save)
+                save[j] = make_int2(0, NEG);
+        }
+        if (lane == 0) {
+            rbout[q] = 0;
+            if (save)
+                sbase[1 + q] = 0;
+        }
+    }
+}
+
+/* Wide scores: M, the largest H of chunk c's inputs (the row above's th,
+ * my rows at base Bc), and whether the chunk is skipped (pruning: its
+ * bound below the best so far; a slice handing on its right boundary column
+ * computes the chunks in which its lanes reach it, see the strip's end) */
+template <int R, bool LOCAL, bool SLICE>
+__device__ __forceinline__ bool wide_skips(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, const smem_t &sm,
+                                           int warp, int c, int top, long long th, int prevo, const int (&HO)[R],
+                                           long long Bc, int32_t oe, long long &M)
+{
+    const int w = g.w;
+    int mr = prevo;
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        mr = max(mr, HO[r]);
+    M = warp_max64(max64(th, abs64(mr + oe, Bc)));
+    if (!LOCAL || !g.prune)
+        return false;
+    const long long left = min((long long)(g.h - top), (long long)w + (SLICE ? sm.wrem[warp] : 0) - 32 * c + 31);
+    const long long bound = max64(M, 0) + (long long)A.smax * left;
+    return bound < max64(*(volatile long long *)A.gbest64, *(const volatile long long *)A.rbest64) &&
+           !(SLICE && c >= ((w - 1) >> 5) && sm.rout[warp]);
+}
+
+/* Wide scores: the strip's saved row, if its bottom row is one (rows.h),
+ * and its column 0 (lane 0) */
+template <bool LOCAL>
+__device__ __forceinline__ void wide_saved_row(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int bottom, int lane,
+                                               int2 *&save, long long *&sbase)
+{
+    const long long row = swgpu__lrows_slot32(g.h, g.save_every, g.save_last, bottom); /* rows.h */
+    if (row < 0)
+        return;
+    save = reinterpret_cast<int2 *>(A.saved + g.saved_off) + row * (g.w + 1);
+    sbase = A.sbase + g.sbase_off + row * SWGPU__LK_SBASE(g.w);
+    if (lane == 0) {
+        const long long hb = swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, A.ext, bottom);
+        const long long b0 = hb <= NEG64 / 2 ? 0 : hb;
+        save[0] = make_int2(rel32(hb, b0), LOCAL ? NEG : rel32(hb, b0));
+        sbase[0] = b0;
+    }
+}
+
 template <int R, bool DNA, bool LOCAL, bool PARTIAL, bool SLICE>
 __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const swgpu__lkreg_t &g, int s,
                                                long long t, smem_t &sm, int warp)
@@ -502,19 +565,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
     long long *rbout = A.rbase + g.rbase_off + (s & 1) * bslot;
     int2 *save = nullptr;
     long long *sbase = nullptr;
-    {
-        const long long row = swgpu__lrows_slot32(g.h, g.save_every, g.save_last, bottom); /* rows.h */
-        if (row >= 0) {
-            save = reinterpret_cast<int2 *>(A.saved + g.saved_off) + row * (w + 1);
-            sbase = A.sbase + g.sbase_off + row * SWGPU__LK_SBASE(w);
-        }
-    }
-    if (save && lane == 0) {
-        const long long hb = swgpu__lreg_top64(LOCAL, g.h0, g.f0, A.open, ext, bottom);
-        const long long b0 = hb <= NEG64 / 2 ? 0 : hb;
-        save[0] = make_int2(rel32(hb, b0), LOCAL ? NEG : rel32(hb, b0));
-        sbase[0] = b0;
-    }
+    wide_saved_row<LOCAL>(A, g, bottom, lane, save, sbase);
     const volatile int32_t *prevprog = A.progress + (t - 1);
     int known = 0;
     const uint8_t *bs = A.seq[g.cseq] + g.coff;
@@ -527,21 +578,7 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
             const int ce = jump_end<SLICE>(A, t, s, c, w, nchunks, SLICE && sm.rout[warp], lane,
                                            __shfl_sync(FULL, known, 0));
             if (ce >= c) { /* chunks c .. ce skipped as the last one was (see jump_end) */
-                /* groups c-1 .. ce-1 are {0, NEG} at base 0: the held column
-                 * 32c-31 is a skipped chunk's output, as are the others */
-                for (int q = max(c - 1, 0); q < ce; q++) {
-                    const int j = 32 * q + 1 + lane;
-                    if (j <= w) {
-                        rout[j] = make_int2(0, NEG);
-                        if (save)
-                            save[j] = make_int2(0, NEG);
-                    }
-                    if (lane == 0) {
-                        rbout[q] = 0;
-                        if (save)
-                            sbase[1 + q] = 0;
-                    }
-                }
+                wide_jump_out(lane, c, ce, w, rout, rbout, save, sbase);
                 bc = column_code<DNA>(bs[32 * ce + 31 - lane]); /* my column at the end of chunk ce */
                 npruned += (unsigned long long)(bottom - top) * 32u * (unsigned long long)(ce - c + 1);
                 publish(A, t, lane, min(32 * ce, w));
@@ -564,24 +601,8 @@ __device__ __forceinline__ void run_strip_wide(const swgpu__lkargs_t &A, const s
         } else if (jl <= w) {
             th = swgpu__lreg_top64(LOCAL, g.h0, g.e0, A.open, ext, (SLICE ? sm.col0[warp] : 0) + jl);
         }
-        /* the largest H of the chunk's inputs: bound and base */
-        long long M;
-        {
-            int mr = prevo;
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                mr = max(mr, HO[r]);
-            M = warp_max64(max64(th, abs64(mr + oe, Bc)));
-        }
-        bool skip = false;
-        if (LOCAL && g.prune) {
-            const long long left = min((long long)(g.h - top), (long long)w + (SLICE ? sm.wrem[warp] : 0) - 32 * c + 31);
-            const long long bound = max64(M, 0) + (long long)A.smax * left;
-            /* a slice handing on its right boundary column computes the
-             * chunks in which its lanes reach it (see the end of the strip) */
-            skip = bound < max64(*(volatile long long *)A.gbest64, *(const volatile long long *)A.rbest64) &&
-                   !(SLICE && c >= ((w - 1) >> 5) && sm.rout[warp]);
-        }
+        long long M; /* the largest H of the chunk's inputs: bound and base */
+        const bool skip = wide_skips<R, LOCAL, SLICE>(A, g, sm, warp, c, top, th, prevo, HO, Bc, oe, M);
         if (!skip) {
             const long long d = pick_base<LOCAL>(M) - Bc;
             if (d != 0) {
