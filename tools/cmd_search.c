@@ -480,11 +480,10 @@ static uint64_t host_budget(const cli_search_args_t *a)
 
 /* Whether the database is streamed from disk (S->parts > 1): a makedb file
  * that does not fit the host budget with its engine layout, or
- * SWGPU_STREAM_PARTS=N (tests: N parts, whatever the budget).  -1 after
- * printing an error. */
+ * SWGPU_STREAM_PARTS=N (tests: N parts, whatever the budget; the library
+ * reads it).  -1 after printing an error. */
 static int stream_plan(search_t *S, const swgpu_opts_t *o)
 {
-    const char *env = getenv("SWGPU_STREAM_PARTS");
     int rc = swgpu_stream_parts(S->a.dpath, o, host_budget(&S->a), &S->parts, &S->db_bytes);
     if (rc == SWGPU_EBUDGET) {
         cli_error("--max-memory %llu: %s", (unsigned long long)host_budget(&S->a),
@@ -494,15 +493,6 @@ static int stream_plan(search_t *S, const swgpu_opts_t *o)
     if (rc < 0) {
         cli_lib_error(rc);
         return -1;
-    }
-    if (env && *env && S->db_bytes) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end || v < 1) {
-            cli_error("SWGPU_STREAM_PARTS=%s: not a number of parts >= 1", env);
-            return -1;
-        }
-        S->parts = (size_t)v;
     }
 #ifdef __GLIBC__
     /* glibc raises its mmap threshold to the largest block freed so far: each

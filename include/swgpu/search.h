@@ -136,7 +136,9 @@ int swgpu_search_align(swgpu_search_result_t *r, const swgpu_seqset_t *queries,
  * max_memory is given and the file, or a BLAST database's files, are
  * larger, a warning through the logger says it is read whole).
  * *db_bytes: the file's size.  SWGPU_EBUDGET when even parts of one
- * sequence would not fit.  opts: the search's (its thread count).
+ * sequence would not fit.  opts: the search's (its thread count).  For a
+ * makedb file the environment variable SWGPU_STREAM_PARTS=N (tests) gives N
+ * parts whatever the budget (SWGPU_EINVAL when N is not a number >= 1).
  */
 int swgpu_stream_parts(const char *path, const swgpu_opts_t *opts, uint64_t max_memory,
                        size_t *parts, uint64_t *db_bytes);

@@ -17,6 +17,18 @@
 
 /* ------------------------------------------------------- search and scan */
 
+/* A search's result made: it keeps its queries (NULL: none, PSSMs) and its
+ * database; the options' strings are not needed after the call (the writer
+ * ignores them, and the struct keeps no pointer the result uses) */
+static void result_own(SearchResultObject *res, SeqSetObject *q, DatabaseObject *db)
+{
+    res->o.kernel = NULL;
+    Py_XINCREF(q);
+    res->queries = q;
+    Py_INCREF(db);
+    res->db = db;
+}
+
 /* The checks and options both need (q NULL: PSSM queries, protein); *m
  * and keep are the caller's. */
 static int search_setup(const char *what, SeqSetObject *q, DatabaseObject *db, PyObject *matrix,
@@ -126,13 +138,7 @@ PyObject *py_search(PyObject *self, PyObject *args)
     res->o.progress_user = NULL;
     if (swpy_finish(rc) < 0 || swpy_progress_finish(&prog) < 0)
         goto fail;
-    /* the options' strings are not needed after the call: the writer ignores
-     * them, and the struct keeps no pointer the result uses */
-    res->o.kernel = NULL;
-    Py_INCREF(q);
-    Py_INCREF(db);
-    res->queries = q;
-    res->db = db;
+    result_own(res, q, db);
     Py_DECREF(keep);
     return (PyObject *)res;
 fail:
@@ -185,9 +191,7 @@ PyObject *py_search_pssm(PyObject *self, PyObject *args)
     res->o.progress_user = NULL;
     if (swpy_finish(rc) < 0 || swpy_progress_finish(&prog) < 0)
         goto fail;
-    res->o.kernel = NULL; /* as in py_search */
-    Py_INCREF(db);
-    res->db = db;
+    result_own(res, NULL, db);
     Py_DECREF(keep);
     return (PyObject *)res;
 fail:
@@ -364,15 +368,6 @@ PyObject *py_stream_parts(PyObject *self, PyObject *args)
     Py_DECREF(keep);
     if (swpy_finish(rc) < 0)
         return NULL;
-    const char *env = getenv("SWGPU_STREAM_PARTS");
-    if (env && *env && bytes) { /* tests: N parts, whatever the budget (as swgpu search) */
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end || v < 1)
-            return swpy_raise_fmt(SWGPU_EINVAL, "SWGPU_STREAM_PARTS=%s: not a number of parts "
-                                  ">= 1", env);
-        parts = (size_t)v;
-    }
     return Py_BuildValue("(nK)", (Py_ssize_t)parts, (unsigned long long)bytes);
 }
 
@@ -412,11 +407,7 @@ PyObject *py_search_stream(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     if (swpy_finish(rc) < 0)
         goto fail;
-    res->o.kernel = NULL;
-    Py_INCREF(q);
-    Py_INCREF(hits);
-    res->queries = q;
-    res->db = hits;
+    result_own(res, q, hits);
     Py_DECREF(keep);
     Py_DECREF(b);
     return Py_BuildValue("(NN)", (PyObject *)res, (PyObject *)hits);

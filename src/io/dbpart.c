@@ -33,11 +33,11 @@ uint64_t swgpu__db_cut_at(const uint64_t *off, uint64_t n, uint64_t total, doubl
     return lo;
 }
 
-static int check_interval(double from, double to)
+int swgpu__db_part_check(const char *what, double from, double to)
 {
     if (!(from >= 0 && from <= to && to <= 1))
-        return swgpu__fail(SWGPU_EINVAL, "database part [%g, %g): expected 0 <= from <= to <= 1",
-                           from, to);
+        return swgpu__fail(SWGPU_EINVAL, "%s [%g, %g): expected 0 <= from <= to <= 1", what, from,
+                           to);
     return SWGPU_OK;
 }
 
@@ -75,7 +75,7 @@ int swgpu_db_part(const swgpu_db_t *db, double from, double to, swgpu_db_t **out
         return swgpu__fail(SWGPU_EINVAL, "db_part: NULL database");
     if (db->whole_n)
         return swgpu__fail(SWGPU_EINVAL, "db_part: the database is itself a part");
-    int rc = check_interval(from, to);
+    int rc = swgpu__db_part_check("database part", from, to);
     if (rc)
         return rc;
     uint64_t first = swgpu__db_cut_at(db->off, db->n, db->total_res, from);
@@ -307,7 +307,7 @@ int swgpu_db_open_part(const char *path, swgpu_alphabet_t alphabet, double from,
     *out = NULL;
     if (info) memset(info, 0, sizeof *info);
     if (!path) return swgpu__fail(SWGPU_EINVAL, "db_open_part: no file name");
-    if ((rc = check_interval(from, to)))
+    if ((rc = swgpu__db_part_check("database part", from, to)))
         return rc;
     char *found;
     if ((rc = swgpu__db_resolve(path, &found)) || found) {

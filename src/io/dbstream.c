@@ -468,10 +468,10 @@ int swgpu_db_open_hits(const char *path, double from, double to, const uint64_t 
     *out = NULL;
     if (!path || (n && !targets))
         return swgpu__fail(SWGPU_EINVAL, "db_open_hits: NULL argument");
-    if (!(from >= 0 && from <= to && to <= 1))
-        return swgpu__fail(SWGPU_EINVAL, "db_open_hits: part [%g, %g): expected 0 <= from <= "
-                           "to <= 1", from, to);
-    int rc = swgpu__db_stream_probe(path, &s);
+    int rc = swgpu__db_part_check("db_open_hits: part", from, to);
+    if (rc < 0)
+        return rc;
+    rc = swgpu__db_stream_probe(path, &s);
     if (rc == 0)
         return swgpu__fail(SWGPU_EINVAL, "db_open_hits: %s is not a makedb file", path);
     if (rc > 0 && (rc = swgpu__db_stream_open(&s)) == SWGPU_OK &&

@@ -230,6 +230,10 @@ const unsigned char *swgpu__db_map_range(int fd, const char *path, uint64_t pos,
 
 /* ---- dbstream.c: what a search streamed from a makedb file needs ---- */
 
+/** A part [from, to) of a database as fractions of its residues, checked
+ *  (0 <= from <= to <= 1): SWGPU_EINVAL "WHAT [from, to): expected ..." */
+int swgpu__db_part_check(const char *what, double from, double to);
+
 /** The scan position of the first sequence whose first residue lies at or
  *  after floor(x * total) of off[0..n] (sorted): the cut between parts at
  *  fraction x (swgpu_db_open_part's). */

@@ -76,6 +76,22 @@ uint64_t swgpu_stream_default_memory(void)
     return (uint64_t)pages / 4 * 3 * (uint64_t)size;
 }
 
+/* SWGPU_STREAM_PARTS=N (tests): N parts of a makedb file, whatever the
+ * budget, for every caller of swgpu_stream_parts(_range) (swgpu search,
+ * swgpu-mpi's ranks, Python) */
+static int forced_parts(size_t *parts)
+{
+    const char *env = getenv("SWGPU_STREAM_PARTS");
+    if (!env || !*env)
+        return SWGPU_OK;
+    char *end;
+    long v = strtol(env, &end, 10);
+    if (*end || v < 1)
+        return swgpu__fail(SWGPU_EINVAL, "SWGPU_STREAM_PARTS=%s: not a number of parts >= 1", env);
+    *parts = (size_t)v;
+    return SWGPU_OK;
+}
+
 /* the most host memory any part of nparts needs while it is scanned, the
  * next one read meanwhile */
 static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, double from,
@@ -131,10 +147,10 @@ int swgpu_stream_parts_range(const char *path, const swgpu_opts_t *opts, uint64_
         return swgpu__fail(SWGPU_EINVAL, "stream_parts: NULL argument");
     *parts = 1;
     *db_bytes = 0;
-    if (!(from >= 0 && from <= to && to <= 1))
-        return swgpu__fail(SWGPU_EINVAL, "stream_parts: part [%g, %g): expected 0 <= from <= "
-                           "to <= 1", from, to);
-    int rc = swgpu__db_stream_probe(path, &s);
+    int rc = swgpu__db_part_check("stream_parts: part", from, to);
+    if (rc < 0)
+        return rc;
+    rc = swgpu__db_stream_probe(path, &s);
     if (rc < 0)
         return rc;
     if (rc == 0) { /* another kind of database: read whole */
@@ -176,8 +192,10 @@ int swgpu_stream_parts_range(const char *path, const swgpu_opts_t *opts, uint64_
                          "in use already)", s.path, (unsigned long long)s.size,
                          (unsigned long long)s.n, (unsigned long long)s.index_bytes,
                          (unsigned long long)budget, (unsigned long long)used);
-    else
+    else {
         *parts = n;
+        rc = forced_parts(parts);
+    }
     munmap(base, len);
     free(s.path);
     return rc;
@@ -323,6 +341,15 @@ static int hits_db(swgpu__db_stream_t *s, const swgpu_search_result_t *r, swgpu_
     return rc;
 }
 
+/* the parts' candidates released */
+static void cand_free(stream_t *S)
+{
+    for (size_t p = 0; S->cand && p < S->nparts; p++)
+        swgpu_search_result_destroy(S->cand[p]);
+    free(S->cand);
+    S->cand = NULL;
+}
+
 /* The checks and the scan that swgpu_search_stream (fn "search_stream")
  * and swgpu_search_stream_candidates share: the range [from, to) of path in
  * nparts parts, into *S (S->cand: each part's candidates) with *s open;
@@ -338,9 +365,10 @@ static int stream_scan(const swgpu_seqset_t *queries, const char *path, double f
         return swgpu__fail(SWGPU_EINVAL, "%s: NULL argument", fn);
     if (nparts < 1)
         return swgpu__fail(SWGPU_EINVAL, "%s: %zu parts (at least 1)", fn, nparts);
-    if (!(from >= 0 && from <= to && to <= 1))
-        return swgpu__fail(SWGPU_EINVAL, "%s: part [%g, %g): expected 0 <= from <= to <= 1", fn,
-                           from, to);
+    char what[64];
+    snprintf(what, sizeof what, "%s: part", fn);
+    if ((rc = swgpu__db_part_check(what, from, to)) < 0)
+        return rc;
     if ((rc = swgpu_opts_check(opts, m)) < 0)
         return rc;
     if (opts->on_scores)
@@ -378,10 +406,7 @@ static int stream_scan(const swgpu_seqset_t *queries, const char *path, double f
         rc = scan_parts(S, queries, m, &oc);
     }
     if (rc < 0) {
-        for (size_t p = 0; S->cand && p < S->nparts; p++)
-            swgpu_search_result_destroy(S->cand[p]);
-        free(S->cand);
-        S->cand = NULL;
+        cand_free(S);
         swgpu__db_stream_close(s);
     }
     return rc;
@@ -407,9 +432,7 @@ int swgpu_search_stream(const swgpu_seqset_t *queries, const char *path, size_t 
     swgpu_merge_src_t src = {s.n, s.total, NULL, NULL, NULL};
     rc = swgpu_search_merge(queries, m, opts, (const swgpu_search_result_t *const *)S.cand,
                             S.nparts, &src, &r);
-    for (size_t p = 0; p < S.nparts; p++)
-        swgpu_search_result_destroy(S.cand[p]);
-    free(S.cand);
+    cand_free(&S);
     double t0 = swgpu__now();
     if (rc == SWGPU_OK)
         rc = hits_db(&s, r, hits);
@@ -482,9 +505,7 @@ int swgpu_search_stream_candidates(const swgpu_seqset_t *queries, const char *pa
                           &s, &S)) < 0)
         return rc;
     rc = join_parts(&S, swgpu_seqset_size(queries), out);
-    for (size_t p = 0; p < S.nparts; p++)
-        swgpu_search_result_destroy(S.cand[p]);
-    free(S.cand);
+    cand_free(&S);
     swgpu__db_stream_close(&s);
     return rc;
 }

@@ -241,12 +241,11 @@ static uint64_t rank_budget(uint64_t max_memory)
 }
 
 /* Whether this rank streams its part [from, to) of path (mpi_stream set):
- * the library's plan under the rank's budget, or SWGPU_STREAM_PARTS=N for a
- * makedb file (tests). */
+ * the library's plan under the rank's budget (SWGPU_STREAM_PARTS=N, tests,
+ * forces N parts of a makedb file there). */
 static int stream_plan(const char *path, const swgpu_opts_t *o, uint64_t max_memory,
                        double from, double to)
 {
-    const char *env = getenv("SWGPU_STREAM_PARTS");
     uint64_t bytes = 0;
     size_t parts = 1;
     int rc;
@@ -259,15 +258,6 @@ static int stream_plan(const char *path, const swgpu_opts_t *o, uint64_t max_mem
     }
     if (rc < 0)
         return rc;
-    if (env && *env && bytes) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end || v < 1) {
-            cli_error("SWGPU_STREAM_PARTS=%s: not a number of parts >= 1", env);
-            return SWGPU_EINVAL;
-        }
-        parts = (size_t)v;
-    }
     mpi_stream.parts = parts;
     return SWGPU_OK;
 }
