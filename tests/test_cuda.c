@@ -19,7 +19,8 @@
  * overflows, a split scan, a streamed database, swgpu_search_pssm against
  * the CPU backend and psiblast's fixture (part2_pssm).
  *
- * SWGPU_TEST_SMALL=1 shrinks part 2 (for compute-sanitizer runs).
+ * SWGPU_TEST_SMALL=1 shrinks part 2 (for compute-sanitizer runs);
+ * SWGPU_TEST_STREAMED=1 runs only its streamed-database cases.
  */
 #include "search/search.h"
 #include "align/align.h"
@@ -537,11 +538,14 @@ enum { NKERN = sizeof kernels / sizeof kernels[0] };
 
 /* log lines of the engine (to see that a database was streamed) */
 static char last_info[256];
+static int saw_lanes; /* a "lanes of" plan was logged (query lanes ran) */
 static void grab_log(swgpu_log_level_t level, const char *msg, void *user)
 {
     (void)level;
     (void)user;
-    if (strstr(msg, "cuda:"))
+    if (strstr(msg, "cuda: lanes of"))
+        saw_lanes = 1;
+    else if (strstr(msg, "cuda:"))
         snprintf(last_info, sizeof last_info, "%s", msg);
 }
 static int expect_streaming;
@@ -1146,6 +1150,19 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
         size_t sq[] = {100, 500};
         gpu_many(&T.db, q, sq, 2, prot, 11, 1, NULL, "chunks under the offset limit, many queries",
                  NULL);
+        /* a batch of query lanes over streamed chunks: 16 queries of 20 to
+         * 497 residues and one of 1,100 (the long subjects' kernel past
+         * 1,024), several jobs, each chunk's scores into the slot of its
+         * buffer with slot 0's lane tables */
+        size_t sl[17];
+        for (size_t i = 0; i < 16; i++)
+            sl[i] = 20 + (i * 61) % 480;
+        sl[16] = 1100;
+        saw_lanes = 0;
+        swgpu_set_logger(grab_log, NULL, SWGPU_LOG_DEBUG);
+        gpu_many(&T.db, q, sl, 17, prot, 11, 1, NULL, "chunks under the offset limit, lanes", NULL);
+        swgpu_set_logger(grab_log, NULL, SWGPU_LOG_INFO);
+        CHECK(saw_lanes, "chunks under the offset limit, lanes: no query lanes were planned");
     }
     setenv("SWGPU_CUDA_CHUNK_WORDS", "1023", 1);
     {
@@ -1633,10 +1650,20 @@ static void part2_pairs(int small)
 int main(void)
 {
 #if SWGPU_HAVE_CUDA
-    part1();
-    part1_pssm();
+    const int streamed_only = getenv("SWGPU_TEST_STREAMED") != NULL;
+    if (!streamed_only) {
+        part1();
+        part1_pssm();
+    }
     if (swgpu__cuda_device_count() <= 0) {
         SKIP(1, "no CUDA device");
+    } else if (streamed_only) { /* the streamed cases alone (a quick device check) */
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        swgpu_matrix_t prot;
+        mat_random(&prot, -4, 11, 6);
+        static uint8_t q[6000];
+        rand_seq(q, sizeof q, 0);
+        part2_streamed(q, &prot);
     } else {
         part2(getenv("SWGPU_TEST_SMALL") != NULL);
         part2_pssm(getenv("SWGPU_TEST_SMALL") != NULL);

@@ -289,6 +289,12 @@ static inline int q_use16(const cuda_state_t *S, const swgpu__query_t *q)
 void layout_start(cuda_state_t *S);
 /* h_len and the word starts of the sorted subjects (*wstart: n + 1, malloc'd) */
 int layout_words(cuda_state_t *S, uint64_t **wstart);
+/* device bytes of a streaming batch's scores in each of its two slots: a
+ * sixteenth of the budget (the chunks are cut from what is left) */
+static inline size_t stream_score_bytes(const cuda_state_t *S)
+{
+    return S->budget / 16;
+}
 /* the chunks: resident (one per GPU) if the database fits S->budget and
  * !force_stream, else streamed; sets S->streaming */
 int layout_chunks(cuda_state_t *S, const uint64_t *wstart, int force_stream);

@@ -91,10 +91,9 @@ static size_t batch_cap(const cuda_state_t *S, size_t maxn, int qp_on)
 {
     size_t qcap = MQ_SCORE_BYTES / ((maxn ? maxn : 1) * sizeof(int32_t));
     if (S->streaming) {
-        size_t dev_bytes = S->budget / 16 < ((size_t)16 << 20) ? S->budget / 16
-                                                               : ((size_t)16 << 20);
-        size_t c1 = dev_bytes / ((maxn ? maxn : 1) * sizeof(int32_t));
-        size_t c2 = MQ_SCORE_BYTES / ((S->db->n ? S->db->n : 1) * sizeof(int32_t));
+        size_t c1 = stream_score_bytes(S) / ((maxn ? maxn : 1) * sizeof(int32_t));
+        size_t c2 = (size_t)swgpu__gpu_score_bytes(S->db->total_res) /
+                    ((S->db->n ? S->db->n : 1) * sizeof(int32_t));
         qcap = c1 < c2 ? c1 : c2;
     }
     /* a resident database of many subjects fills the GPU with one
@@ -265,7 +264,14 @@ int qp_plan(const cuda_state_t *S, const gpu_t *d, const mslot_t *m, const mbatc
 {
     const int G = bt->cfg.G, R = bt->cfg.R, NG = SWGPU_CU_DPX_THREADS / G;
     const size_t n = bt->n;
-    const uint64_t nsub = (S->db->n + (uint64_t)S->ndev - 1) / (uint64_t)S->ndev;
+    /* the subjects a GPU scans at once: its share, or a streamed chunk */
+    uint64_t nsub = (S->db->n + (uint64_t)S->ndev - 1) / (uint64_t)S->ndev;
+    if (S->streaming) {
+        nsub = 0;
+        for (int c = 0; c < S->nchunks; c++)
+            if (S->chunks[c].n > nsub)
+                nsub = S->chunks[c].n;
+    }
     const uint64_t per_job = (nsub + NG - 1) / NG;
     const uint64_t want = S->qp_units ? S->qp_units : QP_UNITS;
     uint64_t J = per_job ? (want + per_job - 1) / per_job : 1;

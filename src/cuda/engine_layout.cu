@@ -349,7 +349,13 @@ static int chunks_streamed(cuda_state_t *S, const uint64_t *wstart, size_t fixed
         return swgpu__fail(SWGPU_EBUDGET, "backend cuda: GPU memory budget of %zu bytes "
                                           "is below the %zu bytes needed (raise --max-memory)",
                            S->budget, fixed + ((size_t)256 << 10));
-    uint64_t maxw = (S->budget - fixed) / 2 / (per_word + per_seq);
+    /* two slots of a batch's scores beside the two chunk buffers: up to
+     * 16 MB each within the fixed 64 MB, the rest here */
+    {
+        const size_t sb = stream_score_bytes(S), in_fixed = (size_t)16 << 20;
+        fixed += sb > in_fixed ? 2 * (sb - in_fixed) : 0;
+    }
+    uint64_t maxw = S->budget > fixed ? (S->budget - fixed) / 2 / (per_word + per_seq) : 0;
     if (maxw < 1024)
         maxw = 1024;
     if (maxw > S->chunk_words)

@@ -124,12 +124,13 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
     return SWGPU_OK;
 }
 
-/* the kernels of batch bt over chunk ch (in buffer B) with the tables of
- * slot m: main configuration on st, long subjects on stl (joined into st
- * through ev_long); ctr: two work counters */
-static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mbatch_t *bt,
-                     const dbuf_t *B, const chunk_t *ch, cudaStream_t st, cudaStream_t stl,
-                     cudaEvent_t ev_long, void *scr, void *scrl, int *ctr)
+/* the kernels of batch bt over chunk ch (in buffer B) into the scores of
+ * slot m, with the query-lane tables of slot mt (streaming: slot 0's, made
+ * once for every chunk): main configuration on st, long subjects on stl
+ * (joined into st through ev_long); ctr: two work counters */
+static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mslot_t *mt,
+                     const mbatch_t *bt, const dbuf_t *B, const chunk_t *ch, cudaStream_t st,
+                     cudaStream_t stl, cudaEvent_t ev_long, void *scr, void *scrl, int *ctr)
 {
     const size_t nq = bt->n;
     swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
@@ -161,18 +162,18 @@ static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mbatch_t
         if ((rc = short_occupancy(bt, &per)))
             return rc;
         const int NG = SWGPU_CU_DPX_THREADS / bt->cfg.G;
-        const uint64_t units = bt->qp ? ((uint64_t)nshort + NG - 1) / NG * m->qp_njobs
+        const uint64_t units = bt->qp ? ((uint64_t)nshort + NG - 1) / NG * mt->qp_njobs
                                       : ((uint64_t)(nshort + 1) / 2 + NG - 1) / NG * nq;
         const int maxb = (per > 0 ? per : 1) * d->sms;
         const int blocks = (int)(units < (uint64_t)maxb ? units : (uint64_t)maxb);
         const uint32_t maxshort = S->h_len[ch->k0 + nshort - 1];
         if (bt->qp) {
             /* the lanes' maxima go to the short subjects' scores by atomicMax */
-            CU_CHECK(cudaMemset2DAsync(m->d_sc, m->qp_stride * sizeof(int32_t), 0,
+            CU_CHECK(cudaMemset2DAsync(m->d_sc, mt->qp_stride * sizeof(int32_t), 0,
                                        nshort * sizeof(int32_t), nq, st));
-            rc = swgpu__cu_qp(&b, 0, nshort, (const swgpu_cu_job_t *)m->d_qpt, m->qp_njobs,
-                              (const swgpu_cu_pass_t *)(m->d_qpt + m->qp_pass_off), m->d_sc,
-                              m->qp_stride,
+            rc = swgpu__cu_qp(&b, 0, nshort, (const swgpu_cu_job_t *)mt->d_qpt, mt->qp_njobs,
+                              (const swgpu_cu_pass_t *)(mt->d_qpt + mt->qp_pass_off), m->d_sc,
+                              mt->qp_stride,
                               S->oe, S->ext, bt->cfg, blocks, scr, maxshort, ctr, st);
         } else if (nq == 1) {
             swgpu_cu_query_t q1 = {m->d_q, bt->maxqlen, S->oe, S->ext};
@@ -222,8 +223,8 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
     int rc;
     CU_CHECK(cudaSetDevice(d->id));
     if ((rc = mslot_setup(d, m)) || (rc = mq_prepare(S, d, m, bt, in, ch->n, m->st)) ||
-        (rc = mq_launch(S, d, m, bt, &d->buf[0], ch, m->st, m->stl, m->ev_long, m->scr, m->scrl,
-                        m->d_ctr)))
+        (rc = mq_launch(S, d, m, m, bt, &d->buf[0], ch, m->st, m->stl, m->ev_long, m->scr,
+                        m->scrl, m->d_ctr)))
         return rc;
     CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, bt->n * ch->n * sizeof(int32_t),
                              cudaMemcpyDeviceToHost, m->st));
@@ -298,7 +299,8 @@ static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
 /* streaming: batch bt against every chunk this GPU takes from the shared
  * counter (as dev_scan: the next chunk uploads while one computes), the
  * scores of chunk c copied to asmb[j * db->n + c's first subject ...];
- * the profiles are built once in slot 0, slot b holds buffer b's scores */
+ * the profiles (a query-lane batch: its plan and tables) are built once in
+ * slot 0, slot b holds buffer b's scores */
 static int mq_stream_dev(cuda_state_t *S, gpu_t *d, const mbatch_t *bt, const mq_in_t *in,
                          int32_t *asmb, size_t maxn)
 {
@@ -342,7 +344,7 @@ static int mq_stream_dev(cuda_state_t *S, gpu_t *d, const mbatch_t *bt, const mq
             return rc;
         CU_CHECK(cudaEventRecord(d->ev_copied[b], d->cst));
         CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_copied[b], 0));
-        if ((rc = mq_launch(S, d, m, bt, &d->buf[b], &S->chunks[c], d->st, d->stl,
+        if ((rc = mq_launch(S, d, m, m0, bt, &d->buf[b], &S->chunks[c], d->st, d->stl,
                             d->ev_long[b], m0->scr, m0->scrl, d->d_ctr + NCTR * b)))
             return rc;
         CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, nq * maxn * sizeof(int32_t),
@@ -621,8 +623,7 @@ int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_s
     size_t nb = 0, nmq = 0;
     msizes_t z;
     swgpu_cu_cfg_t qpc = {0, 0, 0};
-    const int qp_on = S->fam == FAM_DPX && !S->no_many && !S->streaming && !S->no_qp &&
-                      qp_cfg(S, &qpc);
+    const int qp_on = S->fam == FAM_DPX && !S->no_many && !S->no_qp && qp_cfg(S, &qpc);
     /* the chunks a GPU scans: its own (resident), or any (streaming) */
     size_t maxn = 0;
     for (int c = 0; c < S->nchunks; c++)

@@ -99,6 +99,19 @@ int swgpu__cu_pairs_run(swgpu__cu_pairs_t *P, swgpu__cu_pair_t *jobs, size_t n);
 void swgpu__cu_pairs_forget(swgpu__cu_pairs_t *P);
 void swgpu__cu_pairs_destroy(swgpu__cu_pairs_t *P);
 
+/** Host bytes the CUDA engine gives a batch's scores when it streams its
+ *  database's chunks (each query of a batch holds a score for every database
+ *  sequence, and every batch streams every chunk again): 256 MB, or a
+ *  quarter of a byte per residue of the database when that is more, so that
+ *  a database of tens of millions of sequences is not streamed once per
+ *  query (the UniRef50-size database, 57 M sequences: 229 MB a query).
+ *  search/stream.c counts what passes 256 MB in its parts' memory. */
+#define SWGPU__GPU_SCORE_BYTES_MIN ((uint64_t)256 << 20)
+static inline uint64_t swgpu__gpu_score_bytes(uint64_t residues)
+{
+    return residues / 4 > SWGPU__GPU_SCORE_BYTES_MIN ? residues / 4 : SWGPU__GPU_SCORE_BYTES_MIN;
+}
+
 #if SWGPU_HAVE_CUDA
 extern const swgpu_engine_ops_t swgpu__engine_cuda; /* src/cuda/engine.cu */
 /** Number of visible CUDA devices (0 when none or no driver). */

@@ -45,7 +45,10 @@
  *   of the CPU engine's many-query scan: a score and an overflow index,
  *   12 bytes);
  * - per sequence of a part, scanned or read: its own entries of the index
- *   (offsets 8 bytes, order 4), read into memory of its own.
+ *   (offsets 8 bytes, order 4), read into memory of its own;
+ * - the CUDA engine's scores of a batch when it streams its chunks: what
+ *   swgpu__gpu_score_bytes gives past its 256 MB minimum (a quarter of a
+ *   byte a residue of a part of more than 1 G residues).
  */
 #define LAYOUT_PER_RESIDUE 1
 #define PER_SEQUENCE 32
@@ -94,6 +97,12 @@ static int forced_parts(size_t *parts)
 
 /* the most host memory any part of nparts needs while it is scanned, the
  * next one read meanwhile */
+/* the CUDA engine's batch scores past their minimum, for res residues */
+static uint64_t score_extra(uint64_t res)
+{
+    return swgpu__gpu_score_bytes(res) - SWGPU__GPU_SCORE_BYTES_MIN;
+}
+
 static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, double from,
                           double to, size_t nparts, uint64_t per_seq)
 {
@@ -103,6 +112,7 @@ static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, doub
         uint64_t b = swgpu__db_cut_at(off, s->n, s->total, part_from(from, to, k + 1, nparts));
         uint64_t c = swgpu__db_cut_at(off, s->n, s->total, part_from(from, to, k + 2, nparts));
         uint64_t need = (off[b] - off[a]) * (1 + LAYOUT_PER_RESIDUE) + (b - a) * per_seq +
+                        score_extra(off[b] - off[a]) +
                         (off[c] - off[b]) + (c - b) * PART_INDEX + 2 * SWGPU__DB_PAD;
         most = need > most ? need : most;
     }
@@ -172,7 +182,8 @@ int swgpu_stream_parts_range(const char *path, const swgpu_opts_t *opts, uint64_
     uint64_t last = swgpu__db_cut_at(off, s.n, s.total, to);
     uint64_t res = last >= first ? off[last] - off[first] : 0, seqs = last - first;
     /* the range searched whole: the index and its residues mapped, its layout */
-    uint64_t whole = used + s.index_bytes + res * (1 + LAYOUT_PER_RESIDUE) + seqs * per_seq;
+    uint64_t whole = used + s.index_bytes + res * (1 + LAYOUT_PER_RESIDUE) + seqs * per_seq +
+                     score_extra(res);
     uint64_t fixed = used + s.n / 8 + 1 + (opts->no_self ? s.index_bytes : 0);
     uint64_t after = used + 4 * s.n;
     size_t n = 2;
