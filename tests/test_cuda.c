@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if SWGPU_HAVE_CUDA
 #include "cuda/kernels.cuh"
@@ -1101,6 +1102,22 @@ static void part2_many(const swgpu_db_t *db, const uint8_t *q, const swgpu_matri
 
 /* Streaming: a database several times the tiny budget, by SWGPU_GPU_MEMORY
  * and by the option; many queries and PSSM queries on it. */
+/* under SWGPU_TEST_STREAMED, each streamed case's start on stderr with the
+ * seconds since the first (a device check cut off by its time limit shows
+ * where it was) */
+static void stage(const char *what)
+{
+    static struct timespec t0;
+    struct timespec t;
+    if (!getenv("SWGPU_TEST_STREAMED"))
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!t0.tv_sec)
+        t0 = t;
+    fprintf(stderr, "[%.1f s] %s\n", (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9,
+            what);
+}
+
 static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
 {
     testdb_t T;
@@ -1112,13 +1129,16 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
     setenv("SWGPU_GPU_MEMORY", "64.5M", 1);
     swgpu_set_logger(grab_log, NULL, SWGPU_LOG_INFO);
     expect_streaming = 1;
+    stage("streamed (SWGPU_GPU_MEMORY)");
     gpu_cases(&T.db, q, 500, prot, 11, 1, "streamed (SWGPU_GPU_MEMORY)", NULL);
     unsetenv("SWGPU_GPU_MEMORY");
     /* the same budget through the option (swgpu search --max-memory) */
     case_gpu_memory = (uint64_t)129 << 19; /* 64.5 MiB */
+    stage("streamed (max_gpu_memory)");
     gpu_cases(&T.db, q, 1600, prot, 11, 1, "streamed (max_gpu_memory)", NULL);
     {
         size_t sq[] = {100, 500, 1600};
+        stage("streamed, many queries");
         gpu_many(&T.db, q, sq, 3, prot, 11, 1, NULL, "streamed, many queries", NULL);
     }
     {
@@ -1129,6 +1149,7 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
             swgpu__pssm_query(pa, &Q[0]);
             swgpu__pssm_query(pb, &Q[1]);
             Q[2] = swgpu__query_plain(q + 3, 700);
+            stage("streamed PSSM");
             gpu_cases_q(&T.db, &Q[1], prot, 11, 1, "streamed PSSM", NULL);
             gpu_many_q(&T.db, Q, 3, prot, 11, 1, NULL, "streamed, PSSMs and a plain query",
                        NULL);
@@ -1141,6 +1162,7 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
      * database on one GPU): the limit lowered to 20,000 words, about 14
      * chunks of this 1.1 M-residue database, streamed though it fits */
     setenv("SWGPU_CUDA_CHUNK_WORDS", "20000", 1);
+    stage("chunks under the offset limit");
     gpu_cases(&T.db, q, 500, prot, 11, 1, "chunks under the offset limit", NULL);
     {
         unsigned nch = 0;
@@ -1148,6 +1170,7 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
         CHECK(c && sscanf(c, "streaming, %u chunk", &nch) == 1 && nch >= 14,
               "chunks under the offset limit: %s", last_info);
         size_t sq[] = {100, 500};
+        stage("chunks, many queries");
         gpu_many(&T.db, q, sq, 2, prot, 11, 1, NULL, "chunks under the offset limit, many queries",
                  NULL);
         /* a batch of query lanes over streamed chunks: 16 queries of 20 to
@@ -1160,6 +1183,7 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
         sl[16] = 1100;
         saw_lanes = 0;
         swgpu_set_logger(grab_log, NULL, SWGPU_LOG_DEBUG);
+        stage("chunks, lanes");
         gpu_many(&T.db, q, sl, 17, prot, 11, 1, NULL, "chunks under the offset limit, lanes", NULL);
         swgpu_set_logger(grab_log, NULL, SWGPU_LOG_INFO);
         CHECK(saw_lanes, "chunks under the offset limit, lanes: no query lanes were planned");
@@ -1179,6 +1203,7 @@ static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
             swgpu__engine_cuda.destroy(st);
     }
     unsetenv("SWGPU_CUDA_CHUNK_WORDS");
+    stage("streamed cases done");
     expect_streaming = 0;
     swgpu_set_logger(NULL, NULL, SWGPU_LOG_WARN);
     db_free(&T);
