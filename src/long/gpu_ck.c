@@ -137,7 +137,10 @@ int swgpu__lgpu_run_ck(swgpu__lgpu_t *g, swgpu__lreg_t *r, const swgpu__lprog_t 
             break;
         }
         p->running = 0;
-        if (ctr[7] > 0) { /* else no strip was begun: launch again from the same start */
+        /* else no strip was begun (the stop came before the launch took its
+         * first strip, as on a busy GPU): launch again from the same start,
+         * not a second checkpoint at it */
+        if (ctr[7] > (unsigned long long)(p->resume ? p->resume->next : 0)) {
             if ((rc = take_state(g, p, (int64_t)ctr[7], ctr, &st, row, gb, hb)))
                 break;
             if ((rc = ck->save(ck->user, &p->regs[0], &st)))
