@@ -4,7 +4,8 @@
  * hand (three queries, one of them without hits; alignments with a query
  * gap, a target gap, a 60-column wrap and a hit without alignment); column
  * list parsing and errors; write errors; names with control bytes
- * escaped in every format; the coverage and positive-percent columns.
+ * escaped in every format; the coverage and positive-percent columns; many
+ * queries' hits written on several threads as on one.
  */
 #include "search/search.h"
 #include "tap.h"
@@ -338,6 +339,80 @@ static void test_write_errors(fixture_t *fx)
 }
 
 
+/* r written in format spec with the given threads into a string; *rc the
+ * writer's status */
+static char *render_threads(fixture_t *fx, const swgpu_search_result_t *r, const char *spec,
+                            int threads, int *rc)
+{
+    swgpu_outfmt_t *f = NULL;
+    swgpu_opts_t o;
+    char *buf = NULL;
+    size_t len = 0;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.threads = threads;
+    *rc = swgpu_outfmt_parse(spec, &f);
+    FILE *fp = open_memstream(&buf, &len);
+    if (*rc == 0 && fp)
+        *rc = swgpu_outfmt_write(f, fp, r, fx->queries, fx->db, fx->m, &o);
+    if (fp)
+        fclose(fp);
+    swgpu_outfmt_destroy(f);
+    return buf;
+}
+
+/* Many queries' hits (2,700, more than the 2,048 that take threads) in
+ * the formats written on several threads: the text is one thread's, byte
+ * for byte; format 7 counts every query; a result naming a query that is
+ * not there, in the middle, leaves the text before it and is named. */
+static void test_threads(fixture_t *fx)
+{
+    enum { N = 2025 };
+    swgpu_query_result_t *q = malloc(N * sizeof *q);
+    if (!q) {
+        CHECK(0, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < N; i++)
+        q[i] = fx->q[i % 3];
+    swgpu_search_result_t r = {.n_queries = N, .q = q};
+    const char *specs[] = {"6", "7", "10", "pair", "6 qseqid sseqid qseq sseq btop qcovs"};
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+        int rc1, rc4;
+        char *one = render_threads(fx, &r, specs[k], 1, &rc1), *four = render_threads(fx, &r, specs[k], 4, &rc4);
+        CHECK(rc1 == 0 && rc4 == 0 && one && four && !strcmp(one, four),
+              "format '%s' on 4 threads: status %d and %d, %zu and %zu bytes", specs[k], rc1, rc4,
+              one ? strlen(one) : 0, four ? strlen(four) : 0);
+        if (k == 0) { /* 1,350 queries with 2 hits: 2,700 rows */
+            size_t rows = 0;
+            for (const char *c = four; c && *c; c++)
+                rows += *c == '\n';
+            CHECK_EQ_INT((int)rows, 2700);
+        }
+        if (k == 1)
+            CHECK(four && strstr(four, "# SWGPU processed 2025 queries\n") != NULL,
+                  "format 7 on 4 threads: the closing count");
+        free(one);
+        free(four);
+    }
+    /* result 1,500 names query 9: the text of results 0 .. 1,499, the error */
+    q[1500].query = 9;
+    int rc1, rc4;
+    char *one = render_threads(fx, &r, "6", 1, &rc1), *four = render_threads(fx, &r, "6", 4, &rc4);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", swgpu_last_error());
+    CHECK_EQ_INT(rc4, SWGPU_EINVAL);
+    CHECK_EQ_INT(rc1, SWGPU_EINVAL);
+    CHECK(!strcmp(msg, "outfmt: result 1500 names query 9 of 4"), "message: %s", msg);
+    CHECK(one && four && !strcmp(one, four), "a failing block on 4 threads: the text before it");
+    size_t rows = 0;
+    for (const char *c = four; c && *c; c++)
+        rows += *c == '\n';
+    CHECK_EQ_INT((int)rows, 2000); /* results 0 .. 1,499: 1,000 with 2 hits each */
+    free(one);
+    free(four);
+    free(q);
+}
+
 /* Write r in format spec into a string (NULL on failure). */
 static char *render_result(const swgpu_search_result_t *r, const swgpu_seqset_t *qs,
                            const swgpu_db_t *db, const swgpu_matrix_t *m, const char *spec,
@@ -417,6 +492,7 @@ int main(void)
         test_coverage_columns(&fx);
         test_pair(&fx);
         test_write_errors(&fx);
+        test_threads(&fx);
     }
     test_parse_errors();
     test_escaped_names();

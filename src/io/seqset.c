@@ -302,9 +302,13 @@ void swgpu_put_name(FILE *fp, const char *s)
     if (!fp || !s)
         return;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p >= 0x20 && *p != 0x7f)
-            fputc(*p, fp);
-        else if (*p == '\t')
+        if (*p >= 0x20 && *p != 0x7f) { /* a run of printable bytes, written at once */
+            const unsigned char *e = p + 1;
+            while (*e >= 0x20 && *e != 0x7f)
+                e++;
+            fwrite(p, 1, (size_t)(e - p), fp);
+            p = e - 1;
+        } else if (*p == '\t')
             fputs("\\t", fp);
         else if (*p == '\n')
             fputs("\\n", fp);

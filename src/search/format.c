@@ -76,6 +76,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -700,6 +701,157 @@ static void writer_init(writer_t *wr, const swgpu_outfmt_t *f, FILE *fp, const s
     wr->query_at = query_at;
 }
 
+/* Result i's query (wr->queries), or PSSM (wr->pssms). */
+static int result_query(const writer_t *wr, size_t i, swgpu_seq_t *q)
+{
+    size_t k = wr->res->q[i].query;
+    if (wr->queries) {
+        if (swgpu_seqset_get(wr->queries, k, q) < 0)
+            return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", i, k,
+                               swgpu_seqset_size(wr->queries));
+    } else if (k >= wr->npssm || swgpu_pssm_get(wr->pssms[k], q) < 0) {
+        return swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names PSSM %zu of %zu", i, k,
+                           wr->npssm);
+    }
+    return SWGPU_OK;
+}
+
+/* The blocks of results [from, to), in order. */
+static int write_range(writer_t *wr, size_t from, size_t to)
+{
+    int rc = SWGPU_OK;
+    for (size_t i = from; i < to && rc == SWGPU_OK; i++) {
+        swgpu_seq_t q;
+        if ((rc = result_query(wr, i, &q)) < 0)
+            break;
+        fmt_block_t b = {&wr->res->q[i], &q, i + 1, 0, 1, 1};
+        rc = write_block(wr, &b);
+        if (rc == SWGPU_OK && ferror(wr->fp))
+            break;
+    }
+    return rc;
+}
+
+/* ---- formats 6, 7, 10 and the pairwise view on several threads ----
+ * Each query's block there depends on that query alone: with many hits,
+ * slices of consecutive queries are formatted by threads into memory and
+ * written in order, one round of slices at a time (memory: a round's
+ * text).  The output is the one thread's, byte for byte, up to the first
+ * failing block. */
+enum { PAR_MIN_HITS = 2048, PAR_MAX_THREADS = 16, PAR_MIN_SLICE = 256 };
+
+typedef struct {
+    writer_t wr;     /* the thread's writer: its own scratch, fp in memory */
+    size_t from, to; /* results [from, to) */
+    char *buf;       /* the text (open_memstream) */
+    size_t len;
+    int rc;
+    char msg[512];   /* the error, read on this thread (swgpu_last_error is per thread) */
+} slice_t;
+
+static void *slice_run(void *arg)
+{
+    slice_t *s = arg;
+    s->wr.fp = open_memstream(&s->buf, &s->len);
+    if (!s->wr.fp)
+        s->rc = swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
+    else {
+        s->rc = write_range(&s->wr, s->from, s->to);
+        if (fclose(s->wr.fp) != 0 && s->rc == SWGPU_OK)
+            s->rc = swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
+    }
+    if (s->rc < 0)
+        snprintf(s->msg, sizeof s->msg, "%s", swgpu_last_error());
+    swgpu__fmt_walk_free(&s->wr.w);
+    free(s->wr.rc);
+    free(s->wr.ivs);
+    return NULL;
+}
+
+/* The results on several threads when the format and the hits allow (*done
+ * 1), else nothing (*done 0: write them on one). */
+static int write_par(writer_t *wr, int *done)
+{
+    const swgpu_search_result_t *r = wr->res;
+    enum outfmt_kind k = wr->f->kind;
+    size_t n = r->n_queries, hits = 0;
+    *done = 0;
+    if ((k != FMT_TAB && k != FMT_TAB_COMMENTS && k != FMT_CSV && k != FMT_PAIR) || wr->tax || n < 2)
+        return SWGPU_OK;
+    for (size_t i = 0; i < n; i++)
+        hits += r->q[i].n_hits;
+    int nt = wr->opts && wr->opts->threads > 0 ? wr->opts->threads : swgpu__ncores();
+    nt = nt > PAR_MAX_THREADS ? PAR_MAX_THREADS : nt;
+    if (nt < 2 || hits < PAR_MIN_HITS)
+        return SWGPU_OK;
+    slice_t *S = calloc((size_t)nt, sizeof *S);
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    char *made = calloc((size_t)nt, 1);
+    if (!S || !th || !made) {
+        free(S);
+        free(th);
+        free(made);
+        return SWGPU_OK; /* one thread writes them */
+    }
+    *done = 1;
+    size_t per = hits / ((size_t)nt * 8); /* hits per slice: 8 rounds, or more */
+    per = per < PAR_MIN_SLICE ? PAR_MIN_SLICE : per;
+    int rc = SWGPU_OK;
+    for (size_t i = 0; i < n && rc == SWGPU_OK && !ferror(wr->fp);) {
+        int ns = 0;
+        for (; ns < nt && i < n; ns++) {
+            slice_t *s = &S[ns];
+            memset(s, 0, sizeof *s);
+            s->wr = *wr;
+            s->wr.w = (fmt_walk_t){0};
+            s->wr.rc = NULL;
+            s->wr.rc_cap = 0;
+            s->wr.ivs = NULL;
+            s->wr.ivs_cap = 0;
+            s->wr.blocks = 0;
+            s->from = i;
+            for (size_t h = 0; i < n && (h < per || i == s->from); i++)
+                h += r->q[i].n_hits;
+            s->to = i;
+            made[ns] = pthread_create(&th[ns], NULL, slice_run, s) == 0;
+        }
+        for (int j = 0; j < ns; j++) {
+            if (made[j])
+                pthread_join(th[j], NULL);
+            else
+                slice_run(&S[j]); /* no thread: here */
+        }
+        for (int j = 0; j < ns; j++) {
+            if (rc == SWGPU_OK) {
+                if (S[j].len)
+                    fwrite(S[j].buf, 1, S[j].len, wr->fp);
+                wr->blocks += S[j].wr.blocks;
+                wr->started |= S[j].wr.started;
+                if (S[j].rc < 0)
+                    rc = swgpu__fail(S[j].rc, "%s", S[j].msg);
+            }
+            free(S[j].buf);
+        }
+    }
+    free(S);
+    free(th);
+    free(made);
+    return rc;
+}
+
+/* Every result's block, on several threads where write_par can. */
+static int write_results(writer_t *wr)
+{
+    int rc = SWGPU_OK, done = 0;
+    for (size_t i = 0; i < wr->res->n_queries && rc == SWGPU_OK; i++)
+        rc = check_alns(wr, &wr->res->q[i], i);
+    if (rc == SWGPU_OK)
+        rc = write_par(wr, &done);
+    if (rc == SWGPU_OK && !done)
+        rc = write_range(wr, 0, wr->res->n_queries);
+    return rc;
+}
+
 int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_result_t *r,
                        const swgpu_seqset_t *queries, const swgpu_db_t *db,
                        const swgpu_matrix_t *m, const swgpu_opts_t *opts)
@@ -711,20 +863,8 @@ int swgpu_outfmt_write(const swgpu_outfmt_t *f, FILE *fp, const swgpu_search_res
     wr.res = r;
     wr.queries = queries;
     int rc = open_taxdb(&wr);
-    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
-        rc = check_alns(&wr, &r->q[i], i);
-    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
-        swgpu_seq_t q;
-        if (swgpu_seqset_get(queries, r->q[i].query, &q) < 0) {
-            rc = swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names query %zu of %zu", i,
-                             r->q[i].query, swgpu_seqset_size(queries));
-            break;
-        }
-        fmt_block_t b = {&r->q[i], &q, i + 1, 0, 1, 1};
-        rc = write_block(&wr, &b);
-        if (rc == SWGPU_OK && ferror(fp))
-            break;
-    }
+    if (rc == SWGPU_OK)
+        rc = write_results(&wr);
     return finish(&wr, rc);
 }
 
@@ -741,20 +881,8 @@ int swgpu_outfmt_write_pssm(const swgpu_outfmt_t *f, FILE *fp, const swgpu_searc
     wr.pssms = pssms;
     wr.npssm = n;
     int rc = open_taxdb(&wr);
-    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++)
-        rc = check_alns(&wr, &r->q[i], i);
-    for (size_t i = 0; i < r->n_queries && rc == SWGPU_OK; i++) {
-        swgpu_seq_t q;
-        size_t k = r->q[i].query;
-        if (k >= n || swgpu_pssm_get(pssms[k], &q) < 0) {
-            rc = swgpu__fail(SWGPU_EINVAL, "outfmt: result %zu names PSSM %zu of %zu", i, k, n);
-            break;
-        }
-        fmt_block_t b = {&r->q[i], &q, i + 1, 0, 1, 1};
-        rc = write_block(&wr, &b);
-        if (rc == SWGPU_OK && ferror(fp))
-            break;
-    }
+    if (rc == SWGPU_OK)
+        rc = write_results(&wr);
     return finish(&wr, rc);
 }
 
