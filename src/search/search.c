@@ -310,6 +310,22 @@ static void warn_fallback(const swgpu__pipe_t *c, size_t nq)
                                             : "BLOSUM62 open 11 extend 1");
 }
 
+/* An engine released on its own thread (search_run), and how long it took. */
+typedef struct {
+    const swgpu_engine_ops_t *ops;
+    void *state;
+    double seconds;
+} release_t;
+
+static void *release_engine(void *arg)
+{
+    release_t *r = arg;
+    double t = swgpu__now();
+    r->ops->destroy(r->state);
+    r->seconds = swgpu__now() - t;
+    return NULL;
+}
+
 /* The search of nq queries (checked), their ids for messages and --no-self;
  * qa their alphabet.  The phases: the engine's set-up, the alignment
  * threads, the scan (hits selected and queued as each query's scores
@@ -365,11 +381,19 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     rc = search_scan(&c, nq, ops, state);
     double t1 = swgpu__now();
     c.r->scan_seconds = t1 - t0;
-    ops->destroy(state);
+    /* the engine is released (a GPU's buffers: tens of ms) while the last
+     * alignments finish */
+    release_t rel = {ops, state, 0.0};
+    pthread_t rel_tid;
+    const int rel_thread = pthread_create(&rel_tid, NULL, release_engine, &rel) == 0;
+    if (!rel_thread)
+        release_engine(&rel);
     state = NULL;
-    double t_destroy = swgpu__now() - t1;
 
     size_t n_align_threads = swgpu__aligners_close(&c, rc < 0);
+    if (rel_thread)
+        pthread_join(rel_tid, NULL);
+    double t_destroy = rel.seconds;
     c.r->align_seconds = opts->no_align ? 0.0 : swgpu__now() - t1;
     swgpu__log(SWGPU_LOG_DEBUG, "search of %zu queries: engine %s set up in %.3f s, scan %.3f s, "
                "engine released in %.3f s; %zu alignments (%zu ends on the GPU), %.3f s after "
