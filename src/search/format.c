@@ -736,9 +736,24 @@ static int write_range(writer_t *wr, size_t from, size_t to)
  * Each query's block there depends on that query alone: with many hits,
  * slices of consecutive queries are formatted by threads into memory and
  * written in order, one round of slices at a time (memory: a round's
- * text).  The output is the one thread's, byte for byte, up to the first
- * failing block. */
-enum { PAR_MIN_HITS = 2048, PAR_MAX_THREADS = 16, PAR_MIN_SLICE = 256 };
+ * text, ~16 MiB at most).  The output is the one thread's, byte for byte,
+ * up to the first failing block. */
+enum { PAR_MIN_HITS = 2048, PAR_MAX_THREADS = 16 };
+/* a slice's text, estimated (par_bytes): at least 64 KiB, at most 1 MiB, so
+ * that a round holds at most ~16 MiB whatever the result's size */
+#define PAR_SLICE_MIN ((uint64_t)64 << 10)
+#define PAR_SLICE_MAX ((uint64_t)1 << 20)
+
+/* the text of query result qr, roughly: a line per hit, and the aligned
+ * residues where the format prints them */
+static uint64_t par_bytes(const writer_t *wr, const swgpu_query_result_t *qr)
+{
+    const int pair = wr->f->kind == FMT_PAIR, text = pair || wr->f->need_text;
+    uint64_t b = 256;
+    for (size_t k = 0; k < qr->n_hits; k++)
+        b += 160 + (text ? (uint64_t)(pair ? 4 : 3) * (uint64_t)qr->hits[k].aln.length : 0);
+    return b;
+}
 
 typedef struct {
     writer_t wr;     /* the thread's writer: its own scratch, fp in memory */
@@ -794,8 +809,11 @@ static int write_par(writer_t *wr, int *done)
         return SWGPU_OK; /* one thread writes them */
     }
     *done = 1;
-    size_t per = hits / ((size_t)nt * 8); /* hits per slice: 8 rounds, or more */
-    per = per < PAR_MIN_SLICE ? PAR_MIN_SLICE : per;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += par_bytes(wr, &r->q[i]);
+    uint64_t per = total / ((uint64_t)nt * 8); /* a slice's text: 8 rounds, or more */
+    per = per < PAR_SLICE_MIN ? PAR_SLICE_MIN : per > PAR_SLICE_MAX ? PAR_SLICE_MAX : per;
     int rc = SWGPU_OK;
     for (size_t i = 0; i < n && rc == SWGPU_OK && !ferror(wr->fp);) {
         int ns = 0;
@@ -810,8 +828,8 @@ static int write_par(writer_t *wr, int *done)
             s->wr.ivs_cap = 0;
             s->wr.blocks = 0;
             s->from = i;
-            for (size_t h = 0; i < n && (h < per || i == s->from); i++)
-                h += r->q[i].n_hits;
+            for (uint64_t b = 0; i < n && (b < per || i == s->from); i++)
+                b += par_bytes(wr, &r->q[i]);
             s->to = i;
             made[ns] = pthread_create(&th[ns], NULL, slice_run, s) == 0;
         }
