@@ -76,7 +76,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -764,9 +763,10 @@ typedef struct {
     char msg[512];   /* the error, read on this thread (swgpu_last_error is per thread) */
 } slice_t;
 
-static void *slice_run(void *arg)
+/* slice j of the round (swgpu__par_for) */
+static void slice_run(void *ctx, size_t j)
 {
-    slice_t *s = arg;
+    slice_t *s = (slice_t *)ctx + j;
     s->wr.fp = open_memstream(&s->buf, &s->len);
     if (!s->wr.fp)
         s->rc = swgpu__fail(SWGPU_ENOMEM, "outfmt: out of memory");
@@ -780,7 +780,6 @@ static void *slice_run(void *arg)
     swgpu__fmt_walk_free(&s->wr.w);
     free(s->wr.rc);
     free(s->wr.ivs);
-    return NULL;
 }
 
 /* The results on several threads when the format and the hits allow (*done
@@ -790,34 +789,28 @@ static int write_par(writer_t *wr, int *done)
     const swgpu_search_result_t *r = wr->res;
     enum outfmt_kind k = wr->f->kind;
     size_t n = r->n_queries, hits = 0;
+    uint64_t total = 0;
     *done = 0;
     if ((k != FMT_TAB && k != FMT_TAB_COMMENTS && k != FMT_CSV && k != FMT_PAIR) || wr->tax || n < 2)
         return SWGPU_OK;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         hits += r->q[i].n_hits;
+        total += par_bytes(wr, &r->q[i]);
+    }
     int nt = wr->opts && wr->opts->threads > 0 ? wr->opts->threads : swgpu__ncores();
     nt = nt > PAR_MAX_THREADS ? PAR_MAX_THREADS : nt;
     if (nt < 2 || hits < PAR_MIN_HITS)
         return SWGPU_OK;
     slice_t *S = calloc((size_t)nt, sizeof *S);
-    pthread_t *th = calloc((size_t)nt, sizeof *th);
-    char *made = calloc((size_t)nt, 1);
-    if (!S || !th || !made) {
-        free(S);
-        free(th);
-        free(made);
+    if (!S)
         return SWGPU_OK; /* one thread writes them */
-    }
     *done = 1;
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += par_bytes(wr, &r->q[i]);
     uint64_t per = total / ((uint64_t)nt * 8); /* a slice's text: 8 rounds, or more */
     per = per < PAR_SLICE_MIN ? PAR_SLICE_MIN : per > PAR_SLICE_MAX ? PAR_SLICE_MAX : per;
     int rc = SWGPU_OK;
     for (size_t i = 0; i < n && rc == SWGPU_OK && !ferror(wr->fp);) {
-        int ns = 0;
-        for (; ns < nt && i < n; ns++) {
+        size_t ns = 0;
+        for (; ns < (size_t)nt && i < n; ns++) {
             slice_t *s = &S[ns];
             memset(s, 0, sizeof *s);
             s->wr = *wr;
@@ -831,15 +824,9 @@ static int write_par(writer_t *wr, int *done)
             for (uint64_t b = 0; i < n && (b < per || i == s->from); i++)
                 b += par_bytes(wr, &r->q[i]);
             s->to = i;
-            made[ns] = pthread_create(&th[ns], NULL, slice_run, s) == 0;
         }
-        for (int j = 0; j < ns; j++) {
-            if (made[j])
-                pthread_join(th[j], NULL);
-            else
-                slice_run(&S[j]); /* no thread: here */
-        }
-        for (int j = 0; j < ns; j++) {
+        swgpu__par_for(ns, nt, slice_run, S);
+        for (size_t j = 0; j < ns; j++) {
             if (rc == SWGPU_OK) {
                 if (S[j].len)
                     fwrite(S[j].buf, 1, S[j].len, wr->fp);
@@ -852,8 +839,6 @@ static int write_par(writer_t *wr, int *done)
         }
     }
     free(S);
-    free(th);
-    free(made);
     return rc;
 }
 
