@@ -1100,8 +1100,6 @@ static void part2_many(const swgpu_db_t *db, const uint8_t *q, const swgpu_matri
     }
 }
 
-/* Streaming: a database several times the tiny budget, by SWGPU_GPU_MEMORY
- * and by the option; many queries and PSSM queries on it. */
 /* under SWGPU_TEST_STREAMED, each streamed case's start on stderr with the
  * seconds since the first (a device check cut off by its time limit shows
  * where it was) */
@@ -1118,6 +1116,8 @@ static void stage(const char *what)
             what);
 }
 
+/* Streaming: a database several times the tiny budget, by SWGPU_GPU_MEMORY
+ * and by the option; many queries and PSSM queries on it. */
 static void part2_streamed(const uint8_t *q, const swgpu_matrix_t *prot)
 {
     testdb_t T;

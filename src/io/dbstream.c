@@ -59,8 +59,7 @@ int swgpu__db_stream_probe(const char *path, swgpu__db_stream_t *s)
      * data from whoever reads it next, or leave that reader waiting forever */
     struct stat sb;
     int fd = stat(name, &sb) == 0 && S_ISREG(sb.st_mode) ? open(name, O_RDONLY | O_CLOEXEC) : -1;
-    if (fd < 0 || swgpu__fd_is_stream(fd) || pread(fd, head, 8, 0) != 8 ||
-        memcmp(head, SWGPU__DB_MAGIC, 8)) {
+    if (fd < 0 || pread(fd, head, 8, 0) != 8 || memcmp(head, SWGPU__DB_MAGIC, 8)) {
         if (fd >= 0)
             close(fd);
         free(found);

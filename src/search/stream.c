@@ -95,14 +95,14 @@ static int forced_parts(size_t *parts)
     return SWGPU_OK;
 }
 
-/* the most host memory any part of nparts needs while it is scanned, the
- * next one read meanwhile */
 /* the CUDA engine's batch scores past their minimum, for res residues */
 static uint64_t score_extra(uint64_t res)
 {
     return swgpu__gpu_score_bytes(res) - SWGPU__GPU_SCORE_BYTES_MIN;
 }
 
+/* the most host memory any part of nparts needs while it is scanned, the
+ * next one read meanwhile */
 static uint64_t part_need(const uint64_t *off, const swgpu__db_stream_t *s, double from,
                           double to, size_t nparts, uint64_t per_seq)
 {
