@@ -8,7 +8,9 @@
  * sizes (deep divide and conquer), score-only, without pruning; narrow
  * targets (fewer columns than parts).  Failures: a part whose transport fails
  * makes every part fail (that part with its own status, the others with
- * SWGPU_EPART), and nothing waits forever.
+ * SWGPU_EPART), and nothing waits forever.  With a CUDA device (backend
+ * auto) every split runs on the CUDA engine, the parts sharing the device;
+ * backend cuda without one, or on some parts only, is refused on every part.
  */
 #include "long/long.h"
 #include "tap.h"
@@ -157,10 +159,11 @@ static void *run_part(void *arg)
     return NULL;
 }
 
-/* run with P parts; the parts' results in jobs[0..P) (aln freed by the caller) */
-static void run_split(int P, int fail_part, const uint8_t *a, size_t alen, const uint8_t *b,
-                      size_t blen, const swgpu_matrix_t *m, const swgpu_long_opts_t *o,
-                      job_t *jobs, hub_t *hub)
+/* run with P parts (backend[p], when not NULL, for part p's); the parts'
+ * results in jobs[0..P) (aln freed by the caller) */
+static void run_split_b(int P, int fail_part, const uint8_t *a, size_t alen, const uint8_t *b,
+                        size_t blen, const swgpu_matrix_t *m, const swgpu_long_opts_t *o,
+                        const swgpu_backend_t *backend, job_t *jobs, hub_t *hub)
 {
     pthread_t tid[MAXP];
     memset(hub, 0, sizeof *hub);
@@ -181,6 +184,8 @@ static void run_split(int P, int fail_part, const uint8_t *a, size_t alen, const
         j->m = m;
         j->o = *o;
         j->o.comm = &j->part.comm;
+        if (backend)
+            j->o.backend = backend[p];
         pthread_create(&tid[p], NULL, run_part, j);
     }
     for (int p = 0; p < P; p++)
@@ -192,6 +197,13 @@ static void run_split(int P, int fail_part, const uint8_t *a, size_t alen, const
     }
     pthread_cond_destroy(&hub->cv);
     pthread_mutex_destroy(&hub->lock);
+}
+
+static void run_split(int P, int fail_part, const uint8_t *a, size_t alen, const uint8_t *b,
+                      size_t blen, const swgpu_matrix_t *m, const swgpu_long_opts_t *o,
+                      job_t *jobs, hub_t *hub)
+{
+    run_split_b(P, fail_part, a, alen, b, blen, m, o, NULL, jobs, hub);
 }
 
 static long checks_run;
@@ -353,14 +365,37 @@ static void test_failure(void)
             CHECK(bad == 0, "%d parts, part %d's receives fail: %ld wrong (part 0: %d %s)", P, f,
                   bad, jobs[0].rc, jobs[0].err);
         }
-    /* the GPU backend cannot be split */
+    /* backend cuda on every part: the CUDA engine on each, the one
+     * process's alignment; without a device every part fails with
+     * SWGPU_ENODEV */
     {
         job_t jobs[MAXP];
         hub_t hub;
+        swgpu_aln_t one = {0};
         o.backend = SWGPU_BACKEND_CUDA;
-        run_split(2, -1, a, 6000, b, bl, dna, &o, jobs, &hub);
-        CHECK(jobs[0].rc == SWGPU_ENODEV && jobs[1].rc == SWGPU_ENODEV, "cuda split: %d %d",
-              jobs[0].rc, jobs[1].rc);
+        const int r1 = swgpu_align_long(a, 6000, b, bl, dna, &o, &one, NULL);
+        run_split(3, -1, a, 6000, b, bl, dna, &o, jobs, &hub);
+        if (r1 == SWGPU_ENODEV) {
+            CHECK(jobs[0].rc == SWGPU_ENODEV && jobs[1].rc == SWGPU_ENODEV && jobs[2].rc == SWGPU_ENODEV,
+                  "cuda split without a device: %d %d %d", jobs[0].rc, jobs[1].rc, jobs[2].rc);
+        } else {
+            long bad = r1 != 0;
+            for (int p = 0; p < 3; p++)
+                bad += jobs[p].rc != 0 || !tl_same_aln(&jobs[p].aln, &one) || strcmp(jobs[p].st.backend, "cuda");
+            CHECK(bad == 0, "cuda split on 3 parts: %ld differ (part 0: %d %s)", bad, jobs[0].rc, jobs[0].err);
+        }
+        for (int p = 0; p < 3; p++)
+            swgpu_aln_free(&jobs[p].aln);
+        swgpu_aln_free(&one);
+        /* cuda on one part, the CPU on the other: refused on both (the
+         * engine is every part's or none's), the part without a device
+         * that asked for one with SWGPU_ENODEV */
+        const swgpu_backend_t mixed[2] = {SWGPU_BACKEND_CUDA, SWGPU_BACKEND_CPU};
+        run_split_b(2, -1, a, 6000, b, bl, dna, &o, mixed, jobs, &hub);
+        CHECK(jobs[0].rc == (r1 == SWGPU_ENODEV ? SWGPU_ENODEV : SWGPU_EPART) && jobs[1].rc == SWGPU_EPART,
+              "cuda and cpu parts: %d %d (%s)", jobs[0].rc, jobs[1].rc, jobs[0].err);
+        for (int p = 0; p < 2; p++)
+            swgpu_aln_free(&jobs[p].aln);
     }
     swgpu_matrix_destroy(dna);
     free(a);

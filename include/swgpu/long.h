@@ -154,16 +154,15 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * much is needed), SWGPU_ENODEV if backend cuda is asked for and absent,
  * SWGPU_ERANGE if a sequence is longer than 2^31 - 1.  Scores are exact
  * whatever their size (out->score is 64-bit).  Pairs whose values may pass
- * +-2^29 (the sum of the lengths times the largest score or gap cost) run
- * on the CPU engine (backend cuda or auto: on the CPU, with a warning
- * logged) in 32-bit lanes rebased per block, which needs the largest score
- * plus gap open plus gap extend at most 348,165 (SWGPU_ERANGE otherwise) and
- * o->comm unset or of size 1 (SWGPU_ERANGE otherwise).
+ * +-2^29 (the sum of the lengths times the largest score or gap cost) run,
+ * on either engine, in 32-bit lanes rebased per block, which needs the
+ * largest score plus gap open plus gap extend at most 348,165 (SWGPU_ERANGE
+ * otherwise).
  * Thread safety: concurrent calls on different outputs are safe (sequences,
  * matrix and options shared); progress is called on the calling thread.
  *
  * Split across parts (o->comm with size > 1, every part calling with the
- * same arguments): the CPU engines of all parts compute each pass together
+ * same arguments): the engines of all parts compute each pass together
  * - the score pass, the reverse pass and the traceback's forward passes
  * cut by target columns, one slice per part, the boundary columns passed
  * from part to part strip by strip through comm->send/recv so that the
@@ -171,8 +170,12 @@ void swgpu_long_opts_init(swgpu_long_opts_t *o, swgpu_alphabet_t alphabet);
  * pieces dealt out whole - and every part gets the alignment, identical to
  * the single-process one (same options, same budget).  Each part uses
  * o->threads threads and holds what one process would (the saved rows are
- * shared out through comm->allgather).  backend cuda: SWGPU_ENODEV; ref:
- * each part computes alone.  When one part fails, every part returns an
+ * shared out through comm->allgather).  The engine is the same on every
+ * part: the CUDA one (each part on its first visible device, o->gpus and
+ * o->gpu_parts unused) when every part asks for cuda or auto and has a
+ * device, else the CPU one (auto); backend cuda on a part without a device
+ * gives it SWGPU_ENODEV (the others SWGPU_EPART).  ref: each part computes
+ * alone.  When one part fails, every part returns an
  * error: that part its own, the others SWGPU_EPART.
  *
  * Checkpoints (o->checkpoint, a file path): every o->checkpoint_every

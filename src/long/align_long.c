@@ -181,22 +181,74 @@ static int pick_backend(swgpu__la_t *C, swgpu_backend_t b)
     return 0;
 }
 
-/* Passes split across parts (o->comm) or the backend: as pick_backend. */
+/* Passes split across parts (o->comm; the engine: split_engine) or the
+ * backend: as pick_backend. */
 static int pick_engine(swgpu__la_t *C)
 {
     const swgpu_long_opts_t *o = C->o;
     if (o->comm && o->comm->size > 1) {
-        /* split across parts: the CPU engines (the reference computes alone) */
+        /* split across parts (the reference computes alone) */
         if (o->comm->size > SWGPU__LONG_MAX_PARTS || o->comm->rank < 0 || o->comm->rank >= o->comm->size ||
             !o->comm->send || !o->comm->recv || !o->comm->allgather)
             return swgpu__fail(SWGPU_EINVAL, "long alignment: invalid transport (part %d of %d)",
                                o->comm->rank, o->comm->size);
-        if (o->backend == SWGPU_BACKEND_CUDA)
-            return swgpu__fail(SWGPU_ENODEV, "long alignment: passes split across processes run "
-                               "on the CPU (backend cpu or auto)");
         C->comm = o->backend == SWGPU_BACKEND_REF ? NULL : o->comm;
     }
     return C->comm ? 0 : pick_backend(C, o->backend);
+}
+
+/* The engine of passes split across parts, the same on every part (their
+ * orchestration depends on it: the CPU's pre-pass, rows per lane): CUDA
+ * when every part asks for it or for auto and has a device, else the CPU
+ * (auto); a part asking for cuda without a device fails (the others with
+ * SWGPU_EPART).  The first collective of a split alignment. */
+#define SPLIT_GPU 1  /* wants the GPU and has one */
+#define SPLIT_NEED 2 /* backend cuda: must have one */
+static int split_engine(swgpu__la_t *C)
+{
+    const swgpu_comm_t *cm = C->comm;
+    swgpu_backend_t b = C->o->backend;
+    int32_t mine = 0;
+    char *all = NULL;
+    size_t off[SWGPU__LONG_MAX_PARTS + 1];
+    int rc = swgpu__env_backend(&b), have = 0, need = 0, lack = -1;
+    if (!rc && b == SWGPU_BACKEND_CUDA)
+        mine |= SPLIT_NEED;
+#ifdef SWGPU_HAVE_CUDA
+    if (!rc && (b == SWGPU_BACKEND_CUDA || b == SWGPU_BACKEND_AUTO) && swgpu__lgpu_available())
+        mine |= SPLIT_GPU;
+#endif
+    if ((rc = swgpu__lsplit_gather(cm, rc, &mine, sizeof mine, &all, off))) {
+        C->dead = 1; /* every part failed here (or met a part failed before it) */
+        return rc;
+    }
+    have = 1;
+    for (int p = 0; p < cm->size; p++) {
+        int32_t v;
+        memcpy(&v, all + off[p], sizeof v);
+        need |= (v & SPLIT_NEED) != 0;
+        if (!(v & SPLIT_GPU)) {
+            have = 0;
+            lack = lack < 0 ? p : lack;
+        }
+    }
+    free(all);
+    if (need && !have) {
+        if ((mine & SPLIT_NEED) && !(mine & SPLIT_GPU))
+#ifdef SWGPU_HAVE_CUDA
+            return swgpu__fail(SWGPU_ENODEV, "backend cuda: no usable CUDA device (part %d of %d)", cm->rank,
+                               cm->size);
+#else
+            return swgpu__fail(SWGPU_ENODEV, "backend cuda: this build has no CUDA support (part %d of %d)",
+                               cm->rank, cm->size);
+#endif
+        return swgpu__fail(SWGPU_EPART, "long alignment: backend cuda was asked for, but part %d of %d does "
+                           "not run on a GPU (no usable device, or another backend): split passes run on "
+                           "the CUDA engine on every part or on none", lack, cm->size);
+    }
+    C->use_gpu = have;
+    C->st->backend = have ? "cuda" : "cpu";
+    return SWGPU_OK;
 }
 
 /* The reference backend: the whole alignment in one call (swgpu_align). */
@@ -286,14 +338,18 @@ static int open_gpus(swgpu__la_t *C)
         return SWGPU_OK;
     ndev = swgpu__lgpu_devices();
     use = o->gpus > 0 && o->gpus < ndev ? o->gpus : ndev;
+    if (C->comm)
+        use = ndev > 0 ? 1 : 0; /* a part of a split pass: its first device (one GPU a rank) */
     if (use < 1)
         return swgpu__fail(SWGPU_ENODEV, "backend cuda: no usable CUDA device");
     if (use > SWGPU__LONG_MAX_PARTS)
         use = SWGPU__LONG_MAX_PARTS;
     for (int p = 0; p < use; p++)
         devs[p] = p;
-    if ((rc = swgpu__lgpu_create(&C->q, &C->sc, devs, use, o->gpu_parts, &C->gpu)))
+    if ((rc = swgpu__lgpu_create(&C->q, &C->sc, devs, use, C->comm ? 0 : o->gpu_parts, &C->gpu)))
         return rc;
+    if (C->comm)
+        swgpu__lgpu_split_part(C->gpu);
     C->st->gpus = use;
     if (o->gpu_parts > 0)
         swgpu__log(SWGPU_LOG_DEBUG, "long alignment: %d GPU%s, passes over few regions cut into %d "
@@ -610,7 +666,8 @@ static int phase_output(swgpu__la_t *C, found_t *F, swgpu_aln_t *out)
 static int run_phases(swgpu__la_t *C, found_t *F, uint64_t cap, swgpu_aln_t *out)
 {
     int rc;
-    if ((rc = setup_seqs(C)) || (rc = swgpu__la_ck_open(C, cap)) || (rc = open_gpus(C)))
+    if ((C->comm && (rc = split_engine(C))) || (rc = setup_seqs(C)) || (rc = swgpu__la_ck_open(C, cap)) ||
+        (rc = open_gpus(C)))
         return rc;
     if ((rc = phase_score(C, F, out)) || F->S <= 0)
         return rc;

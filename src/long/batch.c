@@ -127,9 +127,11 @@ int swgpu__la_run_ck(swgpu__la_t *C, swgpu__lreg_t *r, size_t n, int ck, const s
 #ifdef SWGPU_HAVE_CUDA
     if (C->use_gpu) {
         const int rows = C->lane_rows[!strcmp(C->phase, "reverse") ? 1 : !strcmp(C->phase, "traceback") ? 2 : 0];
-        uint64_t need;
         for (size_t k = 0; k < n; k++)
             r[k].lane_rows = rows;
+    }
+    if (C->use_gpu && !C->comm) {
+        uint64_t need;
         /* a checkpointed pass runs whole on the first GPU (swgpu__lgpu_run_ck) */
         const int inpass = ck && C->ck_path && n == 1;
         need = swgpu__lgpu_bytes(C->gpu, r, n, inpass ? -1 : spread);
@@ -142,7 +144,8 @@ int swgpu__la_run_ck(swgpu__la_t *C, swgpu__lreg_t *r, size_t n, int ck, const s
     } else
 #endif
     if (C->comm) {
-        rc = swgpu__lsplit_run(C->comm, &C->q, &C->sc, r, n, C->threads, &p, &bytes, &pruned);
+        rc = swgpu__lsplit_run(C->comm, &C->q, &C->sc, r, n, C->threads, C->use_gpu ? C->gpu : NULL,
+                               C->dev_budget, &p, &bytes, &pruned);
         C->dead |= rc != 0;
         swgpu__la_host_use(C, bytes);
     } else {

@@ -66,6 +66,9 @@ void swgpu__lgpu_destroy(swgpu__lgpu_t *g)
     free(g->part);
     if (g->edge)
         cudaFreeHost(g->edge);
+    if (g->ext_mem)
+        cudaFreeHost(g->ext_mem);
+    swgpu__lg_split_part_end(g);
     free(g->owner);
     free(g);
 }

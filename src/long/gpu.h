@@ -6,7 +6,9 @@
  *                 buffer layout and sizes;
  *   gpu_launch.c  a partition's launch, progress polls, completion;
  *   gpu_rows.c    saved rows: kept on the device, wide-score bases;
- *   gpu_ck.c      a one-region pass with in-pass checkpoints.
+ *   gpu_ck.c      a one-region pass with in-pass checkpoints;
+ *   gpu_relay.c   a part of a pass split across processes: boundary
+ *                 columns between the kernel and the transport.
  * The kernels are in gpu_kernels.cu (gpu_kernels.cuh).
  */
 #ifndef SWGPU_LONG_GPU_H
@@ -114,6 +116,15 @@ struct swgpu__lgpu {
     size_t owner_cap;
     size_t nedges;               /* boundary columns of the batch (split regions) */
     uint64_t peak;
+    /* One part of a pass split across processes (gpu_relay.c): per region
+     * of the batch in flight, its left boundary column filled from the
+     * transport (ext_in[k]) and its right one read for it (ext_out[k]), in
+     * host memory the device maps (NULL arrays: none); their buffer, kept
+     * for the next batch; split_part: counted in swgpu__lg_sharers. */
+    char **ext_in, **ext_out;
+    char *ext_mem;
+    uint64_t ext_cap;
+    int split_part;
 };
 
 /* gpu_plan.c */
@@ -139,6 +150,8 @@ int swgpu__lg_slice_part(const swgpu__lgpu_t *g, int64_t pp);
 int swgpu__lg_plan(swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread);
 
 /* gpu_launch.c */
+/** A planned partition's buffers for its batch, allocated (no launch). */
+int swgpu__lg_buffers(const swgpu__lgpu_t *g, part_t *p);
 /** Launch a partition's batch; boundary columns of slices at edge_off[edge]
  *  in the receiving partition's buffer (NULL: whole regions). */
 int swgpu__lg_launch(swgpu__lgpu_t *g, part_t *p, const uint64_t *edge_off);
@@ -149,6 +162,12 @@ void swgpu__lg_abort_all(swgpu__lgpu_t *g);
 /** Progress of the running partitions, their bests handed to the others;
  *  0 when every partition is done (*rc: a device that stopped answering). */
 int swgpu__lg_poll(swgpu__lgpu_t *g, const swgpu__lprog_t *prog, int *rc);
+
+/* gpu_relay.c */
+/** Engines of this process that run split parts on device dev (at least 1). */
+int swgpu__lg_sharers(int dev);
+/** The engine no longer counts as a split part (its destruction). */
+void swgpu__lg_split_part_end(swgpu__lgpu_t *g);
 
 /* gpu_rows.c */
 /** Free a partition's kept rows. */

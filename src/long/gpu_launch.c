@@ -124,6 +124,23 @@ fail:
     return rc;
 }
 
+/* A partition's buffers for the batch it was planned (swgpu__lg_plan),
+ * allocated now: a part of a split pass allocates before any part
+ * launches (cudaFree waits for every kernel of the process on the device,
+ * and a kernel of another part there may wait for this one's columns). */
+int swgpu__lg_buffers(const swgpu__lgpu_t *g, part_t *p)
+{
+    int rc = SWGPU_OK;
+    layout_t L;
+    if (p->n == 0)
+        return SWGPU_OK;
+    CU(cudaSetDevice(p->dev));
+    swgpu__lg_layout(p->regs, p->n, g->sc.wide, &L);
+    return launch_buffers(g, p, &L);
+fail:
+    return rc;
+}
+
 /* A slice's boundary columns (slot sl): the left one from the slice on its
  * left, the right one for the slice on its right, where their receivers
  * hold them (edge_off[edge]). */
@@ -140,6 +157,24 @@ static void slice_edges(const swgpu__lgpu_t *g, const part_t *p, const slot_t *s
     if (sl->pp + 1 < sl->a) { /* edge pp, received by slice pp+1's partition */
         char *e = (g->host_edges ? g->edge : g->part[swgpu__lg_slice_part(g, sl->pp + 1)].edge) +
                   edge_off[sl->eb + (size_t)sl->pp];
+        d->rout = (int32_t *)(void *)e;
+        d->rflag = (int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
+        d->rout_base = (long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
+    }
+}
+
+/* A slice of a pass split across processes (g->ext_in, gpu_relay.c): its
+ * boundary columns in the relay's host buffers, region k's of the batch. */
+static void relay_edges(const swgpu__lgpu_t *g, size_t k, swgpu__lkreg_t *d)
+{
+    const int64_t strips = d->nstrips;
+    char *e = g->ext_in[k];
+    if (e) {
+        d->lin = (const int32_t *)(void *)e;
+        d->lflag = (const int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
+        d->lin_base = (const long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
+    }
+    if ((e = g->ext_out[k])) {
         d->rout = (int32_t *)(void *)e;
         d->rflag = (int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
         d->rout_base = (long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
@@ -185,6 +220,8 @@ static int launch_regions(const swgpu__lgpu_t *g, part_t *p, const uint64_t *edg
             d->col0 = r->col0;
             d->wrem = r->w_all - r->col0 - r->w;
             slice_edges(g, p, &p->slot[k], edge_off, d);
+            if (g->ext_in) /* whole on this partition: tag0 is its index in the batch */
+                relay_edges(g, (size_t)r->tag0, d);
         }
         first += d->nstrips;
         ring_off += (uint64_t)2 * (uint64_t)SWGPU__LK_RING(r->w) * 8;
@@ -222,7 +259,7 @@ static void launch_args(const swgpu__lgpu_t *g, part_t *p, const layout_t *L, in
     A->gbest = (int32_t *)(void *)(p->dctr + 3);
     A->rbest = (const int32_t *)(void *)(p->dctr + 4);
     A->abort = (const int32_t *)(void *)(p->dctr + 5); /* device memory: read in spin loops */
-    A->sysfence = g->host_edges || g->cross;
+    A->sysfence = g->host_edges || g->cross || g->ext_in;
     A->smax = g->sc.smax > 0 ? g->sc.smax : 0;
     A->mat = p->dmat;
     A->open = g->sc.open;
@@ -253,6 +290,11 @@ static int launch_blocks(const swgpu__lgpu_t *g, const part_t *p, int slice, int
     int blocks = p->bps[swgpu__lg_kernel(slice, rows, g->sc.wide)] * p->sms;
     if (env && atoi(env) > 0 && atoi(env) < blocks)
         blocks = atoi(env);
+    /* parts of a split pass in this process on this device (gpu_relay.c):
+     * room for each one's kernel, so that a kernel waiting for a column
+     * never holds the device while the one making it waits */
+    if (g->ext_in && swgpu__lg_sharers(p->dev) > 1)
+        blocks = blocks / swgpu__lg_sharers(p->dev) > 0 ? blocks / swgpu__lg_sharers(p->dev) : 1;
     if (want < blocks)
         blocks = (int)want;
     return blocks;
@@ -346,7 +388,7 @@ int swgpu__lg_finish(const swgpu__lgpu_t *g, part_t *p)
             in[3] = r->tag0;      /* the region's index in the batch */
             in[4] = (int64_t)(swgpu__lg_saved_bytes(p->regs, n) / 8) + d->sbase_off;
             r->saved_kept = 1;
-        } else if (ns > 0 && r->saved && r->w_all > 0) {
+        } else if (ns > 0 && r->saved && r->w_all > 0 && !g->ext_in) {
             /* a slice: its vertex columns 1..w (0..w for the first) into the
              * region's rows, at the region's columns col0 + 1 .. col0 + w */
             const size_t from = r->col0 > 0 ? 1 : 0;
@@ -355,7 +397,8 @@ int swgpu__lg_finish(const swgpu__lgpu_t *g, part_t *p)
                             (size_t)(r->w + 1) * 8, (size_t)(r->w + 1 - from) * 8, (size_t)ns,
                             cudaMemcpyDeviceToHost));
         } else if (ns > p->rows0 && r->saved) {
-            /* (the rows before rows0 are on the host already: a resumed pass) */
+            /* (the rows before rows0 are on the host already: a resumed pass;
+             * a slice of a split pass has rows of its own columns) */
             const size_t from = (size_t)p->rows0 * (size_t)(r->w + 1);
             CU(cudaMemcpy(r->saved + 2 * from, p->dbuf + p->L.saved + (uint64_t)d->saved_off * 4 + from * 8,
                           (size_t)(ns - p->rows0) * (size_t)(r->w + 1) * 8, cudaMemcpyDeviceToHost));

@@ -125,7 +125,8 @@ typedef struct {
      * (max_cells > 0).  Its best is then a lower bound of the region's. */
     int64_t xdrop;
     uint64_t max_cells;
-    /* A column part of a region split across processes (CPU engine only):
+    /* A column part of a region split across processes (CPU engine;
+     * CUDA engine: swgpu__lgpu_run_part):
      * this part computes vertex columns col0 .. col0 + w of a region of
      * w_all columns (w_all 0: the whole region).  Strip s's left boundary
      * column (colH[0..SH], colE[1..SH], as the tile function holds them) is
@@ -277,9 +278,12 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
 /* Split across parts (split.c): run a batch of regions with the
  * parts of comm, every part calling with the same batch; on return every
  * part holds every region's saved rows and best (pruned: all parts').  The
- * CPU engine computes each part's share. */
+ * CPU engine computes each part's share, or the CUDA engine gpu (not NULL:
+ * every part has one, swgpu__lgpu_run_part) within dev_budget bytes. */
+typedef struct swgpu__lgpu swgpu__lgpu_t;
 int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                       const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
+                      swgpu__lgpu_t *gpu, uint64_t dev_budget,
                       const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
 /** Every part's checkpoint: SWGPU_OK when no part's rc is an error; else
  *  this part's own rc, or SWGPU_EPART naming the failed part. */
@@ -312,7 +316,6 @@ int64_t swgpu__lpart_slices(int64_t w, int64_t want);
 void swgpu__lpart_cols(int64_t w, int64_t a, int64_t k, int64_t *c0, int64_t *c1);
 
 /* CUDA engine (gpu.c; gpu.h lists its files), present when SWGPU_HAVE_CUDA. */
-typedef struct swgpu__lgpu swgpu__lgpu_t;
 /** 1 if a CUDA device can be used. */
 int swgpu__lgpu_available(void);
 /** Visible CUDA devices (0 when none can be used). */
@@ -353,6 +356,21 @@ int swgpu__lgpu_run_ck(swgpu__lgpu_t *g, swgpu__lreg_t *r, const swgpu__lprog_t 
  *  any one partition holds), spread as in swgpu__lgpu_run (-1 for
  *  swgpu__lgpu_run_ck). */
 uint64_t swgpu__lgpu_bytes(const swgpu__lgpu_t *g, const swgpu__lreg_t *regs, size_t n, int spread);
+/** The engine as one part of a pass split across processes (split.c; g
+ *  marked by swgpu__lgpu_split_part): the part's share of a batch, whole
+ *  regions or column slices (w_all > 0) whose boundary columns come from
+ *  and go to the neighbouring parts through their comm, on the first
+ *  device; saved rows into each region's own buffer (a slice's: its
+ *  columns).  First prepare: every buffer allocated, on the device within
+ *  dev_budget bytes and the relay's pinned host memory (*host_bytes); then,
+ *  once every part has prepared, run. */
+int swgpu__lgpu_prepare_part(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, uint64_t dev_budget,
+                             uint64_t *host_bytes);
+int swgpu__lgpu_run_part(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, const swgpu__lprog_t *prog,
+                         uint64_t *pruned);
+/** Mark g as a part of split passes: parts of one split in one process
+ *  (threads) that share a device then share its multiprocessors. */
+void swgpu__lgpu_split_part(swgpu__lgpu_t *g);
 /** Saved rows a batch kept in device memory (swgpu__lreg_t.saved_keep): n
  *  entries {H, F} of saved row `row` of the batch's region `reg` (its index
  *  in the batch) from vertex column x0 on, into out (2n values); wide scores:

@@ -9,10 +9,12 @@
  *  - a few regions (fewer than twice the parts): each region is cut by
  *    columns into one slice per part (at least SWGPU__LPART_MIN_COLS
  *    columns a slice; partition.c, the partitioner the GPUs share).
- *    The CPU engine computes a slice strip by strip, receiving each strip's
- *    left boundary column from the part on the left and sending its right
- *    one on, so the parts work as a pipeline: part p starts strip s as soon
- *    as part p-1 has finished it;
+ *    A part's engine computes a slice strip by strip, receiving each
+ *    strip's left boundary column from the part on the left and sending
+ *    its right one on, so the parts work as a pipeline: part p starts
+ *    strip s as soon as part p-1 has finished it.  The engine is the CPU
+ *    one, or on every part the CUDA one (gpu_relay.c: the kernel's columns
+ *    relayed by host threads, in the CPU engine's layout on the wire);
  *  - many regions: whole regions are dealt out, largest first to the part
  *    with the least work so far.
  *
@@ -346,6 +348,7 @@ static void unpack_outputs(const swgpu_comm_t *comm, const share_t *sh, swgpu__l
 
 int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                       const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
+                      swgpu__lgpu_t *gpu, uint64_t dev_budget,
                       const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned)
 {
     share_t sh;
@@ -356,13 +359,31 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
 
     if ((rc = swgpu__lsplit_agree(comm, SWGPU_OK)))
         return rc;
-    if ((rc = share_alloc(&sh, n)))
-        goto exchange; /* nothing to drain: no region started */
-    if (swgpu__lpart_whole(n, comm->size))
-        rc = share_whole(&sh, comm, regs, n);
-    else
-        rc = share_slices(&sh, comm, regs, n, sc->wide);
+    if (!(rc = share_alloc(&sh, n))) {
+        if (swgpu__lpart_whole(n, comm->size))
+            rc = share_whole(&sh, comm, regs, n);
+        else
+            rc = share_slices(&sh, comm, regs, n, sc->wide);
+    }
     bytes = sh.bytes;
+#ifdef SWGPU_HAVE_CUDA
+    if (gpu) {
+        /* every part's buffers before any part's kernel (gpu_relay.c), and
+         * a part that cannot have them stops the batch on every part before
+         * any column moves: nothing to drain */
+        uint64_t b = 0, pr = 0;
+        if (!rc && sh.nm > 0)
+            rc = swgpu__lgpu_prepare_part(gpu, sh.mine, sh.nm, dev_budget, &b);
+        bytes += b;
+        if (!(rc = swgpu__lsplit_agree(comm, rc)) && sh.nm > 0) {
+            rc = swgpu__lgpu_run_part(gpu, sh.mine, sh.nm, prog, &pr);
+            my_pruned = pr;
+        }
+    } else
+#else
+    (void)gpu;
+    (void)dev_budget;
+#endif
     if (sh.nm > 0) { /* even after a failure: the boundary columns go on */
         uint64_t b = 0, pr = 0;
         int erc = swgpu__lcpu_run(q, sc, sh.mine, sh.nm, threads, prog, &b, &pr, NULL);
@@ -373,7 +394,6 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
     }
     if (!rc)
         rc = pack_outputs(&sh, regs, sc->wide, my_pruned, &out, &outlen);
-exchange:
     if (!(rc = swgpu__lsplit_gather(comm, rc, out, outlen, &all, off))) {
         unpack_outputs(comm, &sh, regs, n, all, off, pruned);
         if (bytes_used)

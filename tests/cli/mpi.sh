@@ -1,6 +1,7 @@
 #!/bin/sh
 # mpi.sh - swgpu-mpi against swgpu: `mpirun -np N swgpu-mpi ARGS` (N = 2 and
-# 3, and 1 in a few cases of each command; CPU backend, oversubscribed) must
+# 3, and 1 in a few cases of each command; CPU backend but where said,
+# oversubscribed) must
 # write byte for byte what `swgpu ARGS`
 # writes, for search (FASTA and makedb databases, many queries, ties,
 # --no-self, formats 6, 7, pair and columns, --no-align, fitted statistics,
@@ -8,7 +9,8 @@
 # both E-value models, both rankings, BLAST databases, DNA, uneven and
 # measured splits, batches, each rank's part streamed from disk in parts)
 # and align (summary, SAM, pair,
-# both strands, protein, score-only, a deep traceback, the SVG plot).  A
+# both strands, protein, score-only, a deep traceback, the SVG plot; with a
+# GPU, on the GPUs too).  A
 # failure on any rank - bad input, an unwritable output, a failure injected
 # into one rank (SWGPU_MPI_FAIL=RANK:PHASE) - must end every rank with exit
 # status 1, one error line, and no output file.
@@ -394,6 +396,19 @@ SWGPU_MPI_FAIL=1:align fails "align, rank 1's transfers fail" \
 SWGPU_MPI_FAIL=2:align fails "align, rank 2's transfers fail" "rank 2 of 3: injected" \
     "$T/a3.out" align "$T/gen_a.fa" "$T/gen_b.fa" -o "$T/a3.out" --plot "$T/a3.svg" --backend cpu
 [ -e "$T/a3.svg" ] && fail "align: the plot of a failed run is left" || pass
-fails "align, cuda cannot be split" "CPU" "$T/a4.out" align $A $B -o "$T/a4.out" --backend cuda
+# --backend cuda: every rank on its GPU (ranks sharing one here) where there
+# is one, else a clear error on every rank
+if "$SWGPU" align $A $B --backend cuda --quiet > /dev/null 2>&1; then
+    same "align on the GPUs" align "$T/gen_a.fa" "$T/gen_b.fa" --max-memory 12M --backend cuda --quiet
+    variant "align on the GPUs x 10,000" align "$T/gen_a.fa" "$T/gen_b.fa" --max-memory 12M --backend cuda \
+        --quiet --match 20000 --mismatch -30000 --gap-open 50000 --gap-extend 20000
+    SWGPU_MPI_FAIL=1:align fails "align on the GPUs, rank 1's transfers fail" \
+        "^swgpu: rank 1 of 3: injected failure of rank 1 at align" "$T/a5.out" \
+        align "$T/gen_a.fa" "$T/gen_b.fa" -o "$T/a5.out" --backend cuda
+else
+    skip "align on the GPUs: no usable CUDA device"
+    fails "align, cuda without a device" "backend cuda: (no usable CUDA device|this build has no CUDA support)" \
+        "$T/a4.out" align $A $B -o "$T/a4.out" --backend cuda
+fi
 
 finish

@@ -7,7 +7,8 @@
  * each pass: the score and reverse passes and the traceback's forward
  * passes are cut into column slices, one per rank, whose boundary columns
  * go from rank to rank with MPI_Send/MPI_Recv, strip by strip, so the
- * ranks work as a pipeline; the traceback's many small pieces are dealt
+ * ranks work as a pipeline (on the CPU, or on each rank's GPU when every
+ * rank has one); the traceback's many small pieces are dealt
  * out whole; outputs every rank needs go round with broadcasts.  Rank 0
  * writes the result.
  */
@@ -80,13 +81,22 @@ int mpi_align_long(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
         have_comm = 1;
     }
     t.fail_recv = mpi_inject("align");
-    /* the passes call send and receive from their worker threads; without
-     * MPI_THREAD_MULTIPLE they run on the calling thread alone */
-    if (mpi_g.thread_level < MPI_THREAD_MULTIPLE && so.threads != 1) {
-        if (mpi_g.rank == 0)
-            fprintf(stderr, "[swgpu %.2fs] warning: this MPI library does not allow calls from "
-                            "several threads: 1 thread a rank\n", cli_elapsed());
-        so.threads = 1;
+    /* the passes call send and receive from their worker threads (the CUDA
+     * engine from two relay threads at once); without MPI_THREAD_MULTIPLE
+     * they run on the CPU, on the calling thread alone */
+    if (mpi_g.thread_level < MPI_THREAD_MULTIPLE) {
+        if (so.backend == SWGPU_BACKEND_CUDA) {
+            cli_error("align: --backend cuda across ranks needs an MPI library that allows calls from "
+                      "several threads (MPI_THREAD_MULTIPLE); use --backend cpu");
+            return SWGPU_EINVAL;
+        }
+        if (so.threads != 1 || so.backend == SWGPU_BACKEND_AUTO) {
+            if (mpi_g.rank == 0)
+                fprintf(stderr, "[swgpu %.2fs] warning: this MPI library does not allow calls from "
+                                "several threads: 1 CPU thread a rank\n", cli_elapsed());
+            so.threads = 1;
+            so.backend = SWGPU_BACKEND_CPU;
+        }
     }
     comm = (swgpu_comm_t){mpi_g.rank, mpi_g.size, &t, t_send, t_recv, t_allgather};
     so.comm = &comm;
