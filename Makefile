@@ -140,11 +140,11 @@ $(TOOL): $(TOOL_C) tools/cli.h $(B)/libswgpu.a
 $(B)/swgpu-mpi: $(TOOL_C) $(MPI_C) tools/cli.h tools/mpi/mpi_cli.h $(B)/libswgpu.a
 	$(MPICC) $(STD) $(CPPFLAGS) -Itools -DSWGPU_MPI $(CFLAGS) $(WARN) -o $@ $(TOOL_C) $(MPI_C) $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
-$(B)/tests/%: tests/%.c tests/tap.h tests/testlib.h $(B)/libswgpu.a
+$(B)/tests/%: tests/%.c tests/tap.h tests/testlib.h tests/inproc_comm.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) -Itests $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
-$(B)/bench/%: bench/%.c $(B)/libswgpu.a
+$(B)/bench/%: bench/%.c tests/inproc_comm.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 

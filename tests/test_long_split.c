@@ -12,6 +12,7 @@
  * auto) every split runs on the CUDA engine, the parts sharing the device;
  * backend cuda without one, or on some parts only, is refused on every part.
  */
+#include "inproc_comm.h"
 #include "long/long.h"
 #include "tap.h"
 #include "testlib.h"
@@ -19,123 +20,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------ an in-process transport */
-
-enum { MAXP = 8 };
-
-typedef struct msg {
-    struct msg *next;
-    int from, to, tag;
-    size_t len;
-    char data[];
-} msg_t;
-
-typedef struct {
-    int size;
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    msg_t *head, *tail;
-    void *bufs[MAXP];
-    const size_t *lens[MAXP];
-    int arrived, gen;
-    int bad_lens;        /* allgathers whose len arrays differed between parts */
-    int fail_recv_part;  /* this part's receives fail (-1: none) */
-} hub_t;
-
-typedef struct {
-    hub_t *hub;
-    int rank;
-    swgpu_comm_t comm;
-} part_t;
-
-static int t_send(void *user, int to, int tag, const void *buf, size_t len)
-{
-    part_t *p = user;
-    hub_t *h = p->hub;
-    msg_t *m = malloc(sizeof *m + len);
-    if (!m)
-        return SWGPU_ENOMEM;
-    m->next = NULL;
-    m->from = p->rank;
-    m->to = to;
-    m->tag = tag;
-    m->len = len;
-    memcpy(m->data, buf, len);
-    pthread_mutex_lock(&h->lock);
-    if (h->tail)
-        h->tail->next = m;
-    else
-        h->head = m;
-    h->tail = m;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->lock);
-    return 0;
-}
-
-static int t_recv(void *user, int from, int tag, void *buf, size_t len)
-{
-    part_t *p = user;
-    hub_t *h = p->hub;
-    if (p->rank == h->fail_recv_part)
-        return SWGPU_EIO;
-    pthread_mutex_lock(&h->lock);
-    for (;;) {
-        msg_t *prev = NULL;
-        for (msg_t *m = h->head; m; prev = m, m = m->next)
-            if (m->to == p->rank && m->from == from && m->tag == tag) {
-                if (prev)
-                    prev->next = m->next;
-                else
-                    h->head = m->next;
-                if (h->tail == m)
-                    h->tail = prev;
-                pthread_mutex_unlock(&h->lock);
-                int ok = m->len == len;
-                memcpy(buf, m->data, len < m->len ? len : m->len);
-                free(m);
-                return ok ? 0 : SWGPU_EINVAL;
-            }
-        pthread_cond_wait(&h->cv, &h->lock);
-    }
-}
-
-static void barrier(hub_t *h)
-{
-    int gen = h->gen;
-    if (++h->arrived == h->size) {
-        h->arrived = 0;
-        h->gen++;
-        pthread_cond_broadcast(&h->cv);
-    } else {
-        while (h->gen == gen)
-            pthread_cond_wait(&h->cv, &h->lock);
-    }
-}
-
-static int t_allgather(void *user, void *buf, const size_t *len)
-{
-    part_t *p = user;
-    hub_t *h = p->hub;
-    pthread_mutex_lock(&h->lock);
-    h->bufs[p->rank] = buf;
-    h->lens[p->rank] = len;
-    barrier(h);
-    pthread_mutex_unlock(&h->lock);
-    /* every part copies the others' contributions out of their buffers */
-    size_t off = 0;
-    for (int q = 0; q < h->size; q++) {
-        if (memcmp(h->lens[q], len, (size_t)h->size * sizeof *len))
-            h->bad_lens = 1;
-        if (q != p->rank)
-            memcpy((char *)buf + off, (const char *)h->bufs[q] + off, len[q]);
-        off += len[q];
-    }
-    pthread_mutex_lock(&h->lock);
-    barrier(h);
-    pthread_mutex_unlock(&h->lock);
-    return 0;
-}
 
 /* ------------------------------------------------------- the split runs */
 
@@ -166,17 +50,12 @@ static void run_split_b(int P, int fail_part, const uint8_t *a, size_t alen, con
                         const swgpu_backend_t *backend, job_t *jobs, hub_t *hub)
 {
     pthread_t tid[MAXP];
-    memset(hub, 0, sizeof *hub);
-    hub->size = P;
+    hub_init(hub, P);
     hub->fail_recv_part = fail_part;
-    pthread_mutex_init(&hub->lock, NULL);
-    pthread_cond_init(&hub->cv, NULL);
     for (int p = 0; p < P; p++) {
         job_t *j = &jobs[p];
         memset(j, 0, sizeof *j);
-        j->part.hub = hub;
-        j->part.rank = p;
-        j->part.comm = (swgpu_comm_t){p, P, &j->part, t_send, t_recv, t_allgather};
+        part_init(&j->part, hub, p);
         j->a = a;
         j->b = b;
         j->alen = alen;
@@ -190,13 +69,7 @@ static void run_split_b(int P, int fail_part, const uint8_t *a, size_t alen, con
     }
     for (int p = 0; p < P; p++)
         pthread_join(tid[p], NULL);
-    while (hub->head) { /* messages a failed part never took */
-        msg_t *n = hub->head->next;
-        free(hub->head);
-        hub->head = n;
-    }
-    pthread_cond_destroy(&hub->cv);
-    pthread_mutex_destroy(&hub->lock);
+    hub_free(hub);
 }
 
 static void run_split(int P, int fail_part, const uint8_t *a, size_t alen, const uint8_t *b,
@@ -266,6 +139,11 @@ static void test_pairs(void)
     o.prune = 0;
     check("dna related, no pruning", a, N, b, bl, dna, &o);
     o.prune = 1;
+    /* 7 slices dealt round the parts (the CUDA engine's parts take several
+     * each; the CPU engine's one) */
+    o.gpu_parts = 7;
+    check("dna related, 7 slices", a, N, b, bl, dna, &o);
+    o.gpu_parts = 0;
     /* many threads (more than the strips of a pass) and a small budget: the
      * score pass prunes, in one part and split */
     o.threads = 64;
@@ -311,6 +189,8 @@ static void test_pairs(void)
         swgpu__long_set_base(600 * 600);
         ow.max_host_memory = ow.max_device_memory = 3u << 20;
         check("dna related, wide scores, deep traceback", a, N, b, bl, big, &ow);
+        ow.gpu_parts = 11;
+        check("dna related, wide scores, deep traceback, 11 slices", a, N, b, bl, big, &ow);
         swgpu__long_set_base(0);
         swgpu_matrix_destroy(big);
     }
@@ -406,6 +286,6 @@ int main(void)
 {
     test_pairs();
     test_failure();
-    CHECK(checks_run >= 40, "%ld split runs", checks_run);
+    CHECK(checks_run >= 48, "%ld split runs", checks_run);
     return tap_done();
 }

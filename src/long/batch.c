@@ -145,7 +145,7 @@ int swgpu__la_run_ck(swgpu__la_t *C, swgpu__lreg_t *r, size_t n, int ck, const s
 #endif
     if (C->comm) {
         rc = swgpu__lsplit_run(C->comm, &C->q, &C->sc, r, n, C->threads, C->use_gpu ? C->gpu : NULL,
-                               C->dev_budget, &p, &bytes, &pruned);
+                               C->dev_budget, C->o->gpu_parts, &p, &bytes, &pruned);
         C->dead |= rc != 0;
         swgpu__la_host_use(C, bytes);
     } else {

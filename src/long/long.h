@@ -278,12 +278,14 @@ int swgpu__lcpu_run(const swgpu__lseqs_t *q, const swgpu__lscore_t *sc,
 /* Split across parts (split.c): run a batch of regions with the
  * parts of comm, every part calling with the same batch; on return every
  * part holds every region's saved rows and best (pruned: all parts').  The
- * CPU engine computes each part's share, or the CUDA engine gpu (not NULL:
- * every part has one, swgpu__lgpu_run_part) within dev_budget bytes. */
+ * CPU engine computes each part's share (a column slice of each region
+ * when the regions are few), or the CUDA engine gpu (not NULL: every part
+ * has one, swgpu__lgpu_run_part) within dev_budget bytes, several slices a
+ * part (want in all, 0: automatic). */
 typedef struct swgpu__lgpu swgpu__lgpu_t;
 int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                       const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
-                      swgpu__lgpu_t *gpu, uint64_t dev_budget,
+                      swgpu__lgpu_t *gpu, uint64_t dev_budget, int64_t want,
                       const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned);
 /** Every part's checkpoint: SWGPU_OK when no part's rc is an error; else
  *  this part's own rc, or SWGPU_EPART naming the failed part. */

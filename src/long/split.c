@@ -124,22 +124,24 @@ typedef struct {
 } contrib_t;
 
 /* This part's share of a batch: nm regions or slices (mine), idx[x] the
- * batch's index of mine[x]; per region of the batch, the saved vertex
- * columns [lo, hi] this part computes (none: lo -1, hi -2) and, for a
- * slice, its own saved rows (local, lbase). */
+ * batch's index of mine[x], lo[x] .. hi[x] the saved vertex columns of its
+ * region it computes and, for a slice, its own saved rows (local[x],
+ * lbase[x]); whole: mine holds whole regions (their rows in place). */
 typedef struct {
     swgpu__lreg_t *mine;
-    size_t *idx, nm;
+    size_t *idx, nm, cap;
     int32_t **local;
     int64_t **lbase;
     int64_t *lo, *hi;
+    int whole;
     uint64_t bytes;       /* the slices' saved rows */
 } share_t;
 
-static int share_alloc(share_t *sh, size_t n)
+static int share_alloc(share_t *sh, size_t cap)
 {
-    const size_t m = n ? n : 1;
+    const size_t m = cap ? cap : 1;
     memset(sh, 0, sizeof *sh);
+    sh->cap = m;
     sh->mine = calloc(m, sizeof *sh->mine);
     sh->idx = calloc(m, sizeof *sh->idx);
     sh->local = calloc(m, sizeof *sh->local);
@@ -147,16 +149,16 @@ static int share_alloc(share_t *sh, size_t n)
     sh->lo = calloc(m, sizeof *sh->lo);
     sh->hi = calloc(m, sizeof *sh->hi);
     if (!sh->mine || !sh->idx || !sh->local || !sh->lbase || !sh->lo || !sh->hi)
-        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", cap);
     return SWGPU_OK;
 }
 
-static void share_free(share_t *sh, size_t n)
+static void share_free(share_t *sh)
 {
-    for (size_t k = 0; sh->local && k < n; k++)
-        free(sh->local[k]);
-    for (size_t k = 0; sh->lbase && k < n; k++)
-        free(sh->lbase[k]);
+    for (size_t x = 0; sh->local && x < sh->cap; x++)
+        free(sh->local[x]);
+    for (size_t x = 0; sh->lbase && x < sh->cap; x++)
+        free(sh->lbase[x]);
     free(sh->local);
     free(sh->lbase);
     free(sh->mine);
@@ -169,74 +171,113 @@ static void share_free(share_t *sh, size_t n)
 static int share_whole(share_t *sh, const swgpu_comm_t *comm, const swgpu__lreg_t *regs, size_t n)
 {
     const int me = comm->rank;
-    int rc = swgpu__lpart_deal(regs, n, comm->size, sh->lo); /* lo[k]: the owner, for now */
-    if (rc)
-        return rc;
-    for (size_t k = 0; k < n; k++)
-        if (sh->lo[k] == me) {
-            sh->mine[sh->nm] = regs[k];
-            sh->idx[sh->nm++] = k;
-        }
-    for (size_t k = 0; k < n; k++) {
-        int owned = sh->lo[k] == me;
-        sh->lo[k] = owned ? 0 : -1;
-        sh->hi[k] = owned ? regs[k].w : -2;
-    }
-    return SWGPU_OK;
+    int64_t *owner = malloc((n ? n : 1) * sizeof *owner);
+    int rc;
+    if (!owner)
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu regions", n);
+    sh->whole = 1;
+    if (!(rc = swgpu__lpart_deal(regs, n, comm->size, owner)))
+        for (size_t k = 0; k < n; k++)
+            if (owner[k] == me) {
+                sh->mine[sh->nm] = regs[k];
+                sh->lo[sh->nm] = 0;
+                sh->hi[sh->nm] = regs[k].w;
+                sh->idx[sh->nm++] = k;
+            }
+    free(owner);
+    return rc;
 }
 
-/* Few regions: this part's column slice of each (wide scores: slices
- * start at multiples of CHUNK, so that their row bases are the region's),
- * with saved rows of its own; tags count strips over the batch.  Out of
+/* Column slices of a region of w columns over P parts, slice pp on part pp
+ * mod P: one a part (the CPU engine, whose parts may send a strip's column
+ * before an earlier strip's, so that each pair of parts has one channel of
+ * tags per region); the CUDA engine's relays send and receive in one order
+ * on both sides, so its parts take several slices each when asked
+ * (want: slices in all, as swgpu_long_opts_t.gpu_parts) or, automatic, up
+ * to SWGPU__LGPU_AUTO_SLICES a part of at least SPLIT_AUTO_COLS columns: a
+ * part then waits a slice's crossing at the pipeline's start and end, not
+ * a P-th of the region's (as the GPU engine's own slices, gpu_plan.c). */
+#define SPLIT_AUTO_COLS 65536
+#define SPLIT_AUTO_SLICES 8
+static int64_t split_slices(int64_t w, int P, int gpu, int64_t want)
+{
+    int64_t a = P;
+    if (gpu && want > 0) {
+        a = want;
+    } else if (gpu) {
+        const int64_t m = w / ((int64_t)P * SPLIT_AUTO_COLS);
+        a = (int64_t)P * (m < 1 ? 1 : m > SPLIT_AUTO_SLICES ? SPLIT_AUTO_SLICES : m);
+    }
+    return swgpu__lpart_slices(w, a);
+}
+
+/* The share's size: the slices of this part over the batch's regions. */
+static size_t slices_of_part(const swgpu__lreg_t *regs, size_t n, int P, int me, int gpu, int64_t want)
+{
+    size_t c = 0;
+    for (size_t k = 0; k < n; k++) {
+        const int64_t a = split_slices(regs[k].w, P, gpu, want);
+        c += a > me ? (size_t)((a - me + P - 1) / P) : 0;
+    }
+    return c;
+}
+
+/* Few regions: this part's column slices of each (split_slices; wide
+ * scores: slices start at multiples of CHUNK, so that their row bases are
+ * the region's), with saved rows of their own; tags count strips over the
+ * batch (a region's slices share its tags: a part's several slices of a
+ * region send to the next part in the order that part receives).  Out of
  * memory for a slice's rows: it is computed unsaved (its boundary columns
  * still go on) and the batch fails. */
-static int share_slices(share_t *sh, const swgpu_comm_t *comm, const swgpu__lreg_t *regs, size_t n, int wide)
+static int share_slices(share_t *sh, const swgpu_comm_t *comm, const swgpu__lreg_t *regs, size_t n, int wide,
+                        int gpu, int64_t want)
 {
     const int P = comm->size, me = comm->rank;
     int64_t tag = 0;
     int rc = SWGPU_OK;
     for (size_t k = 0; k < n; k++) {
         const swgpu__lreg_t *g = &regs[k];
-        const int64_t a = swgpu__lpart_slices(g->w, P);
-        int64_t c0, c1;
-        swgpu__lpart_cols(g->w, a, me, &c0, &c1);
-        if (wide) {
-            c0 -= c0 % SWGPU__LONG_CHUNK;
-            c1 = me + 1 < a ? c1 - c1 % SWGPU__LONG_CHUNK : c1;
-        }
-        int64_t strips = (g->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
-        sh->lo[k] = -1;
-        sh->hi[k] = -2;
-        if (me < a && c1 > c0) {
-            swgpu__lreg_t *s = &sh->mine[sh->nm];
+        const int64_t a = split_slices(g->w, P, gpu, want);
+        const int64_t strips = (g->h + SWGPU__LONG_SH - 1) / SWGPU__LONG_SH;
+        for (int64_t pp = me; pp < a; pp += P) {
+            int64_t c0, c1;
+            swgpu__lpart_cols(g->w, a, pp, &c0, &c1);
+            if (wide) {
+                c0 -= c0 % SWGPU__LONG_CHUNK;
+                c1 = pp + 1 < a ? c1 - c1 % SWGPU__LONG_CHUNK : c1;
+            }
+            if (c1 <= c0)
+                continue;
+            const size_t x = sh->nm++;
+            swgpu__lreg_t *s = &sh->mine[x];
             *s = *g;
             s->w = c1 - c0;
             s->coff = g->coff + c0;
             s->col0 = c0;
             s->w_all = g->w;
-            s->edge_left = me > 0 ? me - 1 : -1;
-            s->edge_right = me + 1 < a ? me + 1 : -1;
-            s->tag0 = (int32_t)(tag % SWGPU__LONG_TAGS);
+            s->edge_left = pp > 0 ? (int32_t)((pp - 1) % P) : -1;
+            s->edge_right = pp + 1 < a ? (int32_t)((pp + 1) % P) : -1;
+            s->tag0 = (int32_t)(tag % SWGPU__LONG_TAGS); /* the region's: both ends of a column */
             s->comm = comm;
             int64_t ns = swgpu__lreg_nsaved(g);
             if (ns > 0) {
-                sh->local[k] = malloc((size_t)ns * (size_t)(s->w + 1) * 2 * sizeof(int32_t));
+                sh->local[x] = malloc((size_t)ns * (size_t)(s->w + 1) * 2 * sizeof(int32_t));
                 if (wide)
-                    sh->lbase[k] = malloc((size_t)ns * (size_t)swgpu__lreg_nbase(s->w) * sizeof(int64_t));
-                if (!sh->local[k] || (wide && !sh->lbase[k])) {
+                    sh->lbase[x] = malloc((size_t)ns * (size_t)swgpu__lreg_nbase(s->w) * sizeof(int64_t));
+                if (!sh->local[x] || (wide && !sh->lbase[x])) {
                     rc = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for "
                                      "%lld saved rows", (long long)ns);
                     s->save_every = 0; /* computed, not saved: the batch fails */
                     s->save_last = 0;
                 }
             }
-            s->saved = sh->local[k];
-            s->saved_base = sh->lbase[k];
-            sh->bytes += sh->local[k] ? (uint64_t)ns * (uint64_t)(s->w + 1) * 8 : 0;
-            sh->bytes += sh->lbase[k] ? (uint64_t)ns * (uint64_t)swgpu__lreg_nbase(s->w) * 8 : 0;
-            sh->lo[k] = me == 0 ? 0 : c0 + 1; /* vertex column c0 is the left part's */
-            sh->hi[k] = c1;
-            sh->idx[sh->nm++] = k;
+            s->saved = sh->local[x];
+            s->saved_base = sh->lbase[x];
+            sh->bytes += sh->local[x] ? (uint64_t)ns * (uint64_t)(s->w + 1) * 8 : 0;
+            sh->bytes += sh->lbase[x] ? (uint64_t)ns * (uint64_t)swgpu__lreg_nbase(s->w) * 8 : 0;
+            sh->lo[x] = pp == 0 ? 0 : c0 + 1; /* vertex column c0 is the slice on the left's */
+            sh->hi[x] = c1;
+            sh->idx[x] = k;
         }
         tag += strips;
     }
@@ -254,7 +295,7 @@ static int pack_outputs(const share_t *sh, const swgpu__lreg_t *regs, int wide, 
         need += sizeof(contrib_t);
         if (regs[k].saved)
             need += (size_t)swgpu__lreg_nsaved(&regs[k]) *
-                    ((size_t)(sh->hi[k] - sh->lo[k] + 1) * 8 + (wide ? (size_t)swgpu__lreg_nbase(sh->mine[x].w) * 8 : 0));
+                    ((size_t)(sh->hi[x] - sh->lo[x] + 1) * 8 + (wide ? (size_t)swgpu__lreg_nbase(sh->mine[x].w) * 8 : 0));
     }
     need += sizeof(uint64_t);
     if (!(*out = malloc(need)))
@@ -265,14 +306,14 @@ static int pack_outputs(const share_t *sh, const swgpu__lreg_t *regs, int wide, 
     for (size_t x = 0; x < sh->nm; x++) {
         size_t k = sh->idx[x];
         const swgpu__lreg_t *s = &sh->mine[x];
-        contrib_t c = {(int64_t)k, sh->lo[k], sh->hi[k], regs[k].track, s->best, s->bi, s->bj,
+        contrib_t c = {(int64_t)k, sh->lo[x], sh->hi[x], regs[k].track, s->best, s->bi, s->bj,
                        s->w_all > 0 ? s->col0 : 0, wide ? swgpu__lreg_nbase(s->w) : 0};
         memcpy(p, &c, sizeof c);
         p += sizeof c;
         if (!regs[k].saved)
             continue;
-        int64_t ns = swgpu__lreg_nsaved(&regs[k]), cols = sh->hi[k] - sh->lo[k] + 1;
-        int64_t first = sh->lo[k] - s->col0; /* local vertex column of lo[k] */
+        int64_t ns = swgpu__lreg_nsaved(&regs[k]), cols = sh->hi[x] - sh->lo[x] + 1;
+        int64_t first = sh->lo[x] - s->col0; /* local vertex column of lo[x] */
         for (int64_t row = 0; row < ns; row++) {
             const int32_t *src = s->saved + ((size_t)row * (size_t)(s->w + 1) + (size_t)first) * 2;
             memcpy(p, src, (size_t)cols * 8);
@@ -341,14 +382,14 @@ static void unpack_outputs(const swgpu_comm_t *comm, const share_t *sh, swgpu__l
                 g->bj = c.bj;
             }
             if (g->saved) /* a whole region of ours: in place already */
-                x = unpack_rows(g, &c, x, p == comm->rank && !sh->local[c.region]);
+                x = unpack_rows(g, &c, x, p == comm->rank && sh->whole);
         }
     }
 }
 
 int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                       const swgpu__lscore_t *sc, swgpu__lreg_t *regs, size_t n, int threads,
-                      swgpu__lgpu_t *gpu, uint64_t dev_budget,
+                      swgpu__lgpu_t *gpu, uint64_t dev_budget, int64_t want,
                       const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned)
 {
     share_t sh;
@@ -359,11 +400,12 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
 
     if ((rc = swgpu__lsplit_agree(comm, SWGPU_OK)))
         return rc;
-    if (!(rc = share_alloc(&sh, n))) {
-        if (swgpu__lpart_whole(n, comm->size))
+    const int whole = swgpu__lpart_whole(n, comm->size);
+    if (!(rc = share_alloc(&sh, whole ? n : slices_of_part(regs, n, comm->size, comm->rank, gpu != NULL, want)))) {
+        if (whole)
             rc = share_whole(&sh, comm, regs, n);
         else
-            rc = share_slices(&sh, comm, regs, n, sc->wide);
+            rc = share_slices(&sh, comm, regs, n, sc->wide, gpu != NULL, want);
     }
     bytes = sh.bytes;
 #ifdef SWGPU_HAVE_CUDA
@@ -381,7 +423,6 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
         }
     } else
 #else
-    (void)gpu;
     (void)dev_budget;
 #endif
     if (sh.nm > 0) { /* even after a failure: the boundary columns go on */
@@ -399,7 +440,7 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
         if (bytes_used)
             *bytes_used = bytes;
     }
-    share_free(&sh, n);
+    share_free(&sh);
     free(out);
     free(all);
     return rc;

@@ -402,6 +402,7 @@ if "$SWGPU" align $A $B --backend cuda --quiet > /dev/null 2>&1; then
     same "align on the GPUs" align "$T/gen_a.fa" "$T/gen_b.fa" --max-memory 12M --backend cuda --quiet
     variant "align on the GPUs x 10,000" align "$T/gen_a.fa" "$T/gen_b.fa" --max-memory 12M --backend cuda \
         --quiet --match 20000 --mismatch -30000 --gap-open 50000 --gap-extend 20000
+    same "align on the GPUs, 7 slices" align "$T/gen_a.fa" "$T/gen_b.fa" --backend cuda --gpu-parts 7 --quiet
     SWGPU_MPI_FAIL=1:align fails "align on the GPUs, rank 1's transfers fail" \
         "^swgpu: rank 1 of 3: injected failure of rank 1 at align" "$T/a5.out" \
         align "$T/gen_a.fa" "$T/gen_b.fa" -o "$T/a5.out" --backend cuda
