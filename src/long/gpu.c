@@ -198,22 +198,31 @@ static void edge_offsets(const swgpu__lgpu_t *g, uint64_t *edge_off, int64_t *es
     }
 }
 
+int swgpu__lg_pinned(char **mem, uint64_t *cap, uint64_t bytes)
+{
+    if (bytes <= *cap)
+        return SWGPU_OK;
+    if (*mem)
+        cudaFreeHost(*mem);
+    *mem = NULL;
+    *cap = 0;
+    if (cudaHostAlloc((void **)mem, bytes, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
+        (void)cudaGetLastError();
+        *mem = NULL;
+        return swgpu__fail(SWGPU_ENOMEM, "long alignment: cannot pin %llu MiB of host memory for boundary "
+                           "columns", (unsigned long long)(bytes >> 20));
+    }
+    *cap = bytes;
+    return SWGPU_OK;
+}
+
 /* The host buffer of boundary columns (host_edges): grown to `bytes`,
  * every column's flags cleared. */
 static int edge_host(swgpu__lgpu_t *g, uint64_t bytes, const uint64_t *edge_off, const int64_t *estrips)
 {
-    if (bytes > g->edge_cap) {
-        if (g->edge)
-            cudaFreeHost(g->edge);
-        g->edge = NULL;
-        g->edge_cap = 0;
-        if (cudaHostAlloc((void **)&g->edge, bytes, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return swgpu__fail(SWGPU_ENOMEM, "long alignment: cannot pin %llu MiB of host memory for "
-                               "boundary columns", (unsigned long long)(bytes >> 20));
-        }
-        g->edge_cap = bytes;
-    }
+    int rc = swgpu__lg_pinned(&g->edge, &g->edge_cap, bytes);
+    if (rc)
+        return rc;
     for (size_t e = 0; e < g->nedges; e++) /* flags cleared */
         memset(g->edge + edge_off[e] + (uint64_t)estrips[e] * SWGPU__LK_EDGE * 8, 0, (size_t)estrips[e] * 4);
     return SWGPU_OK;

@@ -127,6 +127,11 @@ struct swgpu__lgpu {
     int split_part;
 };
 
+/* gpu.c */
+/** A pinned host buffer every device maps (boundary columns): *mem grown
+ *  to `bytes` (its old contents dropped), *cap its size. */
+int swgpu__lg_pinned(char **mem, uint64_t *cap, uint64_t bytes);
+
 /* gpu_plan.c */
 /** Rows per lane of a batch's strips (16, 8 or 4). */
 int swgpu__lg_rows(const swgpu__lreg_t *regs, size_t n, int wide);

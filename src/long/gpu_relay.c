@@ -345,19 +345,8 @@ int swgpu__lgpu_prepare_part(swgpu__lgpu_t *g, swgpu__lreg_t *regs, size_t n, ui
     for (int p = 0; p < g->P; p++)
         if ((rc = swgpu__lg_buffers(g, &g->part[p])))
             return rc;
-    if (hb > g->ext_cap) {
-        if (g->ext_mem)
-            cudaFreeHost(g->ext_mem);
-        g->ext_mem = NULL;
-        g->ext_cap = 0;
-        if (cudaHostAlloc((void **)&g->ext_mem, hb, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
-            (void)cudaGetLastError();
-            g->ext_mem = NULL;
-            return swgpu__fail(SWGPU_ENOMEM, "long alignment: cannot pin %llu MiB of host memory for the "
-                               "boundary columns of a split pass", (unsigned long long)(hb >> 20));
-        }
-        g->ext_cap = hb;
-    }
+    if ((rc = swgpu__lg_pinned(&g->ext_mem, &g->ext_cap, hb)))
+        return rc;
     *host_bytes = hb;
     return SWGPU_OK;
 }
