@@ -7,8 +7,9 @@
  * the same order.  Each batch is split here:
  *
  *  - a few regions (fewer than twice the parts): each region is cut by
- *    columns into one slice per part (at least SWGPU__LPART_MIN_COLS
- *    columns a slice; partition.c, the partitioner the GPUs share).
+ *    columns into one slice per part, or several on the CUDA engine's
+ *    parts (split_slices; at least SWGPU__LPART_MIN_COLS columns a slice;
+ *    partition.c, the partitioner the GPUs share).
  *    A part's engine computes a slice strip by strip, receiving each
  *    strip's left boundary column from the part on the left and sending
  *    its right one on, so the parts work as a pipeline: part p starts
@@ -194,7 +195,7 @@ static int share_whole(share_t *sh, const swgpu_comm_t *comm, const swgpu__lreg_
  * tags per region); the CUDA engine's relays send and receive in one order
  * on both sides, so its parts take several slices each when asked
  * (want: slices in all, as swgpu_long_opts_t.gpu_parts) or, automatic, up
- * to SWGPU__LGPU_AUTO_SLICES a part of at least SPLIT_AUTO_COLS columns: a
+ * to SPLIT_AUTO_SLICES a part of at least SPLIT_AUTO_COLS columns: a
  * part then waits a slice's crossing at the pipeline's start and end, not
  * a P-th of the region's (as the GPU engine's own slices, gpu_plan.c). */
 #define SPLIT_AUTO_COLS 65536
