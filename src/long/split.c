@@ -62,6 +62,32 @@ int swgpu__lsplit_agree(const swgpu_comm_t *comm, int rc)
     return SWGPU_OK;
 }
 
+/* The first steps of an exchange of every part's bytes: every part's
+ * checkpoint (a part that failed on its own meets the others at their
+ * next one), then every part's length (sz[p][0]; 0 from a part whose rc is
+ * not 0) and status (sz[p][1]).  Returns a transport failure (the call
+ * ends), else *fail is the call's status so far: rc, or SWGPU_EPART naming
+ * a failed part. */
+static int exchange_sizes(const swgpu_comm_t *comm, int rc, size_t len, uint64_t (*sz)[2], int *fail)
+{
+    size_t lens[MAX_PARTS];
+    const int P = comm->size;
+    int crc;
+    if ((crc = swgpu__lsplit_agree(comm, rc)))
+        return crc;
+    for (int p = 0; p < P; p++)
+        lens[p] = sizeof sz[0];
+    sz[comm->rank][0] = rc ? 0 : len;
+    sz[comm->rank][1] = (uint64_t)(int64_t)rc;
+    if ((crc = comm->allgather(comm->user, sz, lens)))
+        return swgpu__fail(crc, "long alignment: transport error");
+    *fail = rc;
+    for (int p = 0; p < P && !*fail; p++)
+        if (sz[p][1])
+            *fail = swgpu__fail(SWGPU_EPART, "long alignment: part %d of %d failed", p, P);
+    return SWGPU_OK;
+}
+
 /*
  * Every part's bytes (see long.h).  A part whose rc is not 0 contributes
  * nothing and makes the call fail everywhere, after the same collectives.
@@ -71,28 +97,15 @@ int swgpu__lsplit_gather(const swgpu_comm_t *comm, int rc, const void *mine, siz
 {
     uint64_t sz[MAX_PARTS][2];
     size_t lens[MAX_PARTS];
-    int P = comm->size, crc;
+    int P = comm->size, crc, fail;
     *all = NULL;
-    /* every collective of the split starts with a checkpoint: a part that
-     * failed on its own meets the others at their next one */
-    if ((crc = swgpu__lsplit_agree(comm, rc)))
+    if ((crc = exchange_sizes(comm, rc, len, sz, &fail)))
         return crc;
-    for (int p = 0; p < P; p++)
-        lens[p] = sizeof sz[0];
-    sz[comm->rank][0] = rc ? 0 : len;
-    sz[comm->rank][1] = (uint64_t)(int64_t)rc;
-    if ((crc = comm->allgather(comm->user, sz, lens)))
-        return swgpu__fail(crc, "long alignment: transport error");
     off[0] = 0;
     for (int p = 0; p < P; p++) {
         off[p + 1] = off[p] + sz[p][0];
         lens[p] = sz[p][0];
     }
-    int fail = rc;
-    if (!fail)
-        for (int p = 0; p < P && !fail; p++)
-            if (sz[p][1])
-                fail = swgpu__fail(SWGPU_EPART, "long alignment: part %d of %d failed", p, P);
     if (!fail && !(*all = malloc(off[P] ? off[P] : 1)))
         fail = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %zu bytes from the "
                            "other parts", off[P]);
@@ -355,37 +368,82 @@ static const char *unpack_rows(swgpu__lreg_t *g, const contrib_t *c, const char 
 
 /* Every part's outputs (all, part p's at off[p]) into the batch's regions:
  * bests merged under the tie rule, saved columns, pruned cells summed. */
-static void unpack_outputs(const swgpu_comm_t *comm, const share_t *sh, swgpu__lreg_t *regs, size_t n,
-                           const char *all, const size_t *off, uint64_t *pruned)
+/* Part p's outputs (x .. end) into the batch's regions: its bests merged
+ * under the tie rule, its saved columns, its pruned cells added. */
+static void unpack_part(const swgpu_comm_t *comm, const share_t *sh, swgpu__lreg_t *regs, int p, const char *x,
+                        const char *end, uint64_t *pruned)
 {
+    uint64_t pp;
+    memcpy(&pp, x, sizeof pp);
+    x += sizeof pp;
+    *pruned += pp;
+    while (x < end) {
+        contrib_t c;
+        memcpy(&c, x, sizeof c);
+        x += sizeof c;
+        swgpu__lreg_t *g = &regs[c.region];
+        if (c.track && swgpu__lbest_better(c.best, c.bi, c.bj, g->best, g->bi, g->bj)) {
+            g->best = c.best;
+            g->bi = c.bi;
+            g->bj = c.bj;
+        }
+        if (g->saved) /* a whole region of ours: in place already */
+            x = unpack_rows(g, &c, x, p == comm->rank && sh->whole);
+    }
+}
+
+/*
+ * Every part's outputs (this part's: out, outlen bytes) into the batch's
+ * regions, one part's at a time: part p's bytes go to every part
+ * (comm->allgather with the others' lengths 0), which unpack them before
+ * the next part's, so that a part holds its own outputs and one other
+ * part's at most, not every part's at once (the reverse pass's saved rows
+ * are most of them: E. coli's 3.5 GB).  rc: this part's status so far; a
+ * failure anywhere fails the call on every part, after the same
+ * collectives.  *held: the bytes of the buffer for the others' outputs.
+ */
+static int exchange(const swgpu_comm_t *comm, int rc, const share_t *sh, swgpu__lreg_t *regs, size_t n,
+                    char *out, size_t outlen, uint64_t *pruned, uint64_t *held)
+{
+    uint64_t sz[MAX_PARTS][2], most = 0, sum = 0;
+    size_t lens[MAX_PARTS];
+    const int P = comm->size, me = comm->rank;
+    char *buf = NULL;
+    int crc, fail;
+    *held = 0;
+    if ((crc = exchange_sizes(comm, rc, outlen, sz, &fail)))
+        return crc;
+    for (int p = 0; p < P; p++)
+        if (p != me && sz[p][0] > most)
+            most = sz[p][0];
+    if (!fail && !(buf = malloc(most ? most : 1)))
+        fail = swgpu__fail(SWGPU_ENOMEM, "long alignment: out of memory for %llu bytes from the other parts",
+                           (unsigned long long)most);
+    /* everyone learns whether everyone has a buffer before the data moves */
+    if ((crc = swgpu__lsplit_agree(comm, fail))) {
+        free(buf);
+        return crc;
+    }
+    *held = most;
     for (size_t k = 0; k < n; k++)
         if (regs[k].track) {
             regs[k].best = SWGPU__LONG_NEG;
             regs[k].bi = regs[k].bj = 0;
         }
-    if (pruned)
-        *pruned = 0;
-    for (int p = 0; p < comm->size; p++) {
-        const char *x = all + off[p], *end = all + off[p + 1];
-        uint64_t pp;
-        memcpy(&pp, x, sizeof pp);
-        x += sizeof pp;
-        if (pruned)
-            *pruned += pp;
-        while (x < end) {
-            contrib_t c;
-            memcpy(&c, x, sizeof c);
-            x += sizeof c;
-            swgpu__lreg_t *g = &regs[c.region];
-            if (c.track && swgpu__lbest_better(c.best, c.bi, c.bj, g->best, g->bi, g->bj)) {
-                g->best = c.best;
-                g->bi = c.bi;
-                g->bj = c.bj;
-            }
-            if (g->saved) /* a whole region of ours: in place already */
-                x = unpack_rows(g, &c, x, p == comm->rank && sh->whole);
+    for (int p = 0; p < P; p++) {
+        char *at = p == me ? out : buf;
+        for (int q = 0; q < P; q++)
+            lens[q] = q == p ? sz[p][0] : 0;
+        if ((crc = comm->allgather(comm->user, at, lens))) {
+            free(buf);
+            return swgpu__fail(crc, "long alignment: transport error");
         }
+        unpack_part(comm, sh, regs, p, at, at + sz[p][0], &sum);
     }
+    free(buf);
+    if (pruned)
+        *pruned = sum;
+    return SWGPU_OK;
 }
 
 int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
@@ -394,9 +452,9 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
                       const swgpu__lprog_t *prog, uint64_t *bytes_used, uint64_t *pruned)
 {
     share_t sh;
-    uint64_t my_pruned = 0, bytes = 0;
-    char *out = NULL, *all = NULL;
-    size_t off[MAX_PARTS + 1], outlen = 0;
+    uint64_t my_pruned = 0, bytes = 0, held = 0;
+    char *out = NULL;
+    size_t outlen = 0;
     int rc;
 
     if ((rc = swgpu__lsplit_agree(comm, SWGPU_OK)))
@@ -436,13 +494,9 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
     }
     if (!rc)
         rc = pack_outputs(&sh, regs, sc->wide, my_pruned, &out, &outlen);
-    if (!(rc = swgpu__lsplit_gather(comm, rc, out, outlen, &all, off))) {
-        unpack_outputs(comm, &sh, regs, n, all, off, pruned);
-        if (bytes_used)
-            *bytes_used = bytes;
-    }
+    if (!(rc = exchange(comm, rc, &sh, regs, n, out, outlen, pruned, &held)) && bytes_used)
+        *bytes_used = bytes + outlen + held; /* the slices' rows, this part's outputs, one other's */
     share_free(&sh);
     free(out);
-    free(all);
     return rc;
 }
