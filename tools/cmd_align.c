@@ -66,7 +66,7 @@ static void usage(FILE *fp)
           "      --gpu-parts N      cut passes over few regions into N column slices dealt\n"
           "                         round the GPUs (default: none on one GPU, up to 8 per\n"
           "                         GPU on several; more than 1 on one GPU: for checks),\n"
-          "                         or round swgpu-mpi's ranks when they run on GPUs\n"
+          "                         or round swgpu-mpi's ranks on GPUs\n"
           "      --max-memory SIZE  host and GPU memory budget, e.g. 512M, 4G (default 4G);\n"
           "                         fails early if too small\n"
           "      --no-prune         compute every cell (no block pruning; for measurements)\n"

@@ -7,9 +7,9 @@
  * the same order.  Each batch is split here:
  *
  *  - a few regions (fewer than twice the parts): each region is cut by
- *    columns into one slice per part, or several on the CUDA engine's
- *    parts (split_slices; at least SWGPU__LPART_MIN_COLS columns a slice;
- *    partition.c, the partitioner the GPUs share).
+ *    columns into slices dealt round the parts, one a part, or several on
+ *    the CUDA engine's parts (split_slices; at least SWGPU__LPART_MIN_COLS
+ *    columns a slice; partition.c, the partitioner the GPUs share).
  *    A part's engine computes a slice strip by strip, receiving each
  *    strip's left boundary column from the part on the left and sending
  *    its right one on, so the parts work as a pipeline: part p starts
@@ -203,14 +203,17 @@ static int share_whole(share_t *sh, const swgpu_comm_t *comm, const swgpu__lreg_
 }
 
 /* Column slices of a region of w columns over P parts, slice pp on part pp
- * mod P: one a part (the CPU engine, whose parts may send a strip's column
- * before an earlier strip's, so that each pair of parts has one channel of
- * tags per region); the CUDA engine's relays send and receive in one order
- * on both sides, so its parts take several slices each when asked
- * (want: slices in all, as swgpu_long_opts_t.gpu_parts) or, automatic, up
- * to SPLIT_AUTO_SLICES a part of at least SPLIT_AUTO_COLS columns: a
- * part then waits a slice's crossing at the pipeline's start and end, not
- * a P-th of the region's (as the GPU engine's own slices, gpu_plan.c). */
+ * mod P.  The CPU engine's parts: one a part.  Its worker threads send and
+ * receive the columns themselves, and a send may block until the other
+ * part receives (MPI's rendezvous): with several slices a part, columns
+ * would go both ways between two parts, and every thread of each could
+ * block sending to the other.  The CUDA engine's parts (gpu: their relay
+ * threads always receive, whatever the kernel and the sends do): as many
+ * as asked for (want: slices in all, as swgpu_long_opts_t.gpu_parts) or,
+ * automatic, up to SPLIT_AUTO_SLICES a part of at least SPLIT_AUTO_COLS
+ * columns, at least one a part: a part then waits a slice's crossing at the
+ * pipeline's start and end, not a P-th of the region's (as the GPU engine's
+ * own slices, gpu_plan.c). */
 #define SPLIT_AUTO_COLS 65536
 #define SPLIT_AUTO_SLICES 8
 static int64_t split_slices(int64_t w, int P, int gpu, int64_t want)
@@ -482,6 +485,7 @@ int swgpu__lsplit_run(const swgpu_comm_t *comm, const swgpu__lseqs_t *q,
         }
     } else
 #else
+    (void)gpu;
     (void)dev_budget;
 #endif
     if (sh.nm > 0) { /* even after a failure: the boundary columns go on */
