@@ -144,7 +144,7 @@ $(B)/tests/%: tests/%.c tests/tap.h tests/testlib.h tests/inproc_comm.h $(B)/lib
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) -Itests $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 
-$(B)/bench/%: bench/%.c tests/inproc_comm.h $(B)/libswgpu.a
+$(B)/bench/%: bench/%.c tests/inproc_comm.h tests/testlib.h $(B)/libswgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(B)/libswgpu.a $(CUDA_LIBS) $(LDLIBS)
 

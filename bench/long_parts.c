@@ -15,6 +15,7 @@
  * only; default 0); -o: score only.  One table row per run.
  */
 #include "../tests/inproc_comm.h"
+#include "../tests/testlib.h"
 #include "base/base.h"
 
 #include <getopt.h>
@@ -35,13 +36,6 @@ static void *run_part(void *arg)
     job_t *j = arg;
     j->rc = swgpu_align_long(j->a->res, j->a->len, j->b->res, j->b->len, j->m, &j->o, &j->aln, &j->st);
     return NULL;
-}
-
-static int same_aln(const swgpu_aln_t *x, const swgpu_aln_t *y)
-{
-    return x->score == y->score && x->qbeg == y->qbeg && x->qend == y->qend && x->tbeg == y->tbeg &&
-           x->tend == y->tend && x->n_cigar == y->n_cigar &&
-           (!x->n_cigar || !memcmp(x->cigar, y->cigar, x->n_cigar * sizeof *x->cigar));
 }
 
 static void row(const char *what, int parts, int slices, double wall, const swgpu_long_stats_t *st, const char *out)
@@ -136,7 +130,7 @@ int main(int argc, char **argv)
             hub_free(&hub);
             for (int q = 0; q < P; q++) {
                 failed |= jobs[q].rc != 0;
-                bad |= !same_aln(&jobs[q].aln, &one);
+                bad |= !tl_same_aln(&jobs[q].aln, &one);
                 swgpu_aln_free(&jobs[q].aln);
             }
             row("split", P, atoi(s), wall, &jobs[0].st,

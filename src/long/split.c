@@ -369,8 +369,6 @@ static const char *unpack_rows(swgpu__lreg_t *g, const contrib_t *c, const char 
     return x;
 }
 
-/* Every part's outputs (all, part p's at off[p]) into the batch's regions:
- * bests merged under the tie rule, saved columns, pruned cells summed. */
 /* Part p's outputs (x .. end) into the batch's regions: its bests merged
  * under the tie rule, its saved columns, its pruned cells added. */
 static void unpack_part(const swgpu_comm_t *comm, const share_t *sh, swgpu__lreg_t *regs, int p, const char *x,
