@@ -22,6 +22,7 @@
  * SWGPU_CUDA_SOLO=0/1 (batches of one query on large databases: never/always),
  * SWGPU_CUDA_QP=0 (no query lanes: the many-query kernel for every batch),
  * SWGPU_CUDA_QP_UNITS (work units a query-lane batch aims at),
+ * SWGPU_CUDA_QP_PACK=0 (query lanes by the least-loaded rule alone, lanes.h),
  * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0), and, for tests,
  * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails) and
  * SWGPU_CUDA_CHUNK_WORDS=N (a chunk's packed words at most N, below the
@@ -269,6 +270,7 @@ static int read_env(cuda_state_t *S)
     S->no_many = (env = getenv("SWGPU_CUDA_MANY")) && !strcmp(env, "0");
     S->solo = (env = getenv("SWGPU_CUDA_SOLO")) && *env ? (strcmp(env, "0") != 0) : -1;
     S->no_qp = (env = getenv("SWGPU_CUDA_QP")) && !strcmp(env, "0");
+    S->qp_greedy = (env = getenv("SWGPU_CUDA_QP_PACK")) && !strcmp(env, "0");
     if ((env = getenv("SWGPU_CUDA_QP_UNITS")) && *env)
         S->qp_units = (uint32_t)strtoul(env, NULL, 10);
     S->pair = -1;

@@ -90,6 +90,10 @@ struct cuda_state;
 typedef struct {
     cudaStream_t st, stl;       /* main and long-subject kernels of the slot */
     cudaEvent_t ev_long, ev_done;
+    /* the trace of a batch at debug level (timed): queued, kernels begin,
+     * kernels end, scores downloaded; host seconds when it was queued */
+    cudaEvent_t ev_tq, ev_tk, ev_tk1, ev_tdl;
+    double tq_host;
     uint8_t *d_q, *h_q;         /* the batch's queries, concatenated (h_q pinned) */
     void *d_prof, *d_profl;     /* their profiles: main and long configuration */
     swgpu_cu_mq_t *d_mq, *h_mq; /* query tables: main at 0, long at nq (h_mq pinned) */
@@ -140,6 +144,8 @@ typedef struct {
     /* scan_many */
     mslot_t ms[NMB];
     cudaStream_t sto;          /* overflow recompute of a finished batch */
+    cudaEvent_t ev_t0;         /* the trace's origin: the scan's first batch queued */
+    double t0_host;            /* the same on the host (0: not yet this scan) */
     void *retired[64];         /* pinned buffers outgrown during a scan (freed after it) */
     int nretired;
     /* the largest batch's buffer sizes of the current scan_many (slot_alloc) */
@@ -165,6 +171,7 @@ typedef struct cuda_state {
     int no_many;            /* SWGPU_CUDA_MANY=0: scan_many scans one query at a time */
     int solo;               /* SWGPU_CUDA_SOLO: 0 never, 1 always, -1 by the database's size */
     int no_qp;              /* SWGPU_CUDA_QP=0: no query lanes (the many-query kernel instead) */
+    int qp_greedy;          /* SWGPU_CUDA_QP_PACK=0: lanes by the least-loaded rule alone */
     uint32_t qp_units;      /* SWGPU_CUDA_QP_UNITS: work units a lane batch aims at (0: QP_UNITS) */
     /* packed database (host) */
     uint32_t *h_res;        /* pinned when streaming */

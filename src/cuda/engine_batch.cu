@@ -5,6 +5,7 @@
  * a query-lane batch (k_qp); the buffer sizes of the largest batch.
  */
 #include "engine.cuh"
+#include "cuda/lanes.h"
 
 namespace swgpu_cuda {
 
@@ -281,9 +282,11 @@ int qp_plan(const cuda_state_t *S, const gpu_t *d, const mslot_t *m, const mbatc
         J = 1;
     qp_item_t *it = (qp_item_t *)malloc(n * sizeof *it);
     uint64_t *load = (uint64_t *)calloc(2 * J, sizeof *load);
-    if (!it || !load) {
+    uint32_t *sl = (uint32_t *)malloc(2 * n * sizeof *sl); /* slots, then lanes */
+    if (!it || !load || !sl) {
         free(it);
         free(load);
+        free(sl);
         return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for a plan of %zu queries", n);
     }
     for (size_t i = 0; i < n; i++) {
@@ -292,14 +295,34 @@ int qp_plan(const cuda_state_t *S, const gpu_t *d, const mslot_t *m, const mbatc
         it[i].slots = (uint32_t)((ql + R - 1) / R);
     }
     qsort(it, n, sizeof *it, cmp_qp_item);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t best = 0;
-        for (uint32_t l = 1; l < 2 * J; l++)
-            if (load[l] < load[best])
-                best = l;
-        it[i].lane = best;
-        load[best] += it[i].slots;
+    for (size_t i = 0; i < n; i++)
+        sl[i] = it[i].slots;
+    uint64_t np_all = 0;
+    int rc = SWGPU_OK;
+    if (S->qp_greedy) { /* SWGPU_CUDA_QP_PACK=0: the least-loaded rule alone */
+        for (size_t i = 0; i < n; i++) {
+            uint32_t best = 0;
+            for (uint32_t l = 1; l < 2 * J; l++)
+                if (load[l] < load[best])
+                    best = l;
+            sl[n + i] = best;
+            load[best] += it[i].slots;
+        }
+    } else {
+        rc = swgpu__qp_pack(sl, n, (uint32_t)J, (uint32_t)G, sl + n, &np_all);
     }
+    if (rc) {
+        free(it);
+        free(load);
+        free(sl);
+        return rc;
+    }
+    memset(load, 0, 2 * J * sizeof *load);
+    for (size_t i = 0; i < n; i++) {
+        it[i].lane = sl[n + i];
+        load[it[i].lane] += it[i].slots;
+    }
+    free(sl);
     uint32_t np = 0;
     for (uint64_t j = 0; j < J; j++) {
         const uint64_t mx = load[2 * j] > load[2 * j + 1] ? load[2 * j] : load[2 * j + 1];
