@@ -67,8 +67,13 @@ static void dev_free(gpu_t *d)
         if (m->stl) cudaStreamDestroy(m->stl);
         if (m->ev_long) cudaEventDestroy(m->ev_long);
         if (m->ev_done) cudaEventDestroy(m->ev_done);
+        if (m->ev_tq) cudaEventDestroy(m->ev_tq);
+        if (m->ev_tk) cudaEventDestroy(m->ev_tk);
+        if (m->ev_tk1) cudaEventDestroy(m->ev_tk1);
+        if (m->ev_tdl) cudaEventDestroy(m->ev_tdl);
     }
     if (d->sto) cudaStreamDestroy(d->sto);
+    if (d->ev_t0) cudaEventDestroy(d->ev_t0);
     if (d->ev_k0) cudaEventDestroy(d->ev_k0);
     if (d->ev_k1) cudaEventDestroy(d->ev_k1);
     cudaFree(d->d_q);

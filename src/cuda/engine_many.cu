@@ -27,6 +27,12 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
     CU_CHECK(cudaStreamCreateWithFlags(&m->stl, cudaStreamNonBlocking));
     CU_CHECK(cudaEventCreateWithFlags(&m->ev_long, cudaEventDisableTiming));
     CU_CHECK(cudaEventCreateWithFlags(&m->ev_done, cudaEventDisableTiming));
+    CU_CHECK(cudaEventCreate(&m->ev_tq));
+    CU_CHECK(cudaEventCreate(&m->ev_tk));
+    CU_CHECK(cudaEventCreate(&m->ev_tk1));
+    CU_CHECK(cudaEventCreate(&m->ev_tdl));
+    if (!d->ev_t0)
+        CU_CHECK(cudaEventCreate(&d->ev_t0));
     DEV_ALLOC((void **)&m->d_ctr, 2 * sizeof(int));
     if (!d->sto)
         CU_CHECK(cudaStreamCreateWithFlags(&d->sto, cudaStreamNonBlocking));
@@ -220,15 +226,51 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
                       const mq_in_t *in)
 {
     const chunk_t *ch = &S->chunks[d->own];
+    const int tr = swgpu__log_on(SWGPU_LOG_DEBUG); /* the batch's trace (mq_finish) */
     int rc;
     CU_CHECK(cudaSetDevice(d->id));
-    if ((rc = mslot_setup(d, m)) || (rc = mq_prepare(S, d, m, bt, in, ch->n, m->st)) ||
-        (rc = mq_launch(S, d, m, m, bt, &d->buf[0], ch, m->st, m->stl, m->ev_long, m->scr,
+    if ((rc = mslot_setup(d, m)))
+        return rc;
+    if (tr) {
+        if (d->t0_host == 0) {
+            CU_CHECK(cudaEventRecord(d->ev_t0, m->st));
+            d->t0_host = swgpu__now();
+        }
+        CU_CHECK(cudaEventRecord(m->ev_tq, m->st));
+        m->tq_host = swgpu__now();
+    }
+    if ((rc = mq_prepare(S, d, m, bt, in, ch->n, m->st)))
+        return rc;
+    if (tr)
+        CU_CHECK(cudaEventRecord(m->ev_tk, m->st));
+    if ((rc = mq_launch(S, d, m, m, bt, &d->buf[0], ch, m->st, m->stl, m->ev_long, m->scr,
                         m->scrl, m->d_ctr)))
         return rc;
+    if (tr)
+        CU_CHECK(cudaEventRecord(m->ev_tk1, m->st));
     CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, bt->n * ch->n * sizeof(int32_t),
                              cudaMemcpyDeviceToHost, m->st));
+    if (tr)
+        CU_CHECK(cudaEventRecord(m->ev_tdl, m->st));
     CU_CHECK(cudaEventRecord(m->ev_done, m->st));
+    return SWGPU_OK;
+}
+
+/* the trace of a finished batch in slot m (mq_enqueue recorded it): seconds
+ * from the scan's first batch queued, on the GPU and on the host */
+static int mq_trace(gpu_t *d, const mslot_t *m, const mbatch_t *bt)
+{
+    float q = 0, k = 0, k1 = 0, dl = 0;
+    CU_CHECK(cudaEventElapsedTime(&q, d->ev_t0, m->ev_tq));
+    CU_CHECK(cudaEventElapsedTime(&k, d->ev_t0, m->ev_tk));
+    CU_CHECK(cudaEventElapsedTime(&k1, d->ev_t0, m->ev_tk1));
+    CU_CHECK(cudaEventElapsedTime(&dl, d->ev_t0, m->ev_tdl));
+    swgpu__log(SWGPU_LOG_DEBUG,
+               "cuda: GPU %d batch of %zu queries (longest %d%s): queued %.3f s (host %.3f), "
+               "kernels %.3f-%.3f (%.3f s), scores down %.3f, done on the host %.3f",
+               d->id, bt->n, bt->maxqlen, bt->qp ? ", lanes" : "", q / 1e3,
+               m->tq_host - d->t0_host, k / 1e3, k1 / 1e3, (k1 - k) / 1e3, dl / 1e3,
+               swgpu__now() - d->t0_host);
     return SWGPU_OK;
 }
 
@@ -293,7 +335,10 @@ static int mq_finish(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
     const chunk_t *ch = &S->chunks[d->own];
     CU_CHECK(cudaSetDevice(d->id));
     CU_CHECK(cudaEventSynchronize(m->ev_done));
-    return mq_overflows(S, d, m, m, bt, in, ch, &d->buf[0], ch->n);
+    int rc = mq_overflows(S, d, m, m, bt, in, ch, &d->buf[0], ch->n);
+    if (rc == SWGPU_OK && d->t0_host != 0 && swgpu__log_on(SWGPU_LOG_DEBUG))
+        rc = mq_trace(d, m, bt);
+    return rc;
 }
 
 /* streaming: batch bt against every chunk this GPU takes from the shared
@@ -651,6 +696,8 @@ int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_s
         if ((rc = batch_sizes(S, &in, bts, nb, &z)) || (rc = size_slots(S, bts, nb, maxn, &z)))
             goto done;
         swgpu__log(SWGPU_LOG_DEBUG, "cuda: batch buffers allocated");
+        for (int g = 0; g < S->ndev; g++)
+            S->dev[g].t0_host = 0; /* the trace starts again (mq_enqueue) */
         rc = S->streaming ? run_streamed(S, &in, bts, nb, maxn, z.nq, sink, user, st)
                           : run_resident(S, &in, bts, nb, sink, user, st);
     }
