@@ -388,4 +388,18 @@ static SW_HD uint32_t qp_keep(uint32_t starts, int t)
     return ((s & 1u) ? 0u : 0x0000ffffu) | ((s & 2u) ? 0u : 0xffff0000u);
 }
 
+/* ------------------------------------------------ shared-memory tiles */
+
+#ifdef __CUDACC__
+/* copy tile `tile` of the profile into shared memory (whole block) */
+static __device__ __forceinline__ void copy_tile(int16_t *dst, const int16_t *tprof, int W, int tile)
+{
+    const uint4 *src = (const uint4 *)(tprof + (size_t)tile * SWGPU_CU_NRES * W);
+    uint4 *d = (uint4 *)dst;
+    int n = SWGPU_CU_NRES * W / 8;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        d[i] = src[i];
+}
+#endif
+
 #endif

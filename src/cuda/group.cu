@@ -12,8 +12,9 @@
  *  - k_qp (the query-lane kernel): as k_dpx, one subject per group and the
  *    two halves of every register two lanes of queries; k_dpx and k_qp
  *    share their step (dpx_step).
- *  - k_intra (the intra-task kernel): one block of 128 threads per subject,
- *    32-bit, the hand-over through shared memory with one barrier per step.
+ *  - k_intra (intra.cu, the intra-task kernel): one block of 128 threads
+ *    per subject, 32-bit, the hand-over through shared memory with one
+ *    barrier per step.
  *
  * Their host model (the same cell code on the CPU) is in model.cu.
  *
@@ -126,16 +127,6 @@ extern "C" int swgpu__cu_prof_dev(swgpu_cu_cfg_t cfg, const uint8_t *d_q, int ql
     k_prof<<<blocks, 256, 0, st>>>(cfg.G, cfg.R, cfg.P != 0, d_q, qlen, d_mat, d_out, n);
     CU_LAUNCHED("k_prof");
     return SWGPU_OK;
-}
-
-/* copy tile `tile` of the profile into shared memory (whole block) */
-static __device__ __forceinline__ void copy_tile(int16_t *dst, const int16_t *tprof, int W, int tile)
-{
-    const uint4 *src = (const uint4 *)(tprof + (size_t)tile * SWGPU_CU_NRES * W);
-    uint4 *d = (uint4 *)dst;
-    int n = SWGPU_CU_NRES * W / 8;
-    for (int i = threadIdx.x; i < n; i += blockDim.x)
-        d[i] = src[i];
 }
 
 /* copy n 16-byte words (whole block) */
@@ -857,127 +848,5 @@ extern "C" int swgpu__cu_qp(const swgpu_cu_batch_t *b, uint32_t first, uint32_t 
         LP16::splat(-ext), LP16::splat((int)v), 0u - (uint32_t)oe * 0x10001u, (uint2 *)scratch,
         maxlen, ctr, 1u);
     CU_LAUNCHED("k_qp");
-    return SWGPU_OK;
-}
-
-/* ---------------------------------------------------- the intra kernel */
-
-enum { IB = SWGPU_CU_INTRA_THREADS, IR = SWGPU_CU_INTRA_R, IW = IB * IR };
-
-__global__ void __launch_bounds__(SWGPU_CU_INTRA_THREADS)
-k_intra(swgpu_cu_batch_t b, const uint32_t *__restrict__ idx, uint32_t first, uint32_t count,
-        const int16_t *__restrict__ tprof, int ntiles, int oe, int ext, int2 *scratch,
-        uint32_t maxlen, int *ctr, int32_t *scores)
-{
-    extern __shared__ uint4 smem_u4[];
-    int16_t *prof = (int16_t *)smem_u4; /* 32 x IW scores of the current tile */
-    __shared__ int2 xb[2][IB];          /* hand-over H, Ê: written at step s into xb[s&1] */
-    __shared__ int32_t red[IB / 32];
-    __shared__ uint32_t unit_sh;
-    const int t = threadIdx.x;
-    int2 *bnd = scratch ? scratch + (size_t)blockIdx.x * maxlen : NULL;
-
-    if (ntiles == 1) {
-        copy_tile(prof, tprof, IW, 0);
-        __syncthreads();
-    }
-    for (;;) {
-        if (t == 0)
-            unit_sh = atomicAdd((unsigned *)ctr, 1u);
-        __syncthreads();
-        const uint32_t u = unit_sh;
-        __syncthreads();
-        if (u >= count)
-            break;
-        const uint32_t k = idx ? idx[count - 1 - u] : first + count - 1 - u;
-        const int L = (int)b.len[k];
-        const uint32_t wk = b.woff[k];
-        SwLane<LS32, IR> ln;
-        ln.M = 0;
-        for (int tile = 0; tile < ntiles; tile++) {
-            if (ntiles > 1) {
-                __syncthreads();
-                copy_tile(prof, tprof, IW, tile);
-                __syncthreads();
-            }
-            ln.start(oe);
-            const int nsteps = L + IB - 1;
-            for (int s = 0; s < nsteps; s++) {
-                const int j = s - t;
-                if (j >= 0 && j < L) {
-                    int2 v;
-                    if (t > 0)
-                        v = xb[(s - 1) & 1][t - 1];
-                    else if (tile > 0)
-                        v = bnd[j];
-                    else
-                        v = make_int2(0, 0);
-                    ln.h = v.x;
-                    ln.e = v.y;
-                    int32_t sc[IR];
-                    /* residues packed 4 per word, or (default family) from
-                     * the pair layout: subject k is half k & 1 of pair k >> 1 */
-                    const int rc = b.res ? sw_res(b.res, wk, L, j)
-                                         : (b.pres[b.poff[k >> 1] + j] >> ((k & 1) * 8)) & 0xff;
-                    sw_fetch<IR>(LS32(), prof + rc * IW, NULL, t, IB, sc);
-                    ln.template row<false>(sc, -oe, -ext);
-                    xb[s & 1][t] = make_int2(ln.h, ln.e);
-                    if (t == IB - 1 && tile + 1 < ntiles)
-                        bnd[j] = make_int2(ln.h, ln.e);
-                }
-                __syncthreads();
-            }
-        }
-        int32_t m = ln.M;
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1)
-            m = max(m, __shfl_xor_sync(FULL_MASK, m, off));
-        if ((t & 31) == 0)
-            red[t >> 5] = m;
-        __syncthreads();
-        if (t == 0) {
-            for (int w = 1; w < IB / 32; w++)
-                m = max(m, red[w]);
-            scores[k] = m;
-        }
-    }
-}
-
-static size_t intra_smem(void)
-{
-    return (size_t)SWGPU_CU_NRES * IW * sizeof(int16_t);
-}
-
-extern "C" size_t swgpu__cu_intra_scratch(int qlen, uint32_t maxlen, int blocks)
-{
-    if (qlen <= IW)
-        return 0;
-    return (size_t)blocks * maxlen * sizeof(int2);
-}
-
-extern "C" int swgpu__cu_intra_occupancy(int *blocks_per_sm)
-{
-    CU_CHECK(cudaFuncSetAttribute(k_intra, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)intra_smem()));
-    CU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k_intra,
-                                                           SWGPU_CU_INTRA_THREADS, intra_smem()));
-    return SWGPU_OK;
-}
-
-extern "C" int swgpu__cu_intra(const swgpu_cu_batch_t *b, const uint32_t *idx, uint32_t first,
-                               uint32_t count, const swgpu_cu_query_t *q, const int16_t *tprof,
-                               int blocks, void *scratch, uint32_t maxlen, int *ctr,
-                               int32_t *scores, cudaStream_t st)
-{
-    if (count == 0)
-        return SWGPU_OK;
-    int ntiles = (q->qlen + IW - 1) / IW;
-    CU_CHECK(cudaFuncSetAttribute(k_intra, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)intra_smem()));
-    CU_CHECK(cudaMemsetAsync(ctr, 0, sizeof(int), st));
-    k_intra<<<blocks, IB, intra_smem(), st>>>(*b, idx, first, count, tprof, ntiles, q->oe, q->ext,
-                                             ntiles > 1 ? (int2 *)scratch : NULL, maxlen, ctr,
-                                             scores);
-    CU_LAUNCHED("k_intra");
     return SWGPU_OK;
 }

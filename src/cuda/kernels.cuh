@@ -262,6 +262,17 @@ int swgpu__cu_intra(const swgpu_cu_batch_t *b, const uint32_t *idx, uint32_t fir
                     uint32_t count, const swgpu_cu_query_t *q, const int16_t *tprof,
                     int blocks, void *scratch, uint32_t maxlen, int *ctr, int32_t *scores,
                     cudaStream_t st);
+/**
+ * The intra kernel over count (subject, query) pairs of several queries in
+ * one launch: pair i is (pairs[i].x, pairs[i].y), query e's tile profile,
+ * tiles and score row in qt[e] (device memory; scores[subject]).  scratch
+ * as swgpu__cu_intra_scratch for the longest query (NULL when every query
+ * is one tile).  One launch, so that it runs as soon as the multiprocessors
+ * are free (scan_many's recompute of a batch's saturated scores).
+ */
+int swgpu__cu_intra_pairs(const swgpu_cu_batch_t *b, const uint2 *pairs, uint32_t count,
+                          const swgpu_cu_mq_t *qt, int oe, int ext, int blocks, void *scratch,
+                          uint32_t maxlen, int *ctr, cudaStream_t st);
 
 /**
  * SIMT inter-task kernel (32-bit): one thread per subject, the query in
