@@ -84,12 +84,23 @@ typedef struct {
 
 struct cuda_state;
 
-/* one batch slot of scan_many on one GPU (NMB slots: one batch computes
- * while the host finishes the previous one) */
-#define NMB 2
+/* one batch slot of scan_many on one GPU: a resident scan takes the first
+ * free one for each batch (one batch computes while the host finishes the
+ * one before; a slot stays held while its batch's recompute of saturated
+ * scores runs: up to NMB), a streamed scan uses the first two */
+#define NMB 4
 typedef struct {
     cudaStream_t st, stl;       /* main and long-subject kernels of the slot */
     cudaEvent_t ev_long, ev_done;
+    /* the batch's recompute of saturated scores (mq_overflows): launched
+     * (ovf_pending), ev_ovf after it; its queries' intra profiles, their
+     * table and the (subject, query) pairs staged in h_ovf (pinned) and
+     * uploaded to d_ovf; ovf_n pairs */
+    cudaEvent_t ev_ovf;
+    int ovf_pending;
+    uint32_t ovf_n;
+    uint8_t *h_ovf, *d_ovf;
+    size_t cap_hovf, cap_dovf;
     /* the trace of a batch at debug level (timed): queued, kernels begin,
      * kernels end, scores downloaded; host seconds when it was queued */
     cudaEvent_t ev_tq, ev_tk, ev_tk1, ev_tdl;

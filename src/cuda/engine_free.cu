@@ -67,6 +67,9 @@ static void dev_free(gpu_t *d)
         if (m->stl) cudaStreamDestroy(m->stl);
         if (m->ev_long) cudaEventDestroy(m->ev_long);
         if (m->ev_done) cudaEventDestroy(m->ev_done);
+        if (m->ev_ovf) cudaEventDestroy(m->ev_ovf);
+        cudaFree(m->d_ovf);
+        cudaFreeHost(m->h_ovf);
         if (m->ev_tq) cudaEventDestroy(m->ev_tq);
         if (m->ev_tk) cudaEventDestroy(m->ev_tk);
         if (m->ev_tk1) cudaEventDestroy(m->ev_tk1);

@@ -7,7 +7,7 @@
  * batch is one launch of the many-query kernel per GPU (work units =
  * subject unit x query: one query no longer has to fill the GPU, and the
  * per-query host work is done once per batch).  Resident database: batch
- * i+1 is enqueued on the other slot's streams before batch i is finished
+ * i+1 is enqueued on another slot's streams before batch i is finished
  * on the host (the overflow recompute, the hand-over of every query's
  * scores), so the GPU stays busy and the tail of one launch overlaps the
  * next.  Streaming: one batch at a time against every chunk, the GPUs
@@ -27,6 +27,7 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
     CU_CHECK(cudaStreamCreateWithFlags(&m->stl, cudaStreamNonBlocking));
     CU_CHECK(cudaEventCreateWithFlags(&m->ev_long, cudaEventDisableTiming));
     CU_CHECK(cudaEventCreateWithFlags(&m->ev_done, cudaEventDisableTiming));
+    CU_CHECK(cudaEventCreateWithFlags(&m->ev_ovf, cudaEventDisableTiming));
     CU_CHECK(cudaEventCreate(&m->ev_tq));
     CU_CHECK(cudaEventCreate(&m->ev_tk));
     CU_CHECK(cudaEventCreate(&m->ev_tk1));
@@ -34,8 +35,11 @@ static int mslot_setup(gpu_t *d, mslot_t *m)
     if (!d->ev_t0)
         CU_CHECK(cudaEventCreate(&d->ev_t0));
     DEV_ALLOC((void **)&m->d_ctr, 2 * sizeof(int));
-    if (!d->sto)
-        CU_CHECK(cudaStreamCreateWithFlags(&d->sto, cudaStreamNonBlocking));
+    if (!d->sto) { /* recomputes first when a scan's kernels leave room */
+        int least = 0, greatest = 0;
+        CU_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        CU_CHECK(cudaStreamCreateWithPriority(&d->sto, cudaStreamNonBlocking, greatest));
+    }
     return SWGPU_OK;
 }
 
@@ -266,65 +270,110 @@ static int mq_trace(gpu_t *d, const mslot_t *m, const mbatch_t *bt)
     CU_CHECK(cudaEventElapsedTime(&k1, d->ev_t0, m->ev_tk1));
     CU_CHECK(cudaEventElapsedTime(&dl, d->ev_t0, m->ev_tdl));
     swgpu__log(SWGPU_LOG_DEBUG,
-               "cuda: GPU %d batch of %zu queries (longest %d%s): queued %.3f s (host %.3f), "
-               "kernels %.3f-%.3f (%.3f s), scores down %.3f, done on the host %.3f",
-               d->id, bt->n, bt->maxqlen, bt->qp ? ", lanes" : "", q / 1e3,
+               "cuda: GPU %d batch of %zu queries (longest %d%s) in slot %d: queued %.3f s "
+               "(host %.3f), kernels %.3f-%.3f (%.3f s), scores down %.3f, done on the host "
+               "%.3f, %u saturated scores' recompute launched",
+               d->id, bt->n, bt->maxqlen, bt->qp ? ", lanes" : "", (int)(m - d->ms), q / 1e3,
                m->tq_host - d->t0_host, k / 1e3, k1 / 1e3, (k1 - k) / 1e3, dl / 1e3,
-               swgpu__now() - d->t0_host);
+               swgpu__now() - d->t0_host, m->ovf_n);
     return SWGPU_OK;
 }
 
-/* the scores of batch bt over chunk ch (in buffer B) are in m's h_sc (row
- * j at j * stride, downloaded) and d_sc; recompute the saturated subjects
- * in 32 bits (stream sto; the next batch goes on computing) with the
- * queries of slot mq */
+/*
+ * The scores of batch bt over chunk ch (in buffer B) are in m's h_sc (row
+ * j at j * stride, downloaded) and d_sc: the saturated subjects of every
+ * query are recomputed in 32 bits by ONE launch of the intra kernel on
+ * stream sto (swgpu__cu_intra_pairs), their rows downloaded again into
+ * h_sc, and m->ev_ovf recorded after them (m->ovf_pending; nothing is
+ * launched when no score saturated).  Nothing waits for them here.  The
+ * queries' intra profiles are built on the host from the blobs of slot mq
+ * (h_q) and uploaded with the pairs: a recompute is then a single kernel
+ * (with a profile kernel before it, the next batch's blocks, already
+ * queued, took the multiprocessors between the two, bench/NOTES-gpu.md
+ * v29), and sto has the highest priority, so that it runs as soon as the
+ * kernels running when it was launched end.
+ */
 static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq,
                         const mbatch_t *bt, const mq_in_t *in, const chunk_t *ch,
                         const dbuf_t *B, size_t stride)
 {
     const size_t n = ch->n;
-    int rc;
-    size_t qo = 0;
+    const swgpu_cu_cfg_t icfg = {SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0};
+    const int IW = SWGPU_CU_INTRA_THREADS * SWGPU_CU_INTRA_R;
+    int rc, maxql = 0;
+    uint64_t tot = 0;
+    size_t nqo = 0, pbytes = 0;
+    m->ovf_pending = 0;
+    m->ovf_n = 0;
     for (size_t j = 0; j < bt->n; j++) {
         const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
-        const int ql = (int)Q->len;
-        const int32_t sat = qsat_of(S, Q);
-        int32_t *row = m->h_sc + j * stride;
+        const int32_t sat = qsat_of(S, Q), *row = m->h_sc + j * stride;
         uint32_t nov = 0;
         for (size_t k = 0; k < n; k++)
             nov += row[k] >= sat;
         if (nov) {
-            const swgpu_cu_cfg_t icfg = {SWGPU_CU_INTRA_THREADS, SWGPU_CU_INTRA_R, 0};
-            if ((rc = dgrow((void **)&d->d_tp_intra, &d->cap_intra,
-                            swgpu__cu_dpx_prof_bytes(icfg, ql))) ||
-                (rc = swgpu__cu_prof_dev(icfg, blob_q(Q, mq->d_q + qo), ql,
-                                         blob_mat(Q, mq->d_q + qo, d->d_mat), d->d_tp_intra,
-                                         d->sto)) ||
-                (rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
-                            swgpu__cu_intra_scratch(ql, ch->maxlen, d->blocks_intra))))
-                return rc;
-            if ((rc = idx_grow(d, nov)))
-                return rc;
-            uint32_t c = 0;
-            for (uint32_t k = 0; k < (uint32_t)n; k++)
-                if (row[k] >= sat)
-                    d->h_idx[c++] = k;
-            swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
-            swgpu_cu_query_t q = {mq->d_q + qo, ql, S->oe, S->ext};
-            CU_CHECK(cudaMemcpyAsync(d->d_idx, d->h_idx, nov * sizeof(uint32_t),
-                                     cudaMemcpyHostToDevice, d->sto));
-            int blocks = (int)(nov < (uint32_t)d->blocks_intra ? nov : (uint32_t)d->blocks_intra);
-            if ((rc = swgpu__cu_intra(&b, d->d_idx, 0, nov, &q, d->d_tp_intra, blocks,
-                                      d->scr_intra, ch->maxlen, d->d_ctr + 2,
-                                      m->d_sc + j * stride, d->sto)))
-                return rc;
-            CU_CHECK(cudaMemcpyAsync(row, m->d_sc + j * stride, n * sizeof(int32_t),
-                                     cudaMemcpyDeviceToHost, d->sto));
-            CU_CHECK(cudaStreamSynchronize(d->sto));
-            d->overflows += nov;
+            tot += nov;
+            nqo++;
+            pbytes += align16(swgpu__cu_dpx_prof_bytes(icfg, (int)Q->len));
+            if ((int)Q->len > maxql)
+                maxql = (int)Q->len;
+        }
+    }
+    if (tot == 0)
+        return SWGPU_OK;
+    if (tot > UINT32_MAX)
+        return swgpu__fail(SWGPU_ERANGE, "cuda engine: %llu saturated scores in one batch",
+                           (unsigned long long)tot);
+    /* staging: the profiles, the query table, the pairs */
+    const size_t toff = pbytes, poff = toff + align16(nqo * sizeof(swgpu_cu_mq_t));
+    const size_t bytes = poff + tot * sizeof(uint2);
+    const int blocks = (int)(tot < (uint64_t)d->blocks_intra ? tot : (uint64_t)d->blocks_intra);
+    if ((rc = hgrow_keep(d, (void **)&m->h_ovf, &m->cap_hovf, bytes)) ||
+        (rc = dgrow((void **)&m->d_ovf, &m->cap_dovf, bytes)) ||
+        (maxql > IW &&
+         (rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
+                     swgpu__cu_intra_scratch(maxql, ch->maxlen, blocks)))))
+        return rc;
+    swgpu_cu_mq_t *qt = (swgpu_cu_mq_t *)(m->h_ovf + toff);
+    uint2 *pairs = (uint2 *)(m->h_ovf + poff);
+    size_t qo = 0, po = 0;
+    uint32_t e = 0, c = 0;
+    for (size_t j = 0; j < bt->n; j++) {
+        const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
+        const int ql = (int)Q->len;
+        const int32_t sat = qsat_of(S, Q), *row = m->h_sc + j * stride;
+        const uint32_t c0 = c;
+        for (uint32_t k = 0; k < (uint32_t)n; k++)
+            if (row[k] >= sat)
+                pairs[c++] = make_uint2(k, e);
+        if (c > c0) {
+            swgpu__cu_dpx_prof(icfg, blob_q(Q, mq->h_q + qo), ql,
+                               blob_mat(Q, mq->h_q + qo, S->mat), m->h_ovf + po);
+            qt[e].tprof = (const int16_t *)(m->d_ovf + po);
+            qt[e].scores = m->d_sc + j * stride;
+            qt[e].ntiles = (ql + IW - 1) / IW;
+            qt[e].pad = 0;
+            po += align16(swgpu__cu_dpx_prof_bytes(icfg, ql));
+            e++;
         }
         qo += align16(qblob_bytes(Q));
     }
+    CU_CHECK(cudaMemcpyAsync(m->d_ovf, m->h_ovf, bytes, cudaMemcpyHostToDevice, d->sto));
+    swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
+    if ((rc = swgpu__cu_intra_pairs(&b, (const uint2 *)(m->d_ovf + poff), (uint32_t)tot,
+                                    (const swgpu_cu_mq_t *)(m->d_ovf + toff), S->oe, S->ext,
+                                    blocks, maxql > IW ? d->scr_intra : NULL, ch->maxlen,
+                                    d->d_ctr + 2, d->sto)))
+        return rc;
+    for (uint32_t x = 0; x < e; x++) { /* the recomputed rows back */
+        const size_t at = (size_t)(qt[x].scores - m->d_sc);
+        CU_CHECK(cudaMemcpyAsync(m->h_sc + at, m->d_sc + at, n * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, d->sto));
+    }
+    CU_CHECK(cudaEventRecord(m->ev_ovf, d->sto));
+    m->ovf_pending = 1;
+    m->ovf_n = (uint32_t)tot;
+    d->overflows += tot;
     return SWGPU_OK;
 }
 
@@ -374,6 +423,8 @@ static int mq_stream_dev(cuda_state_t *S, gpu_t *d, const mbatch_t *bt, const mq
             CU_CHECK(cudaEventSynchronize(d->ev_scored[b]));
             if ((rc = mq_overflows(S, d, m, m0, bt, in, ch, &d->buf[b], maxn)))
                 return rc;
+            if (m->ovf_pending)
+                CU_CHECK(cudaEventSynchronize(m->ev_ovf));
             for (size_t j = 0; j < nq; j++)
                 memcpy(asmb + j * S->db->n + ch->k0, m->h_sc + j * maxn,
                        ch->n * sizeof(int32_t));
@@ -531,7 +582,7 @@ static int size_slots(cuda_state_t *S, const mbatch_t *bts, size_t nb, size_t ma
         d->sz_n = n;
         for (int k = 0; k < NMB; k++) {
             d->ms[k].sized = 0;
-            if ((k == 0 || S->streaming) &&
+            if ((k == 0 || (S->streaming && k < 2)) &&
                 (rc = slot_alloc(d, &d->ms[k], S->streaming ? z->nq : bts[0].n)))
                 return rc;
         }
@@ -621,38 +672,153 @@ static int hand_over(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bt, int
     return SWGPU_OK;
 }
 
-/* resident: batch i enqueued on every GPU before batch i-1 is finished */
+/* 1 when slot k's recompute (if any) has passed on every GPU; wait: wait
+ * for it; < 0 a device error */
+static int ovf_passed(cuda_state_t *S, int k, int wait)
+{
+    for (int g = 0; g < S->ndev; g++) {
+        gpu_t *d = &S->dev[g];
+        if (d->own < 0 || !d->ms[k].ovf_pending)
+            continue;
+        CU_CHECK(cudaSetDevice(d->id));
+        if (wait) {
+            CU_CHECK(cudaEventSynchronize(d->ms[k].ev_ovf));
+        } else {
+            const cudaError_t e = cudaEventQuery(d->ms[k].ev_ovf);
+            if (e == cudaErrorNotReady)
+                return 0;
+            CU_CHECK(e);
+        }
+    }
+    return 1;
+}
+
+/* *k: a free slot (holder -1) that every GPU has, or could allocate, for
+ * batch bt; -1 when none.  Slots 0 and 1 serve every scan; the others only
+ * while batches wait for their recomputes, and one that cannot be
+ * allocated is not offered again (*nslots shrinks) */
+static int free_slot(cuda_state_t *S, const mbatch_t *bt, const long *holder, int *nslots, int *k)
+{
+    *k = -1;
+    for (int x = 0; x < *nslots; x++) {
+        if (holder[x] >= 0)
+            continue;
+        for (int g = 0; g < S->ndev; g++) {
+            gpu_t *d = &S->dev[g];
+            if (d->own < 0 || d->ms[x].sized)
+                continue;
+            const int rc = slot_alloc(d, &d->ms[x], bt->n);
+            if (rc == SWGPU_ENOMEM && x >= 2) {
+                cudaGetLastError();
+                *nslots = x;
+                return SWGPU_OK;
+            }
+            if (rc)
+                return rc;
+        }
+        *k = x;
+        return SWGPU_OK;
+    }
+    return SWGPU_OK;
+}
+
+/*
+ * Resident: every batch is enqueued on every GPU before the one before it
+ * is finished (its kernels waited for, its saturated scores' recompute
+ * launched), so that the GPU always holds the next batch.  A batch whose
+ * recompute was launched keeps its slot until the recompute has passed and
+ * is handed over then (the recompute waits for the kernels that were
+ * running when it was launched: a whole batch); the others are handed over
+ * at once.  With two slots and the hand-over waiting for the recompute,
+ * the next batch's enqueue waited too, and the GPU idled for the
+ * recompute, the hand-over and the next batch's set-up: 0.15 s of the
+ * 2,000 UniProt queries' 1.8 s scan (bench/NOTES-gpu.md v29).
+ */
 static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts, size_t nb,
                         swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
 {
-    int rc = SWGPU_OK;
+    int rc = SWGPU_OK, nslots = NMB;
+    long holder[NMB];
     int32_t *asmb = NULL;
-    if (S->ndev > 1 && !(asmb = (int32_t *)malloc(S->db->n * sizeof *asmb)))
-        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu scores",
-                           (unsigned long long)S->db->n);
+    int *slot_of = (int *)malloc((nb ? nb : 1) * sizeof *slot_of);
+    size_t *wait = (size_t *)malloc((nb ? nb : 1) * sizeof *wait); /* batches waiting, in order */
+    size_t nwait = 0;
+    for (int k = 0; k < NMB; k++)
+        holder[k] = -1;
+    if (!slot_of || !wait || (S->ndev > 1 && !(asmb = (int32_t *)malloc(S->db->n * sizeof *asmb)))) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu scores",
+                         (unsigned long long)S->db->n);
+        goto done;
+    }
     for (size_t i = 0; i <= nb; i++) {
-        if (i < nb)
+        if (i < nb) {
+            int k = -1;
+            /* a free slot; else the longest-waiting batch is handed over first */
+            for (;;) {
+                if ((rc = free_slot(S, &bts[i], holder, &nslots, &k)))
+                    goto done;
+                if (k >= 0)
+                    break;
+                if (nwait == 0) {
+                    rc = swgpu__fail(SWGPU_EDEVICE, "cuda engine: no batch slot free");
+                    goto done;
+                }
+                const size_t p = wait[0];
+                memmove(wait, wait + 1, --nwait * sizeof *wait);
+                if ((rc = ovf_passed(S, slot_of[p], 1)) < 0 ||
+                    (rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, user, st)))
+                    goto done;
+                holder[slot_of[p]] = -1;
+            }
             for (int g = 0; g < S->ndev; g++)
                 if (S->dev[g].own >= 0 &&
-                    ((!S->dev[g].ms[i % NMB].sized &&
-                      (rc = slot_alloc(&S->dev[g], &S->dev[g].ms[i % NMB], bts[i].n))) ||
-                     (rc = mq_enqueue(S, &S->dev[g], &S->dev[g].ms[i % NMB], &bts[i], in))))
+                    (rc = mq_enqueue(S, &S->dev[g], &S->dev[g].ms[k], &bts[i], in)))
                     goto done;
-        if (i == 0)
-            continue;
-        const mbatch_t *bt = &bts[i - 1];
-        for (int g = 0; g < S->ndev; g++)
-            if (S->dev[g].own >= 0 &&
-                (rc = mq_finish(S, &S->dev[g], &S->dev[g].ms[(i - 1) % NMB], bt, in)))
+            holder[k] = (long)i;
+            slot_of[i] = k;
+        }
+        if (i >= 1) {
+            const size_t p = i - 1;
+            const int k = slot_of[p];
+            int pending = 0;
+            for (int g = 0; g < S->ndev; g++) {
+                if (S->dev[g].own < 0)
+                    continue;
+                if ((rc = mq_finish(S, &S->dev[g], &S->dev[g].ms[k], &bts[p], in)))
+                    goto done;
+                pending |= S->dev[g].ms[k].ovf_pending;
+            }
+            if (pending) {
+                wait[nwait++] = p;
+            } else {
+                if ((rc = hand_over(S, in, &bts[p], k, asmb, sink, user, st)))
+                    goto done;
+                holder[k] = -1;
+            }
+        }
+        /* the waiting batches whose recomputes have passed (the last step:
+         * all of them, waited for) */
+        for (size_t w = 0; w < nwait;) {
+            const size_t p = wait[w];
+            if ((rc = ovf_passed(S, slot_of[p], i == nb)) < 0)
                 goto done;
-        if ((rc = hand_over(S, in, bt, (int)((i - 1) % NMB), asmb, sink, user, st)))
-            goto done;
+            if (rc == 0) {
+                w++;
+                continue;
+            }
+            if ((rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, user, st)))
+                goto done;
+            holder[slot_of[p]] = -1;
+            memmove(wait + w, wait + w + 1, (--nwait - w) * sizeof *wait);
+        }
     }
     if (st)
         for (int g = 0; g < S->ndev; g++)
             st->overflows += S->dev[g].overflows;
 done:
     free(asmb);
+    free(slot_of);
+    free(wait);
     return rc;
 }
 
