@@ -8,7 +8,10 @@
  * sizes (deep divide and conquer), score-only, without pruning; narrow
  * targets (fewer columns than parts).  Failures: a part whose transport fails
  * makes every part fail (that part with its own status, the others with
- * SWGPU_EPART), and nothing waits forever.  With a CUDA device (backend
+ * SWGPU_EPART), and nothing waits forever.  Some pairs again with sends
+ * that return only once received (MPI's rendezvous for large messages): a
+ * protocol that needs buffered sends deadlocks there, as it would under
+ * mpirun, and the test fails instead of hanging.  With a CUDA device (backend
  * auto) every split runs on the CUDA engine, the parts sharing the device;
  * backend cuda without one, or on some parts only, is refused on every part.
  */
@@ -43,6 +46,10 @@ static void *run_part(void *arg)
     return NULL;
 }
 
+/* sends that wait until they are received (inproc_comm.h); run_split's
+ * fail_part makes that part's sends fail instead of its receives */
+static int rendezvous, send_fails;
+
 /* run with P parts (backend[p], when not NULL, for part p's); the parts'
  * results in jobs[0..P) (aln freed by the caller) */
 static void run_split_b(int P, int fail_part, const uint8_t *a, size_t alen, const uint8_t *b,
@@ -51,7 +58,9 @@ static void run_split_b(int P, int fail_part, const uint8_t *a, size_t alen, con
 {
     pthread_t tid[MAXP];
     hub_init(hub, P);
-    hub->fail_recv_part = fail_part;
+    hub->fail_recv_part = send_fails ? -1 : fail_part;
+    hub->fail_send_part = send_fails ? fail_part : -1;
+    hub->rendezvous = rendezvous;
     for (int p = 0; p < P; p++) {
         job_t *j = &jobs[p];
         memset(j, 0, sizeof *j);
@@ -101,8 +110,9 @@ static void check(const char *what, const uint8_t *a, size_t alen, const uint8_t
                    jobs[p].st.score_cells != st1.score_cells;
             swgpu_aln_free(&jobs[p].aln);
         }
-        CHECK(bad == 0 && !hub.bad_lens, "%s, %d parts: %ld parts differ (score %d)", what, P, bad,
-              (int)one.score);
+        CHECK(bad == 0 && !hub.bad_lens && !hub.send_timeouts,
+              "%s, %d parts: %ld parts differ (score %d), %d sends never received", what, P, bad,
+              (int)one.score, hub.send_timeouts);
         checks_run++;
     }
     swgpu_aln_free(&one);
@@ -144,6 +154,22 @@ static void test_pairs(void)
     o.gpu_parts = 7;
     check("dna related, 7 slices", a, N, b, bl, dna, &o);
     o.gpu_parts = 0;
+    /* the same with rendezvous sends: one and two threads a part, several
+     * slices a part on the CUDA engine, the traceback's passes */
+    rendezvous = 1;
+    o.threads = 1;
+    check("dna related, rendezvous sends", a, N, b, bl, dna, &o);
+    o.threads = 2;
+    check("dna related, 2 threads a part, rendezvous sends", a, N, b, bl, dna, &o);
+    o.gpu_parts = 7;
+    check("dna related, 7 slices, rendezvous sends", a, N, b, bl, dna, &o);
+    o.gpu_parts = 0;
+    swgpu__long_set_base(600 * 600);
+    o.max_host_memory = o.max_device_memory = 3u << 20;
+    check("dna related, deep traceback, rendezvous sends", a, N, b, bl, dna, &o);
+    swgpu__long_set_base(0);
+    o.max_host_memory = o.max_device_memory = 0;
+    rendezvous = 0;
     /* many threads (more than the strips of a pass) and a small budget: the
      * score pass prunes, in one part and split */
     o.threads = 64;
@@ -245,6 +271,25 @@ static void test_failure(void)
             CHECK(bad == 0, "%d parts, part %d's receives fail: %ld wrong (part 0: %d %s)", P, f,
                   bad, jobs[0].rc, jobs[0].err);
         }
+    /* a part whose sends fail, and with them the receives of the part on
+     * its right (swgpu_comm_t): both fail with their own status, the
+     * others with SWGPU_EPART, none waits forever */
+    send_fails = 1;
+    for (int P = 2; P <= 4; P++)
+        for (int f = 0; f < P - 1; f++) {
+            job_t jobs[MAXP];
+            hub_t hub;
+            long bad = 0;
+            run_split(P, f, a, 6000, b, bl, dna, &o, jobs, &hub);
+            for (int p = 0; p < P; p++) {
+                bad += p == f || p == f + 1 ? jobs[p].rc != SWGPU_EIO : jobs[p].rc != SWGPU_EPART;
+                bad += jobs[p].aln.n_cigar != 0 || jobs[p].aln.score != 0;
+                swgpu_aln_free(&jobs[p].aln);
+            }
+            CHECK(bad == 0, "%d parts, part %d's sends fail: %ld wrong (part 0: %d %s)", P, f,
+                  bad, jobs[0].rc, jobs[0].err);
+        }
+    send_fails = 0;
     /* backend cuda on every part: the CUDA engine on each, the one
      * process's alignment; without a device every part fails with
      * SWGPU_ENODEV */
@@ -286,6 +331,6 @@ int main(void)
 {
     test_pairs();
     test_failure();
-    CHECK(checks_run >= 48, "%ld split runs", checks_run);
+    CHECK(checks_run >= 64, "%ld split runs", checks_run);
     return tap_done();
 }

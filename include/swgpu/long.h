@@ -70,7 +70,13 @@ typedef struct {
     void *user;
     /* Point to point (boundary columns): len bytes to part `to`, from part
      * `from`.  tag < 32768; messages with the same sender and tag arrive in
-     * the order they were sent.  Called from several threads at once. */
+     * the order they were sent.  Called from several threads at once.  A
+     * send may return before or after the message is received (MPI's
+     * eager or rendezvous sends); the library needs neither.  A send that
+     * fails must make the matching receive fail too, or end every part
+     * (MPI's default error handler aborts the job): the call then fails on
+     * every part, those whose transfers failed with their own status, the
+     * others with SWGPU_EPART, and no part waits forever. */
     int (*send)(void *user, int to, int tag, const void *buf, size_t len);
     int (*recv)(void *user, int from, int tag, void *buf, size_t len);
     /* Collective, called by every part in the same order from the thread
