@@ -2,7 +2,8 @@
  * test_lanes.c - the query lanes' packing (src/cuda/lanes.c), on the CPU:
  * exact plans of small cases, and on random batches every query in a lane,
  * the pass count true to the lanes, never more passes than the least-loaded
- * rule alone (computed here on its own) and never fewer than the slots need.
+ * rule alone (computed here on its own) and never fewer than the slots need;
+ * the first plan alone (pack 0) is that rule's.
  */
 #include "cuda/lanes.h"
 #include "base/base.h"
@@ -52,21 +53,27 @@ static void exact_cases(void)
      * passes; packed: 10,12,6,5, 3 + 2 */
     const uint32_t a[] = {6, 6, 6, 5, 4, 3, 3};
     const uint32_t want_a[] = {0, 1, 2, 3, 0, 1, 1};
-    CHECK_EQ_INT(swgpu__qp_pack(a, 7, 2, 4, lane, &np), SWGPU_OK);
+    CHECK_EQ_INT(swgpu__qp_pack(a, 7, 2, 4, 1, lane, &np), SWGPU_OK);
     CHECK_EQ_INT(np, 5);
     CHECK_EQ_INT(greedy_passes(a, 7, 2, 4), 6);
     for (int i = 0; i < 7; i++)
         CHECK_EQ_INT(lane[i], want_a[i]);
+    /* pack 0: the least-loaded rule's plan */
+    const uint32_t first_a[] = {0, 1, 2, 3, 3, 0, 1};
+    CHECK_EQ_INT(swgpu__qp_pack(a, 7, 2, 4, 0, lane, &np), SWGPU_OK);
+    CHECK_EQ_INT(np, 6);
+    for (int i = 0; i < 7; i++)
+        CHECK_EQ_INT(lane[i], first_a[i]);
     /* nothing to gain: the first plan kept */
     const uint32_t b[] = {3, 3, 3, 3, 2, 2};
     const uint32_t want_b[] = {0, 1, 2, 3, 0, 1};
-    CHECK_EQ_INT(swgpu__qp_pack(b, 6, 2, 4, lane, &np), SWGPU_OK);
+    CHECK_EQ_INT(swgpu__qp_pack(b, 6, 2, 4, 1, lane, &np), SWGPU_OK);
     CHECK_EQ_INT(np, 3);
     for (int i = 0; i < 6; i++)
         CHECK_EQ_INT(lane[i], want_b[i]);
     /* one job: its two lanes */
     const uint32_t c[] = {8, 8, 8, 8};
-    CHECK_EQ_INT(swgpu__qp_pack(c, 4, 1, 8, lane, &np), SWGPU_OK);
+    CHECK_EQ_INT(swgpu__qp_pack(c, 4, 1, 8, 1, lane, &np), SWGPU_OK);
     CHECK_EQ_INT(np, 2);
     CHECK_EQ_INT(lane[0], 0);
     CHECK_EQ_INT(lane[1], 1);
@@ -85,15 +92,15 @@ static void exact_cases(void)
                 u[i] = u[k];
                 u[k] = t;
             }
-    CHECK_EQ_INT(swgpu__qp_pack(u, NU, 27, 8, ul, &np), SWGPU_OK);
+    CHECK_EQ_INT(swgpu__qp_pack(u, NU, 27, 8, 1, ul, &np), SWGPU_OK);
     CHECK_EQ_INT(greedy_passes(u, NU, 27, 8), 458);
     CHECK_EQ_INT(np, 436);
     CHECK_EQ_INT(passes_of(u, NU, 27, 8, ul), 436);
     free(u);
     free(ul);
     /* bad plans refused */
-    CHECK_EQ_INT(swgpu__qp_pack(a, 7, 0, 4, lane, &np), SWGPU_EINVAL);
-    CHECK_EQ_INT(swgpu__qp_pack(a, 7, 2, 0, lane, &np), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu__qp_pack(a, 7, 0, 4, 1, lane, &np), SWGPU_EINVAL);
+    CHECK_EQ_INT(swgpu__qp_pack(a, 7, 2, 0, 1, lane, &np), SWGPU_EINVAL);
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -125,7 +132,7 @@ static void random_cases(void)
         uint64_t np = 0, total = 0;
         for (size_t i = 0; i < n; i++)
             total += s[i];
-        const int rc = swgpu__qp_pack(s, n, J, G, lane, &np);
+        const int rc = swgpu__qp_pack(s, n, J, G, 1, lane, &np);
         int in_range = 1;
         for (size_t i = 0; i < n; i++)
             in_range &= lane[i] < 2 * J;
@@ -138,6 +145,12 @@ static void random_cases(void)
         CHECK(np * 2 * G >= total, "round %d: %llu passes for %llu slots", r,
               (unsigned long long)np, (unsigned long long)total);
         wins += np < g;
+        /* pack 0: the least-loaded rule's passes */
+        uint64_t np0 = 0;
+        CHECK(swgpu__qp_pack(s, n, J, G, 0, lane, &np0) == SWGPU_OK && np0 == g &&
+                  np0 == passes_of(s, n, J, G, lane),
+              "round %d: the first plan alone %llu passes, the least-loaded rule %llu", r,
+              (unsigned long long)np0, (unsigned long long)g);
         free(s);
         free(lane);
     }

@@ -298,19 +298,8 @@ int qp_plan(const cuda_state_t *S, const gpu_t *d, const mslot_t *m, const mbatc
     for (size_t i = 0; i < n; i++)
         sl[i] = it[i].slots;
     uint64_t np_all = 0;
-    int rc = SWGPU_OK;
-    if (S->qp_greedy) { /* SWGPU_CUDA_QP_PACK=0: the least-loaded rule alone */
-        for (size_t i = 0; i < n; i++) {
-            uint32_t best = 0;
-            for (uint32_t l = 1; l < 2 * J; l++)
-                if (load[l] < load[best])
-                    best = l;
-            sl[n + i] = best;
-            load[best] += it[i].slots;
-        }
-    } else {
-        rc = swgpu__qp_pack(sl, n, (uint32_t)J, (uint32_t)G, sl + n, &np_all);
-    }
+    /* SWGPU_CUDA_QP_PACK=0: the least-loaded rule alone */
+    const int rc = swgpu__qp_pack(sl, n, (uint32_t)J, (uint32_t)G, !S->qp_greedy, sl + n, &np_all);
     if (rc) {
         free(it);
         free(load);

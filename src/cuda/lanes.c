@@ -71,8 +71,8 @@ static int place(const uint32_t *slots, size_t n, uint32_t J, uint32_t G, uint64
     return 1;
 }
 
-int swgpu__qp_pack(const uint32_t *slots, size_t n, uint32_t J, uint32_t G, uint32_t *lane,
-                   uint64_t *npass)
+int swgpu__qp_pack(const uint32_t *slots, size_t n, uint32_t J, uint32_t G, int pack,
+                   uint32_t *lane, uint64_t *npass)
 {
     if (J == 0 || G == 0 || J > UINT32_MAX / 2)
         return swgpu__fail(SWGPU_EINVAL, "query lanes: %u jobs of passes of %u slots", J, G);
@@ -91,7 +91,7 @@ int swgpu__qp_pack(const uint32_t *slots, size_t n, uint32_t J, uint32_t G, uint
         total += slots[i];
     /* the fewest passes in all that fit, between the slots' lower bound
      * and one below the first plan's */
-    uint64_t lo = (total + 2ull * G - 1) / (2ull * G), hi = best;
+    uint64_t lo = (total + 2ull * G - 1) / (2ull * G), hi = pack ? best : 0;
     if (lo < J)
         lo = J; /* every job some passes: J was chosen to fill the GPU */
     while (lo < hi) {

@@ -27,10 +27,11 @@ extern "C" {
  * lane filled to its job's passes at most, each query into the lane with
  * the most room left; the fewest P that fits (by bisection between the
  * slots' lower bound and the first plan's passes) is kept when it beats
- * the first plan.  Returns SWGPU_OK or SWGPU_ENOMEM.
+ * the first plan; pack 0 keeps the first plan alone.  Returns SWGPU_OK,
+ * SWGPU_ENOMEM or SWGPU_EINVAL (no jobs, passes of no slots).
  */
-int swgpu__qp_pack(const uint32_t *slots, size_t n, uint32_t J, uint32_t G, uint32_t *lane,
-                   uint64_t *npass);
+int swgpu__qp_pack(const uint32_t *slots, size_t n, uint32_t J, uint32_t G, int pack,
+                   uint32_t *lane, uint64_t *npass);
 
 #ifdef __cplusplus
 }
