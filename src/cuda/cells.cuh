@@ -391,6 +391,19 @@ static SW_HD uint32_t qp_keep(uint32_t starts, int t)
 /* ------------------------------------------------ shared-memory tiles */
 
 #ifdef __CUDACC__
+/* the block's next work unit from the counter ctr (whole block): thread 0
+ * takes it into the shared unit_sh, the first barrier hands it to every
+ * thread, the second frees unit_sh for the next call */
+static __device__ __forceinline__ uint32_t next_unit(int *ctr, uint32_t *unit_sh)
+{
+    if (threadIdx.x == 0)
+        *unit_sh = atomicAdd((unsigned *)ctr, 1u);
+    __syncthreads();
+    const uint32_t u = *unit_sh;
+    __syncthreads();
+    return u;
+}
+
 /* copy tile `tile` of the profile into shared memory (whole block) */
 static __device__ __forceinline__ void copy_tile(int16_t *dst, const int16_t *tprof, int W, int tile)
 {

@@ -35,11 +35,7 @@ k_intra(swgpu_cu_batch_t b, const uint32_t *__restrict__ idx, uint32_t first, ui
         __syncthreads();
     }
     for (;;) {
-        if (t == 0)
-            unit_sh = atomicAdd((unsigned *)ctr, 1u);
-        __syncthreads();
-        const uint32_t u = unit_sh;
-        __syncthreads();
+        const uint32_t u = next_unit(ctr, &unit_sh);
         if (u >= count)
             break;
         uint32_t k;

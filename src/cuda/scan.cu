@@ -61,11 +61,7 @@ k_scan(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int32_t *__rest
     const int c0 = t * SCAN_C;
     (void)qlen;
     for (;;) {
-        if (t == 0)
-            unit_sh = atomicAdd((unsigned *)ctr, 1u);
-        __syncthreads();
-        const uint32_t u = unit_sh;
-        __syncthreads();
+        const uint32_t u = next_unit(ctr, &unit_sh);
         if (u >= count)
             break;
         const uint32_t k = first + count - 1 - u;
