@@ -224,7 +224,7 @@ static int edge_host(swgpu__lgpu_t *g, uint64_t bytes, const uint64_t *edge_off,
     if (rc)
         return rc;
     for (size_t e = 0; e < g->nedges; e++) /* flags cleared */
-        memset(g->edge + edge_off[e] + (uint64_t)estrips[e] * SWGPU__LK_EDGE * 8, 0, (size_t)estrips[e] * 4);
+        memset(g->edge + edge_off[e] + SWGPU__LK_EDGE_PAIRS(estrips[e]), 0, (size_t)estrips[e] * 4);
     return SWGPU_OK;
 }
 

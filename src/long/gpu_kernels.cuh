@@ -50,10 +50,13 @@ typedef struct {
 
 /* pairs per strip of a boundary column */
 #define SWGPU__LK_EDGE (SWGPU__LONG_SH + 1)
-/* a boundary column of `strips` strips: the pairs, the flags (int32 each),
- * then (wide scores) a base per strip (int64), from this byte on */
+/* a boundary column of `strips` strips: the pairs (8 bytes each; strip s's
+ * from byte SWGPU__LK_EDGE_PAIRS(s) on), the flags (int32 each) from byte
+ * SWGPU__LK_EDGE_PAIRS(strips) on, then (wide scores) a base per strip
+ * (int64) from byte SWGPU__LK_EDGE_BASES(strips) on */
+#define SWGPU__LK_EDGE_PAIRS(strips) ((uint64_t)(strips) * SWGPU__LK_EDGE * 8)
 #define SWGPU__LK_EDGE_BASES(strips) \
-    (((uint64_t)(strips) * SWGPU__LK_EDGE * 8 + (uint64_t)(strips) * 4 + 7) & ~(uint64_t)7)
+    ((SWGPU__LK_EDGE_PAIRS(strips) + (uint64_t)(strips) * 4 + 7) & ~(uint64_t)7)
 
 /* pairs per ring slot of a region of w columns (reads run up to column w+63) */
 #define SWGPU__LK_RING(w) ((int64_t)(w) + 128)

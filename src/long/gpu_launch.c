@@ -141,44 +141,44 @@ fail:
     return rc;
 }
 
+/* Region d's boundary column on the left (e: where its receiver holds it),
+ * as the kernel reads it */
+static void edge_in(swgpu__lkreg_t *d, const char *e)
+{
+    d->lin = (const int32_t *)(const void *)e;
+    d->lflag = (const int32_t *)(const void *)(e + SWGPU__LK_EDGE_PAIRS(d->nstrips));
+    d->lin_base = (const long long *)(const void *)(e + SWGPU__LK_EDGE_BASES(d->nstrips));
+}
+
+/* Region d's boundary column on the right (e), as the kernel writes it */
+static void edge_out(swgpu__lkreg_t *d, char *e)
+{
+    d->rout = (int32_t *)(void *)e;
+    d->rflag = (int32_t *)(void *)(e + SWGPU__LK_EDGE_PAIRS(d->nstrips));
+    d->rout_base = (long long *)(void *)(e + SWGPU__LK_EDGE_BASES(d->nstrips));
+}
+
 /* A slice's boundary columns (slot sl): the left one from the slice on its
  * left, the right one for the slice on its right, where their receivers
  * hold them (edge_off[edge]). */
 static void slice_edges(const swgpu__lgpu_t *g, const part_t *p, const slot_t *sl, const uint64_t *edge_off,
                         swgpu__lkreg_t *d)
 {
-    const int64_t strips = d->nstrips;
-    if (sl->pp > 0) { /* edge pp-1 is received here */
-        char *e = (g->host_edges ? g->edge : p->edge) + edge_off[sl->eb + (size_t)sl->pp - 1];
-        d->lin = (const int32_t *)(void *)e;
-        d->lflag = (const int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
-        d->lin_base = (const long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
-    }
-    if (sl->pp + 1 < sl->a) { /* edge pp, received by slice pp+1's partition */
-        char *e = (g->host_edges ? g->edge : g->part[swgpu__lg_slice_part(g, sl->pp + 1)].edge) +
-                  edge_off[sl->eb + (size_t)sl->pp];
-        d->rout = (int32_t *)(void *)e;
-        d->rflag = (int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
-        d->rout_base = (long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
-    }
+    if (sl->pp > 0) /* edge pp-1 is received here */
+        edge_in(d, (g->host_edges ? g->edge : p->edge) + edge_off[sl->eb + (size_t)sl->pp - 1]);
+    if (sl->pp + 1 < sl->a) /* edge pp, received by slice pp+1's partition */
+        edge_out(d, (g->host_edges ? g->edge : g->part[swgpu__lg_slice_part(g, sl->pp + 1)].edge) +
+                        edge_off[sl->eb + (size_t)sl->pp]);
 }
 
 /* A slice of a pass split across processes (g->ext_in, gpu_relay.c): its
  * boundary columns in the relay's host buffers, region k's of the batch. */
 static void relay_edges(const swgpu__lgpu_t *g, size_t k, swgpu__lkreg_t *d)
 {
-    const int64_t strips = d->nstrips;
-    char *e = g->ext_in[k];
-    if (e) {
-        d->lin = (const int32_t *)(void *)e;
-        d->lflag = (const int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
-        d->lin_base = (const long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
-    }
-    if ((e = g->ext_out[k])) {
-        d->rout = (int32_t *)(void *)e;
-        d->rflag = (int32_t *)(void *)(e + (uint64_t)strips * SWGPU__LK_EDGE * 8);
-        d->rout_base = (long long *)(void *)(e + SWGPU__LK_EDGE_BASES(strips));
-    }
+    if (g->ext_in[k])
+        edge_in(d, g->ext_in[k]);
+    if (g->ext_out[k])
+        edge_out(d, g->ext_out[k]);
 }
 
 /* The batch's regions as the kernel sees them (p->hregs), their places in

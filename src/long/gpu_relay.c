@@ -186,9 +186,9 @@ static void *relay_in(void *arg)
             }
             if (!e)
                 continue;
-            wire_to_kernel(msg, rows, R->wide, R->ext, (int32_t *)(void *)(e + (uint64_t)s * SWGPU__LK_EDGE * 8),
+            wire_to_kernel(msg, rows, R->wide, R->ext, (int32_t *)(void *)(e + SWGPU__LK_EDGE_PAIRS(s)),
                            (long long *)(void *)(e + SWGPU__LK_EDGE_BASES(S)) + s);
-            __atomic_store_n((int32_t *)(void *)(e + (uint64_t)S * SWGPU__LK_EDGE * 8) + s, 1, __ATOMIC_RELEASE);
+            __atomic_store_n((int32_t *)(void *)(e + SWGPU__LK_EDGE_PAIRS(S)) + s, 1, __ATOMIC_RELEASE);
         }
     }
     return NULL;
@@ -225,11 +225,11 @@ static void *relay_out(void *arg)
         char *e = R->out ? R->out[k] : NULL;
         for (int64_t s = 0; s < S; s++) {
             const int rows = strip_rows(r, s);
-            if (e && wait_flag(R, (const int32_t *)(void *)(e + (uint64_t)S * SWGPU__LK_EDGE * 8) + s)) {
+            if (e && wait_flag(R, (const int32_t *)(void *)(e + SWGPU__LK_EDGE_PAIRS(S)) + s)) {
                 long long base = 0;
                 if (R->wide)
                     memcpy(&base, e + SWGPU__LK_EDGE_BASES(S) + (uint64_t)s * 8, sizeof base);
-                kernel_to_wire((const int32_t *)(void *)(e + (uint64_t)s * SWGPU__LK_EDGE * 8), rows, R->wide, R->ext,
+                kernel_to_wire((const int32_t *)(void *)(e + SWGPU__LK_EDGE_PAIRS(s)), rows, R->wide, R->ext,
                                R->oe, base, msg);
             } else {
                 memset(msg, 0, sizeof msg);
@@ -282,7 +282,7 @@ static int relay_begin(swgpu__lgpu_t *g, relay_t *R, const swgpu__lreg_t *regs, 
             if (!(side ? has_right(r) : has_left(r)))
                 continue;
             char *e = g->ext_mem + at;
-            memset(e + (uint64_t)S * SWGPU__LK_EDGE * 8, 0, (size_t)S * 4); /* flags */
+            memset(e + SWGPU__LK_EDGE_PAIRS(S), 0, (size_t)S * 4); /* flags */
             (side ? R->out : R->in)[k] = e;
             at += swgpu__lg_edge_bytes(S);
         }
