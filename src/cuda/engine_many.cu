@@ -305,12 +305,17 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
     size_t nqo = 0, pbytes = 0;
     m->ovf_pending = 0;
     m->ovf_n = 0;
+    /* each query's saturated scores (the pairs below visit only its rows) */
+    uint32_t *cnt = (uint32_t *)malloc((bt->n ? bt->n : 1) * sizeof *cnt);
+    if (!cnt)
+        return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu queries", bt->n);
     for (size_t j = 0; j < bt->n; j++) {
         const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
         const int32_t sat = qsat_of(S, Q), *row = m->h_sc + j * stride;
         uint32_t nov = 0;
         for (size_t k = 0; k < n; k++)
             nov += row[k] >= sat;
+        cnt[j] = nov;
         if (nov) {
             tot += nov;
             nqo++;
@@ -319,11 +324,12 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
                 maxql = (int)Q->len;
         }
     }
-    if (tot == 0)
-        return SWGPU_OK;
-    if (tot > UINT32_MAX)
-        return swgpu__fail(SWGPU_ERANGE, "cuda engine: %llu saturated scores in one batch",
-                           (unsigned long long)tot);
+    if (tot == 0 || tot > UINT32_MAX) {
+        free(cnt);
+        return tot == 0 ? SWGPU_OK
+                        : swgpu__fail(SWGPU_ERANGE, "cuda engine: %llu saturated scores in one "
+                                      "batch", (unsigned long long)tot);
+    }
     /* staging: the profiles, the query table, the pairs */
     const size_t toff = pbytes, poff = toff + align16(nqo * sizeof(swgpu_cu_mq_t));
     const size_t bytes = poff + tot * sizeof(uint2);
@@ -332,8 +338,10 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
         (rc = dgrow((void **)&m->d_ovf, &m->cap_dovf, bytes)) ||
         (maxql > IW &&
          (rc = dgrow(&d->scr_intra, &d->cap_scr_intra,
-                     swgpu__cu_intra_scratch(maxql, ch->maxlen, blocks)))))
+                     swgpu__cu_intra_scratch(maxql, ch->maxlen, blocks))))) {
+        free(cnt);
         return rc;
+    }
     swgpu_cu_mq_t *qt = (swgpu_cu_mq_t *)(m->h_ovf + toff);
     uint2 *pairs = (uint2 *)(m->h_ovf + poff);
     size_t qo = 0, po = 0;
@@ -342,11 +350,10 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
         const swgpu__query_t *Q = &in->q[in->ord[bt->first + j]];
         const int ql = (int)Q->len;
         const int32_t sat = qsat_of(S, Q), *row = m->h_sc + j * stride;
-        const uint32_t c0 = c;
-        for (uint32_t k = 0; k < (uint32_t)n; k++)
-            if (row[k] >= sat)
-                pairs[c++] = make_uint2(k, e);
-        if (c > c0) {
+        if (cnt[j]) {
+            for (uint32_t k = 0; k < (uint32_t)n; k++)
+                if (row[k] >= sat)
+                    pairs[c++] = make_uint2(k, e);
             swgpu__cu_dpx_prof(icfg, blob_q(Q, mq->h_q + qo), ql,
                                blob_mat(Q, mq->h_q + qo, S->mat), m->h_ovf + po);
             qt[e].tprof = (const int16_t *)(m->d_ovf + po);
@@ -358,6 +365,7 @@ static int mq_overflows(cuda_state_t *S, gpu_t *d, mslot_t *m, const mslot_t *mq
         }
         qo += align16(qblob_bytes(Q));
     }
+    free(cnt);
     CU_CHECK(cudaMemcpyAsync(m->d_ovf, m->h_ovf, bytes, cudaMemcpyHostToDevice, d->sto));
     swgpu_cu_batch_t b = {B->res, B->woff, B->len, ch->n, B->pres, B->poff};
     if ((rc = swgpu__cu_intra_pairs(&b, (const uint2 *)(m->d_ovf + poff), (uint32_t)tot,
@@ -643,12 +651,22 @@ static int run_streamed(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
     return rc;
 }
 
+/* the first GPU that holds a part of the database (resident) */
+static int first_gpu(const cuda_state_t *S)
+{
+    for (int g = 0; g < S->ndev; g++)
+        if (S->dev[g].own >= 0)
+            return g;
+    return 0;
+}
+
 /* resident: batch bt (finished, in slot k of every GPU) to the sink, query
  * by query; several GPUs' scores assembled in asmb */
 static int hand_over(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bt, int k,
                      int32_t *asmb, swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
 {
     int rc;
+    const double t = swgpu__now();
     for (size_t j = 0; j < bt->n; j++) {
         const int32_t *sc;
         if (S->ndev == 1) {
@@ -669,6 +687,10 @@ static int hand_over(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bt, int
         if ((rc = sink(user, qi, sc)) < 0)
             return rc;
     }
+    const double t0 = S->dev[first_gpu(S)].t0_host;
+    if (t0 != 0 && swgpu__log_on(SWGPU_LOG_DEBUG))
+        swgpu__log(SWGPU_LOG_DEBUG, "cuda: batch of %zu queries (longest %d) handed over "
+                   "%.3f-%.3f s", bt->n, bt->maxqlen, t - t0, swgpu__now() - t0);
     return SWGPU_OK;
 }
 
