@@ -386,6 +386,92 @@ out:
     swgpu_seqset_destroy(qs);
 }
 
+/*
+ * Ranked by E-value (the default), the top_n hits are the first top_n of
+ * the whole list under that rank among those that pass the threshold,
+ * although the search skips the scores that cannot beat its worst kept hit
+ * (hits.c top_hits): related subjects of a long, W-rich query score far
+ * above the scores it remembers (its first 4,096 from the entry score),
+ * many of them close to each other, so the cut is taken both ways.
+ */
+static void test_evalue_rank_cut(const swgpu_matrix_t *b62)
+{
+    enum { NQ = 4, ND = 400, BASE = 900 };
+    uint64_t seed = 77;
+    char *q[NQ], *d[ND];
+    q[0] = malloc(BASE + 1);
+    for (int i = 0; i < BASE; i++)
+        q[0][i] = tap_rand(&seed) % 3 == 0 ? 'W' : TL_AMINO[tap_rand(&seed) % 20];
+    q[0][BASE] = 0;
+    q[1] = malloc(2 * BASE);
+    tl_mutate_letters(&seed, q[0], q[1], 2 * BASE, 8, TL_AMINO);
+    q[2] = malloc(161);
+    tl_rand_letters(&seed, q[2], 160, TL_AMINO);
+    q[3] = malloc(401);
+    tl_rand_letters(&seed, q[3], 400, TL_AMINO);
+    for (int i = 0; i < ND; i++) {
+        d[i] = malloc(2 * BASE);
+        if (i < 40)
+            tl_mutate_letters(&seed, q[0], d[i], 2 * BASE, 3 + (unsigned)i, TL_AMINO);
+        else if (i < 52)
+            tl_mutate_letters(&seed, q[2], d[i], 2 * BASE, 2 + (unsigned)(i % 6), TL_AMINO);
+        else
+            tl_rand_letters(&seed, d[i], 20 + tap_rand(&seed) % 400, TL_AMINO);
+    }
+    swgpu_seqset_t *qs = tl_set_of(SWGPU_PROTEIN, (const char *const *)q, NQ, "q");
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, (const char *const *)d, ND, "d");
+    for (int i = 0; i < NQ; i++)
+        free(q[i]);
+    for (int i = 0; i < ND; i++)
+        free(d[i]);
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_PROTEIN);
+    o.threads = 2;
+    o.no_align = 1;
+    o.top_n = ND;
+    o.evalue = 1e300;
+    swgpu_search_result_t *all = NULL;
+    CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &all), SWGPU_OK);
+    if (!all)
+        goto out;
+    int32_t best = 0;
+    for (size_t h = 0; h < all->q[0].n_hits; h++)
+        if (all->q[0].hits[h].score > best)
+            best = all->q[0].hits[h].score;
+    CHECK(best > 5000, "the W-rich query's best score %d", (int)best);
+    static const double thresholds[] = {1e300, 1e-3, 1e-150};
+    static const int tops[] = {1, 3, 7, 30, 100};
+    long bad = 0, kept = 0;
+    for (size_t x = 0; x < 3; x++)
+        for (size_t k = 0; k < 5; k++) {
+            swgpu_search_result_t *r = NULL;
+            o.evalue = thresholds[x];
+            o.top_n = tops[k];
+            CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
+            for (size_t i = 0; r && i < NQ; i++) {
+                const swgpu_query_result_t *qa = &all->q[i], *qr = &r->q[i];
+                size_t n = 0;
+                for (size_t h = 0; h < qa->n_hits && n < (size_t)tops[k]; h++) {
+                    if (!(qa->hits[h].evalue <= thresholds[x]))
+                        continue;
+                    bad += n >= qr->n_hits || qr->hits[n].target != qa->hits[h].target ||
+                           qr->hits[n].score != qa->hits[h].score ||
+                           qr->hits[n].evalue != qa->hits[h].evalue;
+                    n++;
+                }
+                bad += n != qr->n_hits;
+                kept += (long)n;
+            }
+            swgpu_search_result_destroy(r);
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(kept > 100, "%ld hits kept over the thresholds and tops", kept);
+    swgpu_search_result_destroy(all);
+out:
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 static void test_no_align(const swgpu_matrix_t *b62)
 {
     const char *q[] = {"MKWVTFISLL"};
@@ -906,6 +992,7 @@ int main(void)
     test_every_query_reported(b62);
     test_random(b62);
     test_evalue_models(b62);
+    test_evalue_rank_cut(b62);
     test_no_align(b62);
     test_progress(b62);
     test_no_self(b62);

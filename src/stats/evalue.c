@@ -229,6 +229,15 @@ static double spouge_bound(const swgpu__evalue_ctx_t *c, int32_t score, double e
     return scale * norm_cdf(lo);
 }
 
+int swgpu__evalue_may_reach(const swgpu__evalue_ctx_t *c, int32_t score, double max_e)
+{
+    if (!c->spouge)
+        return swgpu__evalue_of(c, score, 0) <= max_e;
+    /* the margin of swgpu__evalue_min_score_from (rounding) */
+    const double enough = max_e * (1 + 1e-6);
+    return !(spouge_bound(c, score, enough) > enough);
+}
+
 int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e, int32_t from)
 {
     const int32_t limit = 1 << 24; /* far above any E-value's range */
@@ -248,10 +257,9 @@ int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e,
         return s >= limit ? INT32_MAX : s > from ? s : from;
     }
     /* every score below the result is checked on its own: the bound need
-     * not be monotonic (a small margin covers rounding) */
-    double enough = max_e * (1 + 1e-6);
+     * not be monotonic */
     for (int32_t s = from; s < limit; s++)
-        if (!(spouge_bound(c, s, enough) > enough))
+        if (swgpu__evalue_may_reach(c, s, max_e))
             return s;
     return INT32_MAX;
 }

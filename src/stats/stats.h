@@ -55,6 +55,12 @@ int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
  *  kept hits improve. */
 int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e, int32_t from);
 
+/** 0 when no subject, whatever its length, gets an E-value <= max_e at this
+ *  score (under Spouge's model, by the bound that
+ *  swgpu__evalue_min_score_from steps through); else 1.  Each score on its
+ *  own: the answer at one score says nothing of the others. */
+int swgpu__evalue_may_reach(const swgpu__evalue_ctx_t *c, int32_t score, double max_e);
+
 /** Robinson & Robinson (1991) frequencies of the 20 standard amino acids. */
 extern const double swgpu__robinson[20];
 /** Tests: nonzero makes swgpu__ungapped_karlin's convolution take its scalar
