@@ -30,11 +30,17 @@
  * gets few issue slots (36 pairs took 0.63 s of kernel time) and takes some
  * from it, so the reserve is then FEED_HOLD_S seconds of the workers' work,
  * by their measured time per job, and nothing is fed before FEED_TIMED jobs
- * are timed.  Once the scan has ended the reserve is a job or two per
- * worker.  (2,000 UniProt queries x uniprot20k on one H200, runs alternated:
- * with GPU ends made at the start and fed during the scan 2.23, 2.23 s wall
- * against 2.11, 2.06 s without; with this and the state made lazily
- * (feeder_start) 2.15-2.23 s against 2.16-2.18 s, on another host.) */
+ * are timed.  Once the scan has ended the reserve is half of what is queued
+ * (a job per worker at least): a GPU batch comes back after a round trip
+ * (~20 ms plus ~17 us a pair on an H200) and its hits still need their
+ * tracebacks, so workers left a job or two each idled meanwhile (2,000 UniProt
+ * queries: the 5,021 jobs left all sent at once came back after 0.106 s, the
+ * alignments ended 0.153 s after the scan; bench/NOTES-gpu.md v30), and the
+ * halves that follow keep both busy.  (2,000 UniProt queries x uniprot20k
+ * on one H200, runs alternated: with GPU ends made at the start and fed
+ * during the scan 2.23, 2.23 s wall against 2.11, 2.06 s without; with this
+ * and the state made lazily (feeder_start) 2.15-2.23 s against 2.16-2.18 s,
+ * on another host.) */
 #define FEED_MIN 32     /* jobs, at least, for a GPU batch */
 #define FEED_MAX 16384  /* jobs, at most */
 #define FEED_HOLD_S 0.5 /* seconds of host work kept from the GPU during the scan */
@@ -197,6 +203,8 @@ static void *feeder(void *arg)
     for (;;) {
         size_t avail = c->n_jobs - c->next;
         size_t reserve = (c->closed ? 1 : 2) * c->n_workers;
+        if (c->closed && avail / 2 > reserve)
+            reserve = avail / 2; /* (see FEED_HOLD_S) */
         if (!c->closed) { /* the scan runs: FEED_HOLD_S of host work (see FEED_HOLD_S) */
             double hold = c->job_n < FEED_TIMED ? (double)SIZE_MAX
                                                 : FEED_HOLD_S * (double)c->n_workers *
@@ -235,6 +243,7 @@ static void *feeder(void *arg)
             }
             c->n_jobs -= k; /* the newest k */
             memcpy(b, c->jobs + c->n_jobs, k * sizeof *b);
+            const int after_scan = c->closed;
             pthread_mutex_unlock(&c->lock);
             int rc = SWGPU_OK;
             size_t rc_len = 0, rc_at = 0; /* minus-strand subjects, reverse complemented */
@@ -267,8 +276,12 @@ static void *feeder(void *arg)
                 pj[x] = (swgpu__cu_pair_t){.q = q, .qlen = q->len, .t = t.res, .tlen = t.len,
                                            .known = h->score, .begin = 1};
             }
+            const double tr = swgpu__now();
             if (rc == SWGPU_OK)
                 rc = swgpu__cu_pairs_run(c->pairs, pj, k);
+            swgpu__log(SWGPU_LOG_DEBUG, "hit ends: %zu jobs to the GPU from %.3f s (the scan's "
+                       "clock, %s), back after %.3f s; %zu left to the host", k, tr - c->t0,
+                       after_scan ? "after the scan" : "during it", swgpu__now() - tr, reserve);
             if (rc < 0)
                 swgpu__log(SWGPU_LOG_WARN, "hit ends on the GPU failed, the host computes them: "
                            "%s", swgpu_last_error());

@@ -373,11 +373,11 @@ static int search_run(const swgpu__query_t *qs, const char *const *ids, size_t n
     if ((rc = ops->create(db, m, opts, &state)) < 0)
         goto done;
     t_create = swgpu__now() - t_create;
+    double t0 = swgpu__now(); /* the scan's clock, before the threads that read it */
+    c.t0 = c.t_report = t0;
     if (!opts->no_align)
         swgpu__aligners_start(&c, ops);
 
-    double t0 = swgpu__now();
-    c.t0 = c.t_report = t0;
     rc = search_scan(&c, nq, ops, state);
     double t1 = swgpu__now();
     c.r->scan_seconds = t1 - t0;
