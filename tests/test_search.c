@@ -294,6 +294,41 @@ done:
     swgpu_seqset_destroy(qs);
 }
 
+/* Searches with o at each threshold and top_n of the lists, against all
+ * (every positive-scoring hit, in the same rank): each must hold, query by
+ * query, the first top_n of all's hits that pass its threshold, in order.
+ * Returns the differences; *kept counts the hits compared. */
+static long top_lists_diff(const swgpu_seqset_t *qs, const swgpu_db_t *db,
+                           const swgpu_matrix_t *m, swgpu_opts_t o,
+                           const swgpu_search_result_t *all, const double *thresholds,
+                           size_t nthr, const int *tops, size_t ntops, long *kept)
+{
+    long bad = 0;
+    for (size_t x = 0; x < nthr; x++)
+        for (size_t k = 0; k < ntops; k++) {
+            swgpu_search_result_t *r = NULL;
+            o.evalue = thresholds[x];
+            o.top_n = tops[k];
+            CHECK_EQ_INT(swgpu_search(qs, db, m, &o, &r), SWGPU_OK);
+            for (size_t i = 0; r && i < r->n_queries; i++) {
+                const swgpu_query_result_t *qa = &all->q[i], *qr = &r->q[i];
+                size_t n = 0;
+                for (size_t h = 0; h < qa->n_hits && n < (size_t)tops[k]; h++) {
+                    if (!(qa->hits[h].evalue <= thresholds[x]))
+                        continue;
+                    bad += n >= qr->n_hits || qr->hits[n].target != qa->hits[h].target ||
+                           qr->hits[n].score != qa->hits[h].score ||
+                           qr->hits[n].evalue != qa->hits[h].evalue;
+                    n++;
+                }
+                bad += n != qr->n_hits;
+                *kept += (long)n;
+            }
+            swgpu_search_result_destroy(r);
+        }
+    return bad;
+}
+
 /*
  * E-value models: every hit's E-value is swgpu_hit_evalue() of its score,
  * query, subject and database; the hits are the top_n by (score, database
@@ -346,28 +381,7 @@ static void test_evalue_models(const swgpu_matrix_t *b62)
                         inversions += qa->hits[a].evalue > thresholds[x] &&
                                       qa->hits[b].evalue <= thresholds[x];
         }
-        for (size_t x = 0; x < 3; x++)
-            for (size_t k = 0; k < 3; k++) {
-                swgpu_search_result_t *r = NULL;
-                o.evalue = thresholds[x];
-                o.top_n = tops[k];
-                CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
-                for (size_t i = 0; r && i < r->n_queries; i++) {
-                    const swgpu_query_result_t *qa = &all->q[i], *qr = &r->q[i];
-                    size_t n = 0;
-                    for (size_t h = 0; h < qa->n_hits && n < (size_t)tops[k]; h++) {
-                        if (!(qa->hits[h].evalue <= thresholds[x]))
-                            continue;
-                        bad_list += n >= qr->n_hits || qr->hits[n].target != qa->hits[h].target ||
-                                    qr->hits[n].score != qa->hits[h].score ||
-                                    qr->hits[n].evalue != qa->hits[h].evalue;
-                        n++;
-                    }
-                    bad_list += n != qr->n_hits;
-                    kept += (long)n;
-                }
-                swgpu_search_result_destroy(r);
-            }
+        bad_list = top_lists_diff(qs, db, b62, o, all, thresholds, 3, tops, 3, &kept);
         CHECK_EQ_INT(bad_e, 0);
         CHECK_EQ_INT(bad_list, 0);
         CHECK(kept > 20, "%s: %ld hits kept over the thresholds", mi ? "old-fsc" : "spouge", kept);
@@ -441,30 +455,8 @@ static void test_evalue_rank_cut(const swgpu_matrix_t *b62)
     CHECK(best > 5000, "the W-rich query's best score %d", (int)best);
     static const double thresholds[] = {1e300, 1e-3, 1e-150};
     static const int tops[] = {1, 3, 7, 30, 100};
-    long bad = 0, kept = 0;
-    for (size_t x = 0; x < 3; x++)
-        for (size_t k = 0; k < 5; k++) {
-            swgpu_search_result_t *r = NULL;
-            o.evalue = thresholds[x];
-            o.top_n = tops[k];
-            CHECK_EQ_INT(swgpu_search(qs, db, b62, &o, &r), SWGPU_OK);
-            for (size_t i = 0; r && i < NQ; i++) {
-                const swgpu_query_result_t *qa = &all->q[i], *qr = &r->q[i];
-                size_t n = 0;
-                for (size_t h = 0; h < qa->n_hits && n < (size_t)tops[k]; h++) {
-                    if (!(qa->hits[h].evalue <= thresholds[x]))
-                        continue;
-                    bad += n >= qr->n_hits || qr->hits[n].target != qa->hits[h].target ||
-                           qr->hits[n].score != qa->hits[h].score ||
-                           qr->hits[n].evalue != qa->hits[h].evalue;
-                    n++;
-                }
-                bad += n != qr->n_hits;
-                kept += (long)n;
-            }
-            swgpu_search_result_destroy(r);
-        }
-    CHECK_EQ_INT(bad, 0);
+    long kept = 0;
+    CHECK_EQ_INT(top_lists_diff(qs, db, b62, o, all, thresholds, 3, tops, 5, &kept), 0);
     CHECK(kept > 100, "%ld hits kept over the thresholds and tops", kept);
     swgpu_search_result_destroy(all);
 out:
