@@ -89,8 +89,8 @@ static swgpu_rank_t rank_for(swgpu_rank_t rank, const swgpu__evalue_ctx_t *ev)
  * worst now nor later (w only falls), so the scores found so are
  * remembered (MISS_SPAN of them above min_score) and the entry score rises
  * over those at its bottom.  The cut is exact either way.  (The entry
- * score had been raised with swgpu__evalue_min_score_from after each hit
- * kept, a bound computed at every score on the way: 606 bounds a query of
+ * score had been raised after each hit kept by a bound computed at every
+ * score on the way, as swgpu__evalue_min_score steps: 606 bounds a query of
  * 700-800 residues against uniprot20k, where the candidates' own scores
  * need 175; bench/NOTES-gpu.md v30.)
  */

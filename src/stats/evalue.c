@@ -233,16 +233,14 @@ int swgpu__evalue_may_reach(const swgpu__evalue_ctx_t *c, int32_t score, double 
 {
     if (!c->spouge)
         return swgpu__evalue_of(c, score, 0) <= max_e;
-    /* the margin of swgpu__evalue_min_score_from (rounding) */
+    /* a small margin covers rounding */
     const double enough = max_e * (1 + 1e-6);
     return !(spouge_bound(c, score, enough) > enough);
 }
 
-int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e, int32_t from)
+int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
 {
     const int32_t limit = 1 << 24; /* far above any E-value's range */
-    if (from < 1)
-        from = 1;
     if (!c->spouge) {
         /* E is non-increasing in S: start from the solution of E(S) = max_e
          * and settle the integer with the function itself */
@@ -254,19 +252,14 @@ int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e,
             s--;
         while (s < limit && !(swgpu__evalue_of(c, s, 0) <= max_e))
             s++;
-        return s >= limit ? INT32_MAX : s > from ? s : from;
+        return s >= limit ? INT32_MAX : s;
     }
     /* every score below the result is checked on its own: the bound need
      * not be monotonic */
-    for (int32_t s = from; s < limit; s++)
+    for (int32_t s = 1; s < limit; s++)
         if (swgpu__evalue_may_reach(c, s, max_e))
             return s;
     return INT32_MAX;
-}
-
-int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e)
-{
-    return swgpu__evalue_min_score_from(c, max_e, 1);
 }
 
 double swgpu_hit_evalue(const swgpu_karlin_t *k, swgpu_evalue_model_t model, int32_t score,

@@ -49,16 +49,11 @@ double swgpu__evalue_of_real(const swgpu__evalue_ctx_t *c, double S, uint64_t tl
  *  length-adjusted model (E <= max_e iff score >= it), a lower bound for
  *  Spouge's (scores from it up still need their E-values checked). */
 int32_t swgpu__evalue_min_score(const swgpu__evalue_ctx_t *c, double max_e);
-/** The same, searched from score `from` up (the caller knows that no
- *  score below it reaches max_e): the least score >= from that may reach
- *  it.  A search ranking by E-value raises its entry score with it as its
- *  kept hits improve. */
-int32_t swgpu__evalue_min_score_from(const swgpu__evalue_ctx_t *c, double max_e, int32_t from);
-
 /** 0 when no subject, whatever its length, gets an E-value <= max_e at this
- *  score (under Spouge's model, by the bound that
- *  swgpu__evalue_min_score_from steps through); else 1.  Each score on its
- *  own: the answer at one score says nothing of the others. */
+ *  score (under Spouge's model, by the bound that swgpu__evalue_min_score
+ *  steps through); else 1.  Each score on its own: the answer at one score
+ *  says nothing of the others.  A search ranking by E-value tests its
+ *  candidates' scores with it as its kept hits improve. */
 int swgpu__evalue_may_reach(const swgpu__evalue_ctx_t *c, int32_t score, double max_e);
 
 /** Robinson & Robinson (1991) frequencies of the 20 standard amino acids. */
