@@ -118,6 +118,18 @@ static void check(const char *what, const uint8_t *a, size_t alen, const uint8_t
     swgpu_aln_free(&one);
 }
 
+/* check() with the traceback's divide and conquer taken deep: full-matrix
+ * pieces of 600 x 600 cells at most, budgets of 3 MiB */
+static void check_deep(const char *what, const uint8_t *a, size_t alen, const uint8_t *b,
+                       size_t blen, const swgpu_matrix_t *m, const swgpu_long_opts_t *o)
+{
+    swgpu_long_opts_t d = *o;
+    d.max_host_memory = d.max_device_memory = 3u << 20;
+    swgpu__long_set_base(600 * 600);
+    check(what, a, alen, b, blen, m, &d);
+    swgpu__long_set_base(0);
+}
+
 static void test_pairs(void)
 {
     swgpu_matrix_t *dna = NULL, *b62 = NULL;
@@ -137,12 +149,7 @@ static void test_pairs(void)
     check("dna related", a, N, b, bl, dna, &o);
     o.threads = 2;
     check("dna related, 2 threads a part", a, N, b, bl, dna, &o);
-    /* deep divide and conquer: small full-matrix pieces, a tight budget */
-    swgpu__long_set_base(600 * 600);
-    o.max_host_memory = o.max_device_memory = 3u << 20;
-    check("dna related, deep traceback", a, N, b, bl, dna, &o);
-    swgpu__long_set_base(0);
-    o.max_host_memory = o.max_device_memory = 0;
+    check_deep("dna related, deep traceback", a, N, b, bl, dna, &o);
     o.score_only = 1;
     check("dna related, score only", a, N, b, bl, dna, &o);
     o.score_only = 0;
@@ -164,11 +171,7 @@ static void test_pairs(void)
     o.gpu_parts = 7;
     check("dna related, 7 slices, rendezvous sends", a, N, b, bl, dna, &o);
     o.gpu_parts = 0;
-    swgpu__long_set_base(600 * 600);
-    o.max_host_memory = o.max_device_memory = 3u << 20;
-    check("dna related, deep traceback, rendezvous sends", a, N, b, bl, dna, &o);
-    swgpu__long_set_base(0);
-    o.max_host_memory = o.max_device_memory = 0;
+    check_deep("dna related, deep traceback, rendezvous sends", a, N, b, bl, dna, &o);
     rendezvous = 0;
     /* many threads (more than the strips of a pass) and a small budget: the
      * score pass prunes, in one part and split */
@@ -212,12 +215,9 @@ static void test_pairs(void)
         ow.prune = 0;
         check("dna related, wide scores, no pruning", a, N, b, bl, big, &ow);
         ow.prune = 1;
-        swgpu__long_set_base(600 * 600);
-        ow.max_host_memory = ow.max_device_memory = 3u << 20;
-        check("dna related, wide scores, deep traceback", a, N, b, bl, big, &ow);
+        check_deep("dna related, wide scores, deep traceback", a, N, b, bl, big, &ow);
         ow.gpu_parts = 11;
-        check("dna related, wide scores, deep traceback, 11 slices", a, N, b, bl, big, &ow);
-        swgpu__long_set_base(0);
+        check_deep("dna related, wide scores, deep traceback, 11 slices", a, N, b, bl, big, &ow);
         swgpu_matrix_destroy(big);
     }
     /* unrelated: a short best alignment somewhere */
