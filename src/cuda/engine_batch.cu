@@ -306,7 +306,6 @@ int qp_plan(const cuda_state_t *S, const gpu_t *d, const mslot_t *m, const mbatc
         free(sl);
         return rc;
     }
-    memset(load, 0, 2 * J * sizeof *load);
     for (size_t i = 0; i < n; i++) {
         it[i].lane = sl[n + i];
         load[it[i].lane] += it[i].slots;
