@@ -522,6 +522,13 @@ static void part1(void)
     uint32_t lb[] = {600, 700, 900, 1000, 1100, 1150, 1200, 1200, 50, 10};
     db_make(&T, lb, sizeof lb / sizeof lb[0], 0, q, 1200);
     model_case(&T.db, q, 1200, &big, 11, 1, "large scores");
+    {
+        /* saturating lanes: a long query and copies of it, two gap costs */
+        size_t ql[] = {1200, 600, 700};
+        int ln[] = {0, 1, 1};
+        model_case_qp(&T.db, q, ql, 3, ln, &big, 30, 2, "lanes, large scores 30/2");
+        model_case_qp(&T.db, q, ql, 3, ln, &big, 11, 1, "lanes, large scores 11/1");
+    }
     db_free(&T);
 
     /* DNA */
