@@ -147,6 +147,16 @@ static __device__ __forceinline__ uint4 lds128(uint32_t a)
     return v;
 }
 
+/* the byte at base + i * two, its address by a multiply-add (the FMA pipe,
+ * two = 2 at run time, where an index scaled by a constant takes the
+ * integer pipe's shifts and 64-bit adds) */
+static __device__ __forceinline__ uint32_t ldg_at(const uint8_t *base, uint32_t i, uint32_t two)
+{
+    const uint8_t *p;
+    asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(p) : "r"(i), "r"(two), "l"(base));
+    return __ldg(p);
+}
+
 /* lo + hi by an integer multiply-add (FMA pipe); one = 1 at run time */
 static __device__ __forceinline__ uint32_t pair_mad(uint32_t hi, uint32_t one, uint32_t lo)
 {
@@ -186,15 +196,15 @@ static __device__ __forceinline__ void wavefront(int nsteps, int L, F &step)
  * drain, the end of a shorter subject); not needed in the steady state.
  * The left input comes from thread t-1, or for thread 0 from bn, which
  * holds the left boundary of row j; xn and (rd: thread 0 reads a boundary
- * column) bn are loaded one step ahead: rows[j + 1], bnd[j + 1] (SA:
- * rows1[s], bt[s]).  KEEP (k_qp): the halves outside keep start afresh
- * from kb0.  wr: thread G-1 writes its right column for the next pass.
+ * column) bn are loaded one step ahead: row j + 1's residues by nres(s, j),
+ * bnd[j + 1] (SA: bt[s]).  KEEP (k_qp): the halves outside keep start
+ * afresh from kb0.  wr: thread G-1 writes its right column for the next
+ * pass.
  */
-template <int G, bool SA, bool KEEP, class Lane, class Cells>
+template <int G, bool SA, bool KEEP, class Lane, class Cells, class Next>
 static __device__ __forceinline__ void dpx_step(const int s, const bool CK, const int t,
                                                 const int L, Lane &ln, Cells &cells, uint32_t &xn,
-                                                uint2 &bn, const uint16_t *rows,
-                                                const uint16_t *rows1, uint2 *bnd, uint2 *bt,
+                                                uint2 &bn, Next &nres, uint2 *bnd, uint2 *bt,
                                                 const bool rd, const bool wr, const uint32_t keep,
                                                 const uint2 kb0)
 {
@@ -206,7 +216,7 @@ static __device__ __forceinline__ void dpx_step(const int s, const bool CK, cons
     const uint32_t x = xn;
     const bool more = !CK || j + 1 < L;
     if (more)
-        xn = SA ? rows1[s] : rows[j + 1];
+        xn = nres(s, j);
     if (t == 0) {
         hr = bn.x;
         er = bn.y;
@@ -407,10 +417,13 @@ k_dpx(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const int16_t *__restr
             /* SA: indexed by the step s: rows1[s] = rows[j + 1]; thread 0
              * reads bnd[j + 1] = bt[s], thread G-1 writes bnd[j] = bt[s] */
             const uint16_t *rows1 = rows + 1 - t;
+            auto nres = [&](const int s, const int j) {
+                return (uint32_t)(SA ? rows1[s] : rows[j + 1]);
+            };
             uint2 *bt = !bnd ? NULL : t == 0 ? bnd + 1 : bnd - (G - 1);
             auto step = [&](const int s, const bool CK) {
-                dpx_step<G, SA, false>(s, CK, t, L, ln, cells, xn, bn, rows, rows1, bnd, bt,
-                                       tile > 0, tile + 1 < ntiles, 0u, b0);
+                dpx_step<G, SA, false>(s, CK, t, L, ln, cells, xn, bn, nres, bnd, bt, tile > 0,
+                                       tile + 1 < ntiles, 0u, b0);
             };
             wavefront<G>(nsteps, L, step);
         }
@@ -658,6 +671,7 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
 {
     enum { W = G * R, NG = SWGPU_CU_DPX_THREADS / G };
     const uint32_t wq4 = (uint32_t)(W / 4) * one; /* a table row in 16-byte words, at run time */
+    const uint32_t two = 2u * one;                  /* the residue bytes' stride, at run time */
     constexpr bool SA = PF == 4 && R == 32;         /* as in k_dpx */
     const uint32_t rowb = (uint32_t)(W * 4) * one;
     extern __shared__ uint4 smem_u4[];
@@ -700,13 +714,12 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
         const uint32_t k = first + count - 1 - (live ? p : u * NG);
         const int L = live ? (int)b.len[k] : 0;
         const int Lmax = (int)b.len[first + count - 1 - u * NG];
-        const uint16_t *rows = b.pres + b.poff[k >> 1]; /* residue pair per row */
-        const uint32_t sh = 8u * (k & 1u);               /* this subject's byte */
+        /* this subject's byte of each row's residue pair (its code at rb[2j]) */
+        const uint8_t *rb = (const uint8_t *)(b.pres + b.poff[k >> 1]) + (k & 1u);
 
         SwLane<LP16, R> ln;
         ln.M = 0;
-        auto cells = [&](const uint32_t x) {
-            const uint32_t r = (x >> sh) & 0xffu;
+        auto cells = [&](const uint32_t r) {
             uint32_t sc[R];
             const uint32_t sx = sa + r * rowb;
             const uint4 *xa = (const uint4 *)tab + r * wq4;
@@ -741,14 +754,19 @@ k_qp(swgpu_cu_batch_t b, uint32_t first, uint32_t count, const swgpu_cu_job_t *_
             else
                 ln.start_sh(voe);
             const int nsteps = Lmax + G - 1;
-            uint32_t xn = L > 0 ? rows[0] : 0;
+            uint32_t xn = L > 0 ? rb[0] : 0;
             uint2 bn = b0;
             if (rd && L > 0)
                 bn = bnd[0];
-            const uint16_t *rows1 = rows + 1 - t;
+            /* the residue of row j + 1 = s - t + 1, its address by a
+             * multiply-add on the FMA pipe (SA: from the step) */
+            const uint8_t *rb1 = rb + 2 * (1 - t);
+            auto nres = [&](const int s, const int j) {
+                return SA ? ldg_at(rb1, (uint32_t)s, two) : ldg_at(rb, (uint32_t)(j + 1), two);
+            };
             uint2 *bt = !bnd ? NULL : t == 0 ? bnd + 1 : bnd - (G - 1);
             auto step = [&](const int s, const bool CK) {
-                dpx_step<G, SA, true>(s, CK, t, L, ln, cells, xn, bn, rows, rows1, bnd, bt, rd,
+                dpx_step<G, SA, true>(s, CK, t, L, ln, cells, xn, bn, nres, bnd, bt, rd,
                                       more_passes, keep, kb0);
             };
             wavefront<G>(nsteps, L, step);
