@@ -547,6 +547,7 @@ enum { NKERN = sizeof kernels / sizeof kernels[0] };
 /* log lines of the engine (to see that a database was streamed) */
 static char last_info[256];
 static int saw_lanes; /* a "lanes of" plan was logged (query lanes ran) */
+static size_t ahead_offered; /* queries the engine offered ahead of their sink calls */
 static void grab_log(swgpu_log_level_t level, const char *msg, void *user)
 {
     (void)level;
@@ -628,7 +629,37 @@ typedef struct {
     int fail_at; /* the sink fails on this call (-1: never) */
     int calls;
     const char *what;
+    /* ahead: the queries offered and not yet sunk (the sink must take them
+     * next, in order), how many were offered, the call that fails (-1: never) */
+    size_t *next_idx, n_next, at_next, offered;
+    int ahead_fail_at, ahead_calls;
 } many_ctx_t;
+
+/* a batch offered ahead: its rows must be the queries' scores already,
+ * and the sink must take exactly these queries next */
+static int many_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
+{
+    many_ctx_t *c = user;
+    if (c->ahead_fail_at >= 0 && c->ahead_calls++ == c->ahead_fail_at)
+        return swgpu__fail(SWGPU_ERANGE, "test ahead: stop");
+    if (c->at_next != c->n_next || n < 2) { /* the last batch not all sunk, or one query */
+        c->bad++;
+        return SWGPU_OK;
+    }
+    free(c->next_idx);
+    c->next_idx = malloc(n * sizeof *c->next_idx);
+    memcpy(c->next_idx, idx, n * sizeof *idx);
+    c->n_next = n;
+    c->at_next = 0;
+    c->offered += n;
+    for (size_t j = 0; j < n; j++)
+        if (idx[j] >= c->nq || memcmp(rows[j], c->want[idx[j]], c->db->n * sizeof **rows)) {
+            if (c->bad++ < 3)
+                CHECK(0, "scan_many %s: ahead's row %zu of %zu (query %zu) is not its scores",
+                      c->what, j, n, idx[j]);
+        }
+    return SWGPU_OK;
+}
 
 static int many_sink(void *user, size_t i, const int32_t *scores)
 {
@@ -638,6 +669,11 @@ static int many_sink(void *user, size_t i, const int32_t *scores)
     if (i >= c->nq) {
         c->bad++;
         return SWGPU_OK;
+    }
+    if (c->at_next < c->n_next && c->next_idx[c->at_next++] != i) {
+        if (c->bad++ < 3)
+            CHECK(0, "scan_many %s: query %zu sunk where the next offered was %zu", c->what, i,
+                  c->next_idx[c->at_next - 1]);
     }
     c->seen[i]++;
     for (uint64_t k = 0; k < c->db->n; k++)
@@ -676,30 +712,41 @@ static void gpu_many_q(const swgpu_db_t *db, const swgpu__query_t *qp, size_t nq
     int rc = swgpu__engine_cuda.create(db, m, &o, &st);
     CHECK(rc == 0, "create (%s): %s", what, swgpu_last_error());
     if (!rc) {
-        many_ctx_t c = {db, want, seen, nq, 0, -1, 0, what};
+        many_ctx_t c = {db, want, seen, nq, 0, -1, 0, what, NULL, 0, 0, 0, -1, 0};
         swgpu_scan_stats_t ss = {0, 0, 0};
         uint64_t cells = 0;
         for (size_t i = 0; i < nq; i++)
             cells += (uint64_t)qp[i].len * db->total_res;
-        rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, &c, &ss);
+        rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, many_ahead, &c, &ss);
         CHECK(rc == 0, "scan_many %s: %s", what, swgpu_last_error());
         size_t once = 0;
         for (size_t i = 0; i < nq; i++)
             once += seen[i] == 1;
-        CHECK(once == nq && c.bad == 0, "scan_many %s: %zu of %zu queries handed over once, "
-                                        "%zu bad", what, once, nq, c.bad);
+        CHECK(once == nq && c.bad == 0 && c.at_next == c.n_next,
+              "scan_many %s: %zu of %zu queries handed over once, %zu bad, %zu of %zu offered "
+              "ahead sunk", what, once, nq, c.bad, c.at_next, c.n_next);
+        CHECK(c.offered <= nq, "scan_many %s: %zu queries offered ahead of %zu", what, c.offered,
+              nq);
+        ahead_offered += c.offered;
+        free(c.next_idx);
         CHECK_EQ_INT(ss.cells, cells);
         if (overflows)
             *overflows += ss.overflows;
         /* a sink failure stops the scan with its status; the engine stays usable */
         if (nq > 2) {
-            many_ctx_t f = {db, want, seen, nq, 0, (int)nq / 2, 0, what};
-            rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, &f, NULL);
+            many_ctx_t f = {db, want, seen, nq, 0, (int)nq / 2, 0, what, NULL, 0, 0, 0, -1, 0};
+            rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, NULL, &f, NULL);
             CHECK_EQ_INT(rc, SWGPU_EINVAL);
             CHECK(f.bad == 0, "scan_many %s: wrong scores before the stop", what);
+            /* so does a failure of ahead (when the engine offers a batch) */
+            many_ctx_t a = {db, want, seen, nq, 0, -1, 0, what, NULL, 0, 0, 0, 0, 0};
+            rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, many_ahead, &a, NULL);
+            CHECK(rc == (a.ahead_calls ? SWGPU_ERANGE : SWGPU_OK), "scan_many %s: %d after "
+                  "ahead failed on call %d", what, rc, a.ahead_calls);
+            free(a.next_idx);
             memset(seen, 0, nq * sizeof *seen);
-            many_ctx_t g = {db, want, seen, nq, 0, -1, 0, what};
-            rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, &g, NULL);
+            many_ctx_t g = {db, want, seen, nq, 0, -1, 0, what, NULL, 0, 0, 0, -1, 0};
+            rc = swgpu__engine_cuda.scan_many(st, nq, qp, many_sink, NULL, &g, NULL);
             CHECK(rc == 0 && g.bad == 0, "scan_many %s after a stopped scan: %s", what,
                   rc ? swgpu_last_error() : "wrong scores");
         }
@@ -1080,7 +1127,9 @@ static void part2_many(const swgpu_db_t *db, const uint8_t *q, const swgpu_matri
     size_t one[] = {464}, two[] = {300, 300};
     gpu_many(db, q, one, 1, prot, 11, 1, NULL, "1 query", NULL);
     gpu_many(db, q, two, 2, prot, 11, 1, NULL, "2 queries", NULL);
+    ahead_offered = 0;
     gpu_many(db, q, mq, small ? 8 : nmq, prot, 11, 1, NULL, "many queries", NULL);
+    CHECK(ahead_offered > 0, "many queries: no batch was offered ahead of its sink calls");
     /* the same without query lanes (the many-query kernel), with one
      * job of two long lanes (as on a large database), and in batches of
      * two queries (or one) */

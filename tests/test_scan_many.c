@@ -206,7 +206,7 @@ static void check_many(const char *what, const tl_tdb_t *d, const swgpu_matrix_t
             CHECK(rc == 0, "%s: create: %s", w, swgpu_last_error());
             if (rc) continue;
             sink_init(&k, nq, n, 0);
-            rc = swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, &k, &ss);
+            rc = swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, NULL, &k, &ss);
             swgpu__engine_cpu.destroy(st);
             CHECK(rc == 0, "%s: scan_many: %s", w, swgpu_last_error());
             for (size_t qi = 0; qi < nq; qi++) missed += k.seen[qi] != 1;
@@ -404,7 +404,7 @@ static void test_edges(void)
     if (st) {
         swgpu_scan_stats_t ss = {0, 0, 0};
         sink_init(&k, 1, d.db.n, 0);
-        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 0, NULL, sink_fn, &k, &ss), 0);
+        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 0, NULL, sink_fn, NULL, &k, &ss), 0);
         CHECK_EQ_INT(k.calls, 0);
         CHECK_EQ_INT(ss.cells, 0);
         sink_free(&k);
@@ -422,7 +422,7 @@ static void test_edges(void)
         swgpu__query_t qp[5];
         for (int i = 0; i < 5; i++) qp[i] = swgpu__query_plain(qs.q[i], qs.len[i]);
         sink_init(&k, 5, 0, 0);
-        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 5, qp, sink_fn, &k, NULL), 0);
+        CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, 5, qp, sink_fn, NULL, &k, NULL), 0);
         CHECK_EQ_INT(k.calls, 5);
         CHECK(k.seen[0] == 1 && k.seen[4] == 1, "empty database: each query once");
         sink_free(&k);
@@ -464,7 +464,7 @@ static void test_abort(void)
             }
             sink_init(&k, qs.n, d.db.n, at[ai]);
             swgpu__fail(SWGPU_OK, "no error");
-            rc = swgpu__engine_cpu.scan_many(st, qs.n, qp, sink_fn, &k, NULL);
+            rc = swgpu__engine_cpu.scan_many(st, qs.n, qp, sink_fn, NULL, &k, NULL);
             CHECK(rc == SWGPU_ENOTFOUND && k.calls == at[ai] && k.overlap == 0 &&
                       !strncmp(swgpu_last_error(), "sink stops at call", 18),
                   "threads %d abort at %ld: rc %d, %ld calls, last error \"%s\"", thread_counts[ti], at[ai],
@@ -481,7 +481,7 @@ static void test_abort(void)
         if (swgpu__engine_cpu.create(&d.db, mp, &o, &st) == 0) {
             qs.q[30][qs.len[30] / 2] = SWGPU__PAD;
             sink_init(&k, qs.n, d.db.n, 0);
-            CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, qs.n, qp, sink_fn, &k, NULL), SWGPU_EINVAL);
+            CHECK_EQ_INT(swgpu__engine_cpu.scan_many(st, qs.n, qp, sink_fn, NULL, &k, NULL), SWGPU_EINVAL);
             CHECK_EQ_INT(k.calls, 0);
             sink_free(&k);
             swgpu__engine_cpu.destroy(st);

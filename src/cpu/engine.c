@@ -813,9 +813,11 @@ static void many_free(many_t *m, many_arg_t *args, int nt, int nbar, int coop_ba
     free(args);
 }
 
+/* (no batch of rows is ever complete at once here: ahead is not called) */
 static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
-                         void *user, swgpu_scan_stats_t *st)
+                         swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st)
 {
+    (void)ahead;
     const swgpu__cpu_state_t *s = state;
     const swgpu_db_t *db = s->db;
     many_t m;

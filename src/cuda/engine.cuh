@@ -386,7 +386,7 @@ int short_occupancy(const mbatch_t *bt, int *per);
 /* ------------------------------------------ many queries (engine_many.cu) */
 
 int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
-                   void *user, swgpu_scan_stats_t *st);
+                   swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st);
 
 /* ---------------------------------------------------- teardown (engine_free.cu) */
 

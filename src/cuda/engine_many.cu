@@ -598,11 +598,35 @@ static int size_slots(cuda_state_t *S, const mbatch_t *bts, size_t nb, size_t ma
     return SWGPU_OK;
 }
 
+/* batch bt's rows (row j of query in->ord[bt->first + j] at rows0 + j *
+ * stride) to ahead, when there is one and the batch has several queries */
+static int offer_ahead(const mq_in_t *in, const mbatch_t *bt, const int32_t *rows0,
+                       size_t stride, swgpu_scan_ahead_t ahead, void *user)
+{
+    if (!ahead || bt->n < 2)
+        return SWGPU_OK;
+    size_t *idx = (size_t *)malloc(bt->n * sizeof *idx);
+    const int32_t **rows = (const int32_t **)malloc(bt->n * sizeof *rows);
+    int rc = SWGPU_OK;
+    if (!idx || !rows) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu queries", bt->n);
+    } else {
+        for (size_t j = 0; j < bt->n; j++) {
+            idx[j] = in->ord[bt->first + j];
+            rows[j] = rows0 + j * stride;
+        }
+        rc = ahead(user, bt->n, idx, rows);
+    }
+    free(idx);
+    free(rows);
+    return rc;
+}
+
 /* streaming: one batch at a time, every GPU takes chunks until none is
  * left; asmb holds the batch's scores of the whole database */
 static int run_streamed(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts, size_t nb,
-                        size_t maxn, size_t mnq, swgpu_scan_sink_t sink, void *user,
-                        swgpu_scan_stats_t *st)
+                        size_t maxn, size_t mnq, swgpu_scan_sink_t sink,
+                        swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st)
 {
     int rc = SWGPU_OK;
     int32_t *asmb = (int32_t *)malloc(mnq * S->db->n * sizeof *asmb);
@@ -635,6 +659,8 @@ static int run_streamed(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
         for (int g = 0; g < S->ndev && !rc; g++)
             if (args[g].rc)
                 rc = swgpu__fail(args[g].rc, "%s", args[g].msg);
+        if (!rc)
+            rc = offer_ahead(in, &bts[i], asmb, S->db->n, ahead, user);
         for (size_t j = 0; j < bts[i].n && !rc; j++) {
             const size_t qi = in->ord[bts[i].first + j];
             if (st)
@@ -661,12 +687,17 @@ static int first_gpu(const cuda_state_t *S)
 }
 
 /* resident: batch bt (finished, in slot k of every GPU) to the sink, query
- * by query; several GPUs' scores assembled in asmb */
+ * by query (on one GPU its rows to ahead first); several GPUs' scores
+ * assembled in asmb */
 static int hand_over(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bt, int k,
-                     int32_t *asmb, swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+                     int32_t *asmb, swgpu_scan_sink_t sink, swgpu_scan_ahead_t ahead,
+                     void *user, swgpu_scan_stats_t *st)
 {
     int rc;
     const double t = swgpu__now();
+    if (S->ndev == 1 && (rc = offer_ahead(in, bt, S->dev[0].ms[k].h_sc,
+                                          S->chunks[S->dev[0].own].n, ahead, user)))
+        return rc;
     for (size_t j = 0; j < bt->n; j++) {
         const int32_t *sc;
         if (S->ndev == 1) {
@@ -757,7 +788,8 @@ static int free_slot(cuda_state_t *S, const mbatch_t *bt, const long *holder, in
  * 2,000 UniProt queries' 1.8 s scan (bench/NOTES-gpu.md v29).
  */
 static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts, size_t nb,
-                        swgpu_scan_sink_t sink, void *user, swgpu_scan_stats_t *st)
+                        swgpu_scan_sink_t sink, swgpu_scan_ahead_t ahead, void *user,
+                        swgpu_scan_stats_t *st)
 {
     int rc = SWGPU_OK, nslots = NMB;
     long holder[NMB];
@@ -788,7 +820,7 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
                 const size_t p = wait[0];
                 memmove(wait, wait + 1, --nwait * sizeof *wait);
                 if ((rc = ovf_passed(S, slot_of[p], 1)) < 0 ||
-                    (rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, user, st)))
+                    (rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, ahead, user, st)))
                     goto done;
                 holder[slot_of[p]] = -1;
             }
@@ -813,7 +845,7 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
             if (pending) {
                 wait[nwait++] = p;
             } else {
-                if ((rc = hand_over(S, in, &bts[p], k, asmb, sink, user, st)))
+                if ((rc = hand_over(S, in, &bts[p], k, asmb, sink, ahead, user, st)))
                     goto done;
                 holder[k] = -1;
             }
@@ -828,7 +860,7 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
                 w++;
                 continue;
             }
-            if ((rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, user, st)))
+            if ((rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, ahead, user, st)))
                 goto done;
             holder[slot_of[p]] = -1;
             memmove(wait + w, wait + w + 1, (--nwait - w) * sizeof *wait);
@@ -845,7 +877,7 @@ done:
 }
 
 int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
-                   void *user, swgpu_scan_stats_t *st)
+                   swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st)
 {
     cuda_state_t *S = (cuda_state_t *)state;
     int rc = SWGPU_OK;
@@ -886,8 +918,8 @@ int cuda_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_s
         swgpu__log(SWGPU_LOG_DEBUG, "cuda: batch buffers allocated");
         for (int g = 0; g < S->ndev; g++)
             S->dev[g].t0_host = 0; /* the trace starts again (mq_enqueue) */
-        rc = S->streaming ? run_streamed(S, &in, bts, nb, maxn, z.nq, sink, user, st)
-                          : run_resident(S, &in, bts, nb, sink, user, st);
+        rc = S->streaming ? run_streamed(S, &in, bts, nb, maxn, z.nq, sink, ahead, user, st)
+                          : run_resident(S, &in, bts, nb, sink, ahead, user, st);
     }
 done:
     if (rc)

@@ -32,13 +32,26 @@ typedef struct {
 typedef int (*swgpu_scan_sink_t)(void *user, size_t i, const int32_t *scores);
 
 /**
+ * A sink's optional companion: the engine is about to hand queries idx[0]
+ * .. idx[n-1] to the sink, in that order, with rows[j] the scores of
+ * idx[j], valid until the sink has had each of them.  The receiver may
+ * prepare from them (on threads of its own, done before it returns); it
+ * must not depend on being called (an engine that has no batch at hand
+ * does not call it).  Called from the thread that calls the sink, never
+ * during a sink call; a negative return stops the scan as the sink's does.
+ */
+typedef int (*swgpu_scan_ahead_t)(void *user, size_t n, const size_t *idx,
+                                  const int32_t *const *rows);
+
+/**
  * A database-scan engine.  create() prepares per-database state (for a GPU:
  * the uploaded database); scan() scores one query (its residues with m's
  * rows, or a PSSM: swgpu__query_t) against every database sequence and
  * writes exact 32-bit scores indexed by SORTED position.
  * scan_many() (optional, NULL: the caller loops over scan()) scores nq
  * queries, batching them as the engine sees fit (many short queries share
- * one pass over a small database), and hands each query's scores to sink;
+ * one pass over a small database), and hands each query's scores to sink
+ * (a batch's first to ahead, when not NULL and the engine has them);
  * st gets the cells and overflows of all of them.  Scores are identical to
  * scan()'s for every query.
  */
@@ -56,7 +69,7 @@ typedef struct swgpu_engine_ops {
     int (*scan)(void *state, const swgpu__query_t *q, int32_t *scores, swgpu_scan_stats_t *st);
     void (*destroy)(void *state);
     int (*scan_many)(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
-                     void *user, swgpu_scan_stats_t *st);
+                     swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st);
     unsigned caps;      /* SWGPU__CAP_* */
 } swgpu_engine_ops_t;
 

@@ -8,6 +8,8 @@
 #include "search/search.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 1 if a ranks before b under rank (search.h: swgpu__rank_before). */
@@ -359,6 +361,68 @@ static int candidates(swgpu__pipe_t *c, size_t i, const int32_t *scores)
     return SWGPU_OK;
 }
 
+/* search_ahead's fits: queries idx[0 .. n) of c, rows[j] the scores of
+ * idx[j], taken in turn from next by each thread */
+typedef struct {
+    swgpu__pipe_t *c;
+    size_t n;
+    const size_t *idx;
+    const int32_t *const *rows;
+    atomic_size_t next;
+} fit_jobs_t;
+
+static void *fit_worker(void *arg)
+{
+    fit_jobs_t *J = arg;
+    swgpu__pipe_t *c = J->c;
+    for (size_t j; (j = atomic_fetch_add(&J->next, 1)) < J->n;) {
+        const size_t i = J->idx[j];
+        const int rc = swgpu_karlin_fit(J->rows[j], c->tlen, (size_t)c->db->n, c->qs[i].len,
+                                        &c->pre[i]);
+        c->pre_state[i] = rc < 0 ? 2 : 1;
+    }
+    return NULL;
+}
+
+/*
+ * Where each query's parameters are fitted to its own scores (no published
+ * ones: 13-29 ms a query, bench/karlin_fit), sink() would fit a batch's
+ * queries one after another while a GPU waits for the batch's hand-over
+ * (600 UniProt queries with a scaled BLOSUM62 on an H200: 13.75 s of a
+ * 15.6 s run, bench/NOTES-gpu.md v31).  The engine offers the batch's rows
+ * first, and the fits run here on all the search's threads; each is the
+ * same computation as sink()'s, so the results do not change.  A fit that
+ * fails is left to sink(), which fits again for its message and fallback.
+ */
+int swgpu__search_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
+{
+    swgpu__pipe_t *c = user;
+    if (c->have_fixed || c->o->candidates || n < 2)
+        return SWGPU_OK;
+    const size_t nq = c->r->n_queries;
+    if (!c->pre && (!(c->pre = calloc(nq ? nq : 1, sizeof *c->pre)) ||
+                    !(c->pre_state = calloc(nq ? nq : 1, 1)))) {
+        free(c->pre);
+        c->pre = NULL;
+        return SWGPU_OK; /* sink() fits them, one after another */
+    }
+    fit_jobs_t J = {c, n, idx, rows, 0};
+    atomic_init(&J.next, 0);
+    pthread_t tid[64];
+    size_t nt = c->o->threads > 0 ? (size_t)c->o->threads : (size_t)swgpu__ncores(), started = 0;
+    if (nt > 64)
+        nt = 64;
+    if (nt > n)
+        nt = n;
+    for (; started + 1 < nt; started++) /* and this thread */
+        if (pthread_create(&tid[started], NULL, fit_worker, &J) != 0)
+            break;
+    fit_worker(&J); /* all of them when no thread could be started */
+    for (size_t t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    return SWGPU_OK;
+}
+
 /* the engine's scores of query i: statistics, the top hits, their queued
  * alignments */
 int swgpu__search_sink(void *user, size_t i, const int32_t *scores)
@@ -384,6 +448,9 @@ int swgpu__search_sink(void *user, size_t i, const int32_t *scores)
 
     if (c->have_fixed) {
         qr->karlin = c->qfixed ? c->qfixed[i] : c->fixed;
+    } else if (c->pre_state && c->pre_state[i] == 1) {
+        qr->karlin = c->pre[i]; /* search_ahead's fit of these scores */
+        c->pre_state[i] = 0;
     } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q->len, &qr->karlin) < 0) {
         swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, id, swgpu_last_error());
         if ((rc = get_fallback(c)) < 0)

@@ -451,6 +451,8 @@ void swgpu__pipe_free(swgpu__pipe_t *c)
     free(c->ready);
     free(c->left);
     free(c->heap);
+    free(c->pre);
+    free(c->pre_state);
     free(c->tid);
 }
 

@@ -137,6 +137,7 @@ typedef struct {
  */
 typedef struct {
     swgpu_scan_sink_t inner;   /* the sink of the queries */
+    swgpu_scan_ahead_t inner_ahead; /* its companion (NULL: none; set after init) */
     void *user;
     int both, minus;           /* two engine queries per query / the minus strand only */
     uint64_t n;                /* scores per query (database sequences) */
@@ -173,6 +174,8 @@ typedef struct {
     const swgpu_karlin_t *qfixed; /* PSSM queries: each one's own (swgpu_pssm_karlin) */
     size_t n_fallback;
     const uint64_t *tlen;
+    swgpu_karlin_t *pre;     /* search_ahead: per query, its fitted parameters ... */
+    uint8_t *pre_state;      /* ... 1 fitted, 2 the fit failed (sink() fits again), 0 none */
     size_t cap;
     swgpu__cand_t *heap;
     const uint32_t *id_ord;  /* --no-self: database indices sorted by id */
@@ -242,6 +245,9 @@ int swgpu__strands_init(swgpu__strands_t *st, const swgpu__query_t *qs, size_t n
                         swgpu_scan_sink_t inner, void *user, const uint8_t **flags_out);
 /** The engine's scores of engine query k (a swgpu_scan_sink_t on a strands_t). */
 int swgpu__strands_sink(void *user, size_t k, const int32_t *scores);
+/** A batch's rows to inner_ahead (a swgpu_scan_ahead_t on a strands_t;
+ *  nothing with both strands). */
+int swgpu__strands_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows);
 /** Every engine query of st (qs: the queries) scanned by ops (state: its
  *  create()'s) against n database sequences into st's sink; counters into
  *  stats; what names the caller in messages ("search"). */
@@ -255,6 +261,10 @@ int swgpu__id_order(const swgpu_db_t *db, uint32_t **out);
 /** The engine's scores of query i (a swgpu_scan_sink_t on a swgpu__pipe_t):
  *  statistics, the top hits, their queued alignments. */
 int swgpu__search_sink(void *user, size_t i, const int32_t *scores);
+/** A batch's rows ahead of their sink() calls (a swgpu_scan_ahead_t on a
+ *  swgpu__pipe_t): the queries' fitted parameters, where the scoring has no
+ *  published ones, on several threads. */
+int swgpu__search_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows);
 
 /* the alignment pipeline (pipeline.c) */
 /** Queue the alignments of query i's hits. */

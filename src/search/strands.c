@@ -100,6 +100,15 @@ int swgpu__strands_sink(void *user, size_t k, const int32_t *scores)
     return st->inner(st->user, i, st->merged);
 }
 
+/* a batch's rows to inner_ahead, when the engine's queries are the queries
+ * (both strands: each query's row is the two strands' merged, not yet made) */
+int swgpu__strands_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
+{
+    swgpu__strands_t *st = user;
+    if (st->both || !st->inner_ahead)
+        return SWGPU_OK;
+    return st->inner_ahead(st->user, n, idx, rows);
+}
 
 int swgpu__strands_scan(const swgpu_engine_ops_t *ops, void *state, swgpu__strands_t *st,
                         const swgpu__query_t *qs, uint64_t n, swgpu_scan_stats_t *stats,
@@ -107,7 +116,8 @@ int swgpu__strands_scan(const swgpu_engine_ops_t *ops, void *state, swgpu__stran
 {
     const swgpu__query_t *eq = st->eq ? st->eq : qs;
     if (ops->scan_many)
-        return ops->scan_many(state, st->neq, eq, swgpu__strands_sink, st, stats);
+        return ops->scan_many(state, st->neq, eq, swgpu__strands_sink, swgpu__strands_ahead, st,
+                              stats);
     int32_t *scores = malloc((n ? n : 1) * sizeof *scores);
     if (!scores)
         return swgpu__fail(SWGPU_ENOMEM, "%s: out of memory for %llu database scores", what,
