@@ -153,7 +153,7 @@ int main(int argc, char **argv)
             swgpu_scan_stats_t ss = {0, 0, 0};
             sink_t k = {sum_many, n};
             double w0 = swgpu__now();
-            if (swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, &k, &ss)) {
+            if (swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, NULL, &k, &ss)) {
                 fprintf(stderr, "cpu_many: scan_many: %s\n", swgpu_last_error());
                 goto done;
             }

@@ -121,7 +121,7 @@ static int scan_one(void *st, const swgpu__query_t *Qi, int32_t *scores, swgpu_s
     if (!pairs)
         return ENGINE->scan(st, Qi, scores, s1);
     swgpu__query_t two[2] = {*Qi, *Qi};
-    return ENGINE->scan_many(st, 2, two, sink_none, NULL, s1);
+    return ENGINE->scan_many(st, 2, two, sink_none, NULL, NULL, s1);
 }
 
 /* the whole search (scan, top hits, alignments, E-values) through swgpu_search */

@@ -514,7 +514,7 @@ static int engine_scores(const swgpu_engine_ops_t *ops, swgpu__isa_t isa, const 
     if (rc) return rc;
     if (many) {
         many_t k = {out, (size_t)db->n, 0};
-        rc = ops->scan_many(st, nq, qs, many_sink, &k, &ss);
+        rc = ops->scan_many(st, nq, qs, many_sink, NULL, &k, &ss);
         if (!rc && k.calls != (long)nq) rc = -100;
     } else {
         for (size_t i = 0; i < nq && !rc; i++) rc = ops->scan(st, &qs[i], out + i * db->n, &ss);
