@@ -377,9 +377,8 @@ static void *fit_worker(void *arg)
     swgpu__pipe_t *c = J->c;
     for (size_t j; (j = atomic_fetch_add(&J->next, 1)) < J->n;) {
         const size_t i = J->idx[j];
-        const int rc = swgpu_karlin_fit(J->rows[j], c->tlen, (size_t)c->db->n, c->qs[i].len,
-                                        &c->pre[i]);
-        c->pre_state[i] = rc < 0 ? 2 : 1;
+        c->pre_ok[i] = swgpu_karlin_fit(J->rows[j], c->tlen, (size_t)c->db->n, c->qs[i].len,
+                                        &c->pre[i]) == SWGPU_OK;
     }
     return NULL;
 }
@@ -401,7 +400,7 @@ int swgpu__search_ahead(void *user, size_t n, const size_t *idx, const int32_t *
         return SWGPU_OK;
     const size_t nq = c->r->n_queries;
     if (!c->pre && (!(c->pre = calloc(nq ? nq : 1, sizeof *c->pre)) ||
-                    !(c->pre_state = calloc(nq ? nq : 1, 1)))) {
+                    !(c->pre_ok = calloc(nq ? nq : 1, 1)))) {
         free(c->pre);
         c->pre = NULL;
         return SWGPU_OK; /* sink() fits them, one after another */
@@ -448,9 +447,8 @@ int swgpu__search_sink(void *user, size_t i, const int32_t *scores)
 
     if (c->have_fixed) {
         qr->karlin = c->qfixed ? c->qfixed[i] : c->fixed;
-    } else if (c->pre_state && c->pre_state[i] == 1) {
+    } else if (c->pre_ok && c->pre_ok[i]) {
         qr->karlin = c->pre[i]; /* search_ahead's fit of these scores */
-        c->pre_state[i] = 0;
     } else if (swgpu_karlin_fit(scores, c->tlen, (size_t)db->n, q->len, &qr->karlin) < 0) {
         swgpu__log(SWGPU_LOG_DEBUG, "query %zu (id %s): %s", i + 1, id, swgpu_last_error());
         if ((rc = get_fallback(c)) < 0)

@@ -452,7 +452,7 @@ void swgpu__pipe_free(swgpu__pipe_t *c)
     free(c->left);
     free(c->heap);
     free(c->pre);
-    free(c->pre_state);
+    free(c->pre_ok);
     free(c->tid);
 }
 

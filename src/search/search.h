@@ -175,7 +175,7 @@ typedef struct {
     size_t n_fallback;
     const uint64_t *tlen;
     swgpu_karlin_t *pre;     /* search_ahead: per query, its fitted parameters ... */
-    uint8_t *pre_state;      /* ... 1 fitted, 2 the fit failed (sink() fits again), 0 none */
+    uint8_t *pre_ok;         /* ... where 1 (else, a failed fit too, sink() fits) */
     size_t cap;
     swgpu__cand_t *heap;
     const uint32_t *id_ord;  /* --no-self: database indices sorted by id */
