@@ -1736,7 +1736,10 @@ int main(void)
         part1();
         part1_pssm();
     }
-    if (swgpu__cuda_device_count() <= 0) {
+    const int gpus = swgpu__cuda_device_count();
+    if (gpus < 0) {
+        CHECK(0, "the GPUs: %s", swgpu_last_error());
+    } else if (gpus == 0) {
         SKIP(1, "no CUDA device");
     } else if (streamed_only) { /* the streamed cases alone (a quick device check) */
         setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1746,6 +1749,8 @@ int main(void)
         rand_seq(q, sizeof q, 0);
         part2_streamed(q, &prot);
     } else {
+        printf("# %d GPU(s)%s\n", gpus,
+               getenv("SWGPU_CUDA_DEVICES") ? " (SWGPU_CUDA_DEVICES)" : "");
         part2(getenv("SWGPU_TEST_SMALL") != NULL);
         part2_pssm(getenv("SWGPU_TEST_SMALL") != NULL);
         part2_pairs(getenv("SWGPU_TEST_SMALL") != NULL);

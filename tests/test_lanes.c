@@ -3,13 +3,15 @@
  * exact plans of small cases, and on random batches every query in a lane,
  * the pass count true to the lanes, never more passes than the least-loaded
  * rule alone (computed here on its own) and never fewer than the slots need;
- * the first plan alone (pack 0) is that rule's.
+ * the first plan alone (pack 0) is that rule's.  Also the engine's GPUs
+ * onto devices (SWGPU_CUDA_DEVICES, swgpu__gpu_map in src/base/env.c).
  */
 #include "cuda/lanes.h"
 #include "base/base.h"
 #include "tap.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* the passes of a plan, from its lanes */
@@ -158,8 +160,46 @@ static void random_cases(void)
     CHECK(wins > rounds / 10, "fewer passes in only %ld of %d batches", wins, rounds);
 }
 
+/* swgpu__gpu_map: the list, the default, and each error's message */
+static void gpu_map_cases(void)
+{
+    int map[8];
+    CHECK_EQ_INT(swgpu__gpu_map(NULL, 3, map, 8), 3);
+    CHECK(map[0] == 0 && map[1] == 1 && map[2] == 2, "default map %d %d %d", map[0], map[1],
+          map[2]);
+    CHECK_EQ_INT(swgpu__gpu_map("", 12, map, 8), 8);
+    CHECK_EQ_INT(map[7], 7);
+    CHECK_EQ_INT(swgpu__gpu_map(NULL, 0, map, 8), 0);
+    CHECK_EQ_INT(swgpu__gpu_map("0,0,0", 1, map, 8), 3);
+    CHECK(map[0] == 0 && map[1] == 0 && map[2] == 0, "0,0,0: %d %d %d", map[0], map[1], map[2]);
+    CHECK_EQ_INT(swgpu__gpu_map("1,0,1,3", 4, map, 8), 4);
+    CHECK(map[0] == 1 && map[1] == 0 && map[2] == 1 && map[3] == 3, "1,0,1,3: %d %d %d %d", map[0],
+          map[1], map[2], map[3]);
+    CHECK_EQ_INT(swgpu__gpu_map("007", 8, map, 8), 1);
+    CHECK_EQ_INT(map[0], 7);
+    const char *bad[] = {"0,", ",0", "0,,1", "a", "-1", "0 ", " 0", "1.5", "0;1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "SWGPU_CUDA_DEVICES=%s: expected CUDA device numbers separated "
+                 "by commas, e.g. 0,0,0", bad[i]);
+        CHECK_EQ_INT(swgpu__gpu_map(bad[i], 4, map, 8), SWGPU_EINVAL);
+        CHECK_EQ_STR(swgpu_last_error(), want);
+    }
+    CHECK_EQ_INT(swgpu__gpu_map("0,4", 4, map, 8), SWGPU_ENODEV);
+    CHECK_EQ_STR(swgpu_last_error(),
+                 "SWGPU_CUDA_DEVICES=0,4: device 4, but 4 CUDA device(s) found");
+    CHECK_EQ_INT(swgpu__gpu_map("99999999999999999999", 4, map, 8), SWGPU_ENODEV);
+    CHECK_EQ_STR(swgpu_last_error(), "SWGPU_CUDA_DEVICES=99999999999999999999: device "
+                 "99999999999999999999, but 4 CUDA device(s) found");
+    CHECK_EQ_INT(swgpu__gpu_map("0", 0, map, 8), SWGPU_ENODEV);
+    CHECK_EQ_STR(swgpu_last_error(), "SWGPU_CUDA_DEVICES=0: device 0, but 0 CUDA device(s) found");
+    CHECK_EQ_INT(swgpu__gpu_map("0,0,0", 1, map, 2), SWGPU_EINVAL);
+    CHECK_EQ_STR(swgpu_last_error(), "SWGPU_CUDA_DEVICES=0,0,0: more than 2 GPUs");
+}
+
 int main(void)
 {
+    gpu_map_cases();
     exact_cases();
     random_cases();
     return tap_done();

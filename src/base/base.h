@@ -74,6 +74,14 @@ uint64_t swgpu__db_max_seqs(void);
  *  hold (32-bit sequence indices)" (name NULL: "KIND: ..."), when n >
  *  swgpu__db_max_seqs(); else 0. */
 int swgpu__check_db_seqs(uint64_t n, const char *kind, const char *name);
+/** The CUDA engine's GPUs: map[i] = the CUDA device of GPU i, from s (the
+ *  value of SWGPU_CUDA_DEVICES): NULL or empty, each of the phys devices
+ *  once (at most max); else a list of device numbers separated by commas,
+ *  a number given twice making two GPUs share one device (so that tests and
+ *  checks run the several-GPU paths on a machine with one).  Returns the
+ *  GPU count, or SWGPU_EINVAL (not such a list, more than max entries) /
+ *  SWGPU_ENODEV (a device >= phys), naming the variable and its value. */
+int swgpu__gpu_map(const char *s, int phys, int *map, int max);
 
 /* A function compiled twice, for AVX2 and for any x86-64, the copy chosen
  * when the program is loaded (GCC's target_clones; the integer results are

@@ -6,6 +6,8 @@
  * may go to the GPU; tests and benchmarks force them without new options.
  * SWGPU_DB_MAX_SEQS lowers the sequences a database may hold (the readers,
  * the engines and the search check it), for the tests.
+ * SWGPU_CUDA_DEVICES maps the CUDA engine's GPUs onto devices (parsed here,
+ * read by src/cuda/engine.cu).
  * (SWGPU_CPU_ISA is read by src/simd/isa.c, the rest each where it acts.)
  */
 #include "base/base.h"
@@ -57,4 +59,36 @@ int swgpu__check_db_seqs(uint64_t n, const char *kind, const char *name)
     return swgpu__fail(SWGPU_ERANGE, "%s%s%s: %" PRIu64 " sequences, more than the %" PRIu64
                        " a database may hold (32-bit sequence indices)", kind, name ? " " : "",
                        name ? name : "", n, max);
+}
+
+int swgpu__gpu_map(const char *s, int phys, int *map, int max)
+{
+    int n = 0;
+    const char *p = s;
+    if (!s || !*s) {
+        for (; n < phys && n < max; n++)
+            map[n] = n;
+        return n;
+    }
+    for (;;) {
+        long v = 0;
+        const char *d = p;
+        if (*p < '0' || *p > '9')
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_DEVICES=%s: expected CUDA device numbers "
+                               "separated by commas, e.g. 0,0,0", s);
+        for (; *p >= '0' && *p <= '9'; p++)
+            if (v <= phys)
+                v = v * 10 + (*p - '0');
+        if (v >= phys)
+            return swgpu__fail(SWGPU_ENODEV, "SWGPU_CUDA_DEVICES=%s: device %.*s, but %d CUDA "
+                               "device(s) found", s, (int)(p - d), d, phys);
+        if (n == max)
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_DEVICES=%s: more than %d GPUs", s, max);
+        map[n++] = (int)v;
+        if (!*p)
+            return n;
+        if (*p++ != ',')
+            return swgpu__fail(SWGPU_EINVAL, "SWGPU_CUDA_DEVICES=%s: expected CUDA device numbers "
+                               "separated by commas, e.g. 0,0,0", s);
+    }
 }

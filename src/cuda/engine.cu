@@ -26,13 +26,59 @@
  * SWGPU_GPU_MEMORY (when swgpu_opts_t.max_gpu_memory is 0), and, for tests,
  * SWGPU_CUDA_FAIL_ALLOC=N (the Nth allocation of an engine fails) and
  * SWGPU_CUDA_CHUNK_WORDS=N (a chunk's packed words at most N, below the
- * limit of its 32-bit offsets, CHUNK_WORDS_MAX).
+ * limit of its 32-bit offsets, CHUNK_WORDS_MAX), and SWGPU_CUDA_DEVICES=0,0,0
+ * (the CUDA device of each GPU the engine sees; one given twice is shared,
+ * each share with its part of the memory: the several-GPU paths on one).
  */
 #include "engine.cuh"
 
 /* ---------------------------------------------------- the set-up thread */
 
 enum { PREP_NONE, PREP_STARTED, PREP_COUNTED, PREP_DONE };
+
+/* The engine's GPUs: gpu_dev[i] is GPU i's CUDA device (SWGPU_CUDA_DEVICES,
+ * swgpu__gpu_map), read once; gpu_n < 0: the variable's error status, with
+ * its message in gpu_msg.  gpu_share: the most GPUs on one device. */
+#define MAX_GPUS 64
+static pthread_once_t gpu_once = PTHREAD_ONCE_INIT;
+static int gpu_n, gpu_share = 1, gpu_dev[MAX_GPUS];
+static char gpu_msg[256];
+
+static void gpu_map_read(void)
+{
+    int phys = 0;
+    if (cudaGetDeviceCount(&phys) != cudaSuccess) {
+        cudaGetLastError();
+        phys = 0;
+    }
+    gpu_n = swgpu__gpu_map(getenv("SWGPU_CUDA_DEVICES"), phys, gpu_dev, MAX_GPUS);
+    if (gpu_n < 0) {
+        snprintf(gpu_msg, sizeof gpu_msg, "%s", swgpu_last_error());
+        return;
+    }
+    for (int i = 0; i < gpu_n; i++) {
+        int k = 0;
+        for (int j = 0; j < gpu_n; j++)
+            k += gpu_dev[j] == gpu_dev[i];
+        if (k > gpu_share)
+            gpu_share = k;
+    }
+}
+
+/* the GPU count (an error status for a bad SWGPU_CUDA_DEVICES, reported) */
+static int gpu_count(void)
+{
+    pthread_once(&gpu_once, gpu_map_read);
+    if (gpu_n < 0)
+        return swgpu__fail(gpu_n, "%s", gpu_msg);
+    return gpu_n;
+}
+
+extern "C" int swgpu__cuda_device_of(int gpu)
+{
+    pthread_once(&gpu_once, gpu_map_read);
+    return gpu >= 0 && gpu < gpu_n ? gpu_dev[gpu] : 0;
+}
 
 /* swgpu__cuda_prepare: the driver and the contexts of the GPUs a search
  * will use, set up on a background thread while the caller reads its
@@ -58,7 +104,7 @@ static void prep_set(int state)
 static void *prep_context(void *arg)
 {
     const int i = (int)(intptr_t)arg;
-    if (cudaSetDevice(i) == cudaSuccess)
+    if (cudaSetDevice(swgpu__cuda_device_of(i)) == cudaSuccess)
         cudaFree(0);
     cudaGetLastError();
     return NULL;
@@ -71,18 +117,25 @@ static void *prep_thread(void *arg)
     (void)arg;
     int n = 0, started = 0;
     pthread_t th[PREP_MAX_THREADS];
-    if (cudaGetDeviceCount(&n) != cudaSuccess)
-        n = 0;
+    pthread_once(&gpu_once, gpu_map_read);
+    n = gpu_n > 0 ? gpu_n : 0;
     prep_set(PREP_COUNTED);
     if (prep_gpus > 0 && prep_gpus < n)
         n = prep_gpus;
-    /* device 0 here, devices 1.. on threads (any a thread cannot take, here) */
-    for (int i = 1; i < n; i++)
+    /* GPU 0's device here, the others' on threads (any a thread cannot
+     * take, here; a device shared with an earlier GPU once) */
+    for (int i = 1; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= gpu_dev[j] == gpu_dev[i];
+        if (seen)
+            continue;
         if (started >= PREP_MAX_THREADS ||
             pthread_create(&th[started], NULL, prep_context, (void *)(intptr_t)i) != 0)
             prep_context((void *)(intptr_t)i);
         else
             started++;
+    }
     if (n > 0)
         prep_context((void *)(intptr_t)0);
     for (int k = 0; k < started; k++)
@@ -121,13 +174,8 @@ extern "C" void swgpu__cuda_prepare_wait(void)
 
 extern "C" int swgpu__cuda_device_count(void)
 {
-    int n = 0;
     prep_wait_for(PREP_COUNTED);
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return n;
+    return gpu_count();
 }
 
 /* ----------------------------------------------------------------- create */
@@ -190,12 +238,10 @@ static int dev_setup(cuda_state_t *S, gpu_t *d)
 static int device_count(int *count)
 {
     prep_wait_for(PREP_COUNTED);
-    cudaError_t e = cudaGetDeviceCount(count);
-    if (e != cudaSuccess || *count <= 0) {
-        cudaGetLastError();
-        return swgpu__fail(SWGPU_ENODEV, "backend cuda: no CUDA device available (%s)",
-                           e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-    }
+    if ((*count = gpu_count()) < 0)
+        return *count;
+    if (*count == 0)
+        return swgpu__fail(SWGPU_ENODEV, "backend cuda: no CUDA device available");
     return SWGPU_OK;
 }
 
@@ -307,7 +353,7 @@ static int setup_devices(cuda_state_t *S, const swgpu_opts_t *o, int count)
         return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory");
     for (int i = 0; i < S->ndev; i++) {
         S->dev[i].S = S;
-        S->dev[i].id = i;
+        S->dev[i].id = swgpu__cuda_device_of(i);
         S->dev[i].own = -1;
         if ((rc = dev_setup(S, &S->dev[i])))
             return rc;
@@ -316,14 +362,15 @@ static int setup_devices(cuda_state_t *S, const swgpu_opts_t *o, int count)
 }
 
 /* memory: what one GPU may use (7/8 of the first GPU's free memory, or
- * less: o->max_gpu_memory, SWGPU_GPU_MEMORY) */
+ * less: o->max_gpu_memory, SWGPU_GPU_MEMORY; a share of it where GPUs share
+ * a device, SWGPU_CUDA_DEVICES) */
 static int memory_budget(cuda_state_t *S, const swgpu_opts_t *o)
 {
     const char *env;
     size_t freeb = 0, totalb = 0;
-    CU_CHECK(cudaSetDevice(0));
+    CU_CHECK(cudaSetDevice(S->dev[0].id));
     CU_CHECK(cudaMemGetInfo(&freeb, &totalb));
-    S->budget = freeb - freeb / 8;
+    S->budget = (freeb - freeb / 8) / (size_t)gpu_share;
     if (o->max_gpu_memory) {
         if (o->max_gpu_memory < S->budget)
             S->budget = (size_t)o->max_gpu_memory;
@@ -363,8 +410,9 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
         layout_start(S); /* the pair layout, while the GPUs are set up */
     if ((rc = read_env(S)) || (rc = setup_devices(S, o, count)))
         goto fail;
-    swgpu__log(SWGPU_LOG_INFO, "cuda: %d device(s) ready (%.3f s)", S->ndev,
-               swgpu__now() - t_start);
+    swgpu__log(SWGPU_LOG_INFO, "cuda: %d device(s) ready (%.3f s)%s", S->ndev,
+               swgpu__now() - t_start,
+               gpu_share > 1 ? " (some sharing a device: SWGPU_CUDA_DEVICES)" : "");
     if ((rc = layout_words(S, &wstart)) || (rc = memory_budget(S, o)) ||
         (rc = layout_chunks(S, wstart, force_stream)) || (rc = layout_pack(S, wstart)))
         goto fail;

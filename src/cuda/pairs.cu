@@ -28,6 +28,7 @@
 #include <pthread.h>
 
 extern "C" int swgpu__cuda_device_count(void); /* engine.cu */
+extern "C" int swgpu__cuda_device_of(int gpu);
 
 #define PC 8             /* query columns per lane */
 #define PSEG (32 * PC)   /* columns per segment */
@@ -374,13 +375,16 @@ extern "C" int swgpu__cu_pairs_create(const swgpu_matrix_t *m, int gap_open, int
     if (m->min < -32768 || m->max > 32767)
         return swgpu__fail(SWGPU_ERANGE, "GPU pair ends: matrix %s scores %d..%d outside int16",
                            m->name, (int)m->min, (int)m->max);
-    if (swgpu__cuda_device_count() < 1)
+    int n = swgpu__cuda_device_count();
+    if (n < 0)
+        return n;
+    if (n < 1)
         return swgpu__fail(SWGPU_EDEVICE, "GPU pair ends: no CUDA device");
     swgpu__cu_pairs_t *P = (swgpu__cu_pairs_t *)calloc(1, sizeof *P);
     if (!P)
         return swgpu__fail(SWGPU_ENOMEM, "GPU pair ends: out of memory");
     pthread_mutex_init(&P->lock, NULL);
-    P->dev = 0;
+    P->dev = swgpu__cuda_device_of(0);
     P->oe = gap_open + gap_extend;
     P->ge = gap_extend;
     P->smax = m->max;

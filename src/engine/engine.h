@@ -127,8 +127,12 @@ static inline uint64_t swgpu__gpu_score_bytes(uint64_t residues)
 
 #if SWGPU_HAVE_CUDA
 extern const swgpu_engine_ops_t swgpu__engine_cuda; /* src/cuda/engine.cu */
-/** Number of visible CUDA devices (0 when none or no driver). */
+/** The CUDA engine's GPUs: the visible CUDA devices (0 when none or no
+ *  driver), or as SWGPU_CUDA_DEVICES lists them (swgpu__gpu_map: a device
+ *  may serve several); a bad value of it: its error status, reported. */
 int swgpu__cuda_device_count(void);
+/** GPU gpu's CUDA device (0 past the GPUs). */
+int swgpu__cuda_device_of(int gpu);
 /** Set up the driver and the first `gpus` GPUs' contexts (0: all) on a
  *  background thread; the engine and swgpu__cuda_device_count wait for it. */
 void swgpu__cuda_prepare(int gpus);

@@ -60,7 +60,9 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
         return SWGPU_OK;
     case SWGPU_BACKEND_CUDA:
 #if SWGPU_HAVE_CUDA
-        if (swgpu__cuda_device_count() <= 0)
+        if ((rc = swgpu__cuda_device_count()) < 0)
+            return rc;
+        if (rc == 0)
             return swgpu__fail(SWGPU_ENODEV, "backend cuda: no CUDA device available");
         *ops = &swgpu__engine_cuda;
         return SWGPU_OK;
@@ -69,7 +71,9 @@ int swgpu__engine_select(const swgpu_opts_t *o, const swgpu_engine_ops_t **ops)
 #endif
     case SWGPU_BACKEND_AUTO:
 #if SWGPU_HAVE_CUDA
-        if (swgpu__cuda_device_count() > 0) {
+        if ((rc = swgpu__cuda_device_count()) < 0)
+            return rc;
+        if (rc > 0) {
             *ops = &swgpu__engine_cuda;
             return SWGPU_OK;
         }
