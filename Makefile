@@ -218,11 +218,11 @@ check-sanitize:
 # alignment's bands and traceback pieces, the library used from several
 # threads at once, the iterated search's PSSM builds running beside its
 # search (test_pssm), tabular output formatted on several threads
-# (test_format), and the tool's searches and alignments with -t 1, 2, 4;
+# (test_format), a batch's fits on several threads (test_strands), and the tool's searches and alignments with -t 1, 2, 4;
 # SWGPU_TEST_QUICK=1 trims their random cases (TSan slows the code ~20x)
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 TSAN_TESTS := test_search test_scan_many test_simd test_simd_pair test_long test_concurrent test_pssm test_format \
-              test_stream
+              test_stream test_strands
 check-tsan:
 	$(MAKE) B=build-tsan CUDA=0 CFLAGS="$(TSAN_FLAGS)" build-tsan/swgpu $(TSAN_TESTS:%=build-tsan/tests/%)
 	SWGPU_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

@@ -273,7 +273,8 @@ static int mq_trace(gpu_t *d, const mslot_t *m, const mbatch_t *bt)
                "cuda: GPU %d batch of %zu queries (longest %d%s) in slot %d: queued %.3f s "
                "(host %.3f), kernels %.3f-%.3f (%.3f s), scores down %.3f, done on the host "
                "%.3f, %u saturated scores' recompute launched",
-               d->id, bt->n, bt->maxqlen, bt->qp ? ", lanes" : "", (int)(m - d->ms), q / 1e3,
+               (int)(d - d->S->dev), bt->n, bt->maxqlen, bt->qp ? ", lanes" : "", (int)(m - d->ms),
+               q / 1e3,
                m->tq_host - d->t0_host, k / 1e3, k1 / 1e3, (k1 - k) / 1e3, dl / 1e3,
                swgpu__now() - d->t0_host, m->ovf_n);
     return SWGPU_OK;
@@ -686,30 +687,48 @@ static int first_gpu(const cuda_state_t *S)
     return 0;
 }
 
+/* resident, several GPUs: the scores of batch bt's query j (slot k of every
+ * GPU holding a part of the database) into row, the whole database's */
+static void assemble_row(const cuda_state_t *S, int k, size_t j, int32_t *row)
+{
+    for (int g = 0; g < S->ndev; g++) {
+        const gpu_t *d = &S->dev[g];
+        if (d->own < 0)
+            continue;
+        const chunk_t *ch = &S->chunks[d->own];
+        memcpy(row + ch->k0, d->ms[k].h_sc + j * ch->n, ch->n * sizeof(int32_t));
+    }
+}
+
 /* resident: batch bt (finished, in slot k of every GPU) to the sink, query
- * by query (on one GPU its rows to ahead first); several GPUs' scores
- * assembled in asmb */
+ * by query, its rows to ahead first.  Several GPUs' scores are assembled:
+ * the whole batch's in bsc (bsc_n queries' room) when there is an ahead to
+ * offer them to, else each query's in asmb as its turn comes */
 static int hand_over(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bt, int k,
-                     int32_t *asmb, swgpu_scan_sink_t sink, swgpu_scan_ahead_t ahead,
-                     void *user, swgpu_scan_stats_t *st)
+                     int32_t *asmb, int32_t *bsc, size_t bsc_n, swgpu_scan_sink_t sink,
+                     swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st)
 {
     int rc;
     const double t = swgpu__now();
+    const size_t n = S->db->n;
+    const int whole = S->ndev > 1 && ahead && bt->n >= 2 && bt->n <= bsc_n;
     if (S->ndev == 1 && (rc = offer_ahead(in, bt, S->dev[0].ms[k].h_sc,
                                           S->chunks[S->dev[0].own].n, ahead, user)))
         return rc;
+    if (whole) {
+        for (size_t j = 0; j < bt->n; j++)
+            assemble_row(S, k, j, bsc + j * n);
+        if ((rc = offer_ahead(in, bt, bsc, n, ahead, user)))
+            return rc;
+    }
     for (size_t j = 0; j < bt->n; j++) {
         const int32_t *sc;
         if (S->ndev == 1) {
             sc = S->dev[0].ms[k].h_sc + j * S->chunks[S->dev[0].own].n;
+        } else if (whole) {
+            sc = bsc + j * n;
         } else {
-            for (int g = 0; g < S->ndev; g++) {
-                const gpu_t *d = &S->dev[g];
-                if (d->own < 0)
-                    continue;
-                const chunk_t *ch = &S->chunks[d->own];
-                memcpy(asmb + ch->k0, d->ms[k].h_sc + j * ch->n, ch->n * sizeof(int32_t));
-            }
+            assemble_row(S, k, j, asmb);
             sc = asmb;
         }
         const size_t qi = in->ord[bt->first + j];
@@ -793,7 +812,8 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
 {
     int rc = SWGPU_OK, nslots = NMB;
     long holder[NMB];
-    int32_t *asmb = NULL;
+    int32_t *asmb = NULL, *bsc = NULL;
+    size_t bsc_n = 0;
     int *slot_of = (int *)malloc((nb ? nb : 1) * sizeof *slot_of);
     size_t *wait = (size_t *)malloc((nb ? nb : 1) * sizeof *wait); /* batches waiting, in order */
     size_t nwait = 0;
@@ -803,6 +823,20 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
         rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %llu scores",
                          (unsigned long long)S->db->n);
         goto done;
+    }
+    /* several GPUs with an ahead: room for the largest batch's rows (at most
+     * MQ_SCORE_BYTES a GPU); without it each query is assembled in turn and
+     * none is offered ahead */
+    if (S->ndev > 1 && ahead) {
+        for (size_t i = 0; i < nb; i++)
+            if (bts[i].n > bsc_n)
+                bsc_n = bts[i].n;
+        if (bsc_n >= 2 && !(bsc = (int32_t *)malloc(bsc_n * S->db->n * sizeof *bsc))) {
+            swgpu__log(SWGPU_LOG_DEBUG, "cuda engine: no room for a batch of %zu x %llu scores: "
+                       "its queries' rows are not offered ahead", bsc_n,
+                       (unsigned long long)S->db->n);
+            bsc_n = 0;
+        }
     }
     for (size_t i = 0; i <= nb; i++) {
         if (i < nb) {
@@ -820,7 +854,8 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
                 const size_t p = wait[0];
                 memmove(wait, wait + 1, --nwait * sizeof *wait);
                 if ((rc = ovf_passed(S, slot_of[p], 1)) < 0 ||
-                    (rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, ahead, user, st)))
+                    (rc = hand_over(S, in, &bts[p], slot_of[p], asmb, bsc, bsc_n, sink, ahead,
+                                    user, st)))
                     goto done;
                 holder[slot_of[p]] = -1;
             }
@@ -845,7 +880,7 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
             if (pending) {
                 wait[nwait++] = p;
             } else {
-                if ((rc = hand_over(S, in, &bts[p], k, asmb, sink, ahead, user, st)))
+                if ((rc = hand_over(S, in, &bts[p], k, asmb, bsc, bsc_n, sink, ahead, user, st)))
                     goto done;
                 holder[k] = -1;
             }
@@ -860,7 +895,8 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
                 w++;
                 continue;
             }
-            if ((rc = hand_over(S, in, &bts[p], slot_of[p], asmb, sink, ahead, user, st)))
+            if ((rc = hand_over(S, in, &bts[p], slot_of[p], asmb, bsc, bsc_n, sink, ahead, user,
+                                st)))
                 goto done;
             holder[slot_of[p]] = -1;
             memmove(wait + w, wait + w + 1, (--nwait - w) * sizeof *wait);
@@ -871,6 +907,7 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
             st->overflows += S->dev[g].overflows;
 done:
     free(asmb);
+    free(bsc);
     free(slot_of);
     free(wait);
     return rc;

@@ -146,6 +146,9 @@ typedef struct {
     int32_t *merged;           /* both: the query's best of two */
     uint8_t *flags;            /* per scan position, 1: the minus strand's score */
     const uint8_t **flags_out; /* set before each call of inner: flags, or NULL (all plus) */
+    int32_t *ahead_rows;       /* both, ahead: the merged rows offered, ahead_cap of them */
+    size_t ahead_cap;
+    size_t *ahead_pos;         /* both, ahead: per engine query, its place in the batch + 1 */
     uint8_t *res;              /* the reverse complements' residues */
     swgpu__query_t *eq;        /* the engine queries (NULL: the queries themselves) */
     size_t neq;
@@ -245,8 +248,10 @@ int swgpu__strands_init(swgpu__strands_t *st, const swgpu__query_t *qs, size_t n
                         swgpu_scan_sink_t inner, void *user, const uint8_t **flags_out);
 /** The engine's scores of engine query k (a swgpu_scan_sink_t on a strands_t). */
 int swgpu__strands_sink(void *user, size_t k, const int32_t *scores);
-/** A batch's rows to inner_ahead (a swgpu_scan_ahead_t on a strands_t;
- *  nothing with both strands). */
+/** A batch's rows to inner_ahead (a swgpu_scan_ahead_t on a strands_t).
+ *  Both strands: the merged rows (as the sink will make them) of the
+ *  queries whose second strand is in the batch, the first being in it too
+ *  or pending, in the order their sink calls will come. */
 int swgpu__strands_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows);
 /** Every engine query of st (qs: the queries) scanned by ops (state: its
  *  create()'s) against n database sequences into st's sink; counters into

@@ -16,6 +16,8 @@ void swgpu__strands_free(swgpu__strands_t *st, size_t nq)
     free(st->pending);
     free(st->pending_minus);
     free(st->merged);
+    free(st->ahead_rows);
+    free(st->ahead_pos);
     free(st->flags);
     free(st->res);
     free(st->eq);
@@ -100,13 +102,74 @@ int swgpu__strands_sink(void *user, size_t k, const int32_t *scores)
     return st->inner(st->user, i, st->merged);
 }
 
-/* a batch's rows to inner_ahead, when the engine's queries are the queries
- * (both strands: each query's row is the two strands' merged, not yet made) */
+/* the two strands' best of each subject, as the sink merges them */
+static void merge_rows(uint64_t n, const int32_t *plus, const int32_t *mn, int32_t *out)
+{
+    for (uint64_t t = 0; t < n; t++)
+        out[t] = mn[t] > plus[t] ? mn[t] : plus[t];
+}
+
+/* both strands: the batch's queries whose sink call it makes (their second
+ * strand in it), their merged rows in st->ahead_rows, to inner_ahead */
+static int ahead_both(swgpu__strands_t *st, size_t n, const size_t *idx,
+                      const int32_t *const *rows)
+{
+    size_t m = 0;
+    int rc = SWGPU_OK;
+    if (!st->ahead_pos && !(st->ahead_pos = calloc(st->neq ? st->neq : 1, sizeof *st->ahead_pos)))
+        return SWGPU_OK; /* the sink fits them itself */
+    for (size_t j = 0; j < n; j++)
+        st->ahead_pos[idx[j]] = j + 1;
+    for (size_t j = 0; j < n; j++) { /* the queries completed here */
+        const size_t p = st->ahead_pos[idx[j] ^ 1];
+        if ((p && p - 1 < j) || (!p && st->pending[idx[j] / 2]))
+            m++;
+    }
+    size_t *qi = malloc((m ? m : 1) * sizeof *qi);
+    const int32_t **qr = malloc((m ? m : 1) * sizeof *qr);
+    if (m > st->ahead_cap) {
+        free(st->ahead_rows);
+        st->ahead_cap = 0;
+        if ((st->ahead_rows = malloc(m * (st->n ? st->n : 1) * sizeof *st->ahead_rows)))
+            st->ahead_cap = m;
+    }
+    if (!qi || !qr || m > st->ahead_cap)
+        m = 0; /* the sink fits them itself */
+    for (size_t j = 0, k = 0; j < n && k < m; j++) {
+        const size_t e = idx[j], i = e / 2, p = st->ahead_pos[e ^ 1];
+        const int32_t *other;
+        if (p && p - 1 < j)
+            other = rows[p - 1];
+        else if (!p && st->pending[i])
+            other = st->pending[i];
+        else
+            continue;
+        int32_t *out = st->ahead_rows + k * st->n;
+        if (e % 2) /* this one the minus strand */
+            merge_rows(st->n, other, rows[j], out);
+        else
+            merge_rows(st->n, rows[j], other, out);
+        qi[k] = i;
+        qr[k++] = out;
+    }
+    for (size_t j = 0; j < n; j++)
+        st->ahead_pos[idx[j]] = 0;
+    if (m)
+        rc = st->inner_ahead(st->user, m, qi, qr);
+    free(qi);
+    free(qr);
+    return rc;
+}
+
+/* a batch's rows to inner_ahead: the queries' own when the engine's queries
+ * are the queries; both strands: each query's merged row (ahead_both) */
 int swgpu__strands_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
 {
     swgpu__strands_t *st = user;
-    if (st->both || !st->inner_ahead)
+    if (!st->inner_ahead)
         return SWGPU_OK;
+    if (st->both)
+        return ahead_both(st, n, idx, rows);
     return st->inner_ahead(st->user, n, idx, rows);
 }
 
@@ -116,8 +179,8 @@ int swgpu__strands_scan(const swgpu_engine_ops_t *ops, void *state, swgpu__stran
 {
     const swgpu__query_t *eq = st->eq ? st->eq : qs;
     if (ops->scan_many)
-        return ops->scan_many(state, st->neq, eq, swgpu__strands_sink, swgpu__strands_ahead, st,
-                              stats);
+        return ops->scan_many(state, st->neq, eq, swgpu__strands_sink,
+                              st->inner_ahead ? swgpu__strands_ahead : NULL, st, stats);
     int32_t *scores = malloc((n ? n : 1) * sizeof *scores);
     if (!scores)
         return swgpu__fail(SWGPU_ENOMEM, "%s: out of memory for %llu database scores", what,
