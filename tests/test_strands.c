@@ -66,6 +66,19 @@ static int rec_sink(void *user, size_t i, const int32_t *scores)
     return SWGPU_OK;
 }
 
+/* st for nq DNA queries qs on strand (the recorder r as sink and companion) */
+static void strands_of(swgpu__strands_t *st, rec_t *r, const swgpu__query_t *qs, size_t nq,
+                       swgpu_strand_t strand)
+{
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_DNA);
+    o.strand = strand;
+    memset(r, 0, sizeof *r);
+    r->n = NSUB;
+    CHECK_EQ_INT(swgpu__strands_init(st, qs, nq, SWGPU_DNA, &o, NSUB, rec_sink, r, NULL), 0);
+    st->inner_ahead = rec_ahead;
+}
+
 /* the engine's row of engine query k: small scores with ties between strands */
 static int32_t row_score(size_t k, size_t t)
 {
@@ -83,16 +96,9 @@ static void run_batches(const char *what, const size_t *ord, const size_t *cuts,
             res[i][k] = (uint8_t)((i + k * 3) % 4);
         qs[i] = swgpu__query_plain(res[i], 12);
     }
-    swgpu_opts_t o;
-    swgpu_opts_init(&o, SWGPU_DNA);
-    o.strand = SWGPU_STRAND_BOTH;
     rec_t r;
-    memset(&r, 0, sizeof r);
-    r.n = NSUB;
     swgpu__strands_t st;
-    const uint8_t *flags = NULL;
-    CHECK_EQ_INT(swgpu__strands_init(&st, qs, NQ, SWGPU_DNA, &o, NSUB, rec_sink, &r, &flags), 0);
-    st.inner_ahead = rec_ahead;
+    strands_of(&st, &r, qs, NQ, SWGPU_STRAND_BOTH);
     CHECK_EQ_INT(st.neq, 2 * NQ);
     static int32_t rows[2 * NQ][NSUB];
     for (size_t k = 0; k < 2 * NQ; k++)
@@ -158,15 +164,9 @@ static void strands_cases(void)
     /* one strand: the batch passed on as it is; a failing companion's status */
     static uint8_t res[5] = {0, 1, 2, 3, 0};
     swgpu__query_t q[2] = {swgpu__query_plain(res, 5), swgpu__query_plain(res + 1, 4)};
-    swgpu_opts_t o;
-    swgpu_opts_init(&o, SWGPU_DNA);
-    o.strand = SWGPU_STRAND_PLUS;
     rec_t r;
-    memset(&r, 0, sizeof r);
-    r.n = NSUB;
     swgpu__strands_t st;
-    CHECK_EQ_INT(swgpu__strands_init(&st, q, 2, SWGPU_DNA, &o, NSUB, rec_sink, &r, NULL), 0);
-    st.inner_ahead = rec_ahead;
+    strands_of(&st, &r, q, 2, SWGPU_STRAND_PLUS);
     static int32_t a[NSUB], b[NSUB];
     const int32_t *rows[2] = {a, b};
     const size_t idx[2] = {1, 0};
