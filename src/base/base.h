@@ -37,6 +37,12 @@ double swgpu__now(void);
 double swgpu__thread_cpu(void);
 /** Number of online CPU cores (>= 1). */
 int swgpu__ncores(void);
+/** fn(ctx, i) for i in [0, n) on up to `threads` threads (0: all cores; at
+ *  most 256), the calling thread one of them, each i once, in no set order;
+ *  returns when all are done.  A thread that cannot be started leaves its
+ *  share to the others.  fn must not fail the loop: it records its own
+ *  failures (and may skip the rest once one is recorded). */
+void swgpu__par_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 /** A file's identity (device and inode), to recognise it under any name. */
 typedef struct {

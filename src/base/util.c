@@ -1,12 +1,14 @@
 /*
  * util.c - status strings, the thread-local error message, the logger,
- * clocks, the reading of sizes.
+ * clocks, a parallel loop, the reading of sizes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/base.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,4 +147,42 @@ int swgpu_parse_size(const char *s, uint64_t *out)
         return SWGPU_ERANGE;
     *out = (uint64_t)(v * mul);
     return SWGPU_OK;
+}
+
+/* swgpu__par_for's shared state: the next index to take */
+typedef struct {
+    size_t n;
+    atomic_size_t next;
+    void (*fn)(void *, size_t);
+    void *ctx;
+} par_t;
+
+static void *par_worker(void *arg)
+{
+    par_t *P = arg;
+    for (size_t i; (i = atomic_fetch_add(&P->next, 1)) < P->n;)
+        P->fn(P->ctx, i);
+    return NULL;
+}
+
+void swgpu__par_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx)
+{
+    enum { MAXT = 256 };
+    pthread_t th[MAXT];
+    par_t P;
+    size_t T = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores(), started = 0;
+    P.n = n;
+    atomic_init(&P.next, 0);
+    P.fn = fn;
+    P.ctx = ctx;
+    if (T > n)
+        T = n;
+    if (T > MAXT)
+        T = MAXT;
+    for (size_t t = 1; t < T; t++) /* a thread that cannot start leaves its work to the others */
+        if (pthread_create(&th[started], NULL, par_worker, &P) == 0)
+            started++;
+    par_worker(&P);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
 }

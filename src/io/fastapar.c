@@ -18,42 +18,9 @@
 #include "io/io.h"
 
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-
-/* ------------------------------------------------------------ threads */
-
-typedef struct {
-    size_t n;
-    _Atomic size_t next;
-    void (*fn)(void *, size_t);
-    void *ctx;
-} par_t;
-
-static void *par_worker(void *arg)
-{
-    par_t *P = arg;
-    for (size_t i; (i = atomic_fetch_add(&P->next, 1)) < P->n;)
-        P->fn(P->ctx, i);
-    return NULL;
-}
-
-void swgpu__par_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx)
-{
-    enum { MAXT = 256 };
-    pthread_t th[MAXT];
-    par_t P = {n, 0, fn, ctx};
-    size_t T = threads > 0 ? (size_t)threads : (size_t)swgpu__ncores(), started = 0;
-    if (T > n) T = n;
-    if (T > MAXT) T = MAXT;
-    for (size_t t = 1; t < T; t++) /* a thread that cannot start leaves its work to the others */
-        if (pthread_create(&th[started], NULL, par_worker, &P) == 0) started++;
-    par_worker(&P);
-    for (size_t t = 0; t < started; t++) pthread_join(th[t], NULL);
-}
 
 /* ------------------------------------------------------------ pieces */
 

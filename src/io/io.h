@@ -358,9 +358,6 @@ void swgpu__fpar_name_offsets(swgpu__fpar_t *f, uint64_t *name_off);
 int swgpu__fpar_fill(swgpu__fpar_t *f, char *names, uint8_t *res, const uint64_t *off,
                      const uint32_t *rank, swgpu_read_info_t *info);
 void swgpu__fpar_free(swgpu__fpar_t *f);
-/** fn(ctx, i) for i in [0, n) on up to `threads` threads (0: all cores),
- *  each i once, in no set order; returns when all are done. */
-void swgpu__par_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 /* ---- shared by the files of BLAST databases: blastdb.c (volumes,
  *      residues) and blastdb_hdr.c (headers) ---- */

@@ -54,7 +54,6 @@ typedef struct {
     cbs_job_t *jobs;
     size_t n;
     int align;                /* 0: phase 2 (scores); 1: phase 4 (alignments of r's hits) */
-    atomic_size_t next;
     atomic_int failed;
     pthread_mutex_t lock;
     int status;
@@ -180,46 +179,31 @@ static int align_one(cbs_run_t *R, const cbs_job_t *j, swgpu_matrix_t *adj)
     return SWGPU_OK;
 }
 
-static void *worker(void *arg)
+/* job k of R (a swgpu__par_for body): its failure recorded, the jobs after
+ * the first failure skipped */
+static void job_one(void *arg, size_t k)
 {
     cbs_run_t *R = arg;
-    swgpu_matrix_t *adj = malloc(sizeof *adj);
-    for (size_t k; !atomic_load(&R->failed) && (k = atomic_fetch_add(&R->next, 1)) < R->n;) {
-        int rc = !adj ? swgpu__fail(SWGPU_ENOMEM, "search: out of memory for a matrix")
-                 : R->align ? align_one(R, &R->jobs[k], adj)
-                            : rescore_one(R, &R->jobs[k], adj);
-        if (rc < 0) {
-            pthread_mutex_lock(&R->lock);
-            if (!R->status) {
-                R->status = rc;
-                snprintf(R->msg, sizeof R->msg, "%s", swgpu_last_error());
-            }
-            pthread_mutex_unlock(&R->lock);
-            atomic_store(&R->failed, 1);
+    swgpu_matrix_t adj; /* the job's adjusted matrix */
+    if (atomic_load(&R->failed))
+        return;
+    int rc = R->align ? align_one(R, &R->jobs[k], &adj) : rescore_one(R, &R->jobs[k], &adj);
+    if (rc < 0) {
+        pthread_mutex_lock(&R->lock);
+        if (!R->status) {
+            R->status = rc;
+            snprintf(R->msg, sizeof R->msg, "%s", swgpu_last_error());
         }
+        pthread_mutex_unlock(&R->lock);
+        atomic_store(&R->failed, 1);
     }
-    free(adj);
-    return NULL;
 }
 
 /* R->jobs on opts->threads threads */
 static int run_jobs(cbs_run_t *R, int align)
 {
-    pthread_t tid[256];
-    size_t nt = R->o->threads > 0 ? (size_t)R->o->threads : (size_t)swgpu__ncores(), started = 0;
     R->align = align;
-    atomic_store(&R->next, 0);
-    if (nt > 256)
-        nt = 256;
-    if (nt > R->n)
-        nt = R->n;
-    for (; nt > 1 && started < nt; started++)
-        if (pthread_create(&tid[started], NULL, worker, R) != 0)
-            break;
-    if (!started)
-        worker(R);
-    for (size_t t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    swgpu__par_for(R->n, R->o->threads, job_one, R);
     return R->status < 0 ? swgpu__fail(R->status, "%s", R->msg) : SWGPU_OK;
 }
 
@@ -345,7 +329,6 @@ static int cbs_search(const swgpu_seqset_t *queries, const swgpu_db_t *db,
     R.basis = &basis;
     R.qc = qc;
     pthread_mutex_init(&R.lock, NULL);
-    atomic_init(&R.next, 0);
     atomic_init(&R.failed, 0);
     rc = cbs_rescore(&R);
     pthread_mutex_destroy(&R.lock);

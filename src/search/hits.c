@@ -8,7 +8,6 @@
 #include "search/search.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -361,26 +360,20 @@ static int candidates(swgpu__pipe_t *c, size_t i, const int32_t *scores)
     return SWGPU_OK;
 }
 
-/* search_ahead's fits: queries idx[0 .. n) of c, rows[j] the scores of
- * idx[j], taken in turn from next by each thread */
+/* search_ahead's fits: queries idx[0 .. n) of c, rows[j] the scores of idx[j] */
 typedef struct {
     swgpu__pipe_t *c;
-    size_t n;
     const size_t *idx;
     const int32_t *const *rows;
-    atomic_size_t next;
 } fit_jobs_t;
 
-static void *fit_worker(void *arg)
+static void fit_one(void *arg, size_t j)
 {
     fit_jobs_t *J = arg;
     swgpu__pipe_t *c = J->c;
-    for (size_t j; (j = atomic_fetch_add(&J->next, 1)) < J->n;) {
-        const size_t i = J->idx[j];
-        c->pre_ok[i] = swgpu_karlin_fit(J->rows[j], c->tlen, (size_t)c->db->n, c->qs[i].len,
-                                        &c->pre[i]) == SWGPU_OK;
-    }
-    return NULL;
+    const size_t i = J->idx[j];
+    c->pre_ok[i] = swgpu_karlin_fit(J->rows[j], c->tlen, (size_t)c->db->n, c->qs[i].len,
+                                    &c->pre[i]) == SWGPU_OK;
 }
 
 /*
@@ -405,20 +398,8 @@ int swgpu__search_ahead(void *user, size_t n, const size_t *idx, const int32_t *
         c->pre = NULL;
         return SWGPU_OK; /* sink() fits them, one after another */
     }
-    fit_jobs_t J = {c, n, idx, rows, 0};
-    atomic_init(&J.next, 0);
-    pthread_t tid[64];
-    size_t nt = c->o->threads > 0 ? (size_t)c->o->threads : (size_t)swgpu__ncores(), started = 0;
-    if (nt > 64)
-        nt = 64;
-    if (nt > n)
-        nt = n;
-    for (; started + 1 < nt; started++) /* and this thread */
-        if (pthread_create(&tid[started], NULL, fit_worker, &J) != 0)
-            break;
-    fit_worker(&J); /* all of them when no thread could be started */
-    for (size_t t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    fit_jobs_t J = {c, idx, rows};
+    swgpu__par_for(n, c->o->threads, fit_one, &J);
     return SWGPU_OK;
 }
 

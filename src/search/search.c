@@ -95,34 +95,28 @@ int swgpu__search_sel(const swgpu_seqset_t *queries, const swgpu_db_t *db,
  * a PSSM whose cannot be had, with a warning. */
 typedef struct {
     const swgpu_pssm_t *const *pssms;
-    size_t n;
     const swgpu_matrix_t *m;
     const swgpu_opts_t *o;
     swgpu_karlin_t *k;
     const double *m_K; /* m's ideal ungapped K, computed once (NULL: by each job) */
     int *failed;
     char (*msg)[256];
-    atomic_size_t next;
-    atomic_ullong cpu_us; /* CPU microseconds of the workers (phase timings) */
+    atomic_ullong cpu_us; /* CPU microseconds of the jobs (phase timings) */
     atomic_ullong max_us; /* the longest job's wall microseconds */
 } karlin_jobs_t;
 
-static void *karlin_worker(void *arg)
+static void karlin_one(void *arg, size_t i)
 {
     karlin_jobs_t *J = arg;
-    double cpu0 = swgpu__thread_cpu();
-    for (size_t i; (i = atomic_fetch_add(&J->next, 1)) < J->n;) {
-        double t0 = swgpu__now();
-        if ((J->failed[i] = swgpu__pssm_karlin_km(J->pssms[i], J->m, J->o->gap_open,
-                                                  J->o->gap_extend, J->m_K, &J->k[i]) < 0))
-            snprintf(J->msg[i], sizeof J->msg[i], "%s", swgpu_last_error());
-        unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
-                           was = atomic_load(&J->max_us);
-        while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
-            ;
-    }
+    const double cpu0 = swgpu__thread_cpu(), t0 = swgpu__now();
+    if ((J->failed[i] = swgpu__pssm_karlin_km(J->pssms[i], J->m, J->o->gap_open,
+                                              J->o->gap_extend, J->m_K, &J->k[i]) < 0))
+        snprintf(J->msg[i], sizeof J->msg[i], "%s", swgpu_last_error());
+    unsigned long long us = (unsigned long long)(1e6 * (swgpu__now() - t0)),
+                       was = atomic_load(&J->max_us);
+    while (us > was && !atomic_compare_exchange_weak(&J->max_us, &was, us))
+        ;
     atomic_fetch_add(&J->cpu_us, (unsigned long long)(1e6 * (swgpu__thread_cpu() - cpu0)));
-    return NULL;
 }
 
 static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_matrix_t *m,
@@ -131,7 +125,6 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
     karlin_jobs_t J;
     memset(&J, 0, sizeof J);
     J.pssms = pssms;
-    J.n = n;
     J.m = m;
     J.o = opts;
     J.k = k;
@@ -140,30 +133,20 @@ static int pssm_karlins(const swgpu_pssm_t *const *pssms, size_t n, const swgpu_
         J.m_K = &km;
     J.failed = calloc(n ? n : 1, sizeof *J.failed);
     J.msg = calloc(n ? n : 1, sizeof *J.msg);
-    pthread_t tid[64];
-    size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores(), started = 0;
+    size_t nt = opts->threads > 0 ? (size_t)opts->threads : (size_t)swgpu__ncores();
     if (!J.failed || !J.msg) {
         free(J.failed);
         free(J.msg);
         return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %zu PSSMs", n);
     }
-    atomic_init(&J.next, 0);
     atomic_init(&J.cpu_us, 0);
     atomic_init(&J.max_us, 0);
-    if (nt > 64)
-        nt = 64;
     if (nt > n)
         nt = n;
     double t0 = swgpu__now();
-    for (; nt > 1 && started < nt; started++)
-        if (pthread_create(&tid[started], NULL, karlin_worker, &J) != 0)
-            break;
-    if (!started)
-        karlin_worker(&J);
-    for (size_t t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
-    swgpu__log(SWGPU_LOG_DEBUG, "statistics of %zu PSSMs: %.3f s on %zu threads, %.3f CPU s (the "
-               "longest %.3f s)", n, swgpu__now() - t0, started ? started : 1,
+    swgpu__par_for(n, (int)nt, karlin_one, &J);
+    swgpu__log(SWGPU_LOG_DEBUG, "statistics of %zu PSSMs: %.3f s on up to %zu threads, %.3f CPU s "
+               "(the longest %.3f s)", n, swgpu__now() - t0, nt ? nt : 1,
                atomic_load(&J.cpu_us) * 1e-6, atomic_load(&J.max_us) * 1e-6);
     for (size_t i = 0; i < n; i++)
         if (J.failed[i]) {
