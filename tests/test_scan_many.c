@@ -10,6 +10,7 @@
 #include "tap.h"
 #include "testlib.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,32 @@ typedef struct {
     atomic_int inside;     /* sink calls running now */
     long calls, overlap, bad_index;
     long abort_at;         /* the call (1-based) that fails; 0: none */
+    /* the companion (ahead_fn), called from the engine's threads at once */
+    const int32_t *want;   /* nq * n: what each row offered must be */
+    atomic_int *offered;   /* per query, calls that offered it */
+    pthread_t *by;         /* per query, the thread that offered it */
+    atomic_long ahead_bad; /* offers not of one query, or of a wrong row */
+    atomic_long ahead_calls;
+    long not_before;       /* sink calls of an offered query on another thread */
+    long unoffered;        /* sink calls of a query not offered (yet) */
+    int ahead_fail;        /* the companion's status from its first call on (0: none) */
 } sink_t;
+
+static int ahead_fn(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
+{
+    sink_t *k = user;
+    atomic_fetch_add(&k->ahead_calls, 1);
+    if (k->ahead_fail)
+        return swgpu__fail(k->ahead_fail, "companion stops");
+    if (n != 1 || idx[0] >= k->nq ||
+        (k->n && memcmp(rows[0], k->want + idx[0] * k->n, k->n * sizeof **rows))) {
+        atomic_fetch_add(&k->ahead_bad, 1);
+        return SWGPU_OK;
+    }
+    k->by[idx[0]] = pthread_self();
+    atomic_fetch_add(&k->offered[idx[0]], 1);
+    return SWGPU_OK;
+}
 
 static int sink_fn(void *user, size_t i, const int32_t *scores)
 {
@@ -56,6 +82,10 @@ static int sink_fn(void *user, size_t i, const int32_t *scores)
     if (i >= k->nq) {
         k->bad_index++;
     } else {
+        if (k->offered && atomic_load(&k->offered[i]) && !pthread_equal(k->by[i], pthread_self()))
+            k->not_before++;
+        if (k->offered && !atomic_load(&k->offered[i]))
+            k->unoffered++;
         k->seen[i]++;
         if (k->n) memcpy(k->got + i * k->n, scores, k->n * sizeof *scores);
     }
@@ -75,12 +105,25 @@ static void sink_init(sink_t *k, size_t nq, size_t n, long abort_at)
     atomic_init(&k->inside, 0);
     k->abort_at = abort_at;
     for (size_t j = 0; j < nq * n; j++) k->got[j] = -7;
+    atomic_init(&k->ahead_bad, 0);
+    atomic_init(&k->ahead_calls, 0);
+}
+
+/* k takes offers too, each row checked against want (nq * n) */
+static void sink_ahead(sink_t *k, const int32_t *want)
+{
+    k->want = want;
+    k->offered = calloc(k->nq + 1, sizeof *k->offered);
+    k->by = calloc(k->nq + 1, sizeof *k->by);
+    for (size_t i = 0; i < k->nq; i++) atomic_init(&k->offered[i], 0);
 }
 
 static void sink_free(sink_t *k)
 {
     free(k->got);
     free(k->seen);
+    free(k->offered);
+    free(k->by);
 }
 
 /* ----------------------------------------------------------- the checks */
@@ -206,13 +249,29 @@ static void check_many(const char *what, const tl_tdb_t *d, const swgpu_matrix_t
             CHECK(rc == 0, "%s: create: %s", w, swgpu_last_error());
             if (rc) continue;
             sink_init(&k, nq, n, 0);
-            rc = swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, NULL, &k, &ss);
+            sink_ahead(&k, base);
+            rc = swgpu__engine_cpu.scan_many(st, nq, qp, sink_fn, ahead_fn, &k, &ss);
             swgpu__engine_cpu.destroy(st);
             CHECK(rc == 0, "%s: scan_many: %s", w, swgpu_last_error());
             for (size_t qi = 0; qi < nq; qi++) missed += k.seen[qi] != 1;
             CHECK(missed == 0 && k.bad_index == 0 && k.overlap == 0 && k.calls == (long)nq,
                   "%s: %ld calls for %zu queries, %ld not once, %ld bad indexes, %ld overlapping", w,
                   k.calls, nq, missed, k.bad_index, k.overlap);
+            /* offered: each query at most once (the ones all threads share
+             * and the empty ones: never), by the thread that then sinks it;
+             * one thread: every query that is not empty */
+            long once = 0, twice = 0, nonempty = 0;
+            for (size_t qi = 0; qi < nq; qi++) {
+                once += atomic_load(&k.offered[qi]) == 1;
+                twice += atomic_load(&k.offered[qi]) > 1;
+                nonempty += qs->len[qi] > 0;
+            }
+            CHECK(atomic_load(&k.ahead_bad) == 0 && twice == 0 && k.not_before == 0 &&
+                      k.unoffered == (long)nq - once &&
+                      (threads > 1 || once == nonempty),
+                  "%s: ahead: %ld wrong offers, %ld queries offered once, %ld more often, %ld "
+                  "sunk on another thread, %ld sunk before their offer or without one", w,
+                  atomic_load(&k.ahead_bad), once, twice, k.not_before, k.unoffered);
             bad = diff_scores(w, "scan", k.got, base, qs, n);
             if (want) bad += diff_scores(w, "ref", k.got, want, qs, n);
             CHECK(bad == 0, "%s: %ld scores differ from scan() or the reference", w, bad);
@@ -471,6 +530,30 @@ static void test_abort(void)
                   rc, k.calls, swgpu_last_error());
             sink_free(&k);
             swgpu__engine_cpu.destroy(st);
+        }
+        /* a failing companion stops the scan with its status and message
+         * (one thread offers every query, so no sink call comes first; with
+         * more, the queries they all share are never offered: then none may
+         * be, and the scan ends as without a companion) */
+        swgpu_opts_t o = opts(11, 1, thread_counts[ti]);
+        void *st = NULL;
+        sink_t k;
+        if (swgpu__engine_cpu.create(&d.db, mp, &o, &st) == 0) {
+            sink_init(&k, qs.n, d.db.n, 0);
+            sink_ahead(&k, NULL);
+            k.ahead_fail = SWGPU_ERANGE;
+            int rc = swgpu__engine_cpu.scan_many(st, qs.n, qp, sink_fn, ahead_fn, &k, NULL);
+            const long offers = atomic_load(&k.ahead_calls);
+            CHECK(offers ? rc == SWGPU_ERANGE && !strcmp(swgpu_last_error(), "companion stops")
+                         : rc == SWGPU_OK && k.calls == (long)qs.n && thread_counts[ti] > 1,
+                  "threads %d, a failing companion: rc %d, %ld offers, %ld sink calls, last "
+                  "error \"%s\"", thread_counts[ti], rc, offers, k.calls, swgpu_last_error());
+            CHECK(thread_counts[ti] > 1 || (offers == 1 && k.calls == 0),
+                  "one thread, a failing companion: %ld offers, %ld sink calls", offers, k.calls);
+            sink_free(&k);
+            swgpu__engine_cpu.destroy(st);
+        } else {
+            CHECK(0, "create: %s", swgpu_last_error());
         }
     }
     {

@@ -229,6 +229,7 @@ static void fit_cases(void)
         idx[j] = (size_t)(NF - 1 - j);
         brow[j] = rows + idx[j] * NS;
     }
+    CHECK_EQ_INT(swgpu__search_ahead_init(&c), 1);
     CHECK_EQ_INT(swgpu__search_ahead(&c, NF, idx, brow), 0);
     int same = 0, fitted = 0;
     for (int i = 0; i < NF && c.pre; i++) {
@@ -250,6 +251,7 @@ static void fit_cases(void)
     c.qs = qs;
     c.tlen = tlen;
     c.have_fixed = 1;
+    CHECK_EQ_INT(swgpu__search_ahead_init(&c), 0);
     CHECK_EQ_INT(swgpu__search_ahead(&c, NF, idx, brow), 0);
     CHECK(c.pre == NULL && c.pre_ok == NULL, "fit: fitted with published parameters");
     free(tlen);

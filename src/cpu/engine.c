@@ -611,6 +611,7 @@ typedef struct {
     const swgpu__cpu_state_t *s;
     const swgpu__query_t *q;
     swgpu_scan_sink_t sink;
+    swgpu_scan_ahead_t ahead; /* called by a thread for its whole query, outside the lock */
     void *user;
     qref_t *order;            /* the queries, longest first */
     size_t nq, nbig;          /* order[0 .. nbig): all threads on each; the rest: one thread each */
@@ -715,6 +716,17 @@ static void solo_query(many_arg_t *a, const qref_t *r)
         many_error(m, many_oom(r->len));
         return;
     }
+    /* what the caller prepares from the scores (the search: its fit of the
+     * query's statistics) runs here, beside the other threads' scans and
+     * sink calls, not under the sink's lock */
+    if (m->ahead && !atomic_load(&m->stop)) {
+        const size_t qi = r->i;
+        const int32_t *row = scores;
+        if ((rc = m->ahead(m->user, 1, &qi, &row)) < 0) {
+            many_error(m, rc);
+            return;
+        }
+    }
     many_deliver(m, r, scores, c->n_rescored);
 }
 
@@ -813,11 +825,11 @@ static void many_free(many_t *m, many_arg_t *args, int nt, int nbar, int coop_ba
     free(args);
 }
 
-/* (no batch of rows is ever complete at once here: ahead is not called) */
+/* (ahead: each query a thread scans alone, SWGPU__CAP_AHEAD_THREADS; the
+ * queries all threads share are handed over between barriers, none ahead) */
 static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
                          swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st)
 {
-    (void)ahead;
     const swgpu__cpu_state_t *s = state;
     const swgpu_db_t *db = s->db;
     many_t m;
@@ -849,6 +861,7 @@ static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_
     m.s = s;
     m.q = q;
     m.sink = sink;
+    m.ahead = ahead;
     m.user = user;
     m.nq = nq;
     atomic_init(&m.next_small, 0);
@@ -939,5 +952,5 @@ const swgpu_engine_ops_t swgpu__engine_cpu = {
     .scan = cpu_scan,
     .destroy = swgpu__cpu_destroy,
     .scan_many = cpu_scan_many,
-    .caps = 0,
+    .caps = SWGPU__CAP_AHEAD_THREADS,
 };

@@ -39,6 +39,10 @@ typedef int (*swgpu_scan_sink_t)(void *user, size_t i, const int32_t *scores);
  * must not depend on being called (an engine that has no batch at hand
  * does not call it).  Called from the thread that calls the sink, never
  * during a sink call; a negative return stops the scan as the sink's does.
+ * An engine with SWGPU__CAP_AHEAD_THREADS calls it instead from its scanning
+ * threads, several at once: each call for one query (n = 1) just before
+ * that query's sink call, on the same thread, and during other queries'
+ * sink calls; the receiver must then work on distinct queries at once.
  */
 typedef int (*swgpu_scan_ahead_t)(void *user, size_t n, const size_t *idx,
                                   const int32_t *const *rows);
@@ -58,8 +62,9 @@ typedef int (*swgpu_scan_ahead_t)(void *user, size_t n, const size_t *idx,
 /* What an engine offers beyond scanning (swgpu_engine_ops_t.caps): callers
  * ask for these, never for an engine's name. */
 enum {
-    SWGPU__CAP_GPU = 1  /* it scans on GPUs: a host core is kept to feed them, and
-                           hits' ends and stretch scores may go to a GPU too */
+    SWGPU__CAP_GPU = 1,          /* it scans on GPUs: a host core is kept to feed them, and
+                                    hits' ends and stretch scores may go to a GPU too */
+    SWGPU__CAP_AHEAD_THREADS = 2 /* it calls ahead from several threads at once (above) */
 };
 
 typedef struct swgpu_engine_ops {

@@ -385,19 +385,30 @@ static void fit_one(void *arg, size_t j)
  * first, and the fits run here on all the search's threads; each is the
  * same computation as sink()'s, so the results do not change.  A fit that
  * fails is left to sink(), which fits again for its message and fallback.
+ * The CPU engine calls it from its threads at once, a query each
+ * (SWGPU__CAP_AHEAD_THREADS): each call writes its own queries' slots of
+ * the arrays swgpu__search_ahead_init made before the scan.
  */
+int swgpu__search_ahead_init(swgpu__pipe_t *c)
+{
+    const size_t nq = c->r->n_queries;
+    if (c->have_fixed || c->o->candidates)
+        return 0;
+    if (c->pre)
+        return 1;
+    if (!(c->pre = calloc(nq ? nq : 1, sizeof *c->pre)) || !(c->pre_ok = calloc(nq ? nq : 1, 1))) {
+        free(c->pre);
+        c->pre = NULL;
+        return 0; /* sink() fits them, one after another */
+    }
+    return 1;
+}
+
 int swgpu__search_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
 {
     swgpu__pipe_t *c = user;
-    if (c->have_fixed || c->o->candidates || n < 2)
+    if (c->have_fixed || c->o->candidates || !c->pre)
         return SWGPU_OK;
-    const size_t nq = c->r->n_queries;
-    if (!c->pre && (!(c->pre = calloc(nq ? nq : 1, sizeof *c->pre)) ||
-                    !(c->pre_ok = calloc(nq ? nq : 1, 1)))) {
-        free(c->pre);
-        c->pre = NULL;
-        return SWGPU_OK; /* sink() fits them, one after another */
-    }
     fit_jobs_t J = {c, idx, rows};
     swgpu__par_for(n, c->o->threads, fit_one, &J);
     return SWGPU_OK;

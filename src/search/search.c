@@ -266,7 +266,7 @@ static int search_scan(swgpu__pipe_t *c, size_t nq, const swgpu_engine_ops_t *op
     int rc = swgpu__strands_init(&c->strands, c->qs, nq, c->alphabet, c->o, db->n,
                                  swgpu__search_sink, c, &c->minus);
     /* fits ahead only where the sink would fit (no published parameters) */
-    c->strands.inner_ahead = c->have_fixed || c->o->candidates ? NULL : swgpu__search_ahead;
+    c->strands.inner_ahead = swgpu__search_ahead_init(c) ? swgpu__search_ahead : NULL;
     const swgpu__query_t *eq = c->strands.eq ? c->strands.eq : c->qs;
     for (size_t i = 0; i < c->strands.neq; i++)
         c->cells_total += (uint64_t)eq[i].len * db->total_res;

@@ -266,9 +266,14 @@ int swgpu__id_order(const swgpu_db_t *db, uint32_t **out);
 /** The engine's scores of query i (a swgpu_scan_sink_t on a swgpu__pipe_t):
  *  statistics, the top hits, their queued alignments. */
 int swgpu__search_sink(void *user, size_t i, const int32_t *scores);
+/** The arrays of swgpu__search_ahead's fits (c->pre, c->pre_ok), made before
+ *  the scan where the scoring has no published parameters: 1 when made
+ *  (0: nothing to fit ahead, or no memory for it: sink() fits). */
+int swgpu__search_ahead_init(swgpu__pipe_t *c);
 /** A batch's rows ahead of their sink() calls (a swgpu_scan_ahead_t on a
- *  swgpu__pipe_t): the queries' fitted parameters, where the scoring has no
- *  published ones, on several threads. */
+ *  swgpu__pipe_t): the queries' fitted parameters, on several threads
+ *  (nothing before swgpu__search_ahead_init); safe from several threads at
+ *  once for distinct queries. */
 int swgpu__search_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows);
 
 /* the alignment pipeline (pipeline.c) */

@@ -179,8 +179,12 @@ int swgpu__strands_scan(const swgpu_engine_ops_t *ops, void *state, swgpu__stran
 {
     const swgpu__query_t *eq = st->eq ? st->eq : qs;
     if (ops->scan_many)
+        /* (both strands merge in shared state: not from several threads at once) */
         return ops->scan_many(state, st->neq, eq, swgpu__strands_sink,
-                              st->inner_ahead ? swgpu__strands_ahead : NULL, st, stats);
+                              st->inner_ahead && !(st->both && (ops->caps & SWGPU__CAP_AHEAD_THREADS))
+                                  ? swgpu__strands_ahead
+                                  : NULL,
+                              st, stats);
     int32_t *scores = malloc((n ? n : 1) * sizeof *scores);
     if (!scores)
         return swgpu__fail(SWGPU_ENOMEM, "%s: out of memory for %llu database scores", what,
