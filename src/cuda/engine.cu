@@ -38,10 +38,10 @@ enum { PREP_NONE, PREP_STARTED, PREP_COUNTED, PREP_DONE };
 
 /* The engine's GPUs: gpu_dev[i] is GPU i's CUDA device (SWGPU_CUDA_DEVICES,
  * swgpu__gpu_map), read once; gpu_n < 0: the variable's error status, with
- * its message in gpu_msg.  gpu_share: the most GPUs on one device. */
+ * its message in gpu_msg. */
 #define MAX_GPUS 64
 static pthread_once_t gpu_once = PTHREAD_ONCE_INIT;
-static int gpu_n, gpu_share = 1, gpu_dev[MAX_GPUS];
+static int gpu_n, gpu_dev[MAX_GPUS];
 static char gpu_msg[256];
 
 static void gpu_map_read(void)
@@ -52,17 +52,22 @@ static void gpu_map_read(void)
         phys = 0;
     }
     gpu_n = swgpu__gpu_map(getenv("SWGPU_CUDA_DEVICES"), phys, gpu_dev, MAX_GPUS);
-    if (gpu_n < 0) {
+    if (gpu_n < 0)
         snprintf(gpu_msg, sizeof gpu_msg, "%s", swgpu_last_error());
-        return;
-    }
-    for (int i = 0; i < gpu_n; i++) {
+}
+
+/* the most of the first n GPUs on one device (1: each its own) */
+static int gpu_share(int n)
+{
+    int most = 1;
+    for (int i = 0; i < n && i < gpu_n; i++) {
         int k = 0;
-        for (int j = 0; j < gpu_n; j++)
+        for (int j = 0; j < n && j < gpu_n; j++)
             k += gpu_dev[j] == gpu_dev[i];
-        if (k > gpu_share)
-            gpu_share = k;
+        if (k > most)
+            most = k;
     }
+    return most;
 }
 
 /* the GPU count (an error status for a bad SWGPU_CUDA_DEVICES, reported) */
@@ -370,7 +375,7 @@ static int memory_budget(cuda_state_t *S, const swgpu_opts_t *o)
     size_t freeb = 0, totalb = 0;
     CU_CHECK(cudaSetDevice(S->dev[0].id));
     CU_CHECK(cudaMemGetInfo(&freeb, &totalb));
-    S->budget = (freeb - freeb / 8) / (size_t)gpu_share;
+    S->budget = (freeb - freeb / 8) / (size_t)gpu_share(S->ndev);
     if (o->max_gpu_memory) {
         if (o->max_gpu_memory < S->budget)
             S->budget = (size_t)o->max_gpu_memory;
@@ -412,7 +417,7 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
         goto fail;
     swgpu__log(SWGPU_LOG_INFO, "cuda: %d device(s) ready (%.3f s)%s", S->ndev,
                swgpu__now() - t_start,
-               gpu_share > 1 ? " (some sharing a device: SWGPU_CUDA_DEVICES)" : "");
+               gpu_share(S->ndev) > 1 ? " (some sharing a device: SWGPU_CUDA_DEVICES)" : "");
     if ((rc = layout_words(S, &wstart)) || (rc = memory_budget(S, o)) ||
         (rc = layout_chunks(S, wstart, force_stream)) || (rc = layout_pack(S, wstart)))
         goto fail;
