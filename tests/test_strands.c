@@ -217,12 +217,8 @@ static void fit_cases(void)
     memset(&res, 0, sizeof res);
     res.n_queries = NF;
     swgpu__pipe_t c;
-    memset(&c, 0, sizeof c);
-    c.o = &o;
-    c.r = &res;
-    c.db = db;
-    c.qs = qs;
-    c.tlen = tlen;
+    const swgpu__pipe_t c0 = {.o = &o, .r = &res, .db = db, .qs = qs, .tlen = tlen};
+    c = c0;
     size_t idx[NF];
     const int32_t *brow[NF];
     for (int j = 0; j < NF; j++) { /* offered in reverse */
@@ -244,12 +240,7 @@ static void fit_cases(void)
     free(c.pre);
     free(c.pre_ok);
     /* published parameters: nothing fitted, nothing allocated */
-    memset(&c, 0, sizeof c);
-    c.o = &o;
-    c.r = &res;
-    c.db = db;
-    c.qs = qs;
-    c.tlen = tlen;
+    c = c0;
     c.have_fixed = 1;
     CHECK_EQ_INT(swgpu__search_ahead_init(&c), 0);
     CHECK_EQ_INT(swgpu__search_ahead(&c, NF, idx, brow), 0);
