@@ -407,7 +407,7 @@ int swgpu__search_ahead_init(swgpu__pipe_t *c)
 int swgpu__search_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
 {
     swgpu__pipe_t *c = user;
-    if (c->have_fixed || c->o->candidates || !c->pre)
+    if (!c->pre) /* nothing to fit (swgpu__search_ahead_init) */
         return SWGPU_OK;
     fit_jobs_t J = {c, idx, rows};
     swgpu__par_for(n, c->o->threads, fit_one, &J);

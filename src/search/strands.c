@@ -109,6 +109,17 @@ static void merge_rows(uint64_t n, const int32_t *plus, const int32_t *mn, int32
         out[t] = mn[t] > plus[t] ? mn[t] : plus[t];
 }
 
+/* ahead_both: the other strand's row of batch entry j, earlier in the batch
+ * or pending from an earlier one; NULL when it comes after j */
+static const int32_t *other_strand(const swgpu__strands_t *st, const size_t *idx,
+                                   const int32_t *const *rows, size_t j)
+{
+    const size_t p = st->ahead_pos[idx[j] ^ 1];
+    if (p)
+        return p - 1 < j ? rows[p - 1] : NULL;
+    return st->pending[idx[j] / 2];
+}
+
 /* both strands: the batch's queries whose sink call it makes (their second
  * strand in it), their merged rows in st->ahead_rows, to inner_ahead */
 static int ahead_both(swgpu__strands_t *st, size_t n, const size_t *idx,
@@ -120,11 +131,8 @@ static int ahead_both(swgpu__strands_t *st, size_t n, const size_t *idx,
         return SWGPU_OK; /* the sink fits them itself */
     for (size_t j = 0; j < n; j++)
         st->ahead_pos[idx[j]] = j + 1;
-    for (size_t j = 0; j < n; j++) { /* the queries completed here */
-        const size_t p = st->ahead_pos[idx[j] ^ 1];
-        if ((p && p - 1 < j) || (!p && st->pending[idx[j] / 2]))
-            m++;
-    }
+    for (size_t j = 0; j < n; j++) /* the queries completed here */
+        m += other_strand(st, idx, rows, j) != NULL;
     size_t *qi = malloc((m ? m : 1) * sizeof *qi);
     const int32_t **qr = malloc((m ? m : 1) * sizeof *qr);
     if (m > st->ahead_cap) {
@@ -136,20 +144,15 @@ static int ahead_both(swgpu__strands_t *st, size_t n, const size_t *idx,
     if (!qi || !qr || m > st->ahead_cap)
         m = 0; /* the sink fits them itself */
     for (size_t j = 0, k = 0; j < n && k < m; j++) {
-        const size_t e = idx[j], i = e / 2, p = st->ahead_pos[e ^ 1];
-        const int32_t *other;
-        if (p && p - 1 < j)
-            other = rows[p - 1];
-        else if (!p && st->pending[i])
-            other = st->pending[i];
-        else
+        const int32_t *other = other_strand(st, idx, rows, j);
+        if (!other)
             continue;
         int32_t *out = st->ahead_rows + k * st->n;
-        if (e % 2) /* this one the minus strand */
+        if (idx[j] % 2) /* this one the minus strand */
             merge_rows(st->n, other, rows[j], out);
         else
             merge_rows(st->n, rows[j], other, out);
-        qi[k] = i;
+        qi[k] = idx[j] / 2;
         qr[k++] = out;
     }
     for (size_t j = 0; j < n; j++)
