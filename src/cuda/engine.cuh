@@ -163,8 +163,8 @@ typedef struct {
     size_t sz_scr, sz_scrl, sz_q, sz_prof, sz_profl, sz_qpt, sz_qprof, sz_nq, sz_n;
     /* results of the current scan */
     int rc;
+    char msg[512]; /* rc's message (the error state is per thread) */
     uint64_t overflows;
-    pthread_t th;
 } gpu_t;
 
 typedef struct cuda_state {

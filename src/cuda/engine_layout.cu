@@ -22,43 +22,10 @@
 
 namespace swgpu_cuda {
 
-/* fn(ctx, a, b) over [0, n) in ranges of grain items on all cores (the
- * host layout of a large database: hundreds of MB to pack at start-up) */
-typedef struct {
-    void (*fn)(void *, uint64_t, uint64_t);
-    void *ctx;
-    uint64_t n, grain;
-    uint64_t next; /* atomic */
-} pfor_t;
-
-static void *pfor_run(void *arg)
-{
-    pfor_t *p = (pfor_t *)arg;
-    for (;;) {
-        uint64_t a = __atomic_fetch_add(&p->next, p->grain, __ATOMIC_RELAXED);
-        if (a >= p->n)
-            return NULL;
-        p->fn(p->ctx, a, a + p->grain < p->n ? a + p->grain : p->n);
-    }
-}
-
-static void par_for(uint64_t n, uint64_t grain, void (*fn)(void *, uint64_t, uint64_t), void *ctx)
-{
-    pfor_t p = {fn, ctx, n, grain ? grain : 1, 0};
-    int T = swgpu__ncores();
-    if (T > 64)
-        T = 64;
-    if ((uint64_t)T > n / p.grain + 1)
-        T = (int)(n / p.grain + 1);
-    pthread_t th[64];
-    int started = 0;
-    for (; started < T - 1; started++)
-        if (pthread_create(&th[started], NULL, pfor_run, &p))
-            break; /* fewer threads: the calling thread does the rest */
-    pfor_run(&p);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-}
+/* The host layout of a large database (hundreds of MB to pack at start-up)
+ * is made on all cores, by swgpu__par_for over blocks of BLK items: block
+ * i is items [i BLK, min(n, (i + 1) BLK)). */
+static inline uint64_t blocks_of(uint64_t n, uint64_t blk) { return (n + blk - 1) / blk; }
 
 /* ---------------------------------------------------- DPX configuration */
 
@@ -144,11 +111,15 @@ static int make_chunks(cuda_state_t *S, const uint64_t *wstart, uint32_t k0, uin
     return SWGPU_OK;
 }
 
-/* the rows of global pairs [p0, p1) (offsets already in h_gpoff) */
-static void fill_pairs(void *arg, uint64_t p0, uint64_t p1)
+enum { PAIR_BLK = 2048, PACK_BLK = 1024 };
+
+/* the rows of block i of the global pairs (offsets already in h_gpoff) */
+static void fill_pairs(void *arg, size_t i)
 {
     cuda_state_t *S = (cuda_state_t *)arg;
     const swgpu_db_t *db = S->db;
+    const uint64_t np = (db->n + 1) / 2, p0 = (uint64_t)i * PAIR_BLK;
+    const uint64_t p1 = p0 + PAIR_BLK < np ? p0 + PAIR_BLK : np;
     for (uint64_t p = p0; p < p1; p++) {
         const uint64_t a = 2 * p;
         const uint32_t la = (uint32_t)(db->off[a + 1] - db->off[a]);
@@ -193,7 +164,7 @@ static void *layout_thread(void *arg)
         S->h_pres = (uint16_t *)malloc((size_t)(rows ? rows : 1) * sizeof(uint16_t));
         if (!S->h_pres)
             goto nomem;
-        par_for(np, 2048, fill_pairs, S);
+        swgpu__par_for(blocks_of(np, PAIR_BLK), 0, fill_pairs, S);
     }
     return NULL;
 nomem:
@@ -254,10 +225,12 @@ typedef struct {
     uint32_t *h_res;
 } pack_ctx_t;
 
-/* subjects [k0, k1) packed 4 residues per word */
-static void pack_res(void *arg, uint64_t k0, uint64_t k1)
+/* the subjects of block i packed 4 residues per word */
+static void pack_res(void *arg, size_t i)
 {
     const pack_ctx_t *pk = (const pack_ctx_t *)arg;
+    const uint64_t n = pk->db->n, k0 = (uint64_t)i * PACK_BLK;
+    const uint64_t k1 = k0 + PACK_BLK < n ? k0 + PACK_BLK : n;
     for (uint64_t k = k0; k < k1; k++) {
         uint64_t l = pk->db->off[k + 1] - pk->db->off[k], nw = (l + 3) / 4;
         const uint8_t *r = pk->db->res + pk->db->off[k];
@@ -421,7 +394,7 @@ int layout_pack(cuda_state_t *S, const uint64_t *wstart)
     }
     if (S->h_res) {
         pack_ctx_t pk = {S->db, wstart, S->h_res};
-        par_for(n, 1024, pack_res, &pk);
+        swgpu__par_for(blocks_of(n, PACK_BLK), 0, pack_res, &pk);
     }
     return SWGPU_OK;
 }
@@ -464,22 +437,22 @@ static int dev_buffers_streamed(cuda_state_t *S, gpu_t *d)
     return SWGPU_OK;
 }
 
-/* one GPU's resident buffer on a thread of its own: its status, its
+/* one GPU's resident buffer (a swgpu__par_for body): its status, its
  * message, whether it ran out of memory */
 typedef struct {
     cuda_state_t *S;
-    gpu_t *d;
     int rc, oom;
     char msg[512];
 } upload_arg_t;
 
-static void *upload_thread(void *arg)
+static void upload_one(void *arg, size_t i)
 {
-    upload_arg_t *a = (upload_arg_t *)arg;
-    a->rc = dev_buffer_resident(a->S, a->d, &a->oom);
+    upload_arg_t *a = (upload_arg_t *)arg + i;
+    if (a->S->dev[i].own < 0)
+        return;
+    a->rc = dev_buffer_resident(a->S, &a->S->dev[i], &a->oom);
     if (a->rc)
         snprintf(a->msg, sizeof a->msg, "%s", swgpu_last_error());
-    return NULL;
 }
 
 /* Resident on several GPUs: every GPU's chunk allocated and uploaded at
@@ -489,29 +462,13 @@ static void *upload_thread(void *arg)
 static int dev_buffers_resident(cuda_state_t *S, int *resident_oom)
 {
     upload_arg_t *a = (upload_arg_t *)calloc(S->ndev, sizeof *a);
-    pthread_t *th = (pthread_t *)calloc(S->ndev, sizeof *th);
-    char *started = (char *)calloc(S->ndev, 1);
     int rc = SWGPU_OK;
-    if (!a || !th || !started) {
-        free(a);
-        free(th);
-        free(started);
+    if (!a)
         return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %d GPU threads",
                            S->ndev);
-    }
-    for (int i = 0; i < S->ndev; i++) {
-        a[i].S = S;
-        a[i].d = &S->dev[i];
-        if (S->dev[i].own < 0)
-            continue;
-        if (S->ndev > 1 && pthread_create(&th[i], NULL, upload_thread, &a[i]) == 0)
-            started[i] = 1;
-        else
-            upload_thread(&a[i]); /* here, then */
-    }
     for (int i = 0; i < S->ndev; i++)
-        if (started[i])
-            pthread_join(th[i], NULL);
+        a[i].S = S;
+    swgpu__par_for((size_t)S->ndev, S->ndev, upload_one, a);
     for (int i = 0; i < S->ndev; i++) {
         if (a[i].oom && resident_oom)
             *resident_oom = 1;
@@ -519,8 +476,6 @@ static int dev_buffers_resident(cuda_state_t *S, int *resident_oom)
             rc = swgpu__fail(a[i].rc, "%s", a[i].msg);
     }
     free(a);
-    free(th);
-    free(started);
     return rc;
 }
 

@@ -471,13 +471,13 @@ typedef struct {
     char msg[512];
 } mqs_arg_t;
 
-static void *mq_stream_thread(void *arg)
+/* GPU i's share of a streamed batch (a swgpu__par_for body) */
+static void mq_stream_one(void *arg, size_t i)
 {
-    mqs_arg_t *a = (mqs_arg_t *)arg;
+    mqs_arg_t *a = (mqs_arg_t *)arg + i;
     a->rc = mq_stream_dev(a->S, a->d, a->bt, a->in, a->asmb, a->maxn);
     if (a->rc) /* last_error is per thread */
         snprintf(a->msg, sizeof a->msg, "%s", swgpu_last_error());
-    return NULL;
 }
 
 /* every query's checks before the first is scored */
@@ -635,28 +635,16 @@ static int run_streamed(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
         return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %zu x %llu scores",
                            mnq, (unsigned long long)S->db->n);
     mqs_arg_t *args = (mqs_arg_t *)calloc(S->ndev, sizeof *args);
-    pthread_t *th = (pthread_t *)calloc(S->ndev, sizeof *th);
-    if (!args || !th) {
+    if (!args) {
         free(asmb);
-        free(args);
-        free(th);
         return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory for %d GPU threads",
                            S->ndev);
     }
     for (size_t i = 0; i < nb && !rc; i++) {
         S->next_chunk = 0;
-        int started = 0;
-        for (int g = 0; g < S->ndev; g++) {
+        for (int g = 0; g < S->ndev; g++)
             args[g] = (mqs_arg_t){S, &S->dev[g], &bts[i], in, asmb, maxn, 0, {0}};
-            if (S->ndev == 1)
-                mq_stream_thread(&args[g]);
-            else if (pthread_create(&th[g], NULL, mq_stream_thread, &args[g]) == 0)
-                started = g + 1;
-            else
-                mq_stream_thread(&args[g]);
-        }
-        for (int g = 0; g < started; g++)
-            pthread_join(th[g], NULL);
+        swgpu__par_for((size_t)S->ndev, S->ndev, mq_stream_one, args);
         for (int g = 0; g < S->ndev && !rc; g++)
             if (args[g].rc)
                 rc = swgpu__fail(args[g].rc, "%s", args[g].msg);
@@ -670,7 +658,6 @@ static int run_streamed(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
         }
     }
     free(args);
-    free(th);
     free(asmb);
     if (!rc && st)
         for (int g = 0; g < S->ndev; g++)

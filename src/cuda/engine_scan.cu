@@ -421,11 +421,13 @@ static int dev_scan(cuda_state_t *S, gpu_t *d)
     return SWGPU_OK;
 }
 
-static void *dev_thread(void *arg)
+/* GPU i's scan (a swgpu__par_for body) */
+static void dev_scan_one(void *arg, size_t i)
 {
-    gpu_t *d = (gpu_t *)arg;
+    gpu_t *d = &((cuda_state_t *)arg)->dev[i];
     d->rc = dev_scan(d->S, d);
-    return NULL;
+    if (d->rc)
+        snprintf(d->msg, sizeof d->msg, "%s", swgpu_last_error());
 }
 
 /* 1 if the simt kernel's 8-bit profile holds q's scores (a matrix's are
@@ -480,26 +482,11 @@ static int scan_profiles(cuda_state_t *S, const swgpu__query_t *Q)
 /* dev_scan on every GPU, a thread each when there are several */
 static int scan_gpus(cuda_state_t *S)
 {
-    int rc = SWGPU_OK;
-    if (S->ndev == 1) {
-        rc = dev_scan(S, &S->dev[0]);
-        S->dev[0].rc = rc;
-        return rc;
-    }
-    int started = 0;
-    for (int i = 0; i < S->ndev; i++) {
-        if (pthread_create(&S->dev[i].th, NULL, dev_thread, &S->dev[i])) {
-            rc = swgpu__fail(SWGPU_ENOMEM, "cuda engine: cannot start a thread for GPU %d", i);
-            break;
-        }
-        started++;
-    }
-    for (int i = 0; i < started; i++)
-        pthread_join(S->dev[i].th, NULL);
-    for (int i = 0; i < started && !rc; i++)
+    swgpu__par_for((size_t)S->ndev, S->ndev, dev_scan_one, S);
+    for (int i = 0; i < S->ndev; i++)
         if (S->dev[i].rc)
-            rc = S->dev[i].rc;
-    return rc;
+            return S->ndev > 1 ? swgpu__fail(S->dev[i].rc, "%s", S->dev[i].msg) : S->dev[i].rc;
+    return SWGPU_OK;
 }
 
 int cuda_scan(void *state, const swgpu__query_t *Q, int32_t *scores, swgpu_scan_stats_t *st)
