@@ -402,8 +402,6 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
 
     const double t_start = swgpu__now();
     *state = NULL;
-    if ((rc = device_count(&count)))
-        return rc;
     S = (cuda_state_t *)calloc(1, sizeof *S);
     if (!S)
         return swgpu__fail(SWGPU_ENOMEM, "cuda engine: out of memory");
@@ -411,9 +409,14 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
     S->db = db;
     if ((rc = pick_family(S, o)) || (rc = set_scoring(S, m, o)))
         goto fail;
+    /* the pair layout (host memory only) while the driver counts the GPUs
+     * and makes their contexts: ~0.25 s of a cold start on the two-H200
+     * host, where the layout of a 2.07 G-residue database ended 0.1 s after
+     * the GPUs were ready (bench/NOTES-gpu.md v32) */
     if (S->fam == FAM_DPX)
-        layout_start(S); /* the pair layout, while the GPUs are set up */
-    if ((rc = read_env(S)) || (rc = setup_devices(S, o, count)))
+        layout_start(S);
+    if ((rc = device_count(&count)) || (rc = read_env(S)) ||
+        (rc = setup_devices(S, o, count)))
         goto fail;
     swgpu__log(SWGPU_LOG_INFO, "cuda: %d device(s) ready (%.3f s)%s", S->ndev,
                swgpu__now() - t_start,
