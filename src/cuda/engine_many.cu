@@ -66,7 +66,6 @@ static int mq_prepare(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         (plbytes && (rc = dgrow(&m->d_profl, &m->cap_profl, plbytes))) ||
         (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
         (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
-        (rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, nq * stride * sizeof(int32_t))) ||
         (rc = dgrow((void **)&m->d_sc, &m->cap_sc, nq * stride * sizeof(int32_t))))
         return rc;
     size_t qo = 0;
@@ -201,9 +200,10 @@ static int mq_launch(cuda_state_t *S, gpu_t *d, const mslot_t *m, const mslot_t 
     return SWGPU_OK;
 }
 
-/* slot m's buffers at the current scan's largest sizes (d->sz_*), its score
- * rows for a first batch of first_n queries (grown later by hgrow_keep) */
-static int slot_alloc(gpu_t *d, mslot_t *m, size_t first_n)
+/* slot m's buffers at the current scan's largest sizes (d->sz_*), and
+ * pinned score rows for host_n queries (streaming: the largest batch;
+ * resident: none, mq_download grows them once the batch's kernels run) */
+static int slot_alloc(gpu_t *d, mslot_t *m, size_t host_n)
 {
     int rc;
     CU_CHECK(cudaSetDevice(d->id));
@@ -218,14 +218,15 @@ static int slot_alloc(gpu_t *d, mslot_t *m, size_t first_n)
         (d->sz_qprof && (rc = dgrow(&m->d_qprof, &m->cap_qprof, d->sz_qprof))) ||
         (rc = hgrow((void **)&m->h_mq, &m->cap_hmq, 2 * d->sz_nq * sizeof(swgpu_cu_mq_t))) ||
         (rc = dgrow((void **)&m->d_mq, &m->cap_mq, 2 * d->sz_nq * sizeof(swgpu_cu_mq_t))) ||
-        (rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, first_n * d->sz_n * sizeof(int32_t))) ||
+        (rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, host_n * d->sz_n * sizeof(int32_t))) ||
         (rc = dgrow((void **)&m->d_sc, &m->cap_sc, d->sz_nq * d->sz_n * sizeof(int32_t))))
         return rc;
     m->sized = 1;
     return SWGPU_OK;
 }
 
-/* enqueue batch bt on GPU d in slot m (resident chunk) */
+/* enqueue batch bt's kernels on GPU d in slot m (resident chunk);
+ * mq_download then queues its scores' copy */
 static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
                       const mq_in_t *in)
 {
@@ -252,9 +253,24 @@ static int mq_enqueue(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt,
         return rc;
     if (tr)
         CU_CHECK(cudaEventRecord(m->ev_tk1, m->st));
-    CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, bt->n * ch->n * sizeof(int32_t),
-                             cudaMemcpyDeviceToHost, m->st));
-    if (tr)
+    return SWGPU_OK;
+}
+
+/* the copy of batch bt's scores (mq_enqueue queued its kernels) into slot
+ * m's pinned rows, grown here, while the kernels run: pinned memory is slow
+ * to allocate (the 20 CUDASW++ queries x the 2.07 G-residue database: ten
+ * rows of 5.7 M scores, 229 MB, ~0.1 s before the first kernel when it was
+ * allocated first, bench/NOTES-gpu.md v33) */
+static int mq_download(cuda_state_t *S, gpu_t *d, mslot_t *m, const mbatch_t *bt)
+{
+    const chunk_t *ch = &S->chunks[d->own];
+    const size_t bytes = bt->n * ch->n * sizeof(int32_t);
+    int rc;
+    CU_CHECK(cudaSetDevice(d->id));
+    if ((rc = hgrow_keep(d, (void **)&m->h_sc, &m->cap_hsc, bytes)))
+        return rc;
+    CU_CHECK(cudaMemcpyAsync(m->h_sc, m->d_sc, bytes, cudaMemcpyDeviceToHost, m->st));
+    if (swgpu__log_on(SWGPU_LOG_DEBUG))
         CU_CHECK(cudaEventRecord(m->ev_tdl, m->st));
     CU_CHECK(cudaEventRecord(m->ev_done, m->st));
     return SWGPU_OK;
@@ -413,6 +429,7 @@ static int mq_stream_dev(cuda_state_t *S, gpu_t *d, const mbatch_t *bt, const mq
     CU_CHECK(cudaSetDevice(d->id));
     if ((rc = mslot_setup(d, m0)) || (rc = mslot_setup(d, m1)) ||
         (rc = mq_prepare(S, d, m0, bt, in, maxn, d->st)) ||
+        (rc = hgrow((void **)&m0->h_sc, &m0->cap_hsc, nq * maxn * sizeof(int32_t))) ||
         (rc = hgrow((void **)&m1->h_mq, &m1->cap_hmq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
         (rc = dgrow((void **)&m1->d_mq, &m1->cap_mq, 2 * nq * sizeof(swgpu_cu_mq_t))) ||
         (rc = hgrow((void **)&m1->h_sc, &m1->cap_hsc, nq * maxn * sizeof(int32_t))) ||
@@ -564,11 +581,12 @@ static int gpu_scratch(const cuda_state_t *S, const gpu_t *d, const mbatch_t *bt
 }
 
 /* the slots' buffers at the largest batch's sizes z (slot_alloc), except
- * their pinned score rows, sized for each slot's first batch and grown
- * with hgrow_keep: pinned memory is slow to allocate and cudaFree /
- * cudaFreeHost would wait for the kernels.  Resident: slot 0 now, the
- * others when their first batch is enqueued (the GPU computes the first
- * batch meanwhile); streaming: both now, their score rows for every batch */
+ * their pinned score rows, which are slow to allocate: resident, they are
+ * grown with hgrow_keep once each batch's kernels are queued (mq_download;
+ * cudaFree / cudaFreeHost would wait for the kernels).  Resident: slot 0
+ * now, the others when their first batch is enqueued (the GPU computes the
+ * first batch meanwhile); streaming: both now, their score rows for every
+ * batch */
 static int size_slots(cuda_state_t *S, const mbatch_t *bts, size_t nb, size_t maxn,
                       const msizes_t *z)
 {
@@ -592,7 +610,7 @@ static int size_slots(cuda_state_t *S, const mbatch_t *bts, size_t nb, size_t ma
         for (int k = 0; k < NMB; k++) {
             d->ms[k].sized = 0;
             if ((k == 0 || (S->streaming && k < 2)) &&
-                (rc = slot_alloc(d, &d->ms[k], S->streaming ? z->nq : bts[0].n)))
+                (rc = slot_alloc(d, &d->ms[k], S->streaming ? z->nq : 0)))
                 return rc;
         }
     }
@@ -766,7 +784,7 @@ static int free_slot(cuda_state_t *S, const mbatch_t *bt, const long *holder, in
             gpu_t *d = &S->dev[g];
             if (d->own < 0 || d->ms[x].sized)
                 continue;
-            const int rc = slot_alloc(d, &d->ms[x], bt->n);
+            const int rc = slot_alloc(d, &d->ms[x], 0);
             if (rc == SWGPU_ENOMEM && x >= 2) {
                 cudaGetLastError();
                 *nslots = x;
@@ -846,9 +864,14 @@ static int run_resident(cuda_state_t *S, const mq_in_t *in, const mbatch_t *bts,
                     goto done;
                 holder[slot_of[p]] = -1;
             }
+            /* every GPU's kernels first, then their copies */
             for (int g = 0; g < S->ndev; g++)
                 if (S->dev[g].own >= 0 &&
                     (rc = mq_enqueue(S, &S->dev[g], &S->dev[g].ms[k], &bts[i], in)))
+                    goto done;
+            for (int g = 0; g < S->ndev; g++)
+                if (S->dev[g].own >= 0 &&
+                    (rc = mq_download(S, &S->dev[g], &S->dev[g].ms[k], &bts[i])))
                     goto done;
             holder[k] = (long)i;
             slot_of[i] = k;
