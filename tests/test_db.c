@@ -263,8 +263,68 @@ static void test_damaged(void)
     fix_header_crc(p);
     tl_spit(tmp("off3.db"), p, n);
     expect_db_fail(tmp("off3.db"), SWGPU_EDB, "overlap");
+    /* a residue code out of range with both checksums made valid: the last
+     * residue, then the first */
+    uint64_t res_off = 0, nres = 0;
+    for (int i = 0; i < 8; i++) {
+        res_off |= (uint64_t)good[48 + 16 * 5 + i] << (8 * i);
+        nres |= (uint64_t)good[56 + 16 * 5 + i] << (8 * i);
+    }
+    CHECK(nres > 1 && res_off + nres < n, "the residues of good.db (%llu at %llu)",
+          (unsigned long long)nres, (unsigned long long)res_off);
+    for (int k = 0; k < 2 && nres > 1 && res_off + nres < n; k++) {
+        memcpy(p, good, n);
+        p[res_off + (k ? 0 : nres - 1)] = (unsigned char)swgpu_alphabet_size(SWGPU_PROTEIN);
+        put32(p + 144, (uint32_t)crc32(0, p + 160, (uInt)(n - 160)));
+        fix_header_crc(p);
+        tl_spit(tmp("code.db"), p, n);
+        expect_db_fail(tmp("code.db"), SWGPU_EDB, "residue code out of range for the protein alphabet");
+    }
     free(p);
     free(good);
+}
+
+/* swgpu__crc_parallel: zlib's CRC of the whole buffer on any number of
+ * threads, and a residue code >= lim found wherever it is in [res, res +
+ * nres) (the 64-byte and 256 kB blocks' edges, the threads' pieces' edges)
+ * and nowhere else */
+static void test_crc_codes(void)
+{
+    enum { LIM = 25 };
+    const size_t len = (9u << 20) + 37; /* over 8 MB: cut into pieces */
+    unsigned char *b = malloc(len);
+    CHECK(b != NULL, "%zu bytes", len);
+    if (!b) return;
+    for (size_t i = 0; i < len; i++)
+        b[i] = (unsigned char)((i * 7 + i / 13) % LIM);
+    const uint32_t want = (uint32_t)crc32(crc32(0, Z_NULL, 0), b, (uInt)len);
+    static const int threads[] = {1, 3, 4};
+    uint8_t bad = 9;
+    for (int t = 0; t < 3; t++) {
+        CHECK_EQ_INT(swgpu__crc_parallel(b, len, b, len, LIM, &bad, threads[t]), want);
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(swgpu__crc_parallel(b, len, NULL, 0, 0, &bad, threads[t]), want);
+        CHECK_EQ_INT(bad, 0);
+    }
+    const size_t at[] = {0, 63, 64, 65, (256u << 10) - 1, 256u << 10, len / 3, len / 3 + 1,
+                         len / 4 - 1, len - 64, len - 1};
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        const unsigned char keep = b[at[i]];
+        for (int t = 0; t < 3; t++) {
+            b[at[i]] = LIM - 1; /* the largest code allowed */
+            swgpu__crc_parallel(b, len, b, len, LIM, &bad, threads[t]);
+            CHECK(bad == 0, "code %d at %zu, %d threads: allowed", LIM - 1, at[i], threads[t]);
+            b[at[i]] = LIM;
+            swgpu__crc_parallel(b, len, b, len, LIM, &bad, threads[t]);
+            CHECK(bad == 1, "code %d at %zu, %d threads: found", LIM, at[i], threads[t]);
+            /* only the codes of [100, len - 100) are checked */
+            swgpu__crc_parallel(b, len, b + 100, len - 200, LIM, &bad, threads[t]);
+            CHECK(bad == (at[i] >= 100 && at[i] < len - 100), "code %d at %zu, %d threads, "
+                  "codes [100, %zu) checked: %d", LIM, at[i], threads[t], len - 100, bad);
+        }
+        b[at[i]] = keep;
+    }
+    free(b);
 }
 
 static void test_open_fasta(void)
@@ -416,11 +476,13 @@ int main(void)
     test_sort_ties();
     test_roundtrip_random();
     test_damaged();
+    test_crc_codes();
     test_open_fasta();
     test_empty_sequence();
     test_pipe();
     const char *names[] = {"ties.db", "rand.db", "rand2.db", "good.db", "cut.db", "long.db", "foreign.db",
-                           "v2.db", "hdr.db", "crc.db", "off.db", "off2.db", "off3.db", "db.fa.gz", "pipe.db"};
+                           "v2.db", "hdr.db", "crc.db", "off.db", "off2.db", "off3.db", "code.db", "db.fa.gz",
+                           "pipe.db"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tmp(names[i]));
     rmdir(tmpdir);
     return tap_done();

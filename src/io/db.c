@@ -210,16 +210,45 @@ typedef struct {
     uint8_t lim, bad;
 } crc_piece_t;
 
+/* the largest byte of [a, a + n): blocks of 64 bytes, a loop of fixed
+ * length that the compiler vectorizes at -O2 (a byte-by-byte test of each
+ * code ran at half the CRC's speed, 2/3 of opening a database) */
+static uint8_t max_byte(const unsigned char *a, uint64_t n)
+{
+    uint64_t i = 0;
+    uint8_t mx = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint8_t m = 0;
+        for (int k = 0; k < 64; k++)
+            m = a[i + k] > m ? a[i + k] : m;
+        mx = m > mx ? m : mx;
+    }
+    for (; i < n; i++)
+        mx = a[i] > mx ? a[i] : mx;
+    return mx;
+}
+
+/* the piece's CRC and code check, 256 kB at a time (each block read from
+ * memory once) */
 static void *crc_piece(void *arg)
 {
+    enum { BLK = 256 << 10 };
     crc_piece_t *c = arg;
-    c->crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), c->p, c->len);
-    const unsigned char *a = c->p > c->res ? c->p : c->res;
-    const unsigned char *b = c->p + c->len < c->res_end ? c->p + c->len : c->res_end;
-    uint8_t bad = 0;
-    for (; a < b; a++)
-        bad |= *a >= c->lim;
-    c->bad = bad;
+    uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0);
+    uint8_t mx = 0;
+    for (uint64_t o = 0; o < c->len; o += BLK) {
+        const unsigned char *p = c->p + o;
+        const uint64_t len = c->len - o < BLK ? c->len - o : BLK;
+        crc = crc_update(crc, p, len);
+        const unsigned char *a = p > c->res ? p : c->res;
+        const unsigned char *b = p + len < c->res_end ? p + len : c->res_end;
+        if (a < b) {
+            const uint8_t m = max_byte(a, (uint64_t)(b - a));
+            mx = m > mx ? m : mx;
+        }
+    }
+    c->crc = crc;
+    c->bad = c->res && mx >= c->lim;
     return NULL;
 }
 
