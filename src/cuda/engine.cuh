@@ -53,8 +53,6 @@ int alloc_fail(cudaError_t e, int pinned, size_t bytes, const char *what, const 
 #define DEV_ALLOC(p, bytes) CU_ALLOC(cudaMalloc, 0, p, bytes)
 #define HOST_ALLOC(p, bytes) CU_ALLOC(cudaMallocHost, 1, p, bytes)
 
-#define HOST_ALLOC(p, bytes) CU_ALLOC(cudaMallocHost, 1, p, bytes)
-
 #define NBUF 2 /* streaming buffers per GPU */
 /* A chunk's packed words at most this: its word offsets (h_woff) and pair
  * rows (h_poff; at most its residues, 4 per word) are 32-bit */
@@ -323,8 +321,9 @@ int make_pairs(cuda_state_t *S, int pinned);
 /* every GPU's buffers; a resident chunk uploaded (*resident_oom, may be
  * NULL: set when a resident chunk's buffers did not fit) */
 int dev_buffers(cuda_state_t *S, int *resident_oom);
-/* enqueue the upload of chunk c into buffer b on stream s */
-int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s);
+/* enqueue the upload of chunk c into buffer b on stream s; big_later: all
+ * but its packed residues and pair rows (the resident upload stages those) */
+int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s, int big_later);
 
 /* ---------------------------------------------- one query (engine_scan.cu) */
 

@@ -51,10 +51,10 @@ static int dev_alloc_buf(gpu_t *d, dbuf_t *b, uint64_t words, uint32_t n, uint64
 }
 
 /* enqueue the upload of chunk c into buffer b on stream s */
-int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s)
+int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s, int big_later)
 {
     const chunk_t *ch = &S->chunks[c];
-    if (S->h_res)
+    if (S->h_res && !big_later)
         CU_CHECK(cudaMemcpyAsync(b->res, S->h_res + ch->w0, ch->nw * sizeof(uint32_t),
                                  cudaMemcpyHostToDevice, s));
     CU_CHECK(cudaMemcpyAsync(b->woff, S->h_woff + ch->k0, ch->n * sizeof(uint32_t),
@@ -62,8 +62,9 @@ int upload_chunk(cuda_state_t *S, dbuf_t *b, int c, cudaStream_t s)
     CU_CHECK(cudaMemcpyAsync(b->len, S->h_len + ch->k0, ch->n * sizeof(uint32_t),
                              cudaMemcpyHostToDevice, s));
     if (S->h_pres) {
-        CU_CHECK(cudaMemcpyAsync(b->pres, S->h_pres + ch->pr0, ch->npr * sizeof(uint16_t),
-                                 cudaMemcpyHostToDevice, s));
+        if (!big_later)
+            CU_CHECK(cudaMemcpyAsync(b->pres, S->h_pres + ch->pr0, ch->npr * sizeof(uint16_t),
+                                     cudaMemcpyHostToDevice, s));
         CU_CHECK(cudaMemcpyAsync(b->poff, S->h_poff + ch->pp0, ch->np * sizeof(uint32_t),
                                  cudaMemcpyHostToDevice, s));
     }
@@ -399,7 +400,107 @@ int layout_pack(cuda_state_t *S, const uint64_t *wstart)
     return SWGPU_OK;
 }
 
-/* GPU d's buffer of its resident chunk, uploaded */
+/*
+ * A large upload from pageable host memory (a resident chunk's pair rows
+ * or packed residues), staged: the copy of pageable memory runs at ~6-7
+ * GB/s on the H200 machines (0.3 s of a 2.07 G-residue database's start,
+ * bench/NOTES-gpu.md v33), so STG_WORKERS threads each copy pieces of
+ * STG_PIECE bytes into two pinned buffers of their own and send them from
+ * there, one piece's memcpy beside the other's transfer.  A worker whose
+ * pinned buffers cannot be had sends its pieces from pageable memory.
+ */
+enum { STG_WORKERS = 4, STG_PIECE = 8 << 20 };
+
+typedef struct {
+    int dev;
+    char *dst;
+    const char *src;
+    size_t n, piece;
+    size_t next; /* atomic: the next piece's offset */
+    int rc[STG_WORKERS];
+    char msg[STG_WORKERS][256];
+} stage_t;
+
+/* worker w's pieces; its status in g->rc[w] */
+static int stage_pieces(stage_t *g, cudaStream_t st, cudaEvent_t ev[2], void *buf[2])
+{
+    int used[2] = {0, 0};
+    for (int k = 0;; k ^= 1) {
+        const size_t off = __atomic_fetch_add(&g->next, g->piece, __ATOMIC_RELAXED);
+        if (off >= g->n)
+            break;
+        const size_t len = g->n - off < g->piece ? g->n - off : g->piece;
+        const void *from = g->src + off;
+        if (buf[k]) {
+            if (used[k])
+                CU_CHECK(cudaEventSynchronize(ev[k])); /* its last piece has left */
+            memcpy(buf[k], from, len);
+            from = buf[k];
+        }
+        CU_CHECK(cudaMemcpyAsync(g->dst + off, from, len, cudaMemcpyHostToDevice, st));
+        CU_CHECK(cudaEventRecord(ev[k], st));
+        used[k] = 1;
+    }
+    CU_CHECK(cudaStreamSynchronize(st));
+    return SWGPU_OK;
+}
+
+static void stage_worker(void *arg, size_t w)
+{
+    stage_t *g = (stage_t *)arg;
+    cudaStream_t st = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    void *buf[2] = {NULL, NULL};
+    int rc = SWGPU_OK;
+    if (cudaSetDevice(g->dev) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) != cudaSuccess) {
+        rc = swgpu__cu_fail(cudaGetLastError(), "staged upload: stream", __FILE__, __LINE__);
+    } else {
+        for (int k = 0; k < 2; k++) /* injected failures (tests) count here too */
+            if (alloc_injected() != cudaSuccess || cudaMallocHost(&buf[k], g->piece) != cudaSuccess) {
+                cudaGetLastError();
+                cudaFreeHost(buf[0]); /* both or none: from pageable memory then */
+                buf[0] = buf[1] = NULL;
+                break;
+            }
+        rc = stage_pieces(g, st, ev, buf);
+    }
+    if (st)
+        cudaStreamSynchronize(st);
+    cudaFreeHost(buf[0]);
+    cudaFreeHost(buf[1]);
+    if (ev[0]) cudaEventDestroy(ev[0]);
+    if (ev[1]) cudaEventDestroy(ev[1]);
+    if (st) cudaStreamDestroy(st);
+    g->rc[w] = rc;
+    if (rc)
+        snprintf(g->msg[w], sizeof g->msg[w], "%s", swgpu_last_error());
+}
+
+static int upload_staged(gpu_t *d, void *dst, const void *src, size_t n)
+{
+    if (n == 0)
+        return SWGPU_OK;
+    stage_t g;
+    memset(&g, 0, sizeof g);
+    g.dev = d->id;
+    g.dst = (char *)dst;
+    g.src = (const char *)src;
+    g.n = n;
+    /* small arrays: one piece, one worker's pinned buffers of its size */
+    g.piece = n < (size_t)STG_PIECE ? n : (size_t)STG_PIECE;
+    const size_t pieces = (n + g.piece - 1) / g.piece;
+    const int T = pieces < STG_WORKERS ? (int)pieces : STG_WORKERS;
+    swgpu__par_for((size_t)T, T, stage_worker, &g);
+    for (int w = 0; w < T; w++)
+        if (g.rc[w])
+            return swgpu__fail(g.rc[w], "%s", g.msg[w]);
+    return SWGPU_OK;
+}
+
+/* GPU d's buffer of its resident chunk, uploaded (its largest array staged) */
 static int dev_buffer_resident(cuda_state_t *S, gpu_t *d, int *resident_oom)
 {
     int rc;
@@ -411,7 +512,13 @@ static int dev_buffer_resident(cuda_state_t *S, gpu_t *d, int *resident_oom)
         return rc;
     }
     d->nbuf_used = 1;
-    if ((rc = upload_chunk(S, &d->buf[0], d->own, d->cst)))
+    if ((rc = upload_chunk(S, &d->buf[0], d->own, d->cst, 1)))
+        return rc;
+    if (S->h_res && (rc = upload_staged(d, d->buf[0].res, S->h_res + ch->w0,
+                                        ch->nw * sizeof(uint32_t))))
+        return rc;
+    if (S->h_pres && (rc = upload_staged(d, d->buf[0].pres, S->h_pres + ch->pr0,
+                                         ch->npr * sizeof(uint16_t))))
         return rc;
     CU_CHECK(cudaStreamSynchronize(d->cst));
     return SWGPU_OK;

@@ -462,7 +462,7 @@ static int mq_stream_dev(cuda_state_t *S, gpu_t *d, const mbatch_t *bt, const mq
                 break;
             continue; /* finish the other buffer */
         }
-        if ((rc = upload_chunk(S, &d->buf[b], c, d->cst)))
+        if ((rc = upload_chunk(S, &d->buf[b], c, d->cst, 0)))
             return rc;
         CU_CHECK(cudaEventRecord(d->ev_copied[b], d->cst));
         CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_copied[b], 0));

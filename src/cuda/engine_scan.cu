@@ -407,7 +407,7 @@ static int dev_scan(cuda_state_t *S, gpu_t *d)
         if (c < 0)
             break;
         /* the buffer's last reader was the previous chunk in it (finished) */
-        if ((rc = upload_chunk(S, &d->buf[b], c, d->cst)))
+        if ((rc = upload_chunk(S, &d->buf[b], c, d->cst, 0)))
             return rc;
         CU_CHECK(cudaEventRecord(d->ev_copied[b], d->cst));
         CU_CHECK(cudaStreamWaitEvent(d->st, d->ev_copied[b], 0));
