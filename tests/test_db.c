@@ -327,6 +327,139 @@ static void test_crc_codes(void)
     free(b);
 }
 
+/* the one-pass check of a makedb file's index (what db.c did before its
+ * checks ran in blocks): the message of the first problem, or "" */
+static void index_ref(char *msg, size_t cap, uint64_t n, uint64_t total, uint64_t max_len,
+                      const uint64_t *off, const uint32_t *orig, const uint32_t *rank,
+                      const uint64_t *name_off, const char *names, uint64_t nsize)
+{
+    *msg = 0;
+    if (off[0] != 0 || off[n] != total) {
+        snprintf(msg, cap, "database P: inconsistent offsets (residue offsets end at %llu, "
+                 "expected %llu)", (unsigned long long)off[n], (unsigned long long)total);
+        return;
+    }
+    for (uint64_t k = 0; k < n; k++) {
+        const char *w = NULL;
+        if (off[k + 1] < off[k] || (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
+            w = "database P: sequence %llu out of length order";
+        else if (orig[k] >= n || rank[orig[k]] != k)
+            w = "database P: invalid order permutation at %llu";
+        else if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && orig[k] < orig[k - 1])
+            w = "database P: sequences of equal length out of database order at %llu";
+        if (w) {
+            snprintf(msg, cap, w, (unsigned long long)k);
+            return;
+        }
+    }
+    if (n && off[n] - off[n - 1] != max_len) {
+        snprintf(msg, cap, "database P: inconsistent longest sequence (%llu)",
+                 (unsigned long long)max_len);
+        return;
+    }
+    uint64_t pos = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (name_off[i] != pos) {
+            snprintf(msg, cap, "database P: inconsistent offsets (name of sequence %llu)",
+                     (unsigned long long)i);
+            return;
+        }
+        for (int part = 0; part < 2; part++) {
+            const char *p = pos < nsize ? memchr(names + pos, 0, nsize - pos) : NULL;
+            if (!p) {
+                snprintf(msg, cap, "database P: names section ends inside sequence %llu",
+                         (unsigned long long)i);
+                return;
+            }
+            pos = (uint64_t)(p - names) + 1;
+        }
+    }
+}
+
+/*
+ * swgpu__db_check_index in blocks on several threads against the one pass:
+ * a valid index of 300 sequences (lengths with ties, names of varied
+ * lengths) passes for every block size and thread count; then 600 damages
+ * (the residues' end, the longest, the names' end, the first and last name
+ * offsets; then at random an offset, an order or rank entry, a name
+ * offset, a names byte made 'x' or 0, two at once) give exactly the one
+ * pass's status and message, for blocks of 1, 7, 64 and 300 sequences on 1
+ * and 3 threads.
+ */
+static void test_check_index(void)
+{
+    enum { N = 300 };
+    uint64_t off[N + 1], name_off[N], seed = 77;
+    uint32_t orig[N], rank[N];
+    char names[N * 24];
+    uint64_t nsize = 0;
+    off[0] = 0;
+    for (uint64_t k = 0; k < N; k++) {
+        off[k + 1] = off[k] + k / 7; /* runs of 7 equal lengths */
+        orig[k] = (uint32_t)k;
+        rank[k] = (uint32_t)k;
+        name_off[k] = nsize;
+        nsize += (uint64_t)snprintf(names + nsize, 24, "s%llu", (unsigned long long)k) + 1;
+        nsize += (uint64_t)snprintf(names + nsize, 24, "%.*s", (int)(k % 5), "desc") + 1;
+    }
+    const uint64_t total = off[N], max_len = off[N] - off[N - 1];
+    static const uint64_t blks[] = {1, 7, 64, 300};
+    static const int threads[] = {1, 3};
+    for (int b = 0; b < 4; b++)
+        for (int t = 0; t < 2; t++)
+            CHECK(swgpu__db_check_index("P", N, total, max_len, off, orig, rank, name_off, names,
+                                        nsize, blks[b], threads[t]) == SWGPU_OK,
+                  "a valid index, blocks of %llu, %d threads: %s", (unsigned long long)blks[b],
+                  threads[t], swgpu_last_error());
+    int agree = 0, failed = 0;
+    for (int trial = 0; trial < 600; trial++) {
+        uint64_t o2[N + 1], n2[N];
+        uint32_t g2[N], r2[N];
+        char s2[sizeof names];
+        memcpy(o2, off, sizeof off);
+        memcpy(n2, name_off, sizeof name_off);
+        memcpy(g2, orig, sizeof orig);
+        memcpy(r2, rank, sizeof rank);
+        memcpy(s2, names, sizeof names);
+        uint64_t ml = max_len;
+        switch (trial) { /* the rarer problems first */
+        case 0: o2[N] += 1; break;                  /* the residues' end */
+        case 1: ml += 1; break;                     /* the longest */
+        case 2: s2[nsize - 1] = 'x'; break;         /* the names' end */
+        case 3: n2[N - 1] = nsize; break;
+        case 4: n2[0] = 1; break;
+        }
+        for (int d = 0; trial >= 5 && d < 1 + trial % 2; d++) {
+            const uint64_t i = tap_rand(&seed) % N, j = tap_rand(&seed) % N;
+            switch (tap_rand(&seed) % 6) {
+            case 0: o2[1 + i] += (tap_rand(&seed) % 3) - 1; break;
+            case 1: g2[i] = g2[j]; break;
+            case 2: g2[i] = r2[i] == i ? (uint32_t)(N + i % 2) : g2[i]; break;
+            case 3: { uint32_t x = g2[i]; g2[i] = g2[j]; g2[j] = x; x = r2[g2[i]];
+                      r2[g2[i]] = r2[g2[j]]; r2[g2[j]] = x; break; }
+            case 4: n2[i] += (tap_rand(&seed) % 5) - 2; break;
+            default: s2[tap_rand(&seed) % nsize] = tap_rand(&seed) % 2 ? 'x' : 0; break;
+            }
+        }
+        char want[200];
+        index_ref(want, sizeof want, N, total, ml, o2, g2, r2, n2, s2, nsize);
+        failed += *want != 0;
+        for (int b = 0; b < 4; b++)
+            for (int t = 0; t < 2; t++) {
+                const int rc = swgpu__db_check_index("P", N, total, ml, o2, g2, r2, n2, s2, nsize,
+                                                     blks[b], threads[t]);
+                const int same = *want ? rc == SWGPU_EDB && !strcmp(swgpu_last_error(), want)
+                                       : rc == SWGPU_OK;
+                agree += same;
+                CHECK(same, "damage %d, blocks of %llu, %d threads: %d \"%s\", the one pass \"%s\"",
+                      trial, (unsigned long long)blks[b], threads[t], rc,
+                      rc ? swgpu_last_error() : "", want);
+            }
+    }
+    CHECK(failed > 300, "most damages are found (%d of 600)", failed);
+    CHECK_EQ_INT(agree, 600 * 8);
+}
+
 static void test_open_fasta(void)
 {
     swgpu_db_t *db = NULL;
@@ -477,6 +610,7 @@ int main(void)
     test_roundtrip_random();
     test_damaged();
     test_crc_codes();
+    test_check_index();
     test_open_fasta();
     test_empty_sequence();
     test_pipe();

@@ -222,6 +222,17 @@ void swgpu__db_header(unsigned char h[SWGPU__DB_HDR], const swgpu_db_t *db,
  *  a byte of [res, res + nres) (within p's range) is >= lim. */
 uint32_t swgpu__crc_parallel(const unsigned char *p, uint64_t len, const unsigned char *res,
                              uint64_t nres, uint8_t lim, uint8_t *bad, int threads);
+/** A makedb file's index checked, in blocks of blk sequences on `threads`
+ *  threads (0: all cores): offsets (off[0] = 0, off[n] = total, lengths
+ *  ascending), the permutation orig / rank, equal lengths in database
+ *  order, the longest max_len, and each name offset the end of the
+ *  sequence before's two strings in names[0, nsize).  SWGPU_EDB for the
+ *  first problem (the lowest sequence), its message naming path and that
+ *  sequence, exactly as one pass in order finds it. */
+int swgpu__db_check_index(const char *path, uint64_t n, uint64_t total, uint64_t max_len,
+                          const uint64_t *off, const uint32_t *orig, const uint32_t *rank,
+                          const uint64_t *name_off, const char *names, uint64_t nsize,
+                          uint64_t blk, int threads);
 /** A mapping of bytes [pos, end) of fd (path names it in messages): *base
  *  and *len to munmap, the return value points at byte pos; NULL after a
  *  failure (message set). */
