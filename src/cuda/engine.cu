@@ -207,10 +207,9 @@ static size_t parse_bytes(const char *s)
 
 static int dev_setup(cuda_state_t *S, gpu_t *d)
 {
-    cudaDeviceProp p;
     CU_CHECK(cudaSetDevice(d->id));
-    CU_CHECK(cudaGetDeviceProperties(&p, d->id));
-    d->sms = p.multiProcessorCount;
+    /* one attribute (cudaGetDeviceProperties reads them all) */
+    CU_CHECK(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->id));
     CU_CHECK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
     CU_CHECK(cudaStreamCreateWithFlags(&d->stl, cudaStreamNonBlocking));
     CU_CHECK(cudaStreamCreateWithFlags(&d->st2, cudaStreamNonBlocking));
@@ -409,19 +408,20 @@ static int create_engine(const swgpu_db_t *db, const swgpu_matrix_t *m, const sw
     S->db = db;
     if ((rc = pick_family(S, o)) || (rc = set_scoring(S, m, o)))
         goto fail;
-    /* the pair layout (host memory only) while the driver counts the GPUs
-     * and makes their contexts: ~0.25 s of a cold start on the two-H200
-     * host, where the layout of a 2.07 G-residue database ended 0.1 s after
-     * the GPUs were ready (bench/NOTES-gpu.md v32) */
+    /* the pair layout and the subjects' word offsets (host memory only)
+     * while the driver counts the GPUs and makes their contexts: ~0.25 s of
+     * a cold start on the two-H200 host, where the layout of a 2.07
+     * G-residue database ended 0.1 s after the GPUs were ready
+     * (bench/NOTES-gpu.md v32) */
     if (S->fam == FAM_DPX)
         layout_start(S);
-    if ((rc = device_count(&count)) || (rc = read_env(S)) ||
+    if ((rc = layout_words(S, &wstart)) || (rc = device_count(&count)) || (rc = read_env(S)) ||
         (rc = setup_devices(S, o, count)))
         goto fail;
     swgpu__log(SWGPU_LOG_INFO, "cuda: %d device(s) ready (%.3f s)%s", S->ndev,
                swgpu__now() - t_start,
                gpu_share(S->ndev) > 1 ? " (some sharing a device: SWGPU_CUDA_DEVICES)" : "");
-    if ((rc = layout_words(S, &wstart)) || (rc = memory_budget(S, o)) ||
+    if ((rc = memory_budget(S, o)) ||
         (rc = layout_chunks(S, wstart, force_stream)) || (rc = layout_pack(S, wstart)))
         goto fail;
     swgpu__log(SWGPU_LOG_INFO, "cuda: database packed (%.3f s)", swgpu__now() - t_start);
