@@ -8,13 +8,19 @@
  * passes a batch on as it is; a failing companion's status comes back.  The
  * search's fits of a batch (swgpu__search_ahead, on several threads: run
  * under ThreadSanitizer by check-tsan) equal the fits one at a time, and
- * nothing is fitted where published parameters are used.
+ * nothing is fitted where published parameters are used.  An engine that
+ * offers each query from its scanning threads (simulated on 1 to 4 threads,
+ * queries in order and shuffled): each query's merged row offered at most
+ * once, by the thread that then sinks it, before that call, and on one
+ * thread every query.
  */
 #include "tap.h"
 #include "testlib.h"
 #include "search/search.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #define NQ 9
 #define NSUB 41
@@ -182,6 +188,190 @@ static void strands_cases(void)
     swgpu__strands_free(&st, 2);
 }
 
+/* ---------------------------------------- offers from scanning threads */
+
+/* what the simulated search saw of an engine that offers each query from
+ * its scanning threads (SWGPU__CAP_AHEAD_THREADS) */
+typedef struct {
+    atomic_int offered[NQ], sunk[NQ];
+    pthread_t by[NQ];          /* the thread that offered query i */
+    int32_t row[NQ][NSUB];     /* the row offered */
+    atomic_long bad;
+    long not_by, unoffered;    /* (sink calls, under the engine's lock) */
+    int fail;                  /* the companion's status (0: none) */
+} trec_t;
+
+static int trec_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
+{
+    trec_t *r = user;
+    if (r->fail)
+        return swgpu__fail(r->fail, "test companion: stop");
+    if (n != 1 || idx[0] >= NQ) {
+        atomic_fetch_add(&r->bad, 1);
+        return SWGPU_OK;
+    }
+    if (atomic_fetch_add(&r->offered[idx[0]], 1) == 0) {
+        memcpy(r->row[idx[0]], rows[0], sizeof r->row[0]);
+        r->by[idx[0]] = pthread_self();
+    }
+    return SWGPU_OK;
+}
+
+static int trec_sink(void *user, size_t i, const int32_t *scores)
+{
+    trec_t *r = user;
+    if (i >= NQ)
+        return atomic_fetch_add(&r->bad, 1), SWGPU_OK;
+    atomic_fetch_add(&r->sunk[i], 1);
+    if (!atomic_load(&r->offered[i]))
+        r->unoffered++;
+    else if (!pthread_equal(r->by[i], pthread_self()))
+        r->not_by++;
+    else if (memcmp(r->row[i], scores, sizeof r->row[0]))
+        atomic_fetch_add(&r->bad, 1);
+    return SWGPU_OK;
+}
+
+/* the simulated engine: T threads take the engine queries in order ord,
+ * each offers its query's row (ahead, n = 1) and then sinks it under a lock */
+typedef struct {
+    const size_t *ord;
+    size_t nq;
+    atomic_size_t next;
+    pthread_mutex_t lock;
+    swgpu_scan_sink_t sink;
+    swgpu_scan_ahead_t ahead;
+    void *user;
+    atomic_int rc;
+    int threads;
+} teng_t;
+
+static int32_t trows[2 * NQ][NSUB];
+
+static void *teng_worker(void *arg)
+{
+    teng_t *e = arg;
+    for (size_t j; atomic_load(&e->rc) == 0 && (j = atomic_fetch_add(&e->next, 1)) < e->nq;) {
+        const size_t k = e->ord[j];
+        const int32_t *row = trows[k];
+        int rc = e->ahead ? e->ahead(e->user, 1, &k, &row) : SWGPU_OK;
+        if (rc == SWGPU_OK) {
+            pthread_mutex_lock(&e->lock);
+            rc = e->sink(e->user, k, row);
+            pthread_mutex_unlock(&e->lock);
+        }
+        if (rc)
+            atomic_store(&e->rc, rc);
+    }
+    return NULL;
+}
+
+static int teng_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
+                          swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *stats)
+{
+    (void)q, (void)stats;
+    teng_t *e = state;
+    pthread_t th[8];
+    int started = 0;
+    e->nq = nq;
+    e->sink = sink;
+    e->ahead = ahead;
+    e->user = user;
+    atomic_init(&e->next, 0);
+    atomic_init(&e->rc, 0);
+    for (int t = 1; t < e->threads; t++)
+        started += pthread_create(&th[started], NULL, teng_worker, e) == 0;
+    teng_worker(e);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    return atomic_load(&e->rc);
+}
+
+/* the engine queries in order ord on `threads` threads through the strands'
+ * scan: every query sunk once; offered at most once, by the thread that
+ * then sinks it, before that call, its merged row; on one thread, every
+ * query offered; a failing companion's status comes back */
+static void run_threads(const char *what, const size_t *ord, int threads, int fail)
+{
+    static uint8_t res[NQ][12];
+    swgpu__query_t qs[NQ];
+    for (int i = 0; i < NQ; i++) {
+        for (int k = 0; k < 12; k++)
+            res[i][k] = (uint8_t)((i + 2 * k) % 4);
+        qs[i] = swgpu__query_plain(res[i], 12);
+    }
+    for (size_t k = 0; k < 2 * NQ; k++)
+        for (size_t t = 0; t < NSUB; t++)
+            trows[k][t] = row_score(k, t);
+    static trec_t r;
+    memset(&r, 0, sizeof r);
+    for (int i = 0; i < NQ; i++) {
+        atomic_init(&r.offered[i], 0);
+        atomic_init(&r.sunk[i], 0);
+    }
+    atomic_init(&r.bad, 0);
+    r.fail = fail;
+    swgpu_opts_t o;
+    swgpu_opts_init(&o, SWGPU_DNA);
+    o.strand = SWGPU_STRAND_BOTH;
+    swgpu__strands_t st;
+    CHECK_EQ_INT(swgpu__strands_init(&st, qs, NQ, SWGPU_DNA, &o, NSUB, trec_sink, &r, NULL), 0);
+    st.inner_ahead = trec_ahead;
+    teng_t e = {.ord = ord, .threads = threads};
+    pthread_mutex_init(&e.lock, NULL);
+    const swgpu_engine_ops_t ops = {.name = "threads", .scan_many = teng_scan_many,
+                                    .caps = SWGPU__CAP_AHEAD_THREADS};
+    const int rc = swgpu__strands_scan(&ops, &e, &st, qs, NSUB, NULL, "test");
+    pthread_mutex_destroy(&e.lock);
+    swgpu__strands_free(&st, NQ);
+    if (fail) {
+        CHECK(rc == fail, "%s: the companion's status %d came back as %d", what, fail, rc);
+        return;
+    }
+    CHECK_EQ_INT(rc, 0);
+    int once = 0, twice = 0, sunk = 0, merged = 0;
+    for (int i = 0; i < NQ; i++) {
+        const int n = atomic_load(&r.offered[i]);
+        once += n == 1;
+        twice += n > 1;
+        sunk += atomic_load(&r.sunk[i]) == 1;
+        int ok = n == 1;
+        for (size_t t = 0; ok && t < NSUB; t++) {
+            const int32_t p = trows[2 * i][t], m = trows[2 * i + 1][t];
+            ok = r.row[i][t] == (m > p ? m : p);
+        }
+        merged += ok;
+    }
+    CHECK(sunk == NQ && twice == 0 && merged == once && atomic_load(&r.bad) == 0 &&
+              r.not_by == 0 && r.unoffered == NQ - once && (threads > 1 || once == NQ),
+          "%s, %d threads: %d sunk once, %d offered once (%d merged right), %d more often, %ld "
+          "sunk on another thread, %ld without an offer, %ld bad", what, threads, sunk, once,
+          merged, twice, r.not_by, r.unoffered, atomic_load(&r.bad));
+}
+
+static void thread_cases(void)
+{
+    size_t ord[2 * NQ];
+    for (size_t k = 0; k < 2 * NQ; k++)
+        ord[k] = k;
+    for (int rep = 0; rep < 20; rep++) {
+        run_threads("in order", ord, 1, 0);
+        run_threads("in order", ord, 4, 0);
+    }
+    uint64_t rng = 23;
+    for (int rep = 0; rep < 20; rep++) {
+        for (size_t k = 2 * NQ - 1; k > 0; k--) {
+            size_t j = (size_t)(tap_rand(&rng) % (k + 1)), x = ord[k];
+            ord[k] = ord[j];
+            ord[j] = x;
+        }
+        run_threads("shuffled", ord, 1, 0);
+        run_threads("shuffled", ord, 3, 0);
+    }
+    run_threads("a failing companion", ord, 1, SWGPU_ERANGE);
+    run_threads("a failing companion", ord, 4, SWGPU_ERANGE);
+}
+
 /* the search's fits of a batch on 4 threads against one at a time */
 static void fit_cases(void)
 {
@@ -253,6 +443,7 @@ static void fit_cases(void)
 int main(void)
 {
     strands_cases();
+    thread_cases();
     fit_cases();
     return tap_done();
 }

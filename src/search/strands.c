@@ -82,11 +82,14 @@ int swgpu__strands_sink(void *user, size_t k, const int32_t *scores)
     size_t i = k / 2;
     int minus = (int)(k % 2);
     if (!st->pending[i]) { /* the first of the two: kept until the other comes */
-        if (!(st->pending[i] = malloc((st->n ? st->n : 1) * sizeof *scores)))
+        int32_t *p = malloc((st->n ? st->n : 1) * sizeof *scores);
+        if (!p)
             return swgpu__fail(SWGPU_ENOMEM, "search: out of memory for %llu scores",
                                (unsigned long long)st->n);
-        memcpy(st->pending[i], scores, st->n * sizeof *scores);
+        memcpy(p, scores, st->n * sizeof *scores);
         st->pending_minus[i] = (uint8_t)minus;
+        /* published whole: the other strand's thread may read it (ahead_threads) */
+        __atomic_store_n(&st->pending[i], p, __ATOMIC_RELEASE);
         return SWGPU_OK;
     }
     const int32_t *plus = minus ? st->pending[i] : scores, *mn = minus ? scores : st->pending[i];
@@ -96,7 +99,7 @@ int swgpu__strands_sink(void *user, size_t k, const int32_t *scores)
         st->flags[t] = (uint8_t)m;
     }
     free(st->pending[i]);
-    st->pending[i] = NULL;
+    __atomic_store_n(&st->pending[i], NULL, __ATOMIC_RELAXED);
     if (st->flags_out)
         *st->flags_out = st->flags;
     return st->inner(st->user, i, st->merged);
@@ -164,6 +167,37 @@ static int ahead_both(swgpu__strands_t *st, size_t n, const size_t *idx,
     return rc;
 }
 
+/*
+ * Both strands, an engine that offers each engine query from its scanning
+ * thread just before that query's sink call (SWGPU__CAP_AHEAD_THREADS):
+ * when the other strand's scores are already pending, this sink call
+ * completes query k / 2, so its merged row is made here and offered, off
+ * the engine's lock (the pending row stays until this thread's own sink
+ * call frees it).  Otherwise nothing: the other strand's thread offers the
+ * query if its sink call comes second, or (both offers before either sink
+ * call) the sink fits the query itself.
+ */
+static int ahead_threads(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
+{
+    swgpu__strands_t *st = user;
+    int rc = SWGPU_OK;
+    for (size_t j = 0; j < n && rc == SWGPU_OK; j++) {
+        const size_t k = idx[j], i = k / 2;
+        const int32_t *other = __atomic_load_n(&st->pending[i], __ATOMIC_ACQUIRE);
+        int32_t *out = other ? malloc((st->n ? st->n : 1) * sizeof *out) : NULL;
+        if (!out)
+            continue; /* the sink fits it */
+        if (k % 2) /* this one the minus strand */
+            merge_rows(st->n, other, rows[j], out);
+        else
+            merge_rows(st->n, rows[j], other, out);
+        const int32_t *row = out;
+        rc = st->inner_ahead(st->user, 1, &i, &row);
+        free(out);
+    }
+    return rc;
+}
+
 /* a batch's rows to inner_ahead: the queries' own when the engine's queries
  * are the queries; both strands: each query's merged row (ahead_both) */
 int swgpu__strands_ahead(void *user, size_t n, const size_t *idx, const int32_t *const *rows)
@@ -182,11 +216,11 @@ int swgpu__strands_scan(const swgpu_engine_ops_t *ops, void *state, swgpu__stran
 {
     const swgpu__query_t *eq = st->eq ? st->eq : qs;
     if (ops->scan_many)
-        /* (both strands merge in shared state: not from several threads at once) */
         return ops->scan_many(state, st->neq, eq, swgpu__strands_sink,
-                              st->inner_ahead && !(st->both && (ops->caps & SWGPU__CAP_AHEAD_THREADS))
-                                  ? swgpu__strands_ahead
-                                  : NULL,
+                              !st->inner_ahead ? NULL
+                              : st->both && (ops->caps & SWGPU__CAP_AHEAD_THREADS)
+                                  ? ahead_threads
+                                  : swgpu__strands_ahead,
                               st, stats);
     int32_t *scores = malloc((n ? n : 1) * sizeof *scores);
     if (!scores)
