@@ -421,7 +421,8 @@ typedef struct {
     char msg[STG_WORKERS][256];
 } stage_t;
 
-/* worker w's pieces; its status in g->rc[w] */
+/* the pieces a worker takes, through its buffers buf (NULL: from pageable
+ * memory) on its stream st */
 static int stage_pieces(stage_t *g, cudaStream_t st, cudaEvent_t ev[2], void *buf[2])
 {
     int used[2] = {0, 0};
