@@ -257,9 +257,9 @@ static void check_many(const char *what, const tl_tdb_t *d, const swgpu_matrix_t
             CHECK(missed == 0 && k.bad_index == 0 && k.overlap == 0 && k.calls == (long)nq,
                   "%s: %ld calls for %zu queries, %ld not once, %ld bad indexes, %ld overlapping", w,
                   k.calls, nq, missed, k.bad_index, k.overlap);
-            /* offered: each query at most once (the ones all threads share
-             * and the empty ones: never), by the thread that then sinks it;
-             * one thread: every query that is not empty */
+            /* offered: every query that is not empty, once, by the thread
+             * that then sinks it (thread 0 for the queries all threads
+             * share); the empty ones never */
             long once = 0, twice = 0, nonempty = 0;
             for (size_t qi = 0; qi < nq; qi++) {
                 once += atomic_load(&k.offered[qi]) == 1;
@@ -268,7 +268,7 @@ static void check_many(const char *what, const tl_tdb_t *d, const swgpu_matrix_t
             }
             CHECK(atomic_load(&k.ahead_bad) == 0 && twice == 0 && k.not_before == 0 &&
                       k.unoffered == (long)nq - once &&
-                      (threads > 1 || once == nonempty),
+                      once == nonempty,
                   "%s: ahead: %ld wrong offers, %ld queries offered once, %ld more often, %ld "
                   "sunk on another thread, %ld sunk before their offer or without one", w,
                   atomic_load(&k.ahead_bad), once, twice, k.not_before, k.unoffered);

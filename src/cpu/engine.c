@@ -616,6 +616,16 @@ typedef struct {
     qref_t *order;            /* the queries, longest first */
     size_t nq, nbig;          /* order[0 .. nbig): all threads on each; the rest: one thread each */
     scan_ctx_t coop;          /* the context of the big queries */
+    int32_t *coop_alt;        /* its second score buffer (nbig >= 2), beside thread 0's */
+    /* the big query whose scores thread 0 hands over while the next one is
+     * scanned (set in the serial step, taken by thread 0 after the barrier) */
+    const qref_t *pend;
+    const int32_t *pend_scores;
+    uint64_t pend_rescored;
+    int pend_failed;
+    int coop_go;              /* go on with the big queries: set in the serial steps only, so
+                                 that every thread sees the same value after a barrier (stop
+                                 may change meanwhile: thread 0's hand-over) */
     atomic_size_t next_small; /* counter over order[nbig ...] */
     atomic_int stop;          /* a sink or a scan failed: take no more queries */
     pthread_mutex_t mu;       /* the sink calls and what follows */
@@ -672,14 +682,19 @@ static int many_oom(size_t qlen)
 }
 
 /* Serial step of the big queries (one thread, the others at the barrier):
- * hand over order[b-1] (b > 0), set up order[b] (b < nbig). */
+ * order[b-1] (b > 0) left for thread 0 to hand over (coop_deliver), its
+ * scores kept while order[b] (b < nbig) is set up in the other buffer. */
 static void coop_step(many_t *m, size_t b)
 {
     scan_ctx_t *c = &m->coop;
+    m->pend = NULL;
     if (b > 0 && !atomic_load(&m->stop)) {
-        const qref_t *r = &m->order[b - 1];
-        if (atomic_load(&c->failed)) many_error(m, many_oom(r->len));
-        else many_deliver(m, r, c->scores, c->n_rescored);
+        m->pend = &m->order[b - 1];
+        m->pend_scores = c->scores;
+        m->pend_rescored = c->n_rescored;
+        m->pend_failed = atomic_load(&c->failed);
+        if (b < m->nbig)
+            c->scores = c->scores == m->scores[0] ? m->coop_alt : m->scores[0];
     }
     if (b < m->nbig && !atomic_load(&m->stop)) {
         const qref_t *r = &m->order[b];
@@ -689,6 +704,33 @@ static void coop_step(many_t *m, size_t b)
         if ((rc = query_init(c, q, c->scores)) || (rc = pair_phase(m->s, q, m->s->threads, c->scores)))
             many_error(m, rc);
     }
+    m->coop_go = !atomic_load(&m->stop);
+}
+
+/* Thread 0, after the serial step: the last big query handed over (what
+ * the caller prepares from its scores first, as for a query scanned alone)
+ * while the other threads scan the next one.  Its scores stay untouched
+ * until thread 0 is done: the next big query writes the other buffer, and
+ * the buffer is thread 0's own once the big queries are over. */
+static void coop_deliver(many_t *m)
+{
+    const qref_t *r = m->pend;
+    if (!r || atomic_load(&m->stop))
+        return;
+    if (m->pend_failed) {
+        many_error(m, many_oom(r->len));
+        return;
+    }
+    if (m->ahead) {
+        const size_t qi = r->i;
+        const int32_t *row = m->pend_scores;
+        const int rc = m->ahead(m->user, 1, &qi, &row);
+        if (rc < 0) {
+            many_error(m, rc);
+            return;
+        }
+    }
+    many_deliver(m, r, m->pend_scores, m->pend_rescored);
 }
 
 /* Query r alone on this thread. */
@@ -738,14 +780,13 @@ static void *many_worker(void *argp)
     size_t b, i;
 
     if (m->nbig > 0) {
-        /* stop changes only in the serial steps: every thread sees the
-         * same value after a barrier */
         if (barrier_pass(&c->barrier)) coop_step(m, 0);
         barrier_pass(&c->barrier);
-        for (b = 0; b < m->nbig && !atomic_load(&m->stop); b++) {
+        for (b = 0; b < m->nbig && m->coop_go; b++) {
             scan_phases(c, a->tid);
             if (barrier_pass(&c->barrier)) coop_step(m, b + 1);
             barrier_pass(&c->barrier);
+            if (a->tid == 0) coop_deliver(m);
         }
     }
     while (!atomic_load(&m->stop) && (i = atomic_fetch_add(&m->next_small, 1)) < m->nq - m->nbig)
@@ -819,14 +860,16 @@ static void many_free(many_t *m, many_arg_t *args, int nt, int nbar, int coop_ba
     free(m->cols16);
     free(m->cols16_cap);
     free(m->coop.ptab);
+    free(m->coop_alt);
     if (args)
         for (t = 0; t < nt; t++) free(args[t].solo.ptab);
     free(m->order);
     free(args);
 }
 
-/* (ahead: each query a thread scans alone, SWGPU__CAP_AHEAD_THREADS; the
- * queries all threads share are handed over between barriers, none ahead) */
+/* (ahead: each query, SWGPU__CAP_AHEAD_THREADS: by the thread that scanned
+ * it alone, or for the queries all threads share by thread 0, while the
+ * others scan the next one) */
 static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_scan_sink_t sink,
                          swgpu_scan_ahead_t ahead, void *user, swgpu_scan_stats_t *st)
 {
@@ -884,6 +927,7 @@ static int cpu_scan_many(void *state, size_t nq, const swgpu__query_t *q, swgpu_
     if (nt < 1) nt = 1;
 
     if (many_alloc(&m, &args, nt, maxq) < 0) goto nomem;
+    if (m.nbig >= 2 && !(m.coop_alt = malloc((size_t)db->n * sizeof *m.coop_alt))) goto nomem;
     if (pthread_mutex_init(&m.mu, NULL)) goto nobar;
     mu_init = 1;
     /* the big queries' context: thread 0's score buffer and overflow list
