@@ -577,6 +577,82 @@ static void test_abort(void)
     swgpu_matrix_destroy(mp);
 }
 
+/*
+ * The 8-bit layout of a database (laid out on all threads): 300 sequences of
+ * 200-260 residues, several units whatever the lane count; a residue code
+ * out of range (written into the database in memory, past the checks of
+ * its reading) refuses the engine with the first bad sequence in the
+ * units' order (longest first), on 1 and 4 threads: the longest of two
+ * bad ones, or the one left; and the layout's scores on 1 and 4 threads
+ * are the same.
+ */
+static void test_layout(void)
+{
+    enum { N = 300 };
+    static char buf[N][264];
+    const char *seqs[N];
+    const char *aa = "ARNDCQEGHILKMFPSTWYV";
+    uint64_t rng = 99;
+    for (int i = 0; i < N; i++) {
+        const size_t len = 200 + tap_rand(&rng) % 61;
+        for (size_t j = 0; j < len; j++)
+            buf[i][j] = aa[tap_rand(&rng) % 20];
+        buf[i][len] = 0;
+        seqs[i] = buf[i];
+    }
+    swgpu_db_t *db = tl_db_of(SWGPU_PROTEIN, seqs, N, "L");
+    swgpu_matrix_t *m = NULL;
+    swgpu_matrix_get("BLOSUM62", &m);
+    CHECK(db && m, "layout: a database and BLOSUM62");
+    if (!db || !m) {
+        swgpu_db_destroy(db);
+        swgpu_matrix_destroy(m);
+        return;
+    }
+    /* scores with the layout made on 1 and on 4 threads */
+    const swgpu__query_t q = swgpu__query_plain(db->res + db->off[N / 2],
+                                                db->off[N / 2 + 1] - db->off[N / 2]);
+    int32_t *sc[2] = {calloc(N, sizeof(int32_t)), calloc(N, sizeof(int32_t))};
+    static const int tc[2] = {1, 4};
+    for (int t = 0; t < 2 && sc[0] && sc[1]; t++) {
+        swgpu_opts_t o = opts(11, 1, tc[t]);
+        void *st = NULL;
+        CHECK_EQ_INT(swgpu__engine_cpu.create(db, m, &o, &st), 0);
+        if (st)
+            CHECK_EQ_INT(swgpu__engine_cpu.scan(st, &q, sc[t], NULL), 0);
+        swgpu__engine_cpu.destroy(st);
+    }
+    CHECK(sc[0] && sc[1] && !memcmp(sc[0], sc[1], N * sizeof(int32_t)) && sc[0][N / 2] > 0,
+          "layout: the same scores from layouts made on 1 and 4 threads");
+    free(sc[0]);
+    free(sc[1]);
+    /* bad codes: in the longest sequence and in the shortest, then the shortest alone */
+    uint8_t *res = (uint8_t *)db->res;
+    const uint64_t kl = N - 1, ks = 0, al = db->off[kl] + 7, as = db->off[ks + 1] - 1;
+    char want_l[160], want_s[160];
+    snprintf(want_l, sizeof want_l, "cpu engine: database sequence %u (sorted %llu): residue "
+             "code %u out of range", db->orig[kl], (unsigned long long)kl, SWGPU__PAD);
+    snprintf(want_s, sizeof want_s, "cpu engine: database sequence %u (sorted %llu): residue "
+             "code %u out of range", db->orig[ks], (unsigned long long)ks, SWGPU__PAD + 1);
+    const uint8_t keep_l = res[al], keep_s = res[as];
+    for (int c = 0; c < 2; c++) {
+        res[al] = c ? keep_l : SWGPU__PAD;
+        res[as] = SWGPU__PAD + 1;
+        for (int t = 0; t < 2; t++) {
+            swgpu_opts_t o = opts(11, 1, tc[t]);
+            void *st = (void *)1;
+            const int rc = swgpu__engine_cpu.create(db, m, &o, &st);
+            CHECK(rc == SWGPU_EDB && st == NULL && !strcmp(swgpu_last_error(), c ? want_s : want_l),
+                  "layout, %s bad, %d threads: %d \"%s\"", c ? "the shortest" : "two", tc[t], rc,
+                  swgpu_last_error());
+        }
+    }
+    res[al] = keep_l;
+    res[as] = keep_s;
+    swgpu_db_destroy(db);
+    swgpu_matrix_destroy(m);
+}
+
 int main(void)
 {
     CHECK(swgpu__engine_cpu.scan_many != NULL, "the cpu engine has scan_many");
@@ -587,5 +663,6 @@ int main(void)
     test_wide();
     test_dna();
     test_sparse();
+    test_layout();
     return tap_done();
 }
