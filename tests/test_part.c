@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char tmpdir[256];
 
@@ -728,6 +729,165 @@ static void test_blastdb(void)
     }
 }
 
+/* little-endian fields of a makedb file's header */
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* swgpu__par_first: the lowest bad index and its value, for any block
+ * size and thread count, n when none */
+typedef struct {
+    size_t n;
+    const int *why; /* per index: 0 or the bad value */
+    size_t slow;    /* the first bad index takes its time: later blocks find theirs first */
+} pf_t;
+
+static int pf_bad(void *arg, size_t i)
+{
+    const pf_t *p = arg;
+    if (i == p->slow)
+        usleep(2000);
+    return i < p->n ? p->why[i] : -1;
+}
+
+static void test_par_first(void)
+{
+    enum { N = 1000 };
+    static int why[N];
+    static const size_t blks[] = {1, 3, 64, 999, 5000};
+    static const int threads[] = {1, 3, 4};
+    uint64_t seed = 41;
+    int agree = 0, cases = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        const size_t n = trial == 0 ? 0 : trial == 1 ? 1 : (size_t)(tap_rand(&seed) % N) + 1;
+        size_t want = n;
+        memset(why, 0, sizeof why);
+        for (int b = 0; b < trial % 5; b++) { /* 0 to 4 bad indexes */
+            const size_t i = (size_t)(tap_rand(&seed) % (n ? n : 1));
+            if (n) why[i] = 1 + (int)(i % 7);
+            if (n && i < want) want = i;
+        }
+        pf_t p = {n, why, want};
+        for (int bi = 0; bi < 5; bi++)
+            for (int t = 0; t < 3; t++) {
+                int w = -9;
+                const size_t at = swgpu__par_first(n, blks[bi], threads[t], pf_bad, &p, &w);
+                cases++;
+                agree += at == want && (want == n ? w == -9 : w == why[want]);
+            }
+    }
+    CHECK(agree == cases, "par_first: %d of %d cases give the first bad index", agree, cases);
+}
+
+/* part_map's one pass over sequences [first, last) of a makedb file's index
+ * (the check as it was before it ran in blocks): its message, or "" */
+static void part_ref(char *msg, size_t cap, const char *path, const unsigned char *f, double from,
+                     double to)
+{
+    const uint64_t n = get64(f + 16), total = get64(f + 24);
+    const uint64_t *off = (const uint64_t *)(f + get64(f + 48));
+    const uint64_t *name_off = (const uint64_t *)(f + get64(f + 64));
+    const uint32_t *orig = (const uint32_t *)(f + get64(f + 80));
+    const uint32_t *rank = (const uint32_t *)(f + get64(f + 96));
+    const char *names = (const char *)(f + get64(f + 112));
+    const uint64_t nsize = get64(f + 120);
+    const uint64_t first = swgpu__db_cut_at(off, n, total, from);
+    const uint64_t last = swgpu__db_cut_at(off, n, total, to);
+    *msg = 0;
+    for (uint64_t k = first; k < last; k++) {
+        const char *w = NULL;
+        if (off[k + 1] < off[k] || off[k + 1] > total ||
+            (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
+            w = "database %s: sequence %llu out of length order";
+        else if (orig[k] >= n || rank[orig[k]] != k)
+            w = "database %s: invalid order permutation at %llu";
+        else if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && orig[k] < orig[k - 1])
+            w = "database %s: sequences of equal length out of database order at %llu";
+        if (w) {
+            snprintf(msg, cap, w, path, (unsigned long long)k);
+            return;
+        }
+        uint64_t pos = name_off[orig[k]];
+        for (int part = 0; part < 2; part++) {
+            const char *p = pos < nsize ? memchr(names + pos, 0, nsize - pos) : NULL;
+            if (!p) {
+                snprintf(msg, cap, "database %s: names section ends inside sequence %u", path,
+                         orig[k]);
+                return;
+            }
+            pos = (uint64_t)(p - names) + 1;
+        }
+    }
+}
+
+/* an index that lies under valid checksums, opened in parts (their checks
+ * on all cores): 150 damages to the order, rank and name-offset entries,
+ * each part refused with the message of the one pass, or opened when that
+ * pass finds nothing */
+static void test_index_damage(void)
+{
+    swgpu_seqset_t *qs = NULL;
+    swgpu_db_t *db = NULL;
+    build(17, 400, 1, 0, tmp("x.fa"), &qs, &db);
+    CHECK_EQ_INT(swgpu_db_write(db, tmp("x.swdb")), SWGPU_OK);
+    size_t n = 0;
+    unsigned char *good = tl_slurp(tmp("x.swdb"), &n), *f = malloc(n ? n : 1);
+    const uint64_t N = swgpu_db_size(db);
+    static const double cut[][2] = {{0, 0.5}, {0.5, 1}, {0.2, 0.9}, {0, 1}};
+    int agree = 0, cases = 0, refused = 0;
+    uint64_t seed = 5;
+    for (int trial = 0; good && f && n > 160 && trial < 150; trial++) {
+        memcpy(f, good, n);
+        const uint64_t s_noff = get64(f + 64), s_orig = get64(f + 80);
+        const uint64_t s_rank = get64(f + 96), nsize = get64(f + 120);
+        for (int d = 0; d < 1 + trial % 2; d++) {
+            const uint64_t i = tap_rand(&seed) % N, j = tap_rand(&seed) % N;
+            uint32_t *orig = (uint32_t *)(f + s_orig), *rank = (uint32_t *)(f + s_rank);
+            uint64_t *noff = (uint64_t *)(f + s_noff);
+            switch (tap_rand(&seed) % 4) {
+            case 0: orig[i] = orig[j]; break;
+            case 1: rank[i] = (uint32_t)(tap_rand(&seed) % (N + 2)); break;
+            case 2: { const uint32_t x = orig[i]; orig[i] = orig[j]; orig[j] = x; break; }
+            default: noff[i] = tap_rand(&seed) % 2 ? nsize - 1 : noff[i] + 1; break;
+            }
+        }
+        put32(f + 144, (uint32_t)crc32(crc32(0, Z_NULL, 0), f + 160, (uInt)(n - 160)));
+        put32(f + 152, (uint32_t)crc32(crc32(0, Z_NULL, 0), f, 152));
+        tl_spit(tmp("y.swdb"), f, n);
+        for (int c = 0; c < 4; c++) {
+            char want[300];
+            swgpu_db_t *p = NULL;
+            part_ref(want, sizeof want, tmp("y.swdb"), f, cut[c][0], cut[c][1]);
+            const int rc = swgpu_db_open_part(tmp("y.swdb"), SWGPU_AUTO, cut[c][0], cut[c][1], &p,
+                                              NULL);
+            const int same = *want ? rc == SWGPU_EDB && !strcmp(swgpu_last_error(), want)
+                                   : rc == SWGPU_OK;
+            cases++;
+            agree += same;
+            refused += *want != 0;
+            CHECK(same, "damage %d, part [%.1f, %.1f): %d \"%s\", the one pass \"%s\"", trial,
+                  cut[c][0], cut[c][1], rc, rc ? swgpu_last_error() : "", want);
+            swgpu_db_destroy(p);
+        }
+    }
+    CHECK(cases == 600 && agree == cases && refused > 200,
+          "index damages: %d of %d parts as the one pass (%d refused)", agree, cases, refused);
+    free(good);
+    free(f);
+    swgpu_db_destroy(db);
+    swgpu_seqset_destroy(qs);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/swgpu_test_part.XXXXXX");
@@ -737,6 +897,8 @@ int main(void)
     }
     test_cover();
     test_damaged();
+    test_par_first();
+    test_index_damage();
     test_split(0);
     test_split(1);
     test_fallback();

@@ -43,6 +43,12 @@ int swgpu__ncores(void);
  *  share to the others.  fn must not fail the loop: it records its own
  *  failures (and may skip the rest once one is recorded). */
 void swgpu__par_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
+/** The lowest i in [0, n) for which bad(ctx, i) is nonzero (*why: that
+ *  value), found in blocks of blk on `threads` threads (0: all cores): the
+ *  answer of one pass in order.  n when none is; SIZE_MAX when out of
+ *  memory (nothing checked). */
+size_t swgpu__par_first(size_t n, size_t blk, int threads, int (*bad)(void *ctx, size_t i),
+                        void *ctx, int *why);
 
 /** A file's identity (device and inode), to recognise it under any name. */
 typedef struct {

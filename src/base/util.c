@@ -186,3 +186,64 @@ void swgpu__par_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
 }
+
+/* swgpu__par_first's blocks: each its first bad index and why (0: none);
+ * first: the lowest bad index found so far, so that later blocks stop */
+typedef struct {
+    size_t n, blk;
+    int (*bad)(void *, size_t);
+    void *ctx;
+    size_t *at;
+    int *why;
+    atomic_size_t first;
+} first_t;
+
+static void first_block(void *arg, size_t b)
+{
+    first_t *F = arg;
+    const size_t i0 = b * F->blk, i1 = F->n - i0 < F->blk ? F->n : i0 + F->blk;
+    F->why[b] = 0;
+    for (size_t i = i0; i < i1 && i < atomic_load(&F->first); i++) {
+        const int w = F->bad(F->ctx, i);
+        if (w) {
+            F->why[b] = w;
+            F->at[b] = i;
+            size_t cur = atomic_load(&F->first);
+            while (i < cur && !atomic_compare_exchange_weak(&F->first, &cur, i))
+                ;
+            return;
+        }
+    }
+}
+
+size_t swgpu__par_first(size_t n, size_t blk, int threads, int (*bad)(void *ctx, size_t i),
+                        void *ctx, int *why)
+{
+    if (blk == 0)
+        blk = 1;
+    const size_t nb = n / blk + (n % blk != 0);
+    first_t F;
+    F.n = n;
+    F.blk = blk;
+    F.bad = bad;
+    F.ctx = ctx;
+    F.at = malloc((nb ? nb : 1) * sizeof(size_t));
+    F.why = malloc((nb ? nb : 1) * sizeof(int));
+    size_t at = n;
+    if (!F.at || !F.why) {
+        free(F.at);
+        free(F.why);
+        return SIZE_MAX;
+    }
+    atomic_init(&F.first, n);
+    swgpu__par_for(nb, threads, first_block, &F);
+    for (size_t b = 0; b < nb; b++)
+        if (F.why[b]) {
+            at = F.at[b];
+            *why = F.why[b];
+            break;
+        }
+    free(F.at);
+    free(F.why);
+    return at;
+}

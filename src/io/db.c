@@ -528,85 +528,51 @@ int swgpu__db_file_size(int fd, const char *path, uint64_t *size, swgpu__file_id
     return SWGPU_OK;
 }
 
-/* swgpu__db_check_index's blocks: each finds its own first problem (why,
- * at); the lowest block's is the first of a pass in order, since a block
- * sees the same values as that pass wherever no earlier sequence is bad */
+/* swgpu__db_check_index's checks of sequence k, each the one pass's test at
+ * k (swgpu__par_first finds the first failing k): 0, or the problem */
 enum { IDX_OK, IDX_LEN, IDX_PERM, IDX_TIE, IDX_NAME_OFF, IDX_NAME_END };
 typedef struct {
-    uint64_t n, blk, nsize;
+    uint64_t n, nsize;
     const uint64_t *off, *name_off;
     const uint32_t *orig, *rank;
     const char *names;
-    uint64_t *at;
-    uint8_t *why;
 } idx_check_t;
 
-static void order_block(void *arg, size_t b)
+static int order_bad(void *arg, size_t i)
 {
     const idx_check_t *c = arg;
-    const uint64_t k0 = (uint64_t)b * c->blk, k1 = c->n - k0 < c->blk ? c->n : k0 + c->blk;
-    const uint64_t *off = c->off;
-    c->why[b] = IDX_OK;
-    for (uint64_t k = k0; k < k1; k++) {
-        uint8_t why = IDX_OK;
-        if (off[k + 1] < off[k] || (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
-            why = IDX_LEN;
-        else if (c->orig[k] >= c->n || c->rank[c->orig[k]] != k)
-            why = IDX_PERM;
-        else if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && c->orig[k] < c->orig[k - 1])
-            why = IDX_TIE;
-        if (why) {
-            c->why[b] = why;
-            c->at[b] = k;
-            return;
-        }
-    }
+    const uint64_t k = i, *off = c->off;
+    if (off[k + 1] < off[k] || (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
+        return IDX_LEN;
+    if (c->orig[k] >= c->n || c->rank[c->orig[k]] != k)
+        return IDX_PERM;
+    if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && c->orig[k] < c->orig[k - 1])
+        return IDX_TIE;
+    return IDX_OK;
 }
 
-/* the end of the two strings at pos in names, or UINT64_MAX */
-static uint64_t names_end(const idx_check_t *c, uint64_t pos)
+uint64_t swgpu__db_names_end(const char *names, uint64_t nsize, uint64_t pos)
 {
     for (int part = 0; part < 2; part++) {
-        const char *p = pos < c->nsize ? memchr(c->names + pos, 0, c->nsize - pos) : NULL;
+        const char *p = pos < nsize ? memchr(names + pos, 0, nsize - pos) : NULL;
         if (!p)
             return UINT64_MAX;
-        pos = (uint64_t)(p - c->names) + 1;
+        pos = (uint64_t)(p - names) + 1;
     }
     return pos;
 }
 
-static void names_block(void *arg, size_t b)
+/* sequence k's names where the one pass would read them: right after
+ * sequence k-1's (where they end wherever no earlier sequence failed) */
+static int names_bad(void *arg, size_t i)
 {
     const idx_check_t *c = arg;
-    const uint64_t k0 = (uint64_t)b * c->blk, k1 = c->n - k0 < c->blk ? c->n : k0 + c->blk;
-    /* where sequence k0's names begin: after sequence k0-1's (a block
-     * before reports it if they cannot be read) */
-    uint64_t pos = k0 ? names_end(c, c->name_off[k0 - 1]) : 0;
-    c->why[b] = IDX_OK;
-    for (uint64_t i = k0; i < k1 && pos != UINT64_MAX; i++) {
-        uint8_t why = IDX_OK;
-        if (c->name_off[i] != pos)
-            why = IDX_NAME_OFF;
-        else if ((pos = names_end(c, pos)) == UINT64_MAX)
-            why = IDX_NAME_END;
-        if (why) {
-            c->why[b] = why;
-            c->at[b] = i;
-            return;
-        }
-    }
-}
-
-/* the lowest block's problem over nb blocks of fn: 0, or why (*at set) */
-static uint8_t first_problem(idx_check_t *c, size_t nb, void (*fn)(void *, size_t), int threads,
-                             uint64_t *at)
-{
-    swgpu__par_for(nb, threads, fn, c);
-    for (size_t b = 0; b < nb; b++)
-        if (c->why[b]) {
-            *at = c->at[b];
-            return c->why[b];
-        }
+    const uint64_t k = i;
+    const uint64_t pos = k ? swgpu__db_names_end(c->names, c->nsize, c->name_off[k - 1]) : 0;
+    if (c->name_off[k] != pos)
+        return IDX_NAME_OFF;
+    if (swgpu__db_names_end(c->names, c->nsize, pos) == UINT64_MAX)
+        return IDX_NAME_END;
     return IDX_OK;
 }
 
@@ -620,35 +586,30 @@ int swgpu__db_check_index(const char *path, uint64_t n, uint64_t total, uint64_t
                            "%" PRIu64 ", expected %" PRIu64 ")", path, off[n], total);
     if (n == 0)
         return SWGPU_OK;
-    if (blk == 0)
-        blk = 1;
-    const size_t nb = (size_t)((n + blk - 1) / blk);
-    idx_check_t c = {n, blk, nsize, off, name_off, orig, rank, names, malloc(nb * sizeof(uint64_t)),
-                     malloc(nb)};
-    uint64_t at = 0;
-    uint8_t why;
-    int rc = SWGPU_OK;
-    if (!c.at || !c.why) {
-        rc = swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
-    } else if ((why = first_problem(&c, nb, order_block, threads, &at))) {
-        rc = why == IDX_LEN    ? swgpu__fail(SWGPU_EDB, "database %s: sequence %" PRIu64
-                                             " out of length order", path, at)
-             : why == IDX_PERM ? swgpu__fail(SWGPU_EDB, "database %s: invalid order permutation "
-                                             "at %" PRIu64, path, at)
-                               : swgpu__fail(SWGPU_EDB, "database %s: sequences of equal length "
-                                             "out of database order at %" PRIu64, path, at);
-    } else if (off[n] - off[n - 1] != max_len) {
-        rc = swgpu__fail(SWGPU_EDB, "database %s: inconsistent longest sequence (%" PRIu64 ")",
-                         path, max_len);
-    } else if ((why = first_problem(&c, nb, names_block, threads, &at))) {
-        rc = why == IDX_NAME_OFF ? swgpu__fail(SWGPU_EDB, "database %s: inconsistent offsets "
-                                               "(name of sequence %" PRIu64 ")", path, at)
-                                 : swgpu__fail(SWGPU_EDB, "database %s: names section ends "
-                                               "inside sequence %" PRIu64, path, at);
-    }
-    free(c.at);
-    free(c.why);
-    return rc;
+    idx_check_t c = {n, nsize, off, name_off, orig, rank, names};
+    int why = IDX_OK;
+    size_t at = swgpu__par_first((size_t)n, (size_t)blk, threads, order_bad, &c, &why);
+    if (at == SIZE_MAX)
+        return swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
+    if (at < n)
+        return why == IDX_LEN    ? swgpu__fail(SWGPU_EDB, "database %s: sequence %zu out of "
+                                               "length order", path, at)
+               : why == IDX_PERM ? swgpu__fail(SWGPU_EDB, "database %s: invalid order "
+                                               "permutation at %zu", path, at)
+                                 : swgpu__fail(SWGPU_EDB, "database %s: sequences of equal "
+                                               "length out of database order at %zu", path, at);
+    if (off[n] - off[n - 1] != max_len)
+        return swgpu__fail(SWGPU_EDB, "database %s: inconsistent longest sequence (%" PRIu64 ")",
+                           path, max_len);
+    at = swgpu__par_first((size_t)n, (size_t)blk, threads, names_bad, &c, &why);
+    if (at == SIZE_MAX)
+        return swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
+    if (at < n)
+        return why == IDX_NAME_OFF ? swgpu__fail(SWGPU_EDB, "database %s: inconsistent offsets "
+                                                 "(name of sequence %zu)", path, at)
+                                   : swgpu__fail(SWGPU_EDB, "database %s: names section ends "
+                                                 "inside sequence %zu", path, at);
+    return SWGPU_OK;
 }
 
 /* map and validate a makedb file; fd is consumed */

@@ -173,6 +173,31 @@ const unsigned char *swgpu__db_map_range(int fd, const char *path, uint64_t pos,
     return (const unsigned char *)m + (pos - lo);
 }
 
+/* part_map's checks of sequence first + i, each the one pass's test there */
+enum { PART_OK, PART_LEN, PART_PERM, PART_TIE, PART_NAMES };
+typedef struct {
+    uint64_t first, n, total, nsize;
+    const uint64_t *off, *name_off;
+    const uint32_t *orig, *rank;
+    const char *names;
+} part_check_t;
+
+static int part_bad(void *arg, size_t i)
+{
+    const part_check_t *c = arg;
+    const uint64_t k = c->first + i, *off = c->off;
+    if (off[k + 1] < off[k] || off[k + 1] > c->total ||
+        (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
+        return PART_LEN;
+    if (c->orig[k] >= c->n || c->rank[c->orig[k]] != k)
+        return PART_PERM;
+    if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && c->orig[k] < c->orig[k - 1])
+        return PART_TIE;
+    if (swgpu__db_names_end(c->names, c->nsize, c->name_off[c->orig[k]]) == UINT64_MAX)
+        return PART_NAMES;
+    return PART_OK;
+}
+
 /* open the part [from, to) of a makedb file (fd consumed): the index
  * sections mapped whole (read as far as touched), the part's residues mapped
  * alone; the header and the part validated */
@@ -221,23 +246,29 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
         BAD("database %s: inconsistent longest sequence (%" PRIu64 ")", path, H.max_len);
 
     /* the part's sequences: the binary search above assumes sorted offsets,
-     * which the part then checks it really has (with its neighbours) */
+     * which the part then checks it really has (with its neighbours), on
+     * all cores (the first problem as one pass in order finds it) */
     uint64_t first = swgpu__db_cut_at(off, n, total, from);
     uint64_t last = swgpu__db_cut_at(off, n, total, to);
-    for (uint64_t k = first; k < last; k++) {
-        if (off[k + 1] < off[k] || off[k + 1] > total ||
-            (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
+    part_check_t pc = {first, n, total, sec[SWGPU__SEC_NAMES].size, off, name_off, orig, rank,
+                       names};
+    int why = 0;
+    const size_t at = last > first ? swgpu__par_first((size_t)(last - first), (size_t)1 << 16, 0,
+                                                      part_bad, &pc, &why)
+                                   : 0;
+    if (at == SIZE_MAX) {
+        rc = swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
+        goto fail;
+    }
+    if (last > first && at < last - first) {
+        const uint64_t k = first + at;
+        if (why == PART_LEN)
             BAD("database %s: sequence %" PRIu64 " out of length order", path, k);
-        if (orig[k] >= n || rank[orig[k]] != k)
+        if (why == PART_PERM)
             BAD("database %s: invalid order permutation at %" PRIu64, path, k);
-        if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && orig[k] < orig[k - 1])
+        if (why == PART_TIE)
             BAD("database %s: sequences of equal length out of database order at %" PRIu64, path, k);
-        uint64_t pos = name_off[orig[k]], nsize = sec[SWGPU__SEC_NAMES].size;
-        for (int part = 0; part < 2; part++) {
-            const char *p = pos < nsize ? memchr(names + pos, 0, nsize - pos) : NULL;
-            if (!p) BAD("database %s: names section ends inside sequence %" PRIu32, path, orig[k]);
-            pos = (uint64_t)(p - names) + 1;
-        }
+        BAD("database %s: names section ends inside sequence %" PRIu32, path, orig[k]);
     }
 
     /* the part's residues, with the padding that follows them */

@@ -231,16 +231,11 @@ static int read_at(const swgpu__db_stream_t *s, uint64_t pos, void *buf, uint64_
 /* database index x's id and description end inside the names section */
 static int names_end(const swgpu__db_stream_t *s, uint32_t x)
 {
-    const char *names = section(s, SWGPU__SEC_NAMES);
     const uint64_t *name_off = section(s, SWGPU__SEC_NAME_OFF);
-    uint64_t pos = name_off[x], nsize = s->sec[SWGPU__SEC_NAMES].size;
-    for (int part = 0; part < 2; part++) {
-        const char *p = pos < nsize ? memchr(names + pos, 0, nsize - pos) : NULL;
-        if (!p)
-            return swgpu__fail(SWGPU_EDB, "database %s: names section ends inside sequence "
-                               "%" PRIu32, s->path, x);
-        pos = (uint64_t)(p - names) + 1;
-    }
+    if (swgpu__db_names_end(section(s, SWGPU__SEC_NAMES), s->sec[SWGPU__SEC_NAMES].size,
+                            name_off[x]) == UINT64_MAX)
+        return swgpu__fail(SWGPU_EDB, "database %s: names section ends inside sequence "
+                           "%" PRIu32, s->path, x);
     return SWGPU_OK;
 }
 

@@ -233,6 +233,10 @@ int swgpu__db_check_index(const char *path, uint64_t n, uint64_t total, uint64_t
                           const uint64_t *off, const uint32_t *orig, const uint32_t *rank,
                           const uint64_t *name_off, const char *names, uint64_t nsize,
                           uint64_t blk, int threads);
+/** The end of a sequence's two strings (id, description) at pos in a
+ *  makedb file's names[0, nsize): the position after the second's NUL, or
+ *  UINT64_MAX when they end past the section. */
+uint64_t swgpu__db_names_end(const char *names, uint64_t nsize, uint64_t pos);
 /** A mapping of bytes [pos, end) of fd (path names it in messages): *base
  *  and *len to munmap, the return value points at byte pos; NULL after a
  *  failure (message set). */
