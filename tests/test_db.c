@@ -181,15 +181,10 @@ static void expect_db_fail(const char *path, int status, const char *want)
           path, swgpu_last_error(), want);
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* recompute the header checksum after editing a header field */
 static void fix_header_crc(unsigned char *p)
 {
-    put32(p + 152, (uint32_t)crc32(0, p, 152));
+    tl_put32(p + 152, (uint32_t)crc32(0, p, 152));
 }
 
 static void test_damaged(void)
@@ -234,7 +229,7 @@ static void test_damaged(void)
     expect_db_fail(tmp("foreign.db"), SWGPU_EDB, "neither a swgpu database (bad magic) nor FASTA/FASTQ");
     /* a newer format version */
     memcpy(p, good, n);
-    put32(p + 8, 2);
+    tl_put32(p + 8, 2);
     tl_spit(tmp("v2.db"), p, n);
     expect_db_fail(tmp("v2.db"), SWGPU_EDB, "unsupported format version 2");
     /* a header field damaged */
@@ -275,8 +270,7 @@ static void test_damaged(void)
     for (int k = 0; k < 2 && nres > 1 && res_off + nres < n; k++) {
         memcpy(p, good, n);
         p[res_off + (k ? 0 : nres - 1)] = (unsigned char)swgpu_alphabet_size(SWGPU_PROTEIN);
-        put32(p + 144, (uint32_t)crc32(0, p + 160, (uInt)(n - 160)));
-        fix_header_crc(p);
+        tl_fix_crcs(p, n);
         tl_spit(tmp("code.db"), p, n);
         expect_db_fail(tmp("code.db"), SWGPU_EDB, "residue code out of range for the protein alphabet");
     }

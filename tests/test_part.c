@@ -18,7 +18,6 @@
 
 #include <stdlib.h>
 #include <unistd.h>
-#include <zlib.h>
 
 static char tmpdir[256];
 
@@ -729,21 +728,6 @@ static void test_blastdb(void)
     }
 }
 
-/* little-endian fields of a makedb file's header */
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* swgpu__par_first: the lowest bad index and its value, for any block
  * size and thread count, n when none */
 typedef struct {
@@ -794,13 +778,13 @@ static void test_par_first(void)
 static void part_ref(char *msg, size_t cap, const char *path, const unsigned char *f, double from,
                      double to)
 {
-    const uint64_t n = get64(f + 16), total = get64(f + 24);
-    const uint64_t *off = (const uint64_t *)(f + get64(f + 48));
-    const uint64_t *name_off = (const uint64_t *)(f + get64(f + 64));
-    const uint32_t *orig = (const uint32_t *)(f + get64(f + 80));
-    const uint32_t *rank = (const uint32_t *)(f + get64(f + 96));
-    const char *names = (const char *)(f + get64(f + 112));
-    const uint64_t nsize = get64(f + 120);
+    const uint64_t n = tl_get64(f + 16), total = tl_get64(f + 24);
+    const uint64_t *off = (const uint64_t *)(f + tl_get64(f + 48));
+    const uint64_t *name_off = (const uint64_t *)(f + tl_get64(f + 64));
+    const uint32_t *orig = (const uint32_t *)(f + tl_get64(f + 80));
+    const uint32_t *rank = (const uint32_t *)(f + tl_get64(f + 96));
+    const char *names = (const char *)(f + tl_get64(f + 112));
+    const uint64_t nsize = tl_get64(f + 120);
     const uint64_t first = swgpu__db_cut_at(off, n, total, from);
     const uint64_t last = swgpu__db_cut_at(off, n, total, to);
     *msg = 0;
@@ -848,8 +832,8 @@ static void test_index_damage(void)
     uint64_t seed = 5;
     for (int trial = 0; good && f && n > 160 && trial < 150; trial++) {
         memcpy(f, good, n);
-        const uint64_t s_noff = get64(f + 64), s_orig = get64(f + 80);
-        const uint64_t s_rank = get64(f + 96), nsize = get64(f + 120);
+        const uint64_t s_noff = tl_get64(f + 64), s_orig = tl_get64(f + 80);
+        const uint64_t s_rank = tl_get64(f + 96), nsize = tl_get64(f + 120);
         for (int d = 0; d < 1 + trial % 2; d++) {
             const uint64_t i = tap_rand(&seed) % N, j = tap_rand(&seed) % N;
             uint32_t *orig = (uint32_t *)(f + s_orig), *rank = (uint32_t *)(f + s_rank);
@@ -861,8 +845,7 @@ static void test_index_damage(void)
             default: noff[i] = tap_rand(&seed) % 2 ? nsize - 1 : noff[i] + 1; break;
             }
         }
-        put32(f + 144, (uint32_t)crc32(crc32(0, Z_NULL, 0), f + 160, (uInt)(n - 160)));
-        put32(f + 152, (uint32_t)crc32(crc32(0, Z_NULL, 0), f, 152));
+        tl_fix_crcs(f, n);
         tl_spit(tmp("y.swdb"), f, n);
         for (int c = 0; c < 4; c++) {
             char want[300];

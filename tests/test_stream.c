@@ -206,20 +206,6 @@ static void test_same(void)
     swgpu_seqset_destroy(qs);
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* f (n bytes, a makedb file) written to name with both checksums made
  * valid again; a stream of it in 2 parts refused with want */
 static void expect_lie(unsigned char *f, size_t n, const char *name, int no_self,
@@ -231,8 +217,7 @@ static void expect_lie(unsigned char *f, size_t n, const char *name, int no_self
     swgpu_search_result_t *r = NULL;
     swgpu_db_t *h = NULL;
     swgpu_opts_t o;
-    put32(f + 144, (uint32_t)crc32(crc32(0, Z_NULL, 0), f + 160, (uInt)(n - 160)));
-    put32(f + 152, (uint32_t)crc32(crc32(0, Z_NULL, 0), f, 152));
+    tl_fix_crcs(f, n);
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     tl_spit(path, f, n);
     swgpu_seqset_create(SWGPU_PROTEIN, &qs);
@@ -269,8 +254,8 @@ static void test_lies(void)
         goto done;
     }
     /* the sections' offsets (header bytes 48 + 16 i) */
-    uint64_t s_noff = get64(good + 48 + 16), s_orig = get64(good + 48 + 32);
-    uint64_t names_size = get64(good + 48 + 72);
+    uint64_t s_noff = tl_get64(good + 48 + 16), s_orig = tl_get64(good + 48 + 32);
+    uint64_t names_size = tl_get64(good + 48 + 72);
     /* the last sequence's order entry names the first's database index: a
      * part of its own, the second, holds an index the first held */
     memcpy(f, good, n);

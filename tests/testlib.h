@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define TL_AMINO "ARNDCQEGHILKMFPSTWYV"
 #define TL_NUC "ACGT"
@@ -173,6 +174,31 @@ static inline unsigned char *tl_slurp(const char *path, size_t *n)
         *n = (size_t)len;
     fclose(fp);
     return p;
+}
+
+/* ------------------------------------------------------ makedb files */
+
+/* a little-endian field of a makedb file's header */
+static inline uint64_t tl_get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static inline void tl_put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* a makedb file f of n bytes with both checksums made valid again after an
+ * edit (the payload's of bytes [160, n), then the header's of [0, 152)) */
+static inline void tl_fix_crcs(unsigned char *f, size_t n)
+{
+    tl_put32(f + 144, (uint32_t)crc32(crc32(0, Z_NULL, 0), f + 160, (uInt)(n - 160)));
+    tl_put32(f + 152, (uint32_t)crc32(crc32(0, Z_NULL, 0), f, 152));
 }
 
 /* path = the n bytes at p; 0, or -1 if it cannot be written. */
