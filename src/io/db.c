@@ -528,9 +528,33 @@ int swgpu__db_file_size(int fd, const char *path, uint64_t *size, swgpu__file_id
     return SWGPU_OK;
 }
 
+int swgpu__db_seq_bad(uint64_t n, const uint64_t *off, const uint32_t *orig,
+                      const uint32_t *rank, uint64_t k)
+{
+    if (off[k + 1] < off[k] || (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
+        return SWGPU__SEQ_LEN;
+    if (orig[k] >= n || rank[orig[k]] != k)
+        return SWGPU__SEQ_PERM;
+    if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && orig[k] < orig[k - 1])
+        return SWGPU__SEQ_TIE;
+    return 0;
+}
+
+int swgpu__db_seq_fail(const char *path, int why, uint64_t k)
+{
+    return why == SWGPU__SEQ_LEN
+               ? swgpu__fail(SWGPU_EDB, "database %s: sequence %" PRIu64 " out of length order",
+                             path, k)
+           : why == SWGPU__SEQ_PERM
+               ? swgpu__fail(SWGPU_EDB, "database %s: invalid order permutation at %" PRIu64,
+                             path, k)
+               : swgpu__fail(SWGPU_EDB, "database %s: sequences of equal length out of database "
+                             "order at %" PRIu64, path, k);
+}
+
 /* swgpu__db_check_index's checks of sequence k, each the one pass's test at
  * k (swgpu__par_first finds the first failing k): 0, or the problem */
-enum { IDX_OK, IDX_LEN, IDX_PERM, IDX_TIE, IDX_NAME_OFF, IDX_NAME_END };
+enum { IDX_OK, IDX_NAME_OFF, IDX_NAME_END };
 typedef struct {
     uint64_t n, nsize;
     const uint64_t *off, *name_off;
@@ -541,14 +565,7 @@ typedef struct {
 static int order_bad(void *arg, size_t i)
 {
     const idx_check_t *c = arg;
-    const uint64_t k = i, *off = c->off;
-    if (off[k + 1] < off[k] || (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
-        return IDX_LEN;
-    if (c->orig[k] >= c->n || c->rank[c->orig[k]] != k)
-        return IDX_PERM;
-    if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && c->orig[k] < c->orig[k - 1])
-        return IDX_TIE;
-    return IDX_OK;
+    return swgpu__db_seq_bad(c->n, c->off, c->orig, c->rank, i);
 }
 
 uint64_t swgpu__db_names_end(const char *names, uint64_t nsize, uint64_t pos)
@@ -587,17 +604,12 @@ int swgpu__db_check_index(const char *path, uint64_t n, uint64_t total, uint64_t
     if (n == 0)
         return SWGPU_OK;
     idx_check_t c = {n, nsize, off, name_off, orig, rank, names};
-    int why = IDX_OK;
+    int why = 0;
     size_t at = swgpu__par_first((size_t)n, (size_t)blk, threads, order_bad, &c, &why);
     if (at == SIZE_MAX)
         return swgpu__fail(SWGPU_ENOMEM, "database %s: out of memory", path);
     if (at < n)
-        return why == IDX_LEN    ? swgpu__fail(SWGPU_EDB, "database %s: sequence %zu out of "
-                                               "length order", path, at)
-               : why == IDX_PERM ? swgpu__fail(SWGPU_EDB, "database %s: invalid order "
-                                               "permutation at %zu", path, at)
-                                 : swgpu__fail(SWGPU_EDB, "database %s: sequences of equal "
-                                               "length out of database order at %zu", path, at);
+        return swgpu__db_seq_fail(path, why, at);
     if (off[n] - off[n - 1] != max_len)
         return swgpu__fail(SWGPU_EDB, "database %s: inconsistent longest sequence (%" PRIu64 ")",
                            path, max_len);

@@ -173,8 +173,10 @@ const unsigned char *swgpu__db_map_range(int fd, const char *path, uint64_t pos,
     return (const unsigned char *)m + (pos - lo);
 }
 
-/* part_map's checks of sequence first + i, each the one pass's test there */
-enum { PART_OK, PART_LEN, PART_PERM, PART_TIE, PART_NAMES };
+/* part_map's checks of sequence first + i, each the one pass's test there:
+ * 0, a SWGPU__SEQ_* problem (the offsets also within the residues), or its
+ * names past the section */
+enum { PART_NAMES = SWGPU__SEQ_TIE + 1 };
 typedef struct {
     uint64_t first, n, total, nsize;
     const uint64_t *off, *name_off;
@@ -185,17 +187,15 @@ typedef struct {
 static int part_bad(void *arg, size_t i)
 {
     const part_check_t *c = arg;
-    const uint64_t k = c->first + i, *off = c->off;
-    if (off[k + 1] < off[k] || off[k + 1] > c->total ||
-        (k && off[k + 1] - off[k] < off[k] - off[k - 1]))
-        return PART_LEN;
-    if (c->orig[k] >= c->n || c->rank[c->orig[k]] != k)
-        return PART_PERM;
-    if (k && off[k + 1] - off[k] == off[k] - off[k - 1] && c->orig[k] < c->orig[k - 1])
-        return PART_TIE;
+    const uint64_t k = c->first + i;
+    if (c->off[k + 1] > c->total)
+        return SWGPU__SEQ_LEN;
+    const int why = swgpu__db_seq_bad(c->n, c->off, c->orig, c->rank, k);
+    if (why)
+        return why;
     if (swgpu__db_names_end(c->names, c->nsize, c->name_off[c->orig[k]]) == UINT64_MAX)
         return PART_NAMES;
-    return PART_OK;
+    return 0;
 }
 
 /* open the part [from, to) of a makedb file (fd consumed): the index
@@ -262,12 +262,10 @@ static int part_map(int fd, const char *path, double from, double to, swgpu_db_t
     }
     if (last > first && at < last - first) {
         const uint64_t k = first + at;
-        if (why == PART_LEN)
-            BAD("database %s: sequence %" PRIu64 " out of length order", path, k);
-        if (why == PART_PERM)
-            BAD("database %s: invalid order permutation at %" PRIu64, path, k);
-        if (why == PART_TIE)
-            BAD("database %s: sequences of equal length out of database order at %" PRIu64, path, k);
+        if (why != PART_NAMES) {
+            rc = swgpu__db_seq_fail(path, why, k);
+            goto fail;
+        }
         BAD("database %s: names section ends inside sequence %" PRIu32, path, orig[k]);
     }
 

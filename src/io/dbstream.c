@@ -249,18 +249,16 @@ static int part_check(swgpu__db_stream_t *s, uint64_t first, uint64_t last, uint
     for (uint64_t k = first; k < last; k++) {
         uint64_t j = k - b;
         if (o[j + 1] < o[j] || o[j + 1] > s->total || (k && o[j + 1] - o[j] < o[j] - o[j - 1]))
-            BAD("database %s: sequence %" PRIu64 " out of length order", s->path, k);
+            return swgpu__db_seq_fail(s->path, SWGPU__SEQ_LEN, k);
         if (g[j] >= s->n || (s->seen[g[j] / 8] >> (g[j] % 8) & 1) ||
             (names && rank[g[j]] != k))
-            BAD("database %s: invalid order permutation at %" PRIu64, s->path, k);
+            return swgpu__db_seq_fail(s->path, SWGPU__SEQ_PERM, k);
         s->seen[g[j] / 8] |= (uint8_t)(1u << (g[j] % 8));
         if (k && o[j + 1] - o[j] == o[j] - o[j - 1] && g[j] < g[j - 1])
-            BAD("database %s: sequences of equal length out of database order at %" PRIu64,
-                s->path, k);
+            return swgpu__db_seq_fail(s->path, SWGPU__SEQ_TIE, k);
         if (names && (rc = names_end(s, g[j])) < 0)
-            goto fail;
+            return rc;
     }
-fail:
     return rc;
 }
 
@@ -380,8 +378,10 @@ int swgpu__db_open_hits(swgpu__db_stream_t *s, const uint64_t *t, size_t n, swgp
         if (t[j] >= N || (j && t[j] <= t[j - 1]))
             BAD("database %s: sequence %" PRIu64 " out of range or repeated", s->path, t[j]);
         uint64_t k = wrank[t[j]];
-        if (k >= N || worig[k] != t[j])
-            BAD("database %s: invalid order permutation at %" PRIu64, s->path, k);
+        if (k >= N || worig[k] != t[j]) {
+            rc = swgpu__db_seq_fail(s->path, SWGPU__SEQ_PERM, k);
+            goto fail;
+        }
         if (off[k + 1] < off[k] || off[k + 1] > s->total)
             BAD("database %s: inconsistent offsets of sequence %" PRIu64, s->path, t[j]);
         if ((rc = names_end(s, (uint32_t)t[j])) < 0)

@@ -233,6 +233,16 @@ int swgpu__db_check_index(const char *path, uint64_t n, uint64_t total, uint64_t
                           const uint64_t *off, const uint32_t *orig, const uint32_t *rank,
                           const uint64_t *name_off, const char *names, uint64_t nsize,
                           uint64_t blk, int threads);
+/** The order tests of sequence k of a makedb file's index (offsets off,
+ *  order orig and rank of n sequences), as one pass in order makes them:
+ *  0, or what fails first: SWGPU__SEQ_LEN (out of length order),
+ *  SWGPU__SEQ_PERM (the permutation), SWGPU__SEQ_TIE (equal lengths out of
+ *  database order).  swgpu__db_seq_fail: that problem as SWGPU_EDB, its
+ *  message naming path and k. */
+enum { SWGPU__SEQ_LEN = 1, SWGPU__SEQ_PERM, SWGPU__SEQ_TIE };
+int swgpu__db_seq_bad(uint64_t n, const uint64_t *off, const uint32_t *orig,
+                      const uint32_t *rank, uint64_t k);
+int swgpu__db_seq_fail(const char *path, int why, uint64_t k);
 /** The end of a sequence's two strings (id, description) at pos in a
  *  makedb file's names[0, nsize): the position after the second's NUL, or
  *  UINT64_MAX when they end past the section. */

@@ -112,6 +112,17 @@ static void merge_rows(uint64_t n, const int32_t *plus, const int32_t *mn, int32
         out[t] = mn[t] > plus[t] ? mn[t] : plus[t];
 }
 
+/* engine query k's row and its other strand's, merged (k odd: the minus
+ * strand's) */
+static void merge_strands(uint64_t n, size_t k, const int32_t *row, const int32_t *other,
+                          int32_t *out)
+{
+    if (k % 2)
+        merge_rows(n, other, row, out);
+    else
+        merge_rows(n, row, other, out);
+}
+
 /* ahead_both: the other strand's row of batch entry j, earlier in the batch
  * or pending from an earlier one; NULL when it comes after j */
 static const int32_t *other_strand(const swgpu__strands_t *st, const size_t *idx,
@@ -151,10 +162,7 @@ static int ahead_both(swgpu__strands_t *st, size_t n, const size_t *idx,
         if (!other)
             continue;
         int32_t *out = st->ahead_rows + k * st->n;
-        if (idx[j] % 2) /* this one the minus strand */
-            merge_rows(st->n, other, rows[j], out);
-        else
-            merge_rows(st->n, rows[j], other, out);
+        merge_strands(st->n, idx[j], rows[j], other, out);
         qi[k] = idx[j] / 2;
         qr[k++] = out;
     }
@@ -187,10 +195,7 @@ static int ahead_threads(void *user, size_t n, const size_t *idx, const int32_t 
         int32_t *out = other ? malloc((st->n ? st->n : 1) * sizeof *out) : NULL;
         if (!out)
             continue; /* the sink fits it */
-        if (k % 2) /* this one the minus strand */
-            merge_rows(st->n, other, rows[j], out);
-        else
-            merge_rows(st->n, rows[j], other, out);
+        merge_strands(st->n, k, rows[j], other, out);
         const int32_t *row = out;
         rc = st->inner_ahead(st->user, 1, &i, &row);
         free(out);
